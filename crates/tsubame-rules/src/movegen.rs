@@ -1,0 +1,424 @@
+//! Legal move generation.
+//!
+//! Legality is decided before a move is made: checkers and pinned pieces are found once per
+//! position, so every non-royal move is tested with two masks and only royal moves need an
+//! attack test. Counting (for perft) adds up target sets without building moves.
+
+use crate::Color;
+use crate::bitboard::Bitboard;
+use crate::moves::Move;
+use crate::position::Position;
+use crate::square::Square;
+use crate::variant::{DropMateRule, Role};
+
+const MAX_PINS: usize = 16;
+
+/// Checkers and pins of the side to move.
+pub(crate) struct CheckInfo<B> {
+    pub checkers: B,
+    /// Squares between the royal piece and a sliding checker.
+    pub block: B,
+    pub pinned: B,
+    pin_squares: [u8; MAX_PINS],
+    pin_lines: [B; MAX_PINS],
+    pin_count: usize,
+}
+
+impl<B: Bitboard> CheckInfo<B> {
+    /// Squares a pinned piece on `square` may move to without exposing the royal piece.
+    #[inline]
+    fn pin_line(&self, square: usize) -> B {
+        let mut line = !B::EMPTY;
+        for i in 0..self.pin_count {
+            if self.pin_squares[i] as usize == square {
+                line &= self.pin_lines[i];
+            }
+        }
+        line
+    }
+}
+
+/// Receives generated moves: collects them, or only counts them.
+pub(crate) trait MoveSink<B> {
+    /// Board moves from `from` to each target, with or without promotion.
+    fn board_moves(&mut self, from: usize, targets: B, promote: bool);
+    /// Drops of `role` on each target.
+    fn drops(&mut self, role: Role, targets: B);
+    /// One move.
+    fn one(&mut self, mv: Move);
+}
+
+impl<B: Bitboard> MoveSink<B> for Vec<Move> {
+    #[inline]
+    fn board_moves(&mut self, from: usize, targets: B, promote: bool) {
+        let from = Square::from_index(from as u8);
+        for to in targets.iter() {
+            self.push(Move::normal(from, Square::from_index(to as u8), promote));
+        }
+    }
+    #[inline]
+    fn drops(&mut self, role: Role, targets: B) {
+        for to in targets.iter() {
+            self.push(Move::drop(role, Square::from_index(to as u8)));
+        }
+    }
+    #[inline]
+    fn one(&mut self, mv: Move) {
+        self.push(mv);
+    }
+}
+
+/// Counts moves without building them.
+pub(crate) struct Counter(pub u64);
+
+impl<B: Bitboard> MoveSink<B> for Counter {
+    #[inline(always)]
+    fn board_moves(&mut self, _from: usize, targets: B, _promote: bool) {
+        self.0 += targets.count() as u64;
+    }
+    #[inline(always)]
+    fn drops(&mut self, _role: Role, targets: B) {
+        self.0 += targets.count() as u64;
+    }
+    #[inline(always)]
+    fn one(&mut self, _mv: Move) {
+        self.0 += 1;
+    }
+}
+
+impl<B: Bitboard> Position<B> {
+    pub(crate) fn check_info(&self) -> CheckInfo<B> {
+        let mut info = CheckInfo {
+            checkers: B::EMPTY,
+            block: B::EMPTY,
+            pinned: B::EMPTY,
+            pin_squares: [0; MAX_PINS],
+            pin_lines: [B::EMPTY; MAX_PINS],
+            pin_count: 0,
+        };
+        let us = self.side;
+        let them = !us;
+        let Some(royal) = self.royal_square(us) else {
+            return info;
+        };
+        let t = self.tables;
+        let occupied = self.occupied();
+        let own = self.occupied_by(us);
+        info.checkers = self.attackers(royal, them, occupied);
+        for &role in &t.sliding_roles {
+            let enemies = self.pieces(them, role);
+            if enemies.is_empty() {
+                continue;
+            }
+            let moves = &t.moves[t.piece_index(them, role)];
+            for slide in &moves.slides {
+                for enemy in enemies.iter() {
+                    if !slide.rays[enemy].has(royal) {
+                        continue;
+                    }
+                    let between = t.between(slide, enemy, royal);
+                    let blockers = between & occupied;
+                    if blockers.is_empty() {
+                        info.block |= between;
+                    } else if !blockers.has_several()
+                        && !(blockers & own).is_empty()
+                        && info.pin_count < MAX_PINS
+                    {
+                        info.pinned |= blockers;
+                        info.pin_squares[info.pin_count] = blockers.lowest() as u8;
+                        info.pin_lines[info.pin_count] = between | B::single(enemy);
+                        info.pin_count += 1;
+                    }
+                }
+            }
+        }
+        info
+    }
+
+    /// Generates every legal move into a sink.
+    pub(crate) fn generate<S: MoveSink<B>>(&self, sink: &mut S) {
+        let t = self.tables;
+        let us = self.side;
+        let them = !us;
+        let occupied = self.occupied();
+        let own = self.occupied_by(us);
+        let info = self.check_info();
+        let several_checkers = info.checkers.has_several();
+        let evasion = if info.checkers.is_empty() {
+            !B::EMPTY
+        } else if several_checkers {
+            B::EMPTY
+        } else {
+            info.checkers | info.block
+        };
+        let zone = t.zone[us.index()];
+        let compulsory = t.spec.promotion.compulsory;
+
+        for (r, role_spec) in t.spec.roles.iter().enumerate() {
+            let role = Role(r as u8);
+            let pieces = self.pieces(us, role);
+            if pieces.is_empty() {
+                continue;
+            }
+            if role_spec.royal {
+                for from in pieces.iter() {
+                    let targets = t.attacks(us, role, from, occupied) & !own;
+                    let without_royal = occupied ^ B::single(from);
+                    let mut safe = B::EMPTY;
+                    for to in targets.iter() {
+                        if self.attackers(to, them, without_royal).is_empty() {
+                            safe |= B::single(to);
+                        }
+                    }
+                    sink.board_moves(from, safe, false);
+                }
+                continue;
+            }
+            if evasion.is_empty() {
+                continue;
+            }
+            let barred = t.drop_barred[t.piece_index(us, role)];
+            for from in pieces.iter() {
+                let mut targets = t.attacks(us, role, from, occupied) & !own & evasion;
+                if info.pinned.has(from) {
+                    targets &= info.pin_line(from);
+                }
+                if targets.is_empty() {
+                    continue;
+                }
+                if role_spec.promotes_to.is_none() {
+                    sink.board_moves(from, targets, false);
+                } else if compulsory {
+                    if zone.has(from) {
+                        sink.board_moves(from, targets, true);
+                    } else {
+                        sink.board_moves(from, targets & zone, true);
+                        sink.board_moves(from, targets & !zone, false);
+                    }
+                } else {
+                    let promoting = if zone.has(from) {
+                        targets
+                    } else {
+                        targets & zone
+                    };
+                    sink.board_moves(from, promoting, true);
+                    sink.board_moves(from, targets & !barred, false);
+                }
+            }
+        }
+
+        if self.rules.drops && !several_checkers {
+            let empty = t.board & !occupied;
+            let drop_targets = if info.checkers.is_empty() {
+                empty
+            } else {
+                info.block & empty
+            };
+            if !drop_targets.is_empty() {
+                self.generate_drops(sink, drop_targets);
+            }
+        }
+
+        if info.checkers.is_empty() {
+            for &exchanger in &t.exchanging_roles {
+                let standing = self.pieces(us, exchanger) & zone;
+                for square in standing.iter() {
+                    for (r, role_spec) in t.spec.roles.iter().enumerate() {
+                        let role = Role(r as u8);
+                        if role != exchanger
+                            && role_spec.exchangeable
+                            && self.hands[t.piece_index(us, role)] > 0
+                        {
+                            sink.one(Move::exchange(role, Square::from_index(square as u8)));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn generate_drops<S: MoveSink<B>>(&self, sink: &mut S, drop_targets: B) {
+        let t = self.tables;
+        let us = self.side;
+        let rc = t.role_count;
+        for (r, role_spec) in t.spec.roles.iter().enumerate() {
+            if self.hands[us.index() * rc + r] == 0 {
+                continue;
+            }
+            let role = Role(r as u8);
+            let rule = role_spec.drop;
+            let mut targets = drop_targets & !t.drop_barred[us.index() * rc + r];
+            if let Some(max) = rule.max_per_file {
+                let own_kind = self.pieces(us, role);
+                for &file in &t.files {
+                    if (own_kind & file).count() >= max as u32 {
+                        targets &= !file;
+                    }
+                }
+            }
+            if rule.mate_restricted && self.rules.drop_mate == DropMateRule::Illegal {
+                if let Some(enemy_royal) = self.royal_square(!us) {
+                    let checking = targets & t.attacks(!us, role, enemy_royal, self.occupied());
+                    for to in checking.iter() {
+                        let mv = Move::drop(role, Square::from_index(to as u8));
+                        if self.move_mates(mv) {
+                            targets &= !B::single(to);
+                        }
+                    }
+                }
+            }
+            sink.drops(role, targets);
+        }
+    }
+
+    /// Whether a legal move leaves the opponent in check with no legal reply.
+    pub fn move_mates(&self, mv: Move) -> bool {
+        let mut after = self.clone();
+        after.make_move(mv);
+        after.in_check() && !after.has_legal_move()
+    }
+
+    /// Every legal move, in generation order.
+    ///
+    /// ```
+    /// use tsubame_rules::{tori, Options};
+    /// let position = tori::start(&Options::defaults(tori::spec())).unwrap();
+    /// let mut moves: Vec<String> = position.legal_moves().iter().map(|m| position.to_usi(*m)).collect();
+    /// moves.sort();
+    /// assert_eq!(moves[0], "1e1d");
+    /// ```
+    pub fn legal_moves(&self) -> Vec<Move> {
+        let mut moves = Vec::with_capacity(128);
+        self.generate(&mut moves);
+        moves
+    }
+
+    /// Appends every legal move to `moves`.
+    pub fn generate_legal(&self, moves: &mut Vec<Move>) {
+        self.generate(moves);
+    }
+
+    /// How many legal moves there are, without building them.
+    pub fn count_legal(&self) -> u64 {
+        let mut counter = Counter(0);
+        self.generate(&mut counter);
+        counter.0
+    }
+
+    /// Whether the side to move has any legal move.
+    pub fn has_legal_move(&self) -> bool {
+        self.count_legal() > 0
+    }
+
+    /// Whether a move is legal here. Any `Move` value may be asked about.
+    pub fn is_legal(&self, mv: Move) -> bool {
+        self.legal_moves().contains(&mv)
+    }
+
+    /// Whether a legal move gives check.
+    pub fn gives_check(&self, mv: Move) -> bool {
+        let mut after = self.clone();
+        after.make_move(mv);
+        after.in_check()
+    }
+
+    /// Whether a legal move is a drop, of a kind under the drop-mate rule, that mates.
+    pub fn is_restricted_drop_mate(&self, mv: Move) -> bool {
+        match mv.kind() {
+            crate::MoveKind::Drop { role, .. } => {
+                self.tables.spec.roles[role.index()].drop.mate_restricted && self.move_mates(mv)
+            }
+            _ => false,
+        }
+    }
+
+    /// Moves of the side to move that ignore the own royal piece's safety (pseudo-legal):
+    /// every move the pieces can make, every allowed drop.
+    pub fn pseudo_legal_moves(&self) -> Vec<Move> {
+        let t = self.tables;
+        let us = self.side;
+        let occupied = self.occupied();
+        let own = self.occupied_by(us);
+        let zone = t.zone[us.index()];
+        let mut moves = Vec::with_capacity(128);
+        for (r, role_spec) in t.spec.roles.iter().enumerate() {
+            let role = Role(r as u8);
+            let barred = t.drop_barred[t.piece_index(us, role)];
+            for from in self.pieces(us, role).iter() {
+                let targets = t.attacks(us, role, from, occupied) & !own;
+                if role_spec.promotes_to.is_none() {
+                    moves.board_moves(from, targets, false);
+                } else if t.spec.promotion.compulsory {
+                    let promoting = if zone.has(from) {
+                        targets
+                    } else {
+                        targets & zone
+                    };
+                    moves.board_moves(from, promoting, true);
+                    moves.board_moves(from, targets & !promoting, false);
+                } else {
+                    let promoting = if zone.has(from) {
+                        targets
+                    } else {
+                        targets & zone
+                    };
+                    moves.board_moves(from, promoting, true);
+                    moves.board_moves(from, targets & !barred, false);
+                }
+            }
+        }
+        if self.rules.drops {
+            self.generate_drops(&mut moves, t.board & !occupied);
+        }
+        for &exchanger in &t.exchanging_roles {
+            for square in (self.pieces(us, exchanger) & zone).iter() {
+                for (r, role_spec) in t.spec.roles.iter().enumerate() {
+                    let role = Role(r as u8);
+                    if role != exchanger && role_spec.exchangeable && self.hand_count(us, role) > 0
+                    {
+                        moves.push(Move::exchange(role, Square::from_index(square as u8)));
+                    }
+                }
+            }
+        }
+        moves
+    }
+
+    /// Nodes at `depth` plies below this position (repetition is not considered).
+    pub fn perft(&mut self, depth: u32) -> u64 {
+        if depth == 0 {
+            return 1;
+        }
+        if depth == 1 {
+            return self.count_legal();
+        }
+        let mut moves = Vec::with_capacity(128);
+        self.generate(&mut moves);
+        let mut nodes = 0;
+        for mv in moves {
+            let undo = self.make_move(mv);
+            nodes += self.perft(depth - 1);
+            self.unmake_move(mv, undo);
+        }
+        nodes
+    }
+
+    /// Perft split by root move.
+    pub fn divide(&mut self, depth: u32) -> Vec<(Move, u64)> {
+        let moves = self.legal_moves();
+        moves
+            .into_iter()
+            .map(|mv| {
+                let undo = self.make_move(mv);
+                let nodes = if depth <= 1 { 1 } else { self.perft(depth - 1) };
+                self.unmake_move(mv, undo);
+                (mv, nodes)
+            })
+            .collect()
+    }
+
+    /// The side whose move it is not.
+    pub fn opponent(&self) -> Color {
+        !self.side
+    }
+}

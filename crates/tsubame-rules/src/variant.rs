@@ -1,0 +1,401 @@
+//! Games described as data: board, pieces, promotion, drops, game-end rules and rule options.
+//!
+//! A [`VariantSpec`] is plain static data; [`crate::tables::Tables`] compiles it into the attack
+//! tables that move generation reads. Special rules that do not fit the data (the shrike's
+//! exchange move, for example) are named [`Hook`]s on the piece that has them.
+
+use crate::Color;
+use std::fmt;
+
+/// A piece kind, as an index into its variant's [`VariantSpec::roles`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Role(pub u8);
+
+impl Role {
+    /// The index into the variant's role list.
+    #[inline(always)]
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// A piece: a kind and the side that owns it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Piece {
+    /// The owner.
+    pub color: Color,
+    /// The kind.
+    pub role: Role,
+}
+
+/// Where a piece of some kind may be dropped, beyond "any empty square".
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct DropRule {
+    /// Drops are barred on this many ranks at the far side (1: the last rank).
+    pub barred_far_ranks: u8,
+    /// A drop is barred on a file already holding this many of the dropper's pieces of this kind.
+    pub max_per_file: Option<u8>,
+    /// A drop of this kind that gives immediate mate falls under the variant's
+    /// [`DropMateRule`].
+    pub mate_restricted: bool,
+}
+
+/// Special abilities a piece has beyond its moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Hook {
+    /// While the piece stands in its owner's promotion zone, the owner may, as a whole move,
+    /// exchange it for a piece in hand: the hand piece takes the square, unpromoted, and this
+    /// piece goes to the hand. Kinds marked [`RoleSpec::exchangeable`] `false` cannot be taken.
+    ExchangeInZone,
+}
+
+/// One piece kind of a variant.
+#[derive(Clone, Copy, Debug)]
+pub struct RoleSpec {
+    /// English name, lower case (`"swallow"`).
+    pub name: &'static str,
+    /// SFEN code: an upper-case letter, with a leading `+` for a promoted kind (`"+S"`).
+    pub sfen: &'static str,
+    /// Hodges abbreviation (`"Sw"`, `"+Sw"`).
+    pub hodges: &'static str,
+    /// Japanese name as written on the piece.
+    pub kanji: &'static str,
+    /// Moves in Betza notation, from sente's side.
+    pub betza: &'static str,
+    /// The kind it promotes to, if any.
+    pub promotes_to: Option<Role>,
+    /// For a promoted kind, the kind it was promoted from (what a capture puts in hand).
+    pub promoted_from: Option<Role>,
+    /// Whether losing it loses the game (the king of the variant).
+    pub royal: bool,
+    /// Drop restrictions.
+    pub drop: DropRule,
+    /// How many of this kind, with its promoted form, a full set holds (both sides together);
+    /// positions with more are rejected.
+    pub set_count: u8,
+    /// Whether a hook exchange may bring this kind from hand.
+    pub exchangeable: bool,
+    /// Special abilities.
+    pub hooks: &'static [Hook],
+}
+
+/// What happens when a drop marked [`DropRule::mate_restricted`] gives immediate mate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DropMateRule {
+    /// The drop may be played, and the player who made it loses at once.
+    Loses,
+    /// The drop is not a legal move.
+    Illegal,
+}
+
+/// How a game treats a position that is reached again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RepetitionRule {
+    /// When a move produces a position for the `count`-th time the player who made it loses,
+    /// unless every opponent move of the cycle gave check (then the checking player loses).
+    MoverLoses,
+}
+
+/// How a player with no legal move and not in check fares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum StalemateRule {
+    /// The player who cannot move loses.
+    Loss,
+}
+
+/// Promotion rules.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PromotionRule {
+    /// How many far ranks form the promotion zone.
+    pub zone_depth: u8,
+    /// Whether a move into, within or out of the zone must promote.
+    pub compulsory: bool,
+}
+
+/// A change an option value makes to a game's rules or start position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Effect {
+    /// Sets the [`DropMateRule`].
+    DropMate(DropMateRule),
+    /// Sets after how many occurrences a repeated position ends the game.
+    RepetitionCount(u8),
+    /// Removes the pieces on these squares from the start position, for good.
+    RemoveAtStart(&'static [&'static str]),
+    /// Replaces the piece on a square of the start position by one of this kind, same owner.
+    ReplaceAtStart(&'static str, Role),
+    /// Gives each side this many pieces of a kind in hand at the start.
+    HandAtStart(Role, u8),
+    /// Which side moves first.
+    FirstMover(Color),
+    /// Whether captured pieces go to hand and may be dropped.
+    Drops(bool),
+}
+
+/// One value of a rule option.
+#[derive(Clone, Copy, Debug)]
+pub struct OptionValue {
+    /// The value as written (`"illegal"`).
+    pub name: &'static str,
+    /// What choosing it does.
+    pub effects: &'static [Effect],
+}
+
+/// A rule option: a name and its values, the first being the default.
+#[derive(Clone, Copy, Debug)]
+pub struct OptionSpec {
+    /// The option's name (`"drop-mate"`).
+    pub name: &'static str,
+    /// What it is for, one line.
+    pub help: &'static str,
+    /// The values, default first.
+    pub values: &'static [OptionValue],
+}
+
+/// Everything that defines a game.
+#[derive(Debug)]
+pub struct VariantSpec {
+    /// Short name used on the command line and in records (`"tori"`).
+    pub name: &'static str,
+    /// Name used by USI/UCI `UCI_Variant` and Fairy-Stockfish (`"torishogi"`).
+    pub protocol_name: &'static str,
+    /// Name for people (`"Tori shogi"`).
+    pub title: &'static str,
+    /// Files.
+    pub width: u8,
+    /// Ranks.
+    pub height: u8,
+    /// Piece kinds; [`Role`] indexes this list.
+    pub roles: &'static [RoleSpec],
+    /// Start position (even game, default options) as SFEN.
+    pub start_sfen: &'static str,
+    /// Promotion.
+    pub promotion: PromotionRule,
+    /// Whether captured pieces go to the captor's hand and may be dropped.
+    pub drops: bool,
+    /// Repetition.
+    pub repetition: RepetitionRule,
+    /// Stalemate.
+    pub stalemate: StalemateRule,
+    /// Rule options.
+    pub options: &'static [OptionSpec],
+}
+
+impl VariantSpec {
+    /// The kind with this SFEN code (`"S"`, `"+F"`), if any.
+    pub fn role_by_sfen(&self, code: &str) -> Option<Role> {
+        self.roles
+            .iter()
+            .position(|r| r.sfen == code)
+            .map(|i| Role(i as u8))
+    }
+
+    /// The spec of a kind.
+    pub fn role(&self, role: Role) -> &'static RoleSpec {
+        &self.roles[role.index()]
+    }
+
+    /// The option with this name, if any.
+    pub fn option(&self, name: &str) -> Option<&'static OptionSpec> {
+        self.options.iter().find(|o| o.name == name)
+    }
+}
+
+/// Chosen values of a variant's rule options.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct Options {
+    variant: &'static VariantSpec,
+    /// Index of the chosen value of each option of the variant, in the variant's order.
+    chosen: Vec<u8>,
+}
+
+impl fmt::Debug for Options {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Options({self})")
+    }
+}
+
+impl PartialEq for VariantSpec {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self, other)
+    }
+}
+impl Eq for VariantSpec {}
+impl std::hash::Hash for VariantSpec {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.name.hash(state);
+    }
+}
+
+/// Why a rule option could not be set.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum OptionError {
+    /// No option of that name in this variant.
+    #[error("unknown option {name:?} for {variant} (options: {known})")]
+    UnknownOption {
+        /// The name given.
+        name: String,
+        /// The variant.
+        variant: &'static str,
+        /// The variant's option names.
+        known: String,
+    },
+    /// The option has no such value.
+    #[error("option {option} has no value {value:?} (values: {known})")]
+    UnknownValue {
+        /// The option.
+        option: &'static str,
+        /// The value given.
+        value: String,
+        /// The option's values.
+        known: String,
+    },
+    /// Text that is not `name=value`.
+    #[error("option {0:?} is not written as name=value")]
+    Malformed(String),
+}
+
+impl Options {
+    /// Every option at its default value.
+    pub fn defaults(variant: &'static VariantSpec) -> Options {
+        Options {
+            variant,
+            chosen: vec![0; variant.options.len()],
+        }
+    }
+
+    /// The variant these options belong to.
+    pub fn variant(&self) -> &'static VariantSpec {
+        self.variant
+    }
+
+    /// Sets option `name` to `value`.
+    pub fn set(&mut self, name: &str, value: &str) -> Result<(), OptionError> {
+        let variant = self.variant;
+        let index = variant
+            .options
+            .iter()
+            .position(|o| o.name == name)
+            .ok_or_else(|| OptionError::UnknownOption {
+                name: name.to_string(),
+                variant: variant.name,
+                known: variant
+                    .options
+                    .iter()
+                    .map(|o| o.name)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })?;
+        let spec = &variant.options[index];
+        let value_index = spec
+            .values
+            .iter()
+            .position(|v| v.name == value)
+            .ok_or_else(|| OptionError::UnknownValue {
+                option: spec.name,
+                value: value.to_string(),
+                known: spec
+                    .values
+                    .iter()
+                    .map(|v| v.name)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })?;
+        self.chosen[index] = value_index as u8;
+        Ok(())
+    }
+
+    /// Sets an option from `name=value` text.
+    pub fn set_pair(&mut self, text: &str) -> Result<(), OptionError> {
+        let (name, value) = text
+            .split_once('=')
+            .ok_or_else(|| OptionError::Malformed(text.to_string()))?;
+        self.set(name.trim(), value.trim())
+    }
+
+    /// Reads a comma-separated list of `name=value` pairs over the defaults.
+    ///
+    /// ```
+    /// use tsubame_rules::{tori, Options};
+    /// let options = Options::parse(tori::spec(), "drop-mate=illegal,repetition=4").unwrap();
+    /// assert_eq!(options.get("drop-mate"), Some("illegal"));
+    /// assert_eq!(options.get("owl"), Some("off"));
+    /// assert!(Options::parse(tori::spec(), "owl=maybe").is_err());
+    /// ```
+    pub fn parse(variant: &'static VariantSpec, text: &str) -> Result<Options, OptionError> {
+        let mut options = Options::defaults(variant);
+        for pair in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            options.set_pair(pair)?;
+        }
+        Ok(options)
+    }
+
+    /// The chosen value of option `name`.
+    pub fn get(&self, name: &str) -> Option<&'static str> {
+        let index = self.variant.options.iter().position(|o| o.name == name)?;
+        Some(self.variant.options[index].values[self.chosen[index] as usize].name)
+    }
+
+    /// Every option with its chosen value, in the variant's order.
+    pub fn iter(&self) -> impl Iterator<Item = (&'static str, &'static str)> + '_ {
+        self.variant
+            .options
+            .iter()
+            .zip(&self.chosen)
+            .map(|(o, &c)| (o.name, o.values[c as usize].name))
+    }
+
+    /// The effects of every chosen value.
+    pub fn effects(&self) -> impl Iterator<Item = &'static Effect> + '_ {
+        self.variant
+            .options
+            .iter()
+            .zip(&self.chosen)
+            .flat_map(|(o, &c)| o.values[c as usize].effects.iter())
+    }
+
+    /// The rules that move generation and game end depend on.
+    pub fn rule_set(&self) -> RuleSet {
+        let mut rules = RuleSet {
+            drop_mate: DropMateRule::Loses,
+            repetition_count: 3,
+            drops: self.variant.drops,
+        };
+        for effect in self.effects() {
+            match *effect {
+                Effect::DropMate(rule) => rules.drop_mate = rule,
+                Effect::RepetitionCount(n) => rules.repetition_count = n,
+                Effect::Drops(on) => rules.drops = on,
+                _ => {}
+            }
+        }
+        rules
+    }
+}
+
+impl fmt::Display for Options {
+    /// Writes every option that differs from its default as `name=value`, comma-separated.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut first = true;
+        for ((name, value), &chosen) in self.iter().zip(&self.chosen) {
+            if chosen != 0 {
+                if !first {
+                    f.write_str(",")?;
+                }
+                write!(f, "{name}={value}")?;
+                first = false;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The rule choices that legal moves and game end depend on, resolved from [`Options`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RuleSet {
+    /// What a mating drop of a restricted kind does.
+    pub drop_mate: DropMateRule,
+    /// After how many occurrences a repeated position ends the game.
+    pub repetition_count: u8,
+    /// Whether captured pieces go to hand and may be dropped.
+    pub drops: bool,
+}
