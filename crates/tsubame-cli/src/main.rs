@@ -1,1 +1,167 @@
-fn main() {}
+//! The `tsubame` command.
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::io::Write;
+use std::process::ExitCode;
+use std::time::Instant;
+use tsubame_rules::{Options, Position, tori};
+
+/// Play, study and analyse Tori, Wa and Tenjiku shogi.
+#[derive(Parser)]
+#[command(name = "tsubame", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Count the leaf nodes of the legal move tree to a fixed depth.
+    #[command(
+        after_help = "Examples:\n  tsubame perft --variant tori --depth 6\n  tsubame perft --variant tori --option drop-mate=illegal --depth 3 --divide\n  tsubame perft --variant tori --fen 'rpckcpl/3f3/sssssss/2s1S2/SSSSSSS/3F3/LPCKCPR[-] w 0 1' --depth 4"
+    )]
+    Perft(PerftArgs),
+    /// List the legal moves of a position, one USI move per line, sorted.
+    #[command(
+        after_help = "Examples:\n  tsubame moves --variant tori\n  tsubame moves --variant tori --sfen '3k3/7/7/7/7/7/3K3 b S 1'"
+    )]
+    Moves(MovesArgs),
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum VariantName {
+    /// Tori shogi, 7x7.
+    Tori,
+}
+
+#[derive(Args)]
+struct PositionArgs {
+    /// The game.
+    #[arg(long, value_enum, default_value = "tori")]
+    variant: VariantName,
+    /// A rule option as NAME=VALUE (repeatable), e.g. drop-mate=illegal, handicap=falcon.
+    #[arg(long = "option", value_name = "NAME=VALUE")]
+    options: Vec<String>,
+    /// Start from this SFEN instead of the start position.
+    #[arg(long, conflicts_with = "fen")]
+    sfen: Option<String>,
+    /// Start from this Fairy-Stockfish / play-site FEN instead of the start position.
+    #[arg(long)]
+    fen: Option<String>,
+}
+
+#[derive(Args)]
+struct PerftArgs {
+    #[command(flatten)]
+    position: PositionArgs,
+    /// Depth in plies.
+    #[arg(long)]
+    depth: u32,
+    /// Print the node count below each root move.
+    #[arg(long)]
+    divide: bool,
+}
+
+#[derive(Args)]
+struct MovesArgs {
+    #[command(flatten)]
+    position: PositionArgs,
+    /// List moves without the check that the own royal piece is left safe.
+    #[arg(long)]
+    pseudo_legal: bool,
+}
+
+impl PositionArgs {
+    fn options(&self) -> Result<Options> {
+        let spec = match self.variant {
+            VariantName::Tori => tori::spec(),
+        };
+        let mut options = Options::defaults(spec);
+        for pair in &self.options {
+            options.set_pair(pair)?;
+        }
+        Ok(options)
+    }
+
+    fn position(&self) -> Result<Position<u64>> {
+        let options = self.options()?;
+        let tables = match self.variant {
+            VariantName::Tori => tori::tables(),
+        };
+        let rules = options.rule_set();
+        Ok(match (&self.sfen, &self.fen) {
+            (Some(sfen), _) => Position::from_sfen(tables, sfen, rules).context("bad --sfen")?,
+            (None, Some(fen)) => Position::from_fen(tables, fen, rules).context("bad --fen")?,
+            (None, None) => Position::start(tables, &options)?,
+        })
+    }
+}
+
+fn perft(args: &PerftArgs) -> Result<()> {
+    if args.depth > 64 {
+        bail!("depth {} is too deep (at most 64)", args.depth);
+    }
+    let mut position = args.position.position()?;
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let start = Instant::now();
+    let nodes = if args.divide {
+        let mut rows: Vec<(String, u64)> = position
+            .divide(args.depth)
+            .into_iter()
+            .map(|(mv, n)| (position.to_usi(mv), n))
+            .collect();
+        rows.sort();
+        for (mv, n) in &rows {
+            writeln!(out, "{mv} {n}")?;
+        }
+        if args.depth == 0 {
+            1
+        } else {
+            rows.iter().map(|r| r.1).sum()
+        }
+    } else {
+        position.perft(args.depth)
+    };
+    let seconds = start.elapsed().as_secs_f64();
+    let nps = if seconds > 0.0 {
+        (nodes as f64 / seconds) as u64
+    } else {
+        0
+    };
+    writeln!(out, "nodes {nodes} time {seconds:.3} nps {nps}")?;
+    Ok(())
+}
+
+fn moves(args: &MovesArgs) -> Result<()> {
+    let position = args.position.position()?;
+    let list = if args.pseudo_legal {
+        position.pseudo_legal_moves()
+    } else {
+        position.legal_moves()
+    };
+    let mut texts: Vec<String> = list.into_iter().map(|m| position.to_usi(m)).collect();
+    texts.sort();
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    for text in texts {
+        writeln!(out, "{text}")?;
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match &cli.command {
+        Command::Perft(args) => perft(args),
+        Command::Moves(args) => moves(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("tsubame: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

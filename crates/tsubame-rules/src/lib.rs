@@ -13,7 +13,7 @@
 //!     game.play_usi(usi).unwrap();
 //! }
 //! assert_eq!(game.status(), Status::Ongoing);
-//! assert_eq!(game.position().to_sfen(), "rpckcpl/3f3/sssss1s/7/SS1FSSS/7/LPCKCPR w 2Ss 4");
+//! assert_eq!(game.position().to_sfen(), "rpckcpl/3f3/ssssSss/7/SSFSSSS/7/LPCKCPR w 2Ss 4");
 //! ```
 
 #![deny(missing_docs)]

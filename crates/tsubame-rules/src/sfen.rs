@@ -424,7 +424,8 @@ impl<B: Bitboard> Position<B> {
     /// use tsubame_rules::{tori, Options, Position};
     /// let rules = Options::defaults(tori::spec()).rule_set();
     /// let p = Position::from_sfen(tori::tables(), "3k3/7/7/7/7/7/3K3 b S 1", rules).unwrap();
-    /// assert_eq!(p.legal_moves().len(), 5 + 36);
+    /// // Five phoenix moves, and a swallow drop on every empty square but the six of rank a.
+    /// assert_eq!(p.legal_moves().len(), 5 + 41);
     /// let err = Position::from_sfen(tori::tables(), "3k3/7/7/7/7/7/3K2 b - 1", rules).unwrap_err();
     /// assert_eq!(err.to_string(), "rank g describes 6 square(s), expected 7");
     /// ```

@@ -104,7 +104,7 @@ impl<B: Bitboard> Position<B> {
     /// ```
     /// use tsubame_rules::{tori, Options};
     /// let position = tori::start(&Options::defaults(tori::spec())).unwrap();
-    /// assert!(position.parse_usi("4f4e").is_ok());
+    /// assert!(position.parse_usi("4f3f").is_ok());
     /// let err = position.parse_usi("4g4f").unwrap_err();
     /// assert_eq!(err.to_string(), "4g4f is illegal: the square is held by your own falcon");
     /// ```
