@@ -60,7 +60,7 @@ pub enum PositionError {
         royal: &'static str,
     },
     /// A side has more than one royal piece.
-    #[error("{color} has {count} {royal}s on the board, one is allowed")]
+    #[error("{color} has {count} {royal} pieces on the board, only one is allowed")]
     SeveralRoyals {
         /// The side.
         color: Color,
@@ -84,7 +84,9 @@ pub enum PositionError {
         color: Color,
     },
     /// More pieces of a kind than a full set holds.
-    #[error("{count} {piece}s (promoted ones included) on board and in hand, a set holds {max}")]
+    #[error(
+        "{count} {piece} pieces (promoted ones included) on board and in hand, a set holds {max}"
+    )]
     TooManyPieces {
         /// The kind's name.
         piece: &'static str,
@@ -104,7 +106,7 @@ pub enum PositionError {
         square: String,
     },
     /// More pieces of a kind on one file than the rules allow.
-    #[error("{color} has {count} {piece}s on file {file}, at most {max} are possible")]
+    #[error("{color} has {count} {piece} pieces on file {file}, at most {max} are possible")]
     TooManyOnFile {
         /// The side.
         color: Color,

@@ -130,7 +130,7 @@ fn parse_board<B: Bitboard>(
                 }
                 let digits = rank_text.get(start..end).unwrap_or("");
                 let count: usize = match digits.parse() {
-                    Ok(n) if n >= 1 && n <= width => n,
+                    Ok(n) if n >= 1 && n <= width && !digits.starts_with('0') => n,
                     _ => {
                         return Err(SfenError::BadEmptyCount {
                             rank: letter,
@@ -260,7 +260,7 @@ fn parse_hand<B: Bitboard>(
             1
         } else {
             match count_text.parse::<u32>() {
-                Ok(n) if (1..=255).contains(&n) => n,
+                Ok(n) if (1..=255).contains(&n) && !count_text.starts_with('0') => n,
                 _ => return Err(SfenError::BadHandCount(count_text)),
             }
         };

@@ -1,0 +1,131 @@
+//! Invariants over random legal play: make/unmake restores the position, the incremental key
+//! equals a key computed from scratch, text formats round-trip, and the generator yields exactly
+//! the legal moves (checked against an independent make-and-test over all pseudo-legal moves).
+
+use proptest::prelude::*;
+use tsubame_rules::{Options, Position, tori};
+
+const OPTION_SETS: [&str; 6] = [
+    "",
+    "drop-mate=illegal",
+    "owl=on,shrike=on",
+    "shrike=on,drop-mate=illegal",
+    "handicap=falcon-both-quails",
+    "handicap=left-quail,owl=on",
+];
+
+fn start(option_set: usize) -> Position<u64> {
+    let options =
+        Options::parse(tori::spec(), OPTION_SETS[option_set % OPTION_SETS.len()]).unwrap();
+    tori::start(&options).unwrap()
+}
+
+/// Plays the moves picked by `choices` and calls `check` on every position reached.
+fn walk(option_set: usize, choices: &[u16], mut check: impl FnMut(&Position<u64>)) {
+    let mut position = start(option_set);
+    check(&position);
+    for &choice in choices {
+        let moves = position.legal_moves();
+        if moves.is_empty() {
+            break;
+        }
+        position.make_move(moves[choice as usize % moves.len()]);
+        check(&position);
+    }
+}
+
+fn config() -> ProptestConfig {
+    ProptestConfig {
+        cases: if cfg!(debug_assertions) { 24 } else { 160 },
+        ..ProptestConfig::default()
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn make_unmake_restores_every_move_and_keys_stay_exact(option_set in 0usize..6, choices in prop::collection::vec(any::<u16>(), 0..90)) {
+        walk(option_set, &choices, |position| {
+            assert_eq!(position.key(), position.key_from_scratch(), "{}", position.to_sfen());
+            let mut scratch = position.clone();
+            for mv in position.legal_moves() {
+                let undo = scratch.make_move(mv);
+                assert_eq!(scratch.key(), scratch.key_from_scratch(), "after {}", position.to_usi(mv));
+                scratch.unmake_move(mv, undo);
+                assert_eq!(&scratch, position, "unmake of {}", position.to_usi(mv));
+            }
+        });
+    }
+
+    #[test]
+    fn text_formats_round_trip(option_set in 0usize..6, choices in prop::collection::vec(any::<u16>(), 0..90)) {
+        walk(option_set, &choices, |position| {
+            let tables = position.tables();
+            let rules = position.rules();
+            let sfen = position.to_sfen();
+            let back = Position::from_sfen(tables, &sfen, rules).unwrap();
+            assert_eq!(&back, position, "{sfen}");
+            let fen = position.to_fen();
+            let from_fen = Position::from_fen(tables, &fen, rules).unwrap();
+            assert_eq!(from_fen.to_fen(), fen);
+            assert_eq!(from_fen.to_setup().board, position.to_setup().board);
+            assert_eq!(from_fen.to_setup().hands, position.to_setup().hands);
+            assert_eq!(from_fen.side_to_move(), position.side_to_move());
+            for mv in position.legal_moves() {
+                let text = position.to_usi(mv);
+                assert_eq!(position.parse_usi(&text), Ok(mv), "{text} in {sfen}");
+            }
+        });
+    }
+
+    #[test]
+    fn generator_yields_exactly_the_legal_moves(option_set in 0usize..6, choices in prop::collection::vec(any::<u16>(), 0..90)) {
+        walk(option_set, &choices, |position| {
+            let legal = position.legal_moves();
+            let mut sorted = legal.clone();
+            sorted.sort();
+            sorted.dedup();
+            assert_eq!(sorted.len(), legal.len(), "duplicates in {}", position.to_sfen());
+            assert_eq!(position.count_legal(), legal.len() as u64);
+            let mover = position.side_to_move();
+            let mut independent: Vec<_> = position
+                .pseudo_legal_moves()
+                .into_iter()
+                .filter(|&mv| {
+                    let mut after = position.clone();
+                    after.make_move(mv);
+                    !after.is_in_check(mover)
+                })
+                .collect();
+            independent.sort();
+            independent.dedup();
+            assert_eq!(independent, sorted, "{}", position.to_sfen());
+        });
+    }
+
+    #[test]
+    fn parsers_never_panic_on_arbitrary_text(text in ".{0,80}") {
+        let rules = Options::defaults(tori::spec()).rule_set();
+        let _ = Position::from_sfen(tori::tables(), &text, rules);
+        let _ = Position::from_fen(tori::tables(), &text, rules);
+        let p = start(0);
+        if let Ok(mv) = p.parse_usi(&text) {
+            assert!(p.legal_moves().contains(&mv));
+        }
+    }
+
+    #[test]
+    fn parsers_never_panic_on_near_miss_positions(text in "[kKfFcCpPlLrRsSoOmMxX+0-9/]{0,60}( [bw-]{0,2})?( [0-9A-Za-z+-]{0,12})?( [0-9]{0,12})?") {
+        let rules = Options::defaults(tori::spec()).rule_set();
+        if let Ok(p) = Position::from_sfen(tori::tables(), &text, rules) {
+            // Whatever parses is a valid position whose SFEN reads back the same.
+            assert_eq!(Position::from_sfen(tori::tables(), &p.to_sfen(), rules).as_ref(), Ok(&p));
+            let _ = p.legal_moves();
+        }
+        let fen_like = text.replacen(' ', "[] ", 1);
+        if let Ok(p) = Position::from_fen(tori::tables(), &fen_like, rules) {
+            let _ = p.legal_moves();
+        }
+    }
+}
