@@ -8,9 +8,21 @@ use tsubame_rules::{Options, Position, tori};
 /// Positions from the reference perft data: the start, a middle game with full hands, and a
 /// position with geese and eagles on the board.
 const FENS: [(&str, u32, u64); 3] = [
-    ("rpckcpl/3f3/sssssss/2s1S2/SSSSSSS/3F3/LPCKCPR[] w - - 0 1", 4, 103_857),
-    ("2+Spc+F1/6l/+Sc1s1ss/Sks1s2/3SSSS/L1C1sF1/3KCPR[PSprss] w - - 0 25", 3, 269_671),
-    ("1p2cpl/2Rkf2/1s1s2s/1s3s1/Kc+SSS1S/4S+sR/1P2CPF[LSScsss] b - - 0 21", 3, 146_761),
+    (
+        "rpckcpl/3f3/sssssss/2s1S2/SSSSSSS/3F3/LPCKCPR[] w - - 0 1",
+        4,
+        103_857,
+    ),
+    (
+        "2+Spc+F1/6l/+Sc1s1ss/Sks1s2/3SSSS/L1C1sF1/3KCPR[PSprss] w - - 0 25",
+        3,
+        269_671,
+    ),
+    (
+        "1p2cpl/2Rkf2/1s1s2s/1s3s1/Kc+SSS1S/4S+sR/1P2CPF[LSScsss] b - - 0 21",
+        3,
+        146_761,
+    ),
 ];
 
 fn positions() -> Vec<(Position<u64>, u32, u64)> {
@@ -43,7 +55,9 @@ fn movegen(c: &mut Criterion) {
         })
     });
     let mut start = positions[0].0.clone();
-    c.bench_function("perft 4 start (103857 nodes)", |b| b.iter(|| assert_eq!(start.perft(4), 103_857)));
+    c.bench_function("perft 4 start (103857 nodes)", |b| {
+        b.iter(|| assert_eq!(start.perft(4), 103_857))
+    });
 }
 
 criterion_group!(benches, movegen);

@@ -165,6 +165,17 @@ impl<B: Bitboard> Position<B> {
         let t = self.tables;
         let us = self.side;
         let zone = t.zone[us.index()];
+        let off_board = match mv.kind() {
+            MoveKind::Normal { from, to, .. } => {
+                from.index() >= t.squares || to.index() >= t.squares
+            }
+            MoveKind::Drop { to, .. } | MoveKind::Exchange { square: to, .. } => {
+                to.index() >= t.squares
+            }
+        };
+        if off_board {
+            return "a square of the move is off the board".to_string();
+        }
         match mv.kind() {
             MoveKind::Normal { from, to, promote } => {
                 let Some(piece) = self.piece_at(from) else {

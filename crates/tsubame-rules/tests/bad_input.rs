@@ -297,3 +297,24 @@ fn malformed_options() {
     );
     assert_eq!(err("owl"), "option \"owl\" is not written as name=value");
 }
+
+#[test]
+fn moves_built_from_raw_values_are_refused_not_fatal() {
+    use tsubame_rules::{Move, Role, Square};
+    let mut game =
+        tsubame_rules::Game::new(tori::tables(), Options::defaults(tori::spec())).unwrap();
+    let off = Square::from_index(200);
+    let on = Square::from_index(10);
+    for mv in [
+        Move::normal(off, on, false),
+        Move::normal(on, off, true),
+        Move::drop(Role(99), on),
+        Move::drop(tori::SWALLOW, off),
+        Move::exchange(Role(200), off),
+        Move::exchange(tori::CRANE, on),
+    ] {
+        let err = game.play(mv).unwrap_err().to_string();
+        assert!(err.contains("illegal"), "{err}");
+    }
+    assert_eq!(game.moves().len(), 0);
+}
