@@ -142,7 +142,7 @@ fn parse_board<B: Bitboard>(
                 if column > width {
                     return Err(SfenError::RankLength {
                         rank: letter,
-                        found: column + rank_length_rest(&mut chars),
+                        found: column.saturating_add(rank_length_rest(&mut chars)),
                         expected: width,
                     });
                 }
@@ -197,7 +197,7 @@ fn parse_board<B: Bitboard>(
             if column >= width {
                 return Err(SfenError::RankLength {
                     rank: letter,
-                    found: column + 1 + rank_length_rest(&mut chars),
+                    found: (column + 1).saturating_add(rank_length_rest(&mut chars)),
                     expected: width,
                 });
             }
@@ -233,7 +233,7 @@ fn rank_length_rest(chars: &mut std::iter::Peekable<std::str::CharIndices<'_>>) 
         n = n.saturating_add(digits.parse::<usize>().unwrap_or(0));
         digits.clear();
         if c != '+' {
-            n += 1;
+            n = n.saturating_add(1);
         }
     }
     n.saturating_add(digits.parse::<usize>().unwrap_or(0))

@@ -318,3 +318,15 @@ fn moves_built_from_raw_values_are_refused_not_fatal() {
     }
     assert_eq!(game.moves().len(), 0);
 }
+
+#[test]
+fn overlong_ranks_with_huge_digit_runs_are_measured_without_overflow() {
+    // Found by fuzzing: a rank that overflows and then names an enormous run of empty squares.
+    let text = "LLLLLLLLL18446744073709551615/7/7/7/7/7/7 b - 1";
+    assert_eq!(
+        sfen_error(text),
+        "rank a describes 18446744073709551615 square(s), expected 7"
+    );
+    let fen = "7[]7[]/7/7/7/7/7/7 w 0 1";
+    assert!(!fen_error(fen).is_empty());
+}
