@@ -461,7 +461,7 @@ fn a_move_that_exposes_the_phoenix_is_explained() {
     let position = sfen("k2r3/7/7/7/7/3C3/3K3 b - 1");
     assert_eq!(
         parse_hodges(&position, "Cr-5e").unwrap_err().to_string(),
-        "no legal move Cr-5e: it leaves your royal piece attacked"
+        "no legal move Cr-5e: it leaves your phoenix attacked"
     );
     let position = sfen("3k3/7/7/7/3r3/7/3K3 b C 1");
     assert_eq!(

@@ -215,7 +215,7 @@ impl<B: Bitboard> Position<B> {
                     && t.spec.promotion.compulsory
                 {
                     return format!(
-                        "a {} must promote on a move into, within or out of the zone (add '+')",
+                        "a {} must promote on a move into, within or out of the zone",
                         role_spec.name
                     );
                 }
@@ -232,7 +232,10 @@ impl<B: Bitboard> Position<B> {
                 if self.in_check() {
                     return "it does not answer the check".to_string();
                 }
-                "it leaves your royal piece attacked".to_string()
+                let royal = t
+                    .royal
+                    .map_or("royal piece", |r| t.spec.roles[r.index()].name);
+                format!("it leaves your {royal} attacked")
             }
             MoveKind::Drop { role, to } => {
                 if role.index() >= t.role_count || self.hand_count(us, role) == 0 {
