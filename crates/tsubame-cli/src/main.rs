@@ -5,7 +5,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::io::Write;
 use std::process::ExitCode;
 use std::time::Instant;
-use tsubame_rules::{Options, Position, tori};
+use tsubame_rules::{Bitboard, Options, Position, Tables, VariantSpec, tori, wa};
 
 /// Play, study and analyse Tori, Wa and Tenjiku shogi.
 #[derive(Parser)]
@@ -33,6 +33,17 @@ enum Command {
 enum VariantName {
     /// Tori shogi, 7x7.
     Tori,
+    /// Wa shogi, 11x11 (rule option drops=on|off).
+    Wa,
+}
+
+impl VariantName {
+    fn spec(self) -> &'static VariantSpec {
+        match self {
+            VariantName::Tori => tori::spec(),
+            VariantName::Wa => wa::spec(),
+        }
+    }
 }
 
 #[derive(Args)]
@@ -46,7 +57,7 @@ struct PositionArgs {
     /// Start from this SFEN instead of the start position.
     #[arg(long, conflicts_with = "fen")]
     sfen: Option<String>,
-    /// Start from this Fairy-Stockfish / play-site FEN instead of the start position.
+    /// Start from this FEN (Fairy-Stockfish / play-site form: `board[hand] w|b ...`, `w` = sente).
     #[arg(long)]
     fen: Option<String>,
 }
@@ -74,21 +85,15 @@ struct MovesArgs {
 
 impl PositionArgs {
     fn options(&self) -> Result<Options> {
-        let spec = match self.variant {
-            VariantName::Tori => tori::spec(),
-        };
-        let mut options = Options::defaults(spec);
+        let mut options = Options::defaults(self.variant.spec());
         for pair in &self.options {
             options.set_pair(pair)?;
         }
         Ok(options)
     }
 
-    fn position(&self) -> Result<Position<u64>> {
+    fn position<B: Bitboard>(&self, tables: &'static Tables<B>) -> Result<Position<B>> {
         let options = self.options()?;
-        let tables = match self.variant {
-            VariantName::Tori => tori::tables(),
-        };
         let rules = options.rule_set();
         Ok(match (&self.sfen, &self.fen) {
             (Some(sfen), _) => Position::from_sfen(tables, sfen, rules).context("bad --sfen")?,
@@ -98,11 +103,11 @@ impl PositionArgs {
     }
 }
 
-fn perft(args: &PerftArgs) -> Result<()> {
+fn perft<B: Bitboard>(tables: &'static Tables<B>, args: &PerftArgs) -> Result<()> {
     if args.depth > 64 {
         bail!("depth {} is too deep (at most 64)", args.depth);
     }
-    let mut position = args.position.position()?;
+    let mut position = args.position.position(tables)?;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let start = Instant::now();
@@ -134,8 +139,8 @@ fn perft(args: &PerftArgs) -> Result<()> {
     Ok(())
 }
 
-fn moves(args: &MovesArgs) -> Result<()> {
-    let position = args.position.position()?;
+fn moves<B: Bitboard>(tables: &'static Tables<B>, args: &MovesArgs) -> Result<()> {
+    let position = args.position.position(tables)?;
     let list = if args.pseudo_legal {
         position.pseudo_legal_moves()
     } else {
@@ -154,8 +159,14 @@ fn moves(args: &MovesArgs) -> Result<()> {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
-        Command::Perft(args) => perft(args),
-        Command::Moves(args) => moves(args),
+        Command::Perft(args) => match args.position.variant {
+            VariantName::Tori => perft(tori::tables(), args),
+            VariantName::Wa => perft(wa::tables(), args),
+        },
+        Command::Moves(args) => match args.position.variant {
+            VariantName::Tori => moves(tori::tables(), args),
+            VariantName::Wa => moves(wa::tables(), args),
+        },
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -28,6 +28,8 @@ pub enum EndReason {
     Resignation,
     /// A player ran out of time.
     Time,
+    /// The game reached its move limit.
+    MoveLimit,
 }
 
 impl EndReason {
@@ -41,6 +43,7 @@ impl EndReason {
             EndReason::DropMate => "drop-mate",
             EndReason::Resignation => "resignation",
             EndReason::Time => "time",
+            EndReason::MoveLimit => "move-limit",
         }
     }
 }
@@ -310,7 +313,17 @@ impl<B: Bitboard> Game<B> {
         if no_move.is_some() {
             return no_move;
         }
-        self.repetition_outcome()
+        if let Some(outcome) = self.repetition_outcome() {
+            return Some(outcome);
+        }
+        let limit = self.options.rule_set().max_plies;
+        if limit > 0 && self.history.len() >= limit as usize {
+            return Some(Outcome {
+                winner: None,
+                reason: EndReason::MoveLimit,
+            });
+        }
+        None
     }
 
     /// Applies the repetition rule to the position just reached.
@@ -338,23 +351,27 @@ impl<B: Bitboard> Game<B> {
         let opponent_moves = cycle.iter().rev().skip(1).step_by(2);
         let opponent_always_checked = opponent_moves.clone().all(|p| p.gave_check);
         let mover_always_checked = mover_moves.clone().all(|p| p.gave_check);
-        match self.position.tables().spec.repetition {
-            RepetitionRule::MoverLoses => Some(if opponent_always_checked {
-                Outcome {
-                    winner: Some(mover),
-                    reason: EndReason::PerpetualCheck,
-                }
-            } else if mover_always_checked {
-                Outcome {
-                    winner: Some(!mover),
-                    reason: EndReason::PerpetualCheck,
-                }
-            } else {
-                Outcome {
+        Some(if opponent_always_checked {
+            Outcome {
+                winner: Some(mover),
+                reason: EndReason::PerpetualCheck,
+            }
+        } else if mover_always_checked {
+            Outcome {
+                winner: Some(!mover),
+                reason: EndReason::PerpetualCheck,
+            }
+        } else {
+            match self.position.tables().spec.repetition {
+                RepetitionRule::MoverLoses => Outcome {
                     winner: Some(!mover),
                     reason: EndReason::Repetition,
-                }
-            }),
-        }
+                },
+                RepetitionRule::NoContest => Outcome {
+                    winner: None,
+                    reason: EndReason::Repetition,
+                },
+            }
+        })
     }
 }

@@ -31,6 +31,7 @@ pub mod tables;
 pub mod tori;
 mod usi;
 mod variant;
+pub mod wa;
 
 pub use bitboard::{BitIter, Bitboard};
 pub use color::Color;
@@ -42,6 +43,7 @@ pub use square::{Geometry, Square, SquareName};
 pub use tables::Tables;
 pub use usi::{MoveError, UsiMove};
 pub use variant::{
-    DropMateRule, DropRule, Effect, Hook, OptionError, OptionSpec, OptionValue, Options, Piece,
-    PromotionRule, RepetitionRule, Role, RoleSpec, RuleSet, StalemateRule, VariantSpec,
+    DropMateRule, DropRule, Effect, Hook, NumberOption, OptionError, OptionSpec, OptionValue,
+    Options, Piece, PromotionRule, RepetitionRule, Role, RoleSpec, RuleSet, StalemateRule,
+    VariantSpec,
 };

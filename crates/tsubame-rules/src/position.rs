@@ -206,7 +206,7 @@ impl<B: Bitboard> Position<B> {
         let mut setup = crate::sfen::parse_sfen_setup(tables, tables.spec.start_sfen)
             .map_err(|e| PositionError::InvalidStart(e.to_string()))?;
         for effect in options.effects() {
-            match *effect {
+            match effect {
                 Effect::RemoveAtStart(squares) => {
                     for name in squares {
                         if let Some(square) = tables.geometry.parse_square(name) {
@@ -232,7 +232,10 @@ impl<B: Bitboard> Position<B> {
                     }
                 }
                 Effect::FirstMover(color) => setup.side_to_move = color,
-                Effect::DropMate(_) | Effect::RepetitionCount(_) | Effect::Drops(_) => {}
+                Effect::DropMate(_)
+                | Effect::RepetitionCount(_)
+                | Effect::Drops(_)
+                | Effect::MaxPlies(_) => {}
             }
         }
         Position::from_setup(tables, setup, options.rule_set())
@@ -360,7 +363,10 @@ impl<B: Bitboard> Position<B> {
                         square: tables.geometry.name(Square(square as u8)).to_string(),
                     });
                 }
-                if let Some(max) = role_spec.drop.max_per_file {
+                if let (Some(max), true) = (
+                    role_spec.drop.max_per_file,
+                    role_spec.drop.file_limit_binds_board,
+                ) {
                     for (f, &file) in tables.files.iter().enumerate() {
                         let count = (pieces & file).count();
                         if count > max as u32 {

@@ -12,7 +12,7 @@ use crate::position::{Position, PositionError};
 use crate::tables::Tables;
 use crate::variant::{
     DropMateRule, DropRule, Effect, Hook, OptionSpec, OptionValue, Options, PromotionRule,
-    RepetitionRule, Role, RoleSpec, StalemateRule, VariantSpec,
+    RepetitionRule, Role, RoleSpec, RuleSet, StalemateRule, VariantSpec,
 };
 use std::sync::OnceLock;
 
@@ -43,6 +43,7 @@ const FREE: DropRule = DropRule {
     barred_far_ranks: 0,
     max_per_file: None,
     mate_restricted: false,
+    file_limit_binds_board: false,
 };
 
 const fn role(
@@ -94,6 +95,7 @@ static ROLES: [RoleSpec; 11] = [
             barred_far_ranks: 1,
             max_per_file: Some(2),
             mate_restricted: true,
+            file_limit_binds_board: true,
         },
         ..role("swallow", "S", "Sw", "燕", "fW", 16)
     },
@@ -115,6 +117,7 @@ static OPTIONS: [OptionSpec; 5] = [
     OptionSpec {
         name: "drop-mate",
         help: "a swallow drop that gives immediate mate: the dropper loses, or the drop is illegal",
+        number: None,
         values: &[
             OptionValue {
                 name: "loses",
@@ -129,6 +132,7 @@ static OPTIONS: [OptionSpec; 5] = [
     OptionSpec {
         name: "repetition",
         help: "the occurrence of a position on which the player who repeats it loses",
+        number: None,
         values: &[
             OptionValue {
                 name: "3",
@@ -143,6 +147,7 @@ static OPTIONS: [OptionSpec; 5] = [
     OptionSpec {
         name: "owl",
         help: "expansion: each side's right-hand crane starts as an owl",
+        number: None,
         values: &[
             OptionValue {
                 name: "off",
@@ -160,6 +165,7 @@ static OPTIONS: [OptionSpec; 5] = [
     OptionSpec {
         name: "shrike",
         help: "expansion: each side starts with a shrike in hand",
+        number: None,
         values: &[
             OptionValue {
                 name: "off",
@@ -174,6 +180,7 @@ static OPTIONS: [OptionSpec; 5] = [
     OptionSpec {
         name: "handicap",
         help: "gote gives a handicap and moves first",
+        number: None,
         values: &[
             OptionValue {
                 name: "none",
@@ -213,6 +220,12 @@ static SPEC: VariantSpec = VariantSpec {
     },
     drops: true,
     repetition: RepetitionRule::MoverLoses,
+    default_rules: RuleSet {
+        drop_mate: DropMateRule::Loses,
+        repetition_count: 3,
+        drops: true,
+        max_plies: 0,
+    },
     stalemate: StalemateRule::Loss,
     options: &OPTIONS,
 };

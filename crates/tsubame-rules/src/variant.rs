@@ -38,6 +38,9 @@ pub struct DropRule {
     /// A drop of this kind that gives immediate mate falls under the variant's
     /// [`DropMateRule`].
     pub mate_restricted: bool,
+    /// Whether no play at all can put more than `max_per_file` of these pieces on a file, so a
+    /// position with more is impossible (Tori's swallows; not Wa's pawns, which start doubled).
+    pub file_limit_binds_board: bool,
 }
 
 /// Special abilities a piece has beyond its moves.
@@ -91,9 +94,12 @@ pub enum DropMateRule {
 /// How a game treats a position that is reached again.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum RepetitionRule {
-    /// When a move produces a position for the `count`-th time the player who made it loses,
+    /// When a move produces a position for the deciding time the player who made it loses,
     /// unless every opponent move of the cycle gave check (then the checking player loses).
     MoverLoses,
+    /// The deciding occurrence ends the game without a winner, unless one player gave check
+    /// with every move of the cycle: that player loses.
+    NoContest,
 }
 
 /// How a player with no legal move and not in check fares.
@@ -129,6 +135,8 @@ pub enum Effect {
     FirstMover(Color),
     /// Whether captured pieces go to hand and may be dropped.
     Drops(bool),
+    /// After this many plies the game ends without a winner (0: no limit).
+    MaxPlies(u32),
 }
 
 /// One value of a rule option.
@@ -147,8 +155,21 @@ pub struct OptionSpec {
     pub name: &'static str,
     /// What it is for, one line.
     pub help: &'static str,
-    /// The values, default first.
+    /// The named values, default first.
     pub values: &'static [OptionValue],
+    /// Whether a whole number is also a value, and what it does.
+    pub number: Option<NumberOption>,
+}
+
+/// A rule option value given as a whole number.
+#[derive(Clone, Copy, Debug)]
+pub struct NumberOption {
+    /// Smallest number allowed.
+    pub min: u32,
+    /// Largest number allowed.
+    pub max: u32,
+    /// The effect of choosing `n`.
+    pub effect: fn(u32) -> Effect,
 }
 
 /// Everything that defines a game.
@@ -174,6 +195,8 @@ pub struct VariantSpec {
     pub drops: bool,
     /// Repetition.
     pub repetition: RepetitionRule,
+    /// The rule choices before any option changes them.
+    pub default_rules: RuleSet,
     /// Stalemate.
     pub stalemate: StalemateRule,
     /// Rule options.
@@ -204,8 +227,14 @@ impl VariantSpec {
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct Options {
     variant: &'static VariantSpec,
-    /// Index of the chosen value of each option of the variant, in the variant's order.
-    chosen: Vec<u8>,
+    /// The chosen value of each option of the variant, in the variant's order.
+    chosen: Vec<Choice>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Choice {
+    Named(u8),
+    Number(u32),
 }
 
 impl fmt::Debug for Options {
@@ -254,12 +283,47 @@ pub enum OptionError {
     Malformed(String),
 }
 
+impl OptionSpec {
+    fn value_text(&self, choice: Choice) -> String {
+        match choice {
+            Choice::Named(i) => self
+                .values
+                .get(i as usize)
+                .map_or("?", |v| v.name)
+                .to_string(),
+            Choice::Number(n) => n.to_string(),
+        }
+    }
+
+    fn known_values(&self) -> String {
+        let mut known: Vec<String> = self.values.iter().map(|v| v.name.to_string()).collect();
+        if let Some(number) = self.number {
+            known.push(format!("a number from {} to {}", number.min, number.max));
+        }
+        known.join(", ")
+    }
+
+    fn choose(&self, value: &str) -> Option<Choice> {
+        if let Some(i) = self.values.iter().position(|v| v.name == value) {
+            return Some(Choice::Named(i as u8));
+        }
+        let number = self.number?;
+        if value.starts_with('+') || (value.len() > 1 && value.starts_with('0')) {
+            return None;
+        }
+        let n: u32 = value.parse().ok()?;
+        (number.min..=number.max)
+            .contains(&n)
+            .then_some(Choice::Number(n))
+    }
+}
+
 impl Options {
     /// Every option at its default value.
     pub fn defaults(variant: &'static VariantSpec) -> Options {
         Options {
             variant,
-            chosen: vec![0; variant.options.len()],
+            chosen: vec![Choice::Named(0); variant.options.len()],
         }
     }
 
@@ -276,7 +340,7 @@ impl Options {
             .iter()
             .position(|o| o.name == name)
             .ok_or_else(|| OptionError::UnknownOption {
-                name: name.to_string(),
+                name: name.chars().take(40).collect(),
                 variant: variant.name,
                 known: variant
                     .options
@@ -286,21 +350,14 @@ impl Options {
                     .join(", "),
             })?;
         let spec = &variant.options[index];
-        let value_index = spec
-            .values
-            .iter()
-            .position(|v| v.name == value)
+        let choice = spec
+            .choose(value)
             .ok_or_else(|| OptionError::UnknownValue {
                 option: spec.name,
-                value: value.to_string(),
-                known: spec
-                    .values
-                    .iter()
-                    .map(|v| v.name)
-                    .collect::<Vec<_>>()
-                    .join(", "),
+                value: value.chars().take(40).collect(),
+                known: spec.known_values(),
             })?;
-        self.chosen[index] = value_index as u8;
+        self.chosen[index] = choice;
         Ok(())
     }
 
@@ -308,7 +365,7 @@ impl Options {
     pub fn set_pair(&mut self, text: &str) -> Result<(), OptionError> {
         let (name, value) = text
             .split_once('=')
-            .ok_or_else(|| OptionError::Malformed(text.to_string()))?;
+            .ok_or_else(|| OptionError::Malformed(text.chars().take(40).collect()))?;
         self.set(name.trim(), value.trim())
     }
 
@@ -317,8 +374,8 @@ impl Options {
     /// ```
     /// use tsubame_rules::{tori, Options};
     /// let options = Options::parse(tori::spec(), "drop-mate=illegal,repetition=4").unwrap();
-    /// assert_eq!(options.get("drop-mate"), Some("illegal"));
-    /// assert_eq!(options.get("owl"), Some("off"));
+    /// assert_eq!(options.get("drop-mate").as_deref(), Some("illegal"));
+    /// assert_eq!(options.get("owl").as_deref(), Some("off"));
     /// assert!(Options::parse(tori::spec(), "owl=maybe").is_err());
     /// ```
     pub fn parse(variant: &'static VariantSpec, text: &str) -> Result<Options, OptionError> {
@@ -329,42 +386,50 @@ impl Options {
         Ok(options)
     }
 
-    /// The chosen value of option `name`.
-    pub fn get(&self, name: &str) -> Option<&'static str> {
+    /// The chosen value of option `name`, as text.
+    pub fn get(&self, name: &str) -> Option<String> {
         let index = self.variant.options.iter().position(|o| o.name == name)?;
-        Some(self.variant.options[index].values[self.chosen[index] as usize].name)
+        Some(self.variant.options[index].value_text(self.chosen[index]))
     }
 
     /// Every option with its chosen value, in the variant's order.
-    pub fn iter(&self) -> impl Iterator<Item = (&'static str, &'static str)> + '_ {
+    pub fn iter(&self) -> impl Iterator<Item = (&'static str, String)> + '_ {
         self.variant
             .options
             .iter()
             .zip(&self.chosen)
-            .map(|(o, &c)| (o.name, o.values[c as usize].name))
+            .map(|(o, &c)| (o.name, o.value_text(c)))
     }
 
     /// The effects of every chosen value.
-    pub fn effects(&self) -> impl Iterator<Item = &'static Effect> + '_ {
-        self.variant
-            .options
-            .iter()
-            .zip(&self.chosen)
-            .flat_map(|(o, &c)| o.values[c as usize].effects.iter())
+    pub fn effects(&self) -> Vec<Effect> {
+        let mut effects = Vec::new();
+        for (spec, &choice) in self.variant.options.iter().zip(&self.chosen) {
+            match choice {
+                Choice::Named(i) => {
+                    if let Some(value) = spec.values.get(i as usize) {
+                        effects.extend_from_slice(value.effects);
+                    }
+                }
+                Choice::Number(n) => {
+                    if let Some(number) = spec.number {
+                        effects.push((number.effect)(n));
+                    }
+                }
+            }
+        }
+        effects
     }
 
     /// The rules that move generation and game end depend on.
     pub fn rule_set(&self) -> RuleSet {
-        let mut rules = RuleSet {
-            drop_mate: DropMateRule::Loses,
-            repetition_count: 3,
-            drops: self.variant.drops,
-        };
+        let mut rules = self.variant.default_rules;
         for effect in self.effects() {
-            match *effect {
+            match effect {
                 Effect::DropMate(rule) => rules.drop_mate = rule,
                 Effect::RepetitionCount(n) => rules.repetition_count = n,
                 Effect::Drops(on) => rules.drops = on,
+                Effect::MaxPlies(n) => rules.max_plies = n,
                 _ => {}
             }
         }
@@ -376,12 +441,12 @@ impl fmt::Display for Options {
     /// Writes every option that differs from its default as `name=value`, comma-separated.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut first = true;
-        for ((name, value), &chosen) in self.iter().zip(&self.chosen) {
-            if chosen != 0 {
+        for (spec, &choice) in self.variant.options.iter().zip(&self.chosen) {
+            if choice != Choice::Named(0) {
                 if !first {
                     f.write_str(",")?;
                 }
-                write!(f, "{name}={value}")?;
+                write!(f, "{}={}", spec.name, spec.value_text(choice))?;
                 first = false;
             }
         }
@@ -398,4 +463,6 @@ pub struct RuleSet {
     pub repetition_count: u8,
     /// Whether captured pieces go to hand and may be dropped.
     pub drops: bool,
+    /// After this many plies the game ends without a winner; 0 for no limit.
+    pub max_plies: u32,
 }

@@ -3,7 +3,7 @@
 //! the legal moves (checked against an independent make-and-test over all pseudo-legal moves).
 
 use proptest::prelude::*;
-use tsubame_rules::{Options, Position, tori};
+use tsubame_rules::{Bitboard, Options, Position, tori, wa};
 
 const OPTION_SETS: [&str; 6] = [
     "",
@@ -14,15 +14,31 @@ const OPTION_SETS: [&str; 6] = [
     "handicap=left-quail,owl=on",
 ];
 
+const WA_OPTION_SETS: [&str; 2] = ["", "drops=off"];
+
 fn start(option_set: usize) -> Position<u64> {
     let options =
         Options::parse(tori::spec(), OPTION_SETS[option_set % OPTION_SETS.len()]).unwrap();
     tori::start(&options).unwrap()
 }
 
-/// Plays the moves picked by `choices` and calls `check` on every position reached.
-fn walk(option_set: usize, choices: &[u16], mut check: impl FnMut(&Position<u64>)) {
-    let mut position = start(option_set);
+/// Plays the moves picked by `choices` from a Tori start and checks every position reached.
+fn walk(option_set: usize, choices: &[u16], check: impl FnMut(&Position<u64>)) {
+    walk_from(start(option_set), choices, check);
+}
+
+/// The same from a Wa start, with or without drops.
+fn walk_wa(option_set: usize, choices: &[u16], check: impl FnMut(&Position<u128>)) {
+    let text = WA_OPTION_SETS[option_set % WA_OPTION_SETS.len()];
+    let options = Options::parse(wa::spec(), text).unwrap();
+    walk_from(wa::start(&options).unwrap(), choices, check);
+}
+
+fn walk_from<B: Bitboard>(
+    mut position: Position<B>,
+    choices: &[u16],
+    mut check: impl FnMut(&Position<B>),
+) {
     check(&position);
     for &choice in choices {
         let moves = position.legal_moves();
@@ -41,66 +57,96 @@ fn config() -> ProptestConfig {
     }
 }
 
+fn check_make_unmake<B: Bitboard>(position: &Position<B>) {
+    assert_eq!(
+        position.key(),
+        position.key_from_scratch(),
+        "{}",
+        position.to_sfen()
+    );
+    let mut scratch = position.clone();
+    for mv in position.legal_moves() {
+        let undo = scratch.make_move(mv);
+        assert_eq!(
+            scratch.key(),
+            scratch.key_from_scratch(),
+            "after {}",
+            position.to_usi(mv)
+        );
+        scratch.unmake_move(mv, undo);
+        assert_eq!(&scratch, position, "unmake of {}", position.to_usi(mv));
+    }
+}
+
+fn check_text_round_trips<B: Bitboard>(position: &Position<B>) {
+    let tables = position.tables();
+    let rules = position.rules();
+    let sfen = position.to_sfen();
+    let back = Position::from_sfen(tables, &sfen, rules).unwrap();
+    assert_eq!(&back, position, "{sfen}");
+    let fen = position.to_fen();
+    let from_fen = Position::from_fen(tables, &fen, rules).unwrap();
+    assert_eq!(from_fen.to_fen(), fen);
+    assert_eq!(from_fen.to_setup().board, position.to_setup().board);
+    assert_eq!(from_fen.to_setup().hands, position.to_setup().hands);
+    assert_eq!(from_fen.side_to_move(), position.side_to_move());
+    for mv in position.legal_moves() {
+        let text = position.to_usi(mv);
+        assert_eq!(position.parse_usi(&text), Ok(mv), "{text} in {sfen}");
+    }
+}
+
+fn check_exact_legal_set<B: Bitboard>(position: &Position<B>) {
+    let legal = position.legal_moves();
+    let mut sorted = legal.clone();
+    sorted.sort();
+    sorted.dedup();
+    assert_eq!(
+        sorted.len(),
+        legal.len(),
+        "duplicates in {}",
+        position.to_sfen()
+    );
+    assert_eq!(position.count_legal(), legal.len() as u64);
+    let mover = position.side_to_move();
+    let mut independent: Vec<_> = position
+        .pseudo_legal_moves()
+        .into_iter()
+        .filter(|&mv| {
+            let mut after = position.clone();
+            after.make_move(mv);
+            !after.is_in_check(mover)
+        })
+        .collect();
+    independent.sort();
+    independent.dedup();
+    assert_eq!(independent, sorted, "{}", position.to_sfen());
+}
+
 proptest! {
     #![proptest_config(config())]
 
     #[test]
     fn make_unmake_restores_every_move_and_keys_stay_exact(option_set in 0usize..6, choices in prop::collection::vec(any::<u16>(), 0..90)) {
-        walk(option_set, &choices, |position| {
-            assert_eq!(position.key(), position.key_from_scratch(), "{}", position.to_sfen());
-            let mut scratch = position.clone();
-            for mv in position.legal_moves() {
-                let undo = scratch.make_move(mv);
-                assert_eq!(scratch.key(), scratch.key_from_scratch(), "after {}", position.to_usi(mv));
-                scratch.unmake_move(mv, undo);
-                assert_eq!(&scratch, position, "unmake of {}", position.to_usi(mv));
-            }
-        });
+        walk(option_set, &choices, check_make_unmake);
     }
 
     #[test]
     fn text_formats_round_trip(option_set in 0usize..6, choices in prop::collection::vec(any::<u16>(), 0..90)) {
-        walk(option_set, &choices, |position| {
-            let tables = position.tables();
-            let rules = position.rules();
-            let sfen = position.to_sfen();
-            let back = Position::from_sfen(tables, &sfen, rules).unwrap();
-            assert_eq!(&back, position, "{sfen}");
-            let fen = position.to_fen();
-            let from_fen = Position::from_fen(tables, &fen, rules).unwrap();
-            assert_eq!(from_fen.to_fen(), fen);
-            assert_eq!(from_fen.to_setup().board, position.to_setup().board);
-            assert_eq!(from_fen.to_setup().hands, position.to_setup().hands);
-            assert_eq!(from_fen.side_to_move(), position.side_to_move());
-            for mv in position.legal_moves() {
-                let text = position.to_usi(mv);
-                assert_eq!(position.parse_usi(&text), Ok(mv), "{text} in {sfen}");
-            }
-        });
+        walk(option_set, &choices, check_text_round_trips);
     }
 
     #[test]
     fn generator_yields_exactly_the_legal_moves(option_set in 0usize..6, choices in prop::collection::vec(any::<u16>(), 0..90)) {
-        walk(option_set, &choices, |position| {
-            let legal = position.legal_moves();
-            let mut sorted = legal.clone();
-            sorted.sort();
-            sorted.dedup();
-            assert_eq!(sorted.len(), legal.len(), "duplicates in {}", position.to_sfen());
-            assert_eq!(position.count_legal(), legal.len() as u64);
-            let mover = position.side_to_move();
-            let mut independent: Vec<_> = position
-                .pseudo_legal_moves()
-                .into_iter()
-                .filter(|&mv| {
-                    let mut after = position.clone();
-                    after.make_move(mv);
-                    !after.is_in_check(mover)
-                })
-                .collect();
-            independent.sort();
-            independent.dedup();
-            assert_eq!(independent, sorted, "{}", position.to_sfen());
+        walk(option_set, &choices, check_exact_legal_set);
+    }
+
+    #[test]
+    fn wa_invariants(option_set in 0usize..2, choices in prop::collection::vec(any::<u16>(), 0..120)) {
+        walk_wa(option_set, &choices, |position| {
+            check_make_unmake(position);
+            check_text_round_trips(position);
+            check_exact_legal_set(position);
         });
     }
 
