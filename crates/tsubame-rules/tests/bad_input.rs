@@ -330,3 +330,202 @@ fn overlong_ranks_with_huge_digit_runs_are_measured_without_overflow() {
     let fen = "7[]7[]/7/7/7/7/7/7 w 0 1";
     assert!(!fen_error(fen).is_empty());
 }
+
+const WA_START: &str =
+    "hmlcvkwgudo/1e3s3f1/ppprpppxppp/3p3p3/11/11/11/3P3P3/PPPXPPPRPPP/1F3S3E1/ODUGWKVCLMH";
+
+fn wa_sfen_error(text: &str, options: &str) -> String {
+    let rules = Options::parse(tsubame_rules::wa::spec(), options)
+        .unwrap()
+        .rule_set();
+    match Position::from_sfen(tsubame_rules::wa::tables(), text, rules) {
+        Ok(p) => panic!("{text:?} was accepted as {}", p.to_sfen()),
+        Err(e) => e.to_string(),
+    }
+}
+
+fn wa_move_error(text: &str) -> String {
+    let p = tsubame_rules::wa::start(&Options::defaults(tsubame_rules::wa::spec())).unwrap();
+    match p.parse_usi(text) {
+        Ok(mv) => panic!("{text:?} was accepted as {}", p.to_usi(mv)),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn malformed_wa_positions() {
+    let kings = |middle: &str| format!("2k8/{middle}/11/11/11/11/11/11/11/11/8K2");
+    let cases: Vec<(String, &str, &str)> = vec![
+        (
+            format!("{WA_START}/11 b - 1"),
+            "",
+            "board has 12 rank(s), expected 11",
+        ),
+        (
+            "2k8/11/11/11/11/11/11/11/11/8K2 b - 1".into(),
+            "",
+            "board has 10 rank(s), expected 11",
+        ),
+        (
+            format!("{} b - 1", kings("12")),
+            "",
+            "rank b: \"12\" is not a valid count of empty squares",
+        ),
+        (
+            format!("{} b - 1", kings("011")),
+            "",
+            "rank b: \"011\" is not a valid count of empty squares",
+        ),
+        (
+            format!("{} b - 1", kings("5P6")),
+            "",
+            "rank b describes 12 square(s), expected 11",
+        ),
+        (
+            format!("{} b - 1", kings("5P4")),
+            "",
+            "rank b describes 10 square(s), expected 11",
+        ),
+        (
+            format!("{} b - 1", kings("5Q5")),
+            "",
+            "rank b: \"Q\" is not a piece of wa",
+        ),
+        (
+            format!("{} b - 1", kings("5B5")),
+            "",
+            "rank b: \"B\" is not a piece of wa",
+        ),
+        (
+            format!("{} b - 1", kings("5+E5")),
+            "",
+            "rank b: \"+E\" cannot be promoted",
+        ),
+        (
+            format!("{} b - 1", kings("5+X5")),
+            "",
+            "rank b: \"+X\" cannot be promoted",
+        ),
+        (
+            format!("{} b - 1", kings("5+K5")),
+            "",
+            "rank b: \"+K\" cannot be promoted",
+        ),
+        (
+            format!("{} b - 1", kings("5K5")),
+            "",
+            "invalid position: sente has 2 crane king pieces on the board, only one is allowed",
+        ),
+        (
+            "11/11/11/11/11/11/11/11/11/11/8K2 b - 1".into(),
+            "",
+            "invalid position: gote has no crane king on the board",
+        ),
+        (
+            "2k2P5/11/11/11/11/11/11/11/11/11/8K2 b - 1".into(),
+            "",
+            "invalid position: sente sparrow pawn on 6a could not have got there and could never move",
+        ),
+        (
+            "2k2O5/11/11/11/11/11/11/11/11/11/8K2 b - 1".into(),
+            "",
+            "invalid position: sente oxcart on 6a could not have got there and could never move",
+        ),
+        (
+            "2k8/11/11/11/11/11/11/11/11/11/5o2K2 b - 1".into(),
+            "",
+            "invalid position: gote oxcart on 6k could not have got there and could never move",
+        ),
+        (
+            format!("{} b 2F 1", kings("5+F5")),
+            "",
+            "invalid position: 3 flying falcon pieces (promoted ones included) on board and in hand, a set holds 2",
+        ),
+        (
+            format!("{} b 23P 1", kings("11")),
+            "",
+            "invalid position: 23 sparrow pawn pieces (promoted ones included) on board and in hand, a set holds 22",
+        ),
+        (
+            format!("{} b K 1", kings("11")),
+            "",
+            "invalid position: sente holds a crane king in hand, which cannot be",
+        ),
+        (
+            format!("{} b P 1", kings("11")),
+            "drops=off",
+            "invalid position: sente holds pieces in hand, but this game has no drops",
+        ),
+        (
+            format!("{} b 0P 1", kings("11")),
+            "",
+            "hand: count \"0\" is not a number from 1 to 255",
+        ),
+        (
+            format!("{} b Pz 1", kings("11")),
+            "",
+            "hand: \"z\" is not a piece that can be in hand",
+        ),
+        (
+            format!("{} x - 1", kings("11")),
+            "",
+            "side to move \"x\" is not b (sente) or w (gote)",
+        ),
+        (
+            format!("{} b - 0", kings("11")),
+            "",
+            "move number \"0\" is not a positive number",
+        ),
+        (
+            "2k8/2R8/11/11/11/11/11/11/11/11/8K2 b - 1".into(),
+            "",
+            "invalid position: gote is not to move but is in check",
+        ),
+    ];
+    assert!(cases.len() >= 20);
+    for (text, options, expected) in cases {
+        assert_eq!(wa_sfen_error(&text, options), expected, "{text:?}");
+    }
+}
+
+#[test]
+fn malformed_wa_moves() {
+    let cases = [
+        (
+            "12a1a",
+            "\"12a1a\" is not a move: it does not start with a square of this board",
+        ),
+        (
+            "6k6l",
+            "\"6k6l\" is not a move: the second square is missing or off the board",
+        ),
+        (
+            "111k11j",
+            "\"111k11j\" is not a move: it does not start with a square of this board",
+        ),
+        (
+            "Q*5e",
+            "\"Q*5e\" is not a move: the piece before '*' is not an upper-case piece letter of this game",
+        ),
+        ("P*5e", "P*5e is illegal: you have no sparrow pawn in hand"),
+        (
+            "11k11i",
+            "11k11i is illegal: the square is held by your own sparrow pawn",
+        ),
+        (
+            "6i6h+",
+            "6i6h+ is illegal: a sparrow pawn cannot promote on this move",
+        ),
+        (
+            "4i4b",
+            "4i4b is illegal: a running rabbit cannot move from 4i to 4b",
+        ),
+        (
+            "6c6d",
+            "6c6d is illegal: the sparrow pawn on 6c belongs to gote",
+        ),
+    ];
+    for (text, expected) in cases {
+        assert_eq!(wa_move_error(text), expected, "{text:?}");
+    }
+}

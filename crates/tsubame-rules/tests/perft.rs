@@ -73,3 +73,64 @@ fn option_start_positions() {
         assert_eq!(start.to_sfen(), sfen);
     }
 }
+
+/// Wa's start position with drops on and off. These counts are our own (no other program
+/// counts Wa perft); they are kept so that any change to Wa's move generation shows, and the
+/// moves themselves are cross-checked against HaChu in `hachu_wa.rs`. Depth 1 is the spec's
+/// hand count of 51, and depth 5 is the first where drops make a difference.
+#[test]
+fn wa_start_position_counts() {
+    let all = rows("washogi-start-perft.tsv");
+    assert_eq!(all.len(), 10);
+    for row in all {
+        let (sfen, options, depth, expected): (&str, &str, u32, u64) = (
+            &row[0],
+            &row[1],
+            row[2].parse().unwrap(),
+            row[3].parse().unwrap(),
+        );
+        if expected > node_limit() {
+            continue;
+        }
+        let options = tsubame_rules::Options::parse(tsubame_rules::wa::spec(), options).unwrap();
+        let mut position =
+            Position::from_sfen(tsubame_rules::wa::tables(), sfen, options.rule_set()).unwrap();
+        assert_eq!(
+            position.perft(depth),
+            expected,
+            "{sfen} {options} depth {depth}"
+        );
+    }
+}
+
+/// Perft counted by the slow, independent route (every pseudo-legal move made and tested for
+/// the own royal's safety) agrees with the generator on positions of both games.
+#[test]
+fn perft_agrees_with_make_and_test_counting() {
+    fn slow<B: tsubame_rules::Bitboard>(position: &mut Position<B>, depth: u32) -> u64 {
+        if depth == 0 {
+            return 1;
+        }
+        let mover = position.side_to_move();
+        let mut nodes = 0;
+        for mv in position.pseudo_legal_moves() {
+            let undo = position.make_move(mv);
+            if !position.is_in_check(mover) {
+                nodes += slow(position, depth - 1);
+            }
+            position.unmake_move(mv, undo);
+        }
+        nodes
+    }
+    let depth = if cfg!(debug_assertions) { 2 } else { 3 };
+    let options = Options::defaults(tori::spec());
+    for row in rows("torishogi-perft.tsv").iter().filter(|r| r[1] == "1") {
+        let mut p = Position::from_fen(tori::tables(), &row[0], options.rule_set()).unwrap();
+        let fast = p.perft(depth);
+        assert_eq!(slow(&mut p, depth), fast, "{}", row[0]);
+    }
+    let wa_options = Options::defaults(tsubame_rules::wa::spec());
+    let mut wa_start = tsubame_rules::wa::start(&wa_options).unwrap();
+    let fast = wa_start.perft(depth);
+    assert_eq!(slow(&mut wa_start, depth), fast);
+}

@@ -276,6 +276,17 @@ fn start_position_counts_as_the_spec_says() {
     assert_eq!(from(&["6j"]), 6, "swallow's wings");
     assert_eq!(from(&["2j"]), 2, "cloud eagle");
     assert_eq!(from(&["10j"]), 0, "flying falcon");
+    let pawns = [
+        "11i", "10i", "9i", "7i", "6i", "5i", "3i", "2i", "1i", "8h", "4h",
+    ];
+    assert_eq!(from(&pawns), 11, "sparrow pawns");
+    let start_square =
+        |m: &str| m[..m.chars().take_while(char::is_ascii_digit).count() + 1].to_string();
+    let back_rank = moves
+        .iter()
+        .filter(|m| start_square(m).ends_with('k'))
+        .count();
+    assert_eq!(back_rank, 19, "back rank");
 }
 
 #[test]
