@@ -46,6 +46,30 @@ pub(crate) trait MoveSink<B> {
     fn drops(&mut self, role: Role, targets: B);
     /// One move.
     fn one(&mut self, mv: Move);
+    /// Whether drops and exchanges are wanted at all.
+    fn wants_hand_moves(&self) -> bool {
+        true
+    }
+}
+
+/// Collects only the board moves that capture.
+struct Captures<'a, B> {
+    enemy: B,
+    out: &'a mut Vec<Move>,
+}
+
+impl<B: Bitboard> MoveSink<B> for Captures<'_, B> {
+    #[inline]
+    fn board_moves(&mut self, from: usize, targets: B, promote: bool) {
+        self.out.board_moves(from, targets & self.enemy, promote);
+    }
+    #[inline]
+    fn drops(&mut self, _role: Role, _targets: B) {}
+    #[inline]
+    fn one(&mut self, _mv: Move) {}
+    fn wants_hand_moves(&self) -> bool {
+        false
+    }
 }
 
 impl<B: Bitboard> MoveSink<B> for Vec<Move> {
@@ -207,6 +231,9 @@ impl<B: Bitboard> Position<B> {
             }
         }
 
+        if !sink.wants_hand_moves() {
+            return;
+        }
         if self.rules.drops && !several_checkers {
             let empty = t.board & !occupied;
             let drop_targets = if info.checkers.is_empty() {
@@ -296,6 +323,12 @@ impl<B: Bitboard> Position<B> {
     /// Appends every legal move to `moves`.
     pub fn generate_legal(&self, moves: &mut Vec<Move>) {
         self.generate(moves);
+    }
+
+    /// Appends the legal moves that capture a piece (with their promotion choices).
+    pub fn generate_captures(&self, moves: &mut Vec<Move>) {
+        let enemy = self.occupied_by(!self.side);
+        self.generate(&mut Captures { enemy, out: moves });
     }
 
     /// How many legal moves there are, without building them.

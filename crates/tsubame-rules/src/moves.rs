@@ -126,6 +126,13 @@ impl Move {
     pub const fn to_bits(self) -> u32 {
         self.0
     }
+
+    /// The move with this 32-bit code (from [`Move::to_bits`]). Any value gives some move; a
+    /// move is only playable once checked against a position (for example with
+    /// [`crate::Position::is_legal`]).
+    pub const fn from_bits(bits: u32) -> Move {
+        Move(bits)
+    }
 }
 
 impl std::fmt::Debug for Move {

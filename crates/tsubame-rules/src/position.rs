@@ -625,6 +625,21 @@ impl<B: Bitboard> Position<B> {
         undo
     }
 
+    /// Passes the turn without moving (for search: null-move pruning). Undo with
+    /// [`Position::unmake_null_move`]. Not a legal move of any game here.
+    pub fn make_null_move(&mut self) {
+        self.side = !self.side;
+        self.board_key ^= self.tables.side_key;
+        self.ply += 1;
+    }
+
+    /// Takes back [`Position::make_null_move`].
+    pub fn unmake_null_move(&mut self) {
+        self.side = !self.side;
+        self.board_key ^= self.tables.side_key;
+        self.ply -= 1;
+    }
+
     /// Takes back `mv`, which must be the last move made, with the [`Undo`] it returned.
     pub fn unmake_move(&mut self, mv: Move, undo: Undo) {
         let t = self.tables;

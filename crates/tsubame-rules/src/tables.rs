@@ -323,6 +323,22 @@ impl<B: Bitboard> Tables<B> {
         rays[from] & !rays[to] & !B::single(to)
     }
 
+    /// Squares a piece standing on `square` attacks, given the occupied squares.
+    #[inline]
+    pub fn attacks_from(&self, color: Color, role: Role, square: Square, occupied: B) -> B {
+        self.attacks(color, role, square.index(), occupied)
+    }
+
+    /// Number of piece kinds.
+    pub fn role_count(&self) -> usize {
+        self.role_count
+    }
+
+    /// Squares on the board.
+    pub fn board(&self) -> B {
+        self.board
+    }
+
     /// Squares a piece can reach from `square` on an empty board.
     pub fn empty_board_attacks(&self, color: Color, role: Role, square: Square) -> B {
         self.attacks(color, role, square.index(), B::EMPTY)

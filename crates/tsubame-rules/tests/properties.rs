@@ -121,6 +121,15 @@ fn check_exact_legal_set<B: Bitboard>(position: &Position<B>) {
     independent.sort();
     independent.dedup();
     assert_eq!(independent, sorted, "{}", position.to_sfen());
+    let mut captures = Vec::new();
+    position.generate_captures(&mut captures);
+    captures.sort();
+    let expected: Vec<_> = sorted
+        .iter()
+        .copied()
+        .filter(|m| !m.is_from_hand() && position.piece_at(m.to()).is_some())
+        .collect();
+    assert_eq!(captures, expected, "captures in {}", position.to_sfen());
 }
 
 proptest! {

@@ -1,0 +1,227 @@
+//! Static evaluation: material on the board and in hand, advancement, mobility and royal safety.
+//! Every weight lives in [`EvalParams`], one set per game, so they can be tuned in one place.
+
+use tsubame_rules::{Bitboard, Color, Position, Role, Square, VariantSpec, betza, tori};
+
+/// Evaluation weights of one game, in centipawns (a Tori swallow is 100).
+#[derive(Clone, Debug, PartialEq)]
+pub struct EvalParams {
+    /// Value of each kind on the board, by role index.
+    pub board_value: Vec<i32>,
+    /// Value of each kind in hand, by role index.
+    pub hand_value: Vec<i32>,
+    /// Bonus per rank a piece of each kind has advanced from its own back rank.
+    pub advance: Vec<i32>,
+    /// Bonus per square a non-royal piece attacks that is not held by its own side.
+    pub mobility: i32,
+    /// Bonus per own piece next to the own royal.
+    pub royal_shelter: i32,
+    /// Penalty per attack of an enemy piece on the squares next to the own royal.
+    pub royal_attack: i32,
+    /// Penalty per empty square next to the own royal for each kind the opponent holds in
+    /// hand (drop threats), counting at most three kinds.
+    pub drop_threat: i32,
+    /// Bonus for the side to move.
+    pub tempo: i32,
+}
+
+/// A value for a piece from its moves alone, for games without published values: each
+/// direction a leap or step counts as one unit, a slide as more, a forward move a little more.
+fn value_from_moves(betza_text: &str) -> i32 {
+    let Ok(atoms) = betza::parse(betza_text) else {
+        return 100;
+    };
+    let mut units = 0.0f64;
+    for atom in atoms {
+        let weight = match atom.reach {
+            betza::Reach::Leap => 1.0,
+            betza::Reach::Slide { limit: 0 } => 2.4,
+            betza::Reach::Slide { limit } => 1.0 + 0.45 * f64::from(limit.min(4) - 1),
+        };
+        let direction = if atom.forward > 0 { 1.15 } else { 1.0 };
+        units += weight * direction;
+    }
+    (units * 100.0 / 1.15).round() as i32
+}
+
+impl EvalParams {
+    /// The weights for a game: Tori's piece values follow the play site's guide (swallow 1,
+    /// pheasant 3, crane 6, quails 7, falcon 7, goose 2, eagle 16; in hand a little less, the
+    /// swallow a little more); other games' values come from their pieces' moves.
+    pub fn for_variant(spec: &'static VariantSpec) -> EvalParams {
+        let n = spec.roles.len();
+        let mut board_value: Vec<i32> = spec
+            .roles
+            .iter()
+            .map(|r| value_from_moves(r.betza))
+            .collect();
+        let mut advance = vec![0; n];
+        if spec.name == tori::spec().name {
+            let values = [
+                (tori::FALCON, 700),
+                (tori::EAGLE, 1600),
+                (tori::CRANE, 620),
+                (tori::PHEASANT, 300),
+                (tori::LEFT_QUAIL, 680),
+                (tori::RIGHT_QUAIL, 680),
+                (tori::SWALLOW, 100),
+                (tori::GOOSE, 200),
+                (tori::OWL, 500),
+                (tori::SHRIKE, 280),
+            ];
+            for (role, value) in values {
+                board_value[role.index()] = value;
+            }
+            advance[tori::SWALLOW.index()] = 6;
+        } else {
+            for (i, role) in spec.roles.iter().enumerate() {
+                if role.betza == "fW" {
+                    advance[i] = 4;
+                }
+            }
+        }
+        for (i, role) in spec.roles.iter().enumerate() {
+            if role.royal {
+                board_value[i] = 0;
+            }
+        }
+        let hand_value = spec
+            .roles
+            .iter()
+            .enumerate()
+            .map(|(i, role)| {
+                let v = board_value[i];
+                if role.promoted_from.is_some() || role.royal {
+                    0
+                } else if role.drop.max_per_file.is_some() {
+                    v * 115 / 100
+                } else {
+                    v * 92 / 100
+                }
+            })
+            .collect();
+        EvalParams {
+            board_value,
+            hand_value,
+            advance,
+            mobility: 3,
+            royal_shelter: 12,
+            royal_attack: 18,
+            drop_threat: 6,
+            tempo: 10,
+        }
+    }
+
+    /// The value of a piece kind on the board.
+    #[inline]
+    pub fn value(&self, role: Role) -> i32 {
+        self.board_value.get(role.index()).copied().unwrap_or(0)
+    }
+}
+
+/// The position's value for the side to move.
+pub fn evaluate<B: Bitboard>(position: &Position<B>, params: &EvalParams) -> i32 {
+    let tables = position.tables();
+    let spec = tables.spec;
+    let geometry = tables.geometry;
+    let occupied = position.occupied();
+    let mut score = [0i32; 2];
+    let mut zones = [B::EMPTY; 2];
+    for color in Color::ALL {
+        if let Some(royal) = position.royal_square(color) {
+            let role = spec
+                .roles
+                .iter()
+                .position(|r| r.royal)
+                .map_or(Role(0), |i| Role(i as u8));
+            zones[color.index()] =
+                tables.attacks_from(color, role, Square::from_index(royal as u8), B::EMPTY);
+        }
+    }
+    for color in Color::ALL {
+        let us = color.index();
+        let own = position.occupied_by(color);
+        let enemy_zone = zones[1 - us];
+        let mut royal_hits = 0i32;
+        for (r, role_spec) in spec.roles.iter().enumerate() {
+            let role = Role(r as u8);
+            let pieces = position.pieces(color, role);
+            let in_hand = position.hand_count(color, role) as i32;
+            score[us] += in_hand * params.hand_value[r];
+            if pieces.is_empty() {
+                continue;
+            }
+            score[us] += pieces.count() as i32 * params.board_value[r];
+            if role_spec.royal {
+                score[us] += (zones[us] & own).count() as i32 * params.royal_shelter;
+                continue;
+            }
+            let advance = params.advance[r];
+            for square in pieces.iter() {
+                let sq = Square::from_index(square as u8);
+                if advance != 0 {
+                    let rank = geometry.rank(sq) as i32;
+                    let progress = match color {
+                        Color::Sente => geometry.height as i32 - 1 - rank,
+                        Color::Gote => rank,
+                    };
+                    score[us] += advance * progress;
+                }
+                let attacks = tables.attacks_from(color, role, sq, occupied);
+                score[us] += (attacks & !own).count() as i32 * params.mobility;
+                royal_hits += (attacks & enemy_zone).count() as i32;
+            }
+        }
+        score[1 - us] -= royal_hits * params.royal_attack;
+        let hand_kinds = spec
+            .roles
+            .iter()
+            .enumerate()
+            .filter(|&(r, _)| position.hand_count(color, Role(r as u8)) > 0)
+            .count()
+            .min(3) as i32;
+        let empty_near_enemy_royal = (enemy_zone & !occupied).count() as i32;
+        score[1 - us] -= hand_kinds * empty_near_enemy_royal * params.drop_threat;
+    }
+    let side = position.side_to_move().index();
+    score[side] - score[1 - side] + params.tempo
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tsubame_rules::{Options, wa};
+
+    #[test]
+    fn start_positions_are_balanced_apart_from_the_tempo() {
+        let tori_params = EvalParams::for_variant(tori::spec());
+        let start = tori::start(&Options::defaults(tori::spec())).unwrap();
+        assert_eq!(evaluate(&start, &tori_params), tori_params.tempo);
+        let wa_params = EvalParams::for_variant(wa::spec());
+        let start = wa::start(&Options::defaults(wa::spec())).unwrap();
+        assert_eq!(evaluate(&start, &wa_params), wa_params.tempo);
+    }
+
+    #[test]
+    fn tori_values_follow_the_guide_and_wa_values_follow_the_moves() {
+        let p = EvalParams::for_variant(tori::spec());
+        assert_eq!(p.value(tori::EAGLE), 1600);
+        assert!(p.hand_value[tori::SWALLOW.index()] > p.value(tori::SWALLOW));
+        assert!(p.hand_value[tori::FALCON.index()] < p.value(tori::FALCON));
+        let w = EvalParams::for_variant(wa::spec());
+        assert_eq!(w.value(wa::SPARROW_PAWN), 100);
+        assert!(w.value(wa::GLIDING_SWALLOW) > w.value(wa::SWALLOWS_WINGS));
+        assert!(w.value(wa::TENACIOUS_FALCON) > w.value(wa::FLYING_FALCON));
+        assert!(w.value(wa::FLYING_FALCON) > w.value(wa::VIOLENT_WOLF));
+        assert_eq!(w.value(wa::CRANE_KING), 0);
+    }
+
+    #[test]
+    fn a_captured_piece_shows_in_the_score() {
+        let params = EvalParams::for_variant(tori::spec());
+        let rules = Options::defaults(tori::spec()).rule_set();
+        let even = Position::from_sfen(tori::tables(), "3k3/7/7/7/7/7/3K3 b - 1", rules).unwrap();
+        let ahead = Position::from_sfen(tori::tables(), "3k3/7/7/7/7/7/3K3 b C 1", rules).unwrap();
+        assert!(evaluate(&ahead, &params) > evaluate(&even, &params) + 400);
+    }
+}
