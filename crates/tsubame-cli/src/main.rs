@@ -27,6 +27,51 @@ enum Command {
         after_help = "Examples:\n  tsubame moves --variant tori\n  tsubame moves --variant tori --sfen '3k3/7/7/7/7/7/3K3 b S 1'"
     )]
     Moves(MovesArgs),
+    /// Search fixed positions of every game to a fixed depth with one thread; the node total is
+    /// the search's signature.
+    #[command(
+        after_help = "Example:\n  tsubame bench\n\nThe last line is `<N> nodes <M> nps`; N changes only when the search's behaviour changes."
+    )]
+    Bench(BenchArgs),
+}
+
+#[derive(Args)]
+struct BenchArgs {
+    /// Depth for Tori (Wa is searched two plies shallower).
+    #[arg(long, default_value_t = tsubame_engine::bench::DEPTH)]
+    depth: u32,
+}
+
+fn bench(args: &BenchArgs) -> Result<()> {
+    if args.depth == 0 || args.depth > 30 {
+        bail!("depth {} is out of range (1 to 30)", args.depth);
+    }
+    let rows = tsubame_engine::bench::run(args.depth).map_err(anyhow::Error::msg)?;
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let mut nodes = 0u64;
+    let mut time = 0f64;
+    for (i, row) in rows.iter().enumerate() {
+        writeln!(
+            out,
+            "{:>2} {:<5} {:>10} nodes {:>8.3} s  best {:<8} {}",
+            i + 1,
+            row.variant,
+            row.nodes,
+            row.time.as_secs_f64(),
+            row.best,
+            row.sfen
+        )?;
+        nodes += row.nodes;
+        time += row.time.as_secs_f64();
+    }
+    let nps = if time > 0.0 {
+        (nodes as f64 / time) as u64
+    } else {
+        0
+    };
+    writeln!(out, "{nodes} nodes {nps} nps")?;
+    Ok(())
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -163,6 +208,7 @@ fn main() -> ExitCode {
             VariantName::Tori => perft(tori::tables(), args),
             VariantName::Wa => perft(wa::tables(), args),
         },
+        Command::Bench(args) => bench(args),
         Command::Moves(args) => match args.position.variant {
             VariantName::Tori => moves(tori::tables(), args),
             VariantName::Wa => moves(wa::tables(), args),

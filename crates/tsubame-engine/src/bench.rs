@@ -1,0 +1,106 @@
+//! The bench: fixed positions per game searched to a fixed depth with one thread and a fixed
+//! table size. Its node total is a signature of the search's behaviour: a change that should not
+//! alter play keeps it; a change that alters it must be justified by a match.
+
+use crate::eval::EvalParams;
+use crate::limits::Limits;
+use crate::search::search;
+use crate::tt::TranspositionTable;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+use tsubame_rules::{Bitboard, Options, Position, Tables, tori, wa};
+
+/// Tori positions: the start, openings, middle games with full hands, endings with checks.
+pub const TORI_POSITIONS: [&str; 8] = [
+    "rpckcpl/3f3/sssssss/2s1S2/SSSSSSS/3F3/LPCKCPR b - 1",
+    "rpckcpl/3f3/ssssSss/7/SSFSSSS/7/LPCKCPR w 2Ss 4",
+    "rpckcpl/7/sssssss/2s1S2/SSSSSSS/3F3/LPCKCPR w - 1",
+    "2+Spc+F1/6l/+Sc1s1ss/Sks1s2/3SSSS/L1C1sF1/3KCPR w PSprss 49",
+    "1p2cpl/2Rkf2/1s1s2s/1s3s1/Kc+SSS1S/4S+sR/1P2CPF b LSScsss 41",
+    "Lpc2pl/s1k1Fc1/1s3ss/2sS3/1S2sPs/1SK1CS1/1PC1F1R w RSssss 29",
+    "r1ckcpl/7/sp2fss/2s3S/S3cS1/1SP+s1SS/L1CSKPR b Sfsss 23",
+    "5sk/5s1/6C/7/7/7/K6 b FS 1",
+];
+
+/// Wa positions: the start, an opening, and positions with promoted pieces.
+pub const WA_POSITIONS: [&str; 4] = [
+    "hmlcvkwgudo/1e3s3f1/ppprpppxppp/3p3p3/11/11/11/3P3P3/PPPXPPPRPPP/1F3S3E1/ODUGWKVCLMH b - 1",
+    "hmlc1k1gu1o/1es1vwx1df1/ppprppp1ppp/3p7/7p3/11/11/1P1P3P3/PXP1PPP1PPP/1F1W1S1R1E1/ODUGK1VCLMH b - 13",
+    "hmlc1k1gud1/1e1v1s1wxf1/ppp1pp2pp1/6pp3/3p7/10E/11/1P1P7/P1PXrPP2P1/1FU1WSKVC2/OD1G4LM1 b RO2Ph3p 31",
+    "1m1cvkwgu1d/h1l2s5/p1e1pppxpR1/3p3ph2/11/6P4/11/1X1PU2f3/3O1P5/4G2R1ED/S4KVCLM1 b 3Pfwo9p 61",
+];
+
+/// The bench's search depth.
+pub const DEPTH: u32 = 7;
+/// The bench's table size in MiB.
+pub const TABLE_MIB: usize = 16;
+
+/// One bench row.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    /// Game name.
+    pub variant: &'static str,
+    /// The position.
+    pub sfen: String,
+    /// Best move found, as USI text.
+    pub best: String,
+    /// Nodes searched.
+    pub nodes: u64,
+    /// Time taken.
+    pub time: Duration,
+}
+
+fn run_positions<B: Bitboard>(
+    tables: &'static Tables<B>,
+    positions: &[&str],
+    depth: u32,
+    rows: &mut Vec<Row>,
+) -> Result<(), String> {
+    let options = Options::defaults(tables.spec);
+    let params = EvalParams::for_variant(tables.spec);
+    for sfen in positions {
+        let position = Position::from_sfen(tables, sfen, options.rule_set())
+            .map_err(|e| format!("bench position {sfen}: {e}"))?;
+        let tt = Arc::new(TranspositionTable::new(TABLE_MIB));
+        let limits = Limits {
+            depth: Some(depth),
+            ..Limits::default()
+        };
+        let stop = Arc::new(AtomicBool::new(false));
+        let outcome = search(
+            &position,
+            &[],
+            &[],
+            &limits,
+            &params,
+            tt,
+            stop,
+            1,
+            &mut |_| {},
+        );
+        rows.push(Row {
+            variant: tables.spec.name,
+            sfen: sfen.to_string(),
+            best: outcome
+                .best
+                .map_or("none".to_string(), |m| position.to_usi(m)),
+            nodes: outcome.info.nodes,
+            time: outcome.info.time,
+        });
+    }
+    Ok(())
+}
+
+/// Runs the bench at `depth` (the signature is defined at [`DEPTH`]).
+pub fn run(depth: u32) -> Result<Vec<Row>, String> {
+    let mut rows = Vec::new();
+    run_positions(tori::tables(), &TORI_POSITIONS, depth, &mut rows)?;
+    run_positions(
+        wa::tables(),
+        &WA_POSITIONS,
+        depth.saturating_sub(2).max(1),
+        &mut rows,
+    )?;
+    Ok(rows)
+}

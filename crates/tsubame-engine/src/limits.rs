@@ -1,0 +1,167 @@
+//! What a search may spend: depth, nodes, time, and how time on the clock becomes a budget.
+
+use std::time::Duration;
+
+/// The clock situation of the side to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Clock {
+    /// Main time left.
+    pub remaining: Duration,
+    /// Byo-yomi period length (zero without byo-yomi).
+    pub byoyomi: Duration,
+    /// Fischer increment per move (zero without).
+    pub increment: Duration,
+}
+
+/// Limits of one search. Unset limits do not apply; with none set the search runs until
+/// stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Limits {
+    /// Deepest iteration.
+    pub depth: Option<u32>,
+    /// Node budget.
+    pub nodes: Option<u64>,
+    /// Exactly this much time for the move.
+    pub move_time: Option<Duration>,
+    /// The clock, for a budget worked out by [`Limits::budget`].
+    pub clock: Option<Clock>,
+    /// Search until stopped, whatever else is set.
+    pub infinite: bool,
+}
+
+/// How long to think: past `soft` no new iteration starts, at `hard` the search stops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Budget {
+    /// Time after which no new iteration is started.
+    pub soft: Duration,
+    /// Time at which the search stops.
+    pub hard: Duration,
+}
+
+/// Time kept back for the protocol round trip and process scheduling.
+const MOVE_OVERHEAD: Duration = Duration::from_millis(60);
+
+impl Limits {
+    /// The time budget, if these limits set one.
+    ///
+    /// Byo-yomi: while main time lasts, a slice of it plus most of a period; in byo-yomi, at most
+    /// the period less a margin, so that a move is never late even with one-second periods.
+    /// Fischer: a slice of the remaining time plus most of the increment.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use tsubame_engine::limits::{Clock, Limits};
+    /// let limits = Limits {
+    ///     clock: Some(Clock { byoyomi: Duration::from_secs(1), ..Clock::default() }),
+    ///     ..Limits::default()
+    /// };
+    /// let budget = limits.budget().unwrap();
+    /// assert!(budget.hard < Duration::from_secs(1));
+    /// ```
+    pub fn budget(&self) -> Option<Budget> {
+        if self.infinite {
+            return None;
+        }
+        if let Some(time) = self.move_time {
+            let hard = time
+                .saturating_sub(MOVE_OVERHEAD)
+                .max(Duration::from_millis(5));
+            return Some(Budget { soft: hard, hard });
+        }
+        let clock = self.clock?;
+        let margin = MOVE_OVERHEAD
+            .max(clock.byoyomi / 8)
+            .min(Duration::from_millis(250));
+        if clock.remaining.is_zero() {
+            let period = clock.byoyomi + clock.increment;
+            let hard = period.saturating_sub(margin).max(Duration::from_millis(5));
+            return Some(Budget {
+                soft: hard * 6 / 10,
+                hard,
+            });
+        }
+        let slice = clock.remaining / 30 + clock.byoyomi * 8 / 10 + clock.increment * 8 / 10;
+        let ceiling = (clock.remaining + clock.byoyomi + clock.increment).saturating_sub(margin);
+        let hard = (slice * 4)
+            .min(clock.remaining / 4 + clock.byoyomi + clock.increment)
+            .min(ceiling);
+        let hard = hard.max(Duration::from_millis(5));
+        Some(Budget {
+            soft: slice.min(hard),
+            hard,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(n: u64) -> Duration {
+        Duration::from_millis(n)
+    }
+
+    #[test]
+    fn byoyomi_alone_never_reaches_the_period() {
+        for period in [1000, 3000, 10_000, 30_000] {
+            let limits = Limits {
+                clock: Some(Clock {
+                    remaining: ms(0),
+                    byoyomi: ms(period),
+                    increment: ms(0),
+                }),
+                ..Limits::default()
+            };
+            let budget = limits.budget().unwrap();
+            assert!(budget.hard <= ms(period) - ms(60), "{period}: {budget:?}");
+            assert!(budget.soft <= budget.hard);
+            assert!(budget.hard >= ms(period / 2));
+        }
+    }
+
+    #[test]
+    fn main_time_is_spread_and_never_overspent() {
+        let limits = Limits {
+            clock: Some(Clock {
+                remaining: ms(60_000),
+                byoyomi: ms(0),
+                increment: ms(0),
+            }),
+            ..Limits::default()
+        };
+        let budget = limits.budget().unwrap();
+        assert_eq!(budget.soft, ms(2000));
+        assert!(budget.hard <= ms(15_000));
+        let fischer = Limits {
+            clock: Some(Clock {
+                remaining: ms(100),
+                byoyomi: ms(0),
+                increment: ms(100),
+            }),
+            ..Limits::default()
+        };
+        assert!(fischer.budget().unwrap().hard < ms(200));
+    }
+
+    #[test]
+    fn fixed_time_and_infinite() {
+        let fixed = Limits {
+            move_time: Some(ms(500)),
+            ..Limits::default()
+        };
+        assert_eq!(
+            fixed.budget(),
+            Some(Budget {
+                soft: ms(440),
+                hard: ms(440)
+            })
+        );
+        let infinite = Limits {
+            infinite: true,
+            move_time: Some(ms(500)),
+            ..Limits::default()
+        };
+        assert_eq!(infinite.budget(), None);
+        assert_eq!(Limits::default().budget(), None);
+    }
+}

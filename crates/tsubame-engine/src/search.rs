@@ -1,0 +1,765 @@
+//! Alpha-beta search: iterative deepening with aspiration windows, principal variation search,
+//! a shared transposition table, quiescence on captures, null-move pruning, late-move
+//! reductions, check extensions, killer and history move ordering, and each game's own rules
+//! for mates, stalemates, mating drops and repetitions. Several threads share the table (lazy
+//! SMP).
+
+use crate::eval::{EvalParams, evaluate};
+use crate::limits::{Budget, Limits};
+use crate::tt::{Bound, TranspositionTable};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+use tsubame_rules::{
+    Bitboard, DropMateRule, Move, MoveKind, Position, RepetitionRule, Role, StalemateRule,
+};
+
+/// The score of being mated now; mate in `n` plies scores `MATE - n`.
+pub const MATE: i32 = 30_000;
+/// Scores beyond this are mates.
+pub const MATE_BOUND: i32 = MATE - 1_000;
+const INFINITY: i32 = 31_000;
+/// A repetition that the rules decide: not a mate, but as good as won or lost.
+const DECIDED: i32 = 5_000;
+/// Deepest ply the search reaches, quiescence included.
+pub const MAX_PLY: usize = 128;
+
+/// A search score as reported.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Score {
+    /// Centipawns for the side to move.
+    Centipawns(i32),
+    /// Mate in this many plies; negative when the side to move is mated.
+    Mate(i32),
+}
+
+impl Score {
+    fn from_internal(value: i32) -> Score {
+        if value >= MATE_BOUND {
+            Score::Mate(MATE - value)
+        } else if value <= -MATE_BOUND {
+            Score::Mate(-(MATE + value))
+        } else {
+            Score::Centipawns(value)
+        }
+    }
+}
+
+/// Progress of a search, reported after each iteration.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Info {
+    /// Completed depth.
+    pub depth: u32,
+    /// Deepest ply reached.
+    pub seldepth: u32,
+    /// Score of the best move.
+    pub score: Score,
+    /// Nodes searched by all threads.
+    pub nodes: u64,
+    /// Time since the search started.
+    pub time: Duration,
+    /// The principal variation.
+    pub pv: Vec<Move>,
+    /// Per mille of the table written in this search.
+    pub hashfull: u32,
+}
+
+impl Info {
+    /// Nodes per second.
+    pub fn nps(&self) -> u64 {
+        let ms = self.time.as_millis().max(1) as u64;
+        self.nodes.saturating_mul(1000) / ms
+    }
+}
+
+/// What a search found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Outcome {
+    /// The move to play; `None` when the side to move has no legal move.
+    pub best: Option<Move>,
+    /// The expected reply, for pondering.
+    pub ponder: Option<Move>,
+    /// The last completed iteration's report.
+    pub info: Info,
+}
+
+/// State shared by the threads of one search.
+struct Shared {
+    tt: Arc<TranspositionTable>,
+    stop: Arc<AtomicBool>,
+    nodes: AtomicU64,
+    start: Instant,
+    budget: Option<Budget>,
+    node_limit: Option<u64>,
+}
+
+/// One thread's search.
+struct Worker<'a, B: Bitboard> {
+    shared: &'a Shared,
+    params: &'a EvalParams,
+    position: Position<B>,
+    /// Keys of every position from the game's start to the current node.
+    keys: Vec<u64>,
+    /// Whether the side to move was in check in each of those positions.
+    checks: Vec<bool>,
+    nodes: u64,
+    seldepth: usize,
+    killers: Vec<[Option<Move>; 2]>,
+    history: Vec<i32>,
+    move_lists: Vec<Vec<Move>>,
+    pv: Vec<Vec<Move>>,
+    lmr: Vec<Vec<i32>>,
+    main: bool,
+}
+
+fn lmr_table() -> Vec<Vec<i32>> {
+    (0..64)
+        .map(|depth| {
+            (0..64)
+                .map(|moves| {
+                    if depth == 0 || moves == 0 {
+                        0
+                    } else {
+                        (0.6 + (depth as f64).ln() * (moves as f64).ln() / 2.2) as i32
+                    }
+                })
+                .collect()
+        })
+        .collect()
+}
+
+fn score_to_tt(score: i32, ply: usize) -> i32 {
+    if score >= MATE_BOUND {
+        score + ply as i32
+    } else if score <= -MATE_BOUND {
+        score - ply as i32
+    } else {
+        score
+    }
+}
+
+fn score_from_tt(score: i32, ply: usize) -> i32 {
+    if score >= MATE_BOUND {
+        score - ply as i32
+    } else if score <= -MATE_BOUND {
+        score + ply as i32
+    } else {
+        score
+    }
+}
+
+impl<'a, B: Bitboard> Worker<'a, B> {
+    fn new(
+        shared: &'a Shared,
+        params: &'a EvalParams,
+        position: Position<B>,
+        history_keys: &[u64],
+        history_checks: &[bool],
+        main: bool,
+    ) -> Self {
+        let tables = position.tables();
+        let mut keys = history_keys.to_vec();
+        let mut checks = history_checks.to_vec();
+        keys.push(position.key());
+        checks.push(position.in_check());
+        Worker {
+            shared,
+            params,
+            keys,
+            checks,
+            nodes: 0,
+            seldepth: 0,
+            killers: vec![[None; 2]; MAX_PLY + 1],
+            history: vec![0; 2 * tables.role_count() * tables.geometry.square_count()],
+            move_lists: (0..=MAX_PLY).map(|_| Vec::with_capacity(256)).collect(),
+            pv: (0..=MAX_PLY).map(|_| Vec::with_capacity(32)).collect(),
+            lmr: lmr_table(),
+            position,
+            main,
+        }
+    }
+
+    fn stopped(&self) -> bool {
+        self.shared.stop.load(Ordering::Relaxed)
+    }
+
+    /// Counts a node, and every so often checks the clock and the node budget.
+    fn count_node(&mut self) {
+        self.nodes += 1;
+        if self.nodes & 1023 == 0 {
+            let total = self.shared.nodes.fetch_add(1024, Ordering::Relaxed) + 1024;
+            let out_of_nodes = self.shared.node_limit.is_some_and(|limit| total >= limit);
+            let out_of_time = self
+                .shared
+                .budget
+                .is_some_and(|b| self.shared.start.elapsed() >= b.hard);
+            if out_of_nodes || out_of_time {
+                self.shared.stop.store(true, Ordering::Relaxed);
+            }
+        }
+    }
+
+    fn history_index(&self, mv: Move) -> usize {
+        let tables = self.position.tables();
+        let squares = tables.geometry.square_count();
+        let us = self.position.side_to_move().index();
+        let role = match mv.kind() {
+            MoveKind::Normal { from, .. } => {
+                self.position.piece_at(from).map_or(0, |p| p.role.index())
+            }
+            MoveKind::Drop { role, .. } | MoveKind::Exchange { role, .. } => role.index(),
+        };
+        ((us * tables.role_count() + role) * squares + mv.to().index()) % self.history.len().max(1)
+    }
+
+    fn is_capture(&self, mv: Move) -> bool {
+        !mv.is_from_hand() && self.position.piece_at(mv.to()).is_some()
+    }
+
+    fn is_restricted_drop(&self, mv: Move) -> bool {
+        match mv.kind() {
+            MoveKind::Drop { role, .. } => self
+                .position
+                .tables()
+                .spec
+                .roles
+                .get(role.index())
+                .is_some_and(|r| r.drop.mate_restricted),
+            _ => false,
+        }
+    }
+
+    fn piece_value(&self, role: Role) -> i32 {
+        self.params.value(role)
+    }
+
+    /// Ordering score of a move: table move, captures by victim and attacker, promotions,
+    /// killers, then history.
+    fn order_score(&self, mv: Move, tt_move: Option<Move>, ply: usize) -> i32 {
+        if Some(mv) == tt_move {
+            return 10_000_000;
+        }
+        let mut score = 0;
+        if let MoveKind::Normal { from, to, promote } = mv.kind() {
+            let attacker = self
+                .position
+                .piece_at(from)
+                .map_or(0, |p| self.piece_value(p.role));
+            if let Some(victim) = self.position.piece_at(to) {
+                score += 1_000_000 + self.piece_value(victim.role) * 16 - attacker / 8;
+            }
+            if promote {
+                score += 500_000;
+            }
+        }
+        if score > 0 {
+            return score;
+        }
+        let killers = self.killers[ply];
+        if killers[0] == Some(mv) {
+            return 400_000;
+        }
+        if killers[1] == Some(mv) {
+            return 390_000;
+        }
+        self.history[self.history_index(mv)]
+    }
+
+    fn repetition_score(&self) -> Option<i32> {
+        let n = self.keys.len() - 1;
+        let key = self.keys[n];
+        let mut i = n.checked_sub(4)?;
+        loop {
+            if self.keys[i] == key {
+                // Moves of the side to move led to positions n-1, n-3, ...; the opponent's to
+                // n, n-2, ... A move gave check when the position it led to is in check.
+                let ours_all_checked = (i + 1..n).rev().step_by(2).all(|k| self.checks[k]);
+                let theirs_all_checked = (i + 2..=n).rev().step_by(2).all(|k| self.checks[k]);
+                let rule = self.position.tables().spec.repetition;
+                return Some(if theirs_all_checked {
+                    DECIDED
+                } else if ours_all_checked {
+                    -DECIDED
+                } else {
+                    match rule {
+                        RepetitionRule::MoverLoses => DECIDED,
+                        RepetitionRule::NoContest => 0,
+                    }
+                });
+            }
+            if i < 2 {
+                return None;
+            }
+            i -= 2;
+        }
+    }
+
+    /// Score when the side to move has no legal move.
+    fn no_move_score(&self, in_check: bool, previous: Option<Move>, ply: usize) -> i32 {
+        let mated = -(MATE - ply as i32);
+        if in_check {
+            let drop_loses = self.position.rules().drop_mate == DropMateRule::Loses;
+            if drop_loses && previous.is_some_and(|m| self.is_restricted_drop(m)) {
+                return -mated;
+            }
+            return mated;
+        }
+        match self.position.tables().spec.stalemate {
+            StalemateRule::Loss => mated,
+        }
+    }
+
+    fn make(&mut self, mv: Move) -> tsubame_rules::Undo {
+        let undo = self.position.make_move(mv);
+        self.keys.push(self.position.key());
+        self.checks.push(self.position.in_check());
+        undo
+    }
+
+    fn unmake(&mut self, mv: Move, undo: tsubame_rules::Undo) {
+        self.keys.pop();
+        self.checks.pop();
+        self.position.unmake_move(mv, undo);
+    }
+
+    fn has_pieces_to_move(&self) -> bool {
+        let us = self.position.side_to_move();
+        let tables = self.position.tables();
+        let royal = self.position.royal_square(us);
+        let own = self.position.occupied_by(us);
+        let own_without_royal = match royal {
+            Some(square) => (own & !B::single(square)).count(),
+            None => own.count(),
+        };
+        own_without_royal > 1
+            || tables
+                .spec
+                .roles
+                .iter()
+                .enumerate()
+                .any(|(r, _)| self.position.hand_count(us, Role(r as u8)) > 0)
+    }
+
+    fn search(
+        &mut self,
+        depth: i32,
+        mut alpha: i32,
+        mut beta: i32,
+        ply: usize,
+        previous: Option<Move>,
+    ) -> i32 {
+        let pv_node = beta - alpha > 1;
+        self.pv[ply].clear();
+        if ply > 0 {
+            if let Some(score) = self.repetition_score() {
+                return score;
+            }
+            alpha = alpha.max(-(MATE - ply as i32));
+            beta = beta.min(MATE - ply as i32 - 1);
+            if alpha >= beta {
+                return alpha;
+            }
+        }
+        let in_check = self.position.in_check();
+        if depth <= 0 && !in_check {
+            return self.quiescence(alpha, beta, ply, previous, 0);
+        }
+        if ply >= MAX_PLY - 1 {
+            return evaluate(&self.position, self.params);
+        }
+        self.count_node();
+        if self.stopped() {
+            return 0;
+        }
+        self.seldepth = self.seldepth.max(ply);
+        let depth = depth.max(1);
+
+        let key = self.position.key();
+        let entry = self.shared.tt.probe(key);
+        // A stale or colliding entry may hold a move that is not legal here; it then matches no
+        // generated move and is ignored.
+        let tt_move = entry.and_then(|e| e.mv);
+        if let Some(e) = entry {
+            if !pv_node && ply > 0 && e.depth >= depth {
+                let score = score_from_tt(e.score, ply);
+                let cut = match e.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => score >= beta,
+                    Bound::Upper => score <= alpha,
+                };
+                if cut {
+                    return score;
+                }
+            }
+        }
+
+        let static_eval = if in_check {
+            -INFINITY
+        } else {
+            evaluate(&self.position, self.params)
+        };
+        if !pv_node && !in_check && ply > 0 {
+            // The position is good enough without searching it: reverse futility.
+            if depth <= 4 && static_eval - 110 * depth >= beta && beta.abs() < MATE_BOUND {
+                return static_eval;
+            }
+            // Null move: give the opponent a free move; still above beta means a cut.
+            if depth >= 3 && static_eval >= beta && previous.is_some() && self.has_pieces_to_move()
+            {
+                let reduction = 3 + depth / 5;
+                self.position.make_null_move();
+                self.keys.push(self.position.key());
+                self.checks.push(false);
+                let score = -self.search(depth - 1 - reduction, -beta, -beta + 1, ply + 1, None);
+                self.keys.pop();
+                self.checks.pop();
+                self.position.unmake_null_move();
+                if self.stopped() {
+                    return 0;
+                }
+                if score >= beta {
+                    return if score >= MATE_BOUND { beta } else { score };
+                }
+            }
+        }
+
+        let mut moves = std::mem::take(&mut self.move_lists[ply]);
+        moves.clear();
+        self.position.generate_legal(&mut moves);
+        if moves.is_empty() {
+            self.move_lists[ply] = moves;
+            return self.no_move_score(in_check, previous, ply);
+        }
+        let mut scores: Vec<i32> = moves
+            .iter()
+            .map(|&m| self.order_score(m, tt_move, ply))
+            .collect();
+
+        let original_alpha = alpha;
+        let mut best = -INFINITY;
+        let mut best_move = None;
+        for index in 0..moves.len() {
+            // Selection sort: pick the best-ordered remaining move.
+            let mut pick = index;
+            for j in index + 1..moves.len() {
+                if scores[j] > scores[pick] {
+                    pick = j;
+                }
+            }
+            moves.swap(index, pick);
+            scores.swap(index, pick);
+            let mv = moves[index];
+            let quiet = !self.is_capture(mv) && !mv.is_promotion();
+            let undo = self.make(mv);
+            let gives_check = self.position.in_check();
+            let new_depth = depth - 1 + i32::from(gives_check && ply < 2 * depth as usize + 8);
+            let score = if index == 0 {
+                -self.search(new_depth, -beta, -alpha, ply + 1, Some(mv))
+            } else {
+                let reduction = if depth >= 3 && index >= 3 && quiet && !in_check && !gives_check {
+                    let r = self.lmr[(depth as usize).min(63)][index.min(63)];
+                    (r - i32::from(pv_node)).clamp(0, depth - 2)
+                } else {
+                    0
+                };
+                let mut score =
+                    -self.search(new_depth - reduction, -alpha - 1, -alpha, ply + 1, Some(mv));
+                if score > alpha && reduction > 0 {
+                    score = -self.search(new_depth, -alpha - 1, -alpha, ply + 1, Some(mv));
+                }
+                if score > alpha && score < beta {
+                    score = -self.search(new_depth, -beta, -alpha, ply + 1, Some(mv));
+                }
+                score
+            };
+            self.unmake(mv, undo);
+            if self.stopped() {
+                self.move_lists[ply] = moves;
+                return 0;
+            }
+            if score > best {
+                best = score;
+                if score > alpha {
+                    alpha = score;
+                    best_move = Some(mv);
+                    let (head, tail) = self.pv.split_at_mut(ply + 1);
+                    head[ply].clear();
+                    head[ply].push(mv);
+                    head[ply].extend_from_slice(&tail[0]);
+                    if score >= beta {
+                        if quiet {
+                            let killers = &mut self.killers[ply];
+                            if killers[0] != Some(mv) {
+                                killers[1] = killers[0];
+                                killers[0] = Some(mv);
+                            }
+                            let bonus = depth * depth;
+                            let h = self.history_index(mv);
+                            self.history[h] = (self.history[h] + bonus).min(300_000);
+                            for &tried in &moves[..index] {
+                                if !self.is_capture(tried) && !tried.is_promotion() {
+                                    let t = self.history_index(tried);
+                                    self.history[t] = (self.history[t] - bonus).max(-300_000);
+                                }
+                            }
+                        }
+                        break;
+                    }
+                }
+            }
+        }
+        self.move_lists[ply] = moves;
+        let bound = if best >= beta {
+            Bound::Lower
+        } else if alpha > original_alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        self.shared
+            .tt
+            .store(key, best_move, score_to_tt(best, ply), depth, bound);
+        best
+    }
+
+    fn quiescence(
+        &mut self,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+        previous: Option<Move>,
+        qdepth: u32,
+    ) -> i32 {
+        self.count_node();
+        if self.stopped() {
+            return 0;
+        }
+        self.pv[ply].clear();
+        self.seldepth = self.seldepth.max(ply);
+        if ply >= MAX_PLY - 1 {
+            return evaluate(&self.position, self.params);
+        }
+        let in_check = self.position.in_check();
+        let mut moves = std::mem::take(&mut self.move_lists[ply]);
+        moves.clear();
+        let mut best;
+        if in_check {
+            self.position.generate_legal(&mut moves);
+            if moves.is_empty() {
+                self.move_lists[ply] = moves;
+                return self.no_move_score(true, previous, ply);
+            }
+            if qdepth >= 6 {
+                self.move_lists[ply] = moves;
+                return evaluate(&self.position, self.params);
+            }
+            best = -INFINITY;
+        } else {
+            let stand_pat = evaluate(&self.position, self.params);
+            if stand_pat >= beta {
+                self.move_lists[ply] = moves;
+                return stand_pat;
+            }
+            alpha = alpha.max(stand_pat);
+            best = stand_pat;
+            self.position.generate_captures(&mut moves);
+        }
+        let mut scores: Vec<i32> = moves
+            .iter()
+            .map(|&m| self.order_score(m, None, ply))
+            .collect();
+        for index in 0..moves.len() {
+            let mut pick = index;
+            for j in index + 1..moves.len() {
+                if scores[j] > scores[pick] {
+                    pick = j;
+                }
+            }
+            moves.swap(index, pick);
+            scores.swap(index, pick);
+            let mv = moves[index];
+            if !in_check {
+                let gain = self
+                    .position
+                    .piece_at(mv.to())
+                    .map_or(0, |p| self.piece_value(p.role));
+                if best + gain + 250 < alpha && !mv.is_promotion() {
+                    continue;
+                }
+            }
+            let undo = self.make(mv);
+            let score = -self.quiescence(-beta, -alpha, ply + 1, Some(mv), qdepth + 1);
+            self.unmake(mv, undo);
+            if self.stopped() {
+                self.move_lists[ply] = moves;
+                return 0;
+            }
+            if score > best {
+                best = score;
+                if score > alpha {
+                    alpha = score;
+                    if score >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        self.move_lists[ply] = moves;
+        best
+    }
+
+    /// Iterative deepening; the main thread reports each iteration.
+    fn iterate(
+        &mut self,
+        max_depth: u32,
+        depth_offset: u32,
+        report: &mut dyn FnMut(&Info),
+    ) -> Option<Info> {
+        let mut last: Option<Info> = None;
+        let mut score = 0;
+        let mut depth = 1 + depth_offset;
+        while depth <= max_depth {
+            let mut window = 30;
+            let (mut alpha, mut beta) = if depth >= 5 {
+                (
+                    (score - window).max(-INFINITY),
+                    (score + window).min(INFINITY),
+                )
+            } else {
+                (-INFINITY, INFINITY)
+            };
+            loop {
+                let value = self.search(depth as i32, alpha, beta, 0, None);
+                if self.stopped() {
+                    break;
+                }
+                if value <= alpha {
+                    alpha = (alpha - window).max(-INFINITY);
+                } else if value >= beta {
+                    beta = (beta + window).min(INFINITY);
+                } else {
+                    score = value;
+                    break;
+                }
+                window *= 2;
+            }
+            if self.stopped() && last.is_some() {
+                break;
+            }
+            if self.pv[0].is_empty() {
+                if self.stopped() {
+                    break;
+                }
+            } else {
+                let info = Info {
+                    depth,
+                    seldepth: self.seldepth as u32,
+                    score: Score::from_internal(score),
+                    nodes: self.shared.nodes.load(Ordering::Relaxed) + (self.nodes & 1023),
+                    time: self.shared.start.elapsed(),
+                    pv: self.pv[0].clone(),
+                    hashfull: self.shared.tt.hashfull(),
+                };
+                if self.main {
+                    report(&info);
+                }
+                last = Some(info);
+            }
+            if self.stopped() {
+                break;
+            }
+            if let Some(budget) = self.shared.budget {
+                if self.main && self.shared.start.elapsed() >= budget.soft {
+                    break;
+                }
+            }
+            if score.abs() >= MATE_BOUND && depth as i32 > (MATE - score.abs()) + 2 {
+                break;
+            }
+            depth += 1;
+        }
+        last
+    }
+}
+
+/// Runs a search on `threads` threads and returns the main thread's result.
+///
+/// `history_keys` and `history_checks` describe the game's earlier positions (oldest first, not
+/// including `position`), for the repetition rule.
+#[allow(clippy::too_many_arguments)]
+pub fn search<B: Bitboard>(
+    position: &Position<B>,
+    history_keys: &[u64],
+    history_checks: &[bool],
+    limits: &Limits,
+    params: &EvalParams,
+    tt: Arc<TranspositionTable>,
+    stop: Arc<AtomicBool>,
+    threads: usize,
+    report: &mut dyn FnMut(&Info),
+) -> Outcome {
+    tt.new_search();
+    let shared = Shared {
+        tt,
+        stop,
+        nodes: AtomicU64::new(0),
+        start: Instant::now(),
+        budget: limits.budget(),
+        node_limit: limits.nodes,
+    };
+    let max_depth = limits
+        .depth
+        .unwrap_or(MAX_PLY as u32 - 8)
+        .clamp(1, MAX_PLY as u32 - 8);
+    let legal = position.legal_moves();
+    let fallback = legal.first().copied();
+    let result = std::thread::scope(|scope| {
+        for helper in 1..threads.max(1) {
+            let shared = &shared;
+            let position = position.clone();
+            scope.spawn(move || {
+                let mut worker = Worker::new(
+                    shared,
+                    params,
+                    position,
+                    history_keys,
+                    history_checks,
+                    false,
+                );
+                worker.iterate(max_depth, (helper % 2) as u32, &mut |_| {});
+            });
+        }
+        let mut worker = Worker::new(
+            &shared,
+            params,
+            position.clone(),
+            history_keys,
+            history_checks,
+            true,
+        );
+        let info = worker.iterate(max_depth, 0, report);
+        shared.stop.store(true, Ordering::Relaxed);
+        info
+    });
+    let info = result.unwrap_or(Info {
+        depth: 0,
+        seldepth: 0,
+        score: Score::Centipawns(evaluate(position, params)),
+        nodes: shared.nodes.load(Ordering::Relaxed),
+        time: shared.start.elapsed(),
+        pv: fallback.into_iter().collect(),
+        hashfull: 0,
+    });
+    let best = info
+        .pv
+        .first()
+        .copied()
+        .filter(|m| legal.contains(m))
+        .or(fallback);
+    let ponder = if best == info.pv.first().copied() {
+        info.pv.get(1).copied()
+    } else {
+        None
+    };
+    Outcome { best, ponder, info }
+}
