@@ -33,6 +33,33 @@ enum Command {
         after_help = "Example:\n  tsubame bench\n\nThe last line is `<N> nodes <M> nps`; N changes only when the search's behaviour changes."
     )]
     Bench(BenchArgs),
+    /// Run as an engine for a GUI or a match program, speaking a protocol on stdin/stdout.
+    #[command(
+        after_help = "Example:\n  tsubame engine usi\n\nThen: usi, setoption name USI_Variant value washogi, isready, position startpos moves 6i6h, go byoyomi 1000"
+    )]
+    Engine(EngineArgs),
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ProtocolName {
+    /// USI, with USI_Variant naming the game.
+    Usi,
+}
+
+#[derive(Args)]
+struct EngineArgs {
+    /// The protocol.
+    #[arg(value_enum)]
+    protocol: ProtocolName,
+}
+
+fn engine(args: &EngineArgs) -> Result<()> {
+    let output: tsubame_protocol::session::Output =
+        std::sync::Arc::new(std::sync::Mutex::new(Box::new(std::io::stdout())));
+    match args.protocol {
+        ProtocolName::Usi => tsubame_protocol::usi::Usi::new(output).run(std::io::stdin().lock()),
+    }
+    Ok(())
 }
 
 #[derive(Args)]
@@ -209,6 +236,7 @@ fn main() -> ExitCode {
             VariantName::Wa => perft(wa::tables(), args),
         },
         Command::Bench(args) => bench(args),
+        Command::Engine(args) => engine(args),
         Command::Moves(args) => match args.position.variant {
             VariantName::Tori => moves(tori::tables(), args),
             VariantName::Wa => moves(wa::tables(), args),
