@@ -44,6 +44,8 @@ enum Command {
 enum ProtocolName {
     /// USI, with USI_Variant naming the game.
     Usi,
+    /// UCI with UCI_Variant, in Fairy-Stockfish's conventions (its FEN, a1 squares, S@c3 drops).
+    Uci,
 }
 
 #[derive(Args)]
@@ -58,6 +60,7 @@ fn engine(args: &EngineArgs) -> Result<()> {
         std::sync::Arc::new(std::sync::Mutex::new(Box::new(std::io::stdout())));
     match args.protocol {
         ProtocolName::Usi => tsubame_protocol::usi::Usi::new(output).run(std::io::stdin().lock()),
+        ProtocolName::Uci => tsubame_protocol::uci::Uci::new(output).run(std::io::stdin().lock()),
     }
     Ok(())
 }

@@ -1,7 +1,11 @@
-//! Protocol adapters around the engine: USI (with `USI_Variant`); UCI and XBoard follow the same
-//! shape. Protocol quirks (colour names, coordinates, piece letters) live here and nowhere else.
+//! Protocol adapters around the engine: USI (with `USI_Variant`) and UCI (with `UCI_Variant`, in
+//! Fairy-Stockfish's conventions). Protocol quirks (colour names, coordinates, piece letters)
+//! live here and nowhere else.
 
 #![deny(missing_docs)]
 
+pub mod coords;
+pub mod front;
 pub mod session;
+pub mod uci;
 pub mod usi;

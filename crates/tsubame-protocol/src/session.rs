@@ -42,6 +42,17 @@ impl Variant {
     }
 }
 
+/// Where a game starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Start<'a> {
+    /// The variant's start position for the rule options.
+    Initial,
+    /// A SFEN.
+    Sfen(&'a str),
+    /// A Fairy-Stockfish / play-site FEN.
+    Fen(&'a str),
+}
+
 /// A game as text, checked against the rules.
 #[derive(Clone, Debug)]
 struct GameState<B: Bitboard> {
@@ -54,13 +65,15 @@ impl<B: Bitboard> GameState<B> {
     fn new(
         tables: &'static Tables<B>,
         options: &Options,
-        sfen: Option<&str>,
+        start: Start<'_>,
         moves: &[String],
     ) -> Result<Self, String> {
-        let position = match sfen {
-            Some(text) => Position::from_sfen(tables, text, options.rule_set())
+        let position = match start {
+            Start::Sfen(text) => Position::from_sfen(tables, text, options.rule_set())
                 .map_err(|e| format!("bad position: {e}"))?,
-            None => {
+            Start::Fen(text) => Position::from_fen(tables, text, options.rule_set())
+                .map_err(|e| format!("bad position: {e}"))?,
+            Start::Initial => {
                 Position::start(tables, options).map_err(|e| format!("bad start position: {e}"))?
             }
         };
@@ -184,7 +197,8 @@ impl Session {
         let variant = Variant::Tori;
         let options = Options::defaults(variant.spec());
         let game = AnyGame::Tori(
-            GameState::new(tori::tables(), &options, None, &[]).unwrap_or_else(|e| panic!("{e}")),
+            GameState::new(tori::tables(), &options, Start::Initial, &[])
+                .unwrap_or_else(|e| panic!("{e}")),
         );
         Session {
             variant,
@@ -214,7 +228,7 @@ impl Session {
         self.wait();
         self.variant = variant;
         self.options = Options::defaults(variant.spec());
-        self.set_position(None, &[])
+        self.set_position(Start::Initial, &[])
     }
 
     /// Sets a rule option of the current variant.
@@ -249,17 +263,22 @@ impl Session {
         self.tt.clear();
     }
 
-    /// Sets the game: a SFEN start (or the variant's start for the options) and moves in USI
-    /// text. On error the previous game stays.
-    pub fn set_position(&mut self, sfen: Option<&str>, moves: &[String]) -> Result<(), String> {
+    /// Sets the game: a start and moves in USI text. On error the previous game stays.
+    pub fn set_position(&mut self, start: Start<'_>, moves: &[String]) -> Result<(), String> {
         self.wait();
         self.game = match self.variant {
             Variant::Tori => {
-                AnyGame::Tori(GameState::new(tori::tables(), &self.options, sfen, moves)?)
+                AnyGame::Tori(GameState::new(tori::tables(), &self.options, start, moves)?)
             }
-            Variant::Wa => AnyGame::Wa(GameState::new(wa::tables(), &self.options, sfen, moves)?),
+            Variant::Wa => AnyGame::Wa(GameState::new(wa::tables(), &self.options, start, moves)?),
         };
         Ok(())
+    }
+
+    /// The board's files and ranks.
+    pub fn board_size(&self) -> (u8, u8) {
+        let spec = self.variant.spec();
+        (spec.width, spec.height)
     }
 
     /// The current position as SFEN.

@@ -16,8 +16,12 @@ struct Engine {
 
 impl Engine {
     fn start() -> Engine {
+        Engine::start_with("usi")
+    }
+
+    fn start_with(protocol: &str) -> Engine {
         let mut child = Command::new(env!("CARGO_BIN_EXE_tsubame"))
-            .args(["engine", "usi"])
+            .args(["engine", protocol])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()
@@ -219,4 +223,59 @@ fn a_mated_side_resigns() {
     engine.send("go depth 3");
     let lines = engine.until("bestmove");
     assert_eq!(lines.last().unwrap(), "bestmove resign");
+}
+
+/// UCI in Fairy-Stockfish's conventions: a whole Tori game from its FEN with its move text.
+#[test]
+fn a_uci_game_in_fairy_stockfish_conventions() {
+    use tsubame_protocol::coords::{chess_to_usi, usi_to_chess};
+    let mut engine = Engine::start_with("uci");
+    engine.send("uci");
+    let hello = engine.until("uciok");
+    assert!(
+        hello
+            .iter()
+            .any(|l| l.contains("option name UCI_Variant type combo"))
+    );
+    engine.send("setoption name UCI_Variant value torishogi");
+    engine.send("ucinewgame");
+    let fen = "rpckcpl/3f3/sssssss/2s1S2/SSSSSSS/3F3/LPCKCPR[-] w 0 1";
+    let mut game = Game::new(tori::tables(), Options::defaults(tori::spec())).unwrap();
+    let mut moves: Vec<String> = Vec::new();
+    while game.status() == Status::Ongoing && moves.len() < 30 {
+        engine.send(&format!("position fen {fen} moves {}", moves.join(" ")));
+        engine.send("go wtime 2000 btime 2000 winc 50 binc 50 nodes 2000");
+        let lines = engine.until("bestmove");
+        let best = lines
+            .last()
+            .unwrap()
+            .split_whitespace()
+            .nth(1)
+            .unwrap()
+            .to_string();
+        let usi = chess_to_usi(&best, 7, 7).unwrap_or_else(|| panic!("not a move: {best}"));
+        assert_eq!(usi_to_chess(&usi, 7, 7).as_deref(), Some(best.as_str()));
+        game.play_usi(&usi)
+            .unwrap_or_else(|e| panic!("engine played {best} ({usi}): {e}"));
+        moves.push(best);
+    }
+    engine.send("position startpos moves e4e5");
+    engine.send("d");
+    let lines = engine.until("info string sfen");
+    assert!(
+        lines
+            .last()
+            .unwrap()
+            .ends_with("rpckcpl/3f3/ssssSss/2s4/SSSSSSS/3F3/LPCKCPR w S 2")
+    );
+    engine.send("position startpos moves 3d3c");
+    engine.send("isready");
+    let lines = engine.until("readyok");
+    assert!(
+        lines.iter().any(|l| l.contains("error: bad move")),
+        "{lines:?}"
+    );
+    engine.send("position fen 5sk/5sF/6C/7/7/7/K6[] b - - 0 1");
+    engine.send("go depth 2");
+    assert_eq!(engine.until("bestmove").last().unwrap(), "bestmove (none)");
 }

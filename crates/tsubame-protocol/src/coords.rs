@@ -1,0 +1,138 @@
+//! Move text of the chess-style protocols (UCI as Fairy-Stockfish speaks it, XBoard): files are
+//! letters from sente's left (`a` = the highest file number), ranks are numbers from sente's side
+//! (`1` = the last rank letter), drops are `S@c4` with an upper-case letter for both sides.
+
+/// Converts USI move text (`3e3d`, `3b3a+`, `S*4d`) to chess-style text (`e3e4`, `e6e7+`,
+/// `S@d4`) on a board of `width` files and `height` ranks. Returns `None` for text that is not
+/// a USI move on that board.
+///
+/// ```
+/// use tsubame_protocol::coords::{usi_to_chess, chess_to_usi};
+/// assert_eq!(usi_to_chess("3e3d", 7, 7).as_deref(), Some("e3e4"));
+/// assert_eq!(usi_to_chess("S*4d", 7, 7).as_deref(), Some("S@d4"));
+/// assert_eq!(chess_to_usi("c6c7+", 7, 7).as_deref(), Some("5b5a+"));
+/// ```
+pub fn usi_to_chess(text: &str, width: u8, height: u8) -> Option<String> {
+    if let Some((piece, square)) = text.split_once('*') {
+        return Some(format!(
+            "{piece}@{}",
+            usi_square_to_chess(square, width, height)?
+        ));
+    }
+    let (from, rest) = split_usi_square(text)?;
+    let (to, rest) = split_usi_square(rest)?;
+    if !(rest.is_empty() || rest == "+") {
+        return None;
+    }
+    Some(format!(
+        "{}{}{rest}",
+        usi_square_to_chess(from, width, height)?,
+        usi_square_to_chess(to, width, height)?
+    ))
+}
+
+/// Converts chess-style move text to USI move text; see [`usi_to_chess`].
+pub fn chess_to_usi(text: &str, width: u8, height: u8) -> Option<String> {
+    if let Some((piece, square)) = text.split_once('@') {
+        return Some(format!(
+            "{}*{}",
+            piece.to_ascii_uppercase(),
+            chess_square_to_usi(square, width, height)?
+        ));
+    }
+    let (from, rest) = split_chess_square(text)?;
+    let (to, rest) = split_chess_square(rest)?;
+    if !(rest.is_empty() || rest == "+") {
+        return None;
+    }
+    Some(format!(
+        "{}{}{rest}",
+        chess_square_to_usi(from, width, height)?,
+        chess_square_to_usi(to, width, height)?
+    ))
+}
+
+fn split_usi_square(text: &str) -> Option<(&str, &str)> {
+    let digits = text.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 || digits > 2 || text.len() <= digits {
+        return None;
+    }
+    text.is_char_boundary(digits + 1)
+        .then(|| text.split_at(digits + 1))
+}
+
+fn split_chess_square(text: &str) -> Option<(&str, &str)> {
+    let first = *text.as_bytes().first()?;
+    if !first.is_ascii_lowercase() {
+        return None;
+    }
+    let digits = text.bytes().skip(1).take_while(u8::is_ascii_digit).count();
+    if digits == 0 || digits > 2 {
+        return None;
+    }
+    Some(text.split_at(1 + digits))
+}
+
+fn usi_square_to_chess(square: &str, width: u8, height: u8) -> Option<String> {
+    let digits = square.bytes().take_while(u8::is_ascii_digit).count();
+    let file: u8 = square.get(..digits)?.parse().ok()?;
+    let rank = *square.as_bytes().get(digits)?;
+    if square.len() != digits + 1 || file == 0 || file > width || !rank.is_ascii_lowercase() {
+        return None;
+    }
+    let rank_index = rank - b'a';
+    if rank_index >= height {
+        return None;
+    }
+    Some(format!(
+        "{}{}",
+        (b'a' + (width - file)) as char,
+        height - rank_index
+    ))
+}
+
+fn chess_square_to_usi(square: &str, width: u8, height: u8) -> Option<String> {
+    let letter = *square.as_bytes().first()?;
+    let rank: u8 = square.get(1..)?.parse().ok()?;
+    if !letter.is_ascii_lowercase() || letter - b'a' >= width || rank == 0 || rank > height {
+        return None;
+    }
+    let file = width - (letter - b'a');
+    Some(format!("{file}{}", (b'a' + (height - rank)) as char))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_square_round_trips_on_both_boards() {
+        for (w, h) in [(7u8, 7u8), (11, 11)] {
+            for file in 1..=w {
+                for rank in 0..h {
+                    let usi = format!("{file}{}", (b'a' + rank) as char);
+                    let chess = usi_square_to_chess(&usi, w, h).unwrap();
+                    assert_eq!(chess_square_to_usi(&chess, w, h), Some(usi));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn known_translations() {
+        // Tori: sente's swallow 3e takes 3c in USI; Fairy-Stockfish writes e3e5.
+        assert_eq!(usi_to_chess("3e3c", 7, 7).as_deref(), Some("e3e5"));
+        assert_eq!(chess_to_usi("S@a2", 7, 7).as_deref(), Some("S*7f"));
+        // Wa, HaChu's example: h3g4 is 4i5h.
+        assert_eq!(chess_to_usi("h3g4", 11, 11).as_deref(), Some("4i5h"));
+        assert_eq!(usi_to_chess("11a1k", 11, 11).as_deref(), Some("a11k1"));
+        for bad in [
+            "", "e3", "e3e9", "z1a1", "e3e4=", "S@", "@a1", "e33e4", "é3e4",
+        ] {
+            assert_eq!(chess_to_usi(bad, 7, 7), None, "{bad}");
+        }
+        for bad in ["", "3e", "8a1a", "3e3d=", "S*", "3E3d", "3é3d"] {
+            assert_eq!(usi_to_chess(bad, 7, 7), None, "{bad}");
+        }
+    }
+}

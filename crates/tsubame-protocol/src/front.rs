@@ -1,0 +1,392 @@
+//! What the USI and UCI front ends share: engine and rule options, starting a search with its
+//! reports, waiting for `stop` in infinite and ponder searches, and `ponderhit`.
+
+use crate::session::{BestMove, InfoText, Output, Session, Start, Variant, say};
+use std::io::BufRead;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+use tsubame_engine::limits::{Clock, Limits};
+use tsubame_engine::search::Score;
+
+/// Shared front-end state.
+pub struct Front {
+    /// The engine session.
+    pub session: Session,
+    /// Where lines go.
+    pub output: Output,
+    /// Rule options set by the GUI, reapplied when the variant changes.
+    rule_options: Vec<(String, String)>,
+    /// The limits of a ponder search, used from `ponderhit` on.
+    ponder_limits: Option<Limits>,
+}
+
+/// Which clock words a protocol uses for the first player and the second.
+pub struct ClockWords {
+    /// Main time of the first player (sente).
+    pub first_time: &'static str,
+    /// Main time of the second player.
+    pub second_time: &'static str,
+    /// Increment of the first player.
+    pub first_increment: &'static str,
+    /// Increment of the second player.
+    pub second_increment: &'static str,
+}
+
+impl Front {
+    /// A front end writing to `output`.
+    pub fn new(output: Output) -> Front {
+        Front {
+            session: Session::new(),
+            output,
+            rule_options: Vec::new(),
+            ponder_limits: None,
+        }
+    }
+
+    /// Writes a line.
+    pub fn say(&self, line: &str) {
+        say(&self.output, line);
+    }
+
+    /// Writes an error line in the protocol's comment form.
+    pub fn error(&self, prefix: &str, message: &str) {
+        self.say(&format!("{prefix}error: {message}"));
+    }
+
+    /// Sets an engine or rule option by name.
+    pub fn set_option(&mut self, name: &str, value: &str) -> Result<(), String> {
+        match name {
+            "USI_Variant" | "UCI_Variant" => {
+                let variant = Variant::from_name(value)
+                    .ok_or_else(|| format!("unknown variant {value:?} (torishogi, washogi)"))?;
+                self.session.set_variant(variant)?;
+                let spec = variant.spec();
+                for (name, value) in self.rule_options.clone() {
+                    if spec.option(&name).is_some() {
+                        self.session.set_rule_option(&name, &value)?;
+                    }
+                }
+                self.session.set_position(Start::Initial, &[])
+            }
+            "USI_Hash" | "Hash" => {
+                let mib = value
+                    .parse()
+                    .map_err(|_| format!("hash size {value:?} is not a number"))?;
+                self.session.set_hash(mib)
+            }
+            "Threads" => {
+                let n = value
+                    .parse()
+                    .map_err(|_| format!("thread count {value:?} is not a number"))?;
+                self.session.set_threads(n)
+            }
+            "USI_Ponder" | "Ponder" => Ok(()),
+            _ => {
+                let owner = Variant::ALL
+                    .into_iter()
+                    .find(|v| v.spec().option(name).is_some())
+                    .ok_or_else(|| format!("unknown option {name:?}"))?;
+                // Check the value against its own variant even when another is being played.
+                tsubame_rules::Options::defaults(owner.spec())
+                    .set(name, value)
+                    .map_err(|e| e.to_string())?;
+                self.rule_options.retain(|(n, _)| n != name);
+                self.rule_options
+                    .push((name.to_string(), value.to_string()));
+                if owner == self.session.variant() {
+                    self.session.set_rule_option(name, value)?;
+                    self.session.set_position(Start::Initial, &[])?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Reads `go` arguments into limits; returns them and whether the search is a ponder search.
+    pub fn parse_go(
+        &self,
+        arguments: &[&str],
+        words_of: &ClockWords,
+    ) -> Result<(Limits, bool), String> {
+        let mut limits = Limits::default();
+        let mut clock = Clock::default();
+        let mut clock_given = false;
+        let mut ponder = false;
+        let first = self.session.sente_to_move();
+        let mut words = arguments.iter();
+        while let Some(&word) = words.next() {
+            let mut number = |what: &str| -> Result<u64, String> {
+                let text = words
+                    .next()
+                    .ok_or_else(|| format!("go {what} needs a number"))?;
+                text.parse::<u64>()
+                    .map_err(|_| format!("go {what} {text:?} is not a number"))
+            };
+            if word == words_of.first_time || word == words_of.second_time {
+                let ms = number(word)?;
+                if (word == words_of.first_time) == first {
+                    clock.remaining = Duration::from_millis(ms);
+                }
+                clock_given = true;
+            } else if word == words_of.first_increment || word == words_of.second_increment {
+                let ms = number(word)?;
+                if (word == words_of.first_increment) == first {
+                    clock.increment = Duration::from_millis(ms);
+                }
+                clock_given = true;
+            } else {
+                match word {
+                    "byoyomi" => {
+                        clock.byoyomi = Duration::from_millis(number(word)?);
+                        clock_given = true;
+                    }
+                    "movestogo" => {
+                        number(word)?;
+                    }
+                    "movetime" => limits.move_time = Some(Duration::from_millis(number(word)?)),
+                    "depth" => limits.depth = Some(number(word)?.min(200) as u32),
+                    "nodes" => limits.nodes = Some(number(word)?),
+                    "mate" => {
+                        number(word)?;
+                        limits.infinite = true;
+                    }
+                    "infinite" => limits.infinite = true,
+                    "ponder" => ponder = true,
+                    other => return Err(format!("unknown go argument {other:?}")),
+                }
+            }
+        }
+        if clock_given {
+            limits.clock = Some(clock);
+        }
+        Ok((limits, ponder))
+    }
+
+    /// Starts a search; `info` and `best` format the reports in the protocol's words.
+    pub fn start_search(
+        &mut self,
+        limits: Limits,
+        ponder: bool,
+        info: impl Fn(&InfoText) -> String + Send + 'static,
+        best: impl Fn(&BestMove) -> String + Send + 'static,
+    ) -> Result<(), String> {
+        // A search that was stopped may still be winding down after its best move went out;
+        // `go` waits for it. One that is still thinking must be stopped first.
+        if self.session.searching() && !self.session.stop_handle().load(Ordering::Relaxed) {
+            return Err("a search is already running; send stop first".into());
+        }
+        let wait_for_stop = limits.infinite || ponder;
+        let limits = if ponder {
+            self.ponder_limits = Some(limits);
+            Limits {
+                infinite: true,
+                ..Limits::default()
+            }
+        } else {
+            limits
+        };
+        let info_output = self.output.clone();
+        let done_output = self.output.clone();
+        let stop = self.session.stop_handle();
+        self.session.go(
+            limits,
+            move |report| say(&info_output, &info(&report)),
+            move |result| {
+                // No best move for an infinite or ponder search before it is stopped.
+                while wait_for_stop && !stop.load(Ordering::Relaxed) {
+                    std::thread::sleep(Duration::from_millis(2));
+                }
+                say(&done_output, &best(&result));
+            },
+        );
+        Ok(())
+    }
+
+    /// The opponent played the expected move: the ponder search becomes a timed one.
+    pub fn ponderhit(&mut self) -> Result<(), String> {
+        let limits = self
+            .ponder_limits
+            .take()
+            .ok_or("ponderhit without a ponder search")?;
+        if let Some(budget) = limits.budget() {
+            let stop = self.session.stop_handle();
+            std::thread::spawn(move || {
+                std::thread::sleep(budget.hard);
+                stop.store(true, Ordering::Relaxed);
+            });
+        } else if !limits.infinite {
+            self.session.stop();
+        }
+        Ok(())
+    }
+
+    /// The `option` lines for every rule option of every variant, in a protocol's syntax.
+    pub fn rule_option_lines(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        for variant in Variant::ALL {
+            for option in variant.spec().options {
+                let default = option.values.first().map_or("", |v| v.name);
+                if option.number.is_some() {
+                    lines.push(format!(
+                        "option name {} type string default {default}",
+                        option.name
+                    ));
+                } else {
+                    let values: Vec<String> = option
+                        .values
+                        .iter()
+                        .map(|v| format!("var {}", v.name))
+                        .collect();
+                    lines.push(format!(
+                        "option name {} type combo default {default} {}",
+                        option.name,
+                        values.join(" ")
+                    ));
+                }
+            }
+        }
+        lines
+    }
+}
+
+/// Words a protocol uses for the shared parts of its handshake.
+pub struct Dialect {
+    /// The handshake's last line (`usiok`, `uciok`).
+    pub ok: &'static str,
+    /// The variant option's name (`USI_Variant`, `UCI_Variant`).
+    pub variant_option: &'static str,
+    /// The hash option's name (`USI_Hash`, `Hash`).
+    pub hash_option: &'static str,
+    /// The ponder option's name (`USI_Ponder`, `Ponder`).
+    pub ponder_option: &'static str,
+}
+
+impl Front {
+    /// Reads lines until `handle` returns `false` or the input ends, then waits for the search.
+    pub fn run(&mut self, input: impl BufRead, mut handle: impl FnMut(&mut Front, &str) -> bool) {
+        for line in input.lines() {
+            let Ok(line) = line else { break };
+            if !handle(self, &line) {
+                break;
+            }
+        }
+        self.session.wait();
+    }
+
+    /// The handshake: names, options, the closing line.
+    pub fn identify(&self, dialect: &Dialect) {
+        self.say(&format!("id name Tsubame {}", env!("CARGO_PKG_VERSION")));
+        self.say("id author the Tsubame developers");
+        let variants: Vec<String> = Variant::ALL
+            .iter()
+            .map(|v| format!("var {}", v.spec().protocol_name))
+            .collect();
+        self.say(&format!(
+            "option name {} type combo default {} {}",
+            dialect.variant_option,
+            Variant::Tori.spec().protocol_name,
+            variants.join(" ")
+        ));
+        self.say(&format!(
+            "option name {} type spin default 64 min 1 max 65536",
+            dialect.hash_option
+        ));
+        self.say("option name Threads type spin default 1 min 1 max 256");
+        self.say(&format!(
+            "option name {} type check default false",
+            dialect.ponder_option
+        ));
+        for line in self.rule_option_lines() {
+            self.say(&line);
+        }
+        self.say(dialect.ok);
+    }
+
+    /// Commands every protocol shares; `None` when `command` is not one of them.
+    pub fn common_command(
+        &mut self,
+        command: &str,
+        arguments: &[&str],
+    ) -> Option<Result<(), String>> {
+        Some(match command {
+            "isready" => {
+                self.say("readyok");
+                Ok(())
+            }
+            "setoption" => option_name_value(arguments)
+                .and_then(|(name, value)| self.set_option(&name, &value)),
+            "stop" | "gameover" => {
+                self.session.stop();
+                Ok(())
+            }
+            "ponderhit" => self.ponderhit(),
+            "d" => {
+                self.say(&format!("info string sfen {}", self.session.sfen()));
+                Ok(())
+            }
+            _ => return None,
+        })
+    }
+}
+
+/// An `info` line; `mv` writes a USI move in the protocol's text and `mate` turns mate plies
+/// into the protocol's count.
+pub fn info_line(report: &InfoText, mv: &dyn Fn(&str) -> String, mate: fn(i32) -> i32) -> String {
+    let info = &report.info;
+    let score = match info.score {
+        Score::Centipawns(cp) => format!("cp {cp}"),
+        Score::Mate(plies) => format!("mate {}", mate(plies)),
+    };
+    let mut line = format!(
+        "info depth {} seldepth {} score {score} nodes {} nps {} time {} hashfull {}",
+        info.depth,
+        info.seldepth,
+        info.nodes,
+        info.nps(),
+        info.time.as_millis(),
+        info.hashfull
+    );
+    if !report.pv.is_empty() {
+        let pv: Vec<String> = report.pv.iter().map(|m| mv(m)).collect();
+        line.push_str(" pv ");
+        line.push_str(&pv.join(" "));
+    }
+    line
+}
+
+/// A `bestmove` line; `none` is the protocol's word for having no move.
+pub fn bestmove_line(result: &BestMove, mv: &dyn Fn(&str) -> String, none: &str) -> String {
+    match (&result.best, &result.ponder) {
+        (None, _) => format!("bestmove {none}"),
+        (Some(best), Some(ponder)) => format!("bestmove {} ponder {}", mv(best), mv(ponder)),
+        (Some(best), None) => format!("bestmove {}", mv(best)),
+    }
+}
+
+/// An unknown command's error text.
+pub fn unknown(command: &str) -> String {
+    format!(
+        "unknown command {:?}",
+        command.chars().take(40).collect::<String>()
+    )
+}
+
+/// Splits a `position` command's arguments at `moves`.
+pub fn split_moves<'a, 'b>(arguments: &'a [&'b str]) -> (&'a [&'b str], &'a [&'b str]) {
+    match arguments.iter().position(|&w| w == "moves") {
+        Some(i) => (&arguments[..i], &arguments[i + 1..]),
+        None => (arguments, &[]),
+    }
+}
+
+/// Splits `name <name> [value <value>]`.
+pub fn option_name_value(arguments: &[&str]) -> Result<(String, String), String> {
+    let text = arguments.join(" ");
+    let rest = text
+        .strip_prefix("name ")
+        .ok_or("setoption needs 'name <name> [value <value>]'")?;
+    Ok(match rest.split_once(" value ") {
+        Some((name, value)) => (name.trim().to_string(), value.trim().to_string()),
+        None => (rest.trim().to_string(), String::new()),
+    })
+}
