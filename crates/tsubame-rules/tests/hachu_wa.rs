@@ -27,16 +27,15 @@
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng, rngs::StdRng};
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Write};
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Mutex, OnceLock, mpsc};
+use std::sync::{Mutex, OnceLock};
 use std::thread;
 use std::time::{Duration, Instant};
 use tsubame_rules::{Color, Move, MoveKind, Options, Position, Square, wa};
 
-const HACHU: &str = "/usr/games/hachu";
+mod hachu;
+use hachu::{Engine, ReadError, SIZE, from_hachu, hachu_missing, hachu_name, our_name};
+
 const GAMES: usize = 40;
 const MAX_PLIES: usize = 300;
 const SEED: u64 = 0x3a_5eed_0000;
@@ -54,7 +53,6 @@ const HACHU_TIMEOUT: Duration = Duration::from_secs(20);
 /// Differences collected before the comparison stops.
 const MAX_DIFFERENCES: usize = 10;
 const WORKERS: usize = 2;
-const SIZE: usize = 11;
 
 // Coverage the comparison must reach to mean something; the seeded run reaches about 1.3 to
 // 1.8 times each of these.
@@ -71,35 +69,6 @@ const MIN_PROMOTED_PIECE_MOVES: usize = 3_000;
 
 fn options() -> Options {
     Options::parse(wa::spec(), "drops=off").expect("drops=off is a Wa option")
-}
-
-// ---------------------------------------------------------------------------------------------
-// Squares. HaChu squares are numbered `rank * 11 + file` with file 0 = `a` and rank 0 = `1`.
-
-/// Our square shown as HaChu square `index`, on the board turned 180 degrees if `turned`.
-fn from_hachu(index: usize, turned: bool) -> Square {
-    let (rank, file) = (index / SIZE, index % SIZE);
-    let (our_file, our_rank) = if turned {
-        (file + 1, rank)
-    } else {
-        (SIZE - file, SIZE - 1 - rank)
-    };
-    wa::tables()
-        .geometry
-        .square(our_file as u8, our_rank as u8)
-        .expect("HaChu square on the board")
-}
-
-fn hachu_name(index: usize) -> String {
-    format!(
-        "{}{}",
-        (b'a' + (index % SIZE) as u8) as char,
-        index / SIZE + 1
-    )
-}
-
-fn our_name(square: Square) -> String {
-    wa::tables().geometry.name(square).to_string()
 }
 
 /// HaChu's `setboard` field for `position`: the side to move becomes HaChu's upper-case first
@@ -178,46 +147,6 @@ fn parse_highlight(text: &str) -> Result<Highlight, String> {
     Ok(cells)
 }
 
-/// A HaChu child process that is killed, at the latest, when this is dropped.
-struct Engine {
-    child: Child,
-}
-
-impl Engine {
-    /// Waits briefly for the child to exit and describes how it ended; kills it if it has not.
-    fn exit_status(&mut self) -> String {
-        let deadline = Instant::now() + Duration::from_secs(2);
-        loop {
-            match self.child.try_wait() {
-                Ok(Some(status)) => return status.to_string(),
-                Err(e) => return format!("status unknown: {e}"),
-                Ok(None) if Instant::now() >= deadline => {
-                    let _ = self.child.kill();
-                    return "still running; killed".to_string();
-                }
-                Ok(None) => thread::sleep(Duration::from_millis(5)),
-            }
-        }
-    }
-}
-
-impl Drop for Engine {
-    fn drop(&mut self) {
-        // Once the child has been waited for, `kill` sends nothing.
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn hachu_missing() -> Option<String> {
-    (!Path::new(HACHU).exists()).then(|| {
-        format!(
-            "HaChu is not installed at {HACHU}; run scripts/install-test-deps \
-             (it installs the Debian package hachu)"
-        )
-    })
-}
-
 /// HaChu's answers for one position.
 struct Lifts {
     /// Per HaChu square, the answer to its `lift`, `None` where HaChu sent none.
@@ -232,25 +161,7 @@ fn hachu_lifts(board: &str, what: &str) -> Result<Lifts, String> {
     if let Some(message) = hachu_missing() {
         return Err(message);
     }
-    let child = Command::new(HACHU)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .map_err(|e| format!("{what}: cannot start {HACHU}: {e}"))?;
-    let mut engine = Engine { child };
-    let stdout = engine.child.stdout.take().expect("piped stdout");
-    let (sender, lines) = mpsc::channel();
-    // A reader thread lets the wait for each line time out; it ends when HaChu's stdout closes,
-    // which killing the child guarantees.
-    thread::spawn(move || {
-        for line in BufReader::new(stdout).lines() {
-            let Ok(line) = line else { break };
-            if sender.send(line).is_err() {
-                break;
-            }
-        }
-    });
+    let mut engine = Engine::start().map_err(|e| format!("{what}: {e}"))?;
 
     // `memory` must follow `setboard`: HaChu gives every set-up position the same hash key, and
     // an entry made before would show a stale move in the answers.
@@ -263,17 +174,8 @@ fn hachu_lifts(board: &str, what: &str) -> Result<Lifts, String> {
         script.push_str(&format!("lift {}\nping {index}\n", hachu_name(index)));
     }
     script.push_str("quit\n");
-    let mut stdin = engine.child.stdin.take().expect("piped stdin");
-    if let Err(e) = stdin
-        .write_all(script.as_bytes())
-        .and_then(|()| stdin.flush())
-    {
-        return Err(format!(
-            "{what}: writing to HaChu failed: {e} ({})",
-            engine.exit_status()
-        ));
-    }
-    drop(stdin);
+    engine.send(&script).map_err(|e| format!("{what}: {e}"))?;
+    engine.close_input();
 
     let deadline = Instant::now() + HACHU_TIMEOUT;
     let mut answers = Vec::with_capacity(SIZE * SIZE);
@@ -281,14 +183,14 @@ fn hachu_lifts(board: &str, what: &str) -> Result<Lifts, String> {
     let mut list_hole = false;
     while answers.len() < SIZE * SIZE {
         let asked = format!("`lift {}`", hachu_name(answers.len()));
-        let line = match lines.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+        let line = match engine.next_line(deadline) {
             Ok(line) => line,
-            Err(mpsc::RecvTimeoutError::Timeout) => {
+            Err(ReadError::Timeout) => {
                 return Err(format!(
                     "{what}: HaChu gave no answer to {asked} within {HACHU_TIMEOUT:?}; killed it"
                 ));
             }
-            Err(mpsc::RecvTimeoutError::Disconnected) => {
+            Err(ReadError::Exited) => {
                 return Err(format!(
                     "{what}: HaChu exited before answering {asked} ({})",
                     engine.exit_status()
