@@ -73,8 +73,7 @@ fn a_mating_swallow_drop_that_loses_is_not_played() {
     let outcome = think(&position, depth(3));
     let best = outcome.best.map(|m| position.to_usi(m)).unwrap();
     assert_ne!(best, "S*1b");
-    // The crane mates on 1b instead after the swallow check is refused? No: the best plan is
-    // any other move; the score must not claim a mate.
+    // With only a swallow in hand there is no other mate here, so no mate may be claimed.
     assert!(
         !matches!(outcome.info.score, Score::Mate(n) if n > 0),
         "{:?}",
@@ -84,8 +83,8 @@ fn a_mating_swallow_drop_that_loses_is_not_played() {
 
 #[test]
 fn finds_a_mate_in_three_plies() {
-    // Sente to move: C*2b+... a falcon drop on 2b checks; after the phoenix takes nothing it is
-    // mated next move. The search must report a mate for sente.
+    // Gote's phoenix on 1a behind its swallow on 2a; sente holds a falcon and a crane, and its
+    // crane on 1c guards 1b. Sente mates within three plies and must report it.
     let position = tori_position("5sk/7/6C/7/7/7/K6 b FC 1", "");
     let outcome = think(&position, depth(5));
     assert!(
