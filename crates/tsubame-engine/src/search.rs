@@ -360,7 +360,8 @@ impl<'a, B: Bitboard> Worker<'a, B> {
                 return alpha;
             }
         }
-        let in_check = self.position.in_check();
+        // Worked out when the move leading here was made.
+        let in_check = self.checks.last().copied().unwrap_or_else(|| self.position.in_check());
         if depth <= 0 && !in_check {
             return self.quiescence(alpha, beta, ply, previous, 0);
         }
@@ -539,7 +540,8 @@ impl<'a, B: Bitboard> Worker<'a, B> {
         if ply >= MAX_PLY - 1 {
             return evaluate(&self.position, self.params);
         }
-        let in_check = self.position.in_check();
+        // Worked out when the move leading here was made.
+        let in_check = self.checks.last().copied().unwrap_or_else(|| self.position.in_check());
         let mut moves = std::mem::take(&mut self.move_lists[ply]);
         moves.clear();
         let mut best;
