@@ -123,6 +123,109 @@ macro_rules! word_bitboard {
 word_bitboard!(u64);
 word_bitboard!(u128);
 
+/// A 256-square set for 16x16 boards, as four 64-bit words, square `i` in word `i / 64`.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Bitboard256(pub [u64; 4]);
+
+impl Debug for Bitboard256 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Bitboard256({:016x}_{:016x}_{:016x}_{:016x})",
+            self.0[3], self.0[2], self.0[1], self.0[0]
+        )
+    }
+}
+
+macro_rules! wordwise {
+    ($trait:ident, $method:ident, $assign_trait:ident, $assign_method:ident, $op:tt) => {
+        impl $trait for Bitboard256 {
+            type Output = Bitboard256;
+            #[inline(always)]
+            fn $method(self, other: Bitboard256) -> Bitboard256 {
+                let (a, b) = (self.0, other.0);
+                Bitboard256([a[0] $op b[0], a[1] $op b[1], a[2] $op b[2], a[3] $op b[3]])
+            }
+        }
+        impl $assign_trait for Bitboard256 {
+            #[inline(always)]
+            fn $assign_method(&mut self, other: Bitboard256) {
+                *self = *self $op other;
+            }
+        }
+    };
+}
+
+wordwise!(BitAnd, bitand, BitAndAssign, bitand_assign, &);
+wordwise!(BitOr, bitor, BitOrAssign, bitor_assign, |);
+wordwise!(BitXor, bitxor, BitXorAssign, bitxor_assign, ^);
+
+impl Not for Bitboard256 {
+    type Output = Bitboard256;
+    #[inline(always)]
+    fn not(self) -> Bitboard256 {
+        let a = self.0;
+        Bitboard256([!a[0], !a[1], !a[2], !a[3]])
+    }
+}
+
+impl Bitboard for Bitboard256 {
+    const EMPTY: Self = Bitboard256([0; 4]);
+    const CAPACITY: usize = 256;
+
+    #[inline(always)]
+    fn single(index: usize) -> Self {
+        let mut words = [0u64; 4];
+        words[(index >> 6) & 3] = 1 << (index & 63);
+        Bitboard256(words)
+    }
+    #[inline(always)]
+    fn is_empty(self) -> bool {
+        (self.0[0] | self.0[1] | self.0[2] | self.0[3]) == 0
+    }
+    #[inline(always)]
+    fn has(self, index: usize) -> bool {
+        (self.0[(index >> 6) & 3] >> (index & 63)) & 1 != 0
+    }
+    #[inline(always)]
+    fn count(self) -> u32 {
+        self.0.iter().map(|w| w.count_ones()).sum()
+    }
+    #[inline(always)]
+    fn lowest(self) -> usize {
+        for (i, &word) in self.0.iter().enumerate() {
+            if word != 0 {
+                return i * 64 + word.trailing_zeros() as usize;
+            }
+        }
+        256
+    }
+    #[inline(always)]
+    fn highest(self) -> usize {
+        for (i, &word) in self.0.iter().enumerate().rev() {
+            if word != 0 {
+                return i * 64 + 63 - word.leading_zeros() as usize;
+            }
+        }
+        256
+    }
+    #[inline(always)]
+    fn has_several(self) -> bool {
+        self.count() > 1
+    }
+    #[inline(always)]
+    fn without_lowest(self) -> Self {
+        let mut words = self.0;
+        for word in &mut words {
+            if *word != 0 {
+                *word &= *word - 1;
+                break;
+            }
+        }
+        Bitboard256(words)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -141,5 +244,25 @@ mod tests {
         assert_eq!(wide.highest(), 120);
         assert_eq!(wide.lowest(), 64);
         assert_eq!(wide.without_lowest(), 1 << 120);
+    }
+
+    #[test]
+    fn the_256_square_set_agrees_with_a_plain_set_of_indices() {
+        let squares = [0usize, 1, 63, 64, 100, 127, 128, 191, 192, 254, 255];
+        let mut set = Bitboard256::EMPTY;
+        for &s in &squares {
+            set |= Bitboard256::single(s);
+        }
+        assert_eq!(set.iter().collect::<Vec<_>>(), squares.to_vec());
+        assert_eq!(set.count(), squares.len() as u32);
+        assert_eq!((set.lowest(), set.highest()), (0, 255));
+        assert!(set.has(191) && !set.has(190));
+        let upper =
+            set & !(Bitboard256::single(0) | Bitboard256::single(1) | Bitboard256::single(63));
+        assert_eq!(upper.lowest(), 64);
+        assert_eq!((set ^ set), Bitboard256::EMPTY);
+        assert!(Bitboard256::single(200).iter().eq([200]));
+        assert!(!Bitboard256::single(200).has_several());
+        assert!((Bitboard256::single(3) | Bitboard256::single(250)).has_several());
     }
 }

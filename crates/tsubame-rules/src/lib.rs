@@ -33,7 +33,7 @@ mod usi;
 mod variant;
 pub mod wa;
 
-pub use bitboard::{BitIter, Bitboard};
+pub use bitboard::{BitIter, Bitboard, Bitboard256};
 pub use color::Color;
 pub use game::{EndReason, Game, GameError, Outcome, Status};
 pub use moves::{Move, MoveKind};
