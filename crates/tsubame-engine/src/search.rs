@@ -128,6 +128,20 @@ fn lmr_table() -> Vec<Vec<i32>> {
         .collect()
 }
 
+/// Moves the best-scored move from `index` on to `index` and returns it: a selection sort done
+/// lazily, since a cutoff often comes after the first few moves.
+fn pick_next(moves: &mut [Move], scores: &mut [i32], index: usize) -> Move {
+    let mut pick = index;
+    for j in index + 1..moves.len() {
+        if scores[j] > scores[pick] {
+            pick = j;
+        }
+    }
+    moves.swap(index, pick);
+    scores.swap(index, pick);
+    moves[index]
+}
+
 fn score_to_tt(score: i32, ply: usize) -> i32 {
     if score >= MATE_BOUND {
         score + ply as i32
@@ -361,7 +375,11 @@ impl<'a, B: Bitboard> Worker<'a, B> {
             }
         }
         // Worked out when the move leading here was made.
-        let in_check = self.checks.last().copied().unwrap_or_else(|| self.position.in_check());
+        let in_check = self
+            .checks
+            .last()
+            .copied()
+            .unwrap_or_else(|| self.position.in_check());
         if depth <= 0 && !in_check {
             return self.quiescence(alpha, beta, ply, previous, 0);
         }
@@ -440,16 +458,7 @@ impl<'a, B: Bitboard> Worker<'a, B> {
         let mut best = -INFINITY;
         let mut best_move = None;
         for index in 0..moves.len() {
-            // Selection sort: pick the best-ordered remaining move.
-            let mut pick = index;
-            for j in index + 1..moves.len() {
-                if scores[j] > scores[pick] {
-                    pick = j;
-                }
-            }
-            moves.swap(index, pick);
-            scores.swap(index, pick);
-            let mv = moves[index];
+            let mv = pick_next(&mut moves, &mut scores, index);
             let quiet = !self.is_capture(mv) && !mv.is_promotion();
             let undo = self.make(mv);
             let gives_check = self.position.in_check();
@@ -541,7 +550,11 @@ impl<'a, B: Bitboard> Worker<'a, B> {
             return evaluate(&self.position, self.params);
         }
         // Worked out when the move leading here was made.
-        let in_check = self.checks.last().copied().unwrap_or_else(|| self.position.in_check());
+        let in_check = self
+            .checks
+            .last()
+            .copied()
+            .unwrap_or_else(|| self.position.in_check());
         let mut moves = std::mem::take(&mut self.move_lists[ply]);
         moves.clear();
         let mut best;
@@ -571,15 +584,7 @@ impl<'a, B: Bitboard> Worker<'a, B> {
             .map(|&m| self.order_score(m, None, ply))
             .collect();
         for index in 0..moves.len() {
-            let mut pick = index;
-            for j in index + 1..moves.len() {
-                if scores[j] > scores[pick] {
-                    pick = j;
-                }
-            }
-            moves.swap(index, pick);
-            scores.swap(index, pick);
-            let mv = moves[index];
+            let mv = pick_next(&mut moves, &mut scores, index);
             if !in_check {
                 let gain = self
                     .position
