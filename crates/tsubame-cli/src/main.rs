@@ -1,5 +1,7 @@
 //! The `tsubame` command.
 
+mod match_runner;
+
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::io::Write;
@@ -38,6 +40,146 @@ enum Command {
         after_help = "Example:\n  tsubame engine usi\n\nThen: usi, setoption name USI_Variant value washogi, isready, position startpos moves 6i6h, go byoyomi 1000"
     )]
     Engine(EngineArgs),
+    /// Play two engines against each other and report the result with an Elo estimate.
+    #[command(after_help = MATCH_HELP)]
+    Match(MatchArgs),
+}
+
+const MATCH_HELP: &str = "\
+Examples:
+  tsubame match --variant tori --engine1 'target/release/tsubame engine usi' \\
+      --engine2 'target/release/tsubame engine uci' --protocol2 uci --games 20 --time 10+1b
+  tsubame match --variant wa --option drops=off --engine1 './new engine usi' \\
+      --engine2 './old engine usi' --games 400 --time 5+0.05 --concurrency 2 \\
+      --sprt 0,10,0.05,0.05 --records games/
+  tsubame match --engine1 'tsubame engine usi' --engine2 'fairy-stockfish' --protocol2 uci \\
+      --time nodes=5000 --openings openings.sfen
+
+Time controls: 10+1b (10 s main time, then 1 s byo-yomi per move), 10+0.1 (10 s plus 0.1 s per
+move), 10 (sudden death), movetime=200 (ms per move), nodes=5000, depth=4. The match keeps its
+own clocks: an engine whose answer comes later than its main time plus byo-yomi (or its
+movetime) plus --time-margin loses on time; one with no answer a second after that is killed,
+loses, and is restarted. Without a clock (nodes, depth) an engine gets 120 s per move.
+
+Every move and ending is judged by the rules library; a crash, an illegal or unreadable move, or
+`bestmove resign`/`(none)` loses the game. Games alternate colours and each opening is played
+twice with colours swapped; openings come from --openings (one SFEN per line, # comments) or are
+the start position plus --random-plies seeded random plies.
+
+The summary gives W-D-L from engine1's side, the score, the Elo difference with its 95% error
+margin and, with --sprt elo0,elo1,alpha,beta, the log-likelihood ratio and its verdict; the match
+stops once the SPRT accepts a hypothesis.";
+
+#[derive(Args)]
+struct MatchArgs {
+    /// The game.
+    #[arg(long, value_enum, default_value = "tori")]
+    variant: VariantName,
+    /// A rule option as NAME=VALUE (repeatable), sent to both engines and used for adjudication.
+    #[arg(long = "option", value_name = "NAME=VALUE")]
+    options: Vec<String>,
+    /// Command line of engine 1 (split on whitespace); results are counted from its side.
+    #[arg(long, value_name = "CMD")]
+    engine1: String,
+    /// Protocol of engine 1.
+    #[arg(long, value_enum, default_value = "usi")]
+    protocol1: ProtocolName,
+    /// Command line of engine 2.
+    #[arg(long, value_name = "CMD")]
+    engine2: String,
+    /// Protocol of engine 2.
+    #[arg(long, value_enum, default_value = "usi")]
+    protocol2: ProtocolName,
+    /// Number of games.
+    #[arg(long, default_value_t = 10)]
+    games: u32,
+    /// Time control: 10+1b, 10+0.1, movetime=200, nodes=5000 or depth=4.
+    #[arg(long, value_name = "CONTROL")]
+    time: match_runner::TimeControl,
+    /// Milliseconds an engine may overrun its time without losing (pipe and scheduling delays).
+    #[arg(long, value_name = "MS", default_value_t = 100)]
+    time_margin: u64,
+    /// File of start positions, one SFEN per line; `#` starts a comment.
+    #[arg(long, value_name = "FILE")]
+    openings: Option<std::path::PathBuf>,
+    /// Random plies played from the start position when there is no openings file.
+    #[arg(long, value_name = "N", default_value_t = 4)]
+    random_plies: u32,
+    /// Seed of the random openings.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Games played at the same time.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    concurrency: usize,
+    /// Directory for one record file per game.
+    #[arg(long, value_name = "DIR")]
+    records: Option<std::path::PathBuf>,
+    /// Plies after which a game is drawn (0: no limit beyond the rules').
+    #[arg(long, value_name = "N", default_value_t = 600)]
+    max_plies: u32,
+    /// Sequential probability ratio test: elo0,elo1,alpha,beta (e.g. 0,10,0.05,0.05).
+    #[arg(long, value_name = "ELO0,ELO1,ALPHA,BETA")]
+    sprt: Option<match_runner::Sprt>,
+}
+
+fn match_engine(command: &str, protocol: ProtocolName) -> Result<match_runner::EngineSpec> {
+    let command: Vec<String> = command.split_whitespace().map(str::to_string).collect();
+    if command.is_empty() {
+        bail!("an engine command is empty");
+    }
+    Ok(match_runner::EngineSpec {
+        command,
+        protocol: match protocol {
+            ProtocolName::Usi => match_runner::Protocol::Usi,
+            ProtocolName::Uci => match_runner::Protocol::Uci,
+            ProtocolName::Xboard => bail!("matches drive USI and UCI engines only"),
+        },
+    })
+}
+
+fn run_match(args: &MatchArgs) -> Result<()> {
+    let spec = args.variant.spec();
+    let mut options = Options::defaults(spec);
+    let mut option_pairs = Vec::new();
+    for pair in &args.options {
+        options.set_pair(pair)?;
+        if let Some((name, value)) = pair.split_once('=') {
+            option_pairs.push((name.trim().to_string(), value.trim().to_string()));
+        }
+    }
+    let openings = match &args.openings {
+        Some(path) => {
+            let openings = match_runner::read_openings(path)?;
+            if openings.is_empty() {
+                bail!("{} has no openings", path.display());
+            }
+            openings
+        }
+        None => Vec::new(),
+    };
+    let config = match_runner::MatchConfig {
+        options,
+        option_pairs,
+        engines: [
+            match_engine(&args.engine1, args.protocol1)?,
+            match_engine(&args.engine2, args.protocol2)?,
+        ],
+        games: args.games,
+        time: args.time,
+        margin: std::time::Duration::from_millis(args.time_margin),
+        openings,
+        seed: args.seed,
+        random_plies: args.random_plies,
+        concurrency: args.concurrency,
+        records: args.records.clone(),
+        max_plies: args.max_plies,
+        sprt: args.sprt,
+    };
+    match args.variant {
+        VariantName::Tori => match_runner::run(tori::tables(), &config)?,
+        VariantName::Wa => match_runner::run(wa::tables(), &config)?,
+    };
+    Ok(())
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -46,6 +188,8 @@ enum ProtocolName {
     Usi,
     /// UCI with UCI_Variant, in Fairy-Stockfish's conventions (its FEN, a1 squares, S@c3 drops).
     Uci,
+    /// XBoard (CECP v2), as HaChu speaks it for Wa shogi.
+    Xboard,
 }
 
 #[derive(Args)]
@@ -61,6 +205,8 @@ fn engine(args: &EngineArgs) -> Result<()> {
     match args.protocol {
         ProtocolName::Usi => tsubame_protocol::usi::Usi::new(output).run(std::io::stdin().lock()),
         ProtocolName::Uci => tsubame_protocol::uci::Uci::new(output).run(std::io::stdin().lock()),
+        ProtocolName::Xboard => tsubame_protocol::xboard::Xboard::new(output)
+            .run(std::io::BufReader::new(std::io::stdin())),
     }
     Ok(())
 }
@@ -240,6 +386,7 @@ fn main() -> ExitCode {
         },
         Command::Bench(args) => bench(args),
         Command::Engine(args) => engine(args),
+        Command::Match(args) => run_match(args),
         Command::Moves(args) => match args.position.variant {
             VariantName::Tori => moves(tori::tables(), args),
             VariantName::Wa => moves(wa::tables(), args),

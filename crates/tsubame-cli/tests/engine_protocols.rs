@@ -1,6 +1,7 @@
-//! Drives the real `tsubame engine usi` binary: a whole short game per variant with every move
-//! checked by the rules library, malformed commands answered with an error while the engine keeps
-//! working, and stop/ponder behaviour.
+//! Drives the real `tsubame engine usi|uci|xboard` binary: whole short games per variant with
+//! every move checked by the rules library, malformed commands answered with an error while the
+//! engine keeps working, stop/ponder behaviour, and over XBoard `lift`, results, and a game
+//! against HaChu.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -20,12 +21,18 @@ impl Engine {
     }
 
     fn start_with(protocol: &str) -> Engine {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_tsubame"))
-            .args(["engine", protocol])
+        let mut command = Command::new(env!("CARGO_BIN_EXE_tsubame"));
+        command.args(["engine", protocol]);
+        Engine::spawn(command)
+    }
+
+    fn spawn(mut command: Command) -> Engine {
+        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
+            .stderr(Stdio::null())
             .spawn()
-            .expect("start tsubame engine usi");
+            .expect("start the engine");
         let input = child.stdin.take().expect("stdin");
         let stdout = child.stdout.take().expect("stdout");
         let (sender, lines) = channel();
@@ -278,4 +285,396 @@ fn a_uci_game_in_fairy_stockfish_conventions() {
     engine.send("position fen 5sk/5sF/6C/7/7/7/K6[] b - - 0 1");
     engine.send("go depth 2");
     assert_eq!(engine.until("bestmove").last().unwrap(), "bestmove (none)");
+}
+
+// ---------------------------------------------------------------------------------------------
+// XBoard.
+
+/// An XBoard session after the handshake, `new`, `variant` and the rule options.
+fn xboard_engine(variant: &str, options: &[(&str, &str)]) -> Engine {
+    let mut engine = Engine::start_with("xboard");
+    engine.send("xboard");
+    engine.send("protover 2");
+    let features = engine.until("feature done=1");
+    for expected in [
+        "setboard=1",
+        "usermove=1",
+        "ping=1",
+        "highlight=1",
+        "myname=\"Tsubame ",
+        "variants=\"wa-shogi,torishogi\"",
+    ] {
+        assert!(
+            features.iter().any(|l| l.contains(expected)),
+            "{expected}: {features:?}"
+        );
+    }
+    for expected in [
+        "feature option=\"drop-mate -combo loses /// illegal\"",
+        "feature option=\"max-plies -string off\"",
+        "feature option=\"drops -combo on /// off\"",
+    ] {
+        assert!(features.iter().any(|l| l == expected), "{features:?}");
+    }
+    engine.send("new");
+    engine.send(&format!("variant {variant}"));
+    for (name, value) in options {
+        engine.send(&format!("option {name}={value}"));
+    }
+    engine
+}
+
+/// Sends `ping` and returns the lines up to its `pong`.
+fn ping(engine: &mut Engine, n: usize) -> Vec<String> {
+    engine.send(&format!("ping {n}"));
+    engine.until(&format!("pong {n}"))
+}
+
+/// Plays the engine's `move` line (the last of `lines`) in `game`.
+fn engine_move<B: tsubame_rules::Bitboard>(game: &mut Game<B>, lines: &[String]) {
+    use tsubame_protocol::coords::chess_to_usi;
+    let spec = game.position().tables().spec;
+    let text = lines
+        .last()
+        .and_then(|l| l.strip_prefix("move "))
+        .unwrap_or_else(|| panic!("no move in {lines:?}"));
+    let usi =
+        chess_to_usi(text, spec.width, spec.height).unwrap_or_else(|| panic!("not a move: {text}"));
+    game.play_usi(&usi)
+        .unwrap_or_else(|e| panic!("engine played {text} ({usi}): {e}"));
+}
+
+/// Our move for the user, in XBoard's text: a different legal move each time.
+fn user_move<B: tsubame_rules::Bitboard>(game: &mut Game<B>, seed: usize) -> String {
+    use tsubame_protocol::coords::usi_to_chess;
+    let spec = game.position().tables().spec;
+    let mut moves: Vec<String> = game
+        .legal_moves()
+        .into_iter()
+        .map(|m| game.position().to_usi(m))
+        .collect();
+    moves.sort();
+    let usi = moves[(seed * 7919 + 13) % moves.len()].clone();
+    game.play_usi(&usi).unwrap();
+    usi_to_chess(&usi, spec.width, spec.height).unwrap()
+}
+
+/// Whether `lines` hold a result line agreeing with the game's end.
+fn has_result(lines: &[String]) -> bool {
+    lines
+        .iter()
+        .any(|l| l.starts_with("1-0 {") || l.starts_with("0-1 {") || l.starts_with("1/2-1/2 {"))
+}
+
+/// A game over XBoard: user moves from our legal moves in force mode, `go` for the engine, and
+/// user moves the engine answers by itself; every engine move checked by the rules.
+fn xboard_game<B: tsubame_rules::Bitboard>(
+    variant: &str,
+    tables: &'static tsubame_rules::Tables<B>,
+    options: &[(&str, &str)],
+    plies: usize,
+) {
+    let mut engine = xboard_engine(variant, options);
+    let mut rule_options = Options::defaults(tables.spec);
+    for (name, value) in options {
+        rule_options.set(name, value).unwrap();
+    }
+    engine.send("force");
+    engine.send("sd 2");
+    let mut game = Game::new(tables, rule_options).unwrap();
+    let mut step = 0;
+    while game.status() == Status::Ongoing && game.moves().len() < plies {
+        step += 1;
+        let lines = match step % 3 {
+            2 => {
+                engine.send("go");
+                let lines = engine.until("move ");
+                engine_move(&mut game, &lines);
+                lines
+            }
+            1 => {
+                let text = user_move(&mut game, step);
+                engine.send(&format!("usermove {text}"));
+                vec![text]
+            }
+            _ => {
+                // Out of force mode since `go`: the engine answers a user move by itself.
+                let text = user_move(&mut game, step);
+                engine.send(&format!("usermove {text}"));
+                if game.status() == Status::Ongoing {
+                    let lines = engine.until("move ");
+                    engine_move(&mut game, &lines);
+                }
+                engine.send("force");
+                vec![text]
+            }
+        };
+        let pong = ping(&mut engine, step);
+        assert!(
+            !pong
+                .iter()
+                .any(|l| l.starts_with("Illegal") || l.starts_with("Error")),
+            "{variant} after {lines:?}: {pong:?}"
+        );
+        if game.status() != Status::Ongoing {
+            assert!(has_result(&pong), "{:?}: {pong:?}", game.status());
+        }
+    }
+    assert!(game.moves().len() >= plies.min(10), "{:?}", game.status());
+    engine.send("quit");
+    let status = engine.child.wait().expect("engine exits on quit");
+    assert!(status.success());
+}
+
+#[test]
+fn an_xboard_tori_game_with_every_move_legal() {
+    xboard_game("torishogi", tori::tables(), &[], 40);
+}
+
+#[test]
+fn an_xboard_wa_game_without_drops() {
+    xboard_game("wa-shogi", wa::tables(), &[("drops", "off")], 40);
+}
+
+#[test]
+fn xboard_setboard_with_a_mate_gives_the_result() {
+    let mut engine = xboard_engine("tori", &[]);
+    engine.send("force");
+    engine.send("setboard 5sk/5sF/6C/7/7/7/K6[] b - - 0 1");
+    let lines = ping(&mut engine, 1);
+    assert!(lines.iter().any(|l| l == "1-0 {Sente mates}"), "{lines:?}");
+    engine.send("go");
+    let lines = ping(&mut engine, 2);
+    assert!(lines.iter().any(|l| l == "1-0 {Sente mates}"), "{lines:?}");
+    assert!(!lines.iter().any(|l| l.starts_with("move")), "{lines:?}");
+    // A board-only setboard leaves sente to move; the engine finds a mate in one.
+    let board = "5sk/5s1/5FC/7/7/7/K6";
+    let position = tsubame_rules::Position::from_fen(
+        tori::tables(),
+        &format!("{board} w"),
+        Options::defaults(tori::spec()).rule_set(),
+    )
+    .unwrap();
+    let game = Game::from_position(position, Options::defaults(tori::spec()));
+    let mates: Vec<tsubame_rules::Move> = game
+        .legal_moves()
+        .into_iter()
+        .filter(|&m| {
+            let mut after = game.clone();
+            after.play(m).unwrap() != Status::Ongoing
+        })
+        .collect();
+    assert!(!mates.is_empty(), "{board} has a mate in one");
+    engine.send(&format!("setboard {board}"));
+    engine.send("sd 3");
+    engine.send("go");
+    let lines = engine.until("move ");
+    let mut after = game.clone();
+    engine_move(&mut after, &lines);
+    assert!(matches!(after.status(), Status::Finished(_)), "{lines:?}");
+    let lines = ping(&mut engine, 3);
+    assert!(lines.iter().any(|l| l == "1-0 {Sente mates}"), "{lines:?}");
+}
+
+#[test]
+fn xboard_lift_agrees_with_the_rules_in_the_wa_start_position() {
+    use tsubame_protocol::coords::{chess_to_usi, usi_to_chess};
+    let mut engine = xboard_engine("wa-shogi", &[("drops", "off")]);
+    engine.send("force");
+    let game = Game::new(
+        wa::tables(),
+        Options::parse(wa::spec(), "drops=off").unwrap(),
+    )
+    .unwrap();
+    let moves: Vec<String> = game
+        .legal_moves()
+        .into_iter()
+        .map(|m| game.position().to_usi(m))
+        .collect();
+    let mut lit = 0;
+    for (n, square) in ["h3", "b3", "c2", "f1", "a1", "e3", "d9", "f6"]
+        .into_iter()
+        .enumerate()
+    {
+        engine.send(&format!("lift {square}"));
+        let line = engine.until("highlight ").pop().unwrap();
+        let board = line.strip_prefix("highlight ").unwrap();
+        let ranks: Vec<&str> = board.split('/').collect();
+        assert_eq!(ranks.len(), 11, "{line}");
+        let mut shown = Vec::new();
+        for (row, text) in ranks.iter().enumerate() {
+            let mut file = 0u8;
+            let mut digits = String::new();
+            for c in text.chars() {
+                if c.is_ascii_digit() {
+                    digits.push(c);
+                    continue;
+                }
+                file += digits.parse::<u8>().unwrap_or(0);
+                digits.clear();
+                assert_eq!(c, 'Y', "nothing to capture or promote at the start: {line}");
+                shown.push(format!("{}{}", (b'a' + file) as char, 11 - row));
+                file += 1;
+            }
+            file += digits.parse::<u8>().unwrap_or(0);
+            assert_eq!(file, 11, "{line}");
+        }
+        shown.sort();
+        let from = chess_to_usi(&format!("{square}{square}"), 11, 11).unwrap();
+        let mut expected: Vec<String> = moves
+            .iter()
+            .filter(|m| m.starts_with(&from[..from.len() / 2]))
+            .map(|m| {
+                let chess = usi_to_chess(m, 11, 11).unwrap();
+                chess[square.len()..].to_string()
+            })
+            .collect();
+        expected.sort();
+        assert_eq!(shown, expected, "lift {square}");
+        lit += shown.len();
+        ping(&mut engine, n);
+    }
+    assert!(lit > 8, "the squares chosen have moves");
+    // HaChu's answers for the same position.
+    engine.send("lift h3");
+    assert_eq!(
+        engine.until("highlight").pop().unwrap(),
+        "highlight 11/11/11/11/11/11/11/6Y1Y2/11/6YYY2/11"
+    );
+}
+
+#[test]
+fn xboard_malformed_input_gets_an_error_and_the_engine_goes_on() {
+    let mut engine = xboard_engine("tori", &[]);
+    engine.send("force");
+    let bad = [
+        ("bogus", "Error (unknown command): bogus"),
+        ("usermove z9z9", "Illegal move (not a move): z9z9"),
+        ("usermove e3e6", "Illegal move ("),
+        ("usermove", "Illegal move (not a move)"),
+        ("e3e6", "Illegal move ("),
+        ("setboard nonsense", "Error (bad position"),
+        ("setboard 7/7/7 w", "Error (bad position"),
+        ("level 40 x 0", "Error (base time"),
+        ("level 40 5", "Error (level needs"),
+        ("level 40 5 fast", "Error ("),
+        (
+            "variant chess",
+            "Error (unsupported variant): variant chess",
+        ),
+        ("option owl=maybe", "Error ("),
+        ("option colour=red", "Error (unknown option"),
+        ("memory lots", "Error ("),
+        ("sd", "Error ("),
+        ("lift z1", "Error (bad square"),
+    ];
+    for (n, (command, expected)) in bad.into_iter().enumerate() {
+        engine.send(command);
+        let lines = ping(&mut engine, n);
+        assert!(
+            lines.iter().any(|l| l.starts_with(expected)),
+            "{command:?}: {lines:?}"
+        );
+    }
+    // Still playing: a legal move is taken and the engine answers one.
+    engine.send("usermove e4e5");
+    engine.send("level 40 0:30 0");
+    engine.send("time 3000");
+    engine.send("otim 3000");
+    engine.send("go");
+    let lines = engine.until("move ");
+    let mut game = Game::new(tori::tables(), Options::defaults(tori::spec())).unwrap();
+    game.play_usi("3d3c").unwrap();
+    engine_move(&mut game, &lines);
+}
+
+/// HaChu, the reference XBoard engine for Wa shogi, and ours play a short game (drops off) over
+/// XBoard, both kept in force mode and told the other's moves; every move is checked by our
+/// rules. HaChu is set to these rules as in `rules/wa-shogi.md` ("Testing against HaChu"). Its
+/// known deviation (it may leave its crane king attacked while it has a treacherous fox) ends
+/// the game early rather than failing the test.
+#[test]
+fn hachu_and_tsubame_play_wa_over_xboard() {
+    use tsubame_protocol::coords::{chess_to_usi, usi_to_chess};
+    const HACHU: &str = "/usr/games/hachu";
+    if !std::path::Path::new(HACHU).exists() {
+        eprintln!("HaChu is not installed at {HACHU}; skipped");
+        return;
+    }
+    let mut hachu = Engine::spawn(Command::new(HACHU));
+    for line in [
+        "xboard",
+        "protover 2",
+        "new",
+        "variant wa-shogi",
+        "option Promote on entry=0",
+        "option Allow repeats=1",
+        "memory 16",
+        "sd 4",
+        "force",
+    ] {
+        hachu.send(line);
+    }
+    let mut ours = xboard_engine("wa-shogi", &[("drops", "off")]);
+    ours.send("force");
+    ours.send("sd 2");
+    let mut game = Game::new(
+        wa::tables(),
+        Options::parse(wa::spec(), "drops=off").unwrap(),
+    )
+    .unwrap();
+    let mut ours_played = 0;
+    for ply in 0..40 {
+        if game.status() != Status::Ongoing {
+            break;
+        }
+        // HaChu plays sente: XBoard's white, its upper-case pieces.
+        let hachu_moves = ply % 2 == 0;
+        let (mover, other) = if hachu_moves {
+            (&mut hachu, &mut ours)
+        } else {
+            (&mut ours, &mut hachu)
+        };
+        mover.send("go");
+        let text = loop {
+            let line = mover
+                .lines
+                .recv_timeout(Duration::from_secs(20))
+                .unwrap_or_else(|_| panic!("no move at ply {ply} (HaChu: {hachu_moves})"));
+            if let Some(text) = line.strip_prefix("move ") {
+                break Some(text.to_string());
+            }
+            if line.starts_with("resign") || has_result(std::slice::from_ref(&line)) {
+                break None;
+            }
+        };
+        mover.send("force");
+        let Some(text) = text else {
+            assert!(hachu_moves, "ours gave up in {}", game.position().to_sfen());
+            break;
+        };
+        let usi = chess_to_usi(&text, 11, 11).unwrap_or_else(|| panic!("not a move: {text}"));
+        if let Err(e) = game.play_usi(&usi) {
+            assert!(hachu_moves, "ours played {text} ({usi}): {e}");
+            eprintln!("HaChu's {text} ({usi}) at ply {ply} is refused ({e}); the game ends there");
+            break;
+        }
+        if !hachu_moves {
+            ours_played += 1;
+        }
+        assert_eq!(usi_to_chess(&usi, 11, 11).as_deref(), Some(text.as_str()));
+        other.send(&format!("usermove {text}"));
+        let pong = ping(other, ply);
+        assert!(
+            !pong
+                .iter()
+                .any(|l| l.starts_with("Illegal") || l.starts_with("Error")),
+            "{text} at ply {ply}: {pong:?}"
+        );
+    }
+    assert!(
+        ours_played >= 3,
+        "the game was too short: {:?}",
+        game.status()
+    );
 }

@@ -14,6 +14,9 @@
 /// ```
 pub fn usi_to_chess(text: &str, width: u8, height: u8) -> Option<String> {
     if let Some((piece, square)) = text.split_once('*') {
+        if piece.is_empty() {
+            return None;
+        }
         return Some(format!(
             "{piece}@{}",
             usi_square_to_chess(square, width, height)?
@@ -34,6 +37,9 @@ pub fn usi_to_chess(text: &str, width: u8, height: u8) -> Option<String> {
 /// Converts chess-style move text to USI move text; see [`usi_to_chess`].
 pub fn chess_to_usi(text: &str, width: u8, height: u8) -> Option<String> {
     if let Some((piece, square)) = text.split_once('@') {
+        if piece.is_empty() {
+            return None;
+        }
         return Some(format!(
             "{}*{}",
             piece.to_ascii_uppercase(),
@@ -50,6 +56,16 @@ pub fn chess_to_usi(text: &str, width: u8, height: u8) -> Option<String> {
         chess_square_to_usi(from, width, height)?,
         chess_square_to_usi(to, width, height)?
     ))
+}
+
+/// Converts a USI square (`3e`) to a chess-style square (`e3`); `None` off the board.
+pub fn usi_square_to_chess_square(square: &str, width: u8, height: u8) -> Option<String> {
+    usi_square_to_chess(square, width, height)
+}
+
+/// Converts a chess-style square (`e3`) to a USI square (`3e`); `None` off the board.
+pub fn chess_square_to_usi_square(square: &str, width: u8, height: u8) -> Option<String> {
+    chess_square_to_usi(square, width, height)
 }
 
 fn split_usi_square(text: &str) -> Option<(&str, &str)> {

@@ -1,6 +1,6 @@
-//! Protocol adapters around the engine: USI (with `USI_Variant`) and UCI (with `UCI_Variant`, in
-//! Fairy-Stockfish's conventions). Protocol quirks (colour names, coordinates, piece letters)
-//! live here and nowhere else.
+//! Protocol adapters around the engine: USI (with `USI_Variant`), UCI (with `UCI_Variant`, in
+//! Fairy-Stockfish's conventions) and XBoard (CECP, as HaChu speaks it). Protocol quirks (colour
+//! names, coordinates, piece letters) live here and nowhere else.
 
 #![deny(missing_docs)]
 
@@ -9,3 +9,4 @@ pub mod front;
 pub mod session;
 pub mod uci;
 pub mod usi;
+pub mod xboard;

@@ -9,7 +9,10 @@ use tsubame_engine::eval::EvalParams;
 use tsubame_engine::limits::Limits;
 use tsubame_engine::search::{Info, Outcome, search};
 use tsubame_engine::tt::TranspositionTable;
-use tsubame_rules::{Bitboard, Options, Position, Tables, VariantSpec, tori, wa};
+use tsubame_rules::{
+    Bitboard, Game, MoveKind, Options, Outcome as GameOutcome, Position, Tables, VariantSpec, tori,
+    wa,
+};
 
 /// The games the engine plays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,6 +62,8 @@ struct GameState<B: Bitboard> {
     position: Position<B>,
     keys: Vec<u64>,
     checks: Vec<bool>,
+    /// The same game as the rules keep it, for how it ended and for taking moves back.
+    game: Game<B>,
 }
 
 impl<B: Bitboard> GameState<B> {
@@ -78,21 +83,73 @@ impl<B: Bitboard> GameState<B> {
             }
         };
         let mut state = GameState {
+            game: Game::from_position(position.clone(), options.clone()),
             position,
             keys: Vec::new(),
             checks: Vec::new(),
         };
         for text in moves {
-            let mv = state
-                .position
-                .parse_usi(text)
-                .map_err(|e| format!("bad move: {e}"))?;
-            state.keys.push(state.position.key());
-            state.checks.push(state.position.in_check());
-            state.position.make_move(mv);
+            state.play(text)?;
         }
         Ok(state)
     }
+
+    fn play(&mut self, text: &str) -> Result<(), String> {
+        let mv = self
+            .position
+            .parse_usi(text)
+            .map_err(|e| format!("bad move: {e}"))?;
+        // The rules' game refuses moves after its end (a repetition, say); the position
+        // does not, and USI/UCI GUIs may go on past what these rules call the end.
+        if self.game.outcome().is_none() {
+            self.game.play(mv).map_err(|e| format!("bad move: {e}"))?;
+        } else {
+            self.game = Game::from_position(self.position.clone(), self.game.options().clone());
+            self.game.play(mv).map_err(|e| format!("bad move: {e}"))?;
+        }
+        self.keys.push(self.position.key());
+        self.checks.push(self.position.in_check());
+        self.position.make_move(mv);
+        Ok(())
+    }
+
+    fn undo(&mut self) -> bool {
+        if self.keys.is_empty() || self.game.undo().is_none() {
+            return false;
+        }
+        self.keys.pop();
+        self.checks.pop();
+        self.position = self.game.position().clone();
+        true
+    }
+
+    fn targets_from(&self, square: &str) -> Vec<Target> {
+        let geometry = self.position.tables().geometry;
+        let mut out = Vec::new();
+        for mv in self.position.legal_moves() {
+            if let MoveKind::Normal { from, to, promote } = mv.kind()
+                && geometry.name(from).to_string() == square
+            {
+                out.push(Target {
+                    to: geometry.name(to).to_string(),
+                    capture: self.position.piece_at(to).is_some(),
+                    promotion: promote,
+                });
+            }
+        }
+        out
+    }
+}
+
+/// A destination of a piece, for showing where it may go.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Target {
+    /// The destination square, USI text (`3d`).
+    pub to: String,
+    /// Whether the move captures.
+    pub capture: bool,
+    /// Whether this is the promoting move to that square.
+    pub promotion: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -307,6 +364,41 @@ impl Session {
         };
         moves.sort();
         moves
+    }
+
+    /// Plays one move (USI text) after the current position. On error nothing changes.
+    pub fn play(&mut self, usi: &str) -> Result<(), String> {
+        self.wait();
+        match &mut self.game {
+            AnyGame::Tori(g) => g.play(usi),
+            AnyGame::Wa(g) => g.play(usi),
+        }
+    }
+
+    /// Takes back the last move; `false` when the game is at its start.
+    pub fn undo(&mut self) -> bool {
+        self.wait();
+        match &mut self.game {
+            AnyGame::Tori(g) => g.undo(),
+            AnyGame::Wa(g) => g.undo(),
+        }
+    }
+
+    /// How the game ended under the rules (mate, stalemate, repetition, ...), if it has.
+    pub fn outcome(&self) -> Option<GameOutcome> {
+        match &self.game {
+            AnyGame::Tori(g) => g.game.outcome(),
+            AnyGame::Wa(g) => g.game.outcome(),
+        }
+    }
+
+    /// The legal board moves of the piece on `square` (USI text, `3e`); none for an empty or
+    /// unknown square or a piece of the side not to move.
+    pub fn targets_from(&self, square: &str) -> Vec<Target> {
+        match &self.game {
+            AnyGame::Tori(g) => g.targets_from(square),
+            AnyGame::Wa(g) => g.targets_from(square),
+        }
     }
 
     /// Whether sente is to move.

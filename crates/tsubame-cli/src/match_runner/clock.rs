@@ -1,0 +1,251 @@
+//! Time controls and the match's own clocks. The match, not the engine, decides when an engine
+//! has run out of time: it measures from sending `go` to reading `bestmove`.
+
+use super::Protocol;
+use std::str::FromStr;
+use std::time::Duration;
+use tsubame_rules::Color;
+
+/// How much thinking each engine gets per game or per move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimeControl {
+    /// Main time, then a byo-yomi period for every move once the main time is used up
+    /// (`10+1b`).
+    Byoyomi {
+        /// Main time per game.
+        main: Duration,
+        /// Time per move after the main time.
+        period: Duration,
+    },
+    /// Main time plus an increment after each move (`10+0.1`; `10` alone is sudden death).
+    Fischer {
+        /// Main time per game.
+        main: Duration,
+        /// Time added after each move.
+        increment: Duration,
+    },
+    /// A fixed time per move in milliseconds (`movetime=200`).
+    MoveTime(Duration),
+    /// A node budget per move, without a clock (`nodes=5000`).
+    Nodes(u64),
+    /// A depth per move, without a clock (`depth=4`).
+    Depth(u32),
+}
+
+fn seconds(text: &str, whole: &str) -> Result<Duration, String> {
+    let value: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("time control {whole:?}: {text:?} is not a number of seconds"))?;
+    if !(value.is_finite() && (0.0..=1e6).contains(&value)) {
+        return Err(format!("time control {whole:?}: {text:?} is out of range"));
+    }
+    Ok(Duration::from_secs_f64(value))
+}
+
+impl FromStr for TimeControl {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<TimeControl, String> {
+        let text = text.trim();
+        let number =
+            |value: &str| -> Result<u64, String> {
+                value.parse::<u64>().ok().filter(|&n| n > 0).ok_or_else(|| {
+                    format!("time control {text:?}: {value:?} is not a positive number")
+                })
+            };
+        if let Some(ms) = text.strip_prefix("movetime=") {
+            return Ok(TimeControl::MoveTime(Duration::from_millis(number(ms)?)));
+        }
+        if let Some(nodes) = text.strip_prefix("nodes=") {
+            return Ok(TimeControl::Nodes(number(nodes)?));
+        }
+        if let Some(depth) = text.strip_prefix("depth=") {
+            let depth = number(depth)?;
+            if depth > 200 {
+                return Err(format!("time control {text:?}: depth at most 200"));
+            }
+            return Ok(TimeControl::Depth(depth as u32));
+        }
+        let control = match text.split_once('+') {
+            Some((main, period)) if period.ends_with('b') => TimeControl::Byoyomi {
+                main: seconds(main, text)?,
+                period: seconds(&period[..period.len() - 1], text)?,
+            },
+            Some((main, increment)) => TimeControl::Fischer {
+                main: seconds(main, text)?,
+                increment: seconds(increment, text)?,
+            },
+            None => TimeControl::Fischer {
+                main: seconds(text, text)?,
+                increment: Duration::ZERO,
+            },
+        };
+        match control {
+            TimeControl::Byoyomi { main, period } if main + period > Duration::ZERO => Ok(control),
+            TimeControl::Fischer { main, .. } if main > Duration::ZERO => Ok(control),
+            _ => Err(format!(
+                "time control {text:?} gives no time (use e.g. 10+1b, 10+0.1, movetime=200, nodes=5000 or depth=4)"
+            )),
+        }
+    }
+}
+
+/// Both players' clocks in one game.
+#[derive(Clone, Debug)]
+pub struct Clock {
+    control: TimeControl,
+    margin: Duration,
+    /// Main time left, indexed by colour.
+    remaining: [Duration; 2],
+}
+
+fn millis(duration: Duration) -> u128 {
+    duration.as_millis()
+}
+
+impl Clock {
+    /// Full clocks for a new game; `margin` is how far past its time an engine may answer
+    /// without losing, to absorb pipe and scheduling delays.
+    pub fn new(control: TimeControl, margin: Duration) -> Clock {
+        let main = match control {
+            TimeControl::Byoyomi { main, .. } | TimeControl::Fischer { main, .. } => main,
+            _ => Duration::ZERO,
+        };
+        Clock {
+            control,
+            margin,
+            remaining: [main; 2],
+        }
+    }
+
+    /// The `go` command in the protocol's words (UCI's `w` is sente).
+    pub fn go_command(&self, protocol: Protocol) -> String {
+        let sente = millis(self.remaining[Color::Sente as usize]);
+        let gote = millis(self.remaining[Color::Gote as usize]);
+        let (first, second, first_inc, second_inc) = match protocol {
+            Protocol::Usi => ("btime", "wtime", "binc", "winc"),
+            Protocol::Uci => ("wtime", "btime", "winc", "binc"),
+        };
+        match self.control {
+            TimeControl::Byoyomi { period, .. } => format!(
+                "go {first} {sente} {second} {gote} byoyomi {}",
+                millis(period)
+            ),
+            TimeControl::Fischer { increment, .. } => {
+                let inc = millis(increment);
+                format!("go {first} {sente} {second} {gote} {first_inc} {inc} {second_inc} {inc}")
+            }
+            TimeControl::MoveTime(time) => format!("go movetime {}", millis(time)),
+            TimeControl::Nodes(nodes) => format!("go nodes {nodes}"),
+            TimeControl::Depth(depth) => format!("go depth {depth}"),
+        }
+    }
+
+    /// How long `color` may take for this move before losing on time, margin included;
+    /// `None` without a clock.
+    pub fn allowed(&self, color: Color) -> Option<Duration> {
+        let left = self.remaining[color as usize];
+        match self.control {
+            TimeControl::Byoyomi { period, .. } => Some(left + period + self.margin),
+            TimeControl::Fischer { .. } => Some(left + self.margin),
+            TimeControl::MoveTime(time) => Some(time + self.margin),
+            TimeControl::Nodes(_) | TimeControl::Depth(_) => None,
+        }
+    }
+
+    /// Charges `color` for a move that took `elapsed`; `false` when that was too long.
+    pub fn charge(&mut self, color: Color, elapsed: Duration) -> bool {
+        if self.allowed(color).is_some_and(|allowed| elapsed > allowed) {
+            return false;
+        }
+        let left = &mut self.remaining[color as usize];
+        match self.control {
+            TimeControl::Byoyomi { .. } => *left = left.saturating_sub(elapsed),
+            TimeControl::Fischer { increment, .. } => {
+                *left = left.saturating_sub(elapsed) + increment
+            }
+            _ => {}
+        }
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_every_form() {
+        assert_eq!(
+            "10+1b".parse(),
+            Ok(TimeControl::Byoyomi {
+                main: Duration::from_secs(10),
+                period: Duration::from_secs(1)
+            })
+        );
+        assert_eq!(
+            "10+0.1".parse(),
+            Ok(TimeControl::Fischer {
+                main: Duration::from_secs(10),
+                increment: Duration::from_millis(100)
+            })
+        );
+        assert_eq!(
+            "0+2b".parse(),
+            Ok(TimeControl::Byoyomi {
+                main: Duration::ZERO,
+                period: Duration::from_secs(2)
+            })
+        );
+        assert_eq!(
+            "movetime=200".parse(),
+            Ok(TimeControl::MoveTime(Duration::from_millis(200)))
+        );
+        assert_eq!("nodes=5000".parse(), Ok(TimeControl::Nodes(5000)));
+        assert_eq!("depth=4".parse(), Ok(TimeControl::Depth(4)));
+        for bad in [
+            "", "0", "0+0b", "x+1", "nodes=0", "depth=-1", "10+1c", "nan+1", "-5+1",
+        ] {
+            assert!(bad.parse::<TimeControl>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn byoyomi_clock() {
+        let control = "1+0.5b".parse().unwrap();
+        let mut clock = Clock::new(control, Duration::from_millis(50));
+        assert_eq!(
+            clock.go_command(Protocol::Usi),
+            "go btime 1000 wtime 1000 byoyomi 500"
+        );
+        assert!(clock.charge(Color::Sente, Duration::from_millis(1200)));
+        // The main time is gone; only the period (and the margin) remain.
+        assert_eq!(
+            clock.allowed(Color::Sente),
+            Some(Duration::from_millis(550))
+        );
+        assert!(clock.charge(Color::Sente, Duration::from_millis(540)));
+        assert!(!clock.charge(Color::Sente, Duration::from_millis(560)));
+        assert_eq!(
+            clock.go_command(Protocol::Uci),
+            "go wtime 0 btime 1000 byoyomi 500"
+        );
+    }
+
+    #[test]
+    fn fischer_clock() {
+        let control = "1+0.1".parse().unwrap();
+        let mut clock = Clock::new(control, Duration::ZERO);
+        assert!(clock.charge(Color::Gote, Duration::from_millis(300)));
+        assert_eq!(
+            clock.go_command(Protocol::Usi),
+            "go btime 1000 wtime 800 binc 100 winc 100"
+        );
+        assert_eq!(
+            clock.go_command(Protocol::Uci),
+            "go wtime 1000 btime 800 winc 100 binc 100"
+        );
+        assert!(!clock.charge(Color::Gote, Duration::from_millis(801)));
+    }
+}

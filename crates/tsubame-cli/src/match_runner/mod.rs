@@ -1,0 +1,581 @@
+//! `tsubame match`: two engines play a series of games. The rules library adjudicates every
+//! move and every ending, the match keeps its own clocks, and an engine that crashes, hangs or
+//! plays an illegal move loses that game and is restarted for the next one.
+
+mod clock;
+mod engine;
+mod stats;
+
+pub use clock::TimeControl;
+pub use stats::{Sprt, Tally, Verdict, elo_estimate};
+
+use anyhow::{Context, Result, bail};
+use clock::Clock;
+use engine::{Engine, Failure};
+use indicatif::{ProgressBar, ProgressStyle};
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::mpsc::channel;
+use std::time::{Duration, Instant};
+use tsubame_protocol::coords::{chess_to_usi, usi_to_chess};
+use tsubame_rules::{Bitboard, Color, Game, Options, Status, Tables};
+
+/// How long past its allowed time the match waits for a `bestmove` before it gives up on the
+/// engine as hung, kills it and restarts it.
+const GRACE: Duration = Duration::from_secs(1);
+
+/// How long an engine may think on a move without a clock (`nodes=`, `depth=`).
+const UNTIMED_LIMIT: Duration = Duration::from_secs(120);
+
+/// The protocol an engine speaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Protocol {
+    /// USI with `USI_Variant`.
+    Usi,
+    /// UCI with `UCI_Variant`, in Fairy-Stockfish's conventions.
+    Uci,
+}
+
+/// How to start one engine.
+#[derive(Clone, Debug)]
+pub struct EngineSpec {
+    /// Program and arguments.
+    pub command: Vec<String>,
+    /// Its protocol.
+    pub protocol: Protocol,
+}
+
+/// Everything a match needs.
+#[derive(Clone, Debug)]
+pub struct MatchConfig {
+    /// The variant and its rule options.
+    pub options: Options,
+    /// The rule options given on the command line, sent to both engines.
+    pub option_pairs: Vec<(String, String)>,
+    /// Engine 1 and engine 2; results are counted from engine 1's side.
+    pub engines: [EngineSpec; 2],
+    /// Games to play (fewer when the SPRT decides early).
+    pub games: u32,
+    /// The time control.
+    pub time: TimeControl,
+    /// How far past its time an engine may answer without losing.
+    pub margin: Duration,
+    /// Start positions as SFEN; empty for random openings.
+    pub openings: Vec<String>,
+    /// Seed of the random openings.
+    pub seed: u64,
+    /// Random plies from the start position in random openings.
+    pub random_plies: u32,
+    /// Games played at the same time.
+    pub concurrency: usize,
+    /// Where to write one record per game.
+    pub records: Option<PathBuf>,
+    /// Plies after which a game is a draw; 0 for no limit.
+    pub max_plies: u32,
+    /// The sequential test that may stop the match early.
+    pub sprt: Option<Sprt>,
+}
+
+/// How one game ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameEnd {
+    /// The winner, `None` for a draw or void game.
+    pub winner: Option<Color>,
+    /// A short word for records and summaries (`checkmate`, `time`, `illegal-move`, ...).
+    pub reason: String,
+    /// What exactly happened, for engine failures.
+    pub detail: String,
+}
+
+impl GameEnd {
+    fn loss(loser: Color, reason: &str, detail: String) -> GameEnd {
+        GameEnd {
+            winner: Some(!loser),
+            reason: reason.to_string(),
+            detail,
+        }
+    }
+}
+
+/// One finished game.
+#[derive(Clone, Debug)]
+pub struct GameReport {
+    /// Game number from 0.
+    pub index: u32,
+    /// Whether engine 1 played sente.
+    pub engine1_sente: bool,
+    /// Start position.
+    pub start_sfen: String,
+    /// Moves played, USI text.
+    pub moves: Vec<String>,
+    /// The ending.
+    pub end: GameEnd,
+}
+
+impl GameReport {
+    /// Engine 1's result: 1, 1/2 or 0 as +1, 0, -1.
+    pub fn engine1_result(&self) -> i8 {
+        match self.end.winner {
+            None => 0,
+            Some(color) if (color == Color::Sente) == self.engine1_sente => 1,
+            Some(_) => -1,
+        }
+    }
+}
+
+/// The match's result.
+#[derive(Clone, Debug)]
+pub struct Summary {
+    /// Engine names from `id name`.
+    pub names: [String; 2],
+    /// Results from engine 1's side.
+    pub tally: Tally,
+    /// How many games ended for each reason.
+    pub reasons: BTreeMap<String, u32>,
+    /// The SPRT's last log-likelihood ratio and verdict.
+    pub sprt: Option<(f64, Verdict)>,
+}
+
+/// Reads an openings file: one SFEN per line; blank lines and `#` comments are skipped.
+pub fn read_openings(path: &std::path::Path) -> Result<Vec<String>> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read openings file {}", path.display()))?;
+    Ok(text
+        .lines()
+        .map(|line| line.split('#').next().unwrap_or("").trim())
+        .filter(|line| !line.is_empty())
+        .map(str::to_string)
+        .collect())
+}
+
+/// Plays the match and prints a line per game and the summary on stdout.
+pub fn run<B: Bitboard>(tables: &'static Tables<B>, config: &MatchConfig) -> Result<Summary> {
+    if config.games == 0 {
+        bail!("--games must be at least 1");
+    }
+    let concurrency = config.concurrency.clamp(1, 64);
+    for (line, sfen) in config.openings.iter().enumerate() {
+        Game::from_sfen(tables, sfen, config.options.clone())
+            .with_context(|| format!("opening {} ({sfen:?}) is not valid", line + 1))?;
+    }
+    if let Some(dir) = &config.records {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create records directory {}", dir.display()))?;
+    }
+    let variant = tables.spec.protocol_name;
+    // Starting each engine once up front turns a wrong command into an error instead of a
+    // match of forfeits, and gives the names.
+    let mut names = [String::new(), String::new()];
+    for (i, spec) in config.engines.iter().enumerate() {
+        let engine = Engine::start(spec, variant, &config.option_pairs)
+            .map_err(anyhow::Error::msg)
+            .with_context(|| format!("engine {} does not start", i + 1))?;
+        names[i] = engine.name.clone();
+    }
+
+    let bar = ProgressBar::new(u64::from(config.games));
+    bar.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} games {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let next = AtomicU32::new(0);
+    let stop = AtomicBool::new(false);
+    let (sender, receiver) = channel::<GameReport>();
+    let mut tally = Tally::default();
+    let mut reasons = BTreeMap::new();
+    let mut sprt_state = None;
+    std::thread::scope(|scope| {
+        for _ in 0..concurrency {
+            let sender = sender.clone();
+            let (next, stop) = (&next, &stop);
+            scope.spawn(move || {
+                let mut engines: [Option<Engine>; 2] = [None, None];
+                while !stop.load(Ordering::Relaxed) {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    if index >= config.games {
+                        break;
+                    }
+                    let report = play_game(tables, config, index, &mut engines);
+                    if sender.send(report).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(sender);
+        for report in receiver {
+            match report.engine1_result() {
+                1 => tally.wins += 1,
+                0 => tally.draws += 1,
+                _ => tally.losses += 1,
+            }
+            *reasons.entry(report.end.reason.clone()).or_insert(0) += 1;
+            let line = game_line(config, &names, &report, &tally);
+            bar.suspend(|| println!("{line}"));
+            bar.inc(1);
+            bar.set_message(format!("{}-{}-{}", tally.wins, tally.draws, tally.losses));
+            if let Some(dir) = &config.records {
+                let path = dir.join(format!("game-{:04}.txt", report.index + 1));
+                let text = record_text(tables.spec.name, config, &names, &report);
+                if let Err(error) = std::fs::write(&path, text) {
+                    bar.suspend(|| eprintln!("cannot write {}: {error}", path.display()));
+                }
+            }
+            if let Some(sprt) = &config.sprt {
+                let verdict = sprt.verdict(&tally);
+                sprt_state = Some((sprt.llr(&tally), verdict));
+                if verdict != Verdict::Continue && !stop.swap(true, Ordering::Relaxed) {
+                    bar.suspend(|| {
+                        println!("SPRT: {verdict} after {} games; stopping", tally.games())
+                    });
+                }
+            }
+        }
+    });
+    bar.finish_and_clear();
+    let summary = Summary {
+        names,
+        tally,
+        reasons,
+        sprt: sprt_state,
+    };
+    print!("{}", summary_text(config, &summary));
+    Ok(summary)
+}
+
+fn game_line(
+    config: &MatchConfig,
+    names: &[String; 2],
+    report: &GameReport,
+    tally: &Tally,
+) -> String {
+    let (sente, gote) = if report.engine1_sente {
+        (&names[0], &names[1])
+    } else {
+        (&names[1], &names[0])
+    };
+    let mut line = format!(
+        "game {}/{}: {sente} (sente) vs {gote} (gote): {} {}, {} plies",
+        report.index + 1,
+        config.games,
+        result_text(report.end.winner),
+        report.end.reason,
+        report.moves.len()
+    );
+    if !report.end.detail.is_empty() {
+        let _ = write!(line, " ({})", report.end.detail);
+    }
+    let _ = write!(
+        line,
+        "; engine1 {}-{}-{}",
+        tally.wins, tally.draws, tally.losses
+    );
+    line
+}
+
+fn result_text(winner: Option<Color>) -> &'static str {
+    match winner {
+        Some(Color::Sente) => "1-0",
+        Some(Color::Gote) => "0-1",
+        None => "1/2-1/2",
+    }
+}
+
+fn format_elo(value: f64) -> String {
+    if value.is_finite() {
+        // Adding zero turns a negative zero into a plain one.
+        format!("{:+.1}", value + 0.0)
+    } else if value > 0.0 {
+        "+inf".into()
+    } else {
+        "-inf".into()
+    }
+}
+
+/// The summary printed at the end of a match.
+pub fn summary_text(config: &MatchConfig, summary: &Summary) -> String {
+    let tally = &summary.tally;
+    let mut text = format!(
+        "engine1: {}\nengine2: {}\n",
+        summary.names[0], summary.names[1]
+    );
+    let _ = writeln!(
+        text,
+        "W-D-L: {}-{}-{} of {} games (engine1's side)",
+        tally.wins,
+        tally.draws,
+        tally.losses,
+        tally.games()
+    );
+    if let (Some(score), Some((elo, margin))) = (tally.score(), elo_estimate(tally)) {
+        let margin = if margin.is_finite() {
+            format!("{margin:.1}")
+        } else {
+            "inf".into()
+        };
+        let _ = writeln!(
+            text,
+            "score: {:.1}%\nElo: {} +/- {margin} (95%)",
+            score * 100.0,
+            format_elo(elo)
+        );
+    }
+    let endings: Vec<String> = summary
+        .reasons
+        .iter()
+        .map(|(reason, count)| format!("{reason} {count}"))
+        .collect();
+    let _ = writeln!(text, "endings: {}", endings.join(", "));
+    if let (Some(sprt), Some((llr, verdict))) = (&config.sprt, summary.sprt) {
+        let (lower, upper) = sprt.bounds();
+        let _ = writeln!(
+            text,
+            "SPRT elo0={} elo1={} alpha={} beta={}: LLR {llr:.3} (bounds {lower:.3}, {upper:.3}): {verdict}",
+            sprt.elo0, sprt.elo1, sprt.alpha, sprt.beta
+        );
+    }
+    text
+}
+
+fn record_text(
+    variant: &str,
+    config: &MatchConfig,
+    names: &[String; 2],
+    report: &GameReport,
+) -> String {
+    let (sente, gote) = if report.engine1_sente {
+        (&names[0], &names[1])
+    } else {
+        (&names[1], &names[0])
+    };
+    let mut text = String::new();
+    let _ = writeln!(text, "[Variant \"{variant}\"]");
+    let options: Vec<String> = config
+        .options
+        .iter()
+        .map(|(name, value)| format!("{name}={value}"))
+        .collect();
+    let _ = writeln!(text, "[Options \"{}\"]", options.join(" "));
+    let _ = writeln!(text, "[Sente \"{sente}\"]");
+    let _ = writeln!(text, "[Gote \"{gote}\"]");
+    let _ = writeln!(text, "[Start \"{}\"]", report.start_sfen);
+    let _ = writeln!(text, "[Result \"{}\"]", result_text(report.end.winner));
+    let _ = writeln!(text, "[Reason \"{}\"]", report.end.reason);
+    if !report.end.detail.is_empty() {
+        let _ = writeln!(text, "[Detail \"{}\"]", report.end.detail.replace('"', "'"));
+    }
+    let _ = writeln!(text);
+    for chunk in report.moves.chunks(10) {
+        let _ = writeln!(text, "{}", chunk.join(" "));
+    }
+    text
+}
+
+/// The start position of game `index`: openings are used in turn, each for two games with
+/// colours swapped.
+fn opening<B: Bitboard>(tables: &'static Tables<B>, config: &MatchConfig, index: u32) -> String {
+    let pair = index / 2;
+    if !config.openings.is_empty() {
+        return config.openings[pair as usize % config.openings.len()].clone();
+    }
+    let mut rng =
+        StdRng::seed_from_u64(config.seed ^ u64::from(pair).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    // A random line may end the game at once (a drop-mate, say); such lines are skipped.
+    for _ in 0..20 {
+        let Ok(mut game) = Game::new(tables, config.options.clone()) else {
+            break;
+        };
+        for _ in 0..config.random_plies {
+            let moves = game.legal_moves();
+            let Some(&mv) = moves.choose(&mut rng) else {
+                break;
+            };
+            if game.play(mv).is_err() {
+                break;
+            }
+        }
+        if game.status() == Status::Ongoing {
+            return game.position().to_sfen();
+        }
+    }
+    tables.spec.start_sfen.to_string()
+}
+
+/// Makes sure engine `seat` is running and ready for a new game.
+fn prepare(
+    config: &MatchConfig,
+    variant: &str,
+    engines: &mut [Option<Engine>; 2],
+    seat: usize,
+) -> Result<(), String> {
+    if let Some(engine) = &mut engines[seat] {
+        let newgame = match config.engines[seat].protocol {
+            Protocol::Usi => "usinewgame",
+            Protocol::Uci => "ucinewgame",
+        };
+        if engine.send(newgame).and_then(|()| engine.ready()).is_ok() {
+            return Ok(());
+        }
+        engines[seat] = None;
+    }
+    let engine = Engine::start(&config.engines[seat], variant, &config.option_pairs)?;
+    let engine = engines[seat].insert(engine);
+    let newgame = match config.engines[seat].protocol {
+        Protocol::Usi => "usinewgame",
+        Protocol::Uci => "ucinewgame",
+    };
+    engine
+        .send(newgame)
+        .and_then(|()| engine.ready())
+        .map_err(|f| format!("not ready after a restart: {f:?}"))
+}
+
+/// Plays game `index`. Engine failures end the game with a loss for that engine and drop it,
+/// so the next game starts a fresh process.
+fn play_game<B: Bitboard>(
+    tables: &'static Tables<B>,
+    config: &MatchConfig,
+    index: u32,
+    engines: &mut [Option<Engine>; 2],
+) -> GameReport {
+    let engine1_sente = index % 2 == 0;
+    let start_sfen = opening(tables, config, index);
+    let seat_of = |color: Color| usize::from((color == Color::Sente) != engine1_sente);
+    let color_of = |seat: usize| {
+        if (seat == 0) == engine1_sente {
+            Color::Sente
+        } else {
+            Color::Gote
+        }
+    };
+    let mut report = GameReport {
+        index,
+        engine1_sente,
+        start_sfen: start_sfen.clone(),
+        moves: Vec::new(),
+        end: GameEnd {
+            winner: None,
+            reason: String::new(),
+            detail: String::new(),
+        },
+    };
+    let mut game = match Game::from_sfen(tables, &start_sfen, config.options.clone()) {
+        Ok(game) => game,
+        Err(error) => {
+            report.end.reason = "bad-opening".into();
+            report.end.detail = error.to_string();
+            return report;
+        }
+    };
+    let variant = tables.spec.protocol_name;
+    for seat in 0..2 {
+        if let Err(detail) = prepare(config, variant, engines, seat) {
+            engines[seat] = None;
+            report.end = GameEnd::loss(color_of(seat), "crash", detail);
+            return report;
+        }
+    }
+    let start_fen = game.start().to_fen();
+    let (width, height) = (tables.spec.width, tables.spec.height);
+    let mut clock = Clock::new(config.time, config.margin);
+    report.end = loop {
+        if let Status::Finished(outcome) = game.status() {
+            break GameEnd {
+                winner: outcome.winner,
+                reason: outcome.reason.name().to_string(),
+                detail: String::new(),
+            };
+        }
+        if config.max_plies > 0 && report.moves.len() >= config.max_plies as usize {
+            break GameEnd {
+                winner: None,
+                reason: "move-limit".into(),
+                detail: String::new(),
+            };
+        }
+        let color = game.position().side_to_move();
+        let seat = seat_of(color);
+        let protocol = config.engines[seat].protocol;
+        let Some(engine) = engines[seat].as_mut() else {
+            break GameEnd::loss(color, "crash", "the engine is not running".into());
+        };
+        let position = match protocol {
+            Protocol::Usi => format!("position sfen {start_sfen}"),
+            Protocol::Uci => format!("position fen {start_fen}"),
+        };
+        let mut command = position;
+        if !report.moves.is_empty() {
+            command.push_str(" moves");
+            for usi in &report.moves {
+                command.push(' ');
+                match protocol {
+                    Protocol::Usi => command.push_str(usi),
+                    Protocol::Uci => command
+                        .push_str(&usi_to_chess(usi, width, height).unwrap_or_else(|| usi.clone())),
+                }
+            }
+        }
+        let go = clock.go_command(protocol);
+        let started = Instant::now();
+        let limit = clock
+            .allowed(color)
+            .map_or(UNTIMED_LIMIT, |allowed| allowed + GRACE);
+        let answer = engine
+            .send(&command)
+            .and_then(|()| engine.send(&go))
+            .and_then(|()| engine.best_move(started + limit));
+        let elapsed = started.elapsed();
+        let words = match answer {
+            Ok(words) => words,
+            Err(Failure::Exited) => {
+                engines[seat] = None;
+                break GameEnd::loss(color, "crash", "the engine exited".into());
+            }
+            Err(Failure::Timeout) => {
+                engines[seat] = None;
+                break GameEnd::loss(
+                    color,
+                    "no-response",
+                    format!("no bestmove within {:.1}s", limit.as_secs_f64()),
+                );
+            }
+        };
+        if !clock.charge(color, elapsed) {
+            game.lose_on_time(color);
+            continue;
+        }
+        let text = words.first().map(String::as_str).unwrap_or("");
+        if matches!(text, "resign" | "(none)") {
+            game.resign(color);
+            continue;
+        }
+        let usi = match protocol {
+            Protocol::Usi => Some(text.to_string()),
+            Protocol::Uci => chess_to_usi(text, width, height),
+        };
+        let played =
+            usi.ok_or_else(|| "not a move".to_string())
+                .and_then(|usi| match game.play_usi(&usi) {
+                    Ok(_) => Ok(usi),
+                    Err(error) => Err(error.to_string()),
+                });
+        match played {
+            Ok(usi) => report.moves.push(usi),
+            Err(error) => {
+                engines[seat] = None;
+                let shown: String = text.chars().take(40).collect();
+                break GameEnd::loss(
+                    color,
+                    "illegal-move",
+                    format!("bestmove {shown:?}: {error}"),
+                );
+            }
+        }
+    };
+    report
+}
