@@ -39,12 +39,7 @@ pub const OWL: Role = Role(9);
 /// The shrike, an expansion piece (`M`).
 pub const SHRIKE: Role = Role(10);
 
-const FREE: DropRule = DropRule {
-    barred_far_ranks: 0,
-    max_per_file: None,
-    mate_restricted: false,
-    file_limit_binds_board: false,
-};
+const FREE: DropRule = DropRule::FREE;
 
 const fn role(
     name: &'static str,

@@ -43,6 +43,16 @@ pub struct DropRule {
     pub file_limit_binds_board: bool,
 }
 
+impl DropRule {
+    /// No restriction beyond "any empty square".
+    pub const FREE: DropRule = DropRule {
+        barred_far_ranks: 0,
+        max_per_file: None,
+        mate_restricted: false,
+        file_limit_binds_board: false,
+    };
+}
+
 /// Special abilities a piece has beyond its moves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Hook {

@@ -81,12 +81,7 @@ pub const PLODDING_OX: Role = Role(29);
 /// Golden bird, a promoted sparrow pawn (`+P`).
 pub const GOLDEN_BIRD: Role = Role(30);
 
-const FREE: DropRule = DropRule {
-    barred_far_ranks: 0,
-    max_per_file: None,
-    mate_restricted: false,
-    file_limit_binds_board: false,
-};
+const FREE: DropRule = DropRule::FREE;
 
 /// An unpromoted kind: two in a set, promoting to `promotes_to`.
 const fn base(

@@ -9,12 +9,7 @@ use tsubame_rules::{
     RoleSpec, RuleSet, StalemateRule, Tables, VariantSpec,
 };
 
-const FREE: DropRule = DropRule {
-    barred_far_ranks: 0,
-    max_per_file: None,
-    mate_restricted: false,
-    file_limit_binds_board: false,
-};
+const FREE: DropRule = DropRule::FREE;
 
 const fn piece(name: &'static str, sfen: &'static str, betza: &'static str, count: u8) -> RoleSpec {
     RoleSpec {
