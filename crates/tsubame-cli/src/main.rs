@@ -7,6 +7,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::io::Write;
 use std::process::ExitCode;
 use std::time::Instant;
+use tsubame_rules::tenjiku::{self, TenjikuPosition, TenjikuRules};
 use tsubame_rules::{Bitboard, Options, Position, Tables, VariantSpec, tori, wa};
 
 /// Play, study and analyse Tori, Wa and Tenjiku shogi.
@@ -178,6 +179,9 @@ fn run_match(args: &MatchArgs) -> Result<()> {
     match args.variant {
         VariantName::Tori => match_runner::run(tori::tables(), &config)?,
         VariantName::Wa => match_runner::run(wa::tables(), &config)?,
+        VariantName::Tenjiku => {
+            bail!("the engine does not play Tenjiku yet, so matches cannot either")
+        }
     };
     Ok(())
 }
@@ -256,6 +260,9 @@ enum VariantName {
     Tori,
     /// Wa shogi, 11x11 (rule option drops=on|off).
     Wa,
+    /// Tenjiku shogi, 16x16 (rule options lion-hawk, free-eagle, demon-conflict, range-jump,
+    /// promotion).
+    Tenjiku,
 }
 
 impl VariantName {
@@ -263,6 +270,7 @@ impl VariantName {
         match self {
             VariantName::Tori => tori::spec(),
             VariantName::Wa => wa::spec(),
+            VariantName::Tenjiku => tenjiku::spec(),
         }
     }
 }
@@ -324,20 +332,50 @@ impl PositionArgs {
     }
 }
 
+/// A position that perft can count, whatever its game.
+trait Countable {
+    fn leaf_count(&mut self, depth: u32) -> u64;
+    fn divide_as_text(&mut self, depth: u32) -> Vec<(String, u64)>;
+}
+
+impl<B: Bitboard> Countable for Position<B> {
+    fn leaf_count(&mut self, depth: u32) -> u64 {
+        self.perft(depth)
+    }
+    fn divide_as_text(&mut self, depth: u32) -> Vec<(String, u64)> {
+        let rows = self.divide(depth);
+        rows.into_iter()
+            .map(|(mv, n)| (self.to_usi(mv), n))
+            .collect()
+    }
+}
+
+impl Countable for TenjikuPosition {
+    fn leaf_count(&mut self, depth: u32) -> u64 {
+        self.perft(depth)
+    }
+    fn divide_as_text(&mut self, depth: u32) -> Vec<(String, u64)> {
+        let rows = self.divide(depth);
+        rows.into_iter()
+            .map(|(mv, n)| (self.move_to_usi(mv), n))
+            .collect()
+    }
+}
+
 fn perft<B: Bitboard>(tables: &'static Tables<B>, args: &PerftArgs) -> Result<()> {
+    let position = args.position.position(tables)?;
+    run_perft(position, args)
+}
+
+fn run_perft(mut position: impl Countable, args: &PerftArgs) -> Result<()> {
     if args.depth > 64 {
         bail!("depth {} is too deep (at most 64)", args.depth);
     }
-    let mut position = args.position.position(tables)?;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let start = Instant::now();
     let nodes = if args.divide {
-        let mut rows: Vec<(String, u64)> = position
-            .divide(args.depth)
-            .into_iter()
-            .map(|(mv, n)| (position.to_usi(mv), n))
-            .collect();
+        let mut rows = position.divide_as_text(args.depth);
         rows.sort();
         for (mv, n) in &rows {
             writeln!(out, "{mv} {n}")?;
@@ -348,7 +386,7 @@ fn perft<B: Bitboard>(tables: &'static Tables<B>, args: &PerftArgs) -> Result<()
             rows.iter().map(|r| r.1).sum()
         }
     } else {
-        position.perft(args.depth)
+        position.leaf_count(args.depth)
     };
     let seconds = start.elapsed().as_secs_f64();
     let nps = if seconds > 0.0 {
@@ -357,6 +395,42 @@ fn perft<B: Bitboard>(tables: &'static Tables<B>, args: &PerftArgs) -> Result<()
         0
     };
     writeln!(out, "nodes {nodes} time {seconds:.3} nps {nps}")?;
+    Ok(())
+}
+
+impl PositionArgs {
+    fn tenjiku_position(&self) -> Result<TenjikuPosition> {
+        let options = self.options()?;
+        if self.fen.is_some() {
+            bail!(
+                "Tenjiku positions are given with --sfen (its piece codes are in the rules library's documentation)"
+            );
+        }
+        Ok(match &self.sfen {
+            Some(sfen) => TenjikuPosition::from_sfen(sfen, TenjikuRules::from_options(&options))
+                .context("bad --sfen")?,
+            None => TenjikuPosition::start(&options),
+        })
+    }
+}
+
+fn tenjiku_perft(args: &PerftArgs) -> Result<()> {
+    run_perft(args.position.tenjiku_position()?, args)
+}
+
+fn tenjiku_moves(args: &MovesArgs) -> Result<()> {
+    let position = args.position.tenjiku_position()?;
+    let mut texts: Vec<String> = position
+        .legal_moves()
+        .into_iter()
+        .map(|m| position.move_to_usi(m))
+        .collect();
+    texts.sort();
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    for text in texts {
+        writeln!(out, "{text}")?;
+    }
     Ok(())
 }
 
@@ -383,6 +457,7 @@ fn main() -> ExitCode {
         Command::Perft(args) => match args.position.variant {
             VariantName::Tori => perft(tori::tables(), args),
             VariantName::Wa => perft(wa::tables(), args),
+            VariantName::Tenjiku => tenjiku_perft(args),
         },
         Command::Bench(args) => bench(args),
         Command::Engine(args) => engine(args),
@@ -390,6 +465,7 @@ fn main() -> ExitCode {
         Command::Moves(args) => match args.position.variant {
             VariantName::Tori => moves(tori::tables(), args),
             VariantName::Wa => moves(wa::tables(), args),
+            VariantName::Tenjiku => tenjiku_moves(args),
         },
     };
     match result {

@@ -296,7 +296,7 @@ impl<'a, B: Bitboard> Worker<'a, B> {
                     -DECIDED
                 } else {
                     match rule {
-                        RepetitionRule::MoverLoses => DECIDED,
+                        RepetitionRule::MoverLoses | RepetitionRule::Illegal => DECIDED,
                         RepetitionRule::NoContest => 0,
                     }
                 });

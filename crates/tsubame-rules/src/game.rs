@@ -30,6 +30,8 @@ pub enum EndReason {
     Time,
     /// The game reached its move limit.
     MoveLimit,
+    /// A side's last royal piece was captured or burned (Tenjiku).
+    RoyalCaptured,
 }
 
 impl EndReason {
@@ -44,6 +46,7 @@ impl EndReason {
             EndReason::Resignation => "resignation",
             EndReason::Time => "time",
             EndReason::MoveLimit => "move-limit",
+            EndReason::RoyalCaptured => "royal-captured",
         }
     }
 }
@@ -363,7 +366,8 @@ impl<B: Bitboard> Game<B> {
             }
         } else {
             match self.position.tables().spec.repetition {
-                RepetitionRule::MoverLoses => Outcome {
+                // Where repeating is illegal, the repeating move loses like any illegal move.
+                RepetitionRule::MoverLoses | RepetitionRule::Illegal => Outcome {
                     winner: Some(!mover),
                     reason: EndReason::Repetition,
                 },

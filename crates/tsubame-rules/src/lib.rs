@@ -28,6 +28,7 @@ mod position;
 mod sfen;
 mod square;
 pub mod tables;
+pub mod tenjiku;
 pub mod tori;
 mod usi;
 mod variant;

@@ -6,6 +6,10 @@ use crate::variant::Role;
 /// A move of any game, packed in 32 bits: a board move (with or without promotion), a drop, or
 /// the shrike's exchange. What it captures is read from the position it is played in.
 ///
+/// A Tenjiku board move may also name a [`Move::middle`] square, where a lion-type piece
+/// captures on its way (igui is such a move that ends where it started), and may be marked as
+/// [`Move::declines`] a promotion it was allowed, which the deferral rule remembers.
+///
 /// ```
 /// use tsubame_rules::{Move, MoveKind, Square};
 /// let mv = Move::normal(Square::from_index(30), Square::from_index(23), false);
@@ -19,6 +23,9 @@ const NORMAL: u32 = 0;
 const DROP: u32 = 1;
 const EXCHANGE: u32 = 2;
 const PROMOTE: u32 = 1 << 28;
+const MIDDLE_SHIFT: u32 = 16;
+const HAS_MIDDLE: u32 = 1 << 29;
+const DECLINES: u32 = 1 << 30;
 
 /// A move taken apart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -59,6 +66,35 @@ impl Move {
                 | (NORMAL << KIND_SHIFT)
                 | if promote { PROMOTE } else { 0 },
         )
+    }
+
+    /// A board move that captures the piece on `middle` on its way from `from` to `to` (a lion
+    /// move; with `to == from`, igui).
+    #[inline(always)]
+    pub const fn with_middle(from: Square, middle: Square, to: Square, promote: bool) -> Move {
+        Move(Move::normal(from, to, promote).0 | ((middle.0 as u32) << MIDDLE_SHIFT) | HAS_MIDDLE)
+    }
+
+    /// The square where a lion-type move captures on its way, if any.
+    #[inline(always)]
+    pub const fn middle(self) -> Option<Square> {
+        if self.0 & HAS_MIDDLE != 0 {
+            Some(Square(((self.0 >> MIDDLE_SHIFT) & 0xff) as u8))
+        } else {
+            None
+        }
+    }
+
+    /// The same move, marked as declining a promotion it was allowed.
+    #[inline(always)]
+    pub const fn declining(self) -> Move {
+        Move(self.0 | DECLINES)
+    }
+
+    /// Whether the move declines a promotion it was allowed (Tenjiku's deferral rule).
+    #[inline(always)]
+    pub const fn declines(self) -> bool {
+        self.0 & DECLINES != 0
     }
 
     /// A drop.
@@ -139,12 +175,16 @@ impl std::fmt::Debug for Move {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.kind() {
             MoveKind::Normal { from, to, promote } => {
+                write!(f, "Move({}->", from.0)?;
+                if let Some(middle) = self.middle() {
+                    write!(f, "x{}->", middle.0)?;
+                }
                 write!(
                     f,
-                    "Move({}->{}{})",
-                    from.0,
+                    "{}{}{})",
                     to.0,
-                    if promote { "+" } else { "" }
+                    if promote { "+" } else { "" },
+                    if self.declines() { "=" } else { "" }
                 )
             }
             MoveKind::Drop { role, to } => write!(f, "Drop({}@{})", role.0, to.0),

@@ -232,7 +232,8 @@ impl<B: Bitboard> Position<B> {
                     }
                 }
                 Effect::FirstMover(color) => setup.side_to_move = color,
-                Effect::DropMate(_)
+                Effect::Tenjiku(_)
+                | Effect::DropMate(_)
                 | Effect::RepetitionCount(_)
                 | Effect::Drops(_)
                 | Effect::MaxPlies(_) => {}

@@ -110,6 +110,8 @@ pub enum RepetitionRule {
     /// The deciding occurrence ends the game without a winner, unless one player gave check
     /// with every move of the cycle: that player loses.
     NoContest,
+    /// A move that recreates any earlier position with the same side to move is illegal.
+    Illegal,
 }
 
 /// How a player with no legal move and not in check fares.
@@ -147,6 +149,8 @@ pub enum Effect {
     Drops(bool),
     /// After this many plies the game ends without a winner (0: no limit).
     MaxPlies(u32),
+    /// A Tenjiku rule reading other than the default.
+    Tenjiku(crate::tenjiku::TenjikuRule),
 }
 
 /// One value of a rule option.
