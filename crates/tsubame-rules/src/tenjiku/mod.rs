@@ -774,7 +774,8 @@ impl Rulebook {
                     }
                 }
                 if powers.free_eagle && rules.free_eagle == FreeEagleRule::Japanese {
-                    mover.plain = BISHOP;
+                    // Ranging orthogonally is part of the range jump (as for the generals).
+                    mover.plain = FREE_KING;
                     mover.range_jump = Some(RangeJump {
                         dirs: dir::ORTHOGONAL,
                         level: LEVEL_FREE_EAGLE,
