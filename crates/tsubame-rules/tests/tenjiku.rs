@@ -725,3 +725,146 @@ fn move_text_round_trips_for_every_move_of_the_constructed_positions() {
         }
     }
 }
+
+// ---- malformed input -----------------------------------------------------------------------
+
+#[test]
+fn malformed_tenjiku_sfen_gets_a_specific_error() {
+    use tsubame_rules::tenjiku::TenjikuSetupError as E;
+    let start = tenjiku::spec().start_sfen;
+    let board = start.split(' ').next().expect("board");
+    let ranks: Vec<&str> = board.split('/').collect();
+    let with_rank = |index: usize, text: &str| {
+        let mut ranks = ranks.clone();
+        ranks[index] = text;
+        format!("{} b - 1", ranks.join("/"))
+    };
+    let cases: Vec<(String, fn(&E) -> bool)> = vec![
+        ("".into(), |e| matches!(e, E::Empty)),
+        ("   ".into(), |e| matches!(e, E::Empty)),
+        (board.to_string(), |e| matches!(e, E::FieldCount(1))),
+        (format!("{board} b - 1 extra"), |e| {
+            matches!(e, E::FieldCount(5))
+        }),
+        ("16/16/16 b - 1".into(), |e| matches!(e, E::RankCount(3))),
+        (format!("{board}/16 b - 1"), |e| {
+            matches!(e, E::RankCount(17))
+        }),
+        (with_rank(6, "15"), |e| {
+            matches!(
+                e,
+                E::RankWidth {
+                    rank: 'g',
+                    files: 15
+                }
+            )
+        }),
+        (with_rank(6, "8P8"), |e| {
+            matches!(
+                e,
+                E::RankWidth {
+                    rank: 'g',
+                    files: 17
+                }
+            )
+        }),
+        (with_rank(6, "16P"), |e| {
+            matches!(e, E::RankWidth { rank: 'g', .. })
+        }),
+        (with_rank(6, "0P15"), |e| {
+            matches!(e, E::BadCount { rank: 'g', .. })
+        }),
+        (with_rank(6, "17"), |e| {
+            matches!(e, E::BadCount { rank: 'g', .. })
+        }),
+        (with_rank(6, "15Z"), |e| {
+            matches!(e, E::UnknownPiece { rank: 'g', .. })
+        }),
+        (with_rank(6, "15Y!"), |e| {
+            matches!(e, E::UnknownPiece { rank: 'g', .. })
+        }),
+        (with_rank(6, "15+K"), |e| {
+            matches!(e, E::UnknownPiece { rank: 'g', .. })
+        }),
+        (with_rank(6, "15+"), |e| {
+            matches!(e, E::UnknownPiece { rank: 'g', .. })
+        }),
+        (with_rank(6, "15*"), |e| {
+            matches!(
+                e,
+                E::UnexpectedCharacter {
+                    rank: 'g',
+                    found: '*'
+                }
+            )
+        }),
+        (with_rank(6, "15é"), |e| {
+            matches!(e, E::UnexpectedCharacter { rank: 'g', .. })
+        }),
+        (with_rank(6, "15D!="), |e| {
+            matches!(e, E::DeferralOnUnpromotable { .. })
+        }),
+        (with_rank(6, "15+P="), |e| {
+            matches!(e, E::DeferralOnUnpromotable { .. })
+        }),
+        (with_rank(0, "lnficsgekgscifnP"), |e| {
+            matches!(e, E::DeadPiece { .. })
+        }),
+        (with_rank(1, "N15"), |e| matches!(e, E::DeadPiece { .. })),
+        (with_rank(7, "KK14"), |e| {
+            matches!(
+                e,
+                E::TooMany {
+                    color: Color::Sente,
+                    ..
+                }
+            )
+        }),
+        (with_rank(7, "PPPPPPPPPPPPPPPP"), |e| {
+            matches!(e, E::TooMany { count: 32, .. })
+        }),
+        (start.replace(" b ", " x "), |e| matches!(e, E::BadSide(_))),
+        (start.replace(" - ", " P "), |e| {
+            matches!(e, E::HandNotEmpty(_))
+        }),
+        (start.replace(" 1", " 0"), |e| matches!(e, E::BadPly(_))),
+        (start.replace(" 1", " -3"), |e| matches!(e, E::BadPly(_))),
+        (start.replace(" 1", " x"), |e| matches!(e, E::BadPly(_))),
+    ];
+    assert!(cases.len() >= 20);
+    for (text, expected) in cases {
+        match TenjikuPosition::from_sfen(&text, TenjikuRules::DEFAULT) {
+            Ok(_) => panic!("accepted {text:?}"),
+            Err(error) => {
+                assert!(expected(&error), "{text:?} gave {error:?}");
+                assert!(!error.to_string().is_empty());
+            }
+        }
+    }
+}
+
+#[test]
+fn malformed_or_illegal_tenjiku_moves_get_a_specific_error() {
+    let start = TenjikuPosition::start(&Options::defaults(tenjiku::spec()));
+    for (text, expected) in [
+        ("", "not a move"),
+        ("9l", "two or three squares"),
+        ("9l9k9j9i", "not a move"),
+        ("17a1a", "not a move"),
+        ("9q9k", "not a move"),
+        ("9l9k++", "not a move"),
+        ("9l9k=", "not a move"),
+        ("9x9k", "not a move"),
+        ("8h8g", "no piece on 8h"),
+        ("9e9f", "not sente's"),
+        ("9l9j", "no such move"),
+        ("9l9k+", "no such move"),
+        ("9o9n9o", "own side's piece"),
+        ("9o7m9o", "not a step"),
+        ("9o8n7m", "own side's piece"),
+        ("9m9l9e", "not a step"),
+    ] {
+        let error = start.parse_usi(text).expect_err(text);
+        assert!(error.contains(expected), "{text:?}: {error}");
+    }
+}
