@@ -739,7 +739,8 @@ fn malformed_tenjiku_sfen_gets_a_specific_error() {
         ranks[index] = text;
         format!("{} b - 1", ranks.join("/"))
     };
-    let cases: Vec<(String, fn(&E) -> bool)> = vec![
+    type Expectation = fn(&E) -> bool;
+    let cases: Vec<(String, Expectation)> = vec![
         ("".into(), |e| matches!(e, E::Empty)),
         ("   ".into(), |e| matches!(e, E::Empty)),
         (board.to_string(), |e| matches!(e, E::FieldCount(1))),
