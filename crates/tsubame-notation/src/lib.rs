@@ -29,6 +29,7 @@
 mod error;
 mod notator;
 mod syntax;
+pub mod tenjiku;
 
 pub use error::HodgesError;
 pub use notator::Notator;
