@@ -869,3 +869,69 @@ fn malformed_or_illegal_tenjiku_moves_get_a_specific_error() {
         assert!(error.contains(expected), "{text:?}: {error}");
     }
 }
+
+// ---- properties ----------------------------------------------------------------------------
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    const OPTION_SETS: [&str; 4] = [
+        "",
+        "lion-hawk=tsa,free-eagle=japanese",
+        "demon-conflict=adams,range-jump=always",
+        "promotion=entry",
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// Along any game: make/unmake restores everything (burned pieces, deferral flags,
+        /// side, key), the incremental key equals a fresh one, SFEN and move text round-trip.
+        #[test]
+        fn games_keep_every_invariant(set in 0usize..4, choices in prop::collection::vec(any::<u16>(), 1..80)) {
+            let options = Options::parse(tenjiku::spec(), OPTION_SETS[set]).expect("options");
+            let mut position = TenjikuPosition::start(&options);
+            for choice in choices {
+                let moves = position.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                let mv = moves[choice as usize % moves.len()];
+                let text = position.move_to_usi(mv);
+                prop_assert_eq!(position.parse_usi(&text), Ok(mv));
+                let before = position.clone();
+                let undo = position.make_move(mv);
+                prop_assert_eq!(position.key(), position.fresh_key());
+                let sfen = position.to_sfen();
+                let reread = TenjikuPosition::from_sfen(&sfen, position.rules()).expect("own SFEN");
+                prop_assert_eq!(&reread, &position);
+                prop_assert_eq!(reread.key(), position.key());
+                let mut back = position.clone();
+                back.unmake_move(&undo);
+                prop_assert_eq!(&back, &before);
+                prop_assert_eq!(back.key(), before.key());
+            }
+        }
+
+        /// Any text is rejected cleanly or read as a position that writes back to itself.
+        #[test]
+        fn arbitrary_sfen_text_never_panics(text in "[0-9a-zA-Z+!'=/ -]{0,120}") {
+            if let Ok(position) = TenjikuPosition::from_sfen(&text, TenjikuRules::DEFAULT) {
+                let written = position.to_sfen();
+                let again = TenjikuPosition::from_sfen(&written, TenjikuRules::DEFAULT).expect("own SFEN");
+                prop_assert_eq!(again.to_sfen(), written);
+            }
+        }
+
+        /// Any text is rejected with a reason or names a move of the position.
+        #[test]
+        fn arbitrary_move_text_never_panics(text in "[0-9a-q+]{0,12}") {
+            let start = TenjikuPosition::start(&Options::defaults(tenjiku::spec()));
+            match start.parse_usi(&text) {
+                Ok(mv) => prop_assert!(start.legal_moves().contains(&mv)),
+                Err(reason) => prop_assert!(!reason.is_empty()),
+            }
+        }
+    }
+}
