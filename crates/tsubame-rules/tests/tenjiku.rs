@@ -935,3 +935,21 @@ mod properties {
         }
     }
 }
+
+#[test]
+fn an_optional_move_limit_ends_the_game_without_a_winner() {
+    // Decision 15: no automatic impasse rule, but an optional move limit.
+    let options = Options::parse(tenjiku::spec(), "max-plies=2").expect("option");
+    let mut game = TenjikuGame::new(options);
+    game.play_usi("9l9k").expect("first move");
+    assert_eq!(game.status(), Status::Ongoing);
+    game.play_usi("8e8f").expect("second move");
+    assert_eq!(
+        game.status(),
+        Status::Finished(Outcome {
+            winner: None,
+            reason: EndReason::MoveLimit
+        })
+    );
+    assert!(game.legal_moves().is_empty());
+}
