@@ -155,6 +155,75 @@ fn a_short_wa_game_with_every_move_legal() {
 }
 
 #[test]
+fn a_short_tenjiku_game_with_every_move_legal() {
+    use tsubame_rules::tenjiku::{self, TenjikuGame};
+    let mut engine = Engine::start();
+    engine.send("usi");
+    let hello = engine.until("usiok");
+    assert!(hello.iter().any(|l| l.contains("var tenjiku")));
+    assert!(
+        hello
+            .iter()
+            .any(|l| l.starts_with("option name lion-hawk type combo"))
+    );
+    assert_eq!(
+        hello
+            .iter()
+            .filter(|l| l.starts_with("option name max-plies "))
+            .count(),
+        1,
+        "an option shared by two games is announced once"
+    );
+    engine.send("setoption name USI_Variant value tenjiku");
+    engine.send("setoption name demon-conflict value adams");
+    engine.send("isready");
+    engine.until("readyok");
+    engine.send("usinewgame");
+    let options = Options::parse(tenjiku::spec(), "demon-conflict=adams").unwrap();
+    let mut game = TenjikuGame::new(options);
+    let mut moves: Vec<String> = Vec::new();
+    while game.status() == Status::Ongoing && moves.len() < 16 {
+        let command = if moves.is_empty() {
+            "position startpos".to_string()
+        } else {
+            format!("position startpos moves {}", moves.join(" "))
+        };
+        engine.send(&command);
+        engine.send("go nodes 2000");
+        let lines = engine.until("bestmove");
+        assert!(
+            lines.iter().any(|l| l.starts_with("info depth")),
+            "{lines:?}"
+        );
+        let best = lines
+            .last()
+            .unwrap()
+            .split_whitespace()
+            .nth(1)
+            .unwrap()
+            .to_string();
+        game.play_usi(&best)
+            .unwrap_or_else(|e| panic!("tenjiku: engine played {best}: {e}"));
+        moves.push(best);
+    }
+    // A malformed position or a repetition is refused with a reason, and the engine goes on.
+    engine.send("position sfen 16/16 b - 1");
+    engine.send("position startpos moves 9o9o 8b8b");
+    engine.send("isready");
+    let lines = engine.until("readyok");
+    assert!(
+        lines.iter().any(|l| l.contains("Tenjiku has 16")),
+        "{lines:?}"
+    );
+    assert!(
+        lines.iter().any(|l| l.contains("repeating is illegal")),
+        "{lines:?}"
+    );
+    engine.send("quit");
+    assert!(engine.child.wait().expect("exits").success());
+}
+
+#[test]
 fn malformed_commands_get_an_error_and_the_engine_goes_on() {
     let mut engine = Engine::start();
     let bad = [

@@ -3,13 +3,15 @@
 //! alter play keeps it; a change that alters it must be justified by a match.
 
 use crate::eval::EvalParams;
+use crate::game::SearchPosition;
 use crate::limits::Limits;
 use crate::search::search;
 use crate::tt::TranspositionTable;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
-use tsubame_rules::{Bitboard, Options, Position, Tables, tori, wa};
+use tsubame_rules::tenjiku::{self, TenjikuPosition, TenjikuRules};
+use tsubame_rules::{Move, Options, Position, VariantSpec, tori, wa};
 
 /// Tori positions: the start, openings, middle games with full hands, endings with checks.
 pub const TORI_POSITIONS: [&str; 8] = [
@@ -29,6 +31,12 @@ pub const WA_POSITIONS: [&str; 4] = [
     "hmlc1k1gu1o/1es1vwx1df1/ppprppp1ppp/3p7/7p3/11/11/1P1P3P3/PXP1PPP1PPP/1F1W1S1R1E1/ODUGK1VCLMH b - 13",
     "hmlc1k1gud1/1e1v1s1wxf1/ppp1pp2pp1/6pp3/3p7/10E/11/1P1P7/P1PXrPP2P1/1FU1WSKVC2/OD1G4LM1 b RO2Ph3p 31",
     "1m1cvkwgu1d/h1l2s5/p1e1pppxpR1/3p3ph2/11/6P4/11/1X1PU2f3/3O1P5/4G2R1ED/S4KVCLM1 b 3Pfwo9p 61",
+];
+
+/// Tenjiku positions: the start, and a middle game with demons, lions and generals in contact.
+pub const TENJIKU_POSITIONS: [&str; 2] = [
+    "lnficsgekgscifnl/a1c!c!1txql!ot1c!c!1a/s'v'bhdw!d!q'h!d!w!dhbv's'/mvrf!e!b!r!v!q!r!b!e!f!rvm/pppppppppppppppp/4d'6d'4/16/16/16/16/4D'6D'4/PPPPPPPPPPPPPPPP/MVRF!E!B!R!Q!V!R!B!E!F!RVM/S'V'BHDW!D!H!Q'D!W!DHBV'S'/A1C!C!1TOL!QXT1C!C!1A/LNFICSGKEGSCIFNL b - 1",
+    "lnficsgekgscifnl/a1c!c!1tx1l!ot1c!c!1a/s'v'bhdw!1q'h!d!w!dhbv's'/mvrf!e!b!r!v!q!r!b!e!f!rvm/ppppp1pp1ppppppp/4d'p5d'4/8p7/5D!10/16/7P8/4D'6D'4/PPPPPPP1PPPPPPPP/MVRF!E!B!R!Q!V!R!B!E!F!RVM/S'V'BHDW!1H!Q'D!W!DHBV'S'/A1C!C!1TOL!QXT1C!C!1A/LNFICSGKEGSCIFNL w - 10",
 ];
 
 /// The bench's search depth.
@@ -51,17 +59,17 @@ pub struct Row {
     pub time: Duration,
 }
 
-fn run_positions<B: Bitboard>(
-    tables: &'static Tables<B>,
+fn run_positions<P: SearchPosition>(
+    spec: &'static VariantSpec,
     positions: &[&str],
     depth: u32,
+    read: impl Fn(&str) -> Result<P, String>,
+    text: impl Fn(&P, Move) -> String,
     rows: &mut Vec<Row>,
 ) -> Result<(), String> {
-    let options = Options::defaults(tables.spec);
-    let params = EvalParams::for_variant(tables.spec);
+    let params = EvalParams::for_variant(spec);
     for sfen in positions {
-        let position = Position::from_sfen(tables, sfen, options.rule_set())
-            .map_err(|e| format!("bench position {sfen}: {e}"))?;
+        let position = read(sfen).map_err(|e| format!("bench position {sfen}: {e}"))?;
         let tt = Arc::new(TranspositionTable::new(TABLE_MIB));
         let limits = Limits {
             depth: Some(depth),
@@ -80,11 +88,11 @@ fn run_positions<B: Bitboard>(
             &mut |_| {},
         );
         rows.push(Row {
-            variant: tables.spec.name,
+            variant: spec.name,
             sfen: sfen.to_string(),
             best: outcome
                 .best
-                .map_or("none".to_string(), |m| position.to_usi(m)),
+                .map_or("none".to_string(), |m| text(&position, m)),
             nodes: outcome.info.nodes,
             time: outcome.info.time,
         });
@@ -95,11 +103,30 @@ fn run_positions<B: Bitboard>(
 /// Runs the bench at `depth` (the signature is defined at [`DEPTH`]).
 pub fn run(depth: u32) -> Result<Vec<Row>, String> {
     let mut rows = Vec::new();
-    run_positions(tori::tables(), &TORI_POSITIONS, depth, &mut rows)?;
+    let tori_rules = Options::defaults(tori::spec()).rule_set();
     run_positions(
-        wa::tables(),
+        tori::spec(),
+        &TORI_POSITIONS,
+        depth,
+        |sfen| Position::from_sfen(tori::tables(), sfen, tori_rules).map_err(|e| e.to_string()),
+        |position, mv| position.to_usi(mv),
+        &mut rows,
+    )?;
+    let wa_rules = Options::defaults(wa::spec()).rule_set();
+    run_positions(
+        wa::spec(),
         &WA_POSITIONS,
         depth.saturating_sub(2).max(1),
+        |sfen| Position::from_sfen(wa::tables(), sfen, wa_rules).map_err(|e| e.to_string()),
+        |position, mv| position.to_usi(mv),
+        &mut rows,
+    )?;
+    run_positions(
+        tenjiku::spec(),
+        &TENJIKU_POSITIONS,
+        depth.saturating_sub(4).max(1),
+        |sfen| TenjikuPosition::from_sfen(sfen, TenjikuRules::DEFAULT).map_err(|e| e.to_string()),
+        |position, mv| position.move_to_usi(mv),
         &mut rows,
     )?;
     Ok(rows)

@@ -1,6 +1,7 @@
 //! Static evaluation: material on the board and in hand, advancement, mobility and royal safety.
 //! Every weight lives in [`EvalParams`], one set per game, so they can be tuned in one place.
 
+use tsubame_rules::tenjiku::{self, Lion, TenjikuPosition};
 use tsubame_rules::{Bitboard, Color, Position, Role, Square, VariantSpec, betza, tori};
 
 /// Evaluation weights of one game, in centipawns (a Tori swallow is 100).
@@ -44,6 +45,34 @@ fn value_from_moves(betza_text: &str) -> i32 {
     (units * 100.0 / 1.15).round() as i32
 }
 
+/// What a Tenjiku piece's powers beyond its Betza moves are worth.
+fn tenjiku_power_value(role: Role) -> i32 {
+    let Some(powers) = tenjiku::powers(role) else {
+        return 0;
+    };
+    let mut value = 0;
+    value += match powers.lion {
+        Lion::None => 0,
+        Lion::Full | Lion::LionHawk => 1500,
+        Lion::Line(_) => 250,
+    };
+    value += match powers.area {
+        0 => 0,
+        2 => 500,
+        _ => 900,
+    };
+    if let Some(jump) = powers.range_jump {
+        value += 100 * jump.dirs.count_ones() as i32;
+    }
+    if powers.tetrarch {
+        value += 1200;
+    }
+    if powers.burns {
+        value += 800;
+    }
+    value
+}
+
 impl EvalParams {
     /// The weights for a game: Tori's piece values follow the play site's guide (swallow 1,
     /// pheasant 3, crane 6, quails 7, falcon 7, goose 2, eagle 16; in hand a little less, the
@@ -78,6 +107,11 @@ impl EvalParams {
                 if role.betza == "fW" {
                     advance[i] = 4;
                 }
+            }
+        }
+        if spec.name == tenjiku::spec().name {
+            for (i, value) in board_value.iter_mut().enumerate() {
+                *value += tenjiku_power_value(Role(i as u8));
             }
         }
         for (i, role) in spec.roles.iter().enumerate() {
@@ -182,6 +216,62 @@ pub fn evaluate<B: Bitboard>(position: &Position<B>, params: &EvalParams) -> i32
             .min(3) as i32;
         let empty_near_enemy_royal = (enemy_zone & !occupied).count() as i32;
         score[1 - us] -= hand_kinds * empty_near_enemy_royal * params.drop_threat;
+    }
+    let side = position.side_to_move().index();
+    score[side] - score[1 - side] + params.tempo
+}
+
+/// A Tenjiku position's value for the side to move: material, advancement, centralisation and
+/// the danger of enemy fire demons and of an unguarded royal.
+pub fn evaluate_tenjiku(position: &TenjikuPosition, params: &EvalParams) -> i32 {
+    let mut score = [0i32; 2];
+    let mut royals: [Vec<(i32, i32)>; 2] = [Vec::new(), Vec::new()];
+    let mut demons: [Vec<(i32, i32)>; 2] = [Vec::new(), Vec::new()];
+    let mut pieces: [Vec<(i32, i32)>; 2] = [Vec::new(), Vec::new()];
+    for color in Color::ALL {
+        let us = color.index();
+        for square in position.pieces(color) {
+            let Some(piece) = position.piece_at(square) else {
+                continue;
+            };
+            let r = piece.role.index();
+            let (x, y) = ((square.index() % 16) as i32, (square.index() / 16) as i32);
+            score[us] += params.board_value.get(r).copied().unwrap_or(0);
+            let progress = match color {
+                Color::Sente => 15 - y,
+                Color::Gote => y,
+            };
+            score[us] += params.advance.get(r).copied().unwrap_or(0) * progress;
+            // Central pieces reach more of the board.
+            let centrality = 14 - ((2 * x - 15).abs() + (2 * y - 15).abs()) / 2;
+            score[us] += centrality * params.mobility / 3;
+            let role_spec = &tenjiku::spec().roles[r];
+            if role_spec.royal {
+                royals[us].push((x, y));
+            } else {
+                pieces[us].push((x, y));
+            }
+            if tenjiku::powers(piece.role).is_some_and(|p| p.burns) {
+                demons[us].push((x, y));
+            }
+        }
+    }
+    for color in Color::ALL {
+        let us = color.index();
+        let them = 1 - us;
+        // A single royal is the whole game; a second one is insurance.
+        let single = royals[us].len() == 1;
+        for &(rx, ry) in &royals[us] {
+            let near = |(x, y): (i32, i32), d: i32| (x - rx).abs() <= d && (y - ry).abs() <= d;
+            let shelter = pieces[us].iter().filter(|&&p| near(p, 1)).count() as i32;
+            score[us] += shelter * params.royal_shelter;
+            // A demon within four king steps can burn the royal next move.
+            let threats = demons[them].iter().filter(|&&p| near(p, 4)).count() as i32;
+            let attackers = pieces[them].iter().filter(|&&p| near(p, 2)).count() as i32;
+            let weight = if single { 3 } else { 1 };
+            score[us] -=
+                weight * (threats * params.royal_attack * 8 + attackers * params.royal_attack);
+        }
     }
     let side = position.side_to_move().index();
     score[side] - score[1 - side] + params.tempo

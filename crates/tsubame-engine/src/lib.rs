@@ -23,6 +23,7 @@
 
 pub mod bench;
 pub mod eval;
+pub mod game;
 pub mod limits;
 pub mod search;
 pub mod tt;

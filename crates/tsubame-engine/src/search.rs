@@ -4,15 +4,14 @@
 //! for mates, stalemates, mating drops and repetitions. Several threads share the table (lazy
 //! SMP).
 
-use crate::eval::{EvalParams, evaluate};
+use crate::eval::EvalParams;
+use crate::game::SearchPosition;
 use crate::limits::{Budget, Limits};
 use crate::tt::{Bound, TranspositionTable};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
-use tsubame_rules::{
-    Bitboard, DropMateRule, Move, MoveKind, Position, RepetitionRule, Role, StalemateRule,
-};
+use tsubame_rules::{Move, RepetitionRule, Role};
 
 /// The score of being mated now; mate in `n` plies scores `MATE - n`.
 pub const MATE: i32 = 30_000;
@@ -94,10 +93,10 @@ struct Shared {
 }
 
 /// One thread's search.
-struct Worker<'a, B: Bitboard> {
+struct Worker<'a, P: SearchPosition> {
     shared: &'a Shared,
     params: &'a EvalParams,
-    position: Position<B>,
+    position: P,
     /// Keys of every position from the game's start to the current node.
     keys: Vec<u64>,
     /// Whether the side to move was in check in each of those positions.
@@ -162,16 +161,15 @@ fn score_from_tt(score: i32, ply: usize) -> i32 {
     }
 }
 
-impl<'a, B: Bitboard> Worker<'a, B> {
+impl<'a, P: SearchPosition> Worker<'a, P> {
     fn new(
         shared: &'a Shared,
         params: &'a EvalParams,
-        position: Position<B>,
+        position: P,
         history_keys: &[u64],
         history_checks: &[bool],
         main: bool,
     ) -> Self {
-        let tables = position.tables();
         let mut keys = history_keys.to_vec();
         let mut checks = history_checks.to_vec();
         keys.push(position.key());
@@ -184,7 +182,7 @@ impl<'a, B: Bitboard> Worker<'a, B> {
             nodes: 0,
             seldepth: 0,
             killers: vec![[None; 2]; MAX_PLY + 1],
-            history: vec![0; 2 * tables.role_count() * tables.geometry.square_count()],
+            history: vec![0; position.history_size()],
             move_lists: (0..=MAX_PLY).map(|_| Vec::with_capacity(256)).collect(),
             pv: (0..=MAX_PLY).map(|_| Vec::with_capacity(32)).collect(),
             lmr: lmr_table(),
@@ -214,33 +212,11 @@ impl<'a, B: Bitboard> Worker<'a, B> {
     }
 
     fn history_index(&self, mv: Move) -> usize {
-        let tables = self.position.tables();
-        let squares = tables.geometry.square_count();
-        let us = self.position.side_to_move().index();
-        let role = match mv.kind() {
-            MoveKind::Normal { from, .. } => {
-                self.position.piece_at(from).map_or(0, |p| p.role.index())
-            }
-            MoveKind::Drop { role, .. } | MoveKind::Exchange { role, .. } => role.index(),
-        };
-        ((us * tables.role_count() + role) * squares + mv.to().index()) % self.history.len().max(1)
+        self.position.history_index(mv) % self.history.len().max(1)
     }
 
     fn is_capture(&self, mv: Move) -> bool {
-        !mv.is_from_hand() && self.position.piece_at(mv.to()).is_some()
-    }
-
-    fn is_restricted_drop(&self, mv: Move) -> bool {
-        match mv.kind() {
-            MoveKind::Drop { role, .. } => self
-                .position
-                .tables()
-                .spec
-                .roles
-                .get(role.index())
-                .is_some_and(|r| r.drop.mate_restricted),
-            _ => false,
-        }
+        self.position.is_capture(mv)
     }
 
     fn piece_value(&self, role: Role) -> i32 {
@@ -254,15 +230,12 @@ impl<'a, B: Bitboard> Worker<'a, B> {
             return 10_000_000;
         }
         let mut score = 0;
-        if let MoveKind::Normal { from, to, promote } = mv.kind() {
-            let attacker = self
-                .position
-                .piece_at(from)
-                .map_or(0, |p| self.piece_value(p.role));
-            if let Some(victim) = self.position.piece_at(to) {
-                score += 1_000_000 + self.piece_value(victim.role) * 16 - attacker / 8;
+        if let Some(mover) = self.position.mover(mv) {
+            let attacker = self.piece_value(mover);
+            if self.is_capture(mv) {
+                score += 1_000_000 + self.position.gain(mv, self.params) * 16 - attacker / 8;
             }
-            if promote {
+            if mv.is_promotion() {
                 score += 500_000;
             }
         }
@@ -289,7 +262,7 @@ impl<'a, B: Bitboard> Worker<'a, B> {
                 // n, n-2, ... A move gave check when the position it led to is in check.
                 let ours_all_checked = (i + 1..n).rev().step_by(2).all(|k| self.checks[k]);
                 let theirs_all_checked = (i + 2..=n).rev().step_by(2).all(|k| self.checks[k]);
-                let rule = self.position.tables().spec.repetition;
+                let rule = self.position.repetition();
                 return Some(if theirs_all_checked {
                     DECIDED
                 } else if ours_all_checked {
@@ -311,47 +284,28 @@ impl<'a, B: Bitboard> Worker<'a, B> {
     /// Score when the side to move has no legal move.
     fn no_move_score(&self, in_check: bool, previous: Option<Move>, ply: usize) -> i32 {
         let mated = -(MATE - ply as i32);
-        if in_check {
-            let drop_loses = self.position.rules().drop_mate == DropMateRule::Loses;
-            if drop_loses && previous.is_some_and(|m| self.is_restricted_drop(m)) {
-                return -mated;
-            }
-            return mated;
-        }
-        match self.position.tables().spec.stalemate {
-            StalemateRule::Loss => mated,
+        if self.position.no_move_wins(in_check, previous) {
+            -mated
+        } else {
+            mated
         }
     }
 
-    fn make(&mut self, mv: Move) -> tsubame_rules::Undo {
-        let undo = self.position.make_move(mv);
+    fn make(&mut self, mv: Move) -> P::Undo {
+        let undo = self.position.make(mv);
         self.keys.push(self.position.key());
         self.checks.push(self.position.in_check());
         undo
     }
 
-    fn unmake(&mut self, mv: Move, undo: tsubame_rules::Undo) {
+    fn unmake(&mut self, mv: Move, undo: P::Undo) {
         self.keys.pop();
         self.checks.pop();
-        self.position.unmake_move(mv, undo);
+        self.position.unmake(mv, undo);
     }
 
     fn has_pieces_to_move(&self) -> bool {
-        let us = self.position.side_to_move();
-        let tables = self.position.tables();
-        let royal = self.position.royal_square(us);
-        let own = self.position.occupied_by(us);
-        let own_without_royal = match royal {
-            Some(square) => (own & !B::single(square)).count(),
-            None => own.count(),
-        };
-        own_without_royal > 1
-            || tables
-                .spec
-                .roles
-                .iter()
-                .enumerate()
-                .any(|(r, _)| self.position.hand_count(us, Role(r as u8)) > 0)
+        self.position.has_pieces_to_move()
     }
 
     fn search(
@@ -364,6 +318,9 @@ impl<'a, B: Bitboard> Worker<'a, B> {
     ) -> i32 {
         let pv_node = beta - alpha > 1;
         self.pv[ply].clear();
+        if self.position.lost() {
+            return -(MATE - ply as i32);
+        }
         if ply > 0 {
             if let Some(score) = self.repetition_score() {
                 return score;
@@ -384,7 +341,7 @@ impl<'a, B: Bitboard> Worker<'a, B> {
             return self.quiescence(alpha, beta, ply, previous, 0);
         }
         if ply >= MAX_PLY - 1 {
-            return evaluate(&self.position, self.params);
+            return self.position.evaluate(self.params);
         }
         self.count_node();
         if self.stopped() {
@@ -415,7 +372,7 @@ impl<'a, B: Bitboard> Worker<'a, B> {
         let static_eval = if in_check {
             -INFINITY
         } else {
-            evaluate(&self.position, self.params)
+            self.position.evaluate(self.params)
         };
         if !pv_node && !in_check && ply > 0 {
             // The position is good enough without searching it: reverse futility.
@@ -426,13 +383,13 @@ impl<'a, B: Bitboard> Worker<'a, B> {
             if depth >= 3 && static_eval >= beta && previous.is_some() && self.has_pieces_to_move()
             {
                 let reduction = 3 + depth / 5;
-                self.position.make_null_move();
+                self.position.make_null();
                 self.keys.push(self.position.key());
                 self.checks.push(false);
                 let score = -self.search(depth - 1 - reduction, -beta, -beta + 1, ply + 1, None);
                 self.keys.pop();
                 self.checks.pop();
-                self.position.unmake_null_move();
+                self.position.unmake_null();
                 if self.stopped() {
                     return 0;
                 }
@@ -546,8 +503,11 @@ impl<'a, B: Bitboard> Worker<'a, B> {
         }
         self.pv[ply].clear();
         self.seldepth = self.seldepth.max(ply);
+        if self.position.lost() {
+            return -(MATE - ply as i32);
+        }
         if ply >= MAX_PLY - 1 {
-            return evaluate(&self.position, self.params);
+            return self.position.evaluate(self.params);
         }
         // Worked out when the move leading here was made.
         let in_check = self
@@ -566,11 +526,11 @@ impl<'a, B: Bitboard> Worker<'a, B> {
             }
             if qdepth >= 6 {
                 self.move_lists[ply] = moves;
-                return evaluate(&self.position, self.params);
+                return self.position.evaluate(self.params);
             }
             best = -INFINITY;
         } else {
-            let stand_pat = evaluate(&self.position, self.params);
+            let stand_pat = self.position.evaluate(self.params);
             if stand_pat >= beta {
                 self.move_lists[ply] = moves;
                 return stand_pat;
@@ -578,6 +538,14 @@ impl<'a, B: Bitboard> Worker<'a, B> {
             alpha = alpha.max(stand_pat);
             best = stand_pat;
             self.position.generate_captures(&mut moves);
+            if qdepth >= self.position.quiescence_limit() {
+                // Past the limit only recaptures on the square just taken are followed, so that
+                // the last capture before the horizon is not taken for a free one.
+                match previous {
+                    Some(last) => moves.retain(|m| m.to() == last.to()),
+                    None => moves.clear(),
+                }
+            }
         }
         let mut scores: Vec<i32> = moves
             .iter()
@@ -586,10 +554,7 @@ impl<'a, B: Bitboard> Worker<'a, B> {
         for index in 0..moves.len() {
             let mv = pick_next(&mut moves, &mut scores, index);
             if !in_check {
-                let gain = self
-                    .position
-                    .piece_at(mv.to())
-                    .map_or(0, |p| self.piece_value(p.role));
+                let gain = self.position.gain(mv, self.params);
                 if best + gain + 250 < alpha && !mv.is_promotion() {
                     continue;
                 }
@@ -694,8 +659,8 @@ impl<'a, B: Bitboard> Worker<'a, B> {
 /// `history_keys` and `history_checks` describe the game's earlier positions (oldest first, not
 /// including `position`), for the repetition rule.
 #[allow(clippy::too_many_arguments)]
-pub fn search<B: Bitboard>(
-    position: &Position<B>,
+pub fn search<P: SearchPosition>(
+    position: &P,
     history_keys: &[u64],
     history_checks: &[bool],
     limits: &Limits,
@@ -718,7 +683,17 @@ pub fn search<B: Bitboard>(
         .depth
         .unwrap_or(MAX_PLY as u32 - 8)
         .clamp(1, MAX_PLY as u32 - 8);
-    let legal = position.legal_moves();
+    let mut legal = position.legal_moves();
+    if position.repetition() == RepetitionRule::Illegal {
+        // A move back into any earlier position of the game is no move at all.
+        let mut after = position.clone();
+        legal.retain(|&mv| {
+            let undo = after.make(mv);
+            let fresh = !history_keys.contains(&after.key());
+            after.unmake(mv, undo);
+            fresh
+        });
+    }
     let fallback = legal.first().copied();
     let result = std::thread::scope(|scope| {
         for helper in 1..threads.max(1) {
@@ -751,7 +726,7 @@ pub fn search<B: Bitboard>(
     let info = result.unwrap_or(Info {
         depth: 0,
         seldepth: 0,
-        score: Score::Centipawns(evaluate(position, params)),
+        score: Score::Centipawns(position.evaluate(params)),
         nodes: shared.nodes.load(Ordering::Relaxed),
         time: shared.start.elapsed(),
         pv: fallback.into_iter().collect(),

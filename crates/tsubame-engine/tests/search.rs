@@ -204,3 +204,109 @@ fn self_play_never_makes_an_illegal_move() {
     let (_, plies) = self_play(wa::tables(), "drops=off", games / 2, 4000);
     assert!(plies > 0);
 }
+
+/// Tenjiku self-play from randomised openings: every engine move is one the rules' game
+/// accepts (repetitions included, since the game's earlier positions are passed to the search).
+fn tenjiku_self_play(options: &str, games: u64, max_plies: usize, seed: u64) -> (usize, usize) {
+    use tsubame_rules::tenjiku::{self, TenjikuGame};
+    let params = EvalParams::for_variant(tenjiku::spec());
+    let tt = Arc::new(TranspositionTable::new(4));
+    let mut finished = 0;
+    let mut plies = 0;
+    for g in 0..games {
+        let mut rng = StdRng::seed_from_u64(seed + g);
+        let options = Options::parse(tenjiku::spec(), options).unwrap();
+        let mut game = TenjikuGame::new(options);
+        let mut keys = Vec::new();
+        let opening = rng.gen_range(2..8);
+        while game.status() == Status::Ongoing && game.moves().len() < max_plies {
+            let position = game.position().clone();
+            let mv = if game.moves().len() < opening {
+                let legal = game.legal_moves();
+                legal[rng.gen_range(0..legal.len())]
+            } else {
+                let limits = Limits {
+                    nodes: Some(rng.gen_range(50..150)),
+                    ..Limits::default()
+                };
+                let outcome = search(
+                    &position,
+                    &keys,
+                    &vec![false; keys.len()],
+                    &limits,
+                    &params,
+                    tt.clone(),
+                    Arc::new(AtomicBool::new(false)),
+                    1,
+                    &mut |_| {},
+                );
+                outcome.best.expect("an ongoing game has a legal move")
+            };
+            let text = position.move_to_usi(mv);
+            keys.push(position.key());
+            game.play(mv).unwrap_or_else(|e| {
+                panic!(
+                    "game {g}: engine move {text} refused: {e} in {}",
+                    position.to_sfen()
+                )
+            });
+            plies += 1;
+        }
+        if game.status() != Status::Ongoing {
+            finished += 1;
+        }
+    }
+    (finished, plies)
+}
+
+#[test]
+fn tenjiku_self_play_never_makes_an_illegal_move() {
+    let games = if cfg!(debug_assertions) { 4 } else { 200 };
+    let (finished, plies) = tenjiku_self_play("mate=play-on", games, 40, 5000);
+    assert!(
+        finished > 0 && plies > games as usize * 10,
+        "{finished} finished, {plies} plies"
+    );
+}
+
+#[test]
+fn tenjiku_self_play_under_the_other_readings_and_the_mate_rule() {
+    let (_, plies) = tenjiku_self_play(
+        "lion-hawk=tsa,free-eagle=japanese,demon-conflict=adams,range-jump=always,promotion=entry,mate=play-on",
+        16,
+        70,
+        6000,
+    );
+    assert!(plies > 16 * 10);
+    let (_, plies) = tenjiku_self_play("", 4, 70, 7000);
+    assert!(plies > 0);
+}
+
+#[test]
+fn tenjiku_search_takes_the_last_royal() {
+    use tsubame_rules::tenjiku::{TenjikuPosition, TenjikuRules};
+    // Gote's king on 1a can be taken by the rook on 1h; anything else lets it run.
+    let position = TenjikuPosition::from_sfen(
+        "15k/16/16/16/16/16/16/15R/16/16/16/16/16/16/16/K15 b - 1",
+        TenjikuRules::DEFAULT,
+    )
+    .unwrap();
+    let params = EvalParams::for_variant(tsubame_rules::tenjiku::spec());
+    let outcome = search(
+        &position,
+        &[],
+        &[],
+        &depth(3),
+        &params,
+        Arc::new(TranspositionTable::new(4)),
+        Arc::new(AtomicBool::new(false)),
+        1,
+        &mut |_| {},
+    );
+    let best = outcome
+        .best
+        .map(|m| position.move_to_usi(m))
+        .unwrap_or_default();
+    assert!(best.starts_with("1h1a"), "{best}");
+    assert_eq!(outcome.info.score, Score::Mate(1));
+}

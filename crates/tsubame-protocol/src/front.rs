@@ -57,8 +57,13 @@ impl Front {
     pub fn set_option(&mut self, name: &str, value: &str) -> Result<(), String> {
         match name {
             "USI_Variant" | "UCI_Variant" => {
-                let variant = Variant::from_name(value)
-                    .ok_or_else(|| format!("unknown variant {value:?} (torishogi, washogi)"))?;
+                let variant = Variant::from_name(value).ok_or_else(|| {
+                    let known: Vec<&str> = Variant::ALL
+                        .iter()
+                        .map(|v| v.spec().protocol_name)
+                        .collect();
+                    format!("unknown variant {value:?} ({})", known.join(", "))
+                })?;
                 self.session.set_variant(variant)?;
                 let spec = variant.spec();
                 for (name, value) in self.rule_options.clone() {
@@ -82,8 +87,10 @@ impl Front {
             }
             "USI_Ponder" | "Ponder" => Ok(()),
             _ => {
-                let owner = Variant::ALL
-                    .into_iter()
+                // The variant being played first: several games share option names.
+                let current = self.session.variant();
+                let owner = std::iter::once(current)
+                    .chain(Variant::ALL)
                     .find(|v| v.spec().option(name).is_some())
                     .ok_or_else(|| format!("unknown option {name:?}"))?;
                 // Check the value against its own variant even when another is being played.
@@ -223,8 +230,14 @@ impl Front {
     /// The `option` lines for every rule option of every variant, in a protocol's syntax.
     pub fn rule_option_lines(&self) -> Vec<String> {
         let mut lines = Vec::new();
+        let mut seen: Vec<&str> = Vec::new();
         for variant in Variant::ALL {
             for option in variant.spec().options {
+                // Games share some option names (max-plies); one line each.
+                if seen.contains(&option.name) {
+                    continue;
+                }
+                seen.push(option.name);
                 let default = option.values.first().map_or("", |v| v.name);
                 if option.number.is_some() {
                     lines.push(format!(

@@ -6,12 +6,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use tsubame_engine::eval::EvalParams;
+use tsubame_engine::game::SearchPosition;
 use tsubame_engine::limits::Limits;
 use tsubame_engine::search::{Info, Outcome, search};
 use tsubame_engine::tt::TranspositionTable;
+use tsubame_rules::tenjiku::{self, TenjikuGame, TenjikuPosition};
 use tsubame_rules::{
-    Bitboard, Game, MoveKind, Options, Outcome as GameOutcome, Position, Tables, VariantSpec, tori,
-    wa,
+    Bitboard, Color, Game, Move, MoveKind, Options, Outcome as GameOutcome, Position, Tables,
+    VariantSpec, tori, wa,
 };
 
 /// The games the engine plays.
@@ -21,17 +23,20 @@ pub enum Variant {
     Tori,
     /// Wa shogi.
     Wa,
+    /// Tenjiku shogi.
+    Tenjiku,
 }
 
 impl Variant {
     /// Every variant.
-    pub const ALL: [Variant; 2] = [Variant::Tori, Variant::Wa];
+    pub const ALL: [Variant; 3] = [Variant::Tori, Variant::Wa, Variant::Tenjiku];
 
     /// The rules' definition.
     pub fn spec(self) -> &'static VariantSpec {
         match self {
             Variant::Tori => tori::spec(),
             Variant::Wa => wa::spec(),
+            Variant::Tenjiku => tenjiku::spec(),
         }
     }
 
@@ -132,6 +137,7 @@ impl<B: Bitboard> GameState<B> {
             {
                 out.push(Target {
                     to: geometry.name(to).to_string(),
+                    via: None,
                     capture: self.position.piece_at(to).is_some(),
                     promotion: promote,
                 });
@@ -146,16 +152,224 @@ impl<B: Bitboard> GameState<B> {
 pub struct Target {
     /// The destination square, USI text (`3d`).
     pub to: String,
+    /// Where the move captures on its way, for a Tenjiku lion-type move (`5e` in `6f5e6d`).
+    pub via: Option<String>,
     /// Whether the move captures.
     pub capture: bool,
     /// Whether this is the promoting move to that square.
     pub promotion: bool,
 }
 
+/// One game in text form, whatever the variant.
+trait TextGame: Send {
+    fn sfen(&self) -> String;
+    fn legal_moves(&self) -> Vec<String>;
+    fn play(&mut self, text: &str) -> Result<(), String>;
+    fn undo(&mut self) -> bool;
+    fn outcome(&self) -> Option<GameOutcome>;
+    fn targets_from(&self, square: &str) -> Vec<Target>;
+    fn side_to_move(&self) -> Color;
+    fn search(
+        &self,
+        limits: Limits,
+        tt: Arc<TranspositionTable>,
+        stop: Arc<AtomicBool>,
+        threads: usize,
+        on_info: &mut dyn FnMut(InfoText),
+    ) -> BestMove;
+    fn boxed_clone(&self) -> Box<dyn TextGame>;
+}
+
+impl<B: Bitboard> TextGame for GameState<B> {
+    fn sfen(&self) -> String {
+        self.position.to_sfen()
+    }
+    fn legal_moves(&self) -> Vec<String> {
+        self.position
+            .legal_moves()
+            .into_iter()
+            .map(|m| self.position.to_usi(m))
+            .collect()
+    }
+    fn play(&mut self, text: &str) -> Result<(), String> {
+        GameState::play(self, text)
+    }
+    fn undo(&mut self) -> bool {
+        GameState::undo(self)
+    }
+    fn outcome(&self) -> Option<GameOutcome> {
+        self.game.outcome()
+    }
+    fn targets_from(&self, square: &str) -> Vec<Target> {
+        GameState::targets_from(self, square)
+    }
+    fn side_to_move(&self) -> Color {
+        self.position.side_to_move()
+    }
+    fn search(
+        &self,
+        limits: Limits,
+        tt: Arc<TranspositionTable>,
+        stop: Arc<AtomicBool>,
+        threads: usize,
+        on_info: &mut dyn FnMut(InfoText),
+    ) -> BestMove {
+        let params = EvalParams::for_variant(self.position.tables().spec);
+        run_search(
+            &self.position,
+            &self.keys,
+            &self.checks,
+            &params,
+            (limits, tt, stop, threads),
+            on_info,
+        )
+    }
+    fn boxed_clone(&self) -> Box<dyn TextGame> {
+        Box::new(self.clone())
+    }
+}
+
+/// A Tenjiku game as text.
 #[derive(Clone, Debug)]
-enum AnyGame {
-    Tori(GameState<u64>),
-    Wa(GameState<u128>),
+struct TenjikuState {
+    game: TenjikuGame,
+    /// Keys of the positions before the current one, for the search's repetition rule.
+    keys: Vec<u64>,
+}
+
+impl TenjikuState {
+    fn new(options: &Options, start: Start<'_>, moves: &[String]) -> Result<Self, String> {
+        let game = match start {
+            Start::Initial => TenjikuGame::new(options.clone()),
+            Start::Sfen(text) => TenjikuGame::from_sfen(text, options.clone())
+                .map_err(|e| format!("bad position: {e}"))?,
+            Start::Fen(_) => {
+                return Err(
+                    "bad position: Tenjiku positions are given as SFEN, not FEN".to_string()
+                );
+            }
+        };
+        let mut state = TenjikuState {
+            game,
+            keys: Vec::new(),
+        };
+        for text in moves {
+            TextGame::play(&mut state, text)?;
+        }
+        Ok(state)
+    }
+}
+
+impl TextGame for TenjikuState {
+    fn sfen(&self) -> String {
+        self.game.position().to_sfen()
+    }
+    fn legal_moves(&self) -> Vec<String> {
+        let position = self.game.position();
+        self.game
+            .legal_moves()
+            .into_iter()
+            .map(|m| position.move_to_usi(m))
+            .collect()
+    }
+    fn play(&mut self, text: &str) -> Result<(), String> {
+        let key = self.game.position().key();
+        self.game
+            .play_usi(text)
+            .map_err(|e| format!("bad move: {e}"))?;
+        self.keys.push(key);
+        Ok(())
+    }
+    fn undo(&mut self) -> bool {
+        if self.game.undo().is_some() {
+            self.keys.pop();
+            true
+        } else {
+            false
+        }
+    }
+    fn outcome(&self) -> Option<GameOutcome> {
+        self.game.outcome()
+    }
+    fn targets_from(&self, square: &str) -> Vec<Target> {
+        let position = self.game.position();
+        let geometry = position.geometry();
+        let mut out = Vec::new();
+        for mv in self.game.legal_moves() {
+            let Some(from) = mv.from() else { continue };
+            if geometry.name(from).to_string() != square {
+                continue;
+            }
+            let to = mv.to();
+            out.push(Target {
+                to: geometry.name(to).to_string(),
+                via: mv.middle().map(|m| geometry.name(m).to_string()),
+                capture: mv.middle().is_some() || (to != from && position.piece_at(to).is_some()),
+                promotion: mv.is_promotion(),
+            });
+        }
+        out
+    }
+    fn side_to_move(&self) -> Color {
+        self.game.position().side_to_move()
+    }
+    fn search(
+        &self,
+        limits: Limits,
+        tt: Arc<TranspositionTable>,
+        stop: Arc<AtomicBool>,
+        threads: usize,
+        on_info: &mut dyn FnMut(InfoText),
+    ) -> BestMove {
+        let params = EvalParams::for_variant(tenjiku::spec());
+        let checks = vec![false; self.keys.len()];
+        run_search(
+            self.game.position(),
+            &self.keys,
+            &checks,
+            &params,
+            (limits, tt, stop, threads),
+            on_info,
+        )
+    }
+    fn boxed_clone(&self) -> Box<dyn TextGame> {
+        Box::new(self.clone())
+    }
+}
+
+/// Move text and legality for the positions the session searches.
+trait MoveText: SearchPosition {
+    fn text(&self, mv: Move) -> String;
+    fn allows(&self, mv: Move) -> bool;
+    fn after(&self, mv: Move) -> Self;
+}
+
+impl<B: Bitboard> MoveText for Position<B> {
+    fn text(&self, mv: Move) -> String {
+        self.to_usi(mv)
+    }
+    fn allows(&self, mv: Move) -> bool {
+        self.is_legal(mv)
+    }
+    fn after(&self, mv: Move) -> Self {
+        let mut after = self.clone();
+        after.make_move(mv);
+        after
+    }
+}
+
+impl MoveText for TenjikuPosition {
+    fn text(&self, mv: Move) -> String {
+        self.move_to_usi(mv)
+    }
+    fn allows(&self, mv: Move) -> bool {
+        self.is_legal(mv)
+    }
+    fn after(&self, mv: Move) -> Self {
+        let mut after = self.clone();
+        after.make_move(mv);
+        after
+    }
 }
 
 /// What a finished search reports, as text.
@@ -180,7 +394,7 @@ pub struct InfoText {
 pub struct Session {
     variant: Variant,
     options: Options,
-    game: AnyGame,
+    game: Box<dyn TextGame>,
     hash_mib: usize,
     threads: usize,
     tt: Arc<TranspositionTable>,
@@ -194,35 +408,35 @@ impl Default for Session {
     }
 }
 
-fn pv_text<B: Bitboard>(position: &Position<B>, info: &Info) -> Vec<String> {
+fn pv_text<P: MoveText>(position: &P, info: &Info) -> Vec<String> {
     let mut walk = position.clone();
     let mut out = Vec::new();
     for &mv in &info.pv {
-        if !walk.is_legal(mv) {
+        if !walk.allows(mv) {
             break;
         }
-        out.push(walk.to_usi(mv));
-        walk.make_move(mv);
+        out.push(walk.text(mv));
+        walk = walk.after(mv);
     }
     out
 }
 
-fn run_search<B: Bitboard>(
-    state: &GameState<B>,
-    limits: Limits,
-    tt: Arc<TranspositionTable>,
-    stop: Arc<AtomicBool>,
-    threads: usize,
+type SearchSetting = (Limits, Arc<TranspositionTable>, Arc<AtomicBool>, usize);
+
+fn run_search<P: MoveText>(
+    position: &P,
+    keys: &[u64],
+    checks: &[bool],
+    params: &EvalParams,
+    (limits, tt, stop, threads): SearchSetting,
     on_info: &mut dyn FnMut(InfoText),
 ) -> BestMove {
-    let params = EvalParams::for_variant(state.position.tables().spec);
-    let position = &state.position;
     let Outcome { best, ponder, .. } = search(
         position,
-        &state.keys,
-        &state.checks,
+        keys,
+        checks,
         &limits,
-        &params,
+        params,
         tt,
         stop,
         threads,
@@ -233,12 +447,11 @@ fn run_search<B: Bitboard>(
             })
         },
     );
-    let best_text = best.map(|m| position.to_usi(m));
+    let best_text = best.map(|m| position.text(m));
     let ponder_text = match (best, ponder) {
         (Some(b), Some(p)) => {
-            let mut after = position.clone();
-            after.make_move(b);
-            after.is_legal(p).then(|| after.to_usi(p))
+            let after = position.after(b);
+            after.allows(p).then(|| after.text(p))
         }
         _ => None,
     };
@@ -253,7 +466,7 @@ impl Session {
     pub fn new() -> Session {
         let variant = Variant::Tori;
         let options = Options::defaults(variant.spec());
-        let game = AnyGame::Tori(
+        let game: Box<dyn TextGame> = Box::new(
             GameState::new(tori::tables(), &options, Start::Initial, &[])
                 .unwrap_or_else(|e| panic!("{e}")),
         );
@@ -324,10 +537,9 @@ impl Session {
     pub fn set_position(&mut self, start: Start<'_>, moves: &[String]) -> Result<(), String> {
         self.wait();
         self.game = match self.variant {
-            Variant::Tori => {
-                AnyGame::Tori(GameState::new(tori::tables(), &self.options, start, moves)?)
-            }
-            Variant::Wa => AnyGame::Wa(GameState::new(wa::tables(), &self.options, start, moves)?),
+            Variant::Tori => Box::new(GameState::new(tori::tables(), &self.options, start, moves)?),
+            Variant::Wa => Box::new(GameState::new(wa::tables(), &self.options, start, moves)?),
+            Variant::Tenjiku => Box::new(TenjikuState::new(&self.options, start, moves)?),
         };
         Ok(())
     }
@@ -340,28 +552,12 @@ impl Session {
 
     /// The current position as SFEN.
     pub fn sfen(&self) -> String {
-        match &self.game {
-            AnyGame::Tori(g) => g.position.to_sfen(),
-            AnyGame::Wa(g) => g.position.to_sfen(),
-        }
+        self.game.sfen()
     }
 
     /// Legal moves of the current position, as USI text, sorted.
     pub fn legal_moves(&self) -> Vec<String> {
-        let mut moves: Vec<String> = match &self.game {
-            AnyGame::Tori(g) => g
-                .position
-                .legal_moves()
-                .into_iter()
-                .map(|m| g.position.to_usi(m))
-                .collect(),
-            AnyGame::Wa(g) => g
-                .position
-                .legal_moves()
-                .into_iter()
-                .map(|m| g.position.to_usi(m))
-                .collect(),
-        };
+        let mut moves = self.game.legal_moves();
         moves.sort();
         moves
     }
@@ -369,45 +565,29 @@ impl Session {
     /// Plays one move (USI text) after the current position. On error nothing changes.
     pub fn play(&mut self, usi: &str) -> Result<(), String> {
         self.wait();
-        match &mut self.game {
-            AnyGame::Tori(g) => g.play(usi),
-            AnyGame::Wa(g) => g.play(usi),
-        }
+        self.game.play(usi)
     }
 
     /// Takes back the last move; `false` when the game is at its start.
     pub fn undo(&mut self) -> bool {
         self.wait();
-        match &mut self.game {
-            AnyGame::Tori(g) => g.undo(),
-            AnyGame::Wa(g) => g.undo(),
-        }
+        self.game.undo()
     }
 
     /// How the game ended under the rules (mate, stalemate, repetition, ...), if it has.
     pub fn outcome(&self) -> Option<GameOutcome> {
-        match &self.game {
-            AnyGame::Tori(g) => g.game.outcome(),
-            AnyGame::Wa(g) => g.game.outcome(),
-        }
+        self.game.outcome()
     }
 
     /// The legal board moves of the piece on `square` (USI text, `3e`); none for an empty or
     /// unknown square or a piece of the side not to move.
     pub fn targets_from(&self, square: &str) -> Vec<Target> {
-        match &self.game {
-            AnyGame::Tori(g) => g.targets_from(square),
-            AnyGame::Wa(g) => g.targets_from(square),
-        }
+        self.game.targets_from(square)
     }
 
     /// Whether sente is to move.
     pub fn sente_to_move(&self) -> bool {
-        let side = match &self.game {
-            AnyGame::Tori(g) => g.position.side_to_move(),
-            AnyGame::Wa(g) => g.position.side_to_move(),
-        };
-        side == tsubame_rules::Color::Sente
+        self.game.side_to_move() == Color::Sente
     }
 
     /// Starts a search in the background. `on_info` receives each iteration, `on_done` the
@@ -420,15 +600,12 @@ impl Session {
     ) {
         self.wait();
         self.stop.store(false, Ordering::Relaxed);
-        let game = self.game.clone();
+        let game = self.game.boxed_clone();
         let tt = self.tt.clone();
         let stop = self.stop.clone();
         let threads = self.threads;
         self.running = Some(std::thread::spawn(move || {
-            let result = match &game {
-                AnyGame::Tori(g) => run_search(g, limits, tt, stop, threads, &mut on_info),
-                AnyGame::Wa(g) => run_search(g, limits, tt, stop, threads, &mut on_info),
-            };
+            let result = game.search(limits, tt, stop, threads, &mut on_info);
             on_done(result);
         }));
     }

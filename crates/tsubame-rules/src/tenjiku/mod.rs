@@ -620,8 +620,8 @@ static OPTIONS: [OptionSpec; 7] = [
     },
     OptionSpec {
         name: "max-plies",
-        help: "after this many plies the game ends without a winner (impasse); none for no limit",
-        values: &[named("none", &[])],
+        help: "after this many plies the game ends without a winner (impasse); off for no limit",
+        values: &[named("off", &[])],
         number: Some(NumberOption {
             min: 1,
             max: 100_000,

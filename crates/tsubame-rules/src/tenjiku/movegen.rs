@@ -70,6 +70,31 @@ impl TenjikuPosition {
         count
     }
 
+    /// The moves that remove an enemy piece: captures at the destination or on the way, and
+    /// fire demon moves that burn (for quiescence search).
+    pub fn generate_captures(&self, moves: &mut Vec<Move>) {
+        let us = self.side;
+        let them = !us;
+        let enemy = self.by_color[them.index()];
+        let burnable = enemy & !self.demons[them.index()];
+        let own_demons = self.demons[us.index()];
+        self.generate(&mut |mv| {
+            let to = mv.to().index();
+            let from = mv.from().map_or(to, |s| s.index());
+            let removes = mv.middle().is_some()
+                || (to != from && enemy.has(to))
+                || (own_demons.has(from) && !(self.book.neighbours[to] & burnable).is_empty());
+            if removes {
+                moves.push(mv);
+            }
+        });
+    }
+
+    /// Appends every move to `moves` (see [`TenjikuPosition::legal_moves`]).
+    pub fn generate_moves(&self, moves: &mut Vec<Move>) {
+        self.generate(&mut |mv| moves.push(mv));
+    }
+
     /// Leaf nodes of the move tree `depth` plies deep (history ignored).
     pub fn perft(&mut self, depth: u32) -> u64 {
         if depth == 0 {

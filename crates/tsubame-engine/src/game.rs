@@ -1,0 +1,254 @@
+//! What the search needs of a game's position, for the games with drops and check (Tori, Wa:
+//! [`Position`]) and for Tenjiku ([`TenjikuPosition`]), whose moves capture on the way and
+//! burn, and where the game ends with the last royal.
+
+use crate::eval::{EvalParams, evaluate, evaluate_tenjiku};
+use tsubame_rules::tenjiku::{TenjikuPosition, TenjikuUndo};
+use tsubame_rules::{
+    Bitboard, DropMateRule, Move, MoveKind, Position, RepetitionRule, Role, StalemateRule, Undo,
+};
+
+/// A position the search can explore.
+pub trait SearchPosition: Clone + Send + Sync {
+    /// What takes a move back.
+    type Undo;
+
+    /// The position's hash (side to move included).
+    fn key(&self) -> u64;
+    /// Whether the side to move's royal is attacked (always `false` where moving into check is
+    /// legal and the game ends only with the royal's capture).
+    fn in_check(&self) -> bool;
+    /// Whether the side to move has already lost (no royal left).
+    fn lost(&self) -> bool;
+    /// Appends every legal move.
+    fn generate_legal(&self, moves: &mut Vec<Move>);
+    /// Appends the legal moves that win material (for quiescence).
+    fn generate_captures(&self, moves: &mut Vec<Move>);
+    /// Every legal move.
+    fn legal_moves(&self) -> Vec<Move> {
+        let mut moves = Vec::with_capacity(128);
+        self.generate_legal(&mut moves);
+        moves
+    }
+    /// Plays a legal move.
+    fn make(&mut self, mv: Move) -> Self::Undo;
+    /// Takes a move back.
+    fn unmake(&mut self, mv: Move, undo: Self::Undo);
+    /// Passes the turn.
+    fn make_null(&mut self);
+    /// Takes a pass back.
+    fn unmake_null(&mut self);
+    /// Size of the history table the search keeps for this game.
+    fn history_size(&self) -> usize;
+    /// The move's slot in that table (below [`SearchPosition::history_size`]).
+    fn history_index(&self, mv: Move) -> usize;
+    /// Whether the move captures.
+    fn is_capture(&self, mv: Move) -> bool;
+    /// The kind that moves (for a board move).
+    fn mover(&self, mv: Move) -> Option<Role>;
+    /// The value of what the move captures, by `params`.
+    fn gain(&self, mv: Move, params: &EvalParams) -> i32;
+    /// How the game treats repeated positions.
+    fn repetition(&self) -> RepetitionRule;
+    /// With no legal move: whether the side to move wins (a restricted mating drop before it
+    /// loses for the dropper) rather than loses.
+    fn no_move_wins(&self, in_check: bool, previous: Option<Move>) -> bool;
+    /// Whether the side to move has pieces enough that passing is no zugzwang risk.
+    fn has_pieces_to_move(&self) -> bool;
+    /// The static evaluation for the side to move.
+    fn evaluate(&self, params: &EvalParams) -> i32;
+    /// How many plies of captures quiescence search follows before it stands pat. Games with
+    /// few long-range pieces need no limit; on a board full of range jumpers and burns the
+    /// capture tree would otherwise explode.
+    fn quiescence_limit(&self) -> u32 {
+        u32::MAX
+    }
+}
+
+impl<B: Bitboard> SearchPosition for Position<B> {
+    type Undo = Undo;
+
+    #[inline]
+    fn key(&self) -> u64 {
+        Position::key(self)
+    }
+    #[inline]
+    fn in_check(&self) -> bool {
+        Position::in_check(self)
+    }
+    #[inline]
+    fn lost(&self) -> bool {
+        false
+    }
+    #[inline]
+    fn generate_legal(&self, moves: &mut Vec<Move>) {
+        Position::generate_legal(self, moves);
+    }
+    #[inline]
+    fn generate_captures(&self, moves: &mut Vec<Move>) {
+        Position::generate_captures(self, moves);
+    }
+    fn legal_moves(&self) -> Vec<Move> {
+        Position::legal_moves(self)
+    }
+    #[inline]
+    fn make(&mut self, mv: Move) -> Undo {
+        self.make_move(mv)
+    }
+    #[inline]
+    fn unmake(&mut self, mv: Move, undo: Undo) {
+        self.unmake_move(mv, undo);
+    }
+    fn make_null(&mut self) {
+        self.make_null_move();
+    }
+    fn unmake_null(&mut self) {
+        self.unmake_null_move();
+    }
+    fn history_size(&self) -> usize {
+        let tables = self.tables();
+        2 * tables.role_count() * tables.geometry.square_count()
+    }
+    #[inline]
+    fn history_index(&self, mv: Move) -> usize {
+        let tables = self.tables();
+        let squares = tables.geometry.square_count();
+        let us = self.side_to_move().index();
+        let role = match mv.kind() {
+            MoveKind::Normal { from, .. } => self.piece_at(from).map_or(0, |p| p.role.index()),
+            MoveKind::Drop { role, .. } | MoveKind::Exchange { role, .. } => role.index(),
+        };
+        ((us * tables.role_count() + role) * squares + mv.to().index()) % self.history_size().max(1)
+    }
+    #[inline]
+    fn is_capture(&self, mv: Move) -> bool {
+        !mv.is_from_hand() && self.piece_at(mv.to()).is_some()
+    }
+    #[inline]
+    fn mover(&self, mv: Move) -> Option<Role> {
+        match mv.kind() {
+            MoveKind::Normal { from, .. } => self.piece_at(from).map(|p| p.role),
+            _ => None,
+        }
+    }
+    #[inline]
+    fn gain(&self, mv: Move, params: &EvalParams) -> i32 {
+        match mv.kind() {
+            MoveKind::Normal { to, .. } => self.piece_at(to).map_or(0, |p| params.value(p.role)),
+            _ => 0,
+        }
+    }
+    fn repetition(&self) -> RepetitionRule {
+        self.tables().spec.repetition
+    }
+    fn no_move_wins(&self, in_check: bool, previous: Option<Move>) -> bool {
+        if in_check {
+            let drop_loses = self.rules().drop_mate == DropMateRule::Loses;
+            let restricted = previous.is_some_and(|m| match m.kind() {
+                MoveKind::Drop { role, .. } => self
+                    .tables()
+                    .spec
+                    .roles
+                    .get(role.index())
+                    .is_some_and(|r| r.drop.mate_restricted),
+                _ => false,
+            });
+            return drop_loses && restricted;
+        }
+        match self.tables().spec.stalemate {
+            StalemateRule::Loss => false,
+        }
+    }
+    fn has_pieces_to_move(&self) -> bool {
+        let us = self.side_to_move();
+        let tables = self.tables();
+        let royal = self.royal_square(us);
+        let own = self.occupied_by(us);
+        let own_without_royal = match royal {
+            Some(square) => (own & !B::single(square)).count(),
+            None => own.count(),
+        };
+        own_without_royal > 1
+            || (0..tables.spec.roles.len()).any(|r| self.hand_count(us, Role(r as u8)) > 0)
+    }
+    #[inline]
+    fn evaluate(&self, params: &EvalParams) -> i32 {
+        evaluate(self, params)
+    }
+}
+
+impl SearchPosition for TenjikuPosition {
+    type Undo = TenjikuUndo;
+
+    #[inline]
+    fn key(&self) -> u64 {
+        TenjikuPosition::key(self)
+    }
+    #[inline]
+    fn in_check(&self) -> bool {
+        false
+    }
+    #[inline]
+    fn lost(&self) -> bool {
+        self.royal_count(self.side_to_move()) == 0
+    }
+    fn generate_legal(&self, moves: &mut Vec<Move>) {
+        self.generate_moves(moves);
+    }
+    fn generate_captures(&self, moves: &mut Vec<Move>) {
+        TenjikuPosition::generate_captures(self, moves);
+    }
+    fn make(&mut self, mv: Move) -> TenjikuUndo {
+        self.make_move(mv)
+    }
+    fn unmake(&mut self, _mv: Move, undo: TenjikuUndo) {
+        self.unmake_move(&undo);
+    }
+    fn make_null(&mut self) {
+        TenjikuPosition::make_null(self);
+    }
+    fn unmake_null(&mut self) {
+        TenjikuPosition::unmake_null(self);
+    }
+    fn history_size(&self) -> usize {
+        2 * tsubame_rules::tenjiku::spec().roles.len() * 256
+    }
+    fn history_index(&self, mv: Move) -> usize {
+        let role = self.mover(mv).map_or(0, |r| r.index());
+        let roles = tsubame_rules::tenjiku::spec().roles.len();
+        ((self.side_to_move().index() * roles + role) * 256 + mv.to().index()) % self.history_size()
+    }
+    fn is_capture(&self, mv: Move) -> bool {
+        mv.middle().is_some() || (mv.from() != Some(mv.to()) && self.piece_at(mv.to()).is_some())
+    }
+    fn mover(&self, mv: Move) -> Option<Role> {
+        mv.from().and_then(|s| self.piece_at(s)).map(|p| p.role)
+    }
+    fn gain(&self, mv: Move, params: &EvalParams) -> i32 {
+        let at_end = if mv.from() != Some(mv.to()) {
+            self.piece_at(mv.to()).map_or(0, |p| params.value(p.role))
+        } else {
+            0
+        };
+        let on_the_way = mv
+            .middle()
+            .and_then(|s| self.piece_at(s))
+            .map_or(0, |p| params.value(p.role));
+        at_end + on_the_way
+    }
+    fn repetition(&self) -> RepetitionRule {
+        RepetitionRule::Illegal
+    }
+    fn no_move_wins(&self, _in_check: bool, _previous: Option<Move>) -> bool {
+        false
+    }
+    fn has_pieces_to_move(&self) -> bool {
+        self.pieces(self.side_to_move()).nth(2).is_some()
+    }
+    fn evaluate(&self, params: &EvalParams) -> i32 {
+        evaluate_tenjiku(self, params)
+    }
+    fn quiescence_limit(&self) -> u32 {
+        3
+    }
+}
