@@ -225,50 +225,45 @@ pub fn evaluate<B: Bitboard>(position: &Position<B>, params: &EvalParams) -> i32
 /// the danger of enemy fire demons and of an unguarded royal.
 pub fn evaluate_tenjiku(position: &TenjikuPosition, params: &EvalParams) -> i32 {
     let mut score = [0i32; 2];
-    let mut royals: [Vec<(i32, i32)>; 2] = [Vec::new(), Vec::new()];
-    let mut demons: [Vec<(i32, i32)>; 2] = [Vec::new(), Vec::new()];
-    let mut pieces: [Vec<(i32, i32)>; 2] = [Vec::new(), Vec::new()];
     for color in Color::ALL {
         let us = color.index();
-        for square in position.pieces(color) {
-            let Some(piece) = position.piece_at(square) else {
+        let them = !color;
+        let own = position.occupied_by(color);
+        let royal_count = position.royal_count(color);
+        for square in own.iter() {
+            let Some(piece) = position.piece_at(Square::from_index(square as u8)) else {
                 continue;
             };
             let r = piece.role.index();
-            let (x, y) = ((square.index() % 16) as i32, (square.index() / 16) as i32);
+            let (x, y) = ((square % 16) as i32, (square / 16) as i32);
             score[us] += params.board_value.get(r).copied().unwrap_or(0);
             let progress = match color {
                 Color::Sente => 15 - y,
                 Color::Gote => y,
             };
             score[us] += params.advance.get(r).copied().unwrap_or(0) * progress;
-            // Central pieces reach more of the board.
-            let centrality = 14 - ((2 * x - 15).abs() + (2 * y - 15).abs()) / 2;
-            score[us] += centrality * params.mobility / 3;
-            let role_spec = &tenjiku::spec().roles[r];
-            if role_spec.royal {
-                royals[us].push((x, y));
-            } else {
-                pieces[us].push((x, y));
+            let is_royal = tenjiku::spec().roles.get(r).is_some_and(|role| role.royal);
+            if !is_royal {
+                // Central pieces reach more of the board.
+                let centrality = 14 - ((2 * x - 15).abs() + (2 * y - 15).abs()) / 2;
+                score[us] += centrality * params.mobility / 3;
+                continue;
             }
-            if tenjiku::powers(piece.role).is_some_and(|p| p.burns) {
-                demons[us].push((x, y));
-            }
-        }
-    }
-    for color in Color::ALL {
-        let us = color.index();
-        let them = 1 - us;
-        // A single royal is the whole game; a second one is insurance.
-        let single = royals[us].len() == 1;
-        for &(rx, ry) in &royals[us] {
-            let near = |(x, y): (i32, i32), d: i32| (x - rx).abs() <= d && (y - ry).abs() <= d;
-            let shelter = pieces[us].iter().filter(|&&p| near(p, 1)).count() as i32;
-            score[us] += shelter * params.royal_shelter;
+            let at = Square::from_index(square as u8);
+            let shelter = (position.neighbours(at) & own).count() as i32;
+            let attackers = (position.within_two(at) & position.occupied_by(them)).count() as i32;
             // A demon within four king steps can burn the royal next move.
-            let threats = demons[them].iter().filter(|&&p| near(p, 4)).count() as i32;
-            let attackers = pieces[them].iter().filter(|&&p| near(p, 2)).count() as i32;
-            let weight = if single { 3 } else { 1 };
+            let threats = position
+                .demons(them)
+                .iter()
+                .filter(|&d| {
+                    let (dx, dy) = ((d % 16) as i32, (d / 16) as i32);
+                    (dx - x).abs() <= 4 && (dy - y).abs() <= 4
+                })
+                .count() as i32;
+            // A single royal is the whole game; a second one is insurance.
+            let weight = if royal_count == 1 { 3 } else { 1 };
+            score[us] += shelter * params.royal_shelter;
             score[us] -=
                 weight * (threats * params.royal_attack * 8 + attackers * params.royal_attack);
         }

@@ -86,6 +86,28 @@ fn assert_same_effects(position: &TenjikuPosition, rules: &Rules, context: &str)
     }
 }
 
+/// Quiescence search's move list: every move that removes an enemy piece, and besides those
+/// only demon moves that end next to an enemy demon (they would burn, but are burned first).
+fn assert_captures_are_the_moves_that_remove_enemies(position: &TenjikuPosition) {
+    let mut captures = Vec::new();
+    position.generate_captures(&mut captures);
+    let side = position.side_to_move();
+    for mv in position.legal_moves() {
+        let removals = position.removals(mv);
+        let removes_enemy = removals.iter().any(|r| r.piece.color != side);
+        if removes_enemy {
+            assert!(
+                captures.contains(&mv),
+                "{} missing from captures",
+                position.move_to_usi(mv)
+            );
+        } else if captures.contains(&mv) {
+            let mover_burned = removals.iter().any(|r| r.piece.color == side);
+            assert!(mover_burned, "{} is no capture", position.move_to_usi(mv));
+        }
+    }
+}
+
 const OPTION_NAMES: [(&str, &str); 5] = [
     ("lion-hawk", "tsa"),
     ("free-eagle", "japanese"),
@@ -181,6 +203,7 @@ fn random_games_agree_with_the_reference_and_unmake_restores_everything() {
                 break;
             }
             assert_same_effects(&position, &rules, &format!("game {game} ply {ply}"));
+            assert_captures_are_the_moves_that_remove_enemies(&position);
             tally.add(&library_effects(&position));
             // Prefer captures and lion moves so that the special rules come into play.
             let interesting: Vec<_> = moves

@@ -73,21 +73,7 @@ impl TenjikuPosition {
     /// The moves that remove an enemy piece: captures at the destination or on the way, and
     /// fire demon moves that burn (for quiescence search).
     pub fn generate_captures(&self, moves: &mut Vec<Move>) {
-        let us = self.side;
-        let them = !us;
-        let enemy = self.by_color[them.index()];
-        let burnable = enemy & !self.demons[them.index()];
-        let own_demons = self.demons[us.index()];
-        self.generate(&mut |mv| {
-            let to = mv.to().index();
-            let from = mv.from().map_or(to, |s| s.index());
-            let removes = mv.middle().is_some()
-                || (to != from && enemy.has(to))
-                || (own_demons.has(from) && !(self.book.neighbours[to] & burnable).is_empty());
-            if removes {
-                moves.push(mv);
-            }
-        });
+        self.generate_filtered::<true>(&mut |mv| moves.push(mv));
     }
 
     /// Appends every move to `moves` (see [`TenjikuPosition::legal_moves`]).
@@ -128,6 +114,12 @@ impl TenjikuPosition {
     }
 
     pub(crate) fn generate(&self, sink: &mut impl FnMut(Move)) {
+        self.generate_filtered::<false>(sink);
+    }
+
+    /// Every move, or with `CAPTURES` only those that remove an enemy piece (a capture at the
+    /// destination or on the way, or a fire demon's burn).
+    fn generate_filtered<const CAPTURES: bool>(&self, sink: &mut impl FnMut(Move)) {
         if self.is_over() {
             return;
         }
@@ -149,11 +141,29 @@ impl TenjikuPosition {
             burn_zone,
             zone: self.book.zone[us.index()],
         };
+        // Where a demon's move burns something: next to an enemy that is not a demon.
+        let mut burn_targets = Bitboard256::EMPTY;
+        if CAPTURES && !self.demons[us.index()].is_empty() {
+            for e in (enemy & !enemy_demons).iter() {
+                burn_targets |= self.book.neighbours[e];
+            }
+        }
         let tables = self.book.tables;
         for s in own.iter() {
             let role = role_of(self.board[s]);
             let mover = &self.book.movers[role.index()];
             let square = Square(s as u8);
+            if CAPTURES
+                && mover.lion == Lion::None
+                && mover.area == 0
+                && !mover.tetrarch
+                && !mover.burns
+                && (tables.empty_board_attacks(us, mover.plain, square) & enemy).is_empty()
+            {
+                // Nothing to capture even on an empty board; a range jump follows the same
+                // lines as the slides it extends.
+                continue;
+            }
             let mut targets = tables.attacks_from(us, mover.plain, square, occupied) & !own;
             let mut pass = false;
             if let Some(jump) = mover.range_jump {
@@ -207,6 +217,15 @@ impl TenjikuPosition {
                     self.emit(&context, mover, s, Some(a), s, sink);
                 }
                 targets |= self.tetrarch_moves(s, own, occupied);
+            }
+            if CAPTURES {
+                let wanted = if mover.burns {
+                    enemy | burn_targets
+                } else {
+                    enemy
+                };
+                targets &= wanted;
+                pass &= mover.burns && burn_targets.has(s);
             }
             for t in targets.iter() {
                 self.emit(&context, mover, s, None, t, sink);

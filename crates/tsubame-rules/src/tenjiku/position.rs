@@ -178,6 +178,34 @@ impl TenjikuPosition {
         self.by_color[color.index()].iter().map(|s| Square(s as u8))
     }
 
+    /// The squares of a side's pieces, as a set.
+    pub fn occupied_by(&self, color: Color) -> Bitboard256 {
+        self.by_color[color.index()]
+    }
+
+    /// The squares of a side's fire demons (promoted water buffaloes included).
+    pub fn demons(&self, color: Color) -> Bitboard256 {
+        self.demons[color.index()]
+    }
+
+    /// The squares one king step from `square`.
+    pub fn neighbours(&self, square: Square) -> Bitboard256 {
+        self.book
+            .neighbours
+            .get(square.index())
+            .copied()
+            .unwrap_or_default()
+    }
+
+    /// The squares within two king steps of `square` (itself excluded).
+    pub fn within_two(&self, square: Square) -> Bitboard256 {
+        self.book
+            .lion_area
+            .get(square.index())
+            .copied()
+            .unwrap_or_default()
+    }
+
     /// How many royal pieces (king, crown prince) a side has.
     pub fn royal_count(&self, color: Color) -> u8 {
         self.royals[color.index()]
