@@ -242,16 +242,30 @@ pub fn evaluate_tenjiku(position: &TenjikuPosition, params: &EvalParams) -> i32 
                 Color::Gote => y,
             };
             score[us] += params.advance.get(r).copied().unwrap_or(0) * progress;
+            // Central pieces reach more of the board.
+            let centrality = 14 - ((2 * x - 15).abs() + (2 * y - 15).abs()) / 2;
+            score[us] += centrality * params.mobility / 3;
             let is_royal = tenjiku::spec().roles.get(r).is_some_and(|role| role.royal);
             if !is_royal {
-                // Central pieces reach more of the board.
-                let centrality = 14 - ((2 * x - 15).abs() + (2 * y - 15).abs()) / 2;
-                score[us] += centrality * params.mobility / 3;
                 continue;
             }
             let at = Square::from_index(square as u8);
-            let shelter = (position.neighbours(at) & own).count() as i32;
-            let attackers = (position.within_two(at) & position.occupied_by(them)).count() as i32;
+            let shelter = (position.neighbours(at) & own)
+                .iter()
+                .filter(|&f| {
+                    position
+                        .piece_at(Square::from_index(f as u8))
+                        .is_some_and(|p| !tenjiku::spec().roles[p.role.index()].royal)
+                })
+                .count() as i32;
+            let attackers = (position.within_two(at) & position.occupied_by(them))
+                .iter()
+                .filter(|&e| {
+                    position
+                        .piece_at(Square::from_index(e as u8))
+                        .is_some_and(|p| !tenjiku::spec().roles[p.role.index()].royal)
+                })
+                .count() as i32;
             // A demon within four king steps can burn the royal next move.
             let threats = position
                 .demons(them)
