@@ -282,3 +282,84 @@ pub fn variant_by_name(name: &str) -> Option<&'static VariantSpec> {
         .into_iter()
         .find(|v| v.name == name || v.protocol_name == name)
 }
+
+struct ReadMove<'a> {
+    options: &'a Options,
+    sfen: &'a str,
+    text: &'a str,
+}
+
+impl OnTables for ReadMove<'_> {
+    type Output = Result<String, String>;
+
+    fn run<B: Bitboard>(self, tables: &'static Tables<B>) -> Self::Output {
+        let position =
+            tsubame_rules::Position::from_sfen(tables, self.sfen, self.options.rule_set())
+                .map_err(|e| e.to_string())?;
+        let text = self.text.trim();
+        match position.parse_usi(text) {
+            Ok(mv) => Ok(position.to_usi(mv)),
+            Err(error @ tsubame_rules::MoveError::Illegal { .. }) => Err(error.to_string()),
+            Err(tsubame_rules::MoveError::Syntax { .. }) => crate::parse_hodges(&position, text)
+                .map(|mv| position.to_usi(mv))
+                .map_err(|e| e.to_string()),
+        }
+    }
+}
+
+/// Reads one move typed in USI or Hodges notation in the position `sfen` of a game at
+/// `options`, and gives it back as USI text; the error says why the text is no legal move.
+///
+/// ```
+/// use tsubame_notation::record::move_to_usi;
+/// use tsubame_rules::{tori, Options};
+///
+/// let options = Options::defaults(tori::spec());
+/// let start = tori::spec().start_sfen;
+/// assert_eq!(move_to_usi(&options, start, "Swx3c").unwrap(), "3d3c");
+/// assert_eq!(move_to_usi(&options, start, "3d3c").unwrap(), "3d3c");
+/// assert!(move_to_usi(&options, start, "Fa-1a").is_err());
+/// ```
+pub fn move_to_usi(options: &Options, sfen: &str, text: &str) -> Result<String, String> {
+    on_tables(
+        options.variant(),
+        ReadMove {
+            options,
+            sfen,
+            text,
+        },
+    )
+    .unwrap_or_else(|| Err(format!("{} is not available", options.variant().title)))
+}
+
+/// A line of USI moves from the position `sfen` in Hodges notation, as far as the moves are
+/// legal one after the other.
+///
+/// ```
+/// use tsubame_notation::record::hodges_line;
+/// use tsubame_rules::{tori, Options};
+///
+/// let options = Options::defaults(tori::spec());
+/// let line = hodges_line(&options, tori::spec().start_sfen, &["3d3c".to_string(), "5d5e".to_string()]);
+/// assert_eq!(line, ["Swx3c", "Swx5e"]);
+/// ```
+pub fn hodges_line(options: &Options, sfen: &str, moves: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut record = Record::new(options.clone());
+    record.start_sfen = Some(sfen.to_string());
+    for usi in moves {
+        record.moves.push(RecordMove {
+            usi: usi.clone(),
+            comment: None,
+        });
+        match record.replay() {
+            Ok(replay) => {
+                if let Some(step) = replay.steps.last() {
+                    out.push(step.hodges.clone());
+                }
+            }
+            Err(_) => break,
+        }
+    }
+    out
+}
