@@ -363,6 +363,11 @@ pub(crate) fn read(text: &str) -> Result<Record, RecordError> {
     let sente_first = resolved.replay.start_sfen.split(' ').nth(1) == Some("b");
     check_numbers(&movetext, sente_first)?;
     check_outcome(&record, &resolved.replay, result_line, reason_line)?;
+    if record.start_sfen.is_some()
+        && record.start_sfen == Some(super::hodges_text::default_start(&record)?)
+    {
+        record.start_sfen = None;
+    }
     record.comment = movetext.comment;
     record.notation = resolved.notation;
     record.moves = resolved

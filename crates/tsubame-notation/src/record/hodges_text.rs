@@ -72,13 +72,12 @@ pub fn write_hodges_text(record: &Record) -> Result<String, RecordError> {
         texts.push("...".to_string());
     }
     texts.extend(replay.steps.iter().map(|s| s.hodges.clone()));
-    let width = texts.iter().map(String::len).max().unwrap_or(0) + 3;
     let mut out = String::new();
     for (pair_index, pair) in texts.chunks(2).enumerate() {
         let number = format!("{}.", pair_index + 1);
         match pair {
             [first, second] => {
-                out.push_str(&format!("{number:>4} {first:<width$}{second}\n"));
+                out.push_str(&format!("{number:>4} {first:<7} {second}\n"));
             }
             [first] => out.push_str(&format!("{number:>4} {first}\n")),
             _ => {}
