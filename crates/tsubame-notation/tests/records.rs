@@ -357,6 +357,23 @@ fn malformed_records_name_the_line() {
 }
 
 #[test]
+fn kif_times_endings_and_variations() {
+    let kif = "#KIF version=2.0 encoding=UTF-8\n開始日時：2026/11/21 10:00\n手合割：平手\n先手：A\n後手：B\n\
+               手数----指手---------消費時間--\n   1 ３三燕(34)   ( 0:03/00:00:03)\n*a comment\n\
+               \x20  2 ５五燕(54)   ( 0:02/00:00:02)\n   3 投了\nまで2手で後手の勝ち\n\n変化：2手\n   2 ２三燕(24)\n";
+    let record = read_kif(kif.as_bytes()).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(usi_moves(&record), ["3d3c", "5d5e"]);
+    assert_eq!(record.moves[0].comment.as_deref(), Some("a comment"));
+    assert_eq!(record.result, GameResult::GoteWins);
+    assert_eq!(record.reason, Some(EndReason::Resignation));
+    assert_eq!(record.date.as_deref(), Some("2026.11.21 10:00"));
+    assert_eq!(
+        (record.sente.as_deref(), record.gote.as_deref()),
+        (Some("A"), Some("B"))
+    );
+}
+
+#[test]
 fn malformed_kif_and_pgn_name_the_line() {
     let kif = "手合割：平手\n手数----指手---------消費時間--\n   1 ３三象(34)\n";
     let error = read_kif(kif.as_bytes()).err().map(|e| e.to_string());

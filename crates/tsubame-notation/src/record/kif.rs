@@ -3,9 +3,7 @@
 use super::canonical::decided_by_moves;
 use super::hodges_text::default_start;
 use super::replay::{Reader, WrittenMove, resolve};
-use super::{
-    GameResult, MoveNotation, Record, RecordError, RecordErrorKind, RecordMove, variant_by_name,
-};
+use super::{GameResult, MoveNotation, Record, RecordError, RecordErrorKind, RecordMove};
 use tsubame_rules::{EndReason, Options, tori};
 
 const FILE_DIGITS: [char; 9] = ['１', '２', '３', '４', '５', '６', '７', '８', '９'];
@@ -181,7 +179,7 @@ fn decode(bytes: &[u8]) -> Result<String, RecordError> {
 /// ```
 pub fn read_kif(bytes: &[u8]) -> Result<Record, RecordError> {
     let text = decode(bytes)?;
-    let spec = variant_by_name("tori").unwrap_or_else(tori::spec);
+    let spec = tori::spec();
     let mut options = Options::defaults(spec);
     let mut record_fields: Vec<(&str, String)> = Vec::new();
     let mut game_comment: Option<String> = None;
@@ -213,6 +211,10 @@ pub fn read_kif(bytes: &[u8]) -> Result<Record, RecordError> {
                 None => *slot = Some(comment.trim().to_string()),
             }
             continue;
+        }
+        if line.starts_with("変化") {
+            // Variations follow the main line; only the game itself is read.
+            break;
         }
         if line.starts_with("手数") {
             in_moves = true;
@@ -263,13 +265,12 @@ pub fn read_kif(bytes: &[u8]) -> Result<Record, RecordError> {
             + digits
             + (line.chars().count() - digits - body.chars().count())
             + 1;
-        let body = body.split(['(', ' ', '\u{3000}']).collect::<Vec<_>>();
-        let full = line.get(digits..).unwrap_or("").trim();
+        let full = body.trim_end();
         if let Some((_, reason)) = ENDINGS.iter().find(|(word, _)| full.starts_with(word)) {
             ending = Some((*reason, number));
             continue;
         }
-        if body.is_empty() {
+        if full.is_empty() {
             return Err(fail(column, "empty move".into()));
         }
         let usi =
