@@ -434,9 +434,9 @@ fn escape(value: &str) -> String {
     value.replace('\\', "\\\\").replace('"', "\\\"")
 }
 
-/// A comment made safe for `{...}`.
+/// A comment made safe for `{...}`: only a closing brace would end it early.
 pub(crate) fn comment_text(comment: &str) -> String {
-    comment.replace('}', ")").replace('{', "(")
+    comment.replace('}', ")")
 }
 
 /// The rule options other than the handicap, every one named.
