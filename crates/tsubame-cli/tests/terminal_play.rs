@@ -7,6 +7,15 @@ use std::time::{Duration, Instant};
 
 const BINARY: &str = env!("CARGO_BIN_EXE_tsubame");
 
+/// The tests' own tmux server, apart from any the user runs.
+const SOCKET: &str = "tsubame-tests";
+
+fn tmux() -> Command {
+    let mut command = Command::new("tmux");
+    command.args(["-L", SOCKET]);
+    command
+}
+
 fn tmux_available() -> bool {
     let found = Command::new("tmux")
         .arg("-V")
@@ -35,7 +44,7 @@ impl Screen {
             COUNTER.fetch_add(1, Ordering::Relaxed)
         );
         let command = format!("{BINARY} play {args}; sleep 30");
-        let status = Command::new("tmux")
+        let status = tmux()
             .args(["new-session", "-d", "-s", &name, "-x", &width.to_string()])
             .args(["-y", &height.to_string(), &command])
             .env("TERM", "xterm-256color")
@@ -46,7 +55,7 @@ impl Screen {
     }
 
     fn text(&self) -> String {
-        let output = Command::new("tmux")
+        let output = tmux()
             .args(["capture-pane", "-p", "-t", &self.name])
             .output()
             .unwrap_or_else(|e| panic!("cannot run tmux capture-pane: {e}"));
@@ -69,7 +78,7 @@ impl Screen {
     }
 
     fn keys(&self, keys: &[&str]) {
-        let status = Command::new("tmux")
+        let status = tmux()
             .args(["send-keys", "-t", &self.name])
             .args(keys)
             .status()
@@ -79,7 +88,7 @@ impl Screen {
 
     /// Types a line literally and presses Enter.
     fn line(&self, text: &str) {
-        let status = Command::new("tmux")
+        let status = tmux()
             .args(["send-keys", "-l", "-t", &self.name, text])
             .status()
             .unwrap_or_else(|e| panic!("cannot run tmux send-keys: {e}"));
@@ -90,9 +99,7 @@ impl Screen {
 
 impl Drop for Screen {
     fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .args(["kill-session", "-t", &self.name])
-            .status();
+        let _ = tmux().args(["kill-session", "-t", &self.name]).status();
     }
 }
 
