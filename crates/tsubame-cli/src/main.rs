@@ -66,7 +66,8 @@ Examples:
   tsubame play --variant wa --option drops=off
 
 Type a move in USI (3d3c, S*4d) or Hodges notation (Swx3c, Sw*4d) and press Enter, or move the
-cursor with the arrow keys, press Enter on a piece and again on a marked square. Tab switches
+cursor with the arrow keys, press Enter on a piece and again on a marked square (Enter on an
+empty square, then the piece's letter and Enter, drops from the hand). Tab switches
 kanji and Latin letters. Ctrl-U takes back your last move, Ctrl-E asks the engine for a hint,
 Ctrl-R resigns, Ctrl-S saves the record, Ctrl-Q leaves. The same as words on the input line:
 undo, hint, resign, save [FILE], kanji, latin, flip, quit.

@@ -99,6 +99,8 @@ pub struct App {
     pub cursor: (u8, u8),
     /// The square of the selected piece, USI text.
     pub selected: Option<String>,
+    /// An empty square chosen with the cursor for a drop, waiting for the piece's letter.
+    pub drop_square: Option<String>,
     /// Where the selected piece may go.
     pub targets: Vec<Target>,
     /// The input line.
@@ -150,6 +152,7 @@ impl App {
             replay,
             cursor: (width.div_ceil(2), height.saturating_sub(1)),
             selected: None,
+            drop_square: None,
             targets: Vec::new(),
             input: String::new(),
             message: "Type a move (USI or Hodges) or use the arrow keys and Enter.".into(),
@@ -208,6 +211,7 @@ impl App {
             KeyCode::Tab => self.latin = !self.latin,
             KeyCode::Esc => {
                 self.input.clear();
+                self.drop_square = None;
                 self.selected = None;
                 self.targets.clear();
             }
@@ -286,7 +290,19 @@ impl App {
             return;
         }
         let targets = self.session.targets_from(&square);
-        if targets.is_empty() {
+        let drops: Vec<String> = self
+            .session
+            .legal_moves()
+            .into_iter()
+            .filter_map(|m| m.strip_suffix(&format!("*{square}")).map(str::to_string))
+            .collect();
+        self.drop_square = None;
+        if targets.is_empty() && !drops.is_empty() {
+            self.message = format!("drop on {square}: type {} and Enter", drops.join(" or "));
+            self.drop_square = Some(square);
+            self.selected = None;
+            self.targets.clear();
+        } else if targets.is_empty() {
             self.message = format!("no piece of yours on {square} can move");
             self.selected = None;
             self.targets.clear();
@@ -326,7 +342,19 @@ impl App {
             }
             _ => {
                 if self.can_move_now() {
-                    match move_to_usi(&self.config.options, &self.session.sfen(), text) {
+                    // A piece letter alone drops it on the square chosen with the cursor.
+                    let text = match self.drop_square.take() {
+                        Some(square) if text.chars().all(|c| c.is_ascii_alphabetic()) => {
+                            let piece = if text.len() == 1 {
+                                text.to_ascii_uppercase()
+                            } else {
+                                text.to_string()
+                            };
+                            format!("{piece}*{square}")
+                        }
+                        _ => text.to_string(),
+                    };
+                    match move_to_usi(&self.config.options, &self.session.sfen(), &text) {
                         Ok(usi) => self.try_move(&usi),
                         Err(reason) => self.message = reason,
                     }

@@ -155,3 +155,26 @@ fn tenjiku_is_not_available_yet() {
         Some("Tenjiku shogi is not available yet: its rules are not part of this build")
     );
 }
+
+#[test]
+fn a_drop_chosen_with_the_cursor() {
+    let mut app = two_player(GameName::Tori, None);
+    type_line(&mut app, "Swx3c");
+    type_line(&mut app, "Swx5e");
+    // Sente holds a swallow; 4d is empty, one file right of the cursor's start and three up.
+    app.handle_key(key(KeyCode::Right));
+    for _ in 0..3 {
+        app.handle_key(key(KeyCode::Up));
+    }
+    assert_eq!(app.cursor_square(), "3d");
+    app.handle_key(key(KeyCode::Left));
+    app.handle_key(key(KeyCode::Enter));
+    assert_eq!(app.drop_square.as_deref(), Some("4d"));
+    assert_eq!(app.message, "drop on 4d: type S and Enter");
+    type_line(&mut app, "s");
+    assert_eq!(
+        app.record.moves.last().map(|m| m.usi.as_str()),
+        Some("S*4d")
+    );
+    assert_eq!(app.message, "sente played Sw*4d");
+}
