@@ -419,3 +419,41 @@ fn every_reason_word_reads_back() {
         );
     }
 }
+
+#[test]
+fn a_wa_record_round_trips_and_tori_only_formats_say_so() {
+    use rand::SeedableRng;
+    use rand::seq::SliceRandom;
+    let options =
+        Options::parse(tsubame_rules::wa::spec(), "drops=off").unwrap_or_else(|e| panic!("{e}"));
+    let mut position = tsubame_rules::wa::start(&options).unwrap_or_else(|e| panic!("{e}"));
+    let mut record = Record::new(options.clone());
+    let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+    for _ in 0..40 {
+        let Some(&mv) = position.legal_moves().choose(&mut rng) else {
+            break;
+        };
+        record.moves.push(tsubame_notation::record::RecordMove {
+            usi: position.to_usi(mv),
+            comment: None,
+        });
+        position.make_move(mv);
+    }
+    record.sente = Some("Sente player".into());
+    let text = record.to_canonical().unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        text.starts_with("[Variant \"wa\"]\n[Options \"drops=off"),
+        "{text}"
+    );
+    assert!(!text.contains("[Handicap"), "Wa has no handicaps: {text}");
+    let back = Record::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    assert_eq!(back, record);
+    let hodges = write_hodges_text(&record).unwrap_or_else(|e| panic!("{e}"));
+    let from_hodges = read_hodges_text(&hodges, options).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(from_hodges.moves, record.moves);
+    assert_eq!(
+        write_kif(&record).err().map(|e| e.to_string()).as_deref(),
+        Some("KIF is written for Tori shogi only")
+    );
+    assert!(write_pgn(&record).is_err());
+}

@@ -23,13 +23,24 @@ impl std::fmt::Display for Location {
 }
 
 /// A record that could not be read, replayed or written, with the place in the text.
+///
+/// Its message starts with the place (`line 4, column 9: ...`), unless it concerns no line of
+/// a text, as when a record is written.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
-#[error("{location}: {kind}")]
+#[error("{}{kind}", place(.location))]
 pub struct RecordError {
     /// Where the problem is (line 0 when it concerns no line, as in writing).
     pub location: Location,
     /// What the problem is.
     pub kind: RecordErrorKind,
+}
+
+fn place(location: &Location) -> String {
+    if location.line == 0 {
+        String::new()
+    } else {
+        format!("{location}: ")
+    }
 }
 
 impl RecordError {
