@@ -50,7 +50,7 @@ pub struct PlayArgs {
     /// Start from this SFEN instead of the start position.
     #[arg(long)]
     sfen: Option<String>,
-    /// Where Ctrl-S saves the record (default: tsubame-<game>-<time>.tsr).
+    /// Where Ctrl-S saves the record (default: `tsubame-GAME-SECONDS.tsr`).
     #[arg(long, value_name = "FILE")]
     save: Option<PathBuf>,
 }
