@@ -178,3 +178,50 @@ fn a_drop_chosen_with_the_cursor() {
     );
     assert_eq!(app.message, "sente played Sw*4d");
 }
+
+#[test]
+fn the_screen_marks_the_last_move_and_the_check() {
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+    use ratatui::style::Color as Colour;
+
+    let variant = GameName::Tori.variant().unwrap_or_else(|e| panic!("{e}"));
+    let options = options_for(variant, &[], None).unwrap_or_else(|e| panic!("{e}"));
+    let mut session = session_for(&options, variant).unwrap_or_else(|e| panic!("{e}"));
+    let sfen = "3k3/7/7/7/7/7/3K3 b S 1";
+    session
+        .set_position(tsubame_protocol::session::Start::Sfen(sfen), &[])
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut record = Record::new(options.clone());
+    record.start_sfen = Some(sfen.to_string());
+    let config = Config {
+        options,
+        level: 1,
+        human: [true, true],
+        time: None,
+        save_path: std::env::temp_dir().join("tsubame-play-unit.tsr"),
+    };
+    let mut app = App::new(config, session, record).unwrap_or_else(|e| panic!("{e}"));
+    type_line(&mut app, "Sw*4b");
+
+    let mut terminal = Terminal::new(TestBackend::new(80, 24)).unwrap_or_else(|e| panic!("{e}"));
+    terminal
+        .draw(|frame| super::view::draw(frame, &app))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let buffer = terminal.backend().buffer();
+    let row = |y: u16| -> String {
+        (0..80)
+            .map(|x| buffer[(x, y)].symbol().to_string())
+            .collect::<String>()
+    };
+    // Border, gote's hand, file numbers, then rank a: 4a is the fourth square from the left.
+    assert!(row(3).starts_with("│  ·  ·  · v鵬"), "{}", row(3));
+    assert!(row(4).starts_with("│  ·  ·  ·  燕"), "{}", row(4));
+    assert_eq!(buffer[(11, 3)].bg, Colour::Red, "the phoenix in check");
+    assert_eq!(
+        buffer[(11, 4)].bg,
+        Colour::Yellow,
+        "the square just dropped on"
+    );
+    assert!(row(21).starts_with("gote to move (check)."), "{}", row(21));
+}
