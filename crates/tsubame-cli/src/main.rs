@@ -1,6 +1,10 @@
 //! The `tsubame` command.
 
+mod analyse;
+mod convert;
+mod games;
 mod match_runner;
+mod play;
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -20,6 +24,15 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Play a game in the terminal against the engine or another person.
+    #[command(after_help = PLAY_HELP)]
+    Play(play::PlayArgs),
+    /// Show the engine's evaluation and principal variation of a position or a whole game.
+    #[command(after_help = ANALYSE_HELP)]
+    Analyse(analyse::AnalyseArgs),
+    /// Convert game records between the record format, Hodges text, KIF and the play site's PGN.
+    #[command(after_help = CONVERT_HELP)]
+    Convert(convert::ConvertArgs),
     /// Count the leaf nodes of the legal move tree to a fixed depth.
     #[command(
         after_help = "Examples:\n  tsubame perft --variant tori --depth 6\n  tsubame perft --variant tori --option drop-mate=illegal --depth 3 --divide\n  tsubame perft --variant tori --fen 'rpckcpl/3f3/sssssss/2s1S2/SSSSSSS/3F3/LPCKCPR[-] w 0 1' --depth 4"
@@ -45,6 +58,50 @@ enum Command {
     #[command(after_help = MATCH_HELP)]
     Match(MatchArgs),
 }
+
+const PLAY_HELP: &str = "\
+Examples:
+  tsubame play --variant tori
+  tsubame play --variant tori --side gote --level 8 --time 600+30
+  tsubame play --variant tori --handicap falcon --two-player
+  tsubame play --variant wa --option drops=off
+
+Type a move in USI (3d3c, S*4d) or Hodges notation (Swx3c, Sw*4d) and press Enter, or move the
+cursor with the arrow keys, press Enter on a piece and again on a marked square (Enter on an
+empty square, then the piece's letter and Enter, drops from the hand). Tab switches
+kanji and Latin letters. Ctrl-U takes back your last move, Ctrl-E asks the engine for a hint,
+Ctrl-R resigns, Ctrl-S saves the record, Ctrl-Q leaves. The same as words on the input line:
+undo, hint, resign, save [FILE], kanji, latin, flip, quit.
+
+Tori and Wa fit an 80x24 terminal; a game that needs more says so.";
+
+const ANALYSE_HELP: &str = "\
+Examples:
+  tsubame analyse --variant tori --sfen '3k3/7/7/7/7/7/3K3 b 2S 1' --depth 6
+  tsubame analyse --record game.tsr --ply 20 --movetime 3000
+  tsubame analyse --record game.tsr --all --movetime 500
+
+Prints the position, then `best <move>  score <score>  depth <n>` and `pv <moves>` in Hodges
+notation. Scores are for the side to move: +1.00 is a swallow's worth, `mate 3` a forced mate in
+three moves. With --all every move of the record gets the score before and after it, and moves
+that lose 1.2 or more are marked ?, 3 or more ??. Without --movetime or --depth each position
+gets 2 seconds.";
+
+const CONVERT_HELP: &str = "\
+Examples:
+  tsubame convert game.pgn -o game.tsr
+  tsubame convert game.tsr --to kif -o game.kif
+  tsubame convert game.kif --to hodges
+  tsubame convert moves.txt --from hodges --variant tori --handicap falcon -o game.tsr
+
+Formats (chosen by extension unless --from/--to say otherwise):
+  record  .tsr   the canonical record: [Tag \"value\"] pairs, then numbered USI or Hodges moves
+  hodges  .txt   numbered Hodges moves as books print them
+  kif     .kif   the Japanese kifu format, Tori shogi only (UTF-8 written; UTF-8 or Shift-JIS read)
+  pgn     .pgn   the Tori play site's PGN: its FEN tag and Fairy-Stockfish SAN moves (S@c4)
+
+Every record read is replayed through the rules; an illegal or unreadable move stops the
+conversion with the line (and column) where it stands.";
 
 const MATCH_HELP: &str = "\
 Examples:
@@ -460,6 +517,9 @@ fn main() -> ExitCode {
             VariantName::Tenjiku => tenjiku_perft(args),
         },
         Command::Bench(args) => bench(args),
+        Command::Play(args) => play::run(args),
+        Command::Analyse(args) => analyse::run(args),
+        Command::Convert(args) => convert::run(args),
         Command::Engine(args) => engine(args),
         Command::Match(args) => run_match(args),
         Command::Moves(args) => match args.position.variant {

@@ -28,6 +28,7 @@
 
 mod error;
 mod notator;
+pub mod record;
 mod syntax;
 pub mod tenjiku;
 

@@ -1,0 +1,417 @@
+//! KIF, the Japanese kifu format, for Tori shogi.
+
+use super::canonical::decided_by_moves;
+use super::hodges_text::default_start;
+use super::replay::{Reader, WrittenMove, resolve};
+use super::{GameResult, MoveNotation, Record, RecordError, RecordErrorKind, RecordMove};
+use tsubame_rules::{EndReason, Options, tori};
+
+const FILE_DIGITS: [char; 9] = ['１', '２', '３', '４', '５', '６', '７', '８', '９'];
+const RANK_NUMERALS: [char; 9] = ['一', '二', '三', '四', '五', '六', '七', '八', '九'];
+const MOVES_HEADER: &str = "手数----指手---------消費時間--";
+
+/// The handicap option values and their KIF names.
+const HANDICAPS: [(&str, &str); 5] = [
+    ("none", "平手"),
+    ("left-quail", "左鶉落ち"),
+    ("falcon", "鷹落ち"),
+    ("falcon-left-quail", "鷹左鶉落ち"),
+    ("falcon-both-quails", "鷹両鶉落ち"),
+];
+
+/// The closing words of a KIF game and the end they stand for.
+const ENDINGS: [(&str, EndReason); 4] = [
+    ("投了", EndReason::Resignation),
+    ("詰み", EndReason::Checkmate),
+    ("切れ負け", EndReason::Time),
+    ("千日手", EndReason::Repetition),
+];
+
+fn unsupported(text: &str) -> RecordError {
+    RecordError::at(0, 0, RecordErrorKind::Unsupported(text.to_string()))
+}
+
+fn square_text(file: u8, rank: u8) -> Option<String> {
+    let f = FILE_DIGITS.get(usize::from(file).checked_sub(1)?)?;
+    let r = RANK_NUMERALS.get(usize::from(rank))?;
+    Some(format!("{f}{r}"))
+}
+
+/// Writes a Tori shogi record as KIF (UTF-8): a header with the date, handicap and players,
+/// the numbered moves (`３三燕(34)`, `同　鷹(45)`, `４四燕打`, `３一燕成(32)`) with `*`
+/// comment lines, and the closing line (`まで41手で先手の勝ち`). Only games from the start
+/// position of their options can be written.
+pub fn write_kif(record: &Record) -> Result<String, RecordError> {
+    if record.variant().name != tori::spec().name {
+        return Err(unsupported("KIF is written for Tori shogi only"));
+    }
+    let replay = record.replay()?;
+    if replay.start_sfen != default_start(record)? {
+        return Err(unsupported(
+            "KIF cannot hold a game from a set-up position; use the record format",
+        ));
+    }
+    let handicap = record.options.get("handicap").unwrap_or_default();
+    let handicap_name = HANDICAPS
+        .iter()
+        .find(|(name, _)| *name == handicap)
+        .map_or("平手", |(_, kif)| kif);
+    let others: Vec<String> = record
+        .options
+        .iter()
+        .filter(|(name, value)| {
+            *name != "handicap"
+                && record
+                    .options
+                    .variant()
+                    .option(name)
+                    .is_some_and(|o| o.values.first().is_none_or(|d| d.name != value.as_str()))
+        })
+        .map(|(name, value)| format!("{name}={value}"))
+        .collect();
+    if !others.is_empty() {
+        return Err(unsupported(&format!(
+            "KIF cannot hold the rule options {}; use the record format",
+            others.join(",")
+        )));
+    }
+    let mut out = String::new();
+    out.push_str("#KIF version=2.0 encoding=UTF-8\n");
+    out.push_str("#禽将棋\n");
+    if let Some(date) = &record.date {
+        out.push_str(&format!("開始日時：{}\n", date.replace('.', "/")));
+    }
+    out.push_str(&format!("手合割：{handicap_name}\n"));
+    if let Some(sente) = &record.sente {
+        out.push_str(&format!("先手：{sente}\n"));
+    }
+    if let Some(gote) = &record.gote {
+        out.push_str(&format!("後手：{gote}\n"));
+    }
+    if let Some(comment) = &record.comment {
+        out.push_str(&format!("*{comment}\n"));
+    }
+    out.push_str(MOVES_HEADER);
+    out.push('\n');
+    let spec = record.variant();
+    let geometry = tori::tables().geometry;
+    let mut previous_to = None;
+    for (index, step) in replay.steps.iter().enumerate() {
+        let position = tsubame_rules::Position::from_sfen(
+            tori::tables(),
+            &step.sfen_before,
+            record.options.rule_set(),
+        )
+        .map_err(|e| unsupported(&e.to_string()))?;
+        let mv = position
+            .parse_usi(&step.usi)
+            .map_err(|e| unsupported(&e.to_string()))?;
+        let to = mv.to();
+        let mut text = if previous_to == Some(to) {
+            "同　".to_string()
+        } else {
+            square_text(geometry.file(to), geometry.rank(to))
+                .ok_or_else(|| unsupported("KIF squares go up to 9"))?
+        };
+        previous_to = Some(to);
+        match mv.kind() {
+            tsubame_rules::MoveKind::Normal { from, promote, .. } => {
+                let role = position.piece_at(from).map(|p| p.role);
+                text.push_str(role.map_or("?", |r| spec.role(r).kanji));
+                if promote {
+                    text.push('成');
+                }
+                text.push_str(&format!(
+                    "({}{})",
+                    geometry.file(from),
+                    geometry.rank(from) + 1
+                ));
+            }
+            tsubame_rules::MoveKind::Drop { role, .. }
+            | tsubame_rules::MoveKind::Exchange { role, .. } => {
+                text.push_str(spec.role(role).kanji);
+                text.push('打');
+            }
+        }
+        out.push_str(&format!("{:>4} {text}\n", index + 1));
+        if let Some(comment) = record.moves.get(index).and_then(|m| m.comment.as_ref()) {
+            out.push_str(&format!("*{comment}\n"));
+        }
+    }
+    let plies = replay.steps.len();
+    let ending = record
+        .reason
+        .and_then(|r| ENDINGS.iter().find(|(_, reason)| *reason == r));
+    if let Some((word, _)) = ending {
+        out.push_str(&format!("{:>4} {word}\n", plies + 1));
+    }
+    match record.result {
+        GameResult::SenteWins => out.push_str(&format!("まで{plies}手で先手の勝ち\n")),
+        GameResult::GoteWins => out.push_str(&format!("まで{plies}手で後手の勝ち\n")),
+        GameResult::NoWinner => out.push_str(&format!("まで{plies}手で引き分け\n")),
+        GameResult::Unfinished => {}
+    }
+    Ok(out)
+}
+
+/// Decodes KIF bytes: UTF-8, or else Shift-JIS.
+fn decode(bytes: &[u8]) -> Result<String, RecordError> {
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        return Ok(text.trim_start_matches('\u{feff}').to_string());
+    }
+    let (text, _, had_errors) = encoding_rs::SHIFT_JIS.decode(bytes);
+    if had_errors {
+        return Err(RecordError::at(0, 0, RecordErrorKind::Encoding));
+    }
+    Ok(text.into_owned())
+}
+
+/// Reads a Tori shogi KIF record, UTF-8 or Shift-JIS. Header lines (`開始日時`, `手合割`,
+/// `先手`, `後手`) fill the record; `*` lines are comments; the times after a move are
+/// skipped. Every move is replayed through the rules, and an error names its line.
+///
+/// ```
+/// use tsubame_notation::record::read_kif;
+///
+/// let kif = "手合割：平手\n手数----指手---------消費時間--\n   1 ３三燕(34)\n   2 ５五燕(54)\n   3 同　鷹(46)\n";
+/// let record = read_kif(kif.as_bytes()).unwrap();
+/// assert_eq!(record.moves[2].usi, "4f5e");
+/// ```
+pub fn read_kif(bytes: &[u8]) -> Result<Record, RecordError> {
+    let text = decode(bytes)?;
+    let spec = tori::spec();
+    let mut options = Options::defaults(spec);
+    let mut record_fields: Vec<(&str, String)> = Vec::new();
+    let mut game_comment: Option<String> = None;
+    let mut moves: Vec<WrittenMove> = Vec::new();
+    let mut in_moves = false;
+    let mut previous_to: Option<String> = None;
+    let mut ending: Option<(EndReason, usize)> = None;
+    let mut result: Option<GameResult> = None;
+    let geometry = tori::tables().geometry;
+    for (index, raw) in text.lines().enumerate() {
+        let number = index + 1;
+        let line = raw.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let fail = |column: usize, what: String| {
+            RecordError::at(number, column, RecordErrorKind::Unexpected(what))
+        };
+        if let Some(comment) = line.strip_prefix('*') {
+            let slot = match moves.last_mut() {
+                Some(last) => &mut last.comment,
+                None => &mut game_comment,
+            };
+            match slot {
+                Some(existing) => {
+                    existing.push(' ');
+                    existing.push_str(comment.trim());
+                }
+                None => *slot = Some(comment.trim().to_string()),
+            }
+            continue;
+        }
+        if line.starts_with("変化") {
+            // Variations follow the main line; only the game itself is read.
+            break;
+        }
+        if line.starts_with("手数") {
+            in_moves = true;
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix("まで") {
+            result = Some(
+                if rest.contains("先手の勝ち") || rest.contains("下手の勝ち") {
+                    GameResult::SenteWins
+                } else if rest.contains("後手の勝ち") || rest.contains("上手の勝ち") {
+                    GameResult::GoteWins
+                } else {
+                    GameResult::NoWinner
+                },
+            );
+            continue;
+        }
+        if !in_moves {
+            let Some((key, value)) = line.split_once('：').or_else(|| line.split_once(':')) else {
+                return Err(fail(1, format!("header line {line:?} without '：'")));
+            };
+            let value = value.trim().to_string();
+            match key.trim() {
+                "手合割" => {
+                    let handicap = HANDICAPS
+                        .iter()
+                        .find(|(_, kif)| *kif == value)
+                        .map(|(name, _)| *name)
+                        .ok_or_else(|| fail(1, format!("unknown handicap {value:?}")))?;
+                    options.set("handicap", handicap).map_err(|e| {
+                        RecordError::at(number, 0, RecordErrorKind::BadOption(e.to_string()))
+                    })?;
+                }
+                "開始日時" => record_fields.push(("date", value.replace('/', "."))),
+                "先手" | "下手" => record_fields.push(("sente", value)),
+                "後手" | "上手" => record_fields.push(("gote", value)),
+                _ => {}
+            }
+            continue;
+        }
+        // A move line: number, move, and perhaps the time used.
+        let digits = line.chars().take_while(char::is_ascii_digit).count();
+        if digits == 0 {
+            return Err(fail(1, format!("{line:?} is not a numbered move")));
+        }
+        let body = line.get(digits..).unwrap_or("").trim_start();
+        let column = raw.chars().count() - raw.trim_start().chars().count()
+            + digits
+            + (line.chars().count() - digits - body.chars().count())
+            + 1;
+        let full = body.trim_end();
+        if let Some((_, reason)) = ENDINGS.iter().find(|(word, _)| full.starts_with(word)) {
+            ending = Some((*reason, number));
+            continue;
+        }
+        if full.is_empty() {
+            return Err(fail(column, "empty move".into()));
+        }
+        let usi =
+            kif_move_to_usi(full, &mut previous_to, geometry).map_err(|what| fail(column, what))?;
+        moves.push(WrittenMove {
+            text: usi,
+            line: number,
+            column,
+            comment: None,
+        });
+    }
+    let mut record = Record::new(options);
+    for (field, value) in record_fields {
+        match field {
+            "date" => record.date = Some(value),
+            "sente" => record.sente = Some(value),
+            _ => record.gote = Some(value),
+        }
+    }
+    let resolved = resolve(&record.options, None, &moves, Reader::UsiOrHodges, 1)?;
+    record.comment = game_comment;
+    record.notation = MoveNotation::Hodges;
+    record.moves = resolved
+        .usi
+        .into_iter()
+        .zip(moves)
+        .map(|(usi, written)| RecordMove {
+            usi,
+            comment: written.comment,
+        })
+        .collect();
+    let outcome = resolved.replay.outcome;
+    record.reason = ending.map(|(r, _)| r).or(outcome.map(|o| o.reason));
+    record.result = result
+        .or(outcome.map(GameResult::from_outcome))
+        .unwrap_or(GameResult::Unfinished);
+    if let (Some((reason, line)), Some(outcome)) = (ending, outcome)
+        && decided_by_moves(reason)
+        && reason != outcome.reason
+    {
+        return Err(RecordError::at(
+            line,
+            0,
+            RecordErrorKind::ResultMismatch {
+                written: reason.name().to_string(),
+                actual: outcome.to_string(),
+            },
+        ));
+    }
+    Ok(record)
+}
+
+/// One KIF move (`３三燕(34)`, `同　鷹(45)`, `４四燕打`, `３一燕成(32)`) as USI text.
+fn kif_move_to_usi(
+    text: &str,
+    previous_to: &mut Option<String>,
+    geometry: tsubame_rules::Geometry,
+) -> Result<String, String> {
+    let spec = tori::spec();
+    let mut rest = text;
+    let to = if let Some(after) = rest.strip_prefix('同') {
+        rest = after.trim_start_matches(['　', ' ']);
+        previous_to
+            .clone()
+            .ok_or_else(|| "'同' on the first move".to_string())?
+    } else {
+        let mut chars = rest.chars();
+        let file_char = chars.next().ok_or("missing destination")?;
+        let rank_char = chars.next().ok_or("missing destination rank")?;
+        let file = FILE_DIGITS
+            .iter()
+            .position(|&c| c == file_char)
+            .or_else(|| {
+                file_char
+                    .to_digit(10)
+                    .and_then(|d| usize::try_from(d).ok()?.checked_sub(1))
+            })
+            .ok_or_else(|| format!("bad file {file_char:?}"))?;
+        let rank = RANK_NUMERALS
+            .iter()
+            .position(|&c| c == rank_char)
+            .ok_or_else(|| format!("bad rank {rank_char:?}"))?;
+        let (file, rank) = (
+            u8::try_from(file + 1).map_err(|_| "bad file")?,
+            u8::try_from(rank).map_err(|_| "bad rank")?,
+        );
+        let square = geometry
+            .square(file, rank)
+            .ok_or_else(|| format!("{file_char}{rank_char} is off the 7x7 board"))?;
+        rest = chars.as_str();
+        geometry.name(square).to_string()
+    };
+    // The longest kanji first, so that 左鶉 is not read as something shorter.
+    let mut roles: Vec<&tsubame_rules::RoleSpec> = spec.roles.iter().collect();
+    roles.sort_by_key(|r| std::cmp::Reverse(r.kanji.chars().count()));
+    let role = roles
+        .into_iter()
+        .find(|r| rest.starts_with(r.kanji))
+        .ok_or_else(|| format!("unknown piece in {text:?}"))?;
+    rest = rest.get(role.kanji.len()..).unwrap_or("");
+    let promote = if let Some(after) = rest.strip_prefix("不成") {
+        rest = after;
+        false
+    } else if let Some(after) = rest.strip_prefix('成') {
+        rest = after;
+        true
+    } else {
+        false
+    };
+    let usi = if let Some(after) = rest.strip_prefix('打') {
+        rest = after;
+        if role.promoted_from.is_some() {
+            return Err(format!("a promoted {} cannot be dropped", role.name));
+        }
+        format!("{}*{to}", role.sfen)
+    } else {
+        let inside = rest
+            .strip_prefix('(')
+            .and_then(|r| r.split_once(')'))
+            .ok_or_else(|| format!("missing start square '(..)' in {text:?}"))?;
+        rest = inside.1;
+        let digits: Vec<u32> = inside.0.chars().filter_map(|c| c.to_digit(10)).collect();
+        let [file, rank] = digits.as_slice() else {
+            return Err(format!("bad start square ({})", inside.0));
+        };
+        let from = geometry
+            .square(
+                u8::try_from(*file).map_err(|_| "bad file")?,
+                u8::try_from(rank.checked_sub(1).ok_or("bad rank")?).map_err(|_| "bad rank")?,
+            )
+            .ok_or_else(|| format!("start square ({}) is off the board", inside.0))?;
+        format!(
+            "{}{to}{}",
+            geometry.name(from),
+            if promote { "+" } else { "" }
+        )
+    };
+    let trailing = rest.trim();
+    if !trailing.is_empty() && !trailing.starts_with('(') {
+        return Err(format!("unexpected {trailing:?} after the move"));
+    }
+    *previous_to = Some(to);
+    Ok(usi)
+}

@@ -1,0 +1,338 @@
+//! The PGN the Tori play site exports: chess-style tags with its FEN, and Fairy-Stockfish SAN
+//! moves.
+
+use super::canonical::{check_numbers, check_outcome, comment_text, parse_movetext, quoted};
+use super::replay::{Reader, resolve};
+use super::{GameResult, MoveNotation, Record, RecordError, RecordErrorKind, RecordMove};
+use tsubame_rules::{Bitboard, Move, MoveKind, Options, Position, Role, tori};
+
+/// The Fairy-Stockfish letter of a piece kind: its SFEN letter, and for Tori's promoted kinds
+/// the letters Fairy-Stockfish gives them (goose `G`, eagle `E`).
+fn san_letter<B: Bitboard>(position: &Position<B>, role: Role) -> &'static str {
+    let spec = position.tables().spec;
+    let sfen = spec.role(role).sfen;
+    match (spec.name, sfen) {
+        ("tori", "+S") => "G",
+        ("tori", "+F") => "E",
+        _ => sfen,
+    }
+}
+
+fn san_square<B: Bitboard>(position: &Position<B>, square: tsubame_rules::Square) -> String {
+    let geometry = position.tables().geometry;
+    let file = char::from(b'a' + (geometry.width - geometry.file(square)));
+    let rank = geometry.height - geometry.rank(square);
+    format!("{file}{rank}")
+}
+
+/// The move in Fairy-Stockfish SAN without the check mark.
+fn san_body<B: Bitboard>(position: &Position<B>, legal: &[Move], mv: Move) -> String {
+    let geometry = position.tables().geometry;
+    match mv.kind() {
+        MoveKind::Drop { role, to } | MoveKind::Exchange { role, square: to } => {
+            format!(
+                "{}@{}",
+                san_letter(position, role),
+                san_square(position, to)
+            )
+        }
+        MoveKind::Normal { from, to, promote } => {
+            let Some(piece) = position.piece_at(from) else {
+                return "?".to_string();
+            };
+            let mut out = san_letter(position, piece.role).to_string();
+            let rivals: Vec<tsubame_rules::Square> = legal
+                .iter()
+                .filter_map(|m| match m.kind() {
+                    MoveKind::Normal { from: f, to: t, .. }
+                        if t == to
+                            && f != from
+                            && position.piece_at(f).map(|p| p.role) == Some(piece.role) =>
+                    {
+                        Some(f)
+                    }
+                    _ => None,
+                })
+                .collect();
+            if !rivals.is_empty() {
+                let square = san_square(position, from);
+                let (file, rank) = square.split_at(1);
+                if rivals
+                    .iter()
+                    .all(|&r| geometry.file(r) != geometry.file(from))
+                {
+                    out.push_str(file);
+                } else if rivals
+                    .iter()
+                    .all(|&r| geometry.rank(r) != geometry.rank(from))
+                {
+                    out.push_str(rank);
+                } else {
+                    out.push_str(&square);
+                }
+            }
+            if position.piece_at(to).is_some() {
+                out.push('x');
+            }
+            out.push_str(&san_square(position, to));
+            if promote && let Some(promoted) = position.tables().spec.role(piece.role).promotes_to {
+                out.push('=');
+                out.push_str(san_letter(position, promoted));
+            }
+            out
+        }
+    }
+}
+
+/// Writes a legal move of `position` in Fairy-Stockfish SAN: `Fc2`, `Sxe4`, `Ced2` (start file
+/// or rank when two pieces of a kind could go there), `S@e6` for a drop, `Sa2=G` for a
+/// promotion, `+` after a check and `#` after a mate.
+///
+/// ```
+/// use tsubame_notation::record::write_san;
+/// use tsubame_rules::{tori, Options};
+///
+/// let position = tori::start(&Options::defaults(tori::spec())).unwrap();
+/// assert_eq!(write_san(&position, position.parse_usi("3d3c").unwrap()), "Sxe5");
+/// ```
+pub fn write_san<B: Bitboard>(position: &Position<B>, mv: Move) -> String {
+    let legal = position.legal_moves();
+    let mut out = san_body(position, &legal, mv);
+    let mut after = position.clone();
+    after.make_move(mv);
+    if after.in_check() {
+        out.push(if after.has_legal_move() { '+' } else { '#' });
+    }
+    out
+}
+
+/// Reads a move in Fairy-Stockfish SAN; check marks (`+`, `#`) and annotations (`!`, `?`) are
+/// optional.
+pub(crate) fn parse_san<B: Bitboard>(position: &Position<B>, text: &str) -> Result<Move, String> {
+    let core = text.trim_end_matches(['+', '#', '!', '?']);
+    if core.is_empty() {
+        return Err("empty move".to_string());
+    }
+    let legal = position.legal_moves();
+    let found: Vec<Move> = legal
+        .iter()
+        .copied()
+        .filter(|&m| san_body(position, &legal, m) == core)
+        .collect();
+    match found.as_slice() {
+        [only] => Ok(*only),
+        [] => Err(format!("no legal move is written {}", quoted(core))),
+        _ => Err(format!("{} fits more than one legal move", quoted(core))),
+    }
+}
+
+/// Reads the PGN of the Tori play site: the tags `White` (sente), `Black` (gote), `Date`,
+/// `TimeControl`, `Result`, `Variant` (must be Tori shogi) and `FEN`; other tags are kept;
+/// moves in Fairy-Stockfish SAN, with `{comments}`. Every move is replayed through the rules,
+/// and an error names its line and column.
+///
+/// ```
+/// use tsubame_notation::record::read_pgn;
+///
+/// let pgn = "[Variant \"Torishogi\"]\n[White \"a\"]\n[Black \"b\"]\n[Result \"*\"]\n\n1. Sxe5 Sxc3 2. Fxc3 *\n";
+/// let record = read_pgn(pgn).unwrap();
+/// assert_eq!(record.sente.as_deref(), Some("a"));
+/// assert_eq!(record.moves[2].usi, "4f5e");
+/// ```
+pub fn read_pgn(text: &str) -> Result<Record, RecordError> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut body_start = lines.len();
+    let mut record = Record::new(Options::defaults(tori::spec()));
+    let mut fen: Option<(String, usize)> = None;
+    let mut result_line = 0;
+    for (index, line) in lines.iter().enumerate() {
+        let trimmed = line.trim();
+        if trimmed.is_empty() || trimmed.starts_with('%') {
+            continue;
+        }
+        if !trimmed.starts_with('[') {
+            body_start = index;
+            break;
+        }
+        let tag = super::canonical::parse_tag_pub(trimmed, index + 1)?;
+        match tag.0.as_str() {
+            "Variant" => {
+                let name = tag.1.to_ascii_lowercase().replace([' ', '-', '_'], "");
+                if name != "torishogi" && name != "tori" {
+                    return Err(RecordError::at(
+                        index + 1,
+                        0,
+                        RecordErrorKind::UnknownVariant(format!(
+                            "{} (the play site's PGN is read for Tori shogi only)",
+                            tag.1
+                        )),
+                    ));
+                }
+            }
+            "FEN" => fen = Some((tag.1, index + 1)),
+            "SetUp" => {}
+            "White" => record.sente = Some(tag.1),
+            "Black" => record.gote = Some(tag.1),
+            "Date" => record.date = Some(tag.1),
+            "TimeControl" => record.time_control = Some(tag.1),
+            "Result" => {
+                record.result = GameResult::from_token(tag.1.trim()).ok_or_else(|| {
+                    RecordError::at(index + 1, 0, RecordErrorKind::BadResult(tag.1.clone()))
+                })?;
+                result_line = index + 1;
+            }
+            _ => record.extra_tags.push(tag),
+        }
+    }
+    let mut fen_line = 1;
+    if let Some((fen, line)) = fen {
+        fen_line = line;
+        let position = Position::from_fen(tori::tables(), &fen, record.options.rule_set())
+            .map_err(|e| RecordError::at(line, 0, RecordErrorKind::BadPosition(e.to_string())))?;
+        let sfen = position.to_sfen();
+        let default = super::hodges_text::default_start(&record)?;
+        if sfen != default {
+            record.start_sfen = Some(sfen);
+        }
+    }
+    let body: Vec<&str> = lines
+        .get(body_start..)
+        .unwrap_or(&[])
+        .iter()
+        .map(|l| {
+            if l.trim_start().starts_with('%') {
+                ""
+            } else {
+                *l
+            }
+        })
+        .collect();
+    let mut movetext = parse_movetext(&body, body_start + 1)?;
+    movetext.moves.retain(|m| !m.text.starts_with('$'));
+    if let Some((result, line, column)) = movetext.result {
+        if result_line != 0 && result != record.result {
+            return Err(RecordError::at(
+                line,
+                column,
+                RecordErrorKind::ResultMismatch {
+                    written: format!("{} at the end", result.token()),
+                    actual: format!("{} in the Result tag", record.result.token()),
+                },
+            ));
+        }
+        record.result = result;
+    }
+    let resolved = resolve(
+        &record.options,
+        record.start_sfen.as_deref(),
+        &movetext.moves,
+        Reader::San,
+        fen_line,
+    )?;
+    let sente_first = resolved.replay.start_sfen.split(' ').nth(1) == Some("b");
+    check_numbers(&movetext, sente_first)?;
+    if let Some(outcome) = resolved.replay.outcome {
+        record.reason = Some(outcome.reason);
+    }
+    check_outcome(&record, &resolved.replay, result_line, 0)?;
+    record.comment = movetext.comment;
+    record.notation = MoveNotation::Hodges;
+    record.moves = resolved
+        .usi
+        .into_iter()
+        .zip(movetext.moves)
+        .map(|(usi, written)| RecordMove {
+            usi,
+            comment: written.comment,
+        })
+        .collect();
+    Ok(record)
+}
+
+/// Writes a Tori shogi record as the play site's PGN: the seven standard tags (`White` is
+/// sente), `TimeControl`, `Variant "Torishogi"`, the start `FEN` with `SetUp "1"`, then the
+/// moves in Fairy-Stockfish SAN with their comments, and the result.
+pub fn write_pgn(record: &Record) -> Result<String, RecordError> {
+    if record.variant().name != tori::spec().name {
+        return Err(RecordError::at(
+            0,
+            0,
+            RecordErrorKind::Unsupported("the play site's PGN holds Tori shogi only".into()),
+        ));
+    }
+    let replay = record.replay()?;
+    let rules = record.options.rule_set();
+    let start = Position::from_sfen(tori::tables(), &replay.start_sfen, rules)
+        .map_err(|e| RecordError::at(0, 0, RecordErrorKind::BadPosition(e.to_string())))?;
+    let mut out = String::new();
+    let mut tag = |name: &str, value: &str| {
+        out.push_str(&format!(
+            "[{name} \"{}\"]\n",
+            value.replace('\\', "\\\\").replace('"', "\\\"")
+        ));
+    };
+    let extra = |name: &str| {
+        record
+            .extra_tags
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.clone())
+    };
+    tag("Event", &extra("Event").unwrap_or_else(|| "?".into()));
+    tag("Site", &extra("Site").unwrap_or_else(|| "?".into()));
+    tag("Date", record.date.as_deref().unwrap_or("????.??.??"));
+    tag("Round", &extra("Round").unwrap_or_else(|| "-".into()));
+    tag("White", record.sente.as_deref().unwrap_or("?"));
+    tag("Black", record.gote.as_deref().unwrap_or("?"));
+    tag("Result", record.result.token());
+    if let Some(control) = &record.time_control {
+        tag("TimeControl", control);
+    }
+    for (name, value) in &record.extra_tags {
+        if !["Event", "Site", "Round"].contains(&name.as_str()) {
+            tag(name, value);
+        }
+    }
+    tag("Variant", "Torishogi");
+    tag("FEN", &start.to_fen());
+    tag("SetUp", "1");
+    out.push('\n');
+    if let Some(comment) = &record.comment {
+        out.push_str(&format!("{{{}}} ", comment_text(comment)));
+    }
+    let mut position = start;
+    let sente_first = replay.start_sfen.split(' ').nth(1) == Some("b");
+    let offset = usize::from(!sente_first);
+    let mut words: Vec<String> = Vec::new();
+    for (index, step) in replay.steps.iter().enumerate() {
+        let mv = position
+            .parse_usi(&step.usi)
+            .map_err(|e| RecordError::at(0, 0, RecordErrorKind::BadPosition(e.to_string())))?;
+        let ply = index + offset;
+        if ply % 2 == 0 {
+            words.push(format!("{}.", ply / 2 + 1));
+        } else if index == 0 {
+            words.push("1...".to_string());
+        }
+        words.push(write_san(&position, mv));
+        if let Some(comment) = record.moves.get(index).and_then(|m| m.comment.as_ref()) {
+            words.push(format!("{{{}}}", comment_text(comment)));
+        }
+        position.make_move(mv);
+    }
+    words.push(record.result.token().to_string());
+    let mut line_length = 0;
+    for word in words {
+        if line_length > 0 && line_length + 1 + word.chars().count() > 79 {
+            out.push('\n');
+            line_length = 0;
+        } else if line_length > 0 {
+            out.push(' ');
+            line_length += 1;
+        }
+        line_length += word.chars().count();
+        out.push_str(&word);
+    }
+    out.push('\n');
+    Ok(out)
+}

@@ -1,0 +1,213 @@
+//! Moves as written, checked against the rules one by one.
+
+use super::{MoveNotation, OnTables, Record, RecordError, RecordErrorKind, on_tables, pgn};
+use crate::Notator;
+use tsubame_rules::{Bitboard, Game, Move, MoveError, Options, Outcome, Position, Tables};
+
+/// One move of a replayed record.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Step {
+    /// The move in USI text.
+    pub usi: String,
+    /// The move in Hodges notation.
+    pub hodges: String,
+    /// The position the move is played in, as SFEN.
+    pub sfen_before: String,
+    /// Whether the move gives check.
+    pub gives_check: bool,
+}
+
+/// A record's game as the rules see it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Replay {
+    /// The start position as SFEN.
+    pub start_sfen: String,
+    /// Every move.
+    pub steps: Vec<Step>,
+    /// The position after the last move, as SFEN.
+    pub final_sfen: String,
+    /// How the moves end the game under the rules (resignation and time are not seen here).
+    pub outcome: Option<Outcome>,
+}
+
+/// A move as found in a record's text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct WrittenMove {
+    pub text: String,
+    pub line: usize,
+    pub column: usize,
+    pub comment: Option<String>,
+}
+
+/// Which notation a format's moves are read in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Reader {
+    /// USI or Hodges, move by move.
+    UsiOrHodges,
+    /// Fairy-Stockfish SAN.
+    San,
+}
+
+/// The moves of a record, read.
+pub(crate) struct Resolved {
+    pub usi: Vec<String>,
+    pub notation: MoveNotation,
+    pub replay: Replay,
+}
+
+/// Move number and side of the `index`th move (from 0), as in `12.` or `12...`.
+pub(crate) fn number_label(index: usize, sente_first: bool) -> String {
+    let offset = usize::from(!sente_first);
+    let number = (index + offset) / 2 + 1;
+    if (index + offset) % 2 == 0 {
+        format!("{number}.")
+    } else {
+        format!("{number}...")
+    }
+}
+
+pub(crate) fn start_position<B: Bitboard>(
+    tables: &'static Tables<B>,
+    options: &Options,
+    start_sfen: Option<&str>,
+) -> Result<Position<B>, String> {
+    match start_sfen {
+        Some(sfen) => {
+            Position::from_sfen(tables, sfen, options.rule_set()).map_err(|e| e.to_string())
+        }
+        None => Position::start(tables, options).map_err(|e| e.to_string()),
+    }
+}
+
+fn read_move<B: Bitboard>(
+    position: &Position<B>,
+    text: &str,
+    reader: Reader,
+) -> Result<(Move, bool), String> {
+    match reader {
+        Reader::San => pgn::parse_san(position, text).map(|m| (m, false)),
+        Reader::UsiOrHodges => match position.parse_usi(text) {
+            Ok(mv) => Ok((mv, true)),
+            Err(error @ MoveError::Illegal { .. }) => Err(error.to_string()),
+            Err(MoveError::Syntax { .. }) => crate::parse_hodges(position, text)
+                .map(|m| (m, false))
+                .map_err(|e| e.to_string()),
+        },
+    }
+}
+
+struct Resolve<'a> {
+    options: &'a Options,
+    start_sfen: Option<&'a str>,
+    moves: &'a [WrittenMove],
+    reader: Reader,
+    start_line: usize,
+}
+
+impl OnTables for Resolve<'_> {
+    type Output = Result<Resolved, RecordError>;
+
+    fn run<B: Bitboard>(self, tables: &'static Tables<B>) -> Self::Output {
+        let start = start_position(tables, self.options, self.start_sfen)
+            .map_err(|e| RecordError::at(self.start_line, 0, RecordErrorKind::BadPosition(e)))?;
+        let sente_first = start.side_to_move() == tsubame_rules::Color::Sente;
+        let mut game = Game::from_position(start.clone(), self.options.clone());
+        let mut usi = Vec::with_capacity(self.moves.len());
+        let mut steps = Vec::with_capacity(self.moves.len());
+        let mut all_usi = true;
+        for (index, written) in self.moves.iter().enumerate() {
+            let here = |kind| RecordError::at(written.line, written.column, kind);
+            if let Some(outcome) = game.outcome() {
+                return Err(here(RecordErrorKind::AfterEnd {
+                    written: written.text.clone(),
+                    outcome: outcome.to_string(),
+                }));
+            }
+            let position = game.position().clone();
+            let (mv, was_usi) =
+                read_move(&position, &written.text, self.reader).map_err(|reason| {
+                    here(RecordErrorKind::IllegalMove {
+                        number: number_label(index, sente_first),
+                        written: written.text.clone(),
+                        reason,
+                    })
+                })?;
+            all_usi &= was_usi;
+            let hodges = Notator::new(&position).hodges(mv);
+            game.play(mv).map_err(|e| {
+                here(RecordErrorKind::IllegalMove {
+                    number: number_label(index, sente_first),
+                    written: written.text.clone(),
+                    reason: e.to_string(),
+                })
+            })?;
+            let text = position.to_usi(mv);
+            usi.push(text.clone());
+            steps.push(Step {
+                usi: text,
+                hodges,
+                sfen_before: position.to_sfen(),
+                gives_check: game.position().in_check(),
+            });
+        }
+        Ok(Resolved {
+            usi,
+            notation: if all_usi && !self.moves.is_empty() {
+                MoveNotation::Usi
+            } else {
+                MoveNotation::Hodges
+            },
+            replay: Replay {
+                start_sfen: start.to_sfen(),
+                steps,
+                final_sfen: game.position().to_sfen(),
+                outcome: game.outcome(),
+            },
+        })
+    }
+}
+
+/// Reads and replays moves; `start_line` is named when the start position is bad.
+pub(crate) fn resolve(
+    options: &Options,
+    start_sfen: Option<&str>,
+    moves: &[WrittenMove],
+    reader: Reader,
+    start_line: usize,
+) -> Result<Resolved, RecordError> {
+    let work = Resolve {
+        options,
+        start_sfen,
+        moves,
+        reader,
+        start_line,
+    };
+    on_tables(options.variant(), work).unwrap_or_else(|| {
+        Err(RecordError::at(
+            0,
+            0,
+            RecordErrorKind::UnknownVariant(options.variant().name.to_string()),
+        ))
+    })
+}
+
+pub(crate) fn replay(record: &Record) -> Result<Replay, RecordError> {
+    let moves: Vec<WrittenMove> = record
+        .moves
+        .iter()
+        .map(|m| WrittenMove {
+            text: m.usi.clone(),
+            line: 0,
+            column: 0,
+            comment: None,
+        })
+        .collect();
+    resolve(
+        &record.options,
+        record.start_sfen.as_deref(),
+        &moves,
+        Reader::UsiOrHodges,
+        0,
+    )
+    .map(|r| r.replay)
+}
