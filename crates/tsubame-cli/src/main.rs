@@ -11,8 +11,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::io::Write;
 use std::process::ExitCode;
 use std::time::Instant;
-use tsubame_rules::tenjiku::{self, TenjikuPosition, TenjikuRules};
-use tsubame_rules::{Bitboard, Options, Position, Tables, VariantSpec, tori, wa};
+use tsubame_rules::tenjiku::{self, TenjikuGame, TenjikuPosition, TenjikuRules};
+use tsubame_rules::{Bitboard, Game, Options, Position, Tables, VariantSpec, tori, wa};
 
 /// Play, study and analyse Tori, Wa and Tenjiku shogi.
 #[derive(Parser)]
@@ -234,11 +234,9 @@ fn run_match(args: &MatchArgs) -> Result<()> {
         sprt: args.sprt,
     };
     match args.variant {
-        VariantName::Tori => match_runner::run(tori::tables(), &config)?,
-        VariantName::Wa => match_runner::run(wa::tables(), &config)?,
-        VariantName::Tenjiku => {
-            bail!("the engine does not play Tenjiku yet, so matches cannot either")
-        }
+        VariantName::Tori => match_runner::run::<Game<u64>>(tori::tables(), &config)?,
+        VariantName::Wa => match_runner::run::<Game<u128>>(wa::tables(), &config)?,
+        VariantName::Tenjiku => match_runner::run::<TenjikuGame>((), &config)?,
     };
     Ok(())
 }
@@ -258,16 +256,49 @@ struct EngineArgs {
     /// The protocol.
     #[arg(value_enum)]
     protocol: ProtocolName,
+    /// The evaluation: `full`, or `material` (piece values only, the baseline that strength
+    /// is measured against); the same as the `Evaluation` engine option.
+    #[arg(long, value_enum, default_value = "full")]
+    eval: EvaluationName,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum EvaluationName {
+    /// Material, piece placement, mobility and royal safety.
+    Full,
+    /// Piece values only.
+    Material,
 }
 
 fn engine(args: &EngineArgs) -> Result<()> {
     let output: tsubame_protocol::session::Output =
         std::sync::Arc::new(std::sync::Mutex::new(Box::new(std::io::stdout())));
+    let evaluation = match args.eval {
+        EvaluationName::Full => None,
+        EvaluationName::Material => Some("setoption name Evaluation value material"),
+    };
     match args.protocol {
-        ProtocolName::Usi => tsubame_protocol::usi::Usi::new(output).run(std::io::stdin().lock()),
-        ProtocolName::Uci => tsubame_protocol::uci::Uci::new(output).run(std::io::stdin().lock()),
-        ProtocolName::Xboard => tsubame_protocol::xboard::Xboard::new(output)
-            .run(std::io::BufReader::new(std::io::stdin())),
+        ProtocolName::Usi => {
+            let mut usi = tsubame_protocol::usi::Usi::new(output);
+            if let Some(line) = evaluation {
+                usi.command(line);
+            }
+            usi.run(std::io::stdin().lock());
+        }
+        ProtocolName::Uci => {
+            let mut uci = tsubame_protocol::uci::Uci::new(output);
+            if let Some(line) = evaluation {
+                uci.command(line);
+            }
+            uci.run(std::io::stdin().lock());
+        }
+        ProtocolName::Xboard => {
+            let mut xboard = tsubame_protocol::xboard::Xboard::new(output);
+            if evaluation.is_some() {
+                xboard.command("option Evaluation=material");
+            }
+            xboard.run(std::io::BufReader::new(std::io::stdin()));
+        }
     }
     Ok(())
 }

@@ -110,7 +110,8 @@ fn self_play(variant: &str, option: &str, protocol: &str) {
                 "repetition",
                 "perpetual-check",
                 "drop-mate",
-                "move-limit"
+                "move-limit",
+                "royal-captured"
             ]
             .iter()
             .any(|r| reason.starts_with(r)),
@@ -142,6 +143,15 @@ fn replay(variant: &str, record: &str, reason: &str) {
         .collect();
     let status = match variant {
         "tori" => play(tori::tables(), &start, &options, &moves),
+        "tenjiku" => {
+            let options = Options::parse(tsubame_rules::tenjiku::spec(), &options).unwrap();
+            let mut game = tsubame_rules::tenjiku::TenjikuGame::from_sfen(&start, options).unwrap();
+            for mv in &moves {
+                game.play_usi(mv)
+                    .unwrap_or_else(|e| panic!("{mv} from {start}: {e}"));
+            }
+            game.status()
+        }
         _ => play(wa::tables(), &start, &options, &moves),
     };
     match status {
@@ -168,6 +178,11 @@ fn play<B: tsubame_rules::Bitboard>(
 #[test]
 fn tori_self_play_over_usi() {
     self_play("tori", "drop-mate=illegal", "usi");
+}
+
+#[test]
+fn tenjiku_self_play_over_usi() {
+    self_play("tenjiku", "demon-conflict=adams", "usi");
 }
 
 #[test]

@@ -146,6 +146,21 @@ impl EvalParams {
         }
     }
 
+    /// The same piece values with every positional term switched off: the material-only
+    /// baseline that strength measurements compare against.
+    pub fn material_only(&self) -> EvalParams {
+        EvalParams {
+            board_value: self.board_value.clone(),
+            hand_value: self.hand_value.clone(),
+            advance: vec![0; self.advance.len()],
+            mobility: 0,
+            royal_shelter: 0,
+            royal_attack: 0,
+            drop_threat: 0,
+            tempo: 0,
+        }
+    }
+
     /// The value of a piece kind on the board.
     #[inline]
     pub fn value(&self, role: Role) -> i32 {

@@ -86,6 +86,17 @@ impl Front {
                 self.session.set_threads(n)
             }
             "USI_Ponder" | "Ponder" => Ok(()),
+            "Evaluation" => match value {
+                "full" => {
+                    self.session.set_material_only(false);
+                    Ok(())
+                }
+                "material" => {
+                    self.session.set_material_only(true);
+                    Ok(())
+                }
+                other => Err(format!("evaluation {other:?} is not full or material")),
+            },
             _ => {
                 // The variant being played first: several games share option names.
                 let current = self.session.variant();
@@ -305,6 +316,7 @@ impl Front {
             dialect.hash_option
         ));
         self.say("option name Threads type spin default 1 min 1 max 256");
+        self.say("option name Evaluation type combo default full var full var material");
         self.say(&format!(
             "option name {} type check default false",
             dialect.ponder_option

@@ -171,10 +171,8 @@ trait TextGame: Send {
     fn side_to_move(&self) -> Color;
     fn search(
         &self,
-        limits: Limits,
-        tt: Arc<TranspositionTable>,
-        stop: Arc<AtomicBool>,
-        threads: usize,
+        params: &EvalParams,
+        setting: SearchSetting,
         on_info: &mut dyn FnMut(InfoText),
     ) -> BestMove;
     fn boxed_clone(&self) -> Box<dyn TextGame>;
@@ -208,19 +206,16 @@ impl<B: Bitboard> TextGame for GameState<B> {
     }
     fn search(
         &self,
-        limits: Limits,
-        tt: Arc<TranspositionTable>,
-        stop: Arc<AtomicBool>,
-        threads: usize,
+        params: &EvalParams,
+        setting: SearchSetting,
         on_info: &mut dyn FnMut(InfoText),
     ) -> BestMove {
-        let params = EvalParams::for_variant(self.position.tables().spec);
         run_search(
             &self.position,
             &self.keys,
             &self.checks,
-            &params,
-            (limits, tt, stop, threads),
+            params,
+            setting,
             on_info,
         )
     }
@@ -315,20 +310,17 @@ impl TextGame for TenjikuState {
     }
     fn search(
         &self,
-        limits: Limits,
-        tt: Arc<TranspositionTable>,
-        stop: Arc<AtomicBool>,
-        threads: usize,
+        params: &EvalParams,
+        setting: SearchSetting,
         on_info: &mut dyn FnMut(InfoText),
     ) -> BestMove {
-        let params = EvalParams::for_variant(tenjiku::spec());
         let checks = vec![false; self.keys.len()];
         run_search(
             self.game.position(),
             &self.keys,
             &checks,
-            &params,
-            (limits, tt, stop, threads),
+            params,
+            setting,
             on_info,
         )
     }
@@ -397,6 +389,7 @@ pub struct Session {
     game: Box<dyn TextGame>,
     hash_mib: usize,
     threads: usize,
+    material_only: bool,
     tt: Arc<TranspositionTable>,
     stop: Arc<AtomicBool>,
     running: Option<JoinHandle<()>>,
@@ -476,6 +469,7 @@ impl Session {
             game,
             hash_mib: 64,
             threads: 1,
+            material_only: false,
             tt: Arc::new(TranspositionTable::new(64)),
             stop: Arc::new(AtomicBool::new(false)),
             running: None,
@@ -525,6 +519,13 @@ impl Session {
         }
         self.threads = threads;
         Ok(())
+    }
+
+    /// Switches the evaluation to material only (the baseline strength is measured against),
+    /// or back to the full evaluation.
+    pub fn set_material_only(&mut self, material_only: bool) {
+        self.wait();
+        self.material_only = material_only;
     }
 
     /// Forgets everything learnt in earlier games.
@@ -604,8 +605,14 @@ impl Session {
         let tt = self.tt.clone();
         let stop = self.stop.clone();
         let threads = self.threads;
+        let full = EvalParams::for_variant(self.variant.spec());
+        let params = if self.material_only {
+            full.material_only()
+        } else {
+            full
+        };
         self.running = Some(std::thread::spawn(move || {
-            let result = game.search(limits, tt, stop, threads, &mut on_info);
+            let result = game.search(&params, (limits, tt, stop, threads), &mut on_info);
             on_done(result);
         }));
     }

@@ -4,9 +4,11 @@
 
 mod clock;
 mod engine;
+mod referee;
 mod stats;
 
 pub use clock::TimeControl;
+pub use referee::Referee;
 pub use stats::{Sprt, Tally, Verdict, elo_estimate};
 
 use anyhow::{Context, Result, bail};
@@ -23,7 +25,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::mpsc::channel;
 use std::time::{Duration, Instant};
 use tsubame_protocol::coords::{chess_to_usi, usi_to_chess};
-use tsubame_rules::{Bitboard, Color, Game, Options, Status, Tables};
+use tsubame_rules::{Color, Options, Status};
 
 /// How long past its allowed time the match waits for a `bestmove` before it gives up on the
 /// engine as hung, kills it and restarts it.
@@ -154,20 +156,21 @@ pub fn read_openings(path: &std::path::Path) -> Result<Vec<String>> {
 }
 
 /// Plays the match and prints a line per game and the summary on stdout.
-pub fn run<B: Bitboard>(tables: &'static Tables<B>, config: &MatchConfig) -> Result<Summary> {
+pub fn run<R: Referee>(context: R::Context, config: &MatchConfig) -> Result<Summary> {
+    let spec = R::spec(context);
     if config.games == 0 {
         bail!("--games must be at least 1");
     }
     let concurrency = config.concurrency.clamp(1, 64);
     for (line, sfen) in config.openings.iter().enumerate() {
-        Game::from_sfen(tables, sfen, config.options.clone())
+        R::from_sfen(context, sfen, &config.options)
             .with_context(|| format!("opening {} ({sfen:?}) is not valid", line + 1))?;
     }
     if let Some(dir) = &config.records {
         std::fs::create_dir_all(dir)
             .with_context(|| format!("cannot create records directory {}", dir.display()))?;
     }
-    let variant = tables.spec.protocol_name;
+    let variant = spec.protocol_name;
     // Starting each engine once up front turns a wrong command into an error instead of a
     // match of forfeits, and gives the names.
     let mut names = [String::new(), String::new()];
@@ -200,7 +203,7 @@ pub fn run<B: Bitboard>(tables: &'static Tables<B>, config: &MatchConfig) -> Res
                     if index >= config.games {
                         break;
                     }
-                    let report = play_game(tables, config, index, &mut engines);
+                    let report = play_game::<R>(context, config, index, &mut engines);
                     if sender.send(report).is_err() {
                         break;
                     }
@@ -221,7 +224,7 @@ pub fn run<B: Bitboard>(tables: &'static Tables<B>, config: &MatchConfig) -> Res
             bar.set_message(format!("{}-{}-{}", tally.wins, tally.draws, tally.losses));
             if let Some(dir) = &config.records {
                 let path = dir.join(format!("game-{:04}.txt", report.index + 1));
-                let text = record_text(tables.spec.name, config, &names, &report);
+                let text = record_text(spec.name, config, &names, &report);
                 if let Err(error) = std::fs::write(&path, text) {
                     bar.suspend(|| eprintln!("cannot write {}: {error}", path.display()));
                 }
@@ -378,7 +381,7 @@ fn record_text(
 
 /// The start position of game `index`: openings are used in turn, each for two games with
 /// colours swapped.
-fn opening<B: Bitboard>(tables: &'static Tables<B>, config: &MatchConfig, index: u32) -> String {
+fn opening<R: Referee>(context: R::Context, config: &MatchConfig, index: u32) -> String {
     let pair = index / 2;
     if !config.openings.is_empty() {
         return config.openings[pair as usize % config.openings.len()].clone();
@@ -387,7 +390,7 @@ fn opening<B: Bitboard>(tables: &'static Tables<B>, config: &MatchConfig, index:
         StdRng::seed_from_u64(config.seed ^ u64::from(pair).wrapping_mul(0x9E37_79B9_7F4A_7C15));
     // A random line may end the game at once (a drop-mate, say); such lines are skipped.
     for _ in 0..20 {
-        let Ok(mut game) = Game::new(tables, config.options.clone()) else {
+        let Ok(mut game) = R::start(context, &config.options) else {
             break;
         };
         for _ in 0..config.random_plies {
@@ -395,15 +398,15 @@ fn opening<B: Bitboard>(tables: &'static Tables<B>, config: &MatchConfig, index:
             let Some(&mv) = moves.choose(&mut rng) else {
                 break;
             };
-            if game.play(mv).is_err() {
+            if !game.play_move(mv) {
                 break;
             }
         }
         if game.status() == Status::Ongoing {
-            return game.position().to_sfen();
+            return game.sfen();
         }
     }
-    tables.spec.start_sfen.to_string()
+    R::spec(context).start_sfen.to_string()
 }
 
 /// Makes sure engine `seat` is running and ready for a new game.
@@ -437,14 +440,15 @@ fn prepare(
 
 /// Plays game `index`. Engine failures end the game with a loss for that engine and drop it,
 /// so the next game starts a fresh process.
-fn play_game<B: Bitboard>(
-    tables: &'static Tables<B>,
+fn play_game<R: Referee>(
+    context: R::Context,
     config: &MatchConfig,
     index: u32,
     engines: &mut [Option<Engine>; 2],
 ) -> GameReport {
     let engine1_sente = index % 2 == 0;
-    let start_sfen = opening(tables, config, index);
+    let start_sfen = opening::<R>(context, config, index);
+    let spec = R::spec(context);
     let seat_of = |color: Color| usize::from((color == Color::Sente) != engine1_sente);
     let color_of = |seat: usize| {
         if (seat == 0) == engine1_sente {
@@ -464,7 +468,7 @@ fn play_game<B: Bitboard>(
             detail: String::new(),
         },
     };
-    let mut game = match Game::from_sfen(tables, &start_sfen, config.options.clone()) {
+    let mut game = match R::from_sfen(context, &start_sfen, &config.options) {
         Ok(game) => game,
         Err(error) => {
             report.end.reason = "bad-opening".into();
@@ -472,7 +476,7 @@ fn play_game<B: Bitboard>(
             return report;
         }
     };
-    let variant = tables.spec.protocol_name;
+    let variant = spec.protocol_name;
     for seat in 0..2 {
         if let Err(detail) = prepare(config, variant, engines, seat) {
             engines[seat] = None;
@@ -480,8 +484,8 @@ fn play_game<B: Bitboard>(
             return report;
         }
     }
-    let start_fen = game.start().to_fen();
-    let (width, height) = (tables.spec.width, tables.spec.height);
+    let start_fen = game.start_fen();
+    let (width, height) = (spec.width, spec.height);
     let mut clock = Clock::new(config.time, config.margin);
     report.end = loop {
         if let Status::Finished(outcome) = game.status() {
@@ -498,15 +502,22 @@ fn play_game<B: Bitboard>(
                 detail: String::new(),
             };
         }
-        let color = game.position().side_to_move();
+        let color = game.side_to_move();
         let seat = seat_of(color);
         let protocol = config.engines[seat].protocol;
         let Some(engine) = engines[seat].as_mut() else {
             break GameEnd::loss(color, "crash", "the engine is not running".into());
         };
-        let position = match protocol {
-            Protocol::Usi => format!("position sfen {start_sfen}"),
-            Protocol::Uci => format!("position fen {start_fen}"),
+        let position = match (protocol, &start_fen) {
+            (Protocol::Usi, _) => format!("position sfen {start_sfen}"),
+            (Protocol::Uci, Some(fen)) => format!("position fen {fen}"),
+            (Protocol::Uci, None) => {
+                break GameEnd {
+                    winner: None,
+                    reason: "no-uci".into(),
+                    detail: format!("{} has no FEN for UCI engines", spec.title),
+                };
+            }
         };
         let mut command = position;
         if !report.moves.is_empty() {
@@ -558,12 +569,12 @@ fn play_game<B: Bitboard>(
             Protocol::Usi => Some(text.to_string()),
             Protocol::Uci => chess_to_usi(text, width, height),
         };
-        let played =
-            usi.ok_or_else(|| "not a move".to_string())
-                .and_then(|usi| match game.play_usi(&usi) {
-                    Ok(_) => Ok(usi),
-                    Err(error) => Err(error.to_string()),
-                });
+        let played = usi.ok_or_else(|| "not a move".to_string()).and_then(|usi| {
+            match game.play_text(&usi) {
+                Ok(()) => Ok(usi),
+                Err(error) => Err(error),
+            }
+        });
         match played {
             Ok(usi) => report.moves.push(usi),
             Err(error) => {
