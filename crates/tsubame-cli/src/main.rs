@@ -57,6 +57,11 @@ enum Command {
     /// Play two engines against each other and report the result with an Elo estimate.
     #[command(after_help = MATCH_HELP)]
     Match(MatchArgs),
+    /// Serve the web UI and the play API (HTTP, WebSocket) with games stored in a database.
+    #[command(
+        after_help = "Examples:\n  tsubame serve\n  tsubame serve --listen 0.0.0.0:8080 --database postgres://tsubame@localhost/tsubame"
+    )]
+    Serve(tsubame_server::cli::ServeArgs),
 }
 
 const PLAY_HELP: &str = "\
@@ -553,6 +558,7 @@ fn main() -> ExitCode {
         Command::Convert(args) => convert::run(args),
         Command::Engine(args) => engine(args),
         Command::Match(args) => run_match(args),
+        Command::Serve(args) => tsubame_server::cli::run(args),
         Command::Moves(args) => match args.position.variant {
             VariantName::Tori => moves(tori::tables(), args),
             VariantName::Wa => moves(wa::tables(), args),

@@ -1,0 +1,640 @@
+//! The HTTP JSON API and the per-game WebSocket.
+//!
+//! Request bodies are read as bytes and parsed here, so every malformed request gets a JSON
+//! error naming what was wrong instead of the framework's plain-text rejection.
+
+use crate::clock::TimeControl;
+use crate::game::{AnyGame, VariantKind};
+use crate::hub::{ApiError, GameSlot, Hub, NewGame};
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::extract::{DefaultBodyLimit, Path, Query, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use futures_util::{SinkExt, StreamExt};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::broadcast::error::RecvError;
+use tsubame_engine::limits::Limits;
+
+/// Largest request body accepted.
+pub const BODY_LIMIT: usize = 64 * 1024;
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let status = StatusCode::from_u16(self.status).unwrap_or(StatusCode::BAD_REQUEST);
+        (status, axum::Json(json!({ "error": self.message }))).into_response()
+    }
+}
+
+fn parse_body<T: DeserializeOwned>(body: &Bytes) -> Result<T, ApiError> {
+    let body: &[u8] = if body.is_empty() { b"{}" } else { body };
+    serde_json::from_slice(body)
+        .map_err(|e| ApiError::bad_request(format!("bad request body: {e}")))
+}
+
+fn ok<T: Serialize>(value: &T) -> Response {
+    axum::Json(value).into_response()
+}
+
+/// Rule options as `"name=value,..."` or as an object of names to values.
+#[derive(Deserialize, Default)]
+#[serde(untagged)]
+enum OptionsInput {
+    #[default]
+    None,
+    Text(String),
+    Map(BTreeMap<String, Value>),
+}
+
+impl OptionsInput {
+    fn to_text(&self) -> Result<String, ApiError> {
+        match self {
+            OptionsInput::None => Ok(String::new()),
+            OptionsInput::Text(text) => Ok(text.clone()),
+            OptionsInput::Map(map) => map
+                .iter()
+                .map(|(name, value)| match value {
+                    Value::String(s) => Ok(format!("{name}={s}")),
+                    Value::Number(n) => Ok(format!("{name}={n}")),
+                    Value::Bool(b) => Ok(format!("{name}={}", if *b { "on" } else { "off" })),
+                    _ => Err(ApiError::bad_request(format!(
+                        "option {name:?}: the value must be text, a number or true/false"
+                    ))),
+                })
+                .collect::<Result<Vec<_>, _>>()
+                .map(|pairs| pairs.join(",")),
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CreateRequest {
+    variant: String,
+    #[serde(default)]
+    options: OptionsInput,
+    /// Tori handicap, a shortcut for the `handicap` rule option.
+    #[serde(default)]
+    handicap: Option<String>,
+    #[serde(default)]
+    sfen: Option<String>,
+    /// `engine` or `human`.
+    #[serde(default = "default_opponent")]
+    opponent: String,
+    #[serde(default = "default_level")]
+    level: u8,
+    /// `sente`, `gote` or `random`.
+    #[serde(default = "default_side")]
+    side: String,
+    #[serde(default = "default_clock")]
+    clock: TimeControl,
+    #[serde(default)]
+    public: bool,
+}
+
+fn default_opponent() -> String {
+    "engine".into()
+}
+fn default_level() -> u8 {
+    2
+}
+fn default_side() -> String {
+    "sente".into()
+}
+fn default_clock() -> TimeControl {
+    TimeControl::Unlimited
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TokenRequest {
+    #[serde(default)]
+    token: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MoveRequest {
+    #[serde(default)]
+    token: Option<String>,
+    #[serde(rename = "move")]
+    usi: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DrawRequest {
+    #[serde(default)]
+    token: Option<String>,
+    #[serde(default = "default_draw_action")]
+    action: String,
+}
+
+fn default_draw_action() -> String {
+    "offer".into()
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct JoinRequest {
+    #[serde(default)]
+    invite: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PositionRequest {
+    variant: String,
+    #[serde(default)]
+    options: OptionsInput,
+    #[serde(default)]
+    sfen: Option<String>,
+    #[serde(default)]
+    moves: Vec<String>,
+    #[serde(default)]
+    depth: Option<u32>,
+    #[serde(default)]
+    movetime_ms: Option<u64>,
+}
+
+/// A token from the `Authorization: Bearer` header or the body.
+fn token_of(headers: &HeaderMap, body_token: Option<String>) -> Option<String> {
+    body_token.or_else(|| {
+        headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .map(str::to_string)
+    })
+}
+
+fn variant_of(name: &str) -> Result<VariantKind, ApiError> {
+    VariantKind::from_name(name).ok_or_else(|| {
+        ApiError::bad_request(format!(
+            "unknown variant {:?}: one of tori, wa, tenjiku",
+            name.chars().take(40).collect::<String>()
+        ))
+    })
+}
+
+async fn variants() -> Response {
+    let list: Vec<Value> = VariantKind::ALL
+        .into_iter()
+        .map(|variant| {
+            let (files, ranks) = variant.board_size();
+            let Some(spec) = variant.spec() else {
+                return json!({
+                    "name": variant.name(), "title": "Tenjiku shogi", "files": files,
+                    "ranks": ranks, "available": false,
+                });
+            };
+            let roles: Vec<Value> = spec
+                .roles
+                .iter()
+                .map(|r| {
+                    json!({
+                        "name": r.name, "sfen": r.sfen, "hodges": r.hodges, "kanji": r.kanji,
+                        "royal": r.royal,
+                        "promotes_to": r.promotes_to.map(|p| spec.role(p).sfen),
+                    })
+                })
+                .collect();
+            let options: Vec<Value> = spec
+                .options
+                .iter()
+                .map(|o| {
+                    json!({
+                        "name": o.name, "help": o.help,
+                        "values": o.values.iter().map(|v| v.name).collect::<Vec<_>>(),
+                        "number": o.number.map(|n| json!({"min": n.min, "max": n.max})),
+                    })
+                })
+                .collect();
+            json!({
+                "name": spec.name, "title": spec.title, "files": files, "ranks": ranks,
+                "available": true, "start_sfen": spec.start_sfen, "roles": roles,
+                "options": options, "promotion_zone": spec.promotion.zone_depth,
+                "promotion_compulsory": spec.promotion.compulsory,
+            })
+        })
+        .collect();
+    ok(&list)
+}
+
+async fn create_game(State(hub): State<Arc<Hub>>, body: Bytes) -> Result<Response, ApiError> {
+    let request: CreateRequest = parse_body(&body)?;
+    let variant = variant_of(&request.variant)?;
+    let mut options = request.options.to_text()?;
+    if let Some(handicap) = &request.handicap {
+        if variant != VariantKind::Tori {
+            return Err(ApiError::bad_request("handicaps exist only for Tori shogi"));
+        }
+        if !options.is_empty() {
+            options.push(',');
+        }
+        options.push_str(&format!("handicap={handicap}"));
+    }
+    let against_engine = match request.opponent.as_str() {
+        "engine" => true,
+        "human" => false,
+        other => {
+            return Err(ApiError::bad_request(format!(
+                "opponent {other:?} is not one of engine, human"
+            )));
+        }
+    };
+    if !(1..=5).contains(&request.level) {
+        return Err(ApiError::bad_request("level must be 1 to 5"));
+    }
+    let creator_side = match request.side.as_str() {
+        "sente" => 0,
+        "gote" => 1,
+        "random" => usize::from(rand::random::<bool>()),
+        other => {
+            return Err(ApiError::bad_request(format!(
+                "side {other:?} is not one of sente, gote, random"
+            )));
+        }
+    };
+    let grant = hub
+        .create(NewGame {
+            variant,
+            options,
+            start_sfen: request.sfen,
+            control: request.clock,
+            against_engine,
+            engine_level: request.level,
+            creator_side,
+            public: request.public,
+        })
+        .await?;
+    Ok((StatusCode::CREATED, axum::Json(grant)).into_response())
+}
+
+async fn list_games(
+    State(hub): State<Arc<Hub>>,
+    Query(query): Query<HashMap<String, String>>,
+) -> Result<Response, ApiError> {
+    let status = query.get("status").map(String::as_str);
+    if let Some(s) = status
+        && !["waiting", "playing", "finished"].contains(&s)
+    {
+        return Err(ApiError::bad_request(
+            "status must be waiting, playing or finished",
+        ));
+    }
+    let limit = match query.get("limit") {
+        Some(text) => text
+            .parse::<usize>()
+            .ok()
+            .filter(|n| (1..=500).contains(n))
+            .ok_or_else(|| ApiError::bad_request("limit must be a number from 1 to 500"))?,
+        None => 100,
+    };
+    Ok(ok(&hub.list(status, limit).await?))
+}
+
+async fn lobby(State(hub): State<Arc<Hub>>) -> Response {
+    ok(&hub.lobby().await)
+}
+
+async fn get_game(
+    State(hub): State<Arc<Hub>>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let slot = hub.find(&id).await?;
+    let live = slot.game.lock().await;
+    Ok(ok(&live.view(hub.now(), true)))
+}
+
+async fn join_game(
+    State(hub): State<Arc<Hub>>,
+    Path(id): Path<String>,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let request: JoinRequest = parse_body(&body)?;
+    let slot = hub.find(&id).await?;
+    Ok(ok(&hub.join(&slot, request.invite.as_deref()).await?))
+}
+
+async fn post_move(
+    State(hub): State<Arc<Hub>>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let request: MoveRequest = parse_body(&body)?;
+    let token = token_of(&headers, request.token);
+    let slot = hub.find(&id).await?;
+    Ok(ok(&hub
+        .play(&slot, token.as_deref(), request.usi.trim())
+        .await?))
+}
+
+async fn resign(
+    State(hub): State<Arc<Hub>>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let request: TokenRequest = parse_body(&body)?;
+    let token = token_of(&headers, request.token);
+    let slot = hub.find(&id).await?;
+    Ok(ok(&hub.resign(&slot, token.as_deref()).await?))
+}
+
+async fn abort(
+    State(hub): State<Arc<Hub>>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let request: TokenRequest = parse_body(&body)?;
+    let token = token_of(&headers, request.token);
+    let slot = hub.find(&id).await?;
+    Ok(ok(&hub.abort(&slot, token.as_deref()).await?))
+}
+
+async fn draw(
+    State(hub): State<Arc<Hub>>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let request: DrawRequest = parse_body(&body)?;
+    let token = token_of(&headers, request.token);
+    let slot = hub.find(&id).await?;
+    Ok(ok(&hub
+        .draw(&slot, token.as_deref(), &request.action)
+        .await?))
+}
+
+/// A record in every export form, with the position after each ply for replay.
+fn record_of(game_start: &AnyGame, moves: &[String]) -> Result<Value, ApiError> {
+    let mut walk = game_start.clone();
+    let mut positions = vec![walk.sfen()];
+    let mut hodges = Vec::new();
+    let mut removed = Vec::new();
+    for (index, usi) in moves.iter().enumerate() {
+        let played = walk
+            .play(usi)
+            .map_err(|e| ApiError::rules(format!("move {} ({usi}): {e}", index + 1)))?;
+        positions.push(walk.sfen());
+        hodges.push(played.hodges);
+        removed.push(played.removed);
+    }
+    let start = game_start.start_sfen();
+    let usi_record = if moves.is_empty() {
+        format!("sfen {start}")
+    } else {
+        format!("sfen {start} moves {}", moves.join(" "))
+    };
+    let hodges_text = hodges
+        .chunks(2)
+        .enumerate()
+        .map(|(n, pair)| format!("{}. {}", n + 1, pair.join(" ")))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let variant = game_start.variant();
+    let (files, ranks) = variant.board_size();
+    Ok(json!({
+        "variant": variant,
+        "files": files,
+        "ranks": ranks,
+        "options": game_start.options_text(),
+        "start_sfen": start,
+        "usi": moves,
+        "usi_record": usi_record,
+        "hodges": hodges,
+        "hodges_text": hodges_text,
+        "removed": removed,
+        "positions": positions,
+        "fen": (variant == VariantKind::Tori).then(|| walk.fen()),
+        "start_fen": (variant == VariantKind::Tori).then(|| game_start.start_fen()),
+        "outcome": walk.outcome().map(|o| json!({
+            "winner": o.winner.map(|c| if c == tsubame_rules::Color::Sente { "sente" } else { "gote" }),
+            "reason": o.reason.name(),
+        })),
+        "legal_moves": walk.legal_moves(),
+        "sfen": walk.sfen(),
+    }))
+}
+
+async fn game_record(
+    State(hub): State<Arc<Hub>>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let slot = hub.find(&id).await?;
+    let live = slot.game.lock().await;
+    let start = AnyGame::new(
+        live.rules_game().variant(),
+        &live.rules_game().options_text(),
+        Some(&live.rules_game().start_sfen()),
+    )
+    .map_err(ApiError::internal)?;
+    let moves: Vec<String> = live.moves().iter().map(|m| m.played.usi.clone()).collect();
+    let mut record = record_of(&start, &moves)?;
+    record["id"] = json!(id);
+    record["result"] = json!(live.view(hub.now(), false).result);
+    Ok(ok(&record))
+}
+
+fn game_for(request: &PositionRequest) -> Result<AnyGame, ApiError> {
+    let variant = variant_of(&request.variant)?;
+    let options = request.options.to_text()?;
+    if request.moves.len() > 5000 {
+        return Err(ApiError::bad_request("at most 5000 moves"));
+    }
+    AnyGame::new(variant, &options, request.sfen.as_deref().map(str::trim)).map_err(ApiError::rules)
+}
+
+/// Replays a pasted record: every position, Hodges text and the export forms.
+async fn replay(body: Bytes) -> Result<Response, ApiError> {
+    let request: PositionRequest = parse_body(&body)?;
+    let start = game_for(&request)?;
+    Ok(ok(&record_of(&start, &request.moves)?))
+}
+
+/// Asks the engine about a position.
+async fn analyse(State(hub): State<Arc<Hub>>, body: Bytes) -> Result<Response, ApiError> {
+    let request: PositionRequest = parse_body(&body)?;
+    let mut game = game_for(&request)?;
+    for (index, usi) in request.moves.iter().enumerate() {
+        game.play(usi)
+            .map_err(|e| ApiError::rules(format!("move {} ({usi}): {e}", index + 1)))?;
+    }
+    if game.outcome().is_some() {
+        return Err(ApiError::conflict("the game is over in this position"));
+    }
+    let depth = request.depth.unwrap_or(8).clamp(1, 30);
+    let movetime = request.movetime_ms.unwrap_or(1000).clamp(10, 10_000);
+    let limits = Limits {
+        depth: Some(depth),
+        move_time: Some(Duration::from_millis(movetime)),
+        ..Limits::default()
+    };
+    let _ = &hub;
+    let reply = tokio::task::spawn_blocking(move || game.best_move(&limits))
+        .await
+        .map_err(|e| ApiError::internal(format!("engine failed: {e}")))?;
+    match reply {
+        Some(reply) => Ok(ok(&reply)),
+        None => Err(ApiError::conflict("the side to move has no legal move")),
+    }
+}
+
+/// The WebSocket of a game: `?token=` makes the connection a seat; without it, a spectator.
+async fn game_socket(
+    State(hub): State<Arc<Hub>>,
+    Path(id): Path<String>,
+    Query(query): Query<HashMap<String, String>>,
+    upgrade: WebSocketUpgrade,
+) -> Result<Response, ApiError> {
+    let slot = hub.find(&id).await?;
+    let token = query.get("token").cloned();
+    if let Some(token) = &token
+        && hub.seat_name(&slot, token).await.is_none()
+    {
+        return Err(ApiError::forbidden(
+            "the token does not hold a seat in this game",
+        ));
+    }
+    Ok(upgrade
+        .max_message_size(BODY_LIMIT)
+        .on_upgrade(move |socket| serve_socket(hub, slot, token, socket)))
+}
+
+#[derive(Deserialize)]
+struct SocketCommand {
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(default, rename = "move")]
+    usi: Option<String>,
+    #[serde(default)]
+    action: Option<String>,
+    #[serde(default)]
+    id: Option<Value>,
+}
+
+async fn state_text(hub: &Hub, slot: &GameSlot) -> String {
+    let live = slot.game.lock().await;
+    json!({"type": "state", "game": live.view(hub.now(), true)}).to_string()
+}
+
+async fn serve_socket(
+    hub: Arc<Hub>,
+    slot: Arc<GameSlot>,
+    token: Option<String>,
+    socket: WebSocket,
+) {
+    let (mut sink, mut stream) = socket.split();
+    // Subscribe before the snapshot so no change falls between the two.
+    let mut events = slot.events.subscribe();
+    let seat = match &token {
+        Some(t) => hub.seat_name(&slot, t).await,
+        None => None,
+    };
+    let hello = json!({"type": "hello", "seat": seat}).to_string();
+    if sink.send(Message::Text(hello.into())).await.is_err() {
+        return;
+    }
+    if sink
+        .send(Message::Text(state_text(&hub, &slot).await.into()))
+        .await
+        .is_err()
+    {
+        return;
+    }
+    loop {
+        tokio::select! {
+            event = events.recv() => {
+                let text = match event {
+                    Ok(text) => text.to_string(),
+                    // Too slow to follow: send the whole state instead of what was missed.
+                    Err(RecvError::Lagged(_)) => state_text(&hub, &slot).await,
+                    Err(RecvError::Closed) => return,
+                };
+                if sink.send(Message::Text(text.into())).await.is_err() {
+                    return;
+                }
+            }
+            incoming = stream.next() => {
+                let text = match incoming {
+                    Some(Ok(Message::Text(text))) => text,
+                    Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return,
+                    Some(Ok(_)) => continue,
+                };
+                let reply = socket_command(&hub, &slot, token.as_deref(), text.as_str()).await;
+                if sink.send(Message::Text(reply.to_string().into())).await.is_err() {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+async fn socket_command(
+    hub: &Arc<Hub>,
+    slot: &Arc<GameSlot>,
+    token: Option<&str>,
+    text: &str,
+) -> Value {
+    let command: SocketCommand = match serde_json::from_str(text) {
+        Ok(c) => c,
+        Err(e) => return json!({"type": "error", "error": format!("bad message: {e}")}),
+    };
+    let id = command.id.clone().unwrap_or(Value::Null);
+    let result = match command.kind.as_str() {
+        "move" => match command.usi.as_deref() {
+            Some(usi) => hub.play(slot, token, usi.trim()).await,
+            None => Err(ApiError::bad_request("a move message needs \"move\"")),
+        },
+        "resign" => hub.resign(slot, token).await,
+        "abort" => hub.abort(slot, token).await,
+        "draw" => {
+            hub.draw(slot, token, command.action.as_deref().unwrap_or("offer"))
+                .await
+        }
+        "ping" => return json!({"type": "pong", "id": id, "server_time_ms": hub.now()}),
+        other => Err(ApiError::bad_request(format!(
+            "unknown message type {:?}: one of move, resign, abort, draw, ping",
+            other.chars().take(40).collect::<String>()
+        ))),
+    };
+    match result {
+        Ok(view) => json!({"type": "ack", "id": id, "ply": view.ply}),
+        Err(e) => json!({"type": "error", "id": id, "status": e.status, "error": e.message}),
+    }
+}
+
+async fn api_not_found() -> ApiError {
+    ApiError::not_found("no such API endpoint")
+}
+
+/// The API's routes under `/api`, the WebSocket included.
+pub fn routes(hub: Arc<Hub>) -> Router {
+    Router::new()
+        .route("/api/variants", get(variants))
+        .route("/api/games", get(list_games).post(create_game))
+        .route("/api/lobby", get(lobby))
+        .route("/api/games/{id}", get(get_game))
+        .route("/api/games/{id}/join", post(join_game))
+        .route("/api/games/{id}/moves", post(post_move))
+        .route("/api/games/{id}/resign", post(resign))
+        .route("/api/games/{id}/abort", post(abort))
+        .route("/api/games/{id}/draw", post(draw))
+        .route("/api/games/{id}/record", get(game_record))
+        .route("/api/games/{id}/ws", get(game_socket))
+        .route("/api/replay", post(replay))
+        .route("/api/analyse", post(analyse))
+        .route("/api/{*rest}", get(api_not_found).post(api_not_found))
+        .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .with_state(hub)
+}

@@ -1,0 +1,293 @@
+//! Game clocks kept by the server: byo-yomi, Fischer increment, or none.
+//!
+//! Times are whole milliseconds. A clock only changes when a move ends a turn; while a turn
+//! runs, what a player has left is worked out from when the turn started, so the same state
+//! serves the display, the flag check and the database.
+
+use serde::{Deserialize, Serialize};
+
+/// The time control chosen for a game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+pub enum TimeControl {
+    /// No clock.
+    Unlimited,
+    /// Main time, then `periods` periods of `period_ms` each: a move made within a period
+    /// keeps it; every period a move overruns is used up, and overrunning the last loses.
+    Byoyomi {
+        /// Main time.
+        main_ms: u64,
+        /// Number of byo-yomi periods.
+        periods: u32,
+        /// Length of one period.
+        period_ms: u64,
+    },
+    /// Main time and an increment added after each move.
+    Fischer {
+        /// Main time.
+        main_ms: u64,
+        /// Added after each move.
+        increment_ms: u64,
+    },
+}
+
+/// The longest main time, period or increment accepted (a week), so sums never overflow.
+pub const MAX_TIME_MS: u64 = 7 * 24 * 3600 * 1000;
+/// The most byo-yomi periods accepted.
+pub const MAX_PERIODS: u32 = 1000;
+
+impl TimeControl {
+    /// Refuses values out of range, with what was wrong.
+    pub fn validate(&self) -> Result<(), String> {
+        match *self {
+            TimeControl::Unlimited => Ok(()),
+            TimeControl::Byoyomi {
+                main_ms,
+                periods,
+                period_ms,
+            } => {
+                if main_ms > MAX_TIME_MS || period_ms > MAX_TIME_MS {
+                    return Err("clock: times are limited to one week".into());
+                }
+                if periods > MAX_PERIODS {
+                    return Err(format!("clock: at most {MAX_PERIODS} byo-yomi periods"));
+                }
+                if periods > 0 && period_ms == 0 {
+                    return Err("clock: byo-yomi periods need a length (period_ms > 0)".into());
+                }
+                if main_ms == 0 && (periods == 0 || period_ms == 0) {
+                    return Err("clock: byo-yomi needs main time or periods".into());
+                }
+                Ok(())
+            }
+            TimeControl::Fischer {
+                main_ms,
+                increment_ms,
+            } => {
+                if main_ms > MAX_TIME_MS || increment_ms > MAX_TIME_MS {
+                    return Err("clock: times are limited to one week".into());
+                }
+                if main_ms == 0 {
+                    return Err("clock: Fischer needs main time (main_ms > 0)".into());
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Both players' clocks at the start.
+    pub fn initial(&self) -> ClockState {
+        let side = match *self {
+            TimeControl::Unlimited => SideClock {
+                remaining_ms: 0,
+                periods: 0,
+            },
+            TimeControl::Byoyomi {
+                main_ms, periods, ..
+            } => SideClock {
+                remaining_ms: main_ms,
+                periods,
+            },
+            TimeControl::Fischer { main_ms, .. } => SideClock {
+                remaining_ms: main_ms,
+                periods: 0,
+            },
+        };
+        ClockState {
+            sides: [side, side],
+        }
+    }
+}
+
+/// One player's clock between turns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SideClock {
+    /// Main time left (Fischer: all time left).
+    pub remaining_ms: u64,
+    /// Byo-yomi periods left.
+    pub periods: u32,
+}
+
+/// Both players' clocks between turns: index 0 is sente, 1 gote.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClockState {
+    /// Sente's and gote's clocks.
+    pub sides: [SideClock; 2],
+}
+
+impl ClockState {
+    /// How long the player `side` may still think in the turn that started `elapsed_ms` ago
+    /// before the flag falls; `None` without a clock.
+    pub fn time_left(&self, control: &TimeControl, side: usize, elapsed_ms: u64) -> Option<u64> {
+        let clock = self.sides.get(side)?;
+        let total = match *control {
+            TimeControl::Unlimited => return None,
+            TimeControl::Byoyomi { period_ms, .. } => clock
+                .remaining_ms
+                .saturating_add(period_ms.saturating_mul(u64::from(clock.periods))),
+            TimeControl::Fischer { .. } => clock.remaining_ms,
+        };
+        Some(total.saturating_sub(elapsed_ms))
+    }
+
+    /// Ends `side`'s turn after `elapsed_ms`. Returns `false`, changing nothing, when the
+    /// player ran out of time during it.
+    pub fn end_turn(&mut self, control: &TimeControl, side: usize, elapsed_ms: u64) -> bool {
+        let Some(clock) = self.sides.get_mut(side) else {
+            return false;
+        };
+        match *control {
+            TimeControl::Unlimited => true,
+            TimeControl::Fischer { increment_ms, .. } => {
+                if elapsed_ms >= clock.remaining_ms {
+                    return false;
+                }
+                clock.remaining_ms = clock.remaining_ms - elapsed_ms + increment_ms;
+                true
+            }
+            TimeControl::Byoyomi { period_ms, .. } => {
+                if elapsed_ms < clock.remaining_ms {
+                    clock.remaining_ms -= elapsed_ms;
+                    return true;
+                }
+                let overrun = elapsed_ms - clock.remaining_ms;
+                // A move inside a period keeps it; each whole period overrun is spent.
+                let spent = overrun.checked_div(period_ms).unwrap_or(u64::MAX);
+                if spent >= u64::from(clock.periods) {
+                    return false;
+                }
+                clock.remaining_ms = 0;
+                clock.periods -= spent as u32;
+                true
+            }
+        }
+    }
+
+    /// What `side`'s clock shows `elapsed_ms` into its turn: main time left, periods left, and
+    /// time left in the current period (zero while main time lasts).
+    pub fn display(&self, control: &TimeControl, side: usize, elapsed_ms: u64) -> ClockView {
+        let Some(clock) = self.sides.get(side).copied() else {
+            return ClockView::default();
+        };
+        match *control {
+            TimeControl::Unlimited => ClockView::default(),
+            TimeControl::Fischer { .. } => ClockView {
+                remaining_ms: clock.remaining_ms.saturating_sub(elapsed_ms),
+                periods: 0,
+                period_ms: 0,
+            },
+            TimeControl::Byoyomi { period_ms, .. } => {
+                if elapsed_ms < clock.remaining_ms {
+                    return ClockView {
+                        remaining_ms: clock.remaining_ms - elapsed_ms,
+                        periods: clock.periods,
+                        period_ms: if clock.periods > 0 { period_ms } else { 0 },
+                    };
+                }
+                let overrun = elapsed_ms - clock.remaining_ms;
+                let spent = overrun.checked_div(period_ms).unwrap_or(u64::MAX);
+                if spent >= u64::from(clock.periods) {
+                    return ClockView::default();
+                }
+                ClockView {
+                    remaining_ms: 0,
+                    periods: clock.periods - spent as u32,
+                    period_ms: period_ms - overrun % period_ms,
+                }
+            }
+        }
+    }
+}
+
+/// A clock as a player sees it at one moment.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct ClockView {
+    /// Main time left.
+    pub remaining_ms: u64,
+    /// Byo-yomi periods left (the current one included).
+    pub periods: u32,
+    /// Time left in the current byo-yomi period (the full period while main time lasts).
+    pub period_ms: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BYO: TimeControl = TimeControl::Byoyomi {
+        main_ms: 1000,
+        periods: 2,
+        period_ms: 500,
+    };
+
+    #[test]
+    fn byoyomi_uses_main_time_then_periods() {
+        let mut state = BYO.initial();
+        assert!(state.end_turn(&BYO, 0, 400));
+        assert_eq!(state.sides[0].remaining_ms, 600);
+        // 600 main + 300 into the first period: the period is kept.
+        assert!(state.end_turn(&BYO, 0, 900));
+        assert_eq!(
+            state.sides[0],
+            SideClock {
+                remaining_ms: 0,
+                periods: 2
+            }
+        );
+        // Overrunning one whole period spends it.
+        assert!(state.end_turn(&BYO, 0, 700));
+        assert_eq!(state.sides[0].periods, 1);
+        assert_eq!(state.time_left(&BYO, 0, 100), Some(400));
+        assert!(!state.end_turn(&BYO, 0, 500));
+        assert_eq!(state.sides[0].periods, 1, "a lost turn changes nothing");
+    }
+
+    #[test]
+    fn byoyomi_display_counts_down_the_period() {
+        let state = BYO.initial();
+        let view = state.display(&BYO, 1, 1200);
+        assert_eq!(
+            view,
+            ClockView {
+                remaining_ms: 0,
+                periods: 2,
+                period_ms: 300
+            }
+        );
+        let view = state.display(&BYO, 1, 1700);
+        assert_eq!(
+            view,
+            ClockView {
+                remaining_ms: 0,
+                periods: 1,
+                period_ms: 300
+            }
+        );
+        assert_eq!(state.display(&BYO, 1, 2000), ClockView::default());
+    }
+
+    #[test]
+    fn fischer_adds_the_increment() {
+        let control = TimeControl::Fischer {
+            main_ms: 1000,
+            increment_ms: 200,
+        };
+        let mut state = control.initial();
+        assert!(state.end_turn(&control, 1, 300));
+        assert_eq!(state.sides[1].remaining_ms, 900);
+        assert_eq!(state.time_left(&control, 1, 0), Some(900));
+        assert!(!state.end_turn(&control, 1, 900));
+    }
+
+    #[test]
+    fn bad_controls_are_refused() {
+        let bad = TimeControl::Byoyomi {
+            main_ms: 0,
+            periods: 0,
+            period_ms: 0,
+        };
+        assert!(bad.validate().is_err());
+        assert!(BYO.validate().is_ok());
+        assert!(TimeControl::Unlimited.validate().is_ok());
+    }
+}

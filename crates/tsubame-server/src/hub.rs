@@ -1,0 +1,1082 @@
+//! Live games: the server's authority over moves, clocks, results and who may do what.
+//!
+//! Every game in play lives in memory behind its own lock. A change is stored before it is
+//! applied in memory and announced, so what a player was told is always in the database; a
+//! restart rebuilds the same games from the stored rows.
+
+use crate::clock::{ClockState, ClockView, SideClock, TimeControl};
+use crate::game::{AnyGame, PlayedMove, VariantKind};
+use crate::store::{GameRow, MoveRow, Store};
+use rand::Rng;
+use serde::Serialize;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex as StdMutex};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use tokio::sync::{Mutex, Semaphore, broadcast};
+use tsubame_engine::limits::Limits;
+use tsubame_rules::Color;
+
+/// An error for the API: an HTTP status and a sentence for the client.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ApiError {
+    /// HTTP status code.
+    pub status: u16,
+    /// What was wrong.
+    pub message: String,
+}
+
+impl ApiError {
+    /// 400: the request itself is malformed.
+    pub fn bad_request(message: impl Into<String>) -> ApiError {
+        ApiError {
+            status: 400,
+            message: message.into(),
+        }
+    }
+    /// 403: the token does not hold the seat.
+    pub fn forbidden(message: impl Into<String>) -> ApiError {
+        ApiError {
+            status: 403,
+            message: message.into(),
+        }
+    }
+    /// 404: no such game.
+    pub fn not_found(message: impl Into<String>) -> ApiError {
+        ApiError {
+            status: 404,
+            message: message.into(),
+        }
+    }
+    /// 409: the game's state does not allow it now.
+    pub fn conflict(message: impl Into<String>) -> ApiError {
+        ApiError {
+            status: 409,
+            message: message.into(),
+        }
+    }
+    /// 422: well-formed, but the rules refuse it.
+    pub fn rules(message: impl Into<String>) -> ApiError {
+        ApiError {
+            status: 422,
+            message: message.into(),
+        }
+    }
+    /// 500: the server could not do it (the database failed); nothing changed.
+    pub fn internal(message: impl Into<String>) -> ApiError {
+        ApiError {
+            status: 500,
+            message: message.into(),
+        }
+    }
+}
+
+/// A seat: sente is 0, gote 1.
+pub type Side = usize;
+
+fn side_name(side: Side) -> &'static str {
+    if side == 0 { "sente" } else { "gote" }
+}
+
+fn side_from_name(name: &str) -> Option<Side> {
+    match name {
+        "sente" => Some(0),
+        "gote" => Some(1),
+        _ => None,
+    }
+}
+
+/// Who sits on a seat.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Player {
+    /// A person holding the seat's token.
+    Human,
+    /// The engine.
+    Engine,
+    /// Nobody yet: waiting for someone with the invite.
+    Open,
+}
+
+impl Player {
+    fn name(self) -> &'static str {
+        match self {
+            Player::Human => "human",
+            Player::Engine => "engine",
+            Player::Open => "open",
+        }
+    }
+    fn from_name(name: &str) -> Player {
+        match name {
+            "engine" => Player::Engine,
+            "open" => Player::Open,
+            _ => Player::Human,
+        }
+    }
+}
+
+/// Where a game stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Phase {
+    /// A seat is open.
+    Waiting,
+    /// Both seats are filled and the game goes on.
+    Playing,
+    /// Over.
+    Finished,
+}
+
+impl Phase {
+    fn name(self) -> &'static str {
+        match self {
+            Phase::Waiting => "waiting",
+            Phase::Playing => "playing",
+            Phase::Finished => "finished",
+        }
+    }
+}
+
+/// How a game ended.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct GameResult {
+    /// `sente`, `gote`, or none for a draw or an aborted game.
+    pub winner: Option<&'static str>,
+    /// `checkmate`, `resignation`, `time`, `agreement`, `aborted`, ...
+    pub reason: String,
+}
+
+/// A played move with its time and both clocks after it.
+#[derive(Clone, Debug, Serialize)]
+pub struct MoveRecord {
+    /// 1 for the first move.
+    pub ply: usize,
+    /// The move and what it removed.
+    #[serde(flatten)]
+    pub played: PlayedMove,
+    /// Unix milliseconds.
+    pub played_at: u64,
+    /// How long the mover thought.
+    pub think_ms: u64,
+    /// Both clocks after the move.
+    pub clocks: ClockState,
+}
+
+/// One game in memory.
+pub struct LiveGame {
+    id: String,
+    game: AnyGame,
+    control: TimeControl,
+    clock: ClockState,
+    /// When the running turn started (server milliseconds).
+    turn_started: u64,
+    phase: Phase,
+    result: Option<GameResult>,
+    players: [Player; 2],
+    tokens: [String; 2],
+    engine_level: u8,
+    invite: String,
+    public: bool,
+    created_at: u64,
+    moves: Vec<MoveRecord>,
+    draw_offer: Option<Side>,
+}
+
+/// A game's lock, its flag time and its announcements.
+pub struct GameSlot {
+    /// The game.
+    pub game: Mutex<LiveGame>,
+    /// When the side to move's flag falls (server milliseconds), `u64::MAX` for never.
+    deadline: AtomicU64,
+    /// Announcements to everybody watching: JSON text.
+    pub events: broadcast::Sender<Arc<str>>,
+}
+
+/// Everything a client sees of a game (no secrets).
+#[derive(Clone, Debug, Serialize)]
+pub struct GameView {
+    /// The game's id.
+    pub id: String,
+    /// Variant short name.
+    pub variant: VariantKind,
+    /// Board files.
+    pub files: u8,
+    /// Board ranks.
+    pub ranks: u8,
+    /// Rule options, `name=value,...` (non-default ones only).
+    pub options: String,
+    /// Start position.
+    pub start_sfen: String,
+    /// Current position.
+    pub sfen: String,
+    /// Waiting, playing or finished.
+    pub status: Phase,
+    /// The result once finished.
+    pub result: Option<GameResult>,
+    /// `sente` or `gote`.
+    pub side_to_move: &'static str,
+    /// Moves played.
+    pub ply: usize,
+    /// The moves, in order (left out of move announcements, which carry only the new one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub moves: Option<Vec<MoveRecord>>,
+    /// The move just played, in move announcements.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last: Option<MoveRecord>,
+    /// Legal moves, USI text (empty unless in play).
+    pub legal_moves: Vec<String>,
+    /// The checked royal piece's square.
+    pub check_square: Option<String>,
+    /// The time control.
+    pub time_control: TimeControl,
+    /// Sente's clock now.
+    pub sente_clock: ClockView,
+    /// Gote's clock now.
+    pub gote_clock: ClockView,
+    /// Whose clock runs.
+    pub clock_running: Option<&'static str>,
+    /// Who sits where.
+    pub sente_player: Player,
+    /// Who sits where.
+    pub gote_player: Player,
+    /// Engine strength (1 to 5) when an engine plays.
+    pub engine_level: u8,
+    /// The side that offers a draw.
+    pub draw_offer: Option<&'static str>,
+    /// Listed in the lobby.
+    pub public: bool,
+    /// Unix milliseconds.
+    pub created_at: u64,
+}
+
+/// What a seat gets when it creates or joins a game.
+#[derive(Clone, Debug, Serialize)]
+pub struct SeatGrant {
+    /// The game's id.
+    pub game_id: String,
+    /// `sente` or `gote`.
+    pub seat: &'static str,
+    /// The seat's secret: needed to move, resign, offer a draw or abort.
+    pub token: String,
+    /// The secret for the other player to join, while their seat is open.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub invite: Option<String>,
+}
+
+/// What creating a game needs.
+#[derive(Clone, Debug)]
+pub struct NewGame {
+    /// Variant.
+    pub variant: VariantKind,
+    /// Rule options, `name=value,...`.
+    pub options: String,
+    /// A start position other than the variant's.
+    pub start_sfen: Option<String>,
+    /// Clock.
+    pub control: TimeControl,
+    /// Play the engine instead of a person.
+    pub against_engine: bool,
+    /// Engine strength 1 to 5.
+    pub engine_level: u8,
+    /// The creator's seat; `None` for sente unless gote moves first... see [`Hub::create`].
+    pub creator_side: Side,
+    /// Listed in the lobby.
+    pub public: bool,
+}
+
+/// All live games, the database and the engine's worker limit.
+pub struct Hub {
+    store: Store,
+    games: StdMutex<HashMap<String, Arc<GameSlot>>>,
+    engine_permits: Semaphore,
+    epoch: Instant,
+    epoch_unix_ms: u64,
+}
+
+fn random_hex(bytes: usize) -> String {
+    let mut rng = rand::thread_rng();
+    (0..bytes)
+        .map(|_| format!("{:02x}", rng.r#gen::<u8>()))
+        .collect()
+}
+
+fn random_id() -> String {
+    const ALPHABET: &[u8] = b"abcdefghijkmnpqrstuvwxyz23456789";
+    let mut rng = rand::thread_rng();
+    (0..10)
+        .map(|_| ALPHABET[rng.gen_range(0..ALPHABET.len())] as char)
+        .collect()
+}
+
+/// Engine limits for a level: deeper and longer at higher levels, never more than the clock
+/// allows.
+fn engine_limits(level: u8, time_left: Option<u64>) -> Limits {
+    let (depth, cap_ms) = match level {
+        0 | 1 => (1, 200),
+        2 => (2, 400),
+        3 => (4, 800),
+        4 => (6, 1500),
+        _ => (10, 3000),
+    };
+    let budget = time_left.map_or(cap_ms, |left| (left / 20).clamp(20, cap_ms));
+    Limits {
+        depth: Some(depth),
+        move_time: Some(Duration::from_millis(budget + 60)),
+        ..Limits::default()
+    }
+}
+
+impl LiveGame {
+    fn side_to_move(&self) -> Side {
+        if self.game.sente_to_move() { 0 } else { 1 }
+    }
+
+    /// The flag time of the running turn, `u64::MAX` when no clock runs.
+    fn deadline(&self) -> u64 {
+        if self.phase != Phase::Playing {
+            return u64::MAX;
+        }
+        match self.clock.time_left(&self.control, self.side_to_move(), 0) {
+            Some(left) => self.turn_started.saturating_add(left),
+            None => u64::MAX,
+        }
+    }
+
+    fn seat_of(&self, token: &str) -> Option<Side> {
+        // Both seats are compared every time so the answer takes the same time either way.
+        let matches: Vec<bool> = self
+            .tokens
+            .iter()
+            .map(|t| constant_time_eq(t.as_bytes(), token.as_bytes()))
+            .collect();
+        matches.iter().position(|&m| m)
+    }
+
+    /// The client's view at server time `now`; `with_moves` includes the move list.
+    pub fn view(&self, now: u64, with_moves: bool) -> GameView {
+        let (files, ranks) = self.game.variant().board_size();
+        let running = self.phase == Phase::Playing && self.control != TimeControl::Unlimited;
+        let to_move = self.side_to_move();
+        let elapsed = now.saturating_sub(self.turn_started);
+        let clock_of = |side: Side| {
+            let spent = if running && side == to_move {
+                elapsed
+            } else {
+                0
+            };
+            self.clock.display(&self.control, side, spent)
+        };
+        GameView {
+            id: self.id.clone(),
+            variant: self.game.variant(),
+            files,
+            ranks,
+            options: self.game.options_text(),
+            start_sfen: self.game.start_sfen(),
+            sfen: self.game.sfen(),
+            status: self.phase,
+            result: self.result.clone(),
+            side_to_move: side_name(to_move),
+            ply: self.game.ply_count(),
+            moves: with_moves.then(|| self.moves.clone()),
+            last: None,
+            legal_moves: if self.phase == Phase::Playing {
+                self.game.legal_moves()
+            } else {
+                Vec::new()
+            },
+            check_square: self.game.check_square(),
+            time_control: self.control,
+            sente_clock: clock_of(0),
+            gote_clock: clock_of(1),
+            clock_running: running.then(|| side_name(to_move)),
+            sente_player: self.players[0],
+            gote_player: self.players[1],
+            engine_level: self.engine_level,
+            draw_offer: self.draw_offer.map(side_name),
+            public: self.public,
+            created_at: self.created_at,
+        }
+    }
+
+    /// The game as a list entry: the view without moves.
+    pub fn summary(&self, now: u64) -> GameView {
+        let mut view = self.view(now, false);
+        view.legal_moves.clear();
+        view
+    }
+
+    /// The game's moves.
+    pub fn moves(&self) -> &[MoveRecord] {
+        &self.moves
+    }
+
+    /// The game under the rules.
+    pub fn rules_game(&self) -> &AnyGame {
+        &self.game
+    }
+}
+
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+fn move_row(record: &MoveRecord) -> MoveRow {
+    let [sente, gote] = record.clocks.sides;
+    MoveRow {
+        ply: record.ply as i64,
+        usi: record.played.usi.clone(),
+        played_at: record.played_at as i64,
+        think_ms: record.think_ms as i64,
+        sente_ms: sente.remaining_ms as i64,
+        sente_periods: i64::from(sente.periods),
+        gote_ms: gote.remaining_ms as i64,
+        gote_periods: i64::from(gote.periods),
+    }
+}
+
+/// A message to every watcher of a game.
+#[derive(Serialize)]
+struct Event<'a> {
+    #[serde(rename = "type")]
+    kind: &'a str,
+    game: &'a GameView,
+}
+
+impl Hub {
+    /// A hub over this database, with every unfinished game resumed.
+    ///
+    /// Time the server was down is not charged to anyone: each resumed turn starts afresh with
+    /// the clocks as stored after the last move.
+    pub async fn open(store: Store) -> anyhow::Result<Arc<Hub>> {
+        let epoch_unix_ms = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
+        let hub = Arc::new(Hub {
+            store,
+            games: StdMutex::new(HashMap::new()),
+            engine_permits: Semaphore::new(2),
+            epoch: Instant::now(),
+            epoch_unix_ms,
+        });
+        for row in hub.store.unfinished_games().await? {
+            let moves = hub.store.moves(&row.id).await?;
+            match hub.rebuild(&row, &moves) {
+                Ok(live) => {
+                    let slot = hub.insert(live);
+                    hub.after_change(&slot).await;
+                }
+                Err(e) => eprintln!("tsubame serve: cannot resume game {}: {e}", row.id),
+            }
+        }
+        Ok(hub)
+    }
+
+    /// The database.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// Server time: unix milliseconds that never go backwards.
+    pub fn now(&self) -> u64 {
+        self.epoch_unix_ms + self.epoch.elapsed().as_millis() as u64
+    }
+
+    fn rebuild(&self, row: &GameRow, moves: &[MoveRow]) -> Result<LiveGame, String> {
+        let variant = VariantKind::from_name(&row.variant)
+            .ok_or_else(|| format!("unknown variant {}", row.variant))?;
+        let control: TimeControl = serde_json::from_str(&row.time_control)
+            .map_err(|e| format!("bad time control: {e}"))?;
+        let mut game = AnyGame::new(variant, &row.options, Some(&row.start_sfen))?;
+        let mut clock = control.initial();
+        let mut records = Vec::new();
+        for mv in moves {
+            let played = game.play(&mv.usi)?;
+            clock = ClockState {
+                sides: [
+                    SideClock {
+                        remaining_ms: mv.sente_ms.max(0) as u64,
+                        periods: mv.sente_periods.max(0) as u32,
+                    },
+                    SideClock {
+                        remaining_ms: mv.gote_ms.max(0) as u64,
+                        periods: mv.gote_periods.max(0) as u32,
+                    },
+                ],
+            };
+            records.push(MoveRecord {
+                ply: mv.ply.max(0) as usize,
+                played,
+                played_at: mv.played_at.max(0) as u64,
+                think_ms: mv.think_ms.max(0) as u64,
+                clocks: clock,
+            });
+        }
+        let phase = match row.status.as_str() {
+            "waiting" => Phase::Waiting,
+            "finished" => Phase::Finished,
+            _ => Phase::Playing,
+        };
+        let result = row.reason.as_ref().map(|reason| GameResult {
+            winner: row
+                .winner
+                .as_deref()
+                .and_then(side_from_name)
+                .map(side_name),
+            reason: reason.clone(),
+        });
+        Ok(LiveGame {
+            id: row.id.clone(),
+            game,
+            control,
+            clock,
+            turn_started: self.now(),
+            phase,
+            result,
+            players: [
+                Player::from_name(&row.sente_player),
+                Player::from_name(&row.gote_player),
+            ],
+            tokens: [row.sente_token.clone(), row.gote_token.clone()],
+            engine_level: row.engine_level.clamp(1, 5) as u8,
+            invite: row.invite.clone(),
+            public: row.public,
+            created_at: row.created_at.max(0) as u64,
+            moves: records,
+            draw_offer: None,
+        })
+    }
+
+    fn insert(&self, live: LiveGame) -> Arc<GameSlot> {
+        let (events, _) = broadcast::channel(64);
+        let id = live.id.clone();
+        let slot = Arc::new(GameSlot {
+            deadline: AtomicU64::new(live.deadline()),
+            game: Mutex::new(live),
+            events,
+        });
+        if let Ok(mut games) = self.games.lock() {
+            games.insert(id, slot.clone());
+        }
+        slot
+    }
+
+    /// A live game.
+    pub fn slot(&self, id: &str) -> Option<Arc<GameSlot>> {
+        self.games.lock().ok()?.get(id).cloned()
+    }
+
+    /// A game, live or loaded from the database (finished games are loaded on demand and kept).
+    pub async fn find(&self, id: &str) -> Result<Arc<GameSlot>, ApiError> {
+        if let Some(slot) = self.slot(id) {
+            return Ok(slot);
+        }
+        let not_found = || ApiError::not_found(format!("no game with id {id:?}"));
+        if id.len() > 64 {
+            return Err(not_found());
+        }
+        let row = self
+            .store
+            .game(id)
+            .await
+            .map_err(|e| ApiError::internal(format!("database: {e}")))?
+            .ok_or_else(not_found)?;
+        let moves = self
+            .store
+            .moves(id)
+            .await
+            .map_err(|e| ApiError::internal(format!("database: {e}")))?;
+        let live = self
+            .rebuild(&row, &moves)
+            .map_err(|e| ApiError::internal(format!("stored game {id} is damaged: {e}")))?;
+        // Another request may have loaded it meanwhile: keep the first.
+        if let Some(slot) = self.slot(id) {
+            return Ok(slot);
+        }
+        Ok(self.insert(live))
+    }
+
+    /// Every game in memory.
+    pub fn live_slots(&self) -> Vec<Arc<GameSlot>> {
+        self.games
+            .lock()
+            .map(|g| g.values().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    /// Creates a game and returns the creator's seat.
+    pub async fn create(self: &Arc<Self>, new: NewGame) -> Result<SeatGrant, ApiError> {
+        new.control.validate().map_err(ApiError::bad_request)?;
+        let game = AnyGame::new(new.variant, &new.options, new.start_sfen.as_deref())
+            .map_err(ApiError::bad_request)?;
+        if game.outcome().is_some() {
+            return Err(ApiError::bad_request(
+                "the start position is already decided",
+            ));
+        }
+        let creator = new.creator_side.min(1);
+        let mut players = [Player::Open, Player::Open];
+        players[creator] = Player::Human;
+        players[1 - creator] = if new.against_engine {
+            Player::Engine
+        } else {
+            Player::Open
+        };
+        let now = self.now();
+        let phase = if new.against_engine {
+            Phase::Playing
+        } else {
+            Phase::Waiting
+        };
+        let live = LiveGame {
+            id: random_id(),
+            clock: new.control.initial(),
+            control: new.control,
+            turn_started: now,
+            phase,
+            result: None,
+            players,
+            tokens: [random_hex(16), random_hex(16)],
+            engine_level: new.engine_level.clamp(1, 5),
+            invite: random_hex(8),
+            public: new.public && !new.against_engine,
+            created_at: now,
+            moves: Vec::new(),
+            draw_offer: None,
+            game,
+        };
+        let row = GameRow {
+            id: live.id.clone(),
+            variant: live.game.variant().name().to_string(),
+            options: live.game.options_text(),
+            start_sfen: live.game.start_sfen(),
+            time_control: serde_json::to_string(&live.control)
+                .map_err(|e| ApiError::internal(e.to_string()))?,
+            sente_player: live.players[0].name().to_string(),
+            gote_player: live.players[1].name().to_string(),
+            engine_level: i64::from(live.engine_level),
+            sente_token: live.tokens[0].clone(),
+            gote_token: live.tokens[1].clone(),
+            invite: live.invite.clone(),
+            public: live.public,
+            status: phase.name().to_string(),
+            winner: None,
+            reason: None,
+            created_at: now as i64,
+            started_at: new.against_engine.then_some(now as i64),
+            finished_at: None,
+        };
+        self.store
+            .insert_game(&row)
+            .await
+            .map_err(|e| ApiError::internal(format!("could not store the game: {e}")))?;
+        let grant = SeatGrant {
+            game_id: live.id.clone(),
+            seat: side_name(creator),
+            token: live.tokens[creator].clone(),
+            invite: (!new.against_engine).then(|| live.invite.clone()),
+        };
+        let slot = self.insert(live);
+        self.after_change(&slot).await;
+        Ok(grant)
+    }
+
+    /// Takes the open seat of a game with its invite (or of a public game without one).
+    pub async fn join(
+        self: &Arc<Self>,
+        slot: &Arc<GameSlot>,
+        invite: Option<&str>,
+    ) -> Result<SeatGrant, ApiError> {
+        let mut live = slot.game.lock().await;
+        if live.phase != Phase::Waiting {
+            return Err(ApiError::conflict("this game has no open seat"));
+        }
+        let invited =
+            invite.is_some_and(|i| constant_time_eq(i.as_bytes(), live.invite.as_bytes()));
+        if !invited && !live.public {
+            return Err(ApiError::forbidden(
+                "this game is private: the invite code is missing or wrong",
+            ));
+        }
+        let Some(open) = live.players.iter().position(|&p| p == Player::Open) else {
+            return Err(ApiError::conflict("this game has no open seat"));
+        };
+        let mut players = live.players;
+        players[open] = Player::Human;
+        let now = self.now();
+        self.store
+            .start_game(&live.id, players[0].name(), players[1].name(), now as i64)
+            .await
+            .map_err(|e| ApiError::internal(format!("could not store the join: {e}")))?;
+        live.players = players;
+        live.phase = Phase::Playing;
+        live.turn_started = now;
+        let grant = SeatGrant {
+            game_id: live.id.clone(),
+            seat: side_name(open),
+            token: live.tokens[open].clone(),
+            invite: None,
+        };
+        self.announce(slot, &live, "state", None);
+        drop(live);
+        self.after_change(slot).await;
+        Ok(grant)
+    }
+
+    /// The seat a token holds, or an error naming what is wrong.
+    fn seat(live: &LiveGame, token: Option<&str>) -> Result<Side, ApiError> {
+        let token = token.ok_or_else(|| ApiError::forbidden("a seat token is required"))?;
+        live.seat_of(token)
+            .filter(|&side| live.players[side] == Player::Human)
+            .ok_or_else(|| ApiError::forbidden("the token does not hold a seat in this game"))
+    }
+
+    /// Plays a move for the seat holding `token`; answers once the move is stored.
+    pub async fn play(
+        self: &Arc<Self>,
+        slot: &Arc<GameSlot>,
+        token: Option<&str>,
+        text: &str,
+    ) -> Result<GameView, ApiError> {
+        let mut live = slot.game.lock().await;
+        let side = Self::seat(&live, token)?;
+        let view = self.play_locked(slot, &mut live, side, text).await?;
+        drop(live);
+        self.after_change(slot).await;
+        Ok(view)
+    }
+
+    async fn play_locked(
+        &self,
+        slot: &Arc<GameSlot>,
+        live: &mut LiveGame,
+        side: Side,
+        text: &str,
+    ) -> Result<GameView, ApiError> {
+        match live.phase {
+            Phase::Waiting => {
+                return Err(ApiError::conflict(
+                    "the game has not started: waiting for the second player",
+                ));
+            }
+            Phase::Finished => {
+                let reason = live.result.as_ref().map_or("", |r| r.reason.as_str());
+                return Err(ApiError::conflict(format!("the game is over ({reason})")));
+            }
+            Phase::Playing => {}
+        }
+        if live.side_to_move() != side {
+            return Err(ApiError::conflict(format!(
+                "it is {}'s turn, not {}'s",
+                side_name(live.side_to_move()),
+                side_name(side)
+            )));
+        }
+        if text.len() > 32 {
+            return Err(ApiError::bad_request("move text is too long"));
+        }
+        let now = self.now();
+        let think_ms = now.saturating_sub(live.turn_started);
+        let mut clock = live.clock;
+        if !clock.end_turn(&live.control, side, think_ms) {
+            self.finish(slot, live, Some(1 - side), "time").await;
+            return Err(ApiError::conflict("time is up: the game is lost on time"));
+        }
+        let mut game = live.game.clone();
+        let played = game.play(text).map_err(ApiError::rules)?;
+        let record = MoveRecord {
+            ply: live.moves.len() + 1,
+            played,
+            played_at: now,
+            think_ms,
+            clocks: clock,
+        };
+        self.store
+            .insert_move(&live.id, &move_row(&record))
+            .await
+            .map_err(|e| ApiError::internal(format!("could not store the move: {e}")))?;
+        live.game = game;
+        live.clock = clock;
+        live.turn_started = now;
+        live.moves.push(record.clone());
+        live.draw_offer = None;
+        if let Some(outcome) = live.game.outcome() {
+            let winner = outcome.winner.map(|c| usize::from(c == Color::Gote));
+            self.finish(slot, live, winner, outcome.reason.name()).await;
+        } else {
+            self.announce(slot, live, "move", Some(record));
+        }
+        Ok(live.view(self.now(), false))
+    }
+
+    /// Ends a game: stores the result, then announces it.
+    async fn finish(
+        &self,
+        slot: &GameSlot,
+        live: &mut LiveGame,
+        winner: Option<Side>,
+        reason: &str,
+    ) {
+        let now = self.now();
+        if let Err(e) = self
+            .store
+            .finish_game(&live.id, winner.map(side_name), reason, now as i64)
+            .await
+        {
+            eprintln!(
+                "tsubame serve: could not store the result of {}: {e}",
+                live.id
+            );
+        }
+        // The running turn's time is charged so the final clocks show what was used.
+        if live.phase == Phase::Playing {
+            let side = live.side_to_move();
+            let elapsed = now.saturating_sub(live.turn_started);
+            let mut clock = live.clock;
+            if clock.end_turn(&live.control, side, elapsed) {
+                live.clock = clock;
+            } else if let Some(c) = live.clock.sides.get_mut(side) {
+                *c = SideClock {
+                    remaining_ms: 0,
+                    periods: 0,
+                };
+            }
+        }
+        live.phase = Phase::Finished;
+        live.draw_offer = None;
+        live.result = Some(GameResult {
+            winner: winner.map(side_name),
+            reason: reason.to_string(),
+        });
+        slot.deadline.store(u64::MAX, Ordering::Relaxed);
+        let last = live.moves.last().cloned();
+        self.announce(slot, live, "end", last);
+    }
+
+    fn announce(&self, slot: &GameSlot, live: &LiveGame, kind: &str, last: Option<MoveRecord>) {
+        let mut view = live.view(self.now(), kind != "move");
+        view.last = last;
+        if let Ok(text) = serde_json::to_string(&Event { kind, game: &view }) {
+            // Nobody listening is fine.
+            let _ = slot.events.send(Arc::from(text));
+        }
+    }
+
+    /// Resigns for the seat holding `token`.
+    pub async fn resign(
+        &self,
+        slot: &Arc<GameSlot>,
+        token: Option<&str>,
+    ) -> Result<GameView, ApiError> {
+        let mut live = slot.game.lock().await;
+        let side = Self::seat(&live, token)?;
+        if live.phase != Phase::Playing {
+            return Err(ApiError::conflict("only a game in play can be resigned"));
+        }
+        self.finish(slot, &mut live, Some(1 - side), "resignation")
+            .await;
+        Ok(live.view(self.now(), false))
+    }
+
+    /// Aborts a game before both players have moved (or while a seat is open).
+    pub async fn abort(
+        &self,
+        slot: &Arc<GameSlot>,
+        token: Option<&str>,
+    ) -> Result<GameView, ApiError> {
+        let mut live = slot.game.lock().await;
+        Self::seat(&live, token)?;
+        if live.phase == Phase::Finished {
+            return Err(ApiError::conflict("the game is already over"));
+        }
+        if live.moves.len() >= 2 {
+            return Err(ApiError::conflict(
+                "a game can only be aborted before both players have moved",
+            ));
+        }
+        self.finish(slot, &mut live, None, "aborted").await;
+        Ok(live.view(self.now(), false))
+    }
+
+    /// Offers, accepts or declines a draw. Offering when the opponent already offers accepts.
+    pub async fn draw(
+        &self,
+        slot: &Arc<GameSlot>,
+        token: Option<&str>,
+        action: &str,
+    ) -> Result<GameView, ApiError> {
+        let mut live = slot.game.lock().await;
+        let side = Self::seat(&live, token)?;
+        if live.phase != Phase::Playing {
+            return Err(ApiError::conflict(
+                "draws are offered only in a game in play",
+            ));
+        }
+        let opponent_offers = live.draw_offer == Some(1 - side);
+        match action {
+            "offer" | "accept" if opponent_offers => {
+                self.finish(slot, &mut live, None, "agreement").await;
+            }
+            "offer" => {
+                if live.players[1 - side] == Player::Engine {
+                    return Err(ApiError::conflict("the engine does not accept draws"));
+                }
+                live.draw_offer = Some(side);
+                self.announce(slot, &live, "state", None);
+            }
+            "accept" => return Err(ApiError::conflict("there is no draw offer to accept")),
+            "decline" => {
+                if !opponent_offers {
+                    return Err(ApiError::conflict("there is no draw offer to decline"));
+                }
+                live.draw_offer = None;
+                self.announce(slot, &live, "state", None);
+            }
+            other => {
+                return Err(ApiError::bad_request(format!(
+                    "draw action {other:?} is not one of offer, accept, decline"
+                )));
+            }
+        }
+        Ok(live.view(self.now(), false))
+    }
+
+    /// After a change: sets the flag time and lets the engine move when it is its turn.
+    async fn after_change(self: &Arc<Self>, slot: &Arc<GameSlot>) {
+        let live = slot.game.lock().await;
+        self.schedule(slot, &live);
+    }
+
+    /// Sets the flag time of a game and starts the engine's search when it is its turn.
+    fn schedule(self: &Arc<Self>, slot: &Arc<GameSlot>, live: &LiveGame) {
+        slot.deadline.store(live.deadline(), Ordering::Relaxed);
+        if live.phase != Phase::Playing || live.players[live.side_to_move()] != Player::Engine {
+            return;
+        }
+        let side = live.side_to_move();
+        let ply = live.moves.len();
+        let game = live.game.clone();
+        let time_left = live.clock.time_left(
+            &live.control,
+            side,
+            self.now().saturating_sub(live.turn_started),
+        );
+        let limits = engine_limits(live.engine_level, time_left);
+        let hub = self.clone();
+        let slot = slot.clone();
+        tokio::spawn(async move {
+            let Ok(_permit) = hub.engine_permits.acquire().await else {
+                return;
+            };
+            // Searches run on the blocking pool: the async workers keep serving meanwhile.
+            let Ok(Some(reply)) =
+                tokio::task::spawn_blocking(move || game.best_move(&limits)).await
+            else {
+                return;
+            };
+            let mut live = slot.game.lock().await;
+            // The game may have moved on (resignation, abort, flag) while the engine thought.
+            if live.moves.len() != ply || live.phase != Phase::Playing {
+                return;
+            }
+            if let Err(e) = hub.play_locked(&slot, &mut live, side, &reply.best).await {
+                eprintln!(
+                    "tsubame serve: engine move {} refused: {}",
+                    reply.best, e.message
+                );
+            }
+            hub.schedule(&slot, &live);
+        });
+    }
+
+    /// Ends every game whose flag has fallen; the server runs this a few times a second.
+    pub async fn flag_sweep(self: &Arc<Self>) {
+        let now = self.now();
+        let due: Vec<Arc<GameSlot>> = self
+            .live_slots()
+            .into_iter()
+            .filter(|s| s.deadline.load(Ordering::Relaxed) <= now)
+            .collect();
+        for slot in due {
+            let mut live = slot.game.lock().await;
+            if live.phase != Phase::Playing {
+                continue;
+            }
+            let side = live.side_to_move();
+            let elapsed = self.now().saturating_sub(live.turn_started);
+            if live.clock.time_left(&live.control, side, elapsed) == Some(0) {
+                self.finish(&slot, &mut live, Some(1 - side), "time").await;
+            } else {
+                slot.deadline.store(live.deadline(), Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// Runs [`Hub::flag_sweep`] forever, every 50 ms.
+    pub async fn run_flag_sweeper(self: Arc<Self>) {
+        let mut tick = tokio::time::interval(Duration::from_millis(50));
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tick.tick().await;
+            self.flag_sweep().await;
+        }
+    }
+
+    /// The seat a token holds in a game, if any (for the WebSocket greeting).
+    pub async fn seat_name(&self, slot: &GameSlot, token: &str) -> Option<&'static str> {
+        let live = slot.game.lock().await;
+        live.seat_of(token)
+            .filter(|&s| live.players[s] == Player::Human)
+            .map(side_name)
+    }
+
+    /// Public games with an open seat.
+    pub async fn lobby(&self) -> Vec<GameView> {
+        let now = self.now();
+        let mut out = Vec::new();
+        for slot in self.live_slots() {
+            let live = slot.game.lock().await;
+            if live.public && live.phase == Phase::Waiting {
+                out.push(live.summary(now));
+            }
+        }
+        out.sort_by_key(|v| std::cmp::Reverse(v.created_at));
+        out
+    }
+
+    /// Games in play (live) and the newest finished ones.
+    pub async fn list(
+        &self,
+        status: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<GameView>, ApiError> {
+        let now = self.now();
+        let mut out = Vec::new();
+        if status != Some("finished") {
+            for slot in self.live_slots() {
+                let live = slot.game.lock().await;
+                if live.phase != Phase::Finished && status.is_none_or(|s| s == live.phase.name()) {
+                    out.push(live.summary(now));
+                }
+            }
+        }
+        if status.is_none() || status == Some("finished") {
+            let rows = self
+                .store
+                .finished_games(limit as i64)
+                .await
+                .map_err(|e| ApiError::internal(format!("database: {e}")))?;
+            for row in rows {
+                if let Ok(slot) = self.find(&row.id).await {
+                    out.push(slot.game.lock().await.summary(now));
+                }
+            }
+        }
+        out.sort_by_key(|v| std::cmp::Reverse(v.created_at));
+        out.truncate(limit);
+        Ok(out)
+    }
+}

@@ -1,0 +1,284 @@
+//! Persistence: games, their options and clocks, every move with its time, and results, in
+//! SQLite or PostgreSQL through the same migrations and queries.
+
+use anyhow::{Context, Result};
+use sqlx::any::{AnyPoolOptions, install_default_drivers};
+use sqlx::{AnyPool, Row};
+
+/// A game as stored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameRow {
+    /// The game's id.
+    pub id: String,
+    /// Variant short name.
+    pub variant: String,
+    /// Rule options, `name=value,...`.
+    pub options: String,
+    /// Start position, SFEN.
+    pub start_sfen: String,
+    /// The time control as JSON.
+    pub time_control: String,
+    /// Who sits on sente's seat: `human`, `engine` or `open`.
+    pub sente_player: String,
+    /// Who sits on gote's seat.
+    pub gote_player: String,
+    /// Engine strength for an engine seat.
+    pub engine_level: i64,
+    /// Sente's secret.
+    pub sente_token: String,
+    /// Gote's secret.
+    pub gote_token: String,
+    /// The secret that lets a second player take the open seat.
+    pub invite: String,
+    /// Whether the game is listed in the lobby while a seat is open.
+    pub public: bool,
+    /// `waiting`, `playing` or `finished`.
+    pub status: String,
+    /// `sente`, `gote`, or none.
+    pub winner: Option<String>,
+    /// Why the game ended.
+    pub reason: Option<String>,
+    /// Unix milliseconds.
+    pub created_at: i64,
+    /// When both seats were filled, unix milliseconds.
+    pub started_at: Option<i64>,
+    /// When the game ended, unix milliseconds.
+    pub finished_at: Option<i64>,
+}
+
+/// A move as stored, with both clocks after it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MoveRow {
+    /// 1 for the first move.
+    pub ply: i64,
+    /// USI text.
+    pub usi: String,
+    /// Unix milliseconds.
+    pub played_at: i64,
+    /// How long the mover thought.
+    pub think_ms: i64,
+    /// Sente's main time after the move.
+    pub sente_ms: i64,
+    /// Sente's byo-yomi periods after the move.
+    pub sente_periods: i64,
+    /// Gote's main time after the move.
+    pub gote_ms: i64,
+    /// Gote's byo-yomi periods after the move.
+    pub gote_periods: i64,
+}
+
+/// The database.
+#[derive(Clone, Debug)]
+pub struct Store {
+    pool: AnyPool,
+}
+
+const GAME_COLUMNS: &str = "id, variant, options, start_sfen, time_control, sente_player, \
+     gote_player, engine_level, sente_token, gote_token, invite, public, status, winner, reason, \
+     created_at, started_at, finished_at";
+
+fn game_from_row(row: &sqlx::any::AnyRow) -> Result<GameRow> {
+    Ok(GameRow {
+        id: row.try_get("id")?,
+        variant: row.try_get("variant")?,
+        options: row.try_get("options")?,
+        start_sfen: row.try_get("start_sfen")?,
+        time_control: row.try_get("time_control")?,
+        sente_player: row.try_get("sente_player")?,
+        gote_player: row.try_get("gote_player")?,
+        engine_level: row.try_get("engine_level")?,
+        sente_token: row.try_get("sente_token")?,
+        gote_token: row.try_get("gote_token")?,
+        invite: row.try_get("invite")?,
+        public: row.try_get::<i64, _>("public")? != 0,
+        status: row.try_get("status")?,
+        winner: row.try_get("winner")?,
+        reason: row.try_get("reason")?,
+        created_at: row.try_get("created_at")?,
+        started_at: row.try_get("started_at")?,
+        finished_at: row.try_get("finished_at")?,
+    })
+}
+
+impl Store {
+    /// Opens (creating a SQLite file if needed) and migrates the database at `url`:
+    /// `sqlite://path` or `postgres://...`.
+    pub async fn open(url: &str) -> Result<Store> {
+        install_default_drivers();
+        let sqlite = url.starts_with("sqlite:");
+        let url = if sqlite && !url.contains('?') {
+            format!("{url}?mode=rwc")
+        } else {
+            url.to_string()
+        };
+        // SQLite takes one writer at a time: one connection queues writes instead of
+        // failing them as busy.
+        let pool = AnyPoolOptions::new()
+            .max_connections(if sqlite { 1 } else { 8 })
+            .connect(&url)
+            .await
+            .with_context(|| format!("cannot open database {url}"))?;
+        if sqlite {
+            sqlx::query("PRAGMA journal_mode=WAL")
+                .execute(&pool)
+                .await?;
+            sqlx::query("PRAGMA synchronous=FULL")
+                .execute(&pool)
+                .await?;
+        }
+        sqlx::migrate!("./migrations")
+            .run(&pool)
+            .await
+            .context("cannot migrate the database")?;
+        Ok(Store { pool })
+    }
+
+    /// Stores a new game.
+    pub async fn insert_game(&self, game: &GameRow) -> Result<()> {
+        sqlx::query(
+            "INSERT INTO games (id, variant, options, start_sfen, time_control, sente_player, \
+             gote_player, engine_level, sente_token, gote_token, invite, public, status, winner, \
+             reason, created_at, started_at, finished_at) VALUES ($1, $2, $3, $4, $5, $6, $7, \
+             $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)",
+        )
+        .bind(&game.id)
+        .bind(&game.variant)
+        .bind(&game.options)
+        .bind(&game.start_sfen)
+        .bind(&game.time_control)
+        .bind(&game.sente_player)
+        .bind(&game.gote_player)
+        .bind(game.engine_level)
+        .bind(&game.sente_token)
+        .bind(&game.gote_token)
+        .bind(&game.invite)
+        .bind(i64::from(game.public))
+        .bind(&game.status)
+        .bind(&game.winner)
+        .bind(&game.reason)
+        .bind(game.created_at)
+        .bind(game.started_at)
+        .bind(game.finished_at)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// Records that the open seat was taken and the game started.
+    pub async fn start_game(
+        &self,
+        id: &str,
+        sente_player: &str,
+        gote_player: &str,
+        started_at: i64,
+    ) -> Result<()> {
+        sqlx::query(
+            "UPDATE games SET sente_player = $1, gote_player = $2, status = 'playing', \
+             started_at = $3 WHERE id = $4",
+        )
+        .bind(sente_player)
+        .bind(gote_player)
+        .bind(started_at)
+        .bind(id)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// Stores one move; it counts as played once this returns.
+    pub async fn insert_move(&self, game_id: &str, mv: &MoveRow) -> Result<()> {
+        sqlx::query(
+            "INSERT INTO moves (game_id, ply, usi, played_at, think_ms, sente_ms, sente_periods, \
+             gote_ms, gote_periods) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+        )
+        .bind(game_id)
+        .bind(mv.ply)
+        .bind(&mv.usi)
+        .bind(mv.played_at)
+        .bind(mv.think_ms)
+        .bind(mv.sente_ms)
+        .bind(mv.sente_periods)
+        .bind(mv.gote_ms)
+        .bind(mv.gote_periods)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// Stores the result.
+    pub async fn finish_game(
+        &self,
+        id: &str,
+        winner: Option<&str>,
+        reason: &str,
+        finished_at: i64,
+    ) -> Result<()> {
+        sqlx::query(
+            "UPDATE games SET status = 'finished', winner = $1, reason = $2, finished_at = $3 \
+             WHERE id = $4",
+        )
+        .bind(winner)
+        .bind(reason)
+        .bind(finished_at)
+        .bind(id)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// One game, if stored.
+    pub async fn game(&self, id: &str) -> Result<Option<GameRow>> {
+        let row = sqlx::query(&format!("SELECT {GAME_COLUMNS} FROM games WHERE id = $1"))
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.as_ref().map(game_from_row).transpose()
+    }
+
+    /// Games not finished, oldest first: what a restart resumes.
+    pub async fn unfinished_games(&self) -> Result<Vec<GameRow>> {
+        let rows = sqlx::query(&format!(
+            "SELECT {GAME_COLUMNS} FROM games WHERE status <> 'finished' ORDER BY created_at"
+        ))
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(game_from_row).collect()
+    }
+
+    /// The newest finished games.
+    pub async fn finished_games(&self, limit: i64) -> Result<Vec<GameRow>> {
+        let rows = sqlx::query(&format!(
+            "SELECT {GAME_COLUMNS} FROM games WHERE status = 'finished' \
+             ORDER BY finished_at DESC LIMIT $1"
+        ))
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(game_from_row).collect()
+    }
+
+    /// A game's moves in order.
+    pub async fn moves(&self, game_id: &str) -> Result<Vec<MoveRow>> {
+        let rows = sqlx::query(
+            "SELECT ply, usi, played_at, think_ms, sente_ms, sente_periods, gote_ms, \
+             gote_periods FROM moves WHERE game_id = $1 ORDER BY ply",
+        )
+        .bind(game_id)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|row| {
+                Ok(MoveRow {
+                    ply: row.try_get("ply")?,
+                    usi: row.try_get("usi")?,
+                    played_at: row.try_get("played_at")?,
+                    think_ms: row.try_get("think_ms")?,
+                    sente_ms: row.try_get("sente_ms")?,
+                    sente_periods: row.try_get("sente_periods")?,
+                    gote_ms: row.try_get("gote_ms")?,
+                    gote_periods: row.try_get("gote_periods")?,
+                })
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,640 @@
+//! The real server process over HTTP and WebSocket: whole games, illegal moves, tokens, clocks,
+//! and kill -9 with a restart, against SQLite and (when `TSUBAME_TEST_POSTGRES` names a server,
+//! as `scripts/test` arranges) PostgreSQL.
+
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+use tungstenite::stream::MaybeTlsStream;
+use tungstenite::{Message, WebSocket};
+
+/// A Tori game between two people that gote wins by checkmate on the 120th move.
+const TORI_GAME: &str = "3d3c 4b3c 5e5d 5c5d 4g3f 4a3b S*3d 3c2b S*4d 5a4b 4d4c 4b4c 3f2f S*3c \
+S*4d 4c4b 4f3f S*1d 1e1d 1c1d 3d3c 2b3c S*3d 3c2b S*6b S*1f 1g1f S*1e S*1b 1a1b 4d4c 4b4c 4e4d \
+4c4d 6b6a+ 1e1f+ 2f1f R*1e 1f2f S*6b P*1g S*7f 7g7f S*5f 5g5f 5d5e 5f4g S*4f 4g4f 5e5f+ 1g1e 1d1e \
+R*5b P*4c 5b5a 5f5d S*1c 1b1c S*7b 7a7b 3d3c 2b3c 3e3d 3c3d S*3c 4d3c S*1d 1c1d 5a6b 5d7f 6a6c \
+L*1f 4f3e 3d3e 3f3e C*1g 2f3f 3b2b F*4a 3c4b 4a3a+ 2b3a C*5f F*6f S*3b 3a3b 3f4g 6f7e+ 3e3d 4b3c \
+3d3c 3b3c C*3e S*6f S*4d F*4e 5f4e 4c4e 4g3f 6f6g+ F*4c 3c2b 4c4b+ C*5f 3g4f P*3d 3f3g S*3f 3e3f \
+3d3f 3g3f C*4g 3f3g 4g4f 3g4f 7e5g 4f3f C*3e 3f3g 5g4f";
+
+/// A Wa game that gote wins by checkmate on the 62nd move.
+const WA_GAME: &str = "6k5j 6a7b 1i1h 1c1d 11i11h 2b1c 8i7h 8c7d 10j11i 7d7h 7i7h X*5e 4i5h 5e3g \
+11i5c+ 5a4b 5c4c 4b4c 5h5a+ 1c7i+ X*2e F*5d R*7j 7i8h 2e2c 5d2g 3i3h 3g3h 5j4j 3h4i 4j3i 2g3h 3i2h \
+8h5e 2h1g 5e5a 2c2a R*1e 1g2h 1e2f 2h1i 4i4k 2a4c 3h2i+ 2j2i 2f2i+ F*10e C*8c W*2h 2i2k 6j2j 2k4i \
+3k3j 4i3j 2j3j 4k3j R*5d L*2j 1i2j E*2k 2j1i 3j3k";
+
+/// Where a test's games are stored.
+enum Db {
+    Sqlite(tempdir::Dir),
+    Postgres(String),
+}
+
+mod tempdir {
+    /// A directory removed when dropped.
+    pub struct Dir(pub std::path::PathBuf);
+    impl Dir {
+        pub fn new() -> Dir {
+            let path = std::env::temp_dir().join(format!(
+                "tsubame-server-test-{}-{:x}",
+                std::process::id(),
+                rand_u64()
+            ));
+            std::fs::create_dir_all(&path).expect("temp dir");
+            Dir(path)
+        }
+    }
+    impl Drop for Dir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+    pub fn rand_u64() -> u64 {
+        use std::hash::{BuildHasher, RandomState};
+        RandomState::new().hash_one(std::time::SystemTime::now())
+    }
+}
+
+impl Db {
+    fn sqlite() -> Db {
+        Db::Sqlite(tempdir::Dir::new())
+    }
+
+    /// A fresh database on the test PostgreSQL server, if there is one.
+    fn postgres() -> Option<Db> {
+        let base = std::env::var("TSUBAME_TEST_POSTGRES").ok()?;
+        let name = format!("tsubame_test_{:x}", tempdir::rand_u64());
+        runtime().block_on(async {
+            use sqlx::Connection;
+            let mut conn = sqlx::PgConnection::connect(&base)
+                .await
+                .expect("connect to the test PostgreSQL");
+            sqlx::Executor::execute(&mut conn, format!("CREATE DATABASE {name}").as_str())
+                .await
+                .expect("create a test database");
+        });
+        let (prefix, _) = base.rsplit_once('/').expect("postgres URL with a database");
+        Some(Db::Postgres(format!("{prefix}/{name}")))
+    }
+
+    fn url(&self) -> String {
+        match self {
+            Db::Sqlite(dir) => format!("sqlite://{}", dir.0.join("games.db").display()),
+            Db::Postgres(url) => url.clone(),
+        }
+    }
+
+    /// Stored moves of a game: (ply, usi).
+    fn stored_moves(&self, game: &str) -> Vec<(i64, String)> {
+        let url = self.url();
+        runtime().block_on(async {
+            sqlx::any::install_default_drivers();
+            let pool = sqlx::AnyPool::connect(&url)
+                .await
+                .expect("open the database");
+            let rows: Vec<(i64, String)> =
+                sqlx::query_as("SELECT ply, usi FROM moves WHERE game_id = $1 ORDER BY ply")
+                    .bind(game)
+                    .fetch_all(&pool)
+                    .await
+                    .expect("read moves");
+            pool.close().await;
+            rows
+        })
+    }
+
+    /// The stored status, winner and reason of a game.
+    fn stored_result(&self, game: &str) -> (String, Option<String>, Option<String>) {
+        let url = self.url();
+        runtime().block_on(async {
+            sqlx::any::install_default_drivers();
+            let pool = sqlx::AnyPool::connect(&url)
+                .await
+                .expect("open the database");
+            let row: (String, Option<String>, Option<String>) =
+                sqlx::query_as("SELECT status, winner, reason FROM games WHERE id = $1")
+                    .bind(game)
+                    .fetch_one(&pool)
+                    .await
+                    .expect("read the game");
+            pool.close().await;
+            row
+        })
+    }
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime")
+}
+
+/// The server process.
+struct Server {
+    child: Child,
+    base: String,
+    addr: String,
+}
+
+impl Server {
+    fn start(db: &Db) -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_tsubame-server"))
+            .args([
+                "--listen",
+                "127.0.0.1:0",
+                "--database",
+                &db.url(),
+                "--threads",
+                "2",
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start tsubame-server");
+        let stdout = child.stdout.take().expect("stdout");
+        let mut line = String::new();
+        BufReader::new(stdout)
+            .read_line(&mut line)
+            .expect("read the address");
+        let addr = line
+            .trim()
+            .strip_prefix("listening on http://")
+            .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+            .to_string();
+        Server {
+            child,
+            base: format!("http://{addr}"),
+            addr,
+        }
+    }
+
+    /// SIGKILL: no chance to flush or say goodbye.
+    fn kill9(mut self) {
+        self.child.kill().expect("kill");
+        self.child.wait().expect("wait");
+    }
+
+    fn get(&self, path: &str) -> (u16, Value) {
+        response(ureq::get(&format!("{}{path}", self.base)).call())
+    }
+
+    fn post(&self, path: &str, body: Value) -> (u16, Value) {
+        response(ureq::post(&format!("{}{path}", self.base)).send_json(body))
+    }
+
+    fn post_raw(&self, path: &str, body: &[u8]) -> (u16, Value) {
+        response(ureq::post(&format!("{}{path}", self.base)).send_bytes(body))
+    }
+
+    fn socket(&self, game: &str, token: Option<&str>) -> Socket {
+        let url = match token {
+            Some(t) => format!("ws://{}/api/games/{game}/ws?token={t}", self.addr),
+            None => format!("ws://{}/api/games/{game}/ws", self.addr),
+        };
+        let (socket, _) = tungstenite::connect(url).expect("websocket");
+        if let MaybeTlsStream::Plain(stream) = socket.get_ref() {
+            stream
+                .set_read_timeout(Some(Duration::from_millis(200)))
+                .expect("timeout");
+        }
+        Socket(socket)
+    }
+
+    /// Creates a game between two people and seats both: (id, sente token, gote token).
+    fn two_player_game(&self, variant: &str, clock: Value) -> (String, String, String) {
+        let (status, created) = self.post(
+            "/api/games",
+            json!({"variant": variant, "opponent": "human", "clock": clock}),
+        );
+        assert_eq!(status, 201, "{created}");
+        let id = created["game_id"].as_str().expect("id").to_string();
+        let (status, joined) = self.post(
+            &format!("/api/games/{id}/join"),
+            json!({"invite": created["invite"]}),
+        );
+        assert_eq!(status, 200, "{joined}");
+        assert_eq!(joined["seat"], "gote");
+        let sente = created["token"].as_str().expect("token").to_string();
+        let gote = joined["token"].as_str().expect("token").to_string();
+        (id, sente, gote)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn response(result: Result<ureq::Response, ureq::Error>) -> (u16, Value) {
+    match result {
+        Ok(r) => (r.status(), r.into_json().unwrap_or(Value::Null)),
+        Err(ureq::Error::Status(code, r)) => (code, r.into_json().unwrap_or(Value::Null)),
+        Err(e) => panic!("request failed: {e}"),
+    }
+}
+
+struct Socket(WebSocket<MaybeTlsStream<TcpStream>>);
+
+impl Socket {
+    fn send(&mut self, value: Value) {
+        self.0
+            .send(Message::Text(value.to_string().into()))
+            .expect("send");
+    }
+
+    /// Reads messages until one satisfies `want` (within `limit`), returning it.
+    fn wait_for(&mut self, limit: Duration, want: impl Fn(&Value) -> bool) -> Value {
+        let until = Instant::now() + limit;
+        while Instant::now() < until {
+            match self.0.read() {
+                Ok(Message::Text(text)) => {
+                    let value: Value = serde_json::from_str(text.as_str()).expect("json");
+                    if want(&value) {
+                        return value;
+                    }
+                }
+                Ok(_) => {}
+                Err(tungstenite::Error::Io(e))
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    ) => {}
+                Err(e) => panic!("websocket: {e}"),
+            }
+        }
+        panic!("no wanted message within {limit:?}");
+    }
+}
+
+const LONG_BYOYOMI: &str =
+    r#"{"kind": "byoyomi", "main_ms": 600000, "periods": 3, "period_ms": 30000}"#;
+
+fn long_clock() -> Value {
+    serde_json::from_str(LONG_BYOYOMI).expect("clock")
+}
+
+/// Plays a whole game: sente over HTTP, gote over its WebSocket, a spectator watching.
+fn full_game(db: &Db, variant: &str, record: &str, ending: (&str, &str)) {
+    let server = Server::start(db);
+    let (id, sente, gote) = server.two_player_game(variant, long_clock());
+    let mut spectator = server.socket(&id, None);
+    let hello = spectator.wait_for(Duration::from_secs(5), |v| v["type"] == "hello");
+    assert_eq!(hello["seat"], Value::Null);
+    let mut gote_socket = server.socket(&id, Some(&gote));
+    let hello = gote_socket.wait_for(Duration::from_secs(5), |v| v["type"] == "hello");
+    assert_eq!(hello["seat"], "gote");
+    let moves: Vec<&str> = record.split_whitespace().collect();
+    for (index, usi) in moves.iter().enumerate() {
+        if index % 2 == 0 {
+            let (status, view) = server.post(
+                &format!("/api/games/{id}/moves"),
+                json!({"token": sente, "move": usi}),
+            );
+            assert_eq!(status, 200, "move {} {usi}: {view}", index + 1);
+            assert_eq!(view["ply"], index + 1);
+        } else {
+            gote_socket.send(json!({"type": "move", "move": usi, "id": index}));
+            let ack = gote_socket.wait_for(Duration::from_secs(10), |v| {
+                v["id"] == json!(index) && (v["type"] == "ack" || v["type"] == "error")
+            });
+            assert_eq!(ack["type"], "ack", "move {} {usi}: {ack}", index + 1);
+            assert_eq!(ack["ply"], index + 1);
+        }
+    }
+    let end = spectator.wait_for(Duration::from_secs(10), |v| v["type"] == "end");
+    assert_eq!(end["game"]["result"]["winner"], ending.0);
+    assert_eq!(end["game"]["result"]["reason"], ending.1);
+    assert_eq!(end["game"]["last"]["usi"], *moves.last().expect("moves"));
+    let (_, view) = server.get(&format!("/api/games/{id}"));
+    assert_eq!(view["status"], "finished");
+    assert_eq!(view["moves"].as_array().map(Vec::len), Some(moves.len()));
+    let (status, record_json) = server.get(&format!("/api/games/{id}/record"));
+    assert_eq!(status, 200);
+    assert_eq!(
+        record_json["usi"].as_array().map(Vec::len),
+        Some(moves.len())
+    );
+    assert_eq!(
+        record_json["positions"].as_array().map(Vec::len),
+        Some(moves.len() + 1)
+    );
+    assert_eq!(record_json["sfen"], view["sfen"]);
+    assert_eq!(record_json["fen"].is_string(), variant == "tori");
+    let stored = db.stored_moves(&id);
+    assert_eq!(stored.len(), moves.len());
+    for (index, (ply, usi)) in stored.iter().enumerate() {
+        assert_eq!(*ply as usize, index + 1);
+        assert_eq!(usi, moves[index]);
+    }
+    let (status, winner, reason) = db.stored_result(&id);
+    assert_eq!(status, "finished");
+    assert_eq!(winner.as_deref(), Some(ending.0));
+    assert_eq!(reason.as_deref(), Some(ending.1));
+    // A finished game takes no more moves.
+    let (status, _) = server.post(
+        &format!("/api/games/{id}/moves"),
+        json!({"token": sente, "move": moves[0]}),
+    );
+    assert_eq!(status, 409);
+}
+
+fn tori_full_game(db: &Db) {
+    full_game(db, "tori", TORI_GAME, ("gote", "checkmate"));
+}
+
+fn wa_full_game(db: &Db) {
+    full_game(db, "wa", WA_GAME, ("gote", "checkmate"));
+}
+
+fn illegal_moves_change_nothing(db: &Db) {
+    let server = Server::start(db);
+    let (id, sente, gote) = server.two_player_game("tori", long_clock());
+    let (_, before) = server.get(&format!("/api/games/{id}"));
+    let cases = [
+        (
+            &sente,
+            "3d3a",
+            422,
+            "3d3a is illegal: a swallow cannot move from 3d to 3a",
+        ),
+        (
+            &sente,
+            "2d2c",
+            422,
+            "2d2c is illegal: there is no piece on 2d",
+        ),
+        (&sente, "4g4e", 422, "4g4e is illegal"),
+        (&sente, "S*4d", 422, "S*4d is illegal"),
+        (&sente, "hello", 422, "is not a move"),
+        (&gote, "5d5e", 409, "it is sente's turn, not gote's"),
+    ];
+    for (token, usi, code, reason) in cases {
+        let (status, body) = server.post(
+            &format!("/api/games/{id}/moves"),
+            json!({"token": token, "move": usi}),
+        );
+        assert_eq!(status, code, "{usi}: {body}");
+        let error = body["error"].as_str().unwrap_or_default();
+        assert!(error.contains(reason), "{usi}: {error}");
+    }
+    let (_, after) = server.get(&format!("/api/games/{id}"));
+    assert_eq!(after["sfen"], before["sfen"]);
+    assert_eq!(after["ply"], 0);
+    assert_eq!(after["status"], "playing");
+    assert!(db.stored_moves(&id).is_empty());
+    // Hostile bodies get JSON errors naming what was wrong.
+    let (status, body) = server.post_raw(&format!("/api/games/{id}/moves"), b"{\"move\":");
+    assert_eq!(status, 400);
+    assert!(
+        body["error"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("bad request body")
+    );
+    let (status, body) = server.post_raw("/api/games", &vec![b'x'; 200_000]);
+    assert_eq!(status, 413, "{body}");
+    let (status, body) = server.post("/api/games", json!({"variant": "chess"}));
+    assert_eq!(status, 400);
+    assert!(
+        body["error"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("unknown variant")
+    );
+    let (status, body) = server.post("/api/games", json!({"variant": "tenjiku"}));
+    assert_eq!(status, 400);
+    assert!(
+        body["error"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("not playable yet")
+    );
+    let (status, _) = server.post(
+        "/api/games",
+        json!({"variant": "tori", "options": "owl=maybe"}),
+    );
+    assert_eq!(status, 400);
+    let (status, _) = server.post(
+        "/api/games",
+        json!({"variant": "tori", "clock": {"kind": "byoyomi", "main_ms": 0, "periods": 0, "period_ms": 0}}),
+    );
+    assert_eq!(status, 400);
+    let (status, _) = server.get("/api/games/nosuchgame");
+    assert_eq!(status, 404);
+}
+
+fn wrong_tokens_are_refused(db: &Db) {
+    let server = Server::start(db);
+    let (id, sente, gote) = server.two_player_game("tori", long_clock());
+    let (status, body) = server.post(
+        &format!("/api/games/{id}/moves"),
+        json!({"token": "0123456789abcdef0123456789abcdef", "move": "3d3c"}),
+    );
+    assert_eq!(status, 403, "{body}");
+    let (status, _) = server.post(&format!("/api/games/{id}/moves"), json!({"move": "3d3c"}));
+    assert_eq!(status, 403);
+    // Gote cannot resign or move for sente.
+    let (status, _) = server.post(
+        &format!("/api/games/{id}/moves"),
+        json!({"token": gote, "move": "3d3c"}),
+    );
+    assert_eq!(status, 409);
+    let (status, _) = server.post(&format!("/api/games/{id}/resign"), json!({"token": "nope"}));
+    assert_eq!(status, 403);
+    let mut spectator = server.socket(&id, None);
+    spectator.send(json!({"type": "move", "move": "3d3c", "id": 1}));
+    let reply = spectator.wait_for(Duration::from_secs(5), |v| v["id"] == 1);
+    assert_eq!(reply["type"], "error");
+    assert_eq!(reply["status"], 403);
+    let (_, view) = server.get(&format!("/api/games/{id}"));
+    assert_eq!(view["ply"], 0);
+    assert_eq!(view["status"], "playing");
+    // A private game cannot be joined twice or without its invite.
+    let (status, _) = server.post(&format!("/api/games/{id}/join"), json!({}));
+    assert_eq!(status, 409);
+    let (status, created) =
+        server.post("/api/games", json!({"variant": "wa", "opponent": "human"}));
+    assert_eq!(status, 201);
+    let other = created["game_id"].as_str().expect("id");
+    let (status, _) = server.post(
+        &format!("/api/games/{other}/join"),
+        json!({"invite": "wrong"}),
+    );
+    assert_eq!(status, 403);
+    // The right token still works.
+    let (status, _) = server.post(
+        &format!("/api/games/{id}/moves"),
+        json!({"token": sente, "move": "3d3c"}),
+    );
+    assert_eq!(status, 200);
+    assert_eq!(db.stored_moves(&id).len(), 1);
+}
+
+fn clock_flag_ends_the_game(db: &Db) {
+    let server = Server::start(db);
+    let clock = json!({"kind": "byoyomi", "main_ms": 300, "periods": 1, "period_ms": 300});
+    let (id, sente, _gote) = server.two_player_game("tori", clock);
+    let mut spectator = server.socket(&id, None);
+    let (status, view) = server.post(
+        &format!("/api/games/{id}/moves"),
+        json!({"token": sente, "move": "3d3c"}),
+    );
+    assert_eq!(status, 200, "{view}");
+    assert_eq!(view["clock_running"], "gote");
+    // Nobody sends anything: the server flags gote on its own after 600 ms.
+    let end = spectator.wait_for(Duration::from_secs(10), |v| v["type"] == "end");
+    assert_eq!(end["game"]["result"]["winner"], "sente");
+    assert_eq!(end["game"]["result"]["reason"], "time");
+    assert_eq!(end["game"]["gote_clock"]["remaining_ms"], 0);
+    assert_eq!(end["game"]["gote_clock"]["periods"], 0);
+    let (status, winner, reason) = db.stored_result(&id);
+    assert_eq!(
+        (status.as_str(), winner.as_deref(), reason.as_deref()),
+        ("finished", Some("sente"), Some("time"))
+    );
+    // Fischer: a move past the remaining time loses instead of being played.
+    let clock = json!({"kind": "fischer", "main_ms": 200, "increment_ms": 0});
+    let (id, sente, _) = server.two_player_game("wa", clock);
+    std::thread::sleep(Duration::from_millis(400));
+    let (status, _) = server.post(
+        &format!("/api/games/{id}/moves"),
+        json!({"token": sente, "move": "6k5j"}),
+    );
+    assert_eq!(status, 409);
+    let (_, view) = server.get(&format!("/api/games/{id}"));
+    assert_eq!(view["result"]["reason"], "time");
+    assert_eq!(view["result"]["winner"], "gote");
+    assert!(db.stored_moves(&id).is_empty());
+}
+
+fn restart_loses_nothing(db: &Db) {
+    let server = Server::start(db);
+    let (id, sente, gote) = server.two_player_game("tori", long_clock());
+    let moves: Vec<&str> = TORI_GAME.split_whitespace().take(7).collect();
+    for (index, usi) in moves.iter().enumerate() {
+        let token = if index % 2 == 0 { &sente } else { &gote };
+        let (status, _) = server.post(
+            &format!("/api/games/{id}/moves"),
+            json!({"token": token, "move": usi}),
+        );
+        assert_eq!(status, 200);
+    }
+    let (_, before) = server.get(&format!("/api/games/{id}"));
+    // An engine game where the engine is about to answer.
+    let (status, engine_game) = server.post(
+        "/api/games",
+        json!({"variant": "wa", "opponent": "engine", "level": 1, "clock": long_clock()}),
+    );
+    assert_eq!(status, 201);
+    let engine_id = engine_game["game_id"].as_str().expect("id").to_string();
+    let engine_token = engine_game["token"].as_str().expect("token").to_string();
+    let (status, _) = server.post(
+        &format!("/api/games/{engine_id}/moves"),
+        json!({"token": engine_token, "move": "6k5j"}),
+    );
+    assert_eq!(status, 200);
+    server.kill9();
+
+    let server = Server::start(db);
+    let (status, after) = server.get(&format!("/api/games/{id}"));
+    assert_eq!(status, 200);
+    assert_eq!(after["ply"], 7);
+    assert_eq!(after["sfen"], before["sfen"]);
+    assert_eq!(after["status"], "playing");
+    assert_eq!(after["moves"], before["moves"]);
+    // Clocks resume from the stored state: sente's main time is what it was, gote's is running.
+    assert_eq!(after["sente_clock"], before["sente_clock"]);
+    let gote_before = before["gote_clock"]["remaining_ms"].as_u64().expect("ms");
+    let gote_after = after["gote_clock"]["remaining_ms"].as_u64().expect("ms");
+    assert!(gote_after <= gote_before && gote_after + 60_000 > gote_before);
+    assert_eq!(after["clock_running"], "gote");
+    // The tokens still hold their seats and the game goes on.
+    let (status, view) = server.post(
+        &format!("/api/games/{id}/moves"),
+        json!({"token": gote, "move": TORI_GAME.split_whitespace().nth(7)}),
+    );
+    assert_eq!(status, 200, "{view}");
+    assert_eq!(db.stored_moves(&id).len(), 8);
+    // The engine game resumes and the engine answers.
+    let mut socket = server.socket(&engine_id, Some(&engine_token));
+    let state = socket.wait_for(Duration::from_secs(30), |v| {
+        v["game"]["ply"].as_u64().is_some_and(|p| p >= 2)
+    });
+    assert_eq!(state["game"]["side_to_move"], "sente");
+    assert_eq!(db.stored_moves(&engine_id).len(), 2);
+}
+
+fn engine_plays_both_levels(db: &Db) {
+    let server = Server::start(db);
+    for level in [1, 3] {
+        let (status, created) = server.post(
+            "/api/games",
+            json!({"variant": "tori", "opponent": "engine", "level": level, "side": "gote",
+                   "handicap": "falcon", "clock": {"kind": "fischer", "main_ms": 60000, "increment_ms": 1000}}),
+        );
+        assert_eq!(status, 201, "{created}");
+        assert_eq!(created["seat"], "gote");
+        let id = created["game_id"].as_str().expect("id").to_string();
+        let mut socket = server.socket(&id, created["token"].as_str());
+        // With the falcon handicap gote (the human) moves first.
+        let state = socket.wait_for(Duration::from_secs(5), |v| v["type"] == "state");
+        assert_eq!(state["game"]["side_to_move"], "gote");
+        assert_eq!(state["game"]["options"], "handicap=falcon");
+        let first = state["game"]["legal_moves"][0]
+            .as_str()
+            .expect("move")
+            .to_string();
+        socket.send(json!({"type": "move", "move": first, "id": "m1"}));
+        let moved = socket.wait_for(Duration::from_secs(30), |v| v["game"]["ply"] == 2);
+        assert_eq!(moved["game"]["side_to_move"], "gote");
+        let (status, _) = server.post(
+            &format!("/api/games/{id}/resign"),
+            json!({"token": created["token"]}),
+        );
+        assert_eq!(status, 200);
+        let (_, view) = server.get(&format!("/api/games/{id}"));
+        assert_eq!(view["result"]["winner"], "sente");
+        assert_eq!(view["result"]["reason"], "resignation");
+    }
+}
+
+macro_rules! against_every_database {
+    ($($name:ident),* $(,)?) => {
+        mod sqlite {
+            $(
+                #[test]
+                fn $name() {
+                    super::$name(&super::Db::sqlite());
+                }
+            )*
+        }
+        mod postgres {
+            $(
+                #[test]
+                fn $name() {
+                    match super::Db::postgres() {
+                        Some(db) => super::$name(&db),
+                        None => eprintln!(
+                            "SKIPPED against PostgreSQL: TSUBAME_TEST_POSTGRES is not set \
+                             (scripts/test sets it once it has started a local server)"
+                        ),
+                    }
+                }
+            )*
+        }
+    };
+}
+
+against_every_database!(
+    tori_full_game,
+    wa_full_game,
+    illegal_moves_change_nothing,
+    wrong_tokens_are_refused,
+    clock_flag_ends_the_game,
+    restart_loses_nothing,
+    engine_plays_both_levels,
+);

@@ -1,0 +1,632 @@
+// The Tsubame web UI: lobby, play board, replay, import and analysis. The server is the
+// authority on rules: the board only offers the legal moves the server lists, and every move
+// goes to the server, which answers with the new position.
+
+import { parseSfen, parseMove, squareName } from './sfen.js';
+
+const app = document.getElementById('app');
+const latinBox = document.getElementById('latin');
+latinBox.checked = localStorage.getItem('tsubame.latin') === '1';
+latinBox.addEventListener('change', () => {
+  localStorage.setItem('tsubame.latin', latinBox.checked ? '1' : '0');
+  rerender();
+});
+
+let variants = [];
+let rerender = () => {};
+let cleanup = () => {};
+
+async function api(path, body) {
+  const response = await fetch(path, body === undefined ? {} : {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const data = await response.json().catch(() => ({ error: `HTTP ${response.status}` }));
+  if (!response.ok) throw new Error(data.error || `HTTP ${response.status}`);
+  return data;
+}
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (key.startsWith('on')) node.addEventListener(key.slice(2), value);
+    else if (key === 'class') node.className = value;
+    else if (value !== undefined && value !== null && value !== false) node.setAttribute(key, value);
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+function variantInfo(name) {
+  return variants.find((v) => v.name === name);
+}
+
+function tokenFor(id) {
+  return localStorage.getItem(`tsubame.token.${id}`);
+}
+
+function formatMs(ms) {
+  const total = Math.max(0, Math.ceil(ms / 1000));
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = total % 60;
+  const mm = String(m).padStart(h ? 2 : 1, '0');
+  return `${h ? `${h}:` : ''}${mm}:${String(s).padStart(2, '0')}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The board
+
+/** A board widget: position, selection, legal destinations, hands, flip, zoom. */
+class Board {
+  constructor(options) {
+    this.onMove = options.onMove;
+    this.flipped = false;
+    this.selected = null;
+    this.root = el('div', { class: 'board-area' });
+    this.zoom = null;
+  }
+
+  setState({ variant, sfen, legal = [], lastMove = null, check = null, interactive = true }) {
+    this.variant = variantInfo(variant);
+    this.position = parseSfen(sfen);
+    this.legal = legal.map(parseMove).filter(Boolean);
+    this.lastMove = lastMove ? parseMove(lastMove) : null;
+    this.check = check;
+    this.interactive = interactive;
+    this.selected = null;
+    this.render();
+  }
+
+  roleOf(code) {
+    return this.variant?.roles.find((r) => r.sfen === code);
+  }
+
+  pieceNode(code, gote) {
+    const role = this.roleOf(code);
+    const promoted = code.startsWith('+');
+    const node = el('div', { class: `piece${gote ? ' gote' : ''}${promoted ? ' promoted' : ''}`,
+      title: role ? role.name : code });
+    if (latinBox.checked || !role) {
+      node.append(el('span', { class: 'lat' }, role ? role.hodges.replace('+', '') : code));
+    } else {
+      const kanji = [...role.kanji];
+      for (const ch of kanji) node.append(el('span', { class: kanji.length > 1 ? 'k2' : 'k1' }, ch));
+    }
+    node.dataset.piece = code;
+    return node;
+  }
+
+  squareSize() {
+    const files = this.position.files;
+    if (this.zoom) return this.zoom;
+    const room = Math.min(window.innerWidth - 60, 760);
+    return Math.max(22, Math.min(56, Math.floor(room / files)));
+  }
+
+  render() {
+    const { files, ranks, squares } = this.position;
+    const size = this.squareSize();
+    this.root.style.setProperty('--sq', `${size}px`);
+    const destinations = new Map();
+    if (this.selected) {
+      for (const mv of this.legal) {
+        const from = mv.drop ? `${mv.drop}*` : mv.squares[0];
+        if (from === this.selected) {
+          const to = mv.squares[mv.squares.length - 1];
+          destinations.set(to, [...(destinations.get(to) || []), mv]);
+        }
+      }
+    }
+    this.destinations = destinations;
+    const lastSquares = new Set(this.lastMove ? this.lastMove.squares : []);
+    const grid = el('div', { class: 'board', 'data-files': files });
+    grid.style.gridTemplateColumns = `repeat(${files}, var(--sq))`;
+    for (let row = 0; row < ranks; row++) {
+      for (let col = 0; col < files; col++) {
+        const rank = this.flipped ? ranks - 1 - row : row;
+        const file = this.flipped ? col + 1 : files - col;
+        const name = squareName(file, rank);
+        const piece = squares[rank][files - file];
+        const classes = ['sq'];
+        if (lastSquares.has(name)) classes.push('last');
+        if (this.selected === name) classes.push('sel');
+        if (this.check === name) classes.push('check');
+        if (destinations.has(name)) classes.push('dest', piece ? 'cap' : 'empty');
+        const square = el('div', { class: classes.join(' '), 'data-square': name,
+          onclick: () => this.clickSquare(name, piece) });
+        if (piece) square.append(this.pieceNode(piece.code, (piece.color === 'gote') !== this.flipped));
+        grid.append(square);
+      }
+    }
+    const fileLabels = el('div', { class: 'coords-files' });
+    fileLabels.style.gridTemplateColumns = `repeat(${files}, var(--sq))`;
+    for (let col = 0; col < files; col++) fileLabels.append(el('span', {}, this.flipped ? col + 1 : files - col));
+    const rankLabels = el('div', { class: 'coords-ranks' });
+    rankLabels.style.gridTemplateRows = `repeat(${ranks}, var(--sq))`;
+    for (let row = 0; row < ranks; row++) {
+      rankLabels.append(el('span', {}, String.fromCharCode(97 + (this.flipped ? ranks - 1 - row : row))));
+    }
+    const top = this.flipped ? 'sente' : 'gote';
+    const bottom = this.flipped ? 'gote' : 'sente';
+    const zoom = el('input', { type: 'range', min: 20, max: 72, value: size, class: 'zoom',
+      'aria-label': 'zoom', oninput: (e) => { this.zoom = Number(e.target.value); this.render(); } });
+    this.root.replaceChildren(
+      this.handNode(top),
+      el('div', { class: 'board-wrap' }, fileLabels, grid, rankLabels),
+      this.handNode(bottom),
+      el('div', { class: 'actions' },
+        el('button', { class: 'secondary', onclick: () => { this.flipped = !this.flipped; this.render(); } }, 'Flip board'),
+        el('label', { class: 'zoom' }, 'Zoom ', zoom)),
+    );
+  }
+
+  handNode(color) {
+    const hand = this.position.hands[color];
+    const node = el('div', { class: 'hand', 'data-hand': color },
+      el('span', { class: 'label' }, color === 'sente' ? '☗ Sente' : '☖ Gote'));
+    for (const [code, count] of Object.entries(hand)) {
+      const key = `${code}*`;
+      const piece = el('div', { class: `hp${this.selected === key && this.position.turn === color ? ' sel' : ''}`,
+        'data-drop': code, onclick: () => this.clickHand(color, code) },
+      this.pieceNode(code, (color === 'gote') !== this.flipped));
+      if (count > 1) piece.append(el('span', { class: 'count' }, count));
+      node.append(piece);
+    }
+    return node;
+  }
+
+  clickHand(color, code) {
+    if (!this.interactive || color !== this.position.turn) return;
+    const key = `${code}*`;
+    this.selected = this.selected === key ? null : key;
+    this.render();
+  }
+
+  clickSquare(name, piece) {
+    if (!this.interactive) return;
+    const candidates = this.destinations.get(name);
+    if (this.selected && candidates) {
+      this.selected = null;
+      this.choose(candidates);
+      return;
+    }
+    const own = piece && piece.color === this.position.turn;
+    this.selected = own && this.selected !== name ? name : null;
+    this.render();
+  }
+
+  /** Several moves reach the square (promotion or not, a lion's routes): ask which. */
+  choose(candidates) {
+    if (candidates.length === 1) {
+      this.onMove(candidates[0].text);
+      return;
+    }
+    const box = el('div', { class: 'box' }, el('strong', {}, 'Choose the move'));
+    const dialog = el('div', { class: 'dialog', 'data-dialog': 'choice' }, box);
+    for (const mv of candidates) {
+      const label = mv.promote ? 'Promote' : (candidates.some((c) => c.promote) ? 'Do not promote' : mv.text);
+      box.append(el('button', { 'data-choice': mv.promote ? 'promote' : 'stay',
+        onclick: () => { dialog.remove(); this.onMove(mv.text); } }, `${label} (${mv.text})`));
+    }
+    box.append(el('button', { class: 'secondary', onclick: () => { dialog.remove(); this.render(); } }, 'Cancel'));
+    document.body.append(dialog);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lobby
+
+function optionFields(variantName, container) {
+  container.replaceChildren();
+  const info = variantInfo(variantName);
+  if (!info || !info.available) {
+    container.append(el('p', { class: 'error' }, `${info ? info.title : variantName} is not playable yet.`));
+    return;
+  }
+  for (const option of info.options) {
+    const select = el('select', { name: `opt-${option.name}`, 'data-option': option.name },
+      option.values.map((v) => el('option', { value: v }, v)));
+    const label = option.name === 'handicap' ? 'Handicap' : option.name;
+    container.append(el('label', { title: option.help }, `${label}: `, select,
+      option.number ? el('small', {}, ` (or a number ${option.number.min}–${option.number.max})`) : null));
+  }
+}
+
+async function lobbyPage() {
+  const optionBox = el('div');
+  const variantSelect = el('select', { name: 'variant', onchange: () => optionFields(variantSelect.value, optionBox) },
+    variants.map((v) => el('option', { value: v.name }, v.available ? v.title : `${v.title} (coming)`)));
+  const clockKind = el('select', { name: 'clock' },
+    el('option', { value: 'byoyomi' }, 'Byo-yomi'), el('option', { value: 'fischer' }, 'Fischer'),
+    el('option', { value: 'unlimited' }, 'Unlimited'));
+  const num = (name, value) => el('input', { type: 'number', name, value, min: 0, style: 'width:5rem' });
+  const mainMin = num('main', 10); const periods = num('periods', 1); const periodSec = num('period', 30);
+  const incSec = num('increment', 5);
+  const error = el('div', { class: 'error' });
+  const form = el('form', { class: 'create panel', onsubmit: async (event) => {
+    event.preventDefault();
+    error.textContent = '';
+    const data = new FormData(form);
+    const options = {};
+    for (const select of optionBox.querySelectorAll('select')) options[select.dataset.option] = select.value;
+    let clock = { kind: 'unlimited' };
+    if (clockKind.value === 'byoyomi') {
+      clock = { kind: 'byoyomi', main_ms: Number(mainMin.value) * 60000, periods: Number(periods.value),
+        period_ms: Number(periodSec.value) * 1000 };
+    } else if (clockKind.value === 'fischer') {
+      clock = { kind: 'fischer', main_ms: Number(mainMin.value) * 60000, increment_ms: Number(incSec.value) * 1000 };
+    }
+    try {
+      const grant = await api('/api/games', {
+        variant: variantSelect.value, options, opponent: data.get('opponent'),
+        level: Number(data.get('level')), side: data.get('side'), clock, public: data.get('public') === 'on',
+      });
+      localStorage.setItem(`tsubame.token.${grant.game_id}`, grant.token);
+      if (grant.invite) localStorage.setItem(`tsubame.invite.${grant.game_id}`, grant.invite);
+      location.hash = `#/game/${grant.game_id}`;
+    } catch (e) {
+      error.textContent = e.message;
+    }
+  } },
+  el('h2', {}, 'New game'),
+  el('label', {}, 'Game: ', variantSelect),
+  optionBox,
+  el('div', { class: 'row' },
+    el('label', {}, el('input', { type: 'radio', name: 'opponent', value: 'engine', checked: true }), ' Computer'),
+    el('label', {}, el('input', { type: 'radio', name: 'opponent', value: 'human' }), ' A person (invite link)'),
+    el('label', {}, el('input', { type: 'checkbox', name: 'public' }), ' list in the lobby')),
+  el('div', { class: 'row' },
+    el('label', {}, 'Level ', el('select', { name: 'level' }, [1, 2, 3, 4, 5].map((n) => el('option', { value: n, selected: n === 2 }, n)))),
+    el('label', {}, 'Play as ', el('select', { name: 'side' },
+      el('option', { value: 'sente' }, 'Sente (☗)'), el('option', { value: 'gote' }, 'Gote (☖)'),
+      el('option', { value: 'random' }, 'Random')))),
+  el('div', { class: 'row' }, el('label', {}, 'Clock ', clockKind), el('label', {}, 'main min ', mainMin),
+    el('label', {}, 'periods ', periods), el('label', {}, 's/period ', periodSec), el('label', {}, 'Fischer +s ', incSec)),
+  el('button', { type: 'submit', 'data-action': 'create' }, 'Start game'),
+  error);
+  optionFields(variantSelect.value, optionBox);
+
+  const seeks = el('tbody');
+  const games = el('tbody');
+  const lists = el('div', { class: 'panel' },
+    el('h2', {}, 'Open seeks'), el('table', { class: 'games' }, seeks),
+    el('h2', {}, 'Games'), el('table', { class: 'games' }, games));
+  app.replaceChildren(el('div', { class: 'columns' }, form, lists));
+
+  async function refresh() {
+    try {
+      const [lobby, list] = await Promise.all([api('/api/lobby'), api('/api/games?limit=30')]);
+      seeks.replaceChildren(...(lobby.length ? lobby.map((g) => el('tr', {},
+        el('td', {}, g.variant), el('td', {}, clockText(g.time_control)),
+        el('td', {}, el('button', { onclick: async () => {
+          const grant = await api(`/api/games/${g.id}/join`, {});
+          localStorage.setItem(`tsubame.token.${g.id}`, grant.token);
+          location.hash = `#/game/${g.id}`;
+        } }, 'Join')))) : [el('tr', {}, el('td', {}, 'No open seeks.'))]));
+      games.replaceChildren(...list.map((g) => el('tr', {},
+        el('td', {}, el('a', { href: `#/game/${g.id}` }, g.id)), el('td', {}, g.variant),
+        el('td', {}, `${g.sente_player} – ${g.gote_player}`),
+        el('td', {}, g.result ? `${g.result.winner || 'no winner'} (${g.result.reason})` : g.status))));
+    } catch (e) {
+      seeks.replaceChildren(el('tr', {}, el('td', { class: 'error' }, e.message)));
+    }
+  }
+  refresh();
+  const timer = setInterval(refresh, 5000);
+  cleanup = () => clearInterval(timer);
+  rerender = () => {};
+}
+
+function clockText(control) {
+  if (!control || control.kind === 'unlimited') return 'unlimited';
+  if (control.kind === 'fischer') return `${formatMs(control.main_ms)} + ${control.increment_ms / 1000}s`;
+  return `${formatMs(control.main_ms)} + ${control.periods}×${control.period_ms / 1000}s`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Play
+
+function moveListNode(moves, current, onPick) {
+  const node = el('div', { class: 'moves', 'data-moves': moves.length });
+  for (let i = 0; i < moves.length; i += 2) {
+    node.append(el('span', {}, `${i / 2 + 1}.`));
+    for (const m of [moves[i], moves[i + 1]]) {
+      if (!m) { node.append(el('span')); continue; }
+      node.append(el('span', { class: `mv${m.ply === current ? ' cur' : ''}`, 'data-ply': m.ply,
+        onclick: () => onPick(m.ply) }, m.hodges));
+    }
+  }
+  return node;
+}
+
+function exportNode(record) {
+  const parts = [el('h2', {}, 'Export'),
+    el('label', {}, 'SFEN + USI moves'), el('textarea', { rows: 3, readonly: true, 'data-export': 'usi' }, record.usi_record),
+    el('label', {}, 'Hodges'), el('textarea', { rows: 4, readonly: true, 'data-export': 'hodges' }, record.hodges_text)];
+  if (record.fen) parts.push(el('label', {}, 'Play-site FEN (final position)'),
+    el('textarea', { rows: 2, readonly: true, 'data-export': 'fen' }, record.fen));
+  return el('div', { class: 'panel' }, parts);
+}
+
+async function gamePage(id) {
+  const token = tokenFor(id);
+  const board = new Board({ onMove: (usi) => send({ type: 'move', move: usi }) });
+  const status = el('div', { class: 'status', 'data-status': '' });
+  const error = el('div', { class: 'error', 'data-error': '' });
+  const clocks = el('div', { class: 'clocks' });
+  const result = el('div');
+  const actions = el('div', { class: 'actions' });
+  const moveBox = el('div', { class: 'panel' });
+  const extra = el('div');
+  const info = el('div', { class: 'invite' });
+  app.replaceChildren(el('div', { class: 'play' }, board.root,
+    el('div', { class: 'side-area' }, el('div', { class: 'panel' }, status, clocks, result, actions, error, info),
+      moveBox, extra)));
+
+  let game = null;
+  let seat = null;
+  let received = 0;
+  let viewPly = null;
+  let record = null;
+  let socket = null;
+  let closed = false;
+  let timer = null;
+
+  function send(message) {
+    error.textContent = '';
+    if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
+    else error.textContent = 'not connected; reconnecting…';
+  }
+
+  function connect() {
+    const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
+    const query = token ? `?token=${encodeURIComponent(token)}` : '';
+    socket = new WebSocket(`${scheme}://${location.host}/api/games/${id}/ws${query}`);
+    socket.onmessage = (event) => {
+      const message = JSON.parse(event.data);
+      if (message.type === 'hello') seat = message.seat;
+      else if (message.type === 'error') error.textContent = message.error;
+      else if (message.game) {
+        const moves = message.game.moves || [...(game?.moves || []), ...(message.game.last ? [message.game.last] : [])];
+        game = { ...message.game, moves: moves.filter((m, i, all) => all.findIndex((x) => x.ply === m.ply) === i) };
+        received = performance.now();
+        if (game.status === 'finished' && !record) loadRecord();
+        show();
+      }
+    };
+    socket.onclose = () => { if (!closed) setTimeout(connect, 1000); };
+  }
+
+  async function loadRecord() {
+    try {
+      record = await api(`/api/games/${id}/record`);
+      extra.replaceChildren(exportNode(record));
+      show();
+    } catch (e) {
+      error.textContent = e.message;
+    }
+  }
+
+  function clockNode(side) {
+    const view = game[`${side}_clock`];
+    const running = game.clock_running === side;
+    let remaining = view.remaining_ms; let period = view.period_ms; let periodsLeft = view.periods;
+    if (running) {
+      let spent = performance.now() - received;
+      const fromMain = Math.min(spent, remaining);
+      remaining -= fromMain; spent -= fromMain;
+      if (spent > 0 && period > 0) {
+        const used = Math.floor(spent / view.period_ms);
+        periodsLeft = Math.max(0, periodsLeft - used);
+        period = Math.max(0, view.period_ms - (spent % view.period_ms));
+        if (used >= view.periods) period = 0;
+      }
+    }
+    const control = game.time_control;
+    let main = control.kind === 'unlimited' ? '∞' : formatMs(remaining);
+    let sub = '';
+    if (control.kind === 'byoyomi') {
+      if (remaining <= 0 && periodsLeft > 0) main = `${Math.ceil(period / 1000)}s`;
+      sub = `byo-yomi ${periodsLeft}×${control.period_ms / 1000}s`;
+    } else if (control.kind === 'fischer') sub = `+${control.increment_ms / 1000}s`;
+    const who = game[`${side}_player`];
+    return el('div', { class: `clock${running ? ' running' : ''}`, 'data-clock': side },
+      el('div', { class: 'p' }, `${side === 'sente' ? '☗' : '☖'} ${side} (${who === 'engine' ? `computer L${game.engine_level}` : who})${seat === side ? ' — you' : ''}`),
+      el('div', { class: 't' }, main), el('div', { class: 'p' }, sub));
+  }
+
+  function show() {
+    if (!game) return;
+    const live = viewPly === null || viewPly === game.ply;
+    const replaying = !live && record;
+    const myTurn = game.status === 'playing' && seat === game.side_to_move;
+    if (seat === 'gote' && board.flippedFor !== id) { board.flipped = true; board.flippedFor = id; }
+    const ply = live ? game.ply : viewPly;
+    board.setState({
+      variant: game.variant,
+      sfen: replaying ? record.positions[ply] : game.sfen,
+      legal: live && myTurn ? game.legal_moves : [],
+      lastMove: ply > 0 ? game.moves[ply - 1]?.usi : null,
+      check: live ? game.check_square : null,
+      interactive: live && myTurn,
+    });
+    const title = variantInfo(game.variant)?.title || game.variant;
+    status.textContent = game.status === 'waiting' ? `${title}: waiting for the second player`
+      : game.status === 'finished' ? `${title}: game over`
+        : `${title}: ${game.side_to_move} to move${myTurn ? ' — your move' : ''}${game.check_square ? ' (check)' : ''}`;
+    clocks.replaceChildren(clockNode(board.flipped ? 'sente' : 'gote'), clockNode(board.flipped ? 'gote' : 'sente'));
+    result.replaceChildren();
+    if (game.result) {
+      const who = game.result.winner ? `${game.result.winner} wins` : 'No winner';
+      result.append(el('div', { class: 'result', 'data-result': game.result.reason }, `${who} — ${game.result.reason}`));
+    }
+    if (game.draw_offer && game.draw_offer !== seat) {
+      result.append(el('div', {}, `${game.draw_offer} offers a draw `,
+        seat ? el('button', { onclick: () => send({ type: 'draw', action: 'accept' }) }, 'Accept') : null,
+        seat ? el('button', { class: 'secondary', onclick: () => send({ type: 'draw', action: 'decline' }) }, 'Decline') : null));
+    }
+    actions.replaceChildren();
+    if (seat && game.status !== 'finished') {
+      if (game.ply < 2) actions.append(el('button', { class: 'secondary', 'data-action': 'abort', onclick: () => send({ type: 'abort' }) }, 'Abort'));
+      if (game.status === 'playing') {
+        actions.append(el('button', { class: 'secondary', 'data-action': 'draw', onclick: () => send({ type: 'draw', action: 'offer' }) }, 'Offer draw'));
+        actions.append(el('button', { 'data-action': 'resign', onclick: () => { if (confirm('Resign this game?')) send({ type: 'resign' }); } }, 'Resign'));
+      }
+    }
+    const invite = localStorage.getItem(`tsubame.invite.${id}`);
+    info.replaceChildren();
+    if (game.status === 'waiting' && invite) {
+      info.append('Invite link: ', el('code', {}, `${location.origin}/#/join/${id}/${invite}`));
+    }
+    const replayControls = el('div', { class: 'actions' },
+      ['|◀', '◀', '▶', '▶|'].map((label, i) => el('button', { class: 'secondary', 'data-replay': i, onclick: () => {
+        const target = [0, (ply || 0) - 1, (ply || 0) + 1, game.ply][i];
+        viewPly = Math.max(0, Math.min(game.ply, target));
+        if (!record && viewPly !== game.ply) { loadRecord(); }
+        show();
+      } }, label)));
+    moveBox.replaceChildren(el('h2', {}, 'Moves'),
+      moveListNode(game.moves, ply, (p) => { viewPly = p; if (!record) loadRecord(); show(); }),
+      replayControls);
+  }
+
+  connect();
+  timer = setInterval(() => { if (game && game.clock_running) clocks.replaceChildren(clockNode(board.flipped ? 'sente' : 'gote'), clockNode(board.flipped ? 'gote' : 'sente')); }, 200);
+  cleanup = () => { closed = true; clearInterval(timer); socket?.close(); };
+  rerender = show;
+}
+
+async function joinPage(id, invite) {
+  try {
+    const grant = await api(`/api/games/${id}/join`, { invite });
+    localStorage.setItem(`tsubame.token.${id}`, grant.token);
+  } catch (e) {
+    app.replaceChildren(el('p', { class: 'error' }, e.message));
+    return;
+  }
+  location.hash = `#/game/${id}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Import, replay and analysis
+
+function positionForm({ title, withMoves, submit }) {
+  const variantSelect = el('select', { name: 'variant' },
+    variants.filter((v) => v.available).map((v) => el('option', { value: v.name }, v.title)));
+  const options = el('input', { name: 'options', placeholder: 'rule options, e.g. drops=off', size: 24 });
+  const sfen = el('input', { name: 'sfen', placeholder: 'SFEN (empty: start position)', size: 40 });
+  const moves = el('textarea', { name: 'moves', rows: 4, placeholder: 'USI moves, or a whole "sfen … moves …" record' });
+  const error = el('div', { class: 'error' });
+  const form = el('form', { class: 'panel create', onsubmit: async (event) => {
+    event.preventDefault();
+    error.textContent = '';
+    let text = moves.value.trim();
+    let start = sfen.value.trim() || undefined;
+    const match = text.match(/^(?:position\s+)?sfen\s+(.+?)(?:\s+moves\s+(.*))?$/s);
+    if (match) { start = match[1].trim(); text = match[2] || ''; }
+    try {
+      await submit({ variant: variantSelect.value, options: options.value.trim(), sfen: start,
+        moves: text.split(/\s+/).filter(Boolean) });
+    } catch (e) {
+      error.textContent = e.message;
+    }
+  } }, el('h2', {}, title), el('label', {}, 'Game ', variantSelect), el('label', {}, 'Options ', options),
+  el('label', {}, 'Position ', sfen), withMoves ? moves : null,
+  el('button', { type: 'submit', 'data-action': 'load' }, withMoves ? 'Load' : 'Set up'), error);
+  return form;
+}
+
+function importPage() {
+  const board = new Board({ onMove: () => {} });
+  const moveBox = el('div', { class: 'panel' });
+  const exportBox = el('div');
+  let record = null;
+  let ply = 0;
+  function show() {
+    board.setState({ variant: record.variant, sfen: record.positions[ply], interactive: false,
+      lastMove: ply > 0 ? record.usi[ply - 1] : null });
+    const moves = record.hodges.map((h, i) => ({ ply: i + 1, hodges: h }));
+    moveBox.replaceChildren(el('h2', {}, 'Record'), moveListNode(moves, ply, (p) => { ply = p; show(); }),
+      el('div', { class: 'actions' }, ['|◀', '◀', '▶', '▶|'].map((label, i) => el('button', { class: 'secondary', 'data-replay': i,
+        onclick: () => { ply = Math.max(0, Math.min(record.usi.length, [0, ply - 1, ply + 1, record.usi.length][i])); show(); } }, label))),
+      record.outcome ? el('div', { class: 'result' }, `${record.outcome.winner || 'no winner'} — ${record.outcome.reason}`) : null);
+    exportBox.replaceChildren(exportNode(record));
+  }
+  const form = positionForm({ title: 'Import a record', withMoves: true, submit: async (request) => {
+    record = await api('/api/replay', request);
+    ply = record.usi.length;
+    show();
+  } });
+  app.replaceChildren(el('div', { class: 'play' }, board.root, el('div', { class: 'side-area' }, form, moveBox, exportBox)));
+  cleanup = () => {};
+  rerender = () => { if (record) show(); };
+}
+
+function analysisPage() {
+  let request = null;
+  let record = null;
+  const board = new Board({ onMove: async (usi) => {
+    request.moves.push(usi);
+    await load();
+  } });
+  const output = el('div', { class: 'panel', 'data-analysis': '' }, el('h2', {}, 'Engine'));
+  const engineButton = el('button', { 'data-action': 'analyse', onclick: async () => {
+    output.replaceChildren(el('h2', {}, 'Engine'), 'thinking…');
+    try {
+      const reply = await api('/api/analyse', { ...request, depth: 12, movetime_ms: 2000 });
+      output.replaceChildren(el('h2', {}, 'Engine'),
+        el('div', { 'data-best': reply.best }, `Best: ${reply.best}`),
+        el('div', {}, `Evaluation: ${reply.score ?? '?'} (side to move)`),
+        el('div', {}, `Line: ${reply.pv.join(' ')}`));
+    } catch (e) {
+      output.replaceChildren(el('h2', {}, 'Engine'), el('div', { class: 'error' }, e.message));
+    }
+  } }, 'Ask the engine');
+  const undo = el('button', { class: 'secondary', onclick: async () => { request.moves.pop(); await load(); } }, 'Take back');
+  async function load() {
+    record = await api('/api/replay', request);
+    board.setState({ variant: record.variant, sfen: record.sfen, legal: record.legal_moves,
+      lastMove: record.usi[record.usi.length - 1] || null, interactive: true });
+  }
+  const form = positionForm({ title: 'Analysis board', withMoves: true, submit: async (r) => {
+    request = r;
+    await load();
+  } });
+  app.replaceChildren(el('div', { class: 'play' }, board.root,
+    el('div', { class: 'side-area' }, form, el('div', { class: 'actions' }, engineButton, undo), output)));
+  request = { variant: variants.find((v) => v.available).name, options: '', moves: [] };
+  load();
+  cleanup = () => {};
+  rerender = () => { if (record) board.render(); };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function route() {
+  cleanup();
+  cleanup = () => {};
+  const parts = location.hash.replace(/^#\/?/, '').split('/');
+  if (parts[0] === 'game' && parts[1]) return gamePage(parts[1]);
+  if (parts[0] === 'join' && parts[1]) return joinPage(parts[1], parts[2]);
+  if (parts[0] === 'import') return importPage();
+  if (parts[0] === 'analysis') return analysisPage();
+  return lobbyPage();
+}
+
+async function start() {
+  try {
+    variants = await api('/api/variants');
+  } catch (e) {
+    app.replaceChildren(el('p', { class: 'error' }, `cannot reach the server: ${e.message}`));
+    return;
+  }
+  window.addEventListener('hashchange', route);
+  route();
+}
+
+start();
