@@ -181,3 +181,16 @@ fn kif_and_pgn_are_for_tori_only() {
         Some("the play site's PGN holds Tori shogi only")
     );
 }
+
+#[test]
+fn a_threat_to_the_last_king_counts_as_check() {
+    let sfen = "15k/16/16/16/16/16/16/14R1/16/16/16/16/16/16/16/K15 b - 1";
+    let text = format!("[Variant \"tenjiku\"]\n[SFEN \"{sfen}\"]\n\n1. 2h1h 1a2a\n2. R-3h\n*\n");
+    let replay = parse(&text).replay().unwrap_or_else(|e| panic!("{e}"));
+    let checks: Vec<(&str, bool)> = replay
+        .steps
+        .iter()
+        .map(|s| (s.hodges.as_str(), s.gives_check))
+        .collect();
+    assert_eq!(checks, [("R-1h", true), ("K-2a", false), ("R-3h", false)]);
+}
