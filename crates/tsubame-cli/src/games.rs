@@ -26,13 +26,12 @@ impl GameName {
         }
     }
 
-    /// The engine's variant, or a clear error for a game the terminal commands do not handle
-    /// yet (Tenjiku: its rules and engine are there, its records and board view are not).
+    /// The engine's variant, or a clear error for a game the engine does not know.
     pub fn variant(self) -> Result<Variant> {
         match Variant::from_name(self.name()) {
-            Some(variant) if variant != Variant::Tenjiku => Ok(variant),
-            _ => bail!(
-                "{} shogi is not available in the terminal yet (the engine plays it: tsubame engine usi)",
+            Some(variant) => Ok(variant),
+            None => bail!(
+                "{} shogi is not available in the terminal",
                 capitalised(self.name())
             ),
         }

@@ -70,6 +70,7 @@ Examples:
   tsubame play --variant tori --side gote --level 8 --time 600+30
   tsubame play --variant tori --handicap falcon --two-player
   tsubame play --variant wa --option drops=off
+  tsubame play --variant tenjiku --two-player
 
 Type a move in USI (3d3c, S*4d) or Hodges notation (Swx3c, Sw*4d) and press Enter, or move the
 cursor with the arrow keys, press Enter on a piece and again on a marked square (Enter on an
@@ -78,13 +79,16 @@ kanji and Latin letters. Ctrl-U takes back your last move, Ctrl-E asks the engin
 Ctrl-R resigns, Ctrl-S saves the record, Ctrl-Q leaves. The same as words on the input line:
 undo, hint, resign, save [FILE], kanji, latin, flip, quit.
 
-Tori and Wa fit an 80x24 terminal; a game that needs more says so.";
+Tori and Wa fit an 80x24 terminal; a game that needs more says so. Tenjiku needs 111x25: its
+moves are typed in Tenjiku USI (9l9k, 6f5e6d for a capture on 5e on the way, 6f6f for a pass)
+or Tenjiku Hodges (P-9k, Lnx5e-6d); the cursor plays plain moves.";
 
 const ANALYSE_HELP: &str = "\
 Examples:
   tsubame analyse --variant tori --sfen '3k3/7/7/7/7/7/3K3 b 2S 1' --depth 6
   tsubame analyse --record game.tsr --ply 20 --movetime 3000
   tsubame analyse --record game.tsr --all --movetime 500
+  tsubame analyse --variant tenjiku --sfen '15k/16/16/16/16/16/16/15R/16/16/16/16/16/16/16/K15 b - 1' --depth 3
 
 Prints the position, then `best <move>  score <score>  depth <n>` and `pv <moves>` in Hodges
 notation. Scores are for the side to move: +1.00 is a swallow's worth, `mate 3` a forced mate in
@@ -98,6 +102,8 @@ Examples:
   tsubame convert game.tsr --to kif -o game.kif
   tsubame convert game.kif --to hodges
   tsubame convert moves.txt --from hodges --variant tori --handicap falcon -o game.tsr
+  tsubame convert tenjiku.tsr --to hodges -o tenjiku.txt
+  tsubame convert tenjiku.txt --variant tenjiku --notation usi
 
 Formats (chosen by extension unless --from/--to say otherwise):
   record  .tsr   the canonical record: [Tag \"value\"] pairs, then numbered USI or Hodges moves

@@ -121,7 +121,7 @@ fn analyse_refuses_bad_input_in_one_line() {
         ),
         (
             vec!["analyse", "--variant", "tenjiku", "--sfen", "x"],
-            "tsubame: Tenjiku shogi is not available in the terminal yet",
+            "tsubame: bad position:",
         ),
         (
             vec!["analyse", "--record", "/nonexistent/game.tsr"],
@@ -225,6 +225,121 @@ fn every_new_command_has_help_with_examples() {
         assert!(
             text.contains(&format!("tsubame {command} ")),
             "{command}: {text}"
+        );
+    }
+}
+
+/// A Tenjiku game with lion moves (a pass, captures on the way) and fire demon burns.
+const TENJIKU_GAME: &str = "8m16e 6d16n 6m14e+ 8d8n 15n16n 9d1l 9o9o 16d16e 14e16g 1l2m 7n8n 7d7l+ 8n8m 10b8d 11m3e+ 2m2n 8m1f 2n1m 3o2n 3d3e 5m3k 3e2e 16g13e 13d13e13f 3k3c 1m4p 1f3d 5d4e 3d6d 4b4l+ 9m9a 10c10b 11p12o 7c4d 6n4p 4d4k 7m7b+ 4k7n 4m4l4k 7n5n";
+
+fn tenjiku_record(name: &str) -> PathBuf {
+    let moves: Vec<&str> = TENJIKU_GAME.split(' ').collect();
+    let numbered: String = moves
+        .chunks(2)
+        .enumerate()
+        .map(|(i, pair)| format!("{}. {}\n", i + 1, pair.join(" ")))
+        .collect();
+    let path = scratch(name);
+    std::fs::write(&path, format!("[Variant \"tenjiku\"]\n\n{numbered}*\n"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    path
+}
+
+#[test]
+fn analyse_finds_the_capture_of_the_last_tenjiku_king() {
+    let sfen = "15k/16/16/16/16/16/16/15R/16/16/16/16/16/16/16/K15 b - 1";
+    let output = run(&[
+        "analyse",
+        "--variant",
+        "tenjiku",
+        "--sfen",
+        sfen,
+        "--depth",
+        "3",
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(
+        stdout(&output),
+        format!("position {sfen}\nbest Rx1a+  score mate 1  depth 3\npv Rx1a+\n")
+    );
+}
+
+#[test]
+fn analyse_a_tenjiku_record_in_hodges() {
+    let path = tenjiku_record("tenjiku-analyse.tsr");
+    let path = path.to_str().unwrap_or("");
+    let output = run(&["analyse", "--record", path, "--ply", "23", "--depth", "2"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = stdout(&output);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    assert!(lines[0].ends_with(" w - 24"), "{text}");
+    assert_eq!(lines[1], "best DHx1f  score +19.72  depth 2", "{text}");
+    assert_eq!(lines[2], "pv DHx1f RGx7c+", "{text}");
+    // At the end sente takes gote's king.
+    let output = run(&["analyse", "--record", path, "--depth", "2"]);
+    assert!(
+        stdout(&output).contains("best +RGx8a  score mate 1"),
+        "{}{}",
+        stdout(&output),
+        stderr(&output)
+    );
+    let output = run(&["analyse", "--record", path, "--variant", "tori"]);
+    assert_eq!(
+        stderr(&output),
+        "tsubame: --variant tori does not match the record's game tenjiku\n"
+    );
+}
+
+#[test]
+fn convert_a_tenjiku_record_to_hodges_text_and_back() {
+    let source = tenjiku_record("tenjiku-convert.tsr");
+    let hodges = scratch("tenjiku.txt");
+    let out = run(&[
+        "convert",
+        source.to_str().unwrap_or(""),
+        "-o",
+        hodges.to_str().unwrap_or(""),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = std::fs::read_to_string(&hodges).unwrap_or_default();
+    assert!(
+        text.starts_with(
+            "  1. VGx16e  BGx16n=\n  2. BGx14e+ GGx8n*\n  3. VSx16n  VGx1l\n  4. Ln-9o   SMx16e\n"
+        ),
+        "{text}"
+    );
+    assert!(text.contains(" 12. +BGx13e HFx13e-13f\n"), "{text}");
+    assert!(text.ends_with(" 20. HFx4l-4k FDx5n!4n!4o\n"), "{text}");
+    let out = run(&[
+        "convert",
+        hodges.to_str().unwrap_or(""),
+        "--variant",
+        "tenjiku",
+        "--notation",
+        "usi",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let original = std::fs::read_to_string(&source).unwrap_or_default();
+    let moves = |t: &str| {
+        t.lines()
+            .filter(|l| l.contains(". "))
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    let back = stdout(&out);
+    assert!(back.starts_with("[Variant \"tenjiku\"]\n"), "{back}");
+    assert_eq!(moves(&back), moves(&original));
+    // Hodges text without --variant tenjiku is read as Tori and fails on the first move.
+    let out = run(&["convert", hodges.to_str().unwrap_or("")]);
+    assert_eq!(out.status.code(), Some(1));
+    for format in ["kif", "pgn"] {
+        let out = run(&["convert", source.to_str().unwrap_or(""), "--to", format]);
+        assert_eq!(out.status.code(), Some(1));
+        assert!(
+            stderr(&out).contains("Tori shogi only"),
+            "{format}: {}",
+            stderr(&out)
         );
     }
 }

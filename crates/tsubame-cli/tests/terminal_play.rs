@@ -108,7 +108,9 @@ fn board_rows(screen: &str, ranks: usize) -> Vec<String> {
     let lines: Vec<&str> = screen.lines().collect();
     let header = lines
         .iter()
-        .position(|l| l.contains("  7  6  5  4  3  2  1") || l.contains(" 11 10  9"))
+        .position(|l| {
+            l.contains("  7  6  5  4  3  2  1") || l.contains(" 11 10  9") || l.contains(" 16   15")
+        })
         .unwrap_or_else(|| panic!("no file numbers on the screen:\n{screen}"));
     lines
         .iter()
@@ -216,14 +218,53 @@ fn a_small_terminal_is_told_what_it_needs() {
 }
 
 #[test]
-fn tenjiku_says_it_is_not_available() {
-    let output = Command::new(BINARY)
-        .args(["play", "--variant", "tenjiku"])
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run tsubame: {e}"));
-    assert_eq!(output.status.code(), Some(1));
-    assert_eq!(
-        String::from_utf8_lossy(&output.stderr),
-        "tsubame: Tenjiku shogi is not available in the terminal yet (the engine plays it: tsubame engine usi)\n"
+fn tenjiku_in_120x40_and_too_small_in_80x24() {
+    if !tmux_available() {
+        return;
+    }
+    let small = Screen::start("--variant tenjiku --two-player", 80, 24);
+    let text = small.wait_for("needs a terminal", 10);
+    assert!(
+        text.contains("Tenjiku shogi needs a terminal of at least 111x25; this one is 80x24."),
+        "{text}"
     );
+    drop(small);
+
+    let screen = Screen::start("--variant tenjiku --two-player", 120, 40);
+    let start = screen.wait_for("sente to move", 10);
+    assert!(start.contains("v獅子"), "gote's lion in kanji:\n{start}");
+    screen.line("9l9k");
+    screen.wait_for("sente played P-9k", 10);
+    screen.line("P-8f");
+    screen.wait_for("gote played P-8f", 10);
+    // The lion on 9o passes, chosen with the cursor: it starts on 8p, the lion is one file
+    // left and one rank up; Enter twice on it drops the selection, so the pass is typed.
+    screen.keys(&["Left", "Up", "Enter"]);
+    screen.wait_for("9o selected", 10);
+    screen.keys(&["Enter"]);
+    screen.keys(&["Tab"]);
+    screen.line("Ln-9o");
+    let text = screen.wait_for("sente played Ln-9o", 10);
+    let rows = board_rows(&text, 16);
+    assert_eq!(
+        rows[5],
+        "   ·    ·    ·    ·   d'    ·    ·    ·    p    ·    ·   d'    ·    ·    ·    ·   f",
+        "{text}"
+    );
+    assert_eq!(
+        rows[10],
+        "   ·    ·    ·    ·   D'    ·    ·    P    ·    ·    ·   D'    ·    ·    ·    ·   k",
+        "{text}"
+    );
+    assert_eq!(
+        rows[4],
+        "   p    p    p    p    p    p    p    p    ·    p    p    p    p    p    p    p   e",
+        "{text}"
+    );
+    assert_eq!(
+        rows[14],
+        "   A    ·   C!   C!    ·    T    O   L!    Q    X    T    ·   C!   C!    ·    A   o",
+        "{text}"
+    );
+    assert!(text.contains("  1. P-9k    P-8f"), "{text}");
 }

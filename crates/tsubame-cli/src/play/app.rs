@@ -264,14 +264,20 @@ impl App {
     fn select_at_cursor(&mut self) {
         let square = self.cursor_square();
         if let Some(from) = self.selected.clone() {
-            let mut fitting: Vec<&Target> =
-                self.targets.iter().filter(|t| t.to == square).collect();
-            // Where promotion is optional the promoting move is taken; typing the move
-            // with '=' declines.
-            fitting.sort_by_key(|t| !t.promotion);
+            // The piece's own square cancels the selection (a Tenjiku pass is typed).
+            let mut fitting: Vec<&Target> = self
+                .targets
+                .iter()
+                .filter(|t| t.to == square && t.to != from)
+                .collect();
+            // A plain move before one capturing on the way (those are typed, `6f5e6d`); where
+            // promotion is optional the promoting move is taken, typing the move with '='
+            // declines.
+            fitting.sort_by_key(|t| (t.via.is_some(), !t.promotion));
             if let Some(target) = fitting.first() {
                 let usi = format!(
-                    "{from}{}{}",
+                    "{from}{}{}{}",
+                    target.via.as_deref().unwrap_or(""),
                     target.to,
                     if target.promotion { "+" } else { "" }
                 );

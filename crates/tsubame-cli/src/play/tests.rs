@@ -147,17 +147,160 @@ fn time_controls_are_read() {
     assert!("0+0".parse::<TimeControl>().is_err());
 }
 
+/// A two-player Tenjiku game from `sfen` (the start position when `None`).
+fn tenjiku(sfen: Option<&str>) -> App {
+    let variant = GameName::Tenjiku
+        .variant()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let options = options_for(variant, &[], None).unwrap_or_else(|e| panic!("{e}"));
+    let mut session = session_for(&options, variant).unwrap_or_else(|e| panic!("{e}"));
+    let mut record = Record::new(options.clone());
+    if let Some(sfen) = sfen {
+        session
+            .set_position(tsubame_protocol::session::Start::Sfen(sfen), &[])
+            .unwrap_or_else(|e| panic!("{e}"));
+        record.start_sfen = Some(sfen.to_string());
+    }
+    let config = Config {
+        options,
+        level: 1,
+        human: [true, true],
+        time: None,
+        save_path: std::env::temp_dir().join("tsubame-play-unit.tsr"),
+    };
+    App::new(config, session, record).unwrap_or_else(|e| panic!("{e}"))
+}
+
 #[test]
-fn tenjiku_is_not_available_yet() {
-    let error = GameName::Tenjiku.variant().err().map(|e| e.to_string());
+fn tenjiku_moves_typed_in_usi_and_hodges() {
+    let mut app = tenjiku(None);
+    assert_eq!(app.board_size(), (16, 16));
+    type_line(&mut app, "9l9k");
+    type_line(&mut app, "P-8f");
+    type_line(&mut app, "Ln-9o");
+    let written: Vec<&str> = app.replay.steps.iter().map(|s| s.hodges.as_str()).collect();
+    assert_eq!(written, ["P-9k", "P-8f", "Ln-9o"]);
+    let usi: Vec<&str> = app.record.moves.iter().map(|m| m.usi.as_str()).collect();
+    assert_eq!(usi, ["9l9k", "8e8f", "9o9o"]);
+    assert_eq!(app.message, "sente played Ln-9o");
+    // Gote's lion passing too would repeat the position after 8e8f.
+    type_line(&mut app, "8b8b");
+    assert!(
+        app.message.contains("repeating is illegal"),
+        "{}",
+        app.message
+    );
+    type_line(&mut app, "Qx9x");
+    assert!(app.message.contains("Qx9x"), "{}", app.message);
+    assert_eq!(app.record.moves.len(), 3);
+}
+
+#[test]
+fn tenjiku_cursor_takes_the_plain_move() {
+    // A lion on 8h, a gote pawn on 8g: 8f is a jump, or a capture on 8g on the way.
+    let sfen = "15k/16/16/16/16/16/8p7/8L!7/16/16/16/16/16/16/16/K15 b - 1";
+    let mut app = tenjiku(Some(sfen));
+    assert_eq!(app.cursor_square(), "8p");
+    for _ in 0..8 {
+        app.handle_key(key(KeyCode::Up));
+    }
+    app.handle_key(key(KeyCode::Enter));
+    assert_eq!(app.selected.as_deref(), Some("8h"));
+    let mut to_8f: Vec<Option<&str>> = app
+        .targets
+        .iter()
+        .filter(|t| t.to == "8f")
+        .map(|t| t.via.as_deref())
+        .collect();
+    to_8f.sort();
+    assert_eq!(to_8f, [None, Some("8g")]);
+    // Enter on the lion's own square drops the selection rather than passing.
+    app.handle_key(key(KeyCode::Enter));
+    assert_eq!(app.selected, None);
+    assert!(app.record.moves.is_empty());
+    app.handle_key(key(KeyCode::Enter));
+    app.handle_key(key(KeyCode::Up));
+    app.handle_key(key(KeyCode::Up));
+    app.handle_key(key(KeyCode::Enter));
+    assert_eq!(app.record.moves[0].usi, "8h8f");
     assert_eq!(
-        error.as_deref(),
-        Some(
-            "Tenjiku shogi is not available in the terminal yet (the engine plays it: tsubame engine usi)"
-        )
+        app.sfen(),
+        "15k/16/16/16/16/8L!7/8p7/16/16/16/16/16/16/16/16/K15 w - 2"
+    );
+    // The capture on the way is typed.
+    app.handle_key(control('u'));
+    type_line(&mut app, "8h8g8f");
+    assert_eq!(app.message, "sente played Lnx8g-8f");
+    assert_eq!(
+        app.sfen(),
+        "15k/16/16/16/16/8L!7/16/16/16/16/16/16/16/16/16/K15 w - 2"
     );
 }
 
+fn screen(app: &App, width: u16, height: u16) -> Vec<String> {
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+    let mut terminal =
+        Terminal::new(TestBackend::new(width, height)).unwrap_or_else(|e| panic!("{e}"));
+    terminal
+        .draw(|frame| super::view::draw(frame, app))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let buffer = terminal.backend().buffer();
+    (0..height)
+        .map(|y| {
+            let mut row = String::new();
+            let mut x = 0;
+            while x < width {
+                let symbol = buffer[(x, y)].symbol();
+                row.push_str(symbol);
+                // A kanji covers the next cell too.
+                let wide = symbol.chars().next().is_some_and(|c| c >= '\u{2e80}');
+                x += if wide { 2 } else { 1 };
+            }
+            row
+        })
+        .collect()
+}
+
+#[test]
+fn the_tenjiku_board_in_kanji_and_latin() {
+    let mut app = tenjiku(None);
+    let small = screen(&app, 80, 24).join("\n");
+    assert!(
+        small.contains("Tenjiku shogi needs a terminal of at least 111x25; this one is 80x24."),
+        "{small}"
+    );
+    type_line(&mut app, "9l9k");
+    let rows = screen(&app, 120, 40);
+    // Border, gote's hand, file numbers, then rank a from file 16.
+    assert!(rows[2].starts_with("│  16   15   14"), "{}", rows[2]);
+    assert!(rows[3].starts_with("│ v香車v桂馬v猛豹v鉄将"), "{}", rows[3]);
+    assert!(rows[3].contains("v酔象v玉将"), "{}", rows[3]);
+    // Rank k: the pawn that moved, on file 9 (the eighth square).
+    assert!(
+        rows[13].starts_with("│   ·    ·    ·    ·   犬    ·    ·   歩兵  ·    ·    ·   犬    · "),
+        "{}",
+        rows[13]
+    );
+    assert!(
+        rows[18].starts_with("│  香車 桂馬 猛豹 鉄将 銅将"),
+        "{}",
+        rows[18]
+    );
+    assert!(rows.iter().any(|r| r.contains("  1. P-9k")), "{rows:?}");
+    app.handle_key(key(KeyCode::Tab));
+    let rows = screen(&app, 120, 40);
+    assert!(
+        rows[3].starts_with("│   l    n    f    i    c    s    g    e    k"),
+        "{}",
+        rows[3]
+    );
+    assert!(
+        rows[17].starts_with("│   A    ·   C!   C!    ·    T    O   L!    Q    X"),
+        "{}",
+        rows[17]
+    );
+}
 #[test]
 fn a_drop_chosen_with_the_cursor() {
     let mut app = two_player(GameName::Tori, None);

@@ -10,20 +10,33 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 use std::time::Duration;
 use tsubame_rules::{Color, VariantSpec};
 
-/// Columns each square takes.
+/// Columns each square takes in games with one-letter codes and one-kanji names.
 const CELL: u16 = 3;
+/// Columns each square takes in Tenjiku: codes such as `+R!` and two-kanji names.
+const WIDE_CELL: u16 = 5;
 /// Columns of the panel beside the board.
 const PANEL: u16 = 26;
 /// Lines below the board area: status, input, keys.
 const FOOTER: u16 = 3;
 
-/// A piece as SFEN writes it: owner and code (`+S`).
+/// A piece as SFEN writes it: owner and code (`+S`, `Q!`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SfenPiece {
     /// Owner.
     pub color: Color,
-    /// Upper-case SFEN code, with `+` for a promoted kind.
+    /// Upper-case SFEN code, with `+` for a promoted kind and a Tenjiku `!` or `'`.
     pub code: String,
+    /// Whether the piece declined a promotion it was allowed (Tenjiku's trailing `=`).
+    pub deferred: bool,
+}
+
+/// Columns each square of this game takes.
+pub fn cell_width(spec: &VariantSpec) -> u16 {
+    if spec.roles.iter().any(|r| r.sfen.len() > 2) {
+        WIDE_CELL
+    } else {
+        CELL
+    }
 }
 
 /// The board of a SFEN, ranks from `a`, files from the highest.
@@ -32,7 +45,7 @@ pub fn board_of(sfen: &str, width: u8) -> Vec<Vec<Option<SfenPiece>>> {
     field
         .split('/')
         .map(|rank| {
-            let mut row = Vec::with_capacity(usize::from(width));
+            let mut row: Vec<Option<SfenPiece>> = Vec::with_capacity(usize::from(width));
             let mut digits = String::new();
             let mut promoted = false;
             for c in rank.chars() {
@@ -49,6 +62,15 @@ pub fn board_of(sfen: &str, width: u8) -> Vec<Vec<Option<SfenPiece>>> {
                     promoted = true;
                     continue;
                 }
+                // Tenjiku's marks belong to the piece just read.
+                if let Some(Some(last)) = row.last_mut().filter(|_| matches!(c, '!' | '\'' | '=')) {
+                    if c == '=' {
+                        last.deferred = true;
+                    } else {
+                        last.code.push(c);
+                    }
+                    continue;
+                }
                 let color = if c.is_ascii_uppercase() {
                     Color::Sente
                 } else {
@@ -60,7 +82,11 @@ pub fn board_of(sfen: &str, width: u8) -> Vec<Vec<Option<SfenPiece>>> {
                 }
                 code.push(c.to_ascii_uppercase());
                 promoted = false;
-                row.push(Some(SfenPiece { color, code }));
+                row.push(Some(SfenPiece {
+                    color,
+                    code,
+                    deferred: false,
+                }));
             }
             if !digits.is_empty() {
                 let empty: usize = digits.parse().unwrap_or(0);
@@ -93,43 +119,64 @@ pub fn hands_of(sfen: &str) -> Vec<(Color, String, u32)> {
     out
 }
 
-/// The first kanji of a piece's name, or its code when it has none.
+/// The first kanji of a piece's name (the first two where cells are wide), or its code
+/// when it has none.
 fn kanji(spec: &VariantSpec, code: &str) -> String {
+    let count = if cell_width(spec) == WIDE_CELL { 2 } else { 1 };
     spec.role_by_sfen(code)
-        .and_then(|r| spec.role(r).kanji.chars().next())
-        .map_or_else(|| code.to_string(), String::from)
+        .map(|r| spec.role(r).kanji.chars().take(count).collect::<String>())
+        .filter(|k| !k.is_empty())
+        .unwrap_or_else(|| code.to_string())
 }
 
-/// A square's text, three columns wide.
+/// A square's text, [`cell_width`] columns wide.
 fn cell_text(spec: &VariantSpec, piece: Option<&SfenPiece>, latin: bool) -> String {
+    let wide = cell_width(spec) == WIDE_CELL;
     match piece {
+        None if wide => "  ·  ".to_string(),
         None => " · ".to_string(),
         Some(piece) if latin => {
-            let code = match piece.color {
+            let mut code = match piece.color {
                 Color::Sente => piece.code.clone(),
                 Color::Gote => piece.code.to_ascii_lowercase(),
             };
-            format!("{code:>2} ")
+            if piece.deferred {
+                code.push('=');
+            }
+            if wide {
+                // Right-aligned on the file number and the dot of an empty square.
+                format!("{:<5}", format!("{code:>3}"))
+            } else {
+                format!("{code:>2} ")
+            }
         }
         Some(piece) => {
             let mark = if piece.color == Color::Gote { 'v' } else { ' ' };
-            format!("{mark}{}", kanji(spec, &piece.code))
+            let name = kanji(spec, &piece.code);
+            // Kanji take two columns each; a one-kanji name in a wide cell is padded.
+            let columns: usize = name.chars().map(|c| if c.is_ascii() { 1 } else { 2 }).sum();
+            let room = if wide { 4 } else { 2 };
+            format!("{mark}{name}{}", " ".repeat(room - columns.min(room)))
         }
     }
 }
 
-/// The squares a USI move touches: start (if any) and destination.
+/// The squares a USI move touches: start (if any), any square captured on the way, and
+/// destination (`6f5e6d`: 6f, 5e and 6d).
 fn move_squares(usi: &str) -> Vec<String> {
     let text = usi.trim_end_matches('+');
     if let Some((_, to)) = text.split_once('*') {
         return vec![to.to_string()];
     }
-    let split = text
-        .char_indices()
-        .find(|(_, c)| c.is_ascii_lowercase())
-        .map_or(0, |(i, _)| i + 1);
-    let (from, to) = text.split_at(split.min(text.len()));
-    vec![from.to_string(), to.to_string()]
+    let mut squares = Vec::new();
+    let mut square = String::new();
+    for c in text.chars() {
+        square.push(c);
+        if c.is_ascii_lowercase() {
+            squares.push(std::mem::take(&mut square));
+        }
+    }
+    squares
 }
 
 fn clock_text(app: &App, side: usize) -> String {
@@ -146,9 +193,9 @@ fn clock_text(app: &App, side: usize) -> String {
     }
 }
 
-/// The terminal size a game needs: columns and lines.
-pub fn needed_size(width: u8, height: u8) -> (u16, u16) {
-    let board_columns = u16::from(width) * CELL + 5;
+/// The terminal size a game needs: columns and lines, with squares `cell` columns wide.
+pub fn needed_size(width: u8, height: u8, cell: u16) -> (u16, u16) {
+    let board_columns = u16::from(width) * cell + 5;
     (board_columns + PANEL, u16::from(height) + 6 + FOOTER)
 }
 
@@ -156,8 +203,8 @@ pub fn needed_size(width: u8, height: u8) -> (u16, u16) {
 pub fn draw(frame: &mut Frame<'_>, app: &App) {
     let area = frame.area();
     let (width, height) = app.board_size();
-    let (need_w, need_h) = needed_size(width, height);
     let spec = app.config.options.variant();
+    let (need_w, need_h) = needed_size(width, height, cell_width(spec));
     if area.width < need_w || area.height < need_h {
         let text = format!(
             "{} needs a terminal of at least {need_w}x{need_h}; this one is {}x{}. \
@@ -252,7 +299,11 @@ fn draw_board(frame: &mut Frame<'_>, app: &App, spec: &VariantSpec, area: Rect) 
         (Color::Gote, Color::Sente)
     };
     lines.push(hand_line(app, spec, top));
-    let header: String = files.iter().map(|f| format!("{f:>3}")).collect();
+    let cell = usize::from(cell_width(spec));
+    let header: String = files
+        .iter()
+        .map(|f| format!("{f:>3}{}", " ".repeat(cell.saturating_sub(3))))
+        .collect();
     lines.push(Line::from(format!(" {header}")));
     for &rank in &ranks {
         let mut spans = vec![Span::raw(" ")];

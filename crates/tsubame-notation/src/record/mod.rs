@@ -29,7 +29,8 @@
 //! 1-0
 //! ```
 //!
-//! - `Variant` is the game's short name (`tori`, `wa`); it is the only tag that must be given.
+//! - `Variant` is the game's short name (`tori`, `wa`, `tenjiku`); it is the only tag that
+//!   must be given.
 //! - `Options` lists the rule options other than the handicap as `name=value` pairs separated
 //!   by commas; options not named keep their defaults. `Handicap` is the value of the game's
 //!   `handicap` option (`none`, `falcon`, ...).
@@ -42,9 +43,11 @@
 //!   for its options.
 //! - Other tags (`Event`, `Site`, ...) are kept as they are.
 //!
-//! Moves are written in USI (`3d3c`, `S*4d`) or Hodges notation (`Swx3c`, `Sw*4d`), one move
-//! number and up to two moves per line; `N. ...` stands for sente's move when gote moves
-//! first (handicap games). `{...}` after a move is its comment; a comment before the first
+//! Moves are written in USI (`3d3c`, `S*4d`) or Hodges notation (`Swx3c`, `Sw*4d`); Tenjiku
+//! moves in its USI forms (`9l9k`, `6f5e6d` for a capture on the way, `6f6f` for a pass) or its
+//! Hodges notation ([`crate::tenjiku`]: `Lnx8g-9f`, `FD-8g!7f`), replayed through the Tenjiku
+//! rules (`royal-captured` is then a reason too). One move number and up to two moves per
+//! line; `N. ...` stands for sente's move when gote moves first (handicap games). `{...}` after a move is its comment; a comment before the first
 //! move belongs to the game. The writer keeps the notation the record was read in.
 //!
 //! # Other formats
@@ -87,7 +90,9 @@ pub use kif::{read_kif, write_kif};
 pub use pgn::{read_pgn, write_pgn, write_san};
 pub use replay::{Replay, Step};
 
-use tsubame_rules::{Bitboard, Color, EndReason, Options, Outcome, Tables, VariantSpec, tori, wa};
+use tsubame_rules::{
+    Bitboard, Color, EndReason, Options, Outcome, Tables, VariantSpec, tenjiku, tori, wa,
+};
 
 /// How a game ended, as a record's `Result` tag says it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -146,6 +151,7 @@ pub fn end_reason_from_name(name: &str) -> Option<EndReason> {
         EndReason::Resignation,
         EndReason::Time,
         EndReason::MoveLimit,
+        EndReason::RoyalCaptured,
     ]
     .into_iter()
     .find(|r| r.name() == name)
@@ -275,10 +281,11 @@ pub(crate) fn on_tables<W: OnTables>(spec: &VariantSpec, work: W) -> Option<W::O
     }
 }
 
-/// The game with this short or protocol name (`tori`, `torishogi`, `wa`), in any case.
+/// The game with this short or protocol name (`tori`, `torishogi`, `wa`, `tenjiku`), in any
+/// case.
 pub fn variant_by_name(name: &str) -> Option<&'static VariantSpec> {
     let name = name.trim().to_ascii_lowercase();
-    [tori::spec(), wa::spec()]
+    [tori::spec(), wa::spec(), tenjiku::spec()]
         .into_iter()
         .find(|v| v.name == name || v.protocol_name == name)
 }
@@ -321,6 +328,11 @@ impl OnTables for ReadMove<'_> {
 /// assert!(move_to_usi(&options, start, "Fa-1a").is_err());
 /// ```
 pub fn move_to_usi(options: &Options, sfen: &str, text: &str) -> Result<String, String> {
+    if options.variant().name == tenjiku::spec().name {
+        let position = replay::tenjiku_start(options, Some(sfen))?;
+        return replay::read_tenjiku_move(&position, text.trim())
+            .map(|(mv, _)| position.move_to_usi(mv));
+    }
     on_tables(
         options.variant(),
         ReadMove {

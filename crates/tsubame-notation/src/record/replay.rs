@@ -2,7 +2,8 @@
 
 use super::{MoveNotation, OnTables, Record, RecordError, RecordErrorKind, on_tables, pgn};
 use crate::Notator;
-use tsubame_rules::{Bitboard, Game, Move, MoveError, Options, Outcome, Position, Tables};
+use tsubame_rules::tenjiku::{self, TenjikuGame, TenjikuPosition, TenjikuRules};
+use tsubame_rules::{Bitboard, Color, Game, Move, MoveError, Options, Outcome, Position, Tables};
 
 /// One move of a replayed record.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -182,12 +183,123 @@ pub(crate) fn resolve(
         reader,
         start_line,
     };
+    if options.variant().name == tenjiku::spec().name {
+        return resolve_tenjiku(work);
+    }
     on_tables(options.variant(), work).unwrap_or_else(|| {
         Err(RecordError::at(
             0,
             0,
             RecordErrorKind::UnknownVariant(options.variant().name.to_string()),
         ))
+    })
+}
+
+/// The start position of a Tenjiku game: the SFEN given, or the options' start position.
+pub(crate) fn tenjiku_start(
+    options: &Options,
+    start_sfen: Option<&str>,
+) -> Result<TenjikuPosition, String> {
+    match start_sfen {
+        Some(sfen) => TenjikuPosition::from_sfen(sfen, TenjikuRules::from_options(options))
+            .map_err(|e| e.to_string()),
+        None => Ok(TenjikuPosition::start(options)),
+    }
+}
+
+/// Reads a Tenjiku move written in USI (`9l9k`, `6f5e6d`) or Hodges notation (`Lnx8g-9f`);
+/// whether it was USI.
+pub(crate) fn read_tenjiku_move(
+    position: &TenjikuPosition,
+    text: &str,
+) -> Result<(Move, bool), String> {
+    match position.parse_usi(text) {
+        Ok(mv) => Ok((mv, true)),
+        Err(usi_error) => match crate::tenjiku::parse_tenjiku(position, text) {
+            Ok(mv) => Ok((mv, false)),
+            // Tenjiku USI always starts with a file number, Hodges with a piece.
+            Err(_) if text.starts_with(|c: char| c.is_ascii_digit()) => Err(usi_error),
+            Err(hodges_error) => Err(hodges_error.to_string()),
+        },
+    }
+}
+
+/// Whether the side that just moved could take the opponent's last royal if it moved again:
+/// Tenjiku's nearest thing to check.
+pub(crate) fn tenjiku_threatens_royal(position: &TenjikuPosition) -> bool {
+    let victim: Color = position.side_to_move();
+    if position.royal_count(victim) == 0 || position.royal_count(!victim) == 0 {
+        return false;
+    }
+    let mut attacker = position.clone();
+    attacker.make_null();
+    let mut captures = Vec::new();
+    attacker.generate_captures(&mut captures);
+    captures.into_iter().any(|mv| {
+        let undo = attacker.make_move(mv);
+        let taken = attacker.royal_count(victim) == 0;
+        attacker.unmake_move(&undo);
+        taken
+    })
+}
+
+fn resolve_tenjiku(work: Resolve<'_>) -> Result<Resolved, RecordError> {
+    if work.reader == Reader::San {
+        return Err(RecordError::at(
+            0,
+            0,
+            RecordErrorKind::Unsupported("SAN moves are read for Tori shogi only".into()),
+        ));
+    }
+    let start = tenjiku_start(work.options, work.start_sfen)
+        .map_err(|e| RecordError::at(work.start_line, 0, RecordErrorKind::BadPosition(e)))?;
+    let sente_first = start.side_to_move() == Color::Sente;
+    let mut game = TenjikuGame::from_position(start.clone(), work.options.clone());
+    let mut usi = Vec::with_capacity(work.moves.len());
+    let mut steps = Vec::with_capacity(work.moves.len());
+    let mut all_usi = true;
+    for (index, written) in work.moves.iter().enumerate() {
+        let here = |kind| RecordError::at(written.line, written.column, kind);
+        let illegal = |reason: String| {
+            here(RecordErrorKind::IllegalMove {
+                number: number_label(index, sente_first),
+                written: written.text.clone(),
+                reason,
+            })
+        };
+        if let Some(outcome) = game.outcome() {
+            return Err(here(RecordErrorKind::AfterEnd {
+                written: written.text.clone(),
+                outcome: outcome.to_string(),
+            }));
+        }
+        let position = game.position().clone();
+        let (mv, was_usi) = read_tenjiku_move(&position, written.text.trim()).map_err(illegal)?;
+        all_usi &= was_usi;
+        let hodges = crate::tenjiku::write_tenjiku(&position, mv);
+        game.play(mv).map_err(|e| illegal(e.to_string()))?;
+        let text = position.move_to_usi(mv);
+        usi.push(text.clone());
+        steps.push(Step {
+            usi: text,
+            hodges,
+            sfen_before: position.to_sfen(),
+            gives_check: tenjiku_threatens_royal(game.position()),
+        });
+    }
+    Ok(Resolved {
+        usi,
+        notation: if all_usi && !work.moves.is_empty() {
+            MoveNotation::Usi
+        } else {
+            MoveNotation::Hodges
+        },
+        replay: Replay {
+            start_sfen: start.to_sfen(),
+            steps,
+            final_sfen: game.position().to_sfen(),
+            outcome: game.outcome(),
+        },
     })
 }
 
