@@ -102,7 +102,10 @@ impl EvalParams {
                 board_value[role.index()] = value;
             }
             advance[tori::SWALLOW.index()] = 6;
-        } else {
+        } else if spec.name != tenjiku::spec().name {
+            // Pawns gain by advancing in Wa; in Tenjiku an advanced pawn mostly opens the
+            // lines of the range-jumping generals (a match against the material-only
+            // baseline preferred no bonus).
             for (i, role) in spec.roles.iter().enumerate() {
                 if role.betza == "fW" {
                     advance[i] = 4;
@@ -294,7 +297,7 @@ pub fn evaluate_tenjiku(position: &TenjikuPosition, params: &EvalParams) -> i32 
             let weight = if royal_count == 1 { 3 } else { 1 };
             score[us] += shelter * params.royal_shelter;
             score[us] -=
-                weight * (threats * params.royal_attack * 8 + attackers * params.royal_attack);
+                weight * (threats * params.royal_attack * 2 + attackers * params.royal_attack);
         }
     }
     let side = position.side_to_move().index();
