@@ -312,6 +312,18 @@ fn full_game(db: &Db, variant: &str, record: &str, ending: (&str, &str)) {
     let (_, view) = server.get(&format!("/api/games/{id}"));
     assert_eq!(view["status"], "finished");
     assert_eq!(view["moves"].as_array().map(Vec::len), Some(moves.len()));
+    // Every move lists the squares it emptied of enemy pieces, and its Hodges text.
+    let first = &view["moves"][0];
+    let first_capture = if variant == "tori" {
+        json!(["3c"])
+    } else {
+        json!([])
+    };
+    assert_eq!(first["removed"], first_capture);
+    assert_eq!(
+        first["hodges"],
+        if variant == "tori" { "Swx3c" } else { "CK-5j" }
+    );
     let (status, record_json) = server.get(&format!("/api/games/{id}/record"));
     assert_eq!(status, 200);
     assert_eq!(
