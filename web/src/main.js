@@ -344,6 +344,14 @@ function moveListNode(moves, current, onPick) {
   return node;
 }
 
+/** Scrolls a move list so that its current move (or its end) is visible. */
+function keepInView(container) {
+  const list = container.querySelector('.moves');
+  if (!list) return;
+  const current = list.querySelector('.mv.cur');
+  list.scrollTop = current ? current.offsetTop - list.offsetTop - list.clientHeight / 2 : list.scrollHeight;
+}
+
 function exportNode(record) {
   const parts = [el('h2', {}, 'Export'),
     el('label', {}, 'SFEN + USI moves'), el('textarea', { rows: 3, readonly: true, 'data-export': 'usi' }, record.usi_record),
@@ -493,6 +501,7 @@ async function gamePage(id) {
     moveBox.replaceChildren(el('h2', {}, 'Moves'),
       moveListNode(game.moves, ply, (p) => { viewPly = p; if (!record) loadRecord(); show(); }),
       replayControls);
+    keepInView(moveBox);
   }
 
   connect();
@@ -555,6 +564,7 @@ function importPage() {
       el('div', { class: 'actions' }, ['|◀', '◀', '▶', '▶|'].map((label, i) => el('button', { class: 'secondary', 'data-replay': i,
         onclick: () => { ply = Math.max(0, Math.min(record.usi.length, [0, ply - 1, ply + 1, record.usi.length][i])); show(); } }, label))),
       record.outcome ? el('div', { class: 'result' }, `${record.outcome.winner || 'no winner'} — ${record.outcome.reason}`) : null);
+    keepInView(moveBox);
     exportBox.replaceChildren(exportNode(record));
   }
   const form = positionForm({ title: 'Import a record', withMoves: true, submit: async (request) => {

@@ -506,7 +506,10 @@ async fn game_socket(
             "the token does not hold a seat in this game",
         ));
     }
+    // Small buffers: thousands of idle games must not each hold the default 128 KiB.
     Ok(upgrade
+        .read_buffer_size(4096)
+        .write_buffer_size(4096)
         .max_message_size(BODY_LIMIT)
         .on_upgrade(move |socket| serve_socket(hub, slot, token, socket)))
 }

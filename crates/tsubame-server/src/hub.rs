@@ -278,7 +278,7 @@ pub struct NewGame {
     pub against_engine: bool,
     /// Engine strength 1 to 5.
     pub engine_level: u8,
-    /// The creator's seat; `None` for sente unless gote moves first... see [`Hub::create`].
+    /// The creator's seat: 0 for sente, 1 for gote.
     pub creator_side: Side,
     /// Listed in the lobby.
     pub public: bool,

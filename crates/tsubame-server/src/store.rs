@@ -4,6 +4,7 @@
 use anyhow::{Context, Result};
 use sqlx::any::{AnyPoolOptions, install_default_drivers};
 use sqlx::{AnyPool, Row};
+use tokio::sync::{mpsc, oneshot};
 
 /// A game as stored.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -67,10 +68,82 @@ pub struct MoveRow {
     pub gote_periods: i64,
 }
 
+/// A move waiting for the group commit, and who to tell when it is stored.
+struct PendingMove {
+    game_id: String,
+    row: MoveRow,
+    done: oneshot::Sender<Result<(), String>>,
+}
+
 /// The database.
 #[derive(Clone, Debug)]
 pub struct Store {
     pool: AnyPool,
+    moves: mpsc::UnboundedSender<PendingMove>,
+}
+
+impl std::fmt::Debug for PendingMove {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "PendingMove({} {})", self.game_id, self.row.ply)
+    }
+}
+
+async fn insert_move_row(
+    executor: impl sqlx::Executor<'_, Database = sqlx::Any>,
+    game_id: &str,
+    mv: &MoveRow,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "INSERT INTO moves (game_id, ply, usi, played_at, think_ms, sente_ms, sente_periods, \
+         gote_ms, gote_periods) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+    )
+    .bind(game_id)
+    .bind(mv.ply)
+    .bind(&mv.usi)
+    .bind(mv.played_at)
+    .bind(mv.think_ms)
+    .bind(mv.sente_ms)
+    .bind(mv.sente_periods)
+    .bind(mv.gote_ms)
+    .bind(mv.gote_periods)
+    .execute(executor)
+    .await?;
+    Ok(())
+}
+
+/// Stores moves as they come, all those waiting in one transaction: one disk flush serves
+/// many games, and each move is still acknowledged only once its transaction is committed.
+async fn move_writer(pool: AnyPool, mut queue: mpsc::UnboundedReceiver<PendingMove>) {
+    while let Some(first) = queue.recv().await {
+        let mut batch = vec![first];
+        while batch.len() < 512 {
+            match queue.try_recv() {
+                Ok(next) => batch.push(next),
+                Err(_) => break,
+            }
+        }
+        let together = async {
+            let mut tx = pool.begin().await?;
+            for pending in &batch {
+                insert_move_row(&mut *tx, &pending.game_id, &pending.row).await?;
+            }
+            tx.commit().await
+        }
+        .await;
+        if together.is_ok() {
+            for pending in batch {
+                let _ = pending.done.send(Ok(()));
+            }
+            continue;
+        }
+        // One bad row must not sink the others: store them one by one.
+        for pending in batch {
+            let result = insert_move_row(&pool, &pending.game_id, &pending.row)
+                .await
+                .map_err(|e| e.to_string());
+            let _ = pending.done.send(result);
+        }
+    }
 }
 
 const GAME_COLUMNS: &str = "id, variant, options, start_sfen, time_control, sente_player, \
@@ -130,7 +203,9 @@ impl Store {
             .run(&pool)
             .await
             .context("cannot migrate the database")?;
-        Ok(Store { pool })
+        let (moves, queue) = mpsc::unbounded_channel();
+        tokio::spawn(move_writer(pool.clone(), queue));
+        Ok(Store { pool, moves })
     }
 
     /// Stores a new game.
@@ -187,22 +262,18 @@ impl Store {
 
     /// Stores one move; it counts as played once this returns.
     pub async fn insert_move(&self, game_id: &str, mv: &MoveRow) -> Result<()> {
-        sqlx::query(
-            "INSERT INTO moves (game_id, ply, usi, played_at, think_ms, sente_ms, sente_periods, \
-             gote_ms, gote_periods) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-        )
-        .bind(game_id)
-        .bind(mv.ply)
-        .bind(&mv.usi)
-        .bind(mv.played_at)
-        .bind(mv.think_ms)
-        .bind(mv.sente_ms)
-        .bind(mv.sente_periods)
-        .bind(mv.gote_ms)
-        .bind(mv.gote_periods)
-        .execute(&self.pool)
-        .await?;
-        Ok(())
+        let (done, stored) = oneshot::channel();
+        self.moves
+            .send(PendingMove {
+                game_id: game_id.to_string(),
+                row: mv.clone(),
+                done,
+            })
+            .map_err(|_| anyhow::anyhow!("the move writer has stopped"))?;
+        stored
+            .await
+            .map_err(|_| anyhow::anyhow!("the move writer has stopped"))?
+            .map_err(|e| anyhow::anyhow!(e))
     }
 
     /// Stores the result.

@@ -312,6 +312,18 @@ fn full_game(db: &Db, variant: &str, record: &str, ending: (&str, &str)) {
     let (_, view) = server.get(&format!("/api/games/{id}"));
     assert_eq!(view["status"], "finished");
     assert_eq!(view["moves"].as_array().map(Vec::len), Some(moves.len()));
+    // Every move lists the squares it emptied of enemy pieces, and its Hodges text.
+    let first = &view["moves"][0];
+    let first_capture = if variant == "tori" {
+        json!(["3c"])
+    } else {
+        json!([])
+    };
+    assert_eq!(first["removed"], first_capture);
+    assert_eq!(
+        first["hodges"],
+        if variant == "tori" { "Swx3c" } else { "CK-5j" }
+    );
     let (status, record_json) = server.get(&format!("/api/games/{id}/record"));
     assert_eq!(status, 200);
     assert_eq!(
@@ -546,11 +558,17 @@ fn restart_loses_nothing(db: &Db) {
     assert_eq!(after["sfen"], before["sfen"]);
     assert_eq!(after["status"], "playing");
     assert_eq!(after["moves"], before["moves"]);
-    // Clocks resume from the stored state: sente's main time is what it was, gote's is running.
+    // Clocks resume from the state stored with the last move: sente's main time is what it was;
+    // gote's turn starts again from its stored time (the downtime is charged to nobody).
     assert_eq!(after["sente_clock"], before["sente_clock"]);
-    let gote_before = before["gote_clock"]["remaining_ms"].as_u64().expect("ms");
+    let stored = &after["moves"][6]["clocks"]["sides"];
+    assert_eq!(
+        after["sente_clock"]["remaining_ms"],
+        stored[0]["remaining_ms"]
+    );
+    let gote_stored = stored[1]["remaining_ms"].as_u64().expect("ms");
     let gote_after = after["gote_clock"]["remaining_ms"].as_u64().expect("ms");
-    assert!(gote_after <= gote_before && gote_after + 60_000 > gote_before);
+    assert!(gote_after <= gote_stored && gote_after + 60_000 > gote_stored);
     assert_eq!(after["clock_running"], "gote");
     // The tokens still hold their seats and the game goes on.
     let (status, view) = server.post(
