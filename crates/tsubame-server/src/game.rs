@@ -16,7 +16,7 @@ use tsubame_rules::{
     Bitboard, Color, Game, GameError, Options, Position, Square, VariantSpec, tori, wa,
 };
 
-/// The games the server knows, including those whose rules are not yet available.
+/// The games the server knows, including one it does not host yet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum VariantKind {
@@ -24,7 +24,8 @@ pub enum VariantKind {
     Tori,
     /// Wa shogi, 11x11.
     Wa,
-    /// Tenjiku shogi, 16x16: announced, its rules are not in the rules library yet.
+    /// Tenjiku shogi, 16x16: announced; the rules library and the engine play it, the server's
+    /// games and board do not yet.
     Tenjiku,
 }
 
@@ -235,7 +236,7 @@ impl AnyGame {
     ) -> Result<AnyGame, String> {
         let spec = variant.spec().ok_or_else(|| {
             format!(
-                "{} is not playable yet: its rules are not in this build",
+                "{} is not playable in the browser yet (the engine and the terminal play it)",
                 variant.name()
             )
         })?;

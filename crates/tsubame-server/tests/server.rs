@@ -423,7 +423,7 @@ fn illegal_moves_change_nothing(db: &Db) {
         body["error"]
             .as_str()
             .unwrap_or_default()
-            .contains("not playable yet")
+            .contains("not playable in the browser yet")
     );
     let (status, _) = server.post(
         "/api/games",
