@@ -12,6 +12,8 @@ use tsubame_engine::limits::Limits;
 use tsubame_engine::search::{Score, search};
 use tsubame_engine::tt::TranspositionTable;
 use tsubame_notation::Notator;
+use tsubame_notation::tenjiku::write_tenjiku;
+use tsubame_rules::tenjiku::{self, TenjikuGame};
 use tsubame_rules::{
     Bitboard, Color, Game, GameError, Options, Position, Square, VariantSpec, tori, wa,
 };
@@ -24,8 +26,7 @@ pub enum VariantKind {
     Tori,
     /// Wa shogi, 11x11.
     Wa,
-    /// Tenjiku shogi, 16x16: announced; the rules library and the engine play it, the server's
-    /// games and board do not yet.
+    /// Tenjiku shogi, 16x16.
     Tenjiku,
 }
 
@@ -57,7 +58,7 @@ impl VariantKind {
         match self {
             VariantKind::Tori => Some(tori::spec()),
             VariantKind::Wa => Some(wa::spec()),
-            VariantKind::Tenjiku => None,
+            VariantKind::Tenjiku => Some(tenjiku::spec()),
         }
     }
 
@@ -88,15 +89,93 @@ pub enum AnyGame {
     Tori(Game<u64>),
     /// A Wa game.
     Wa(Game<u128>),
+    /// A Tenjiku game.
+    Tenjiku(Box<TenjikuGame>),
 }
 
+/// `$body` for the games on bitboard tables, `$tenjiku` for Tenjiku.
 macro_rules! each {
-    ($value:expr, $game:ident => $body:expr) => {
+    ($value:expr, $game:ident => $body:expr, $tenjiku:ident => $other:expr) => {
         match $value {
             AnyGame::Tori($game) => $body,
             AnyGame::Wa($game) => $body,
+            AnyGame::Tenjiku($tenjiku) => $other,
         }
     };
+}
+
+fn tenjiku_play(game: &mut TenjikuGame, text: &str) -> Result<PlayedMove, String> {
+    let position = game.position().clone();
+    let mv = position.parse_usi(text)?;
+    let hodges = write_tenjiku(&position, mv);
+    let removed = position
+        .removals(mv)
+        .iter()
+        .map(|r| position.geometry().name(r.square).to_string())
+        .collect();
+    game.play(mv).map_err(|e| e.to_string())?;
+    Ok(PlayedMove {
+        usi: position.move_to_usi(mv),
+        hodges,
+        removed,
+    })
+}
+
+fn tenjiku_legal_texts(game: &TenjikuGame) -> Vec<String> {
+    let position = game.position();
+    let mut moves: Vec<String> = game
+        .legal_moves()
+        .into_iter()
+        .map(|m| position.move_to_usi(m))
+        .collect();
+    moves.sort();
+    moves
+}
+
+fn tenjiku_best_move(game: &TenjikuGame, limits: &Limits) -> Option<EngineReply> {
+    let mut walk = game.start().clone();
+    let mut keys = Vec::new();
+    for &mv in game.moves() {
+        keys.push(walk.key());
+        walk.make_move(mv);
+    }
+    let checks = vec![false; keys.len()];
+    let position = game.position();
+    let params = EvalParams::for_variant(tenjiku::spec());
+    let tt = Arc::new(TranspositionTable::new(8));
+    let mut last_score = None;
+    let mut last_pv = Vec::new();
+    let outcome = search(
+        position,
+        &keys,
+        &checks,
+        limits,
+        &params,
+        tt,
+        Arc::new(AtomicBool::new(false)),
+        1,
+        &mut |info| {
+            last_score = Some(match info.score {
+                Score::Centipawns(cp) => format!("cp {cp}"),
+                Score::Mate(plies) => format!("mate {plies}"),
+            });
+            let mut pv_walk = position.clone();
+            last_pv.clear();
+            for &mv in &info.pv {
+                if !pv_walk.is_legal(mv) {
+                    break;
+                }
+                last_pv.push(pv_walk.move_to_usi(mv));
+                pv_walk.make_move(mv);
+            }
+        },
+    );
+    let best = outcome.best?;
+    Some(EngineReply {
+        best: position.move_to_usi(best),
+        score: last_score,
+        pv: last_pv,
+    })
 }
 
 fn start_game<B: Bitboard>(
@@ -245,7 +324,11 @@ impl AnyGame {
         Ok(match variant {
             VariantKind::Tori => AnyGame::Tori(start_game(tori::tables(), options, start_sfen)?),
             VariantKind::Wa => AnyGame::Wa(start_game(wa::tables(), options, start_sfen)?),
-            VariantKind::Tenjiku => unreachable!("Tenjiku has no spec, refused above"),
+            VariantKind::Tenjiku => AnyGame::Tenjiku(Box::new(match start_sfen {
+                Some(sfen) => TenjikuGame::from_sfen(sfen, options)
+                    .map_err(|e| format!("bad start position: {e}"))?,
+                None => TenjikuGame::new(options),
+            })),
         })
     }
 
@@ -254,67 +337,72 @@ impl AnyGame {
         match self {
             AnyGame::Tori(_) => VariantKind::Tori,
             AnyGame::Wa(_) => VariantKind::Wa,
+            AnyGame::Tenjiku(_) => VariantKind::Tenjiku,
         }
     }
 
     /// The rule options in their canonical text form (`name=value,...`).
     pub fn options_text(&self) -> String {
-        each!(self, g => g.options().to_string())
+        each!(self, g => g.options().to_string(), t => t.options().to_string())
     }
 
     /// The start position as SFEN.
     pub fn start_sfen(&self) -> String {
-        each!(self, g => g.start().to_sfen())
+        each!(self, g => g.start().to_sfen(), t => t.start().to_sfen())
     }
 
     /// The current position as SFEN.
     pub fn sfen(&self) -> String {
-        each!(self, g => g.position().to_sfen())
+        each!(self, g => g.position().to_sfen(), t => t.position().to_sfen())
     }
 
     /// The current position as the play site's FEN (meaningful for Tori).
     pub fn fen(&self) -> String {
-        each!(self, g => g.position().to_fen())
+        each!(self, g => g.position().to_fen(), _t => String::new())
     }
 
     /// The start position as the play site's FEN.
     pub fn start_fen(&self) -> String {
-        each!(self, g => g.start().to_fen())
+        each!(self, g => g.start().to_fen(), _t => String::new())
     }
 
     /// Plies played.
     pub fn ply_count(&self) -> usize {
-        each!(self, g => g.moves().len())
+        each!(self, g => g.moves().len(), t => t.moves().len())
     }
 
     /// Whether sente is to move.
     pub fn sente_to_move(&self) -> bool {
-        each!(self, g => g.position().side_to_move() == Color::Sente)
+        each!(
+            self,
+            g => g.position().side_to_move() == Color::Sente,
+            t => t.position().side_to_move() == Color::Sente
+        )
     }
 
     /// The square of the royal piece in check, if the side to move is in check.
     pub fn check_square(&self) -> Option<String> {
-        each!(self, g => check_square(g.position()))
+        each!(self, g => check_square(g.position()), _t => None)
     }
 
     /// Legal moves as USI text, sorted; none once the rules have ended the game.
     pub fn legal_moves(&self) -> Vec<String> {
-        each!(self, g => legal_texts(g))
+        each!(self, g => legal_texts(g), t => tenjiku_legal_texts(t))
     }
 
     /// Plays a move given as USI text. On error nothing changes and the message says why
     /// (the rules' own reason for an illegal move).
     pub fn play(&mut self, text: &str) -> Result<PlayedMove, String> {
-        each!(self, g => play_text(g, text))
+        each!(self, g => play_text(g, text), t => tenjiku_play(t, text))
     }
 
     /// How the rules ended the game (mate, repetition, ...), if they have.
     pub fn outcome(&self) -> Option<tsubame_rules::Outcome> {
-        each!(self, g => g.outcome())
+        each!(self, g => g.outcome(), t => t.outcome())
     }
 
     /// Searches the current position; `None` when the side to move has no move.
     pub fn best_move(&self, limits: &Limits) -> Option<EngineReply> {
-        each!(self, g => best_move(g, limits))
+        each!(self, g => best_move(g, limits), t => tenjiku_best_move(t, limits))
     }
 }

@@ -314,16 +314,13 @@ fn full_game(db: &Db, variant: &str, record: &str, ending: (&str, &str)) {
     assert_eq!(view["moves"].as_array().map(Vec::len), Some(moves.len()));
     // Every move lists the squares it emptied of enemy pieces, and its Hodges text.
     let first = &view["moves"][0];
-    let first_capture = if variant == "tori" {
-        json!(["3c"])
-    } else {
-        json!([])
+    let (first_capture, first_hodges) = match variant {
+        "tori" => (json!(["3c"]), "Swx3c"),
+        "tenjiku" => (json!(["10e"]), "RGx10e+"),
+        _ => (json!([]), "CK-5j"),
     };
     assert_eq!(first["removed"], first_capture);
-    assert_eq!(
-        first["hodges"],
-        if variant == "tori" { "Swx3c" } else { "CK-5j" }
-    );
+    assert_eq!(first["hodges"], first_hodges);
     let (status, record_json) = server.get(&format!("/api/games/{id}/record"));
     assert_eq!(status, 200);
     assert_eq!(
@@ -360,6 +357,15 @@ fn tori_full_game(db: &Db) {
 
 fn wa_full_game(db: &Db) {
     full_game(db, "wa", WA_GAME, ("gote", "checkmate"));
+}
+
+/// A Tenjiku game that sente wins by mate (every gote move leaves its king capturable).
+const TENJIKU_GAME: &str = "10m10e+ 8d8m 12p12o 7c8d 10e5e 11d2m 11m2d 2m5p 2d3c 9d14i 4n5o 5p1l 3c1a \
+    6d15m+ 9l9k 5d5e 7n13h 10d10p+ 13h11g 10p9o 11g11e 8d10d 4m4m 10c10l 11e9d 15m15l 12m10k \
+    10l7k 7m7e+ 7k7f 10n2f 7f7l 9d9c 7l5j 2f5f";
+
+fn tenjiku_full_game(db: &Db) {
+    full_game(db, "tenjiku", TENJIKU_GAME, ("sente", "checkmate"));
 }
 
 fn illegal_moves_change_nothing(db: &Db) {
@@ -417,13 +423,22 @@ fn illegal_moves_change_nothing(db: &Db) {
             .unwrap_or_default()
             .contains("unknown variant")
     );
+    // Tenjiku forms: a malformed lion path is refused with the rules' reason.
     let (status, body) = server.post("/api/games", json!({"variant": "tenjiku"}));
-    assert_eq!(status, 400);
+    assert_eq!(status, 201, "{body}");
+    let tenjiku_id = body["game_id"].as_str().unwrap_or_default().to_string();
+    let tenjiku_token = body["token"].as_str().unwrap_or_default().to_string();
+    let (status, body) = server.post(
+        &format!("/api/games/{tenjiku_id}/moves"),
+        json!({"token": tenjiku_token, "move": "9o7m9o"}),
+    );
+    assert_eq!(status, 422, "{body}");
     assert!(
         body["error"]
             .as_str()
             .unwrap_or_default()
-            .contains("not playable in the browser yet")
+            .contains("not a step"),
+        "{body}"
     );
     let (status, _) = server.post(
         "/api/games",
@@ -650,6 +665,7 @@ macro_rules! against_every_database {
 against_every_database!(
     tori_full_game,
     wa_full_game,
+    tenjiku_full_game,
     illegal_moves_change_nothing,
     wrong_tokens_are_refused,
     clock_flag_ends_the_game,
