@@ -11,13 +11,18 @@ export function parseSfen(sfen) {
   const [board = '', side = 'b', hand = '-'] = sfen.trim().split(/\s+/);
   const squares = board.split('/').map((row) => {
     const cells = [];
-    for (const token of row.match(/\d+|\+?[A-Za-z]/g) || []) {
+    // A piece is a letter with an optional leading '+', and in Tenjiku an optional ' or !
+    // after it and '=' for a piece under the deferral rule.
+    for (const token of row.match(/\d+|\+?[A-Za-z]['!]?=?/g) || []) {
       if (/^\d+$/.test(token)) {
         for (let i = 0; i < Number(token); i++) cells.push(null);
       } else {
-        const letter = token.replace('+', '');
+        const code = token.replace('=', '');
+        const letter = code.replace('+', '')[0];
         const upper = letter === letter.toUpperCase();
-        cells.push({ code: token.toUpperCase(), color: upper ? 'sente' : 'gote' });
+        const cell = { code: code.toUpperCase(), color: upper ? 'sente' : 'gote' };
+        if (token.endsWith('=')) cell.deferred = true;
+        cells.push(cell);
       }
     }
     return cells;

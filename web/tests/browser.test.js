@@ -173,6 +173,26 @@ test('Wa: a move on a phone-sized screen, and the optional promotion choice', as
   await wide.close();
 });
 
+test('Tenjiku: the 16x16 board, a pawn move and a lion pass by clicking, the engine answering', async () => {
+  const page = await newPage(1280, 1000);
+  const grant = await apiGame({ variant: 'tenjiku', opponent: 'engine', level: 1 });
+  await openWithToken(page, grant);
+  assert.equal(await page.locator('.board .sq').count(), 256);
+  // Pieces with suffixed codes are drawn as pieces, not left out.
+  assert.equal(await page.locator('.board .piece').count(), 156);
+  await click(page, '9l');
+  await click(page, '9k');
+  await waitPly(page, 2);
+  assert.equal(await page.locator('[data-moves] [data-ply="1"]').innerText(), 'P-9k');
+  // The lion passes: its own square is one of its destinations.
+  await click(page, '9o');
+  await click(page, '9o');
+  await waitPly(page, 4);
+  assert.equal(await page.locator('[data-moves] [data-ply="3"]').innerText(), 'Ln-9o');
+  await page.screenshot({ path: join(shots, 'tenjiku-board.png'), fullPage: true });
+  await page.close();
+});
+
 test('import a record and ask the engine on the analysis board', async () => {
   const page = await newPage();
   await page.goto(`${base}/#/import`);

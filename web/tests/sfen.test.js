@@ -20,6 +20,18 @@ test('hands, promoted pieces and two-digit runs', () => {
   assert.equal(p.turn, 'gote');
 });
 
+test('tenjiku codes: suffixes, promoted forms and the deferral mark', () => {
+  const p = parseSfen("lnficsgekgscifnl/a1c!c!1txql!ot1c!c!1a/s'v'bhdw!d!q'h!d!w!dhbv's'/16/16/4d'6d'4/16/16/16/16/4D'6D'4/16/16/16/16/K3+E!G=10 b - 1");
+  assert.equal(p.files, 16);
+  assert.equal(p.ranks, 16);
+  assert.deepEqual(p.squares[1][2], { code: 'C!', color: 'gote' });
+  assert.deepEqual(p.squares[2][0], { code: "S'", color: 'gote' });
+  assert.deepEqual(p.squares[5][4], { code: "D'", color: 'gote' });
+  assert.deepEqual(p.squares[15][4], { code: '+E!', color: 'sente' });
+  assert.deepEqual(p.squares[15][5], { code: 'G', color: 'sente', deferred: true });
+  assert.equal(p.squares[15].length, 16);
+});
+
 test('moves of every shape', () => {
   assert.deepEqual(parseMove('3b3a+'), { text: '3b3a+', squares: ['3b', '3a'], promote: true });
   assert.deepEqual(parseMove('S*4d'), { text: 'S*4d', drop: 'S', squares: ['4d'], promote: false });
