@@ -639,5 +639,31 @@ pub fn routes(hub: Arc<Hub>) -> Router {
         .route("/api/analyse", post(analyse))
         .route("/api/{*rest}", get(api_not_found).post(api_not_found))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(axum::middleware::map_response(errors_as_json))
         .with_state(hub)
+}
+
+/// Turns the framework's own plain-text rejections (a body over the limit, a malformed path or
+/// query) into the API's JSON error form, so that every error a client sees has one shape.
+async fn errors_as_json(response: Response) -> Response {
+    let status = response.status();
+    let is_json = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| value.starts_with("application/json"));
+    if !(status.is_client_error() || status.is_server_error()) || is_json {
+        return response;
+    }
+    let (_, body) = response.into_parts();
+    let text = axum::body::to_bytes(body, 16 * 1024)
+        .await
+        .map(|bytes| String::from_utf8_lossy(&bytes).trim().to_string())
+        .unwrap_or_default();
+    let message = if text.is_empty() {
+        status.canonical_reason().unwrap_or("error").to_string()
+    } else {
+        text
+    };
+    (status, axum::Json(json!({ "error": message }))).into_response()
 }

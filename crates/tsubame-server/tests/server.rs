@@ -415,6 +415,14 @@ fn illegal_moves_change_nothing(db: &Db) {
     );
     let (status, body) = server.post_raw("/api/games", &vec![b'x'; 200_000]);
     assert_eq!(status, 413, "{body}");
+    assert!(
+        body["error"].as_str().is_some_and(|e| !e.is_empty()),
+        "{body}"
+    );
+    // The framework's own rejections come back in the same JSON form.
+    let (status, body) = server.get("/api/games/%FF");
+    assert!((400..500).contains(&status), "{status} {body}");
+    assert!(body["error"].is_string(), "{body}");
     let (status, body) = server.post("/api/games", json!({"variant": "chess"}));
     assert_eq!(status, 400);
     assert!(
