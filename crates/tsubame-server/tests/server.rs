@@ -670,7 +670,58 @@ macro_rules! against_every_database {
     };
 }
 
+/// Draw offers (declined, then accepted) and aborting, with the stored result.
+fn draws_and_aborts(db: &Db) {
+    let server = Server::start(db);
+    let (id, sente, gote) = server.two_player_game("tori", long_clock());
+    let post = |path: &str, body: Value| server.post(&format!("/api/games/{id}/{path}"), body);
+    // Nothing to accept or decline yet; a draw needs a game in play.
+    let (status, _) = post("draw", json!({"token": gote, "action": "accept"}));
+    assert_eq!(status, 409);
+    let (status, _) = post("moves", json!({"token": sente, "move": "3d3c"}));
+    assert_eq!(status, 200);
+    let (status, view) = post("draw", json!({"token": sente, "action": "offer"}));
+    assert_eq!(status, 200, "{view}");
+    assert_eq!(view["draw_offer"], "sente");
+    // The one who offered cannot accept for the other side.
+    let (status, _) = post("draw", json!({"token": sente, "action": "accept"}));
+    assert_eq!(status, 409);
+    let (status, _) = post("draw", json!({"token": "wrong", "action": "accept"}));
+    assert_eq!(status, 403);
+    let (status, view) = post("draw", json!({"token": gote, "action": "decline"}));
+    assert_eq!(status, 200, "{view}");
+    assert_eq!(view["draw_offer"], Value::Null);
+    let (status, _) = post("draw", json!({"token": gote, "action": "maybe"}));
+    assert_eq!(status, 400);
+    // Both players have moved: too late to abort.
+    let (status, _) = post("moves", json!({"token": gote, "move": "5d5e"}));
+    assert_eq!(status, 200);
+    let (status, _) = post("abort", json!({"token": sente}));
+    assert_eq!(status, 409);
+    let (status, _) = post("draw", json!({"token": gote, "action": "offer"}));
+    assert_eq!(status, 200);
+    let (status, view) = post("draw", json!({"token": sente, "action": "accept"}));
+    assert_eq!(status, 200, "{view}");
+    assert_eq!(view["status"], "finished");
+    assert_eq!(view["result"]["winner"], Value::Null);
+    assert_eq!(view["result"]["reason"], "agreement");
+    let (_, winner, reason) = db.stored_result(&id);
+    assert_eq!(winner, None);
+    assert_eq!(reason.as_deref(), Some("agreement"));
+
+    // A fresh game aborted before both players have moved ends without a result.
+    let (id, sente, _) = server.two_player_game("wa", long_clock());
+    let (status, view) = server.post(&format!("/api/games/{id}/abort"), json!({"token": sente}));
+    assert_eq!(status, 200, "{view}");
+    assert_eq!(view["result"]["reason"], "aborted");
+    let (_, _, reason) = db.stored_result(&id);
+    assert_eq!(reason.as_deref(), Some("aborted"));
+    let (status, _) = server.post(&format!("/api/games/{id}/abort"), json!({"token": sente}));
+    assert_eq!(status, 409);
+}
+
 against_every_database!(
+    draws_and_aborts,
     tori_full_game,
     wa_full_game,
     tenjiku_full_game,
