@@ -8,6 +8,7 @@ use serde::Serialize;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use tsubame_engine::eval::EvalParams;
+use tsubame_engine::game::SearchPosition;
 use tsubame_engine::limits::Limits;
 use tsubame_engine::search::{Score, search};
 use tsubame_engine::tt::TranspositionTable;
@@ -15,7 +16,7 @@ use tsubame_notation::Notator;
 use tsubame_notation::tenjiku::write_tenjiku;
 use tsubame_rules::tenjiku::{self, TenjikuGame};
 use tsubame_rules::{
-    Bitboard, Color, Game, GameError, Options, Position, Square, VariantSpec, tori, wa,
+    Bitboard, Color, Game, GameError, Move, Options, Position, Square, VariantSpec, tori, wa,
 };
 
 /// The games the server knows, including one it does not host yet.
@@ -140,42 +141,14 @@ fn tenjiku_best_move(game: &TenjikuGame, limits: &Limits) -> Option<EngineReply>
         walk.make_move(mv);
     }
     let checks = vec![false; keys.len()];
-    let position = game.position();
-    let params = EvalParams::for_variant(tenjiku::spec());
-    let tt = Arc::new(TranspositionTable::new(8));
-    let mut last_score = None;
-    let mut last_pv = Vec::new();
-    let outcome = search(
-        position,
-        &keys,
-        &checks,
+    engine_reply(
+        game.position(),
+        (&keys, &checks),
+        &EvalParams::for_variant(tenjiku::spec()),
         limits,
-        &params,
-        tt,
-        Arc::new(AtomicBool::new(false)),
-        1,
-        &mut |info| {
-            last_score = Some(match info.score {
-                Score::Centipawns(cp) => format!("cp {cp}"),
-                Score::Mate(plies) => format!("mate {plies}"),
-            });
-            let mut pv_walk = position.clone();
-            last_pv.clear();
-            for &mv in &info.pv {
-                if !pv_walk.is_legal(mv) {
-                    break;
-                }
-                last_pv.push(pv_walk.move_to_usi(mv));
-                pv_walk.make_move(mv);
-            }
-        },
-    );
-    let best = outcome.best?;
-    Some(EngineReply {
-        best: position.move_to_usi(best),
-        score: last_score,
-        pv: last_pv,
-    })
+        |position, mv| position.is_legal(mv),
+        |position, mv| position.move_to_usi(mv),
+    )
 }
 
 fn start_game<B: Bitboard>(
@@ -256,17 +229,36 @@ fn best_move<B: Bitboard>(game: &Game<B>, limits: &Limits) -> Option<EngineReply
         walk.make_move(mv);
     }
     let position = game.position();
-    let params = EvalParams::for_variant(position.tables().spec);
+    engine_reply(
+        position,
+        (&keys, &checks),
+        &EvalParams::for_variant(position.tables().spec),
+        limits,
+        |position, mv| position.is_legal(mv),
+        |position, mv| position.to_usi(mv),
+    )
+}
+
+/// Searches `position` (with the game's earlier positions) and reports the move, the score and
+/// the line as text.
+fn engine_reply<P: SearchPosition>(
+    position: &P,
+    (keys, checks): (&[u64], &[bool]),
+    params: &EvalParams,
+    limits: &Limits,
+    allows: impl Fn(&P, Move) -> bool,
+    text: impl Fn(&P, Move) -> String,
+) -> Option<EngineReply> {
     // A small table per search: many games search side by side and none keeps one alive.
     let tt = Arc::new(TranspositionTable::new(8));
     let mut last_score = None;
     let mut last_pv = Vec::new();
     let outcome = search(
         position,
-        &keys,
-        &checks,
+        keys,
+        checks,
         limits,
-        &params,
+        params,
         tt,
         Arc::new(AtomicBool::new(false)),
         1,
@@ -278,17 +270,17 @@ fn best_move<B: Bitboard>(game: &Game<B>, limits: &Limits) -> Option<EngineReply
             let mut pv_walk = position.clone();
             last_pv.clear();
             for &mv in &info.pv {
-                if !pv_walk.is_legal(mv) {
+                if !allows(&pv_walk, mv) {
                     break;
                 }
-                last_pv.push(pv_walk.to_usi(mv));
-                pv_walk.make_move(mv);
+                last_pv.push(text(&pv_walk, mv));
+                pv_walk.make(mv);
             }
         },
     );
     let best = outcome.best?;
     Some(EngineReply {
-        best: position.to_usi(best),
+        best: text(position, best),
         score: last_score,
         pv: last_pv,
     })
