@@ -131,7 +131,9 @@ movetime) plus --time-margin loses on time; one with no answer a second after th
 loses, and is restarted. Without a clock (nodes, depth) an engine gets 120 s per move.
 
 Every move and ending is judged by the rules library; a crash, an illegal or unreadable move, or
-`bestmove resign`/`(none)` loses the game. Games alternate colours and each opening is played
+`bestmove resign`/`(none)` loses the game. XBoard engines (Tori and Wa; a Fischer control,
+movetime= or depth=) also lose by refusing a legal move or claiming a result the rules do not
+give. Games alternate colours and each opening is played
 twice with colours swapped; openings come from --openings (one SFEN per line, # comments) or are
 the start position plus --random-plies seeded random plies.
 
@@ -153,12 +155,19 @@ struct MatchArgs {
     /// Protocol of engine 1.
     #[arg(long, value_enum, default_value = "usi")]
     protocol1: ProtocolName,
+    /// An option for engine 1 only, NAME=VALUE (repeatable): `setoption` in USI and UCI,
+    /// `option NAME=VALUE` in XBoard.
+    #[arg(long = "engine1-option", value_name = "NAME=VALUE")]
+    engine1_options: Vec<String>,
     /// Command line of engine 2.
     #[arg(long, value_name = "CMD")]
     engine2: String,
     /// Protocol of engine 2.
     #[arg(long, value_enum, default_value = "usi")]
     protocol2: ProtocolName,
+    /// An option for engine 2 only, NAME=VALUE (repeatable).
+    #[arg(long = "engine2-option", value_name = "NAME=VALUE")]
+    engine2_options: Vec<String>,
     /// Number of games.
     #[arg(long, default_value_t = 10)]
     games: u32,
@@ -191,18 +200,32 @@ struct MatchArgs {
     sprt: Option<match_runner::Sprt>,
 }
 
-fn match_engine(command: &str, protocol: ProtocolName) -> Result<match_runner::EngineSpec> {
+fn match_engine(
+    command: &str,
+    protocol: ProtocolName,
+    options: &[String],
+) -> Result<match_runner::EngineSpec> {
     let command: Vec<String> = command.split_whitespace().map(str::to_string).collect();
     if command.is_empty() {
         bail!("an engine command is empty");
     }
+    let options = options
+        .iter()
+        .map(|pair| match pair.split_once('=') {
+            Some((name, value)) if !name.trim().is_empty() => {
+                Ok((name.trim().to_string(), value.trim().to_string()))
+            }
+            _ => bail!("engine option {pair:?} is not NAME=VALUE"),
+        })
+        .collect::<Result<Vec<_>>>()?;
     Ok(match_runner::EngineSpec {
         command,
         protocol: match protocol {
             ProtocolName::Usi => match_runner::Protocol::Usi,
             ProtocolName::Uci => match_runner::Protocol::Uci,
-            ProtocolName::Xboard => bail!("matches drive USI and UCI engines only"),
+            ProtocolName::Xboard => match_runner::Protocol::Xboard,
         },
+        options,
     })
 }
 
@@ -230,8 +253,8 @@ fn run_match(args: &MatchArgs) -> Result<()> {
         options,
         option_pairs,
         engines: [
-            match_engine(&args.engine1, args.protocol1)?,
-            match_engine(&args.engine2, args.protocol2)?,
+            match_engine(&args.engine1, args.protocol1, &args.engine1_options)?,
+            match_engine(&args.engine2, args.protocol2, &args.engine2_options)?,
         ],
         games: args.games,
         time: args.time,
@@ -258,7 +281,7 @@ enum ProtocolName {
     Usi,
     /// UCI with UCI_Variant, in Fairy-Stockfish's conventions (its FEN, a1 squares, S@c3 drops).
     Uci,
-    /// XBoard (CECP v2), as HaChu speaks it for Wa shogi.
+    /// XBoard (CECP v2), as HaChu speaks it for Wa shogi (matches: Tori and Wa).
     Xboard,
 }
 

@@ -59,8 +59,13 @@ fn records(dir: &Path) -> Vec<String> {
 }
 
 fn self_play(variant: &str, option: &str, protocol: &str) {
-    let dir = scratch(&format!("{variant}-{protocol}"));
-    let engine = format!("{BIN} engine {protocol}");
+    self_play_between(variant, option, [protocol, protocol], "nodes=500");
+}
+
+/// Four games of the engine against itself, each side over its own protocol.
+fn self_play_between(variant: &str, option: &str, protocols: [&str; 2], time: &str) {
+    let dir = scratch(&format!("{variant}-{}-{}", protocols[0], protocols[1]));
+    let engines = protocols.map(|protocol| format!("{BIN} engine {protocol}"));
     let records_dir = dir.join("records");
     let stdout = run_match(&[
         "--variant",
@@ -68,17 +73,17 @@ fn self_play(variant: &str, option: &str, protocol: &str) {
         "--option",
         option,
         "--engine1",
-        &engine,
+        &engines[0],
         "--protocol1",
-        protocol,
+        protocols[0],
         "--engine2",
-        &engine,
+        &engines[1],
         "--protocol2",
-        protocol,
+        protocols[1],
         "--games",
         "4",
         "--time",
-        "nodes=500",
+        time,
         "--concurrency",
         "2",
         "--max-plies",
@@ -190,6 +195,132 @@ fn wa_without_drops_self_play_over_uci() {
     self_play("wa", "drops=off", "uci");
 }
 
+#[test]
+fn wa_over_xboard_against_usi() {
+    self_play_between("wa", "drops=off", ["xboard", "usi"], "depth=2");
+}
+
+#[test]
+fn tori_over_xboard_against_usi_with_a_clock() {
+    self_play_between("tori", "drop-mate=loses", ["usi", "xboard"], "4+0.05");
+}
+
+/// HaChu, the XBoard engine that plays Wa without drops, in a short match. Every game must end
+/// by the rules, at the move limit, or by HaChu's one known deviation from the rules: it
+/// treats the treacherous fox as a second royal and so may leave its crane king in check
+/// (`rules/wa-shogi.md`, "Testing against HaChu"), which loses the game as an illegal move.
+#[test]
+fn hachu_plays_wa_over_xboard() {
+    if !Path::new("/usr/games/hachu").exists() {
+        eprintln!("HaChu is not installed (scripts/install-test-deps installs it); skipped");
+        return;
+    }
+    let dir = scratch("hachu");
+    let records_dir = dir.join("records");
+    let engine = format!("{BIN} engine usi");
+    let stdout = run_match(&[
+        "--variant",
+        "wa",
+        "--option",
+        "drops=off",
+        "--engine1",
+        &engine,
+        "--engine2",
+        "/usr/games/hachu",
+        "--protocol2",
+        "xboard",
+        "--engine2-option",
+        "Promote on entry=0",
+        "--games",
+        "2",
+        "--time",
+        "depth=2",
+        "--max-plies",
+        "120",
+        "--records",
+        records_dir.to_str().unwrap(),
+    ]);
+    assert!(stdout.contains("engine2: HaChu 0.21"), "{stdout}");
+    let (w, d, l) = wdl(&stdout);
+    assert_eq!(w + d + l, 2, "{stdout}");
+    for record in records(&records_dir) {
+        let reason = record
+            .lines()
+            .find_map(|l| l.strip_prefix("[Reason \""))
+            .unwrap_or_else(|| panic!("no reason in {record}"));
+        if reason.starts_with("illegal-move") {
+            let detail = record
+                .lines()
+                .find_map(|l| l.strip_prefix("[Detail \""))
+                .unwrap_or("");
+            let hachu_lost = (record.contains("[Gote \"HaChu")
+                && record.contains("[Result \"1-0\"]"))
+                || (record.contains("[Sente \"HaChu") && record.contains("[Result \"0-1\"]"));
+            assert!(
+                hachu_lost && detail.contains("does not answer the check"),
+                "an illegal move other than HaChu's known one: {record}"
+            );
+            continue;
+        }
+        replay("wa", &record, reason);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+const BROKEN_XBOARD: &str = r#"#!/bin/sh
+mode="$1"
+while IFS= read -r line; do
+  case "$line" in
+    protover*) echo 'feature myname="Broken XBoard" usermove=1 ping=1 done=1' ;;
+    ping*) echo "pong ${line#ping }" ;;
+    usermove*) [ "$mode" = reject ] && echo "Illegal move: ${line#usermove }" ;;
+    go) [ "$mode" = claim ] && echo "1/2-1/2 {Draw by boredom}"; [ "$mode" = resign ] && echo resign ;;
+    quit) exit 0 ;;
+  esac
+done
+"#;
+
+/// Engine 1 is our engine over USI, engine 2 an XBoard script that misbehaves in `mode`;
+/// every game must be engine 2's loss for `reason`.
+fn against_broken_xboard(mode: &str, reason: &str) {
+    let dir = scratch(&format!("broken-xboard-{mode}"));
+    let script = dir.join("broken.sh");
+    std::fs::write(&script, BROKEN_XBOARD).unwrap();
+    let stdout = run_match(&[
+        "--variant",
+        "wa",
+        "--engine1",
+        &format!("{BIN} engine usi"),
+        "--engine2",
+        &format!("sh {} {mode}", script.display()),
+        "--protocol2",
+        "xboard",
+        "--games",
+        "2",
+        "--time",
+        "movetime=50",
+    ]);
+    assert!(stdout.contains("engine2: Broken XBoard"), "{stdout}");
+    assert_eq!(wdl(&stdout), (2, 0, 0), "{stdout}");
+    assert!(stdout.contains(&format!("endings: {reason} 2")), "{stdout}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn an_xboard_engine_that_refuses_legal_moves_loses() {
+    against_broken_xboard("reject", "rejected-move");
+}
+
+#[test]
+fn an_xboard_engine_that_claims_a_false_result_loses() {
+    against_broken_xboard("claim", "false-claim");
+}
+
+#[test]
+fn an_xboard_engine_that_resigns_loses() {
+    against_broken_xboard("resign", "resignation");
+}
+
 const BROKEN: &str = r#"#!/bin/sh
 mode="$1"
 while IFS= read -r line; do
@@ -285,6 +416,38 @@ fn bad_arguments_are_refused() {
             "nodes=10",
             "--sprt",
             "10,0,0.05,0.05",
+        ],
+        &[
+            "--engine1",
+            "x",
+            "--engine2",
+            "y",
+            "--protocol2",
+            "xboard",
+            "--time",
+            "10+1b",
+        ],
+        &[
+            "--variant",
+            "tenjiku",
+            "--engine1",
+            "x",
+            "--engine2",
+            "y",
+            "--protocol2",
+            "xboard",
+            "--time",
+            "depth=2",
+        ],
+        &[
+            "--engine1",
+            "x",
+            "--engine2",
+            "y",
+            "--engine1-option",
+            "no-equals-sign",
+            "--time",
+            "depth=2",
         ],
     ] {
         let output = Command::new(BIN)

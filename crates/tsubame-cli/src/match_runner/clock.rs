@@ -125,7 +125,7 @@ impl Clock {
         let gote = millis(self.remaining[Color::Gote as usize]);
         let (first, second, first_inc, second_inc) = match protocol {
             Protocol::Usi => ("btime", "wtime", "binc", "winc"),
-            Protocol::Uci => ("wtime", "btime", "winc", "binc"),
+            Protocol::Uci | Protocol::Xboard => ("wtime", "btime", "winc", "binc"),
         };
         match self.control {
             TimeControl::Byoyomi { period, .. } => format!(
@@ -139,6 +139,54 @@ impl Clock {
             TimeControl::MoveTime(time) => format!("go movetime {}", millis(time)),
             TimeControl::Nodes(nodes) => format!("go nodes {nodes}"),
             TimeControl::Depth(depth) => format!("go depth {depth}"),
+        }
+    }
+
+    /// The XBoard commands that set this control up at the start of a game, or why XBoard
+    /// cannot express it.
+    pub fn xboard_setup(control: TimeControl) -> Result<Vec<String>, String> {
+        Ok(match control {
+            TimeControl::Fischer { main, increment } => {
+                let seconds = main.as_secs();
+                vec![format!(
+                    "level 0 {}:{:02} {}",
+                    seconds / 60,
+                    seconds % 60,
+                    increment.as_secs_f64()
+                )]
+            }
+            TimeControl::MoveTime(time) => vec![format!("st {}", time.as_secs_f64())],
+            TimeControl::Depth(depth) => vec![format!("sd {depth}")],
+            TimeControl::Byoyomi { .. } => {
+                return Err("XBoard has no byo-yomi; give XBoard engines a Fischer \
+                     control such as 10+0.1"
+                    .into());
+            }
+            TimeControl::Nodes(_) => {
+                return Err("XBoard has no node limit; give XBoard engines a clock, \
+                     movetime= or depth="
+                    .into());
+            }
+        })
+    }
+
+    /// XBoard's `time` and `otim` lines (centiseconds) for `color` about to move. With a
+    /// fixed time per move both clocks show ten moves' worth, as some engines read `st` only
+    /// together with a clock.
+    pub fn xboard_clock_lines(&self, color: Color) -> Vec<String> {
+        let centis = |duration: Duration| duration.as_millis() / 10;
+        match self.control {
+            TimeControl::Fischer { .. } => vec![
+                format!("time {}", centis(self.remaining[color as usize])),
+                format!("otim {}", centis(self.remaining[!color as usize])),
+            ],
+            TimeControl::MoveTime(time) => {
+                vec![
+                    format!("time {}", centis(time * 10)),
+                    format!("otim {}", centis(time * 10)),
+                ]
+            }
+            _ => Vec::new(),
         }
     }
 
@@ -247,5 +295,29 @@ mod tests {
             "go wtime 1000 btime 800 winc 100 binc 100"
         );
         assert!(!clock.charge(Color::Gote, Duration::from_millis(801)));
+    }
+
+    #[test]
+    fn xboard_commands() {
+        let fischer: TimeControl = "75+0.1".parse().unwrap();
+        assert_eq!(Clock::xboard_setup(fischer).unwrap(), ["level 0 1:15 0.1"]);
+        let mut clock = Clock::new(fischer, Duration::ZERO);
+        assert!(clock.charge(Color::Sente, Duration::from_millis(2_000)));
+        assert_eq!(
+            clock.xboard_clock_lines(Color::Gote),
+            ["time 7500", "otim 7310"]
+        );
+        assert_eq!(
+            Clock::xboard_setup("depth=3".parse().unwrap()).unwrap(),
+            ["sd 3"]
+        );
+        assert_eq!(
+            Clock::xboard_setup("movetime=250".parse().unwrap()).unwrap(),
+            ["st 0.25"]
+        );
+        for unsupported in ["10+1b", "nodes=100"] {
+            let error = Clock::xboard_setup(unsupported.parse().unwrap()).unwrap_err();
+            assert!(error.starts_with("XBoard has no"), "{error}");
+        }
     }
 }

@@ -29,8 +29,51 @@ pub struct Engine {
     child: Child,
     input: ChildStdin,
     lines: Receiver<String>,
-    /// The name from `id name`, or the command.
+    /// The name from `id name` (`myname` in XBoard), or the command.
     pub name: String,
+    /// For an XBoard engine, what it said it understands and how much of the game it knows.
+    pub xboard: Option<XboardState>,
+}
+
+/// What the match knows about an XBoard engine: the features it announced and the number of
+/// the game's moves it has been told or has played itself (XBoard engines keep the game).
+#[derive(Clone, Debug, Default)]
+pub struct XboardState {
+    /// `feature usermove=1`: moves are sent as `usermove <move>`.
+    pub usermove: bool,
+    /// `feature ping=1`: `ping N` is answered by `pong N` once earlier commands are done.
+    pub ping: bool,
+    /// `feature setboard=1`: positions can be set with `setboard <FEN>`.
+    pub setboard: bool,
+    /// How many moves of the current game the engine has.
+    pub known_moves: usize,
+    pings: u32,
+}
+
+/// What an XBoard engine answered when asked to move.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum XboardReply {
+    /// `move <text>`.
+    Move(String),
+    /// `resign`.
+    Resign,
+    /// A result line (`1-0 {...}`, `0-1 {...}`, `1/2-1/2 {...}`) instead of a move.
+    Claim(String),
+    /// `Illegal move ...`: the engine refused a move the match sent it.
+    Rejected(String),
+}
+
+/// The value of `name=` in an XBoard `feature` line: a quoted string or one word.
+fn feature_value<'a>(line: &'a str, name: &str) -> Option<&'a str> {
+    let start = line
+        .match_indices(name)
+        .find(|(at, _)| *at == 0 || line.as_bytes().get(at - 1) == Some(&b' '))
+        .map(|(at, _)| at + name.len())?;
+    let rest = line.get(start..)?.strip_prefix('=')?;
+    match rest.strip_prefix('"') {
+        Some(quoted) => quoted.split('"').next(),
+        None => rest.split_whitespace().next(),
+    }
 }
 
 impl Engine {
@@ -83,14 +126,21 @@ impl Engine {
             input,
             lines,
             name: spec.command.join(" "),
-        };
-        let (hello, ok, variant_option) = match spec.protocol {
-            Protocol::Usi => ("usi", "usiok", "USI_Variant"),
-            Protocol::Uci => ("uci", "uciok", "UCI_Variant"),
+            xboard: None,
         };
         let describe = |what: &str, failure: Failure| match failure {
             Failure::Exited => format!("the engine exited before {what}"),
             Failure::Timeout => format!("no {what} within {}s", HANDSHAKE_TIMEOUT.as_secs()),
+        };
+        let (hello, ok, variant_option) = match spec.protocol {
+            Protocol::Usi => ("usi", "usiok", "USI_Variant"),
+            Protocol::Uci => ("uci", "uciok", "UCI_Variant"),
+            Protocol::Xboard => {
+                engine
+                    .xboard_handshake(options, &spec.options)
+                    .map_err(|f| describe("feature done=1", f))?;
+                return Ok(engine);
+            }
         };
         engine.send(hello).map_err(|f| describe(ok, f))?;
         let deadline = Instant::now() + HANDSHAKE_TIMEOUT;
@@ -106,7 +156,7 @@ impl Engine {
         engine
             .send(&format!("setoption name {variant_option} value {variant}"))
             .map_err(|f| describe("readyok", f))?;
-        for (name, value) in options {
+        for (name, value) in options.iter().chain(&spec.options) {
             engine
                 .send(&format!("setoption name {name} value {value}"))
                 .map_err(|f| describe("readyok", f))?;
@@ -131,8 +181,56 @@ impl Engine {
         })
     }
 
-    /// Sends `isready` and waits for `readyok`.
+    /// `xboard`, `protover 2`, the features up to `feature done=1`, then the options as
+    /// `option NAME=VALUE`. The variant is chosen per game, after `new`.
+    fn xboard_handshake(
+        &mut self,
+        rule_options: &[(String, String)],
+        engine_options: &[(String, String)],
+    ) -> Result<(), Failure> {
+        self.send("xboard")?;
+        self.send("protover 2")?;
+        let mut state = XboardState::default();
+        let deadline = Instant::now() + HANDSHAKE_TIMEOUT;
+        loop {
+            let line = self.next_line(deadline)?;
+            let Some(features) = line.strip_prefix("feature ") else {
+                continue;
+            };
+            let flag = |name: &str| feature_value(features, name) == Some("1");
+            state.usermove |= flag("usermove");
+            state.ping |= flag("ping");
+            state.setboard |= flag("setboard");
+            if let Some(name) = feature_value(features, "myname") {
+                self.name = name.to_string();
+            }
+            if flag("done") {
+                break;
+            }
+        }
+        for (name, value) in rule_options.iter().chain(engine_options) {
+            self.send(&format!("option {name}={value}"))?;
+        }
+        self.xboard = Some(state);
+        self.ready()
+    }
+
+    /// Sends `isready` and waits for `readyok`; an XBoard engine gets `ping N` and is waited
+    /// for until `pong N` (without the ping feature there is nothing to wait for). Either
+    /// way, lines left over from the last game are read and dropped here.
     pub fn ready(&mut self) -> Result<(), Failure> {
+        if let Some(state) = &mut self.xboard {
+            if !state.ping {
+                return Ok(());
+            }
+            state.pings += 1;
+            let number = state.pings;
+            let pong = format!("pong {number}");
+            self.send(&format!("ping {number}"))?;
+            let deadline = Instant::now() + HANDSHAKE_TIMEOUT;
+            while self.next_line(deadline)? != pong {}
+            return Ok(());
+        }
         self.send("isready")?;
         let deadline = Instant::now() + HANDSHAKE_TIMEOUT;
         while self.next_line(deadline)? != "readyok" {}
@@ -147,6 +245,31 @@ impl Engine {
             let mut words = line.split_whitespace();
             if words.next() == Some("bestmove") {
                 return Ok(words.map(str::to_string).collect());
+            }
+        }
+    }
+}
+
+impl Engine {
+    /// Waits for an XBoard engine's answer to `go`: its move, resignation, a result claim or
+    /// the rejection of a move it was sent. Thinking output and other lines are skipped.
+    pub fn xboard_reply(&mut self, deadline: Instant) -> Result<XboardReply, Failure> {
+        loop {
+            let line = self.next_line(deadline)?;
+            if let Some(text) = line.strip_prefix("move ") {
+                return Ok(XboardReply::Move(text.trim().to_string()));
+            }
+            if line == "resign" || line.starts_with("tellics resign") {
+                return Ok(XboardReply::Resign);
+            }
+            if ["1-0", "0-1", "1/2-1/2"]
+                .iter()
+                .any(|result| line.split_whitespace().next() == Some(result))
+            {
+                return Ok(XboardReply::Claim(line));
+            }
+            if line.starts_with("Illegal move") {
+                return Ok(XboardReply::Rejected(line));
             }
         }
     }

@@ -13,7 +13,7 @@ pub use stats::{Sprt, Tally, Verdict, elo_estimate};
 
 use anyhow::{Context, Result, bail};
 use clock::Clock;
-use engine::{Engine, Failure};
+use engine::{Engine, Failure, XboardReply};
 use indicatif::{ProgressBar, ProgressStyle};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
@@ -31,6 +31,9 @@ use tsubame_rules::{Color, Options, Status};
 /// engine as hung, kills it and restarts it.
 const GRACE: Duration = Duration::from_secs(1);
 
+/// The hash table size XBoard engines are given (`memory`), the same as the USI default.
+const XBOARD_MEMORY_MIB: u32 = 64;
+
 /// How long an engine may think on a move without a clock (`nodes=`, `depth=`).
 const UNTIMED_LIMIT: Duration = Duration::from_secs(120);
 
@@ -41,6 +44,8 @@ pub enum Protocol {
     Usi,
     /// UCI with `UCI_Variant`, in Fairy-Stockfish's conventions.
     Uci,
+    /// XBoard (CECP v2) as HaChu speaks it: the engine keeps the game and is told each move.
+    Xboard,
 }
 
 /// How to start one engine.
@@ -50,6 +55,9 @@ pub struct EngineSpec {
     pub command: Vec<String>,
     /// Its protocol.
     pub protocol: Protocol,
+    /// Options for this engine only (`setoption` in USI and UCI, `option NAME=VALUE` in
+    /// XBoard), sent after the rule options.
+    pub options: Vec<(String, String)>,
 }
 
 /// Everything a match needs.
@@ -113,8 +121,10 @@ pub struct GameReport {
     pub engine1_sente: bool,
     /// Start position.
     pub start_sfen: String,
-    /// Moves played, USI text.
+    /// Moves played, USI text, the opening's random plies first.
     pub moves: Vec<String>,
+    /// How many of `moves` are the opening's random plies.
+    pub opening_plies: usize,
     /// The ending.
     pub end: GameEnd,
 }
@@ -162,6 +172,19 @@ pub fn run<R: Referee>(context: R::Context, config: &MatchConfig) -> Result<Summ
         bail!("--games must be at least 1");
     }
     let concurrency = config.concurrency.clamp(1, 64);
+    if config
+        .engines
+        .iter()
+        .any(|e| e.protocol == Protocol::Xboard)
+    {
+        Clock::xboard_setup(config.time).map_err(anyhow::Error::msg)?;
+        if spec.width > 11 {
+            bail!(
+                "XBoard engines play Tori and Wa in matches; {} moves have no XBoard form here",
+                spec.title
+            );
+        }
+    }
     for (line, sfen) in config.openings.iter().enumerate() {
         R::from_sfen(context, sfen, &config.options)
             .with_context(|| format!("opening {} ({sfen:?}) is not valid", line + 1))?;
@@ -367,6 +390,7 @@ fn record_text(
     let _ = writeln!(text, "[Sente \"{sente}\"]");
     let _ = writeln!(text, "[Gote \"{gote}\"]");
     let _ = writeln!(text, "[Start \"{}\"]", report.start_sfen);
+    let _ = writeln!(text, "[OpeningPlies \"{}\"]", report.opening_plies);
     let _ = writeln!(text, "[Result \"{}\"]", result_text(report.end.winner));
     let _ = writeln!(text, "[Reason \"{}\"]", report.end.reason);
     if !report.end.detail.is_empty() {
@@ -379,12 +403,21 @@ fn record_text(
     text
 }
 
-/// The start position of game `index`: openings are used in turn, each for two games with
-/// colours swapped.
-fn opening<R: Referee>(context: R::Context, config: &MatchConfig, index: u32) -> String {
+/// The start of game `index`: a position and the random plies played from it. Openings are
+/// used in turn, each for two games with colours swapped. Random plies are kept as moves, not
+/// folded into the position, so every engine sees the game from its real start (XBoard
+/// engines are told them move by move, and repetitions count from the start).
+fn opening<R: Referee>(
+    context: R::Context,
+    config: &MatchConfig,
+    index: u32,
+) -> (String, Vec<String>) {
     let pair = index / 2;
     if !config.openings.is_empty() {
-        return config.openings[pair as usize % config.openings.len()].clone();
+        return (
+            config.openings[pair as usize % config.openings.len()].clone(),
+            Vec::new(),
+        );
     }
     let mut rng =
         StdRng::seed_from_u64(config.seed ^ u64::from(pair).wrapping_mul(0x9E37_79B9_7F4A_7C15));
@@ -393,49 +426,103 @@ fn opening<R: Referee>(context: R::Context, config: &MatchConfig, index: u32) ->
         let Ok(mut game) = R::start(context, &config.options) else {
             break;
         };
+        let start = game.sfen();
+        let mut moves = Vec::new();
         for _ in 0..config.random_plies {
-            let moves = game.legal_moves();
-            let Some(&mv) = moves.choose(&mut rng) else {
+            let legal = game.legal_moves();
+            let Some(&mv) = legal.choose(&mut rng) else {
                 break;
             };
+            let text = game.move_text(mv);
             if !game.play_move(mv) {
                 break;
             }
+            moves.push(text);
         }
         if game.status() == Status::Ongoing {
-            return game.sfen();
+            return (start, moves);
         }
     }
-    R::spec(context).start_sfen.to_string()
+    (R::spec(context).start_sfen.to_string(), Vec::new())
 }
 
-/// Makes sure engine `seat` is running and ready for a new game.
+/// The name XBoard engines know the variant by.
+fn xboard_variant(spec: &tsubame_rules::VariantSpec) -> &'static str {
+    match spec.protocol_name {
+        "washogi" => "wa-shogi",
+        other => other,
+    }
+}
+
+/// XBoard's FEN of a position given as SFEN: the same board text (both list ranks from the
+/// far side and files from sente's left), `w` for sente to move (XBoard's first mover is
+/// white), pieces in hand in brackets after the board.
+fn xboard_fen(sfen: &str) -> String {
+    let mut fields = sfen.split_whitespace();
+    let board = fields.next().unwrap_or("");
+    let side = if fields.next() == Some("w") { "b" } else { "w" };
+    let hand = fields.next().filter(|hand| *hand != "-").unwrap_or("");
+    if hand.is_empty() {
+        format!("{board} {side} 0 1")
+    } else {
+        format!("{board}[{hand}] {side} 0 1")
+    }
+}
+
+/// Makes sure engine `seat` is running and ready for a new game from `start_sfen`.
 fn prepare(
     config: &MatchConfig,
-    variant: &str,
+    spec: &tsubame_rules::VariantSpec,
+    start_sfen: &str,
     engines: &mut [Option<Engine>; 2],
     seat: usize,
 ) -> Result<(), String> {
+    let protocol = config.engines[seat].protocol;
+    let new_game = |engine: &mut Engine| -> Result<(), String> {
+        let failed = |f: Failure| format!("not ready for a new game: {f:?}");
+        match protocol {
+            Protocol::Usi => engine.send("usinewgame").map_err(failed)?,
+            Protocol::Uci => engine.send("ucinewgame").map_err(failed)?,
+            Protocol::Xboard => {
+                let mut lines = vec![
+                    "new".to_string(),
+                    format!("variant {}", xboard_variant(spec)),
+                    format!("memory {XBOARD_MEMORY_MIB}"),
+                    "easy".to_string(),
+                ];
+                lines.extend(Clock::xboard_setup(config.time)?);
+                lines.push("force".into());
+                if start_sfen != spec.start_sfen {
+                    if !engine.xboard.as_ref().is_some_and(|x| x.setboard) {
+                        return Err(
+                            "the XBoard engine cannot set up positions (no setboard)".into()
+                        );
+                    }
+                    lines.push(format!("setboard {}", xboard_fen(start_sfen)));
+                }
+                for line in &lines {
+                    engine.send(line).map_err(failed)?;
+                }
+                if let Some(state) = &mut engine.xboard {
+                    state.known_moves = 0;
+                }
+            }
+        }
+        engine.ready().map_err(failed)
+    };
     if let Some(engine) = &mut engines[seat] {
-        let newgame = match config.engines[seat].protocol {
-            Protocol::Usi => "usinewgame",
-            Protocol::Uci => "ucinewgame",
-        };
-        if engine.send(newgame).and_then(|()| engine.ready()).is_ok() {
+        if new_game(engine).is_ok() {
             return Ok(());
         }
         engines[seat] = None;
     }
-    let engine = Engine::start(&config.engines[seat], variant, &config.option_pairs)?;
+    let engine = Engine::start(
+        &config.engines[seat],
+        spec.protocol_name,
+        &config.option_pairs,
+    )?;
     let engine = engines[seat].insert(engine);
-    let newgame = match config.engines[seat].protocol {
-        Protocol::Usi => "usinewgame",
-        Protocol::Uci => "ucinewgame",
-    };
-    engine
-        .send(newgame)
-        .and_then(|()| engine.ready())
-        .map_err(|f| format!("not ready after a restart: {f:?}"))
+    new_game(engine).map_err(|e| format!("after a restart: {e}"))
 }
 
 /// Plays game `index`. Engine failures end the game with a loss for that engine and drop it,
@@ -447,7 +534,7 @@ fn play_game<R: Referee>(
     engines: &mut [Option<Engine>; 2],
 ) -> GameReport {
     let engine1_sente = index % 2 == 0;
-    let start_sfen = opening::<R>(context, config, index);
+    let (start_sfen, opening_moves) = opening::<R>(context, config, index);
     let spec = R::spec(context);
     let seat_of = |color: Color| usize::from((color == Color::Sente) != engine1_sente);
     let color_of = |seat: usize| {
@@ -462,6 +549,7 @@ fn play_game<R: Referee>(
         engine1_sente,
         start_sfen: start_sfen.clone(),
         moves: Vec::new(),
+        opening_plies: 0,
         end: GameEnd {
             winner: None,
             reason: String::new(),
@@ -476,9 +564,17 @@ fn play_game<R: Referee>(
             return report;
         }
     };
-    let variant = spec.protocol_name;
+    for text in opening_moves {
+        if let Err(error) = game.play_text(&text) {
+            report.end.reason = "bad-opening".into();
+            report.end.detail = format!("{text}: {error}");
+            return report;
+        }
+        report.moves.push(text);
+    }
+    report.opening_plies = report.moves.len();
     for seat in 0..2 {
-        if let Err(detail) = prepare(config, variant, engines, seat) {
+        if let Err(detail) = prepare(config, spec, &start_sfen, engines, seat) {
             engines[seat] = None;
             report.end = GameEnd::loss(color_of(seat), "crash", detail);
             return report;
@@ -495,7 +591,8 @@ fn play_game<R: Referee>(
                 detail: String::new(),
             };
         }
-        if config.max_plies > 0 && report.moves.len() >= config.max_plies as usize {
+        let engine_plies = report.moves.len() - report.opening_plies;
+        if config.max_plies > 0 && engine_plies >= config.max_plies as usize {
             break GameEnd {
                 winner: None,
                 reason: "move-limit".into(),
@@ -508,41 +605,43 @@ fn play_game<R: Referee>(
         let Some(engine) = engines[seat].as_mut() else {
             break GameEnd::loss(color, "crash", "the engine is not running".into());
         };
-        let position = match (protocol, &start_fen) {
-            (Protocol::Usi, _) => format!("position sfen {start_sfen}"),
-            (Protocol::Uci, Some(fen)) => format!("position fen {fen}"),
-            (Protocol::Uci, None) => {
+        let commands = match turn_commands(
+            protocol,
+            engine,
+            &start_sfen,
+            &start_fen,
+            &report.moves,
+            &clock,
+            color,
+            (width, height),
+        ) {
+            Ok(commands) => commands,
+            Err(detail) => {
                 break GameEnd {
                     winner: None,
-                    reason: "no-uci".into(),
-                    detail: format!("{} has no FEN for UCI engines", spec.title),
+                    reason: "no-position".into(),
+                    detail: format!("{}: {detail}", spec.title),
                 };
             }
         };
-        let mut command = position;
-        if !report.moves.is_empty() {
-            command.push_str(" moves");
-            for usi in &report.moves {
-                command.push(' ');
-                match protocol {
-                    Protocol::Usi => command.push_str(usi),
-                    Protocol::Uci => command
-                        .push_str(&usi_to_chess(usi, width, height).unwrap_or_else(|| usi.clone())),
-                }
-            }
-        }
-        let go = clock.go_command(protocol);
         let started = Instant::now();
         let limit = clock
             .allowed(color)
             .map_or(UNTIMED_LIMIT, |allowed| allowed + GRACE);
-        let answer = engine
-            .send(&command)
-            .and_then(|()| engine.send(&go))
-            .and_then(|()| engine.best_move(started + limit));
+        let sent = commands.iter().try_for_each(|line| engine.send(line));
+        let answer = sent.and_then(|()| match protocol {
+            Protocol::Usi | Protocol::Uci => engine.best_move(started + limit).map(|words| {
+                match words.first().map(String::as_str) {
+                    Some("resign" | "(none)") => XboardReply::Resign,
+                    Some(text) => XboardReply::Move(text.to_string()),
+                    None => XboardReply::Move(String::new()),
+                }
+            }),
+            Protocol::Xboard => engine.xboard_reply(started + limit),
+        });
         let elapsed = started.elapsed();
-        let words = match answer {
-            Ok(words) => words,
+        let reply = match answer {
+            Ok(reply) => reply,
             Err(Failure::Exited) => {
                 engines[seat] = None;
                 break GameEnd::loss(color, "crash", "the engine exited".into());
@@ -552,7 +651,7 @@ fn play_game<R: Referee>(
                 break GameEnd::loss(
                     color,
                     "no-response",
-                    format!("no bestmove within {:.1}s", limit.as_secs_f64()),
+                    format!("no move within {:.1}s", limit.as_secs_f64()),
                 );
             }
         };
@@ -560,14 +659,40 @@ fn play_game<R: Referee>(
             game.lose_on_time(color);
             continue;
         }
-        let text = words.first().map(String::as_str).unwrap_or("");
-        if matches!(text, "resign" | "(none)") {
-            game.resign(color);
-            continue;
-        }
+        let text = match reply {
+            XboardReply::Move(text) => text,
+            XboardReply::Resign => {
+                game.resign(color);
+                continue;
+            }
+            XboardReply::Claim(claim) => {
+                let own_loss = match color {
+                    Color::Sente => claim.starts_with("0-1"),
+                    Color::Gote => claim.starts_with("1-0"),
+                };
+                if own_loss {
+                    game.resign(color);
+                    continue;
+                }
+                engines[seat] = None;
+                break GameEnd::loss(color, "false-claim", shorten(&claim));
+            }
+            XboardReply::Rejected(line) => {
+                engines[seat] = None;
+                let last = report.moves.last().cloned().unwrap_or_default();
+                break GameEnd::loss(
+                    color,
+                    "rejected-move",
+                    format!("after {last}: {}", shorten(&line)),
+                );
+            }
+        };
         let usi = match protocol {
-            Protocol::Usi => Some(text.to_string()),
-            Protocol::Uci => chess_to_usi(text, width, height),
+            Protocol::Usi => Some(text.clone()),
+            Protocol::Uci | Protocol::Xboard => {
+                // XBoard engines may mark a declined promotion with `=`.
+                chess_to_usi(text.strip_suffix('=').unwrap_or(&text), width, height)
+            }
         };
         let played = usi.ok_or_else(|| "not a move".to_string()).and_then(|usi| {
             match game.play_text(&usi) {
@@ -576,17 +701,85 @@ fn play_game<R: Referee>(
             }
         });
         match played {
-            Ok(usi) => report.moves.push(usi),
+            Ok(usi) => {
+                report.moves.push(usi);
+                if let Some(state) = &mut engine.xboard {
+                    state.known_moves = report.moves.len();
+                }
+            }
             Err(error) => {
                 engines[seat] = None;
-                let shown: String = text.chars().take(40).collect();
                 break GameEnd::loss(
                     color,
                     "illegal-move",
-                    format!("bestmove {shown:?}: {error}"),
+                    format!("move {:?}: {error}", shorten(&text)),
                 );
             }
         }
     };
+    for engine in engines.iter_mut().flatten() {
+        if engine.xboard.is_some() {
+            // Stops a pondering or still-playing XBoard engine; `new` follows next game.
+            let _ = engine.send("force");
+        }
+    }
     report
+}
+
+/// At most 40 characters of an engine's text, for reports.
+fn shorten(text: &str) -> String {
+    text.chars().take(40).collect()
+}
+
+/// The lines that ask the engine for a move: USI and UCI get the whole game and `go`; an
+/// XBoard engine is stopped (`force`), told the moves it has not seen, its clock, and `go`.
+#[allow(clippy::too_many_arguments)]
+fn turn_commands(
+    protocol: Protocol,
+    engine: &mut Engine,
+    start_sfen: &str,
+    start_fen: &Option<String>,
+    moves: &[String],
+    clock: &Clock,
+    color: Color,
+    (width, height): (u8, u8),
+) -> Result<Vec<String>, String> {
+    let chess = |usi: &String| usi_to_chess(usi, width, height).unwrap_or_else(|| usi.clone());
+    match protocol {
+        Protocol::Usi | Protocol::Uci => {
+            let mut command = match (protocol, start_fen) {
+                (Protocol::Usi, _) => format!("position sfen {start_sfen}"),
+                (_, Some(fen)) => format!("position fen {fen}"),
+                (_, None) => return Err("no FEN for UCI engines".into()),
+            };
+            if !moves.is_empty() {
+                command.push_str(" moves");
+                for usi in moves {
+                    command.push(' ');
+                    match protocol {
+                        Protocol::Usi => command.push_str(usi),
+                        _ => command.push_str(&chess(usi)),
+                    }
+                }
+            }
+            Ok(vec![command, clock.go_command(protocol)])
+        }
+        Protocol::Xboard => {
+            let Some(state) = &mut engine.xboard else {
+                return Err("the XBoard engine did not finish its handshake".into());
+            };
+            let mut lines = vec!["force".to_string()];
+            for usi in moves.iter().skip(state.known_moves) {
+                if state.usermove {
+                    lines.push(format!("usermove {}", chess(usi)));
+                } else {
+                    lines.push(chess(usi));
+                }
+            }
+            state.known_moves = moves.len();
+            lines.extend(clock.xboard_clock_lines(color));
+            lines.push("go".into());
+            Ok(lines)
+        }
+    }
 }

@@ -21,6 +21,8 @@ pub trait Referee: Sized {
     fn play_move(&mut self, mv: Move) -> bool;
     /// Plays a move written as USI text.
     fn play_text(&mut self, text: &str) -> Result<(), String>;
+    /// A move of the current position as USI text.
+    fn move_text(&self, mv: Move) -> String;
     /// How the game stands.
     fn status(&self) -> Status;
     /// The current position as SFEN.
@@ -55,6 +57,9 @@ impl<B: Bitboard> Referee for Game<B> {
     }
     fn play_text(&mut self, text: &str) -> Result<(), String> {
         self.play_usi(text).map(|_| ()).map_err(|e| e.to_string())
+    }
+    fn move_text(&self, mv: Move) -> String {
+        self.position().to_usi(mv)
     }
     fn status(&self) -> Status {
         Game::status(self)
@@ -96,6 +101,9 @@ impl Referee for TenjikuGame {
     }
     fn play_text(&mut self, text: &str) -> Result<(), String> {
         self.play_usi(text).map(|_| ()).map_err(|e| e.to_string())
+    }
+    fn move_text(&self, mv: Move) -> String {
+        self.position().move_to_usi(mv)
     }
     fn status(&self) -> Status {
         TenjikuGame::status(self)
