@@ -1,18 +1,25 @@
-//! Static evaluation: material on the board and in hand, advancement, mobility and royal safety.
+//! Static evaluation: material on the board and in hand, piece-square terms, mobility, royal
+//! safety and, for the side far ahead, the hunt of the enemy royal.
 //! Every weight lives in [`EvalParams`], one set per game, so they can be tuned in one place.
 
 use tsubame_rules::tenjiku::{self, Lion, TenjikuPosition};
 use tsubame_rules::{Bitboard, Color, Position, Role, Square, VariantSpec, betza, tori};
 
-/// Evaluation weights of one game, in centipawns (a Tori swallow is 100).
-#[derive(Clone, Debug, PartialEq)]
+/// Evaluation weights of one game, in centipawns (a Tori swallow is 100). Parameter files
+/// ([`crate::params`]) name the fields as written here.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct EvalParams {
     /// Value of each kind on the board, by role index.
     pub board_value: Vec<i32>,
     /// Value of each kind in hand, by role index.
     pub hand_value: Vec<i32>,
-    /// Bonus per rank a piece of each kind has advanced from its own back rank.
-    pub advance: Vec<i32>,
+    /// Piece-square bonus by kind and by ranks advanced from the own back rank (one entry per
+    /// rank of the board).
+    pub rank_bonus: Vec<Vec<i32>>,
+    /// Piece-square bonus by kind and by files away from the centre file (one entry per step,
+    /// the centre file first).
+    pub file_bonus: Vec<Vec<i32>>,
     /// Bonus per square a non-royal piece attacks that is not held by its own side.
     pub mobility: i32,
     /// Bonus per own piece next to the own royal.
@@ -24,6 +31,12 @@ pub struct EvalParams {
     pub drop_threat: i32,
     /// Bonus for the side to move.
     pub tempo: i32,
+    /// Material lead (centipawns) from which the side ahead is steered to finish the game.
+    pub mop_up_margin: i32,
+    /// For the side ahead: bonus per ring the losing royal stands away from the centre.
+    pub mop_up_edge: i32,
+    /// For the side ahead: bonus per step its pieces stand closer to the losing royal.
+    pub mop_up_tropism: i32,
 }
 
 /// A value for a piece from its moves alone, for games without published values: each
@@ -79,6 +92,7 @@ impl EvalParams {
     /// swallow a little more); other games' values come from their pieces' moves.
     pub fn for_variant(spec: &'static VariantSpec) -> EvalParams {
         let n = spec.roles.len();
+        let is_wa = spec.name == tsubame_rules::wa::spec().name;
         let mut board_value: Vec<i32> = spec
             .roles
             .iter()
@@ -137,15 +151,32 @@ impl EvalParams {
                 }
             })
             .collect();
+        let height = usize::from(spec.height);
+        let rank_bonus = advance
+            .iter()
+            .map(|&per_rank| {
+                (0..height as i32)
+                    .map(|progress| per_rank * progress)
+                    .collect()
+            })
+            .collect();
+        let file_bonus = vec![vec![0; usize::from(spec.width).div_ceil(2)]; n];
         EvalParams {
             board_value,
             hand_value,
-            advance,
+            rank_bonus,
+            file_bonus,
             mobility: 3,
             royal_shelter: 12,
             royal_attack: 18,
             drop_threat: 6,
             tempo: 10,
+            mop_up_margin: 500,
+            // Wa has no drops to mate with once pieces are traded, so a side ahead must
+            // herd the crane king with its pieces; without this, won endings ran into the
+            // move limit against HaChu.
+            mop_up_edge: if is_wa { 12 } else { 0 },
+            mop_up_tropism: if is_wa { 3 } else { 0 },
         }
     }
 
@@ -155,12 +186,16 @@ impl EvalParams {
         EvalParams {
             board_value: self.board_value.clone(),
             hand_value: self.hand_value.clone(),
-            advance: vec![0; self.advance.len()],
+            rank_bonus: self.rank_bonus.iter().map(|r| vec![0; r.len()]).collect(),
+            file_bonus: self.file_bonus.iter().map(|f| vec![0; f.len()]).collect(),
             mobility: 0,
             royal_shelter: 0,
             royal_attack: 0,
             drop_threat: 0,
             tempo: 0,
+            mop_up_margin: 0,
+            mop_up_edge: 0,
+            mop_up_tropism: 0,
         }
     }
 
@@ -178,6 +213,15 @@ pub fn evaluate<B: Bitboard>(position: &Position<B>, params: &EvalParams) -> i32
     let geometry = tables.geometry;
     let occupied = position.occupied();
     let mut score = [0i32; 2];
+    let mut material = [0i32; 2];
+    // Summed closeness of each side's pieces to the enemy royal, for the mop-up term.
+    let mut closeness = [0i32; 2];
+    let span = i32::from(geometry.width.max(geometry.height));
+    let royals = Color::ALL.map(|color| position.royal_square(color));
+    let file_rank = |square: usize| {
+        let sq = Square::from_index(square as u8);
+        (i32::from(geometry.file(sq)), i32::from(geometry.rank(sq)))
+    };
     let mut zones = [B::EMPTY; 2];
     for color in Color::ALL {
         if let Some(royal) = position.royal_square(color) {
@@ -199,29 +243,33 @@ pub fn evaluate<B: Bitboard>(position: &Position<B>, params: &EvalParams) -> i32
             let role = Role(r as u8);
             let pieces = position.pieces(color, role);
             let in_hand = position.hand_count(color, role) as i32;
-            score[us] += in_hand * params.hand_value[r];
+            material[us] += in_hand * params.hand_value[r];
             if pieces.is_empty() {
                 continue;
             }
-            score[us] += pieces.count() as i32 * params.board_value[r];
+            material[us] += pieces.count() as i32 * params.board_value[r];
             if role_spec.royal {
                 score[us] += (zones[us] & own).count() as i32 * params.royal_shelter;
                 continue;
             }
-            let advance = params.advance[r];
+            let (by_rank, by_file) = (&params.rank_bonus[r], &params.file_bonus[r]);
             for square in pieces.iter() {
                 let sq = Square::from_index(square as u8);
-                if advance != 0 {
-                    let rank = geometry.rank(sq) as i32;
-                    let progress = match color {
-                        Color::Sente => geometry.height as i32 - 1 - rank,
-                        Color::Gote => rank,
-                    };
-                    score[us] += advance * progress;
-                }
+                let (file, rank) = file_rank(square);
+                let progress = match color {
+                    Color::Sente => i32::from(geometry.height) - 1 - rank,
+                    Color::Gote => rank,
+                };
+                let from_centre = (2 * file - (i32::from(geometry.width) - 1)).abs() / 2;
+                score[us] += by_rank.get(progress as usize).copied().unwrap_or(0)
+                    + by_file.get(from_centre as usize).copied().unwrap_or(0);
                 let attacks = tables.attacks_from(color, role, sq, occupied);
                 score[us] += (attacks & !own).count() as i32 * params.mobility;
                 royal_hits += (attacks & enemy_zone).count() as i32;
+                if let Some(enemy_royal) = royals[1 - us] {
+                    let ((x, y), (ex, ey)) = (file_rank(square), file_rank(enemy_royal));
+                    closeness[us] += span - (x - ex).abs().max((y - ey).abs());
+                }
             }
         }
         score[1 - us] -= royal_hits * params.royal_attack;
@@ -235,8 +283,19 @@ pub fn evaluate<B: Bitboard>(position: &Position<B>, params: &EvalParams) -> i32
         let empty_near_enemy_royal = (enemy_zone & !occupied).count() as i32;
         score[1 - us] -= hand_kinds * empty_near_enemy_royal * params.drop_threat;
     }
+    let lead = material[0] - material[1];
+    if params.mop_up_margin > 0 && lead.abs() >= params.mop_up_margin {
+        let ahead = usize::from(lead < 0);
+        if let Some(royal) = royals[1 - ahead] {
+            let (x, y) = file_rank(royal);
+            let (w, h) = (i32::from(geometry.width), i32::from(geometry.height));
+            let off_centre = (2 * x - (w - 1)).abs().max((2 * y - (h - 1)).abs()) / 2;
+            score[ahead] +=
+                off_centre * params.mop_up_edge + closeness[ahead] * params.mop_up_tropism;
+        }
+    }
     let side = position.side_to_move().index();
-    score[side] - score[1 - side] + params.tempo
+    score[side] + material[side] - score[1 - side] - material[1 - side] + params.tempo
 }
 
 /// A Tenjiku position's value for the side to move: material, advancement, centralisation and
@@ -259,7 +318,12 @@ pub fn evaluate_tenjiku(position: &TenjikuPosition, params: &EvalParams) -> i32 
                 Color::Sente => 15 - y,
                 Color::Gote => y,
             };
-            score[us] += params.advance.get(r).copied().unwrap_or(0) * progress;
+            score[us] += params
+                .rank_bonus
+                .get(r)
+                .and_then(|by_rank| by_rank.get(progress as usize))
+                .copied()
+                .unwrap_or(0);
             // Central pieces reach more of the board.
             let centrality = 14 - ((2 * x - 15).abs() + (2 * y - 15).abs()) / 2;
             score[us] += centrality * params.mobility / 3;
@@ -331,6 +395,51 @@ mod tests {
         assert!(w.value(wa::TENACIOUS_FALCON) > w.value(wa::FLYING_FALCON));
         assert!(w.value(wa::FLYING_FALCON) > w.value(wa::VIOLENT_WOLF));
         assert_eq!(w.value(wa::CRANE_KING), 0);
+    }
+
+    #[test]
+    fn the_side_far_ahead_in_wa_wants_the_enemy_royal_on_the_edge_and_its_pieces_near_it() {
+        let params = EvalParams::for_variant(wa::spec());
+        let without = EvalParams {
+            mop_up_edge: 0,
+            mop_up_tropism: 0,
+            ..params.clone()
+        };
+        let rules = Options::parse(wa::spec(), "drops=off").unwrap().rule_set();
+        // The mop-up part of the evaluation alone.
+        let mop_up = |sfen: &str| {
+            let position = Position::from_sfen(wa::tables(), sfen, rules).unwrap();
+            evaluate(&position, &params) - evaluate(&position, &without)
+        };
+        // Sente has two flying falcons against a bare crane king. From 6e to 6a the king is
+        // four rings further out, and each falcon four steps further away.
+        let centre = mop_up("11/11/11/11/5k5/11/11/11/11/11/F4K4F b - 1");
+        let edge = mop_up("5k5/11/11/11/11/11/11/11/11/11/F4K4F b - 1");
+        assert_eq!(
+            centre,
+            params.mop_up_edge + 2 * (11 - 6) * params.mop_up_tropism
+        );
+        assert_eq!(
+            edge,
+            5 * params.mop_up_edge + 2 * (11 - 10) * params.mop_up_tropism
+        );
+        let near = mop_up("5k5/11/11/3FF6/11/11/11/11/11/11/5K5 b - 1");
+        assert_eq!(
+            near,
+            5 * params.mop_up_edge + 2 * (11 - 3) * params.mop_up_tropism
+        );
+        // Gote to move: the lead is still sente's, so the term counts against gote.
+        let gote_to_move = mop_up("5k5/11/11/3FF6/11/11/11/11/11/11/5K5 w - 1");
+        assert_eq!(gote_to_move, -near);
+        // With even material the royal's place and the distances are not rewarded.
+        let even = |sfen: &str| {
+            let position = Position::from_sfen(wa::tables(), sfen, rules).unwrap();
+            evaluate(&position, &params.material_only())
+        };
+        assert_eq!(
+            even("5k5/11/11/11/11/11/11/11/11/11/F4K4F b - 1"),
+            even("11/11/11/11/5k5/11/11/11/11/11/F4K4F b - 1")
+        );
     }
 
     #[test]

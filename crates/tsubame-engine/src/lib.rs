@@ -25,5 +25,6 @@ pub mod bench;
 pub mod eval;
 pub mod game;
 pub mod limits;
+pub mod params;
 pub mod search;
 pub mod tt;

@@ -97,6 +97,7 @@ impl Front {
                 }
                 other => Err(format!("evaluation {other:?} is not full or material")),
             },
+            "EvalFile" => self.session.set_eval_file(value),
             _ => {
                 // The variant being played first: several games share option names.
                 let current = self.session.variant();
@@ -317,6 +318,7 @@ impl Front {
         ));
         self.say("option name Threads type spin default 1 min 1 max 256");
         self.say("option name Evaluation type combo default full var full var material");
+        self.say("option name EvalFile type string default <empty>");
         self.say(&format!(
             "option name {} type check default false",
             dialect.ponder_option

@@ -390,6 +390,7 @@ pub struct Session {
     hash_mib: usize,
     threads: usize,
     material_only: bool,
+    eval_file: Option<tsubame_engine::params::ParamFile>,
     tt: Arc<TranspositionTable>,
     stop: Arc<AtomicBool>,
     running: Option<JoinHandle<()>>,
@@ -470,6 +471,7 @@ impl Session {
             hash_mib: 64,
             threads: 1,
             material_only: false,
+            eval_file: None,
             tt: Arc::new(TranspositionTable::new(64)),
             stop: Arc::new(AtomicBool::new(false)),
             running: None,
@@ -526,6 +528,46 @@ impl Session {
     pub fn set_material_only(&mut self, material_only: bool) {
         self.wait();
         self.material_only = material_only;
+    }
+
+    /// Reads evaluation parameters from a parameter file (see
+    /// [`tsubame_engine::params`]); they apply whenever the file's game is played. An empty
+    /// path or `<empty>` goes back to the built-in parameters. On error nothing changes.
+    pub fn set_eval_file(&mut self, path: &str) -> Result<(), String> {
+        self.wait();
+        let path = path.trim();
+        if path.is_empty() || path == "<empty>" {
+            self.eval_file = None;
+            return Ok(());
+        }
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read parameter file {path}: {e}"))?;
+        let file =
+            tsubame_engine::params::ParamFile::parse(&text).map_err(|e| format!("{path}: {e}"))?;
+        let variant = Variant::from_name(&file.variant)
+            .ok_or_else(|| format!("{path}: unknown variant {:?}", file.variant))?;
+        file.apply(&EvalParams::for_variant(variant.spec()))
+            .map_err(|e| format!("{path}: {e}"))?;
+        self.eval_file = Some(file);
+        Ok(())
+    }
+
+    /// The evaluation parameters of the current game: built in, or from the parameter file,
+    /// then reduced to material if asked.
+    fn eval_params(&self) -> EvalParams {
+        let spec = self.variant.spec();
+        let built_in = EvalParams::for_variant(spec);
+        let full = match &self.eval_file {
+            Some(file) if file.variant == spec.protocol_name => {
+                file.apply(&built_in).unwrap_or(built_in)
+            }
+            _ => built_in,
+        };
+        if self.material_only {
+            full.material_only()
+        } else {
+            full
+        }
     }
 
     /// Forgets everything learnt in earlier games.
@@ -605,12 +647,7 @@ impl Session {
         let tt = self.tt.clone();
         let stop = self.stop.clone();
         let threads = self.threads;
-        let full = EvalParams::for_variant(self.variant.spec());
-        let params = if self.material_only {
-            full.material_only()
-        } else {
-            full
-        };
+        let params = self.eval_params();
         self.running = Some(std::thread::spawn(move || {
             let result = game.search(&params, (limits, tt, stop, threads), &mut on_info);
             on_done(result);

@@ -265,6 +265,7 @@ impl Xboard {
              highlight=1 myname=\"Tsubame {}\" variants=\"wa-shogi,torishogi\"",
             env!("CARGO_PKG_VERSION")
         ));
+        self.say("feature option=\"EvalFile -file \"");
         let mut seen: Vec<&str> = Vec::new();
         for variant in Variant::ALL {
             for option in variant.spec().options {

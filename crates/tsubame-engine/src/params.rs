@@ -1,0 +1,185 @@
+//! Evaluation parameter files: JSON that names a game and overrides some or all of its
+//! [`EvalParams`], so weights can be tried in matches and written by the tuner without
+//! rebuilding the engine.
+//!
+//! ```
+//! use tsubame_engine::{eval::EvalParams, params::ParamFile};
+//! use tsubame_rules::wa;
+//!
+//! let file = ParamFile::parse(r#"{"variant": "washogi", "params": {"mop_up_edge": 20}}"#).unwrap();
+//! let params = file.apply(&EvalParams::for_variant(wa::spec())).unwrap();
+//! assert_eq!(params.mop_up_edge, 20);
+//! assert_eq!(params.tempo, EvalParams::for_variant(wa::spec()).tempo);
+//! ```
+
+use crate::eval::EvalParams;
+use serde_json::{Map, Value};
+
+/// A parsed parameter file: the game it is for and the parameters it sets.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParamFile {
+    /// The game's protocol name (`torishogi`, `washogi`, `tenjiku`).
+    pub variant: String,
+    /// Parameter names and values; the rest keep the game's defaults.
+    pub params: Map<String, Value>,
+}
+
+impl ParamFile {
+    /// Reads `{"variant": NAME, "params": {FIELD: VALUE, ...}}`. The error names what is wrong.
+    pub fn parse(text: &str) -> Result<ParamFile, String> {
+        let value: Value =
+            serde_json::from_str(text).map_err(|e| format!("not a parameter file: {e}"))?;
+        let Value::Object(mut top) = value else {
+            return Err("a parameter file is a JSON object with variant and params".into());
+        };
+        let variant = match top.remove("variant") {
+            Some(Value::String(name)) => name,
+            _ => {
+                return Err(
+                    "the parameter file names no variant (\"variant\": \"washogi\")".into(),
+                );
+            }
+        };
+        let params = match top.remove("params") {
+            Some(Value::Object(params)) => params,
+            _ => return Err("the parameter file has no \"params\" object".into()),
+        };
+        if let Some(unknown) = top.keys().next() {
+            return Err(format!("unknown key {unknown:?} in the parameter file"));
+        }
+        Ok(ParamFile { variant, params })
+    }
+
+    /// `base` with this file's parameters set. Every name must be a parameter and every
+    /// per-kind list must have one entry per piece kind of the game.
+    pub fn apply(&self, base: &EvalParams) -> Result<EvalParams, String> {
+        let mut merged = match serde_json::to_value(base) {
+            Ok(Value::Object(fields)) => fields,
+            _ => return Err("the evaluation parameters cannot be written as JSON".into()),
+        };
+        for (name, value) in &self.params {
+            let Some(slot) = merged.get_mut(name) else {
+                return Err(format!("unknown evaluation parameter {name:?}"));
+            };
+            if let (Value::Array(old), Value::Array(new)) = (&*slot, value)
+                && old.len() != new.len()
+            {
+                return Err(format!(
+                    "{name} has {} entries; the game has {} piece kinds",
+                    new.len(),
+                    old.len()
+                ));
+            }
+            *slot = value.clone();
+        }
+        let params: EvalParams = serde_json::from_value(Value::Object(merged))
+            .map_err(|e| format!("bad evaluation parameter value: {e}"))?;
+        for (name, ours, theirs) in [
+            ("rank_bonus", &params.rank_bonus, &base.rank_bonus),
+            ("file_bonus", &params.file_bonus, &base.file_bonus),
+        ] {
+            if let Some((kind, (table, expected))) = ours
+                .iter()
+                .zip(theirs)
+                .enumerate()
+                .find(|(_, (table, expected))| table.len() != expected.len())
+            {
+                return Err(format!(
+                    "{name} of kind {kind} has {} entries; the board needs {}",
+                    table.len(),
+                    expected.len()
+                ));
+            }
+        }
+        Ok(params)
+    }
+
+    /// The file that sets every parameter of `params` for `variant`.
+    pub fn complete(variant: &str, params: &EvalParams) -> ParamFile {
+        let params = match serde_json::to_value(params) {
+            Ok(Value::Object(fields)) => fields,
+            _ => Map::new(),
+        };
+        ParamFile {
+            variant: variant.to_string(),
+            params,
+        }
+    }
+
+    /// The file as JSON text, one parameter per line.
+    pub fn to_json(&self) -> String {
+        let mut text = format!(
+            "{{\n  \"variant\": {},\n  \"params\": {{\n",
+            Value::from(self.variant.as_str())
+        );
+        let count = self.params.len();
+        for (i, (name, value)) in self.params.iter().enumerate() {
+            let comma = if i + 1 < count { "," } else { "" };
+            text.push_str(&format!(
+                "    {}: {value}{comma}\n",
+                Value::from(name.as_str())
+            ));
+        }
+        text.push_str("  }\n}\n");
+        text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tsubame_rules::{tori, wa};
+
+    #[test]
+    fn a_complete_file_reads_back_to_the_same_parameters() {
+        let params = EvalParams::for_variant(tori::spec());
+        let file = ParamFile::complete("torishogi", &params);
+        let read = ParamFile::parse(&file.to_json()).unwrap();
+        assert_eq!(read, file);
+        assert_eq!(
+            read.apply(&EvalParams::for_variant(tori::spec())).unwrap(),
+            params
+        );
+    }
+
+    #[test]
+    fn mistakes_are_named() {
+        let base = EvalParams::for_variant(wa::spec());
+        let cases = [
+            ("[1, 2]", "a JSON object"),
+            ("{\"params\": {}}", "names no variant"),
+            ("{\"variant\": \"washogi\"}", "no \"params\" object"),
+            (
+                "{\"variant\": \"washogi\", \"params\": {}, \"x\": 1}",
+                "unknown key \"x\"",
+            ),
+            (
+                "{\"variant\": \"washogi\", \"params\": {\"tempoo\": 1}}",
+                "unknown evaluation parameter \"tempoo\"",
+            ),
+            (
+                "{\"variant\": \"washogi\", \"params\": {\"hand_value\": [1, 2]}}",
+                "hand_value has 2 entries",
+            ),
+            (
+                "{\"variant\": \"washogi\", \"params\": {\"tempo\": \"fast\"}}",
+                "bad evaluation parameter value",
+            ),
+            (
+                "{\"variant\": \"washogi\", \"params\": {\"tempo\": 1e30}}",
+                "bad evaluation parameter value",
+            ),
+            ("{not json", "not a parameter file"),
+            (
+                "{\"variant\": \"washogi\", \"params\": {\"rank_bonus\": [[1]]}}",
+                "rank_bonus has 1 entries",
+            ),
+        ];
+        for (text, expected) in cases {
+            let error = ParamFile::parse(text)
+                .and_then(|file| file.apply(&base))
+                .unwrap_err();
+            assert!(error.contains(expected), "{text}: {error}");
+        }
+    }
+}
