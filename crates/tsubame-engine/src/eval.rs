@@ -419,10 +419,7 @@ mod tests {
             centre,
             params.mop_up_edge + 2 * (11 - 6) * params.mop_up_tropism
         );
-        assert_eq!(
-            edge,
-            5 * params.mop_up_edge + 2 * (11 - 10) * params.mop_up_tropism
-        );
+        assert_eq!(edge, 5 * params.mop_up_edge + 2 * params.mop_up_tropism);
         let near = mop_up("5k5/11/11/3FF6/11/11/11/11/11/11/5K5 b - 1");
         assert_eq!(
             near,
