@@ -301,7 +301,7 @@ async function lobbyPage() {
   async function refresh() {
     try {
       const [lobby, list] = await Promise.all([api('/api/lobby'), api('/api/games?limit=30')]);
-      seeks.replaceChildren(...(lobby.length ? lobby.map((g) => el('tr', {},
+      seeks.replaceChildren(...(lobby.length ? lobby.map((g) => el('tr', { 'data-seek': g.id },
         el('td', {}, g.variant), el('td', {}, clockText(g.time_control)),
         el('td', {}, el('button', { onclick: async () => {
           const grant = await api(`/api/games/${g.id}/join`, {});

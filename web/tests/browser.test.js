@@ -49,6 +49,54 @@ async function newPage(width = 1200, height = 900) {
   return page;
 }
 
+/** A page in a browser context of its own: another person, with their own stored tokens. */
+async function otherPersonPage(width = 1200, height = 900) {
+  const context = await browser.newContext({ viewport: { width, height } });
+  const page = await context.newPage();
+  page.on('pageerror', (e) => { throw e; });
+  page.on('close', () => context.close());
+  return page;
+}
+
+/** Starts a Tori game against a person from the lobby form, at unlimited time. */
+async function createHumanGame(page, { listed = false } = {}) {
+  await page.goto(`${base}/`);
+  await page.waitForSelector('[data-action="create"]');
+  await page.selectOption('select[name="variant"]', 'tori');
+  await page.check('input[name="opponent"][value="human"]');
+  if (listed) await page.check('input[name="public"]');
+  await page.selectOption('select[name="side"]', 'sente');
+  await page.selectOption('select[name="clock"]', 'unlimited');
+  await page.click('[data-action="create"]');
+  await page.waitForSelector('[data-status]');
+}
+
+/** Plays one USI move by clicking: the piece (or the hand piece), then the destination. */
+async function playByClicks(page, usi) {
+  const drop = usi.match(/^([A-Z])\*(\w+)$/);
+  if (drop) {
+    await page.click(`[data-hand] [data-drop="${drop[1]}"]`);
+    await click(page, drop[2]);
+  } else {
+    await click(page, usi.slice(0, 2));
+    await click(page, usi.slice(2, 4));
+  }
+  // Several moves reach the square: pick the one meant.
+  if (await page.locator('[data-dialog]').count()) await page.click(`[data-dialog] button:has-text("(${usi})")`);
+}
+
+/** Two people take turns: sente's page plays the even plies, gote's the odd ones; each waits
+ * to see the other's move arrive before answering. */
+async function playLine(sente, gote, line, from = 0) {
+  for (const [index, usi] of line.split(' ').entries()) {
+    const ply = from + index;
+    await waitPly(ply % 2 === 0 ? sente : gote, ply);
+    await playByClicks(ply % 2 === 0 ? sente : gote, usi);
+    await waitPly(sente, ply + 1);
+    await waitPly(gote, ply + 1);
+  }
+}
+
 /** Creates a game through the API (for set positions the form does not offer). */
 async function apiGame(body) {
   const response = await fetch(`${base}/api/games`, { method: 'POST', body: JSON.stringify(body) });
@@ -103,47 +151,72 @@ test('Tori against the computer from the lobby: click moves, drop from hand', as
   await page.close();
 });
 
-test('Tori: promotion by clicking, then a game played to its end (mate), replay and export', async () => {
-  const page = await newPage();
-  // A bare gote phoenix against a swallow, a phoenix and a falcon in hand: the swallow
-  // promotes on 5b by clicking, then the test plays the engine's suggestions to mate.
-  const grant = await apiGame({ variant: 'tori', opponent: 'engine', level: 1,
-    sfen: '3k3/7/2S4/7/7/7/3K3 b F 1' });
-  await openWithToken(page, grant);
-  await click(page, '5c');
-  await click(page, '5b');
-  await waitPly(page, 2);
-  // Finish the game: the engine plays on, the test drops and moves until the game ends.
-  for (let i = 0; i < 60; i++) {
-    const over = await page.locator('[data-result]').count();
-    if (over) break;
-    const legal = await page.evaluate(async (id) => (await (await fetch(`/api/games/${id}`)).json()), grant.game_id);
-    if (legal.status !== 'playing') break;
-    if (legal.side_to_move !== 'sente') { await page.waitForTimeout(100); continue; }
-    // Prefer a mating or capturing move among the legal ones: ask the engine which.
-    const best = await page.evaluate(async (g) => (await (await fetch('/api/analyse', { method: 'POST',
-      body: JSON.stringify({ variant: 'tori', sfen: g.sfen, depth: 3 }) })).json()).best, legal);
-    const drop = best.match(/^([A-Z])\*(\w+)$/);
-    if (drop) {
-      await page.click(`[data-hand="sente"] [data-drop="${drop[1]}"]`);
-      await click(page, drop[2]);
-    } else {
-      await click(page, best.slice(0, 2));
-      await click(page, best.slice(2, 4));
-      if (await page.locator('[data-dialog]').count()) await page.click(`[data-choice="${best.endsWith('+') ? 'promote' : 'stay'}"]`);
-    }
-    await waitPly(page, legal.ply + 1);
+// A Tori game from the start position that sente mates on the 13th move: a swallow promotes on
+// capturing (3c3b+), falcon and crane are dropped from the hand, the promoted falcon (eagle)
+// makes a two-square jump, and the dropped crane mates.
+const TORI_MATE = '3d3c 4b3b 3c3b+ 3a4b F*2b 4a5b 2b1a+ 4b3c 1a3c 5a6b 3b3d 5b4a C*3b';
+
+test('Invite link: two people in two browsers play by clicking, each sees the other live, to mate', async () => {
+  const sente = await otherPersonPage();
+  await createHumanGame(sente);
+  await sente.waitForSelector('.invite code');
+  const link = await sente.locator('.invite code').innerText();
+  assert.match(link, /\/#\/join\/\w+\/[0-9a-f]+$/);
+  assert.match(await sente.locator('[data-status]').innerText(), /waiting for the second player/);
+  const gote = await otherPersonPage();
+  await gote.goto(link);
+  await gote.waitForSelector('.board .sq');
+  // The one who opened the link holds gote's seat: the board turns for them.
+  await gote.waitForSelector('[data-clock="gote"]:has-text("you")');
+  await sente.waitForSelector('[data-status]:has-text("your move")');
+  await playLine(sente, gote, TORI_MATE.split(' ').slice(0, 2).join(' '));
+  // Each saw the other's move arrive without reloading.
+  assert.equal(await sente.locator('[data-moves] [data-ply="2"]').innerText(), 'Fa-3b');
+  assert.equal(await gote.locator('[data-moves] [data-ply="1"]').innerText(), 'Swx3c');
+  await gote.screenshot({ path: join(shots, 'tori-invited-gote.png') });
+  await playLine(sente, gote, TORI_MATE.split(' ').slice(2).join(' '), 2);
+  // The promotion and both drops were played by clicking.
+  assert.equal(await sente.locator('[data-moves] [data-ply="3"]').innerText(), 'Swx3b+');
+  assert.equal(await sente.locator('[data-moves] [data-ply="5"]').innerText(), 'Fa*2b');
+  assert.equal(await sente.locator('[data-moves] [data-ply="13"]').innerText(), 'Cr*3b');
+  for (const page of [sente, gote]) {
+    await page.waitForSelector('[data-result]');
+    assert.equal(await page.locator('[data-result]').getAttribute('data-result'), 'checkmate');
+    assert.match(await page.locator('[data-result]').innerText(), /sente wins — checkmate/);
+    assert.match(await page.locator('[data-status]').innerText(), /game over/);
   }
-  await page.waitForSelector('[data-result]', { timeout: 20000 });
-  const reason = await page.locator('[data-result]').getAttribute('data-result');
-  assert.ok(['checkmate', 'drop-mate', 'stalemate', 'repetition'].includes(reason), reason);
-  await page.waitForSelector('[data-export="usi"]');
-  assert.match(await page.locator('[data-export="usi"]').inputValue(), /^sfen 3k3\/7\/2S4/);
-  assert.ok((await page.locator('[data-export="fen"]').inputValue()).length > 10);
-  await page.screenshot({ path: join(shots, 'tori-finished.png') });
-  await page.click('[data-replay="0"]');
-  assert.equal(await page.locator('.board .piece').count(), 3);
-  await page.close();
+  await sente.waitForSelector('[data-export="usi"]');
+  assert.match(await sente.locator('[data-export="usi"]').inputValue(), /moves 3d3c 4b3b 3c3b\+ .* C\*3b$/);
+  assert.ok((await sente.locator('[data-export="fen"]').inputValue()).length > 10);
+  await sente.screenshot({ path: join(shots, 'tori-finished.png') });
+  await gote.screenshot({ path: join(shots, 'tori-finished-gote.png') });
+  // Replay from the start: all 32 pieces are back.
+  await sente.click('[data-replay="0"]');
+  assert.equal(await sente.locator('.board .piece').count(), 32);
+  await sente.close();
+  await gote.close();
+});
+
+test('Lobby: a listed seek made in one browser is joined from the lobby list in another', async () => {
+  const creator = await otherPersonPage();
+  await createHumanGame(creator, { listed: true });
+  const id = creator.url().match(/#\/game\/(\w+)/)[1];
+  const joiner = await otherPersonPage();
+  await joiner.goto(`${base}/`);
+  const seek = joiner.locator(`[data-seek="${id}"]`);
+  await seek.waitFor();
+  await joiner.screenshot({ path: join(shots, 'lobby-seek.png') });
+  await seek.locator('button').click();
+  await joiner.waitForURL(`**/#/game/${id}`);
+  await joiner.waitForSelector('[data-clock="gote"]:has-text("you")');
+  await creator.waitForSelector('[data-status]:has-text("your move")');
+  await playLine(creator, joiner, '3d3c 4b3c');
+  assert.equal(await creator.locator('[data-moves] [data-ply="2"]').innerText(), 'Fax3c');
+  // Once taken, the seek leaves the lobby.
+  await joiner.goto(`${base}/`);
+  await joiner.waitForSelector('text=No open seeks.');
+  await creator.close();
+  await joiner.close();
 });
 
 test('Wa: a move on a phone-sized screen, and the optional promotion choice', async () => {
