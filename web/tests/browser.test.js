@@ -75,7 +75,7 @@ async function createHumanGame(page, { listed = false } = {}) {
 async function playByClicks(page, usi) {
   const drop = usi.match(/^([A-Z])\*(\w+)$/);
   if (drop) {
-    await page.click(`[data-hand] [data-drop="${drop[1]}"]`);
+    await page.click(`[data-hand] [data-drop="${drop[1]}"]:visible`);
     await click(page, drop[2]);
   } else {
     await click(page, usi.slice(0, 2));
@@ -108,11 +108,12 @@ async function openWithToken(page, grant) {
   await page.goto(`${base}/`);
   await page.evaluate(([id, token]) => localStorage.setItem(`tsubame.token.${id}`, token), [grant.game_id, grant.token]);
   await page.goto(`${base}/#/game/${grant.game_id}`);
-  await page.waitForSelector('.board .sq');
+  await page.waitForSelector('.board sq');
 }
 
 async function click(page, square) {
-  await page.click(`.board [data-square="${square}"]`);
+  // Shogiground takes clicks on its piece layer above the squares: click where the square is.
+  await page.locator(`.board [data-square="${square}"]`).click({ force: true });
 }
 
 async function waitPly(page, ply) {
@@ -128,19 +129,19 @@ test('Tori against the computer from the lobby: click moves, drop from hand', as
   await page.selectOption('select[name="level"]', '1');
   await page.selectOption('select[name="clock"]', 'unlimited');
   await page.click('[data-action="create"]');
-  await page.waitForSelector('.board .sq');
-  assert.equal(await page.locator('.board .sq').count(), 49);
+  await page.waitForSelector('.board sq');
+  assert.equal(await page.locator('.board sq').count(), 49);
   // Select the swallow on 3d: its destination is shown, then capture on 3c.
   await click(page, '3d');
-  assert.equal(await page.locator('.board .sq.dest').count(), 1);
+  assert.equal(await page.locator('.board sq.dest').count(), 1);
   await click(page, '3c');
   await waitPly(page, 2);
   // The captured swallow is in sente's hand: drop it.
   await page.waitForSelector('[data-hand="sente"] [data-drop="S"]');
   await page.click('[data-hand="sente"] [data-drop="S"]');
-  const drops = await page.locator('.board .sq.dest').count();
+  const drops = await page.locator('.board sq.dest').count();
   assert.ok(drops > 5, `drop destinations: ${drops}`);
-  const target = await page.locator('.board .sq.dest').first().getAttribute('data-square');
+  const target = await page.locator('.board sq.dest').first().getAttribute('data-square');
   await click(page, target);
   await waitPly(page, 4);
   assert.match(await page.locator('[data-moves] [data-ply="3"]').innerText(), /^Sw\*/);
@@ -148,6 +149,17 @@ test('Tori against the computer from the lobby: click moves, drop from hand', as
   await page.check('#latin');
   await page.screenshot({ path: join(shots, 'tori-latin.png') });
   await page.uncheck('#latin');
+  // Flipped, the board starts from sente's far left corner (1g) and gote's hand is below.
+  assert.equal(await page.locator('.board sq').first().getAttribute('data-square'), '7a');
+  await page.click('[data-action="flip"]');
+  await page.waitForSelector('.board.orientation-gote');
+  assert.equal(await page.locator('.board sq').first().getAttribute('data-square'), '1g');
+  assert.equal(await page.locator('.hand').last().getAttribute('data-hand'), 'gote');
+  await page.screenshot({ path: join(shots, 'tori-flipped.png') });
+  // The zoom makes the squares bigger.
+  const before = (await page.locator('.board').boundingBox()).width;
+  await page.locator('input.zoom').fill('70');
+  assert.ok((await page.locator('.board').boundingBox()).width > before + 50);
   await page.close();
 });
 
@@ -165,7 +177,7 @@ test('Invite link: two people in two browsers play by clicking, each sees the ot
   assert.match(await sente.locator('[data-status]').innerText(), /waiting for the second player/);
   const gote = await otherPersonPage();
   await gote.goto(link);
-  await gote.waitForSelector('.board .sq');
+  await gote.waitForSelector('.board sq');
   // The one who opened the link holds gote's seat: the board turns for them.
   await gote.waitForSelector('[data-clock="gote"]:has-text("you")');
   await sente.waitForSelector('[data-status]:has-text("your move")');
@@ -192,7 +204,9 @@ test('Invite link: two people in two browsers play by clicking, each sees the ot
   await gote.screenshot({ path: join(shots, 'tori-finished-gote.png') });
   // Replay from the start: all 32 pieces are back.
   await sente.click('[data-replay="0"]');
-  assert.equal(await sente.locator('.board .piece').count(), 32);
+  // (Captured pieces fade out during the board's animation before they are gone.)
+  await sente.waitForFunction(() => document.querySelectorAll('.board sg-pieces piece').length === 32);
+  assert.equal(await sente.locator('.board').getAttribute('data-sfen'), 'rpckcpl/3f3/sssssss/2s1S2/SSSSSSS/3F3/LPCKCPR b - 1');
   await sente.close();
   await gote.close();
 });
@@ -223,7 +237,7 @@ test('Wa: a move on a phone-sized screen, and the optional promotion choice', as
   const page = await newPage(390, 844);
   const grant = await apiGame({ variant: 'wa', opponent: 'engine', level: 1 });
   await openWithToken(page, grant);
-  assert.equal(await page.locator('.board .sq').count(), 121);
+  assert.equal(await page.locator('.board sq').count(), 121);
   await click(page, '6k');
   await click(page, '5j');
   await waitPly(page, 2);
@@ -250,9 +264,9 @@ test('Tenjiku: the 16x16 board, a pawn move and a lion pass by clicking, the eng
   const page = await newPage(1280, 1000);
   const grant = await apiGame({ variant: 'tenjiku', opponent: 'engine', level: 1 });
   await openWithToken(page, grant);
-  assert.equal(await page.locator('.board .sq').count(), 256);
+  assert.equal(await page.locator('.board sq').count(), 256);
   // Pieces with suffixed codes are drawn as pieces, not left out.
-  assert.equal(await page.locator('.board .piece').count(), 156);
+  assert.equal(await page.locator('.board sg-pieces piece').count(), 156);
   await click(page, '9l');
   await click(page, '9k');
   await waitPly(page, 2);
@@ -276,10 +290,11 @@ test('import a record and ask the engine on the analysis board', async () => {
   assert.match(await page.locator('[data-export="hodges"]').inputValue(), /^1\. Swx3c Fax3c/);
   await page.screenshot({ path: join(shots, 'import.png') });
   await page.goto(`${base}/#/analysis`);
-  await page.waitForSelector('.board .sq');
+  await page.waitForSelector('.board sq');
   await click(page, '3d');
   await click(page, '3c');
-  await page.waitForFunction(() => document.querySelector('.board [data-square="3c"] .piece')?.dataset.piece === 'S');
+  // Sente's swallow now stands on 3c.
+  await page.waitForFunction(() => document.querySelector('.board')?.dataset.sfen.startsWith('rpckcpl/3f3/ssssSss/'));
   await page.click('[data-action="analyse"]');
   await page.waitForSelector('[data-best]', { timeout: 20000 });
   await page.screenshot({ path: join(shots, 'analysis.png') });
