@@ -233,8 +233,6 @@ class Board {
       checks: this.check ? [this.check] : false,
       lastDests: this.lastMove ? this.lastMove.squares : undefined,
       lastPiece: this.lastMove?.drop ? { role: this.roleOf(this.lastMove.drop), color: this.position.turn === 'sente' ? 'gote' : 'sente' } : undefined,
-      selected: undefined,
-      selectedPiece: undefined,
       coordinates: { enabled: true, files: 'numeric', ranks: 'engine' },
       hands: { roles: this.handRoles },
       movable: { free: false, dests: moves, showDests: true },
@@ -253,6 +251,11 @@ class Board {
     for (const hand of [this.topHand, this.bottomHand]) hand.hidden = this.handRoles.length === 0;
     this.topHand.dataset.hand = this.flipped ? 'sente' : 'gote';
     this.bottomHand.dataset.hand = orientation;
+    // A selection survives a repeated state of the same position (the server may send one
+    // again); a new position or turn clears it.
+    const shown = `${this.sfen} ${this.interactive} ${this.flipped}`;
+    if (shown !== this.shown) Object.assign(config, { selected: undefined, selectedPiece: undefined });
+    this.shown = shown;
     if (!this.ground) {
       this.ground = Shogiground({
         ...config,
@@ -319,7 +322,12 @@ class Board {
     const box = el('div', { class: 'box' }, el('strong', {}, 'Choose the move'));
     const dialog = el('div', { class: 'dialog', 'data-dialog': 'choice' }, box);
     for (const mv of candidates) {
-      const label = mv.promote ? 'Promote' : (candidates.some((c) => c.promote) ? 'Do not promote' : mv.text);
+      const [from, ...rest] = mv.squares;
+      let label = 'Directly';
+      if (mv.promote) label = 'Promote';
+      else if (candidates.some((c) => c.promote)) label = 'Do not promote';
+      else if (rest.length > 1) label = `Via ${rest.slice(0, -1).join(', ')}`;
+      else if (rest[0] === from) label = 'Pass';
       box.append(el('button', { 'data-choice': mv.promote ? 'promote' : 'stay',
         onclick: () => { dialog.remove(); this.onMove(mv.text); } }, `${label} (${mv.text})`));
     }

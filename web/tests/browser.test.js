@@ -111,6 +111,13 @@ async function openWithToken(page, grant) {
   await page.waitForSelector('.board sq');
 }
 
+/** Saves a screenshot once the board's pieces have stopped moving and fading. */
+async function shot(page, name, options = {}) {
+  await page.waitForFunction(() => !document.querySelector('.board piece.anim, .board piece.fading'));
+  await page.waitForTimeout(50);
+  await page.screenshot({ path: join(shots, name), ...options });
+}
+
 async function click(page, square) {
   // Shogiground takes clicks on its piece layer above the squares: click where the square is.
   await page.locator(`.board [data-square="${square}"]`).click({ force: true });
@@ -124,7 +131,7 @@ test('Tori against the computer from the lobby: click moves, drop from hand', as
   const page = await newPage();
   await page.goto(`${base}/`);
   await page.waitForSelector('[data-action="create"]');
-  await page.screenshot({ path: join(shots, 'lobby.png') });
+  await shot(page, 'lobby.png');
   await page.selectOption('select[name="variant"]', 'tori');
   await page.selectOption('select[name="level"]', '1');
   await page.selectOption('select[name="clock"]', 'unlimited');
@@ -133,21 +140,24 @@ test('Tori against the computer from the lobby: click moves, drop from hand', as
   assert.equal(await page.locator('.board sq').count(), 49);
   // Select the swallow on 3d: its destination is shown, then capture on 3c.
   await click(page, '3d');
+  // The board draws a selection on its next animation frame.
+  await page.waitForSelector('.board sq.dest');
   assert.equal(await page.locator('.board sq.dest').count(), 1);
   await click(page, '3c');
   await waitPly(page, 2);
   // The captured swallow is in sente's hand: drop it.
   await page.waitForSelector('[data-hand="sente"] [data-drop="S"]');
   await page.click('[data-hand="sente"] [data-drop="S"]');
+  await page.waitForSelector('.board sq.dest');
   const drops = await page.locator('.board sq.dest').count();
   assert.ok(drops > 5, `drop destinations: ${drops}`);
   const target = await page.locator('.board sq.dest').first().getAttribute('data-square');
   await click(page, target);
   await waitPly(page, 4);
   assert.match(await page.locator('[data-moves] [data-ply="3"]').innerText(), /^Sw\*/);
-  await page.screenshot({ path: join(shots, 'tori-vs-computer.png') });
+  await shot(page, 'tori-vs-computer.png');
   await page.check('#latin');
-  await page.screenshot({ path: join(shots, 'tori-latin.png') });
+  await shot(page, 'tori-latin.png');
   await page.uncheck('#latin');
   // Flipped, the board starts from sente's far left corner (1g) and gote's hand is below.
   assert.equal(await page.locator('.board sq').first().getAttribute('data-square'), '7a');
@@ -155,7 +165,7 @@ test('Tori against the computer from the lobby: click moves, drop from hand', as
   await page.waitForSelector('.board.orientation-gote');
   assert.equal(await page.locator('.board sq').first().getAttribute('data-square'), '1g');
   assert.equal(await page.locator('.hand').last().getAttribute('data-hand'), 'gote');
-  await page.screenshot({ path: join(shots, 'tori-flipped.png') });
+  await shot(page, 'tori-flipped.png');
   // The zoom makes the squares bigger.
   const before = (await page.locator('.board').boundingBox()).width;
   await page.locator('input.zoom').fill('70');
@@ -185,7 +195,7 @@ test('Invite link: two people in two browsers play by clicking, each sees the ot
   // Each saw the other's move arrive without reloading.
   assert.equal(await sente.locator('[data-moves] [data-ply="2"]').innerText(), 'Fa-3b');
   assert.equal(await gote.locator('[data-moves] [data-ply="1"]').innerText(), 'Swx3c');
-  await gote.screenshot({ path: join(shots, 'tori-invited-gote.png') });
+  await shot(gote, 'tori-invited-gote.png');
   await playLine(sente, gote, TORI_MATE.split(' ').slice(2).join(' '), 2);
   // The promotion and both drops were played by clicking.
   assert.equal(await sente.locator('[data-moves] [data-ply="3"]').innerText(), 'Swx3b+');
@@ -200,8 +210,8 @@ test('Invite link: two people in two browsers play by clicking, each sees the ot
   await sente.waitForSelector('[data-export="usi"]');
   assert.match(await sente.locator('[data-export="usi"]').inputValue(), /moves 3d3c 4b3b 3c3b\+ .* C\*3b$/);
   assert.ok((await sente.locator('[data-export="fen"]').inputValue()).length > 10);
-  await sente.screenshot({ path: join(shots, 'tori-finished.png') });
-  await gote.screenshot({ path: join(shots, 'tori-finished-gote.png') });
+  await shot(sente, 'tori-finished.png');
+  await shot(gote, 'tori-finished-gote.png');
   // Replay from the start: all 32 pieces are back.
   await sente.click('[data-replay="0"]');
   // (Captured pieces fade out during the board's animation before they are gone.)
@@ -219,7 +229,7 @@ test('Lobby: a listed seek made in one browser is joined from the lobby list in 
   await joiner.goto(`${base}/`);
   const seek = joiner.locator(`[data-seek="${id}"]`);
   await seek.waitFor();
-  await joiner.screenshot({ path: join(shots, 'lobby-seek.png') });
+  await shot(joiner, 'lobby-seek.png');
   await seek.locator('button').click();
   await joiner.waitForURL(`**/#/game/${id}`);
   await joiner.waitForSelector('[data-clock="gote"]:has-text("you")');
@@ -241,7 +251,7 @@ test('Wa: a move on a phone-sized screen, and the optional promotion choice', as
   await click(page, '6k');
   await click(page, '5j');
   await waitPly(page, 2);
-  await page.screenshot({ path: join(shots, 'wa-phone.png'), fullPage: true });
+  await shot(page, 'wa-phone.png', { fullPage: true });
   await page.close();
 
   const wide = await newPage();
@@ -252,11 +262,11 @@ test('Wa: a move on a phone-sized screen, and the optional promotion choice', as
   await click(wide, '6d');
   await click(wide, '6c');
   await wide.waitForSelector('[data-dialog="choice"]');
-  await wide.screenshot({ path: join(shots, 'wa-promotion-choice.png') });
+  await shot(wide, 'wa-promotion-choice.png');
   await wide.click('[data-choice="promote"]');
   await waitPly(wide, 1);
   assert.match(await wide.locator('[data-moves] [data-ply="1"]').innerText(), /\+$/);
-  await wide.screenshot({ path: join(shots, 'wa-board.png') });
+  await shot(wide, 'wa-board.png');
   await wide.close();
 });
 
@@ -276,7 +286,41 @@ test('Tenjiku: the 16x16 board, a pawn move and a lion pass by clicking, the eng
   await click(page, '9o');
   await waitPly(page, 4);
   assert.equal(await page.locator('[data-moves] [data-ply="3"]').innerText(), 'Ln-9o');
-  await page.screenshot({ path: join(shots, 'tenjiku-board.png'), fullPage: true });
+  await shot(page, 'tenjiku-board.png', { fullPage: true });
+  await page.close();
+});
+
+test('Tenjiku lion on the analysis board: the choice between routes, cancel, and igui', async () => {
+  const page = await newPage(1280, 1000);
+  await page.goto(`${base}/#/analysis`);
+  await page.waitForSelector('.board sq[data-square]');
+  // A sente lion on 9o with a gote pawn in front of it on 9n.
+  const sfen = '7k8/16/16/16/16/16/16/16/16/16/16/16/16/7p8/7L!8/7K8 b - 1';
+  await page.selectOption('select[name="variant"]', 'tenjiku');
+  await page.fill('input[name="sfen"]', sfen);
+  await page.click('[data-action="load"]');
+  await page.waitForFunction((s) => document.querySelector('.board')?.dataset.sfen === s, sfen);
+  assert.equal(await page.locator('.board sq').count(), 256);
+  // Two ways to 9m: straight there, or capturing on 9n on the way.
+  await click(page, '9o');
+  await page.waitForSelector('.board [data-square="9o"].dest.pass');
+  await click(page, '9m');
+  await page.waitForSelector('[data-dialog="choice"]');
+  assert.deepEqual(await page.locator('[data-dialog] button').allInnerTexts(),
+    ['Directly (9o9m)', 'Via 9n (9o9n9m)', 'Cancel']);
+  await shot(page, 'tenjiku-lion-routes.png');
+  await page.click('[data-dialog] button:has-text("Cancel")');
+  // Cancelled: the lion is back on 9o and nothing was played.
+  await page.waitForFunction(() => document.querySelector('.board sg-pieces piece.sente[class*="lion"]')?.sgKey === '9o');
+  assert.equal(await page.locator('.board').getAttribute('data-sfen'), sfen);
+  // Clicking the lion again offers its pass and igui (capture on 9n without moving).
+  await click(page, '9o');
+  await click(page, '9o');
+  await page.waitForSelector('[data-dialog="choice"]');
+  assert.deepEqual(await page.locator('[data-dialog] button').allInnerTexts(),
+    ['Via 9n (9o9n9o)', 'Pass (9o9o)', 'Cancel']);
+  await page.click('[data-dialog] button:has-text("(9o9n9o)")');
+  await page.waitForFunction(() => document.querySelector('.board')?.dataset.sfen.startsWith('7k8/16/16/16/16/16/16/16/16/16/16/16/16/16/7L!8/'));
   await page.close();
 });
 
@@ -288,7 +332,7 @@ test('import a record and ask the engine on the analysis board', async () => {
   await page.click('[data-action="load"]');
   await page.waitForSelector('[data-export="hodges"]');
   assert.match(await page.locator('[data-export="hodges"]').inputValue(), /^1\. Swx3c Fax3c/);
-  await page.screenshot({ path: join(shots, 'import.png') });
+  await shot(page, 'import.png');
   await page.goto(`${base}/#/analysis`);
   await page.waitForSelector('.board sq');
   await click(page, '3d');
@@ -297,6 +341,6 @@ test('import a record and ask the engine on the analysis board', async () => {
   await page.waitForFunction(() => document.querySelector('.board')?.dataset.sfen.startsWith('rpckcpl/3f3/ssssSss/'));
   await page.click('[data-action="analyse"]');
   await page.waitForSelector('[data-best]', { timeout: 20000 });
-  await page.screenshot({ path: join(shots, 'analysis.png') });
+  await shot(page, 'analysis.png');
   await page.close();
 });
