@@ -109,7 +109,15 @@ class Board {
       el('div', { class: 'actions' },
         el('button', { class: 'secondary', 'data-action': 'flip', onclick: () => { this.flipped = !this.flipped; this.render(); } }, 'Flip board'),
         el('label', { class: 'zoom' }, 'Zoom ', this.zoomInput)));
-    window.addEventListener('resize', () => this.resize());
+    this.onWindowResize = () => this.resize();
+    window.addEventListener('resize', this.onWindowResize);
+  }
+
+  /** Lets go of the window and document listeners when the page leaves the board. */
+  destroy() {
+    window.removeEventListener('resize', this.onWindowResize);
+    this.ground?.destroy();
+    this.ground = null;
   }
 
   setState({ variant, sfen, legal = [], lastMove = null, check = null, interactive = true }) {
@@ -628,7 +636,7 @@ async function gamePage(id) {
 
   connect();
   timer = setInterval(() => { if (game && game.clock_running) clocks.replaceChildren(clockNode(board.flipped ? 'sente' : 'gote'), clockNode(board.flipped ? 'gote' : 'sente')); }, 200);
-  cleanup = () => { closed = true; clearInterval(timer); socket?.close(); };
+  cleanup = () => { closed = true; clearInterval(timer); socket?.close(); board.destroy(); };
   rerender = show;
 }
 
@@ -695,7 +703,7 @@ function importPage() {
     show();
   } });
   app.replaceChildren(el('div', { class: 'play' }, board.root, el('div', { class: 'side-area' }, form, moveBox, exportBox)));
-  cleanup = () => {};
+  cleanup = () => board.destroy();
   rerender = () => { if (record) show(); };
 }
 
@@ -733,7 +741,7 @@ function analysisPage() {
     el('div', { class: 'side-area' }, form, el('div', { class: 'actions' }, engineButton, undo), output)));
   request = { variant: variants.find((v) => v.available).name, options: '', moves: [] };
   load();
-  cleanup = () => {};
+  cleanup = () => board.destroy();
   rerender = () => { if (record) board.render(); };
 }
 
