@@ -339,6 +339,18 @@ test('import a record and ask the engine on the analysis board', async () => {
   await click(page, '3c');
   // Sente's swallow now stands on 3c.
   await page.waitForFunction(() => document.querySelector('.board')?.dataset.sfen.startsWith('rpckcpl/3f3/ssssSss/'));
+  // Pieces can be dragged too: gote's falcon takes back on 3c.
+  const centre = async (square) => {
+    const box = await page.locator(`.board [data-square="${square}"]`).boundingBox();
+    return [box.x + box.width / 2, box.y + box.height / 2];
+  };
+  const [fromX, fromY] = await centre('4b');
+  const [toX, toY] = await centre('3c');
+  await page.mouse.move(fromX, fromY);
+  await page.mouse.down();
+  await page.mouse.move(toX, toY, { steps: 8 });
+  await page.mouse.up();
+  await page.waitForFunction(() => document.querySelector('.board')?.dataset.sfen.startsWith('rpckcpl/7/ssssfss/'));
   await page.click('[data-action="analyse"]');
   await page.waitForSelector('[data-best]', { timeout: 20000 });
   await shot(page, 'analysis.png');
