@@ -157,7 +157,8 @@ class Board {
       this.codeToRole.set(info.sfen, role);
       this.roleToCode.set(role, info.sfen);
     });
-    // Pieces that can be held in hand: unpromoted and not royal, in the variant's order.
+    // Pieces that can be held in hand: unpromoted and not royal, in the variant's order. Tenjiku
+    // has no drops (captured pieces leave the game), so its board has no hands.
     this.handRoles = (this.variant?.roles || [])
       .filter((info) => !info.royal && !info.sfen.startsWith('+') && this.variant.name !== 'tenjiku')
       .map((info) => this.codeToRole.get(info.sfen));
