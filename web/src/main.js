@@ -2,6 +2,7 @@
 // authority on rules: the board only offers the legal moves the server lists, and every move
 // goes to the server, which answers with the new position.
 
+import { Shogiground } from 'shogiground';
 import { parseSfen, parseMove, squareName } from './sfen.js';
 
 const app = document.getElementById('app');
@@ -61,147 +62,268 @@ function formatMs(ms) {
 // ---------------------------------------------------------------------------------------------
 // The board
 
-/** A board widget: position, selection, legal destinations, hands, flip, zoom. */
+/** A CSS class name for a piece kind: shogiground names pieces by role strings that it also
+ * uses as classes, so the variant's SFEN codes (`Q!`, `+D'`) are turned into safe words. */
+function roleClass(info, index) {
+  return `${info.name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '')}-${index}`;
+}
+
+/** Shogiground's piece labels come from CSS: one rule per piece kind and variant, kanji by
+ * default and Hodges letters under `.latin`. Built once per variant. */
+function pieceStyles(variant, roles) {
+  // Each character is escaped; `\A ` between two kanji starts a new line (they stand one above
+  // the other, as written on a real piece).
+  const quote = (parts) => `"${parts.map((part) => part.replace(/["\\]/g, '\\$&')).join('\\A ')}"`;
+  const rules = [];
+  for (const [code, role] of roles) {
+    const info = variant.roles.find((r) => r.sfen === code);
+    const kanji = [...(info?.kanji || code)];
+    const latin = info ? info.hodges.replace('+', '') : code;
+    const size = kanji.length > 1 ? 'two' : 'one';
+    rules.push(`.pieces-${variant.name} piece.${role}::after { content: ${quote(kanji)}; }`,
+      `.pieces-${variant.name} piece.${role} { --glyphs: var(--glyphs-${size}); }`,
+      `.pieces-${variant.name}.latin piece.${role}::after { content: ${quote([latin])}; }`);
+    if (code.startsWith('+')) rules.push(`.pieces-${variant.name} piece.${role} { --piece-ink: var(--promoted); }`);
+  }
+  return rules.join('\n');
+}
+
+/** A board widget on shogiground: position, selection, legal destinations (with the choice
+ * between moves that reach the same square), hands and drops, flip, zoom, last move, check. */
 class Board {
   constructor(options) {
     this.onMove = options.onMove;
     this.flipped = false;
-    this.selected = null;
-    this.root = el('div', { class: 'board-area' });
     this.zoom = null;
+    this.ground = null;
+    this.groundVariant = null;
+    this.root = el('div', { class: 'board-area' });
+    this.boardNode = el('div', { class: 'board' });
+    this.topHand = el('div', { class: 'hand' });
+    this.bottomHand = el('div', { class: 'hand' });
+    this.zoomInput = el('input', { type: 'range', min: 20, max: 72, class: 'zoom', 'aria-label': 'zoom',
+      oninput: (e) => { this.zoom = Number(e.target.value); this.resize(); } });
+    this.root.append(this.topHand,
+      el('div', { class: 'board-wrap' }, this.boardNode),
+      this.bottomHand,
+      el('div', { class: 'actions' },
+        el('button', { class: 'secondary', 'data-action': 'flip', onclick: () => { this.flipped = !this.flipped; this.render(); } }, 'Flip board'),
+        el('label', { class: 'zoom' }, 'Zoom ', this.zoomInput)));
+    this.onWindowResize = () => this.resize();
+    window.addEventListener('resize', this.onWindowResize);
+  }
+
+  /** Lets go of the window and document listeners when the page leaves the board. */
+  destroy() {
+    window.removeEventListener('resize', this.onWindowResize);
+    this.ground?.destroy();
+    this.ground = null;
   }
 
   setState({ variant, sfen, legal = [], lastMove = null, check = null, interactive = true }) {
     this.variant = variantInfo(variant);
+    this.sfen = sfen;
     this.position = parseSfen(sfen);
     this.legal = legal.map(parseMove).filter(Boolean);
     this.lastMove = lastMove ? parseMove(lastMove) : null;
     this.check = check;
     this.interactive = interactive;
-    this.selected = null;
     this.render();
   }
 
-  roleOf(code) {
-    return this.variant?.roles.find((r) => r.sfen === code);
-  }
-
-  pieceNode(code, gote) {
-    const role = this.roleOf(code);
-    const promoted = code.startsWith('+');
-    const node = el('div', { class: `piece${gote ? ' gote' : ''}${promoted ? ' promoted' : ''}`,
-      title: role ? role.name : code });
-    if (latinBox.checked || !role) {
-      node.append(el('span', { class: 'lat' }, role ? role.hodges.replace('+', '') : code));
-    } else {
-      const kanji = [...role.kanji];
-      for (const ch of kanji) node.append(el('span', { class: kanji.length > 1 ? 'k2' : 'k1' }, ch));
-    }
-    node.dataset.piece = code;
-    return node;
-  }
-
+  /** The side length of a square in pixels: what fits the window, or the zoom chosen. */
   squareSize() {
-    const files = this.position.files;
     if (this.zoom) return this.zoom;
-    const room = Math.min(window.innerWidth - 60, 760);
-    return Math.max(22, Math.min(56, Math.floor(room / files)));
+    const room = Math.min(window.innerWidth - 40, 760);
+    return Math.max(20, Math.min(56, Math.floor(room / this.position.files)));
+  }
+
+  resize() {
+    if (!this.position) return;
+    const size = this.squareSize();
+    this.zoomInput.value = size;
+    this.root.style.setProperty('--sq', `${size}px`);
+  }
+
+  /** Sets up the piece kinds of the variant: role names, hand order and label styles. */
+  prepareVariant() {
+    const name = this.variant?.name || 'unknown';
+    if (this.groundVariant === name) return;
+    this.groundVariant = name;
+    this.codeToRole = new Map();
+    this.roleToCode = new Map();
+    (this.variant?.roles || []).forEach((info, index) => {
+      const role = roleClass(info, index);
+      this.codeToRole.set(info.sfen, role);
+      this.roleToCode.set(role, info.sfen);
+    });
+    // Pieces that can be held in hand: unpromoted and not royal, in the variant's order. Tenjiku
+    // has no drops (captured pieces leave the game), so its board has no hands.
+    this.handRoles = (this.variant?.roles || [])
+      .filter((info) => !info.royal && !info.sfen.startsWith('+') && this.variant.name !== 'tenjiku')
+      .map((info) => this.codeToRole.get(info.sfen));
+    const styleId = `pieces-${name}`;
+    if (this.variant && !document.getElementById(styleId)) {
+      document.head.append(el('style', { id: styleId }, pieceStyles(this.variant, this.codeToRole)));
+    }
+    this.ground?.destroy();
+    this.ground = null;
+  }
+
+  /** The role of a piece code, adding one for a code the variant list does not name. */
+  roleOf(code) {
+    if (!this.codeToRole.has(code)) {
+      const role = `code-${[...code].map((c) => c.charCodeAt(0)).join('-')}`;
+      this.codeToRole.set(code, role);
+      this.roleToCode.set(role, code);
+      document.head.append(el('style', {}, `piece.${role}::after { content: "${code.replace(/["\\]/g, '')}"; }`));
+    }
+    return this.codeToRole.get(code);
+  }
+
+  pieces() {
+    const { files, squares } = this.position;
+    const pieces = new Map();
+    squares.forEach((row, rank) => row.forEach((cell, column) => {
+      if (cell) pieces.set(squareName(files - column, rank), { role: this.roleOf(cell.code), color: cell.color });
+    }));
+    return pieces;
+  }
+
+  handsSfen() {
+    const parts = [];
+    for (const color of ['sente', 'gote']) {
+      for (const [code, count] of Object.entries(this.position.hands[color])) {
+        parts.push(`${count > 1 ? count : ''}${color === 'sente' ? code : code.toLowerCase()}`);
+      }
+    }
+    return parts.join('');
+  }
+
+  /** Legal moves grouped by where they start: board squares, and `color role` for drops. */
+  destinations() {
+    const moves = new Map();
+    const drops = new Map();
+    this.passes = new Map();
+    if (!this.interactive) return { moves, drops };
+    for (const mv of this.legal) {
+      const to = mv.squares[mv.squares.length - 1];
+      if (mv.drop) {
+        const key = `${this.position.turn} ${this.roleOf(mv.drop)}`;
+        drops.set(key, [...new Set([...(drops.get(key) || []), to])]);
+      } else if (mv.squares[0] === to) {
+        // A move back to its own square (a lion's pass, igui): picked by clicking the piece
+        // again, which shogiground reports as an unselect.
+        this.passes.set(to, [...(this.passes.get(to) || []), mv]);
+      } else {
+        moves.set(mv.squares[0], [...new Set([...(moves.get(mv.squares[0]) || []), to])]);
+      }
+    }
+    return { moves, drops };
+  }
+
+  candidates(from, to) {
+    return this.legal.filter((mv) => (mv.drop ? `${mv.drop}*` : mv.squares[0]) === from
+      && mv.squares[mv.squares.length - 1] === to);
   }
 
   render() {
-    const { files, ranks, squares } = this.position;
-    const size = this.squareSize();
-    this.root.style.setProperty('--sq', `${size}px`);
-    const destinations = new Map();
-    if (this.selected) {
-      for (const mv of this.legal) {
-        const from = mv.drop ? `${mv.drop}*` : mv.squares[0];
-        if (from === this.selected) {
-          const to = mv.squares[mv.squares.length - 1];
-          destinations.set(to, [...(destinations.get(to) || []), mv]);
-        }
+    if (!this.position) return;
+    this.prepareVariant();
+    this.resize();
+    const { files, ranks } = this.position;
+    const { moves, drops } = this.destinations();
+    const orientation = this.flipped ? 'gote' : 'sente';
+    const config = {
+      sfen: { hands: this.handsSfen() },
+      orientation,
+      turnColor: this.position.turn,
+      activeColor: this.interactive ? this.position.turn : undefined,
+      checks: this.check ? [this.check] : false,
+      lastDests: this.lastMove ? this.lastMove.squares : undefined,
+      lastPiece: this.lastMove?.drop ? { role: this.roleOf(this.lastMove.drop), color: this.position.turn === 'sente' ? 'gote' : 'sente' } : undefined,
+      coordinates: { enabled: true, files: 'numeric', ranks: 'engine' },
+      hands: { roles: this.handRoles },
+      movable: { free: false, dests: moves, showDests: true },
+      droppable: { free: false, dests: drops, showDests: true },
+      drawable: { squares: [] },
+    };
+    this.boardNode.dataset.sfen = this.sfen;
+    this.boardNode.style.setProperty('--files', files);
+    this.boardNode.style.setProperty('--ranks', ranks);
+    // Shogiground keeps classes of its own on these elements: only ours are changed.
+    for (const node of [this.boardNode, this.topHand, this.bottomHand]) {
+      for (const name of [...node.classList]) if (name.startsWith('pieces-')) node.classList.remove(name);
+      node.classList.add(`pieces-${this.groundVariant}`);
+      node.classList.toggle('latin', latinBox.checked);
+    }
+    for (const hand of [this.topHand, this.bottomHand]) hand.hidden = this.handRoles.length === 0;
+    this.topHand.dataset.hand = this.flipped ? 'sente' : 'gote';
+    this.bottomHand.dataset.hand = orientation;
+    // A selection survives a repeated state of the same position (the server may send one
+    // again); a new position or turn clears it.
+    const shown = `${this.sfen} ${this.interactive} ${this.flipped}`;
+    if (shown !== this.shown) Object.assign(config, { selected: undefined, selectedPiece: undefined });
+    this.shown = shown;
+    if (!this.ground) {
+      this.ground = Shogiground({
+        ...config,
+        // Only the board's size: the pieces are set below.
+        sfen: { ...config.sfen, board: Array(ranks).fill(String(files)).join('/') },
+        squareRatio: [11, 12],
+        scaleDownPieces: false,
+        premovable: { enabled: false },
+        predroppable: { enabled: false },
+        drawable: { enabled: false, visible: true, squares: [] },
+        highlight: { lastDests: true, check: true },
+        animation: { enabled: true, duration: 200 },
+        forsyth: { fromForsyth: (text) => this.codeToRole.get(text.toUpperCase()) },
+        movable: { ...config.movable, events: { after: (orig, dest) => this.choose(this.candidates(orig, dest)) } },
+        droppable: { ...config.droppable, events: { after: (piece, key) => this.choose(this.candidates(`${this.roleToCode.get(piece.role)}*`, key)) } },
+        events: {
+          insert: () => this.label(),
+          select: () => setTimeout(() => this.showPass(), 0),
+          unselect: (key) => { if (this.passes.has(key)) this.choose(this.passes.get(key)); },
+        },
+      }, { board: this.boardNode, hands: { top: this.topHand, bottom: this.bottomHand } });
+    } else {
+      this.ground.set(config, true);
+    }
+    // The board's own sfen is only the size: the pieces (whose codes shogiground's parser
+    // cannot read in Tenjiku) are set directly, as a difference so that moves animate.
+    const wanted = this.pieces();
+    const change = new Map();
+    for (const [key, piece] of wanted) {
+      const have = this.ground.state.pieces.get(key);
+      if (!have || have.role !== piece.role || have.color !== piece.color) change.set(key, piece);
+    }
+    for (const key of this.ground.state.pieces.keys()) if (!wanted.has(key)) change.set(key, undefined);
+    if (change.size) this.ground.setPieces(change);
+    this.label();
+  }
+
+  /** Marks the board's squares and hand pieces with their names, for people and tests. */
+  label() {
+    for (const square of this.boardNode.querySelectorAll('sq')) square.dataset.square = square.sgKey;
+    for (const hand of [this.topHand, this.bottomHand]) {
+      for (const wrap of hand.querySelectorAll('sg-hp-wrap')) {
+        const piece = wrap.firstElementChild;
+        if (piece) wrap.dataset.drop = this.roleToCode.get(piece.sgRole) || '';
       }
     }
-    this.destinations = destinations;
-    const lastSquares = new Set(this.lastMove ? this.lastMove.squares : []);
-    const grid = el('div', { class: 'board', 'data-files': files });
-    grid.style.gridTemplateColumns = `repeat(${files}, var(--sq))`;
-    for (let row = 0; row < ranks; row++) {
-      for (let col = 0; col < files; col++) {
-        const rank = this.flipped ? ranks - 1 - row : row;
-        const file = this.flipped ? col + 1 : files - col;
-        const name = squareName(file, rank);
-        const piece = squares[rank][files - file];
-        const classes = ['sq'];
-        if (lastSquares.has(name)) classes.push('last');
-        if (this.selected === name) classes.push('sel');
-        if (this.check === name) classes.push('check');
-        if (destinations.has(name)) classes.push('dest', piece ? 'cap' : 'empty');
-        const square = el('div', { class: classes.join(' '), 'data-square': name,
-          onclick: () => this.clickSquare(name, piece) });
-        if (piece) square.append(this.pieceNode(piece.code, (piece.color === 'gote') !== this.flipped));
-        grid.append(square);
-      }
-    }
-    const fileLabels = el('div', { class: 'coords-files' });
-    fileLabels.style.gridTemplateColumns = `repeat(${files}, var(--sq))`;
-    for (let col = 0; col < files; col++) fileLabels.append(el('span', {}, this.flipped ? col + 1 : files - col));
-    const rankLabels = el('div', { class: 'coords-ranks' });
-    rankLabels.style.gridTemplateRows = `repeat(${ranks}, var(--sq))`;
-    for (let row = 0; row < ranks; row++) {
-      rankLabels.append(el('span', {}, String.fromCharCode(97 + (this.flipped ? ranks - 1 - row : row))));
-    }
-    const top = this.flipped ? 'sente' : 'gote';
-    const bottom = this.flipped ? 'gote' : 'sente';
-    const zoom = el('input', { type: 'range', min: 20, max: 72, value: size, class: 'zoom',
-      'aria-label': 'zoom', oninput: (e) => { this.zoom = Number(e.target.value); this.render(); } });
-    this.root.replaceChildren(
-      this.handNode(top),
-      el('div', { class: 'board-wrap' }, fileLabels, grid, rankLabels),
-      this.handNode(bottom),
-      el('div', { class: 'actions' },
-        el('button', { class: 'secondary', onclick: () => { this.flipped = !this.flipped; this.render(); } }, 'Flip board'),
-        el('label', { class: 'zoom' }, 'Zoom ', zoom)),
-    );
   }
 
-  handNode(color) {
-    const hand = this.position.hands[color];
-    const node = el('div', { class: 'hand', 'data-hand': color },
-      el('span', { class: 'label' }, color === 'sente' ? '☗ Sente' : '☖ Gote'));
-    for (const [code, count] of Object.entries(hand)) {
-      const key = `${code}*`;
-      const piece = el('div', { class: `hp${this.selected === key && this.position.turn === color ? ' sel' : ''}`,
-        'data-drop': code, onclick: () => this.clickHand(color, code) },
-      this.pieceNode(code, (color === 'gote') !== this.flipped));
-      if (count > 1) piece.append(el('span', { class: 'count' }, count));
-      node.append(piece);
-    }
-    return node;
-  }
-
-  clickHand(color, code) {
-    if (!this.interactive || color !== this.position.turn) return;
-    const key = `${code}*`;
-    this.selected = this.selected === key ? null : key;
-    this.render();
-  }
-
-  clickSquare(name, piece) {
-    if (!this.interactive) return;
-    const candidates = this.destinations.get(name);
-    if (this.selected && candidates) {
-      this.selected = null;
-      this.choose(candidates);
-      return;
-    }
-    const own = piece && piece.color === this.position.turn;
-    this.selected = own && this.selected !== name ? name : null;
-    this.render();
+  /** A selected piece that may move back to its own square shows that square as a destination. */
+  showPass() {
+    const selected = this.ground?.state.selected;
+    const squares = selected && this.passes.has(selected) ? [{ key: selected, className: 'dest pass' }] : [];
+    this.ground?.setSquareHighlights(squares);
   }
 
   /** Several moves reach the square (promotion or not, a lion's routes): ask which. */
   choose(candidates) {
+    this.ground?.setSquareHighlights([]);
+    if (candidates.length === 0) { this.render(); return; }
     if (candidates.length === 1) {
       this.onMove(candidates[0].text);
       return;
@@ -209,7 +331,12 @@ class Board {
     const box = el('div', { class: 'box' }, el('strong', {}, 'Choose the move'));
     const dialog = el('div', { class: 'dialog', 'data-dialog': 'choice' }, box);
     for (const mv of candidates) {
-      const label = mv.promote ? 'Promote' : (candidates.some((c) => c.promote) ? 'Do not promote' : mv.text);
+      const [from, ...rest] = mv.squares;
+      let label = 'Directly';
+      if (mv.promote) label = 'Promote';
+      else if (candidates.some((c) => c.promote)) label = 'Do not promote';
+      else if (rest.length > 1) label = `Via ${rest.slice(0, -1).join(', ')}`;
+      else if (rest[0] === from) label = 'Pass';
       box.append(el('button', { 'data-choice': mv.promote ? 'promote' : 'stay',
         onclick: () => { dialog.remove(); this.onMove(mv.text); } }, `${label} (${mv.text})`));
     }
@@ -301,7 +428,7 @@ async function lobbyPage() {
   async function refresh() {
     try {
       const [lobby, list] = await Promise.all([api('/api/lobby'), api('/api/games?limit=30')]);
-      seeks.replaceChildren(...(lobby.length ? lobby.map((g) => el('tr', {},
+      seeks.replaceChildren(...(lobby.length ? lobby.map((g) => el('tr', { 'data-seek': g.id },
         el('td', {}, g.variant), el('td', {}, clockText(g.time_control)),
         el('td', {}, el('button', { onclick: async () => {
           const grant = await api(`/api/games/${g.id}/join`, {});
@@ -398,7 +525,11 @@ async function gamePage(id) {
     socket.onmessage = (event) => {
       const message = JSON.parse(event.data);
       if (message.type === 'hello') seat = message.seat;
-      else if (message.type === 'error') error.textContent = message.error;
+      else if (message.type === 'error') {
+        error.textContent = message.error;
+        // The board showed the refused move already: put the position back.
+        show();
+      }
       else if (message.game) {
         const moves = message.game.moves || [...(game?.moves || []), ...(message.game.last ? [message.game.last] : [])];
         game = { ...message.game, moves: moves.filter((m, i, all) => all.findIndex((x) => x.ply === m.ply) === i) };
@@ -506,7 +637,7 @@ async function gamePage(id) {
 
   connect();
   timer = setInterval(() => { if (game && game.clock_running) clocks.replaceChildren(clockNode(board.flipped ? 'sente' : 'gote'), clockNode(board.flipped ? 'gote' : 'sente')); }, 200);
-  cleanup = () => { closed = true; clearInterval(timer); socket?.close(); };
+  cleanup = () => { closed = true; clearInterval(timer); socket?.close(); board.destroy(); };
   rerender = show;
 }
 
@@ -573,7 +704,7 @@ function importPage() {
     show();
   } });
   app.replaceChildren(el('div', { class: 'play' }, board.root, el('div', { class: 'side-area' }, form, moveBox, exportBox)));
-  cleanup = () => {};
+  cleanup = () => board.destroy();
   rerender = () => { if (record) show(); };
 }
 
@@ -611,7 +742,7 @@ function analysisPage() {
     el('div', { class: 'side-area' }, form, el('div', { class: 'actions' }, engineButton, undo), output)));
   request = { variant: variants.find((v) => v.available).name, options: '', moves: [] };
   load();
-  cleanup = () => {};
+  cleanup = () => board.destroy();
   rerender = () => { if (record) board.render(); };
 }
 

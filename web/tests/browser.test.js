@@ -49,6 +49,54 @@ async function newPage(width = 1200, height = 900) {
   return page;
 }
 
+/** A page in a browser context of its own: another person, with their own stored tokens. */
+async function otherPersonPage(width = 1200, height = 900) {
+  const context = await browser.newContext({ viewport: { width, height } });
+  const page = await context.newPage();
+  page.on('pageerror', (e) => { throw e; });
+  page.on('close', () => context.close());
+  return page;
+}
+
+/** Starts a Tori game against a person from the lobby form, at unlimited time. */
+async function createHumanGame(page, { listed = false } = {}) {
+  await page.goto(`${base}/`);
+  await page.waitForSelector('[data-action="create"]');
+  await page.selectOption('select[name="variant"]', 'tori');
+  await page.check('input[name="opponent"][value="human"]');
+  if (listed) await page.check('input[name="public"]');
+  await page.selectOption('select[name="side"]', 'sente');
+  await page.selectOption('select[name="clock"]', 'unlimited');
+  await page.click('[data-action="create"]');
+  await page.waitForSelector('[data-status]');
+}
+
+/** Plays one USI move by clicking: the piece (or the hand piece), then the destination. */
+async function playByClicks(page, usi) {
+  const drop = usi.match(/^([A-Z])\*(\w+)$/);
+  if (drop) {
+    await page.click(`[data-hand] [data-drop="${drop[1]}"]:visible`);
+    await click(page, drop[2]);
+  } else {
+    await click(page, usi.slice(0, 2));
+    await click(page, usi.slice(2, 4));
+  }
+  // Several moves reach the square: pick the one meant.
+  if (await page.locator('[data-dialog]').count()) await page.click(`[data-dialog] button:has-text("(${usi})")`);
+}
+
+/** Two people take turns: sente's page plays the even plies, gote's the odd ones; each waits
+ * to see the other's move arrive before answering. */
+async function playLine(sente, gote, line, from = 0) {
+  for (const [index, usi] of line.split(' ').entries()) {
+    const ply = from + index;
+    await waitPly(ply % 2 === 0 ? sente : gote, ply);
+    await playByClicks(ply % 2 === 0 ? sente : gote, usi);
+    await waitPly(sente, ply + 1);
+    await waitPly(gote, ply + 1);
+  }
+}
+
 /** Creates a game through the API (for set positions the form does not offer). */
 async function apiGame(body) {
   const response = await fetch(`${base}/api/games`, { method: 'POST', body: JSON.stringify(body) });
@@ -60,11 +108,19 @@ async function openWithToken(page, grant) {
   await page.goto(`${base}/`);
   await page.evaluate(([id, token]) => localStorage.setItem(`tsubame.token.${id}`, token), [grant.game_id, grant.token]);
   await page.goto(`${base}/#/game/${grant.game_id}`);
-  await page.waitForSelector('.board .sq');
+  await page.waitForSelector('.board sq');
+}
+
+/** Saves a screenshot once the board's pieces have stopped moving and fading. */
+async function shot(page, name, options = {}) {
+  await page.waitForFunction(() => !document.querySelector('.board piece.anim, .board piece.fading'));
+  await page.waitForTimeout(50);
+  await page.screenshot({ path: join(shots, name), ...options });
 }
 
 async function click(page, square) {
-  await page.click(`.board [data-square="${square}"]`);
+  // Shogiground takes clicks on its piece layer above the squares: click where the square is.
+  await page.locator(`.board [data-square="${square}"]`).click({ force: true });
 }
 
 async function waitPly(page, ply) {
@@ -75,86 +131,127 @@ test('Tori against the computer from the lobby: click moves, drop from hand', as
   const page = await newPage();
   await page.goto(`${base}/`);
   await page.waitForSelector('[data-action="create"]');
-  await page.screenshot({ path: join(shots, 'lobby.png') });
+  await shot(page, 'lobby.png');
   await page.selectOption('select[name="variant"]', 'tori');
   await page.selectOption('select[name="level"]', '1');
   await page.selectOption('select[name="clock"]', 'unlimited');
   await page.click('[data-action="create"]');
-  await page.waitForSelector('.board .sq');
-  assert.equal(await page.locator('.board .sq').count(), 49);
+  await page.waitForSelector('.board sq');
+  assert.equal(await page.locator('.board sq').count(), 49);
   // Select the swallow on 3d: its destination is shown, then capture on 3c.
   await click(page, '3d');
-  assert.equal(await page.locator('.board .sq.dest').count(), 1);
+  // The board draws a selection on its next animation frame.
+  await page.waitForSelector('.board sq.dest');
+  assert.equal(await page.locator('.board sq.dest').count(), 1);
   await click(page, '3c');
   await waitPly(page, 2);
   // The captured swallow is in sente's hand: drop it.
   await page.waitForSelector('[data-hand="sente"] [data-drop="S"]');
   await page.click('[data-hand="sente"] [data-drop="S"]');
-  const drops = await page.locator('.board .sq.dest').count();
+  await page.waitForSelector('.board sq.dest');
+  const drops = await page.locator('.board sq.dest').count();
   assert.ok(drops > 5, `drop destinations: ${drops}`);
-  const target = await page.locator('.board .sq.dest').first().getAttribute('data-square');
+  const target = await page.locator('.board sq.dest').first().getAttribute('data-square');
   await click(page, target);
   await waitPly(page, 4);
   assert.match(await page.locator('[data-moves] [data-ply="3"]').innerText(), /^Sw\*/);
-  await page.screenshot({ path: join(shots, 'tori-vs-computer.png') });
+  await shot(page, 'tori-vs-computer.png');
   await page.check('#latin');
-  await page.screenshot({ path: join(shots, 'tori-latin.png') });
+  await shot(page, 'tori-latin.png');
   await page.uncheck('#latin');
+  // Flipped, the board starts from sente's far left corner (1g) and gote's hand is below.
+  assert.equal(await page.locator('.board sq').first().getAttribute('data-square'), '7a');
+  await page.click('[data-action="flip"]');
+  await page.waitForSelector('.board.orientation-gote');
+  assert.equal(await page.locator('.board sq').first().getAttribute('data-square'), '1g');
+  assert.equal(await page.locator('.hand').last().getAttribute('data-hand'), 'gote');
+  await shot(page, 'tori-flipped.png');
+  // The zoom makes the squares bigger.
+  const before = (await page.locator('.board').boundingBox()).width;
+  await page.locator('input.zoom').fill('70');
+  assert.ok((await page.locator('.board').boundingBox()).width > before + 50);
   await page.close();
 });
 
-test('Tori: promotion by clicking, then a game played to its end (mate), replay and export', async () => {
-  const page = await newPage();
-  // A bare gote phoenix against a swallow, a phoenix and a falcon in hand: the swallow
-  // promotes on 5b by clicking, then the test plays the engine's suggestions to mate.
-  const grant = await apiGame({ variant: 'tori', opponent: 'engine', level: 1,
-    sfen: '3k3/7/2S4/7/7/7/3K3 b F 1' });
-  await openWithToken(page, grant);
-  await click(page, '5c');
-  await click(page, '5b');
-  await waitPly(page, 2);
-  // Finish the game: the engine plays on, the test drops and moves until the game ends.
-  for (let i = 0; i < 60; i++) {
-    const over = await page.locator('[data-result]').count();
-    if (over) break;
-    const legal = await page.evaluate(async (id) => (await (await fetch(`/api/games/${id}`)).json()), grant.game_id);
-    if (legal.status !== 'playing') break;
-    if (legal.side_to_move !== 'sente') { await page.waitForTimeout(100); continue; }
-    // Prefer a mating or capturing move among the legal ones: ask the engine which.
-    const best = await page.evaluate(async (g) => (await (await fetch('/api/analyse', { method: 'POST',
-      body: JSON.stringify({ variant: 'tori', sfen: g.sfen, depth: 3 }) })).json()).best, legal);
-    const drop = best.match(/^([A-Z])\*(\w+)$/);
-    if (drop) {
-      await page.click(`[data-hand="sente"] [data-drop="${drop[1]}"]`);
-      await click(page, drop[2]);
-    } else {
-      await click(page, best.slice(0, 2));
-      await click(page, best.slice(2, 4));
-      if (await page.locator('[data-dialog]').count()) await page.click(`[data-choice="${best.endsWith('+') ? 'promote' : 'stay'}"]`);
-    }
-    await waitPly(page, legal.ply + 1);
+// A Tori game from the start position that sente mates on the 13th move: a swallow promotes on
+// capturing (3c3b+), falcon and crane are dropped from the hand, the promoted falcon (eagle)
+// makes a two-square jump, and the dropped crane mates.
+const TORI_MATE = '3d3c 4b3b 3c3b+ 3a4b F*2b 4a5b 2b1a+ 4b3c 1a3c 5a6b 3b3d 5b4a C*3b';
+
+test('Invite link: two people in two browsers play by clicking, each sees the other live, to mate', async () => {
+  const sente = await otherPersonPage();
+  await createHumanGame(sente);
+  await sente.waitForSelector('.invite code');
+  const link = await sente.locator('.invite code').innerText();
+  assert.match(link, /\/#\/join\/\w+\/[0-9a-f]+$/);
+  assert.match(await sente.locator('[data-status]').innerText(), /waiting for the second player/);
+  const gote = await otherPersonPage();
+  await gote.goto(link);
+  await gote.waitForSelector('.board sq');
+  // The one who opened the link holds gote's seat: the board turns for them.
+  await gote.waitForSelector('[data-clock="gote"]:has-text("you")');
+  await sente.waitForSelector('[data-status]:has-text("your move")');
+  await playLine(sente, gote, TORI_MATE.split(' ').slice(0, 2).join(' '));
+  // Each saw the other's move arrive without reloading.
+  assert.equal(await sente.locator('[data-moves] [data-ply="2"]').innerText(), 'Fa-3b');
+  assert.equal(await gote.locator('[data-moves] [data-ply="1"]').innerText(), 'Swx3c');
+  await shot(gote, 'tori-invited-gote.png');
+  await playLine(sente, gote, TORI_MATE.split(' ').slice(2).join(' '), 2);
+  // The promotion and both drops were played by clicking.
+  assert.equal(await sente.locator('[data-moves] [data-ply="3"]').innerText(), 'Swx3b+');
+  assert.equal(await sente.locator('[data-moves] [data-ply="5"]').innerText(), 'Fa*2b');
+  assert.equal(await sente.locator('[data-moves] [data-ply="13"]').innerText(), 'Cr*3b');
+  for (const page of [sente, gote]) {
+    await page.waitForSelector('[data-result]');
+    assert.equal(await page.locator('[data-result]').getAttribute('data-result'), 'checkmate');
+    assert.match(await page.locator('[data-result]').innerText(), /sente wins — checkmate/);
+    assert.match(await page.locator('[data-status]').innerText(), /game over/);
   }
-  await page.waitForSelector('[data-result]', { timeout: 20000 });
-  const reason = await page.locator('[data-result]').getAttribute('data-result');
-  assert.ok(['checkmate', 'drop-mate', 'stalemate', 'repetition'].includes(reason), reason);
-  await page.waitForSelector('[data-export="usi"]');
-  assert.match(await page.locator('[data-export="usi"]').inputValue(), /^sfen 3k3\/7\/2S4/);
-  assert.ok((await page.locator('[data-export="fen"]').inputValue()).length > 10);
-  await page.screenshot({ path: join(shots, 'tori-finished.png') });
-  await page.click('[data-replay="0"]');
-  assert.equal(await page.locator('.board .piece').count(), 3);
-  await page.close();
+  await sente.waitForSelector('[data-export="usi"]');
+  assert.match(await sente.locator('[data-export="usi"]').inputValue(), /moves 3d3c 4b3b 3c3b\+ .* C\*3b$/);
+  assert.ok((await sente.locator('[data-export="fen"]').inputValue()).length > 10);
+  await shot(sente, 'tori-finished.png');
+  await shot(gote, 'tori-finished-gote.png');
+  // Replay from the start: all 32 pieces are back.
+  await sente.click('[data-replay="0"]');
+  // (Captured pieces fade out during the board's animation before they are gone.)
+  await sente.waitForFunction(() => document.querySelectorAll('.board sg-pieces piece').length === 32);
+  assert.equal(await sente.locator('.board').getAttribute('data-sfen'), 'rpckcpl/3f3/sssssss/2s1S2/SSSSSSS/3F3/LPCKCPR b - 1');
+  await sente.close();
+  await gote.close();
+});
+
+test('Lobby: a listed seek made in one browser is joined from the lobby list in another', async () => {
+  const creator = await otherPersonPage();
+  await createHumanGame(creator, { listed: true });
+  const id = creator.url().match(/#\/game\/(\w+)/)[1];
+  const joiner = await otherPersonPage();
+  await joiner.goto(`${base}/`);
+  const seek = joiner.locator(`[data-seek="${id}"]`);
+  await seek.waitFor();
+  await shot(joiner, 'lobby-seek.png');
+  await seek.locator('button').click();
+  await joiner.waitForURL(`**/#/game/${id}`);
+  await joiner.waitForSelector('[data-clock="gote"]:has-text("you")');
+  await creator.waitForSelector('[data-status]:has-text("your move")');
+  await playLine(creator, joiner, '3d3c 4b3c');
+  assert.equal(await creator.locator('[data-moves] [data-ply="2"]').innerText(), 'Fax3c');
+  // Once taken, the seek leaves the lobby.
+  await joiner.goto(`${base}/`);
+  await joiner.waitForSelector('text=No open seeks.');
+  await creator.close();
+  await joiner.close();
 });
 
 test('Wa: a move on a phone-sized screen, and the optional promotion choice', async () => {
   const page = await newPage(390, 844);
   const grant = await apiGame({ variant: 'wa', opponent: 'engine', level: 1 });
   await openWithToken(page, grant);
-  assert.equal(await page.locator('.board .sq').count(), 121);
+  assert.equal(await page.locator('.board sq').count(), 121);
   await click(page, '6k');
   await click(page, '5j');
   await waitPly(page, 2);
-  await page.screenshot({ path: join(shots, 'wa-phone.png'), fullPage: true });
+  await shot(page, 'wa-phone.png', { fullPage: true });
   await page.close();
 
   const wide = await newPage();
@@ -165,11 +262,11 @@ test('Wa: a move on a phone-sized screen, and the optional promotion choice', as
   await click(wide, '6d');
   await click(wide, '6c');
   await wide.waitForSelector('[data-dialog="choice"]');
-  await wide.screenshot({ path: join(shots, 'wa-promotion-choice.png') });
+  await shot(wide, 'wa-promotion-choice.png');
   await wide.click('[data-choice="promote"]');
   await waitPly(wide, 1);
   assert.match(await wide.locator('[data-moves] [data-ply="1"]').innerText(), /\+$/);
-  await wide.screenshot({ path: join(shots, 'wa-board.png') });
+  await shot(wide, 'wa-board.png');
   await wide.close();
 });
 
@@ -177,9 +274,9 @@ test('Tenjiku: the 16x16 board, a pawn move and a lion pass by clicking, the eng
   const page = await newPage(1280, 1000);
   const grant = await apiGame({ variant: 'tenjiku', opponent: 'engine', level: 1 });
   await openWithToken(page, grant);
-  assert.equal(await page.locator('.board .sq').count(), 256);
+  assert.equal(await page.locator('.board sq').count(), 256);
   // Pieces with suffixed codes are drawn as pieces, not left out.
-  assert.equal(await page.locator('.board .piece').count(), 156);
+  assert.equal(await page.locator('.board sg-pieces piece').count(), 156);
   await click(page, '9l');
   await click(page, '9k');
   await waitPly(page, 2);
@@ -189,7 +286,41 @@ test('Tenjiku: the 16x16 board, a pawn move and a lion pass by clicking, the eng
   await click(page, '9o');
   await waitPly(page, 4);
   assert.equal(await page.locator('[data-moves] [data-ply="3"]').innerText(), 'Ln-9o');
-  await page.screenshot({ path: join(shots, 'tenjiku-board.png'), fullPage: true });
+  await shot(page, 'tenjiku-board.png', { fullPage: true });
+  await page.close();
+});
+
+test('Tenjiku lion on the analysis board: the choice between routes, cancel, and igui', async () => {
+  const page = await newPage(1280, 1000);
+  await page.goto(`${base}/#/analysis`);
+  await page.waitForSelector('.board sq[data-square]');
+  // A sente lion on 9o with a gote pawn in front of it on 9n.
+  const sfen = '7k8/16/16/16/16/16/16/16/16/16/16/16/16/7p8/7L!8/7K8 b - 1';
+  await page.selectOption('select[name="variant"]', 'tenjiku');
+  await page.fill('input[name="sfen"]', sfen);
+  await page.click('[data-action="load"]');
+  await page.waitForFunction((s) => document.querySelector('.board')?.dataset.sfen === s, sfen);
+  assert.equal(await page.locator('.board sq').count(), 256);
+  // Two ways to 9m: straight there, or capturing on 9n on the way.
+  await click(page, '9o');
+  await page.waitForSelector('.board [data-square="9o"].dest.pass');
+  await click(page, '9m');
+  await page.waitForSelector('[data-dialog="choice"]');
+  assert.deepEqual(await page.locator('[data-dialog] button').allInnerTexts(),
+    ['Directly (9o9m)', 'Via 9n (9o9n9m)', 'Cancel']);
+  await shot(page, 'tenjiku-lion-routes.png');
+  await page.click('[data-dialog] button:has-text("Cancel")');
+  // Cancelled: the lion is back on 9o and nothing was played.
+  await page.waitForFunction(() => document.querySelector('.board sg-pieces piece.sente[class*="lion"]')?.sgKey === '9o');
+  assert.equal(await page.locator('.board').getAttribute('data-sfen'), sfen);
+  // Clicking the lion again offers its pass and igui (capture on 9n without moving).
+  await click(page, '9o');
+  await click(page, '9o');
+  await page.waitForSelector('[data-dialog="choice"]');
+  assert.deepEqual(await page.locator('[data-dialog] button').allInnerTexts(),
+    ['Via 9n (9o9n9o)', 'Pass (9o9o)', 'Cancel']);
+  await page.click('[data-dialog] button:has-text("(9o9n9o)")');
+  await page.waitForFunction(() => document.querySelector('.board')?.dataset.sfen.startsWith('7k8/16/16/16/16/16/16/16/16/16/16/16/16/16/7L!8/'));
   await page.close();
 });
 
@@ -201,14 +332,27 @@ test('import a record and ask the engine on the analysis board', async () => {
   await page.click('[data-action="load"]');
   await page.waitForSelector('[data-export="hodges"]');
   assert.match(await page.locator('[data-export="hodges"]').inputValue(), /^1\. Swx3c Fax3c/);
-  await page.screenshot({ path: join(shots, 'import.png') });
+  await shot(page, 'import.png');
   await page.goto(`${base}/#/analysis`);
-  await page.waitForSelector('.board .sq');
+  await page.waitForSelector('.board sq');
   await click(page, '3d');
   await click(page, '3c');
-  await page.waitForFunction(() => document.querySelector('.board [data-square="3c"] .piece')?.dataset.piece === 'S');
+  // Sente's swallow now stands on 3c.
+  await page.waitForFunction(() => document.querySelector('.board')?.dataset.sfen.startsWith('rpckcpl/3f3/ssssSss/'));
+  // Pieces can be dragged too: gote's falcon takes back on 3c.
+  const centre = async (square) => {
+    const box = await page.locator(`.board [data-square="${square}"]`).boundingBox();
+    return [box.x + box.width / 2, box.y + box.height / 2];
+  };
+  const [fromX, fromY] = await centre('4b');
+  const [toX, toY] = await centre('3c');
+  await page.mouse.move(fromX, fromY);
+  await page.mouse.down();
+  await page.mouse.move(toX, toY, { steps: 8 });
+  await page.mouse.up();
+  await page.waitForFunction(() => document.querySelector('.board')?.dataset.sfen.startsWith('rpckcpl/7/ssssfss/'));
   await page.click('[data-action="analyse"]');
   await page.waitForSelector('[data-best]', { timeout: 20000 });
-  await page.screenshot({ path: join(shots, 'analysis.png') });
+  await shot(page, 'analysis.png');
   await page.close();
 });

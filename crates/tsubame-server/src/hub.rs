@@ -6,7 +6,7 @@
 
 use crate::clock::{ClockState, ClockView, SideClock, TimeControl};
 use crate::game::{AnyGame, PlayedMove, VariantKind};
-use crate::store::{GameRow, MoveRow, Store};
+use crate::store::{GameRow, MoveRow, Store, token_hash};
 use rand::Rng;
 use serde::Serialize;
 use std::collections::HashMap;
@@ -173,7 +173,9 @@ pub struct LiveGame {
     phase: Phase,
     result: Option<GameResult>,
     players: [Player; 2],
-    tokens: [String; 2],
+    /// Each seat's token as its SHA-256 hash (hex), empty while nobody holds the seat: the
+    /// plain token is handed to its player once and kept nowhere.
+    token_hashes: [String; 2],
     engine_level: u8,
     invite: String,
     public: bool,
@@ -343,11 +345,13 @@ impl LiveGame {
     }
 
     fn seat_of(&self, token: &str) -> Option<Side> {
+        let presented = token_hash(token);
         // Both seats are compared every time so the answer takes the same time either way.
+        // An empty hash (a seat nobody holds) never equals a 64-digit one.
         let matches: Vec<bool> = self
-            .tokens
+            .token_hashes
             .iter()
-            .map(|t| constant_time_eq(t.as_bytes(), token.as_bytes()))
+            .map(|hash| constant_time_eq(hash.as_bytes(), presented.as_bytes()))
             .collect();
         matches.iter().position(|&m| m)
     }
@@ -540,7 +544,7 @@ impl Hub {
                 Player::from_name(&row.sente_player),
                 Player::from_name(&row.gote_player),
             ],
-            tokens: [row.sente_token.clone(), row.gote_token.clone()],
+            token_hashes: [row.sente_token_hash.clone(), row.gote_token_hash.clone()],
             engine_level: row.engine_level.clamp(1, 5) as u8,
             invite: row.invite.clone(),
             public: row.public,
@@ -625,6 +629,10 @@ impl Hub {
         } else {
             Player::Open
         };
+        // Only the creator's seat gets a token now; an open seat's is made when it is taken.
+        let creator_token = random_hex(16);
+        let mut token_hashes = [String::new(), String::new()];
+        token_hashes[creator] = token_hash(&creator_token);
         let now = self.now();
         let phase = if new.against_engine {
             Phase::Playing
@@ -639,7 +647,7 @@ impl Hub {
             phase,
             result: None,
             players,
-            tokens: [random_hex(16), random_hex(16)],
+            token_hashes,
             engine_level: new.engine_level.clamp(1, 5),
             invite: random_hex(8),
             public: new.public && !new.against_engine,
@@ -658,8 +666,8 @@ impl Hub {
             sente_player: live.players[0].name().to_string(),
             gote_player: live.players[1].name().to_string(),
             engine_level: i64::from(live.engine_level),
-            sente_token: live.tokens[0].clone(),
-            gote_token: live.tokens[1].clone(),
+            sente_token_hash: live.token_hashes[0].clone(),
+            gote_token_hash: live.token_hashes[1].clone(),
             invite: live.invite.clone(),
             public: live.public,
             status: phase.name().to_string(),
@@ -676,7 +684,7 @@ impl Hub {
         let grant = SeatGrant {
             game_id: live.id.clone(),
             seat: side_name(creator),
-            token: live.tokens[creator].clone(),
+            token: creator_token,
             invite: (!new.against_engine).then(|| live.invite.clone()),
         };
         let slot = self.insert(live);
@@ -706,18 +714,27 @@ impl Hub {
         };
         let mut players = live.players;
         players[open] = Player::Human;
+        let joiner_token = random_hex(16);
+        let mut token_hashes = live.token_hashes.clone();
+        token_hashes[open] = token_hash(&joiner_token);
         let now = self.now();
         self.store
-            .start_game(&live.id, players[0].name(), players[1].name(), now as i64)
+            .start_game(
+                &live.id,
+                [players[0].name(), players[1].name()],
+                [&token_hashes[0], &token_hashes[1]],
+                now as i64,
+            )
             .await
             .map_err(|e| ApiError::internal(format!("could not store the join: {e}")))?;
         live.players = players;
+        live.token_hashes = token_hashes;
         live.phase = Phase::Playing;
         live.turn_started = now;
         let grant = SeatGrant {
             game_id: live.id.clone(),
             seat: side_name(open),
-            token: live.tokens[open].clone(),
+            token: joiner_token,
             invite: None,
         };
         self.announce(slot, &live, "state", None);

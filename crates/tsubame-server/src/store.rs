@@ -25,10 +25,10 @@ pub struct GameRow {
     pub gote_player: String,
     /// Engine strength for an engine seat.
     pub engine_level: i64,
-    /// Sente's secret.
-    pub sente_token: String,
-    /// Gote's secret.
-    pub gote_token: String,
+    /// The SHA-256 hash (hex) of sente's secret token; empty while nobody holds the seat.
+    pub sente_token_hash: String,
+    /// The SHA-256 hash (hex) of gote's secret token; empty while nobody holds the seat.
+    pub gote_token_hash: String,
     /// The secret that lets a second player take the open seat.
     pub invite: String,
     /// Whether the game is listed in the lobby while a seat is open.
@@ -146,9 +146,42 @@ async fn move_writer(pool: AnyPool, mut queue: mpsc::UnboundedReceiver<PendingMo
     }
 }
 
+/// The SHA-256 hash of a seat token, lowercase hex: the only form of it the database holds.
+pub fn token_hash(token: &str) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(token.as_bytes())
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
+}
+
+/// Replaces the plain tokens of games stored before tokens were hashed by their hashes, so
+/// those players' tokens keep working and the plain text leaves the database.
+async fn hash_plain_tokens(pool: &AnyPool) -> Result<()> {
+    let mut tx = pool.begin().await?;
+    let plain: Vec<(String, String, String)> = sqlx::query_as(
+        "SELECT id, sente_token_hash, gote_token_hash FROM games WHERE tokens_hashed = 0",
+    )
+    .fetch_all(&mut *tx)
+    .await?;
+    for (id, sente_token, gote_token) in plain {
+        sqlx::query(
+            "UPDATE games SET sente_token_hash = $1, gote_token_hash = $2, tokens_hashed = 1 \
+             WHERE id = $3",
+        )
+        .bind(token_hash(&sente_token))
+        .bind(token_hash(&gote_token))
+        .bind(&id)
+        .execute(&mut *tx)
+        .await?;
+    }
+    tx.commit().await?;
+    Ok(())
+}
+
 const GAME_COLUMNS: &str = "id, variant, options, start_sfen, time_control, sente_player, \
-     gote_player, engine_level, sente_token, gote_token, invite, public, status, winner, reason, \
-     created_at, started_at, finished_at";
+     gote_player, engine_level, sente_token_hash, gote_token_hash, invite, public, status, winner, \
+     reason, created_at, started_at, finished_at";
 
 fn game_from_row(row: &sqlx::any::AnyRow) -> Result<GameRow> {
     Ok(GameRow {
@@ -160,8 +193,8 @@ fn game_from_row(row: &sqlx::any::AnyRow) -> Result<GameRow> {
         sente_player: row.try_get("sente_player")?,
         gote_player: row.try_get("gote_player")?,
         engine_level: row.try_get("engine_level")?,
-        sente_token: row.try_get("sente_token")?,
-        gote_token: row.try_get("gote_token")?,
+        sente_token_hash: row.try_get("sente_token_hash")?,
+        gote_token_hash: row.try_get("gote_token_hash")?,
         invite: row.try_get("invite")?,
         public: row.try_get::<i64, _>("public")? != 0,
         status: row.try_get("status")?,
@@ -203,6 +236,9 @@ impl Store {
             .run(&pool)
             .await
             .context("cannot migrate the database")?;
+        hash_plain_tokens(&pool)
+            .await
+            .context("cannot hash the seat tokens stored before hashing")?;
         let (moves, queue) = mpsc::unbounded_channel();
         tokio::spawn(move_writer(pool.clone(), queue));
         Ok(Store { pool, moves })
@@ -212,9 +248,9 @@ impl Store {
     pub async fn insert_game(&self, game: &GameRow) -> Result<()> {
         sqlx::query(
             "INSERT INTO games (id, variant, options, start_sfen, time_control, sente_player, \
-             gote_player, engine_level, sente_token, gote_token, invite, public, status, winner, \
-             reason, created_at, started_at, finished_at) VALUES ($1, $2, $3, $4, $5, $6, $7, \
-             $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)",
+             gote_player, engine_level, sente_token_hash, gote_token_hash, invite, public, status, \
+             winner, reason, created_at, started_at, finished_at, tokens_hashed) VALUES ($1, $2, \
+             $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, 1)",
         )
         .bind(&game.id)
         .bind(&game.variant)
@@ -224,8 +260,8 @@ impl Store {
         .bind(&game.sente_player)
         .bind(&game.gote_player)
         .bind(game.engine_level)
-        .bind(&game.sente_token)
-        .bind(&game.gote_token)
+        .bind(&game.sente_token_hash)
+        .bind(&game.gote_token_hash)
         .bind(&game.invite)
         .bind(i64::from(game.public))
         .bind(&game.status)
@@ -239,20 +275,23 @@ impl Store {
         Ok(())
     }
 
-    /// Records that the open seat was taken and the game started.
+    /// Records that the open seat was taken and the game started, with both seats' token
+    /// hashes (the one who joined gets a token only now).
     pub async fn start_game(
         &self,
         id: &str,
-        sente_player: &str,
-        gote_player: &str,
+        players: [&str; 2],
+        token_hashes: [&str; 2],
         started_at: i64,
     ) -> Result<()> {
         sqlx::query(
-            "UPDATE games SET sente_player = $1, gote_player = $2, status = 'playing', \
-             started_at = $3 WHERE id = $4",
+            "UPDATE games SET sente_player = $1, gote_player = $2, sente_token_hash = $3, \
+             gote_token_hash = $4, status = 'playing', started_at = $5 WHERE id = $6",
         )
-        .bind(sente_player)
-        .bind(gote_player)
+        .bind(players[0])
+        .bind(players[1])
+        .bind(token_hashes[0])
+        .bind(token_hashes[1])
         .bind(started_at)
         .bind(id)
         .execute(&self.pool)

@@ -124,6 +124,79 @@ impl Db {
     }
 }
 
+impl Db {
+    /// Runs one statement on the database (with the server stopped).
+    fn execute(&self, statement: &str, binds: &[&str]) {
+        let url = self.url();
+        runtime().block_on(async {
+            sqlx::any::install_default_drivers();
+            let pool = sqlx::AnyPool::connect(&url)
+                .await
+                .expect("open the database");
+            let mut query = sqlx::query(statement);
+            for bind in binds {
+                query = query.bind(*bind);
+            }
+            query.execute(&pool).await.expect("run the statement");
+            pool.close().await;
+        })
+    }
+
+    /// Every text the `games` table holds for a game, column by column.
+    fn stored_game_texts(&self, game: &str) -> Vec<String> {
+        let url = self.url();
+        runtime().block_on(async {
+            use sqlx::{Column, Row};
+            sqlx::any::install_default_drivers();
+            let pool = sqlx::AnyPool::connect(&url)
+                .await
+                .expect("open the database");
+            let row = sqlx::query("SELECT * FROM games WHERE id = $1")
+                .bind(game)
+                .fetch_one(&pool)
+                .await
+                .expect("read the game");
+            let texts = row
+                .columns()
+                .iter()
+                .filter_map(|column| row.try_get::<Option<String>, _>(column.ordinal()).ok())
+                .flatten()
+                .collect();
+            pool.close().await;
+            texts
+        })
+    }
+
+    /// The stored token hashes of a game: (sente, gote, whether marked hashed).
+    fn stored_token_hashes(&self, game: &str) -> (String, String, i64) {
+        let url = self.url();
+        runtime().block_on(async {
+            sqlx::any::install_default_drivers();
+            let pool = sqlx::AnyPool::connect(&url)
+                .await
+                .expect("open the database");
+            let row: (String, String, i64) = sqlx::query_as(
+                "SELECT sente_token_hash, gote_token_hash, tokens_hashed FROM games WHERE id = $1",
+            )
+            .bind(game)
+            .fetch_one(&pool)
+            .await
+            .expect("read the game");
+            pool.close().await;
+            row
+        })
+    }
+}
+
+/// SHA-256 in lowercase hex, computed here independently of the server's code.
+fn sha256_hex(text: &str) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
+}
+
 fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -722,7 +795,92 @@ fn draws_and_aborts(db: &Db) {
     assert_eq!(status, 409);
 }
 
+/// The database holds only SHA-256 hashes of the seat tokens, the tokens still hold their seats,
+/// and a game stored with plain tokens (before hashing) is hashed at startup and stays playable.
+fn tokens_are_stored_hashed(db: &Db) {
+    let server = Server::start(db);
+    let (status, created) = server.post(
+        "/api/games",
+        json!({"variant": "tori", "opponent": "human"}),
+    );
+    assert_eq!(status, 201, "{created}");
+    let id = created["game_id"].as_str().expect("id").to_string();
+    let sente = created["token"].as_str().expect("token").to_string();
+    // Before anyone joins, the open seat has no token at all.
+    let (sente_hash, gote_hash, hashed) = db.stored_token_hashes(&id);
+    assert_eq!(
+        (sente_hash, gote_hash, hashed),
+        (sha256_hex(&sente), String::new(), 1)
+    );
+    let (status, joined) = server.post(
+        &format!("/api/games/{id}/join"),
+        json!({"invite": created["invite"]}),
+    );
+    assert_eq!(status, 200, "{joined}");
+    let gote = joined["token"].as_str().expect("token").to_string();
+    assert_ne!(sente, gote);
+    let (sente_hash, gote_hash, _) = db.stored_token_hashes(&id);
+    assert_eq!(sente_hash, sha256_hex(&sente));
+    assert_eq!(gote_hash, sha256_hex(&gote));
+    for text in db.stored_game_texts(&id) {
+        assert!(
+            !text.contains(&sente) && !text.contains(&gote),
+            "a plain token is stored: {text}"
+        );
+    }
+    // Both tokens hold their seats; a hash is not a token.
+    for (token, usi) in [(&sente, "3d3c"), (&gote, "5d5e")] {
+        let (status, view) = server.post(
+            &format!("/api/games/{id}/moves"),
+            json!({"token": token, "move": usi}),
+        );
+        assert_eq!(status, 200, "{view}");
+    }
+    let (status, _) = server.post(
+        &format!("/api/games/{id}/moves"),
+        json!({"token": sha256_hex(&sente), "move": "5e5d"}),
+    );
+    assert_eq!(status, 403);
+    server.kill9();
+
+    // A game as stored before hashing: plain tokens, marked unhashed.
+    let (old_sente, old_gote) = (
+        "00112233445566778899aabbccddeeff",
+        "ffeeddccbbaa99887766554433221100",
+    );
+    db.execute(
+        "UPDATE games SET sente_token_hash = $1, gote_token_hash = $2, tokens_hashed = 0 \
+         WHERE id = $3",
+        &[old_sente, old_gote, &id],
+    );
+    let server = Server::start(db);
+    let (sente_hash, gote_hash, hashed) = db.stored_token_hashes(&id);
+    assert_eq!(
+        (sente_hash, gote_hash, hashed),
+        (sha256_hex(old_sente), sha256_hex(old_gote), 1)
+    );
+    let (_, view) = server.get(&format!("/api/games/{id}"));
+    let next = view["legal_moves"][0]
+        .as_str()
+        .expect("a legal move")
+        .to_string();
+    let (status, view) = server.post(
+        &format!("/api/games/{id}/moves"),
+        json!({"token": old_sente, "move": next}),
+    );
+    assert_eq!(status, 200, "{view}");
+    let (status, _) = server.post(
+        &format!("/api/games/{id}/moves"),
+        json!({"token": sente, "move": "4b3c"}),
+    );
+    assert_eq!(status, 403, "the replaced token no longer holds the seat");
+    let mut socket = server.socket(&id, Some(old_gote));
+    let hello = socket.wait_for(Duration::from_secs(5), |v| v["type"] == "hello");
+    assert_eq!(hello["seat"], "gote");
+}
+
 against_every_database!(
+    tokens_are_stored_hashed,
     draws_and_aborts,
     tori_full_game,
     wa_full_game,
