@@ -5,6 +5,7 @@ mod convert;
 mod games;
 mod match_runner;
 mod play;
+mod tune;
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -57,6 +58,11 @@ enum Command {
     /// Play two engines against each other and report the result with an Elo estimate.
     #[command(after_help = MATCH_HELP)]
     Match(MatchArgs),
+    /// Tune the evaluation (Texel's method): self-play positions, then weights fitted to them.
+    #[command(
+        after_help = "Examples:\n  tsubame tune generate --variant tori --games 2000 --nodes 3000 --threads 2 --out tori.tsv\n  tsubame tune fit --variant tori --data tori.tsv --threads 2 --out tori.json\n  tsubame engine usi   # then: setoption name EvalFile value tori.json"
+    )]
+    Tune(tune::TuneArgs),
     /// Serve the web UI and the play API (HTTP, WebSocket) with games stored in a database.
     #[command(
         after_help = "Examples:\n  tsubame serve\n  tsubame serve --listen 0.0.0.0:8080 --database postgres://tsubame@localhost/tsubame"
@@ -588,6 +594,7 @@ fn main() -> ExitCode {
         Command::Engine(args) => engine(args),
         Command::Match(args) => run_match(args),
         Command::Serve(args) => tsubame_server::cli::run(args),
+        Command::Tune(args) => tune::run(args),
         Command::Moves(args) => match args.position.variant {
             VariantName::Tori => moves(tori::tables(), args),
             VariantName::Wa => moves(wa::tables(), args),

@@ -28,3 +28,4 @@ pub mod limits;
 pub mod params;
 pub mod search;
 pub mod tt;
+pub mod tune;

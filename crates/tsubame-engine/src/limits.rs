@@ -41,6 +41,12 @@ pub struct Budget {
 /// Time kept back for the protocol round trip and process scheduling.
 const MOVE_OVERHEAD: Duration = Duration::from_millis(60);
 
+/// Time kept back from the hard limit of a move under a Fischer clock: the clock is left with
+/// at least this much plus half of what remains, so that a loaded machine that delays one
+/// answer does not flag (games of 300+ plies at 0.1 s increments drift to the last few
+/// hundredths otherwise).
+const FISCHER_RESERVE: Duration = Duration::from_millis(100);
+
 impl Limits {
     /// The time budget, if these limits set one.
     ///
@@ -72,7 +78,7 @@ impl Limits {
         let margin = MOVE_OVERHEAD
             .max(clock.byoyomi / 8)
             .min(Duration::from_millis(250));
-        if clock.remaining.is_zero() {
+        if clock.remaining.is_zero() && !clock.byoyomi.is_zero() {
             let period = clock.byoyomi + clock.increment;
             let hard = period.saturating_sub(margin).max(Duration::from_millis(5));
             return Some(Budget {
@@ -81,7 +87,11 @@ impl Limits {
             });
         }
         let slice = clock.remaining / 30 + clock.byoyomi * 8 / 10 + clock.increment * 8 / 10;
-        let ceiling = (clock.remaining + clock.byoyomi + clock.increment).saturating_sub(margin);
+        let ceiling = if clock.byoyomi.is_zero() {
+            (clock.remaining / 2 + clock.increment).saturating_sub(margin.max(FISCHER_RESERVE))
+        } else {
+            (clock.remaining + clock.byoyomi + clock.increment).saturating_sub(margin)
+        };
         let hard = (slice * 4)
             .min(clock.remaining / 4 + clock.byoyomi + clock.increment)
             .min(ceiling);
@@ -141,6 +151,27 @@ mod tests {
             ..Limits::default()
         };
         assert!(fischer.budget().unwrap().hard < ms(200));
+    }
+
+    #[test]
+    fn a_fischer_clock_keeps_a_reserve_at_every_level() {
+        for remaining in [0, 20, 50, 100, 200, 500, 1000, 5000] {
+            let limits = Limits {
+                clock: Some(Clock {
+                    remaining: ms(remaining),
+                    byoyomi: ms(0),
+                    increment: ms(100),
+                }),
+                ..Limits::default()
+            };
+            let budget = limits.budget().unwrap();
+            // What is left after the longest think, before the increment comes back.
+            let left_after = (ms(remaining) + ms(100)).saturating_sub(budget.hard);
+            assert!(
+                left_after >= ms(100) + ms(remaining) / 2 || budget.hard == ms(5),
+                "{remaining}: {budget:?}"
+            );
+        }
     }
 
     #[test]

@@ -1,0 +1,219 @@
+//! `tsubame tune`: Texel tuning of the evaluation. `generate` plays self-play games and writes
+//! labelled quiet positions; `fit` tunes the weights on such a file and writes a parameter
+//! file that the engine's `EvalFile` option reads (and that can become the built-in weights).
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::io::Write;
+use std::path::PathBuf;
+use tsubame_engine::eval::EvalParams;
+use tsubame_engine::params::ParamFile;
+use tsubame_engine::tune::{Generation, Sample, fit, generate};
+use tsubame_rules::{Bitboard, Options, Tables, tori, wa};
+
+/// What to tune.
+#[derive(Args)]
+pub struct TuneArgs {
+    #[command(subcommand)]
+    step: TuneStep,
+}
+
+#[derive(Subcommand)]
+enum TuneStep {
+    /// Play self-play games and write their quiet positions with the games' results.
+    Generate(GenerateArgs),
+    /// Tune the evaluation weights on positions written by `generate`.
+    Fit(FitArgs),
+}
+
+/// The game and its rule options, shared by both steps.
+#[derive(Args)]
+struct GameArgs {
+    /// The game: `tori` or `wa` (Tenjiku's evaluation has other terms).
+    #[arg(long, default_value = "tori")]
+    variant: String,
+    /// A rule option as NAME=VALUE (repeatable).
+    #[arg(long = "option", value_name = "NAME=VALUE")]
+    options: Vec<String>,
+    /// Start from the weights in this parameter file instead of the built-in ones.
+    #[arg(long, value_name = "FILE")]
+    params: Option<PathBuf>,
+}
+
+#[derive(Args)]
+struct GenerateArgs {
+    #[command(flatten)]
+    game: GameArgs,
+    /// Number of games.
+    #[arg(long, default_value_t = 1000)]
+    games: usize,
+    /// Search nodes per move.
+    #[arg(long, default_value_t = 3000)]
+    nodes: u64,
+    /// Seed of the random openings.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Games played at once.
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
+    /// Where to write the positions (one `<SFEN><tab><result>` line each).
+    #[arg(long, value_name = "FILE")]
+    out: PathBuf,
+}
+
+#[derive(Args)]
+struct FitArgs {
+    #[command(flatten)]
+    game: GameArgs,
+    /// Positions written by `tsubame tune generate` (several files may be given).
+    #[arg(long = "data", value_name = "FILE", required = true)]
+    data: Vec<PathBuf>,
+    /// Most rounds over all weights.
+    #[arg(long, default_value_t = 12)]
+    rounds: usize,
+    /// Threads for computing the error.
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
+    /// Where to write the tuned parameter file.
+    #[arg(long, value_name = "FILE")]
+    out: PathBuf,
+}
+
+/// Runs `tsubame tune`.
+pub fn run(args: &TuneArgs) -> Result<()> {
+    let game = match &args.step {
+        TuneStep::Generate(a) => &a.game,
+        TuneStep::Fit(a) => &a.game,
+    };
+    match game.variant.as_str() {
+        "tori" => run_for(tori::tables(), "torishogi", args),
+        "wa" => run_for(wa::tables(), "washogi", args),
+        other => bail!("tuning covers tori and wa, not {other:?}"),
+    }
+}
+
+fn start_params(
+    tables: &'static Tables<impl Bitboard>,
+    protocol_name: &str,
+    game: &GameArgs,
+) -> Result<EvalParams> {
+    let built_in = EvalParams::for_variant(tables.spec);
+    let Some(path) = &game.params else {
+        return Ok(built_in);
+    };
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read parameter file {}", path.display()))?;
+    let file = ParamFile::parse(&text)
+        .map_err(anyhow::Error::msg)
+        .with_context(|| path.display().to_string())?;
+    if file.variant != protocol_name {
+        bail!(
+            "{} is for {}, not {protocol_name}",
+            path.display(),
+            file.variant
+        );
+    }
+    file.apply(&built_in)
+        .map_err(anyhow::Error::msg)
+        .with_context(|| path.display().to_string())
+}
+
+fn run_for<B: Bitboard>(
+    tables: &'static Tables<B>,
+    protocol_name: &str,
+    args: &TuneArgs,
+) -> Result<()> {
+    match &args.step {
+        TuneStep::Generate(a) => {
+            let mut options = Options::defaults(tables.spec);
+            for pair in &a.game.options {
+                options.set_pair(pair)?;
+            }
+            let params = start_params(tables, protocol_name, &a.game)?;
+            if a.games == 0 {
+                bail!("--games must be at least 1");
+            }
+            let bar = progress(a.games as u64, "games");
+            let bar_handle = bar.clone();
+            let lines = generate(
+                tables,
+                &options,
+                &params,
+                &Generation {
+                    games: a.games,
+                    nodes: a.nodes,
+                    seed: a.seed,
+                    threads: a.threads,
+                    ..Generation::default()
+                },
+                &mut move |_| bar_handle.inc(1),
+            );
+            bar.finish_and_clear();
+            let mut out = std::fs::File::create(&a.out)
+                .with_context(|| format!("cannot create {}", a.out.display()))?;
+            for line in &lines {
+                writeln!(out, "{line}")?;
+            }
+            println!(
+                "{} positions from {} games written to {}",
+                lines.len(),
+                a.games,
+                a.out.display()
+            );
+        }
+        TuneStep::Fit(a) => {
+            let mut options = Options::defaults(tables.spec);
+            for pair in &a.game.options {
+                options.set_pair(pair)?;
+            }
+            let base = start_params(tables, protocol_name, &a.game)?;
+            let mut samples: Vec<Sample<B>> = Vec::new();
+            for path in &a.data {
+                let text = std::fs::read_to_string(path)
+                    .with_context(|| format!("cannot read {}", path.display()))?;
+                for (number, line) in text.lines().enumerate() {
+                    if line.trim().is_empty() {
+                        continue;
+                    }
+                    let sample = Sample::parse(tables, &options, line).map_err(|e| {
+                        anyhow::anyhow!("{} line {}: {e}", path.display(), number + 1)
+                    })?;
+                    samples.push(sample);
+                }
+            }
+            if samples.is_empty() {
+                bail!("no positions to tune on");
+            }
+            println!("{} positions", samples.len());
+            let result = fit(&samples, &base, a.rounds, a.threads, &mut |round| {
+                println!(
+                    "round {}: error {:.6}, {} weights changed",
+                    round.round,
+                    round.error,
+                    round.changed.len()
+                );
+            });
+            let file = ParamFile::complete(protocol_name, &result.params);
+            std::fs::write(&a.out, file.to_json())
+                .with_context(|| format!("cannot write {}", a.out.display()))?;
+            println!(
+                "scale {:.3}; error {:.6} -> {:.6}; written to {}",
+                result.scale,
+                result.error_before,
+                result.error_after,
+                a.out.display()
+            );
+        }
+    }
+    Ok(())
+}
+
+fn progress(length: u64, what: &str) -> ProgressBar {
+    let bar = ProgressBar::new(length);
+    bar.set_style(
+        ProgressStyle::with_template(&format!("{{bar:40}} {{pos}}/{{len}} {what}"))
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    bar
+}
