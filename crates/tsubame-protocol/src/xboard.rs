@@ -6,11 +6,14 @@
 //!
 //! Tenjiku's moves that capture on their way are XBoard's multi-leg moves: a lion's double move
 //! `h2h3,h3i4` (first leg to the square of the first capture, second leg on from there), igui
-//! `h2h3,h3h2`. A pass goes out to an empty neighbour and back (`h2i3,i3h2`), the text XBoard
-//! sends when the user does that; only when every neighbour is occupied is it written `h2h2`.
-//! HaChu's null move `@@@@` is accepted when exactly one pass is legal. Range jumps and area
-//! moves are single legs. `lift` marks a lion's first-leg squares cyan (`C`), and after `put` on
-//! such a square, `lift` there shows where the second leg may go.
+//! `h2h3,h3h2`. A pass is written as a step out to an empty neighbour and back (`h2i3,i3h2`),
+//! which names the passing piece (a fire demon's pass burns, so which piece passes matters);
+//! only when every neighbour is occupied is it `h2h2`, and in thinking output, where later
+//! positions are not at hand, always. HaChu's null move `@@@@` names no piece and is accepted
+//! when exactly one pass is legal. Range jumps and area moves are single legs. `lift` marks a
+//! lion's first-leg squares cyan (`C`), and after `put` on such a square, `lift` there shows
+//! where the second leg may end. Tenjiku gets no `setup`/`piece` lines: XBoard's piece table
+//! has fewer types than Tenjiku's 66, and HaChu sends none for it either.
 //!
 //! Colours follow HaChu: XBoard's "white" is the first mover, that is sente (upper-case letters
 //! in FEN), so `1-0` means sente won. A board-only `setboard` (HaChu's form) leaves sente to move.
