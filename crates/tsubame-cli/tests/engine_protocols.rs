@@ -371,7 +371,7 @@ fn xboard_engine(variant: &str, options: &[(&str, &str)]) -> Engine {
         "ping=1",
         "highlight=1",
         "myname=\"Tsubame ",
-        "variants=\"wa-shogi,torishogi\"",
+        "variants=\"wa-shogi,torishogi,tenjiku\"",
     ] {
         assert!(
             features.iter().any(|l| l.contains(expected)),
@@ -655,6 +655,243 @@ fn xboard_malformed_input_gets_an_error_and_the_engine_goes_on() {
     let mut game = Game::new(tori::tables(), Options::defaults(tori::spec())).unwrap();
     game.play_usi("3d3c").unwrap();
     engine_move(&mut game, &lines);
+}
+
+/// The XBoard text of a Tenjiku move, as the engine writes it.
+fn tenjiku_xboard_text(
+    game: &tsubame_rules::tenjiku::TenjikuGame,
+    mv: tsubame_rules::Move,
+) -> String {
+    use tsubame_protocol::coords::usi_to_xboard;
+    use tsubame_protocol::session::pass_via;
+    let position = game.position();
+    let from = mv.from().unwrap_or(mv.to());
+    let via = (mv.to() == from && mv.middle().is_none())
+        .then(|| pass_via(position, from))
+        .flatten()
+        .map(|square| position.geometry().name(square).to_string());
+    usi_to_xboard(&position.move_to_usi(mv), 16, 16, via.as_deref()).unwrap()
+}
+
+/// Plays the engine's `move` line (the last of `lines`) in a Tenjiku game.
+fn tenjiku_engine_move(game: &mut tsubame_rules::tenjiku::TenjikuGame, lines: &[String]) {
+    use tsubame_protocol::coords::xboard_to_usi;
+    let text = lines
+        .last()
+        .and_then(|l| l.strip_prefix("move "))
+        .unwrap_or_else(|| panic!("no move in {lines:?}"));
+    let usi = xboard_to_usi(text, 16, 16).unwrap_or_else(|| panic!("not a move: {text}"));
+    let before = game.position().clone();
+    let mv = game
+        .play_usi(&usi)
+        .unwrap_or_else(|e| panic!("engine played {text} ({usi}): {e}"));
+    // The engine's text is the one text of that move.
+    let mut replay =
+        tsubame_rules::tenjiku::TenjikuGame::from_position(before, game.options().clone());
+    assert_eq!(tenjiku_xboard_text(&replay, mv), text);
+    replay.play(mv).unwrap();
+}
+
+/// A short Tenjiku game over XBoard, as [`xboard_game`] plays the others: user moves from the
+/// legal moves (lion double moves and igui included when there are some), engine moves by `go`
+/// at depth 2, every engine move checked by the rules.
+#[test]
+fn an_xboard_tenjiku_game_with_every_move_legal() {
+    use tsubame_rules::tenjiku::{self, TenjikuGame};
+    let mut engine = xboard_engine("tenjiku", &[]);
+    engine.send("force");
+    engine.send("sd 2");
+    engine.send("post");
+    let mut game = TenjikuGame::new(Options::defaults(tenjiku::spec()));
+    let mut step = 0;
+    let mut thought = false;
+    while game.status() == Status::Ongoing && game.moves().len() < 24 {
+        step += 1;
+        if step % 2 == 0 {
+            engine.send("go");
+            let lines = engine.until("move ");
+            thought |= lines.iter().any(|l| {
+                l.split_whitespace().count() >= 5 && l.starts_with(|c: char| c.is_ascii_digit())
+            });
+            tenjiku_engine_move(&mut game, &lines);
+            engine.send("force");
+        } else {
+            let mut moves = game.legal_moves();
+            moves.sort_by_key(|&m| game.position().move_to_usi(m));
+            // A move capturing on its way when there is one, else a different move each time.
+            let mv = moves
+                .iter()
+                .copied()
+                .find(|m| m.middle().is_some())
+                .unwrap_or(moves[(step * 7919 + 13) % moves.len()]);
+            let text = tenjiku_xboard_text(&game, mv);
+            game.play(mv).unwrap();
+            engine.send(&format!("usermove {text}"));
+        }
+        let pong = ping(&mut engine, step);
+        assert!(
+            !pong
+                .iter()
+                .any(|l| l.starts_with("Illegal") || l.starts_with("Error")),
+            "tenjiku at step {step}: {pong:?}"
+        );
+        if game.status() != Status::Ongoing {
+            assert!(has_result(&pong), "{:?}: {pong:?}", game.status());
+        }
+    }
+    assert!(game.moves().len() >= 10, "{:?}", game.status());
+    assert!(thought, "post gives thinking lines");
+    engine.send("quit");
+    assert!(engine.child.wait().expect("engine exits on quit").success());
+}
+
+/// The marks of a `highlight` line by XBoard square (`h10`), on a board `size` squares wide.
+fn highlight_marks(line: &str, size: u8) -> Vec<(String, char)> {
+    let board = line.strip_prefix("highlight ").unwrap();
+    let ranks: Vec<&str> = board.split('/').collect();
+    assert_eq!(ranks.len(), usize::from(size), "{line}");
+    let mut marks = Vec::new();
+    for (row, text) in ranks.iter().enumerate() {
+        let mut file = 0u8;
+        let mut digits = String::new();
+        for c in text.chars() {
+            if c.is_ascii_digit() {
+                digits.push(c);
+                continue;
+            }
+            file += digits.parse::<u8>().unwrap_or(0);
+            digits.clear();
+            marks.push((
+                format!("{}{}", (b'a' + file) as char, usize::from(size) - row),
+                c,
+            ));
+            file += 1;
+        }
+        file += digits.parse::<u8>().unwrap_or(0);
+        assert_eq!(file, size, "{line}");
+    }
+    marks
+}
+
+/// Sente's lion on h9 (USI 9h) in front of two gote pieces on h10 and h11.
+const LION_BOARD: &str = "8k7/16/16/16/16/7p8/7p8/7L!8/16/16/16/16/16/16/16/7K8";
+
+#[test]
+fn xboard_tenjiku_lion_double_move_igui_and_lift() {
+    let mut engine = xboard_engine("tenjiku", &[]);
+    engine.send("force");
+    engine.send(&format!("setboard {LION_BOARD} w 0 1"));
+    // Lifting the lion: its first legs (the pawn it can take and go on from) in cyan, the
+    // pawn it can jump to in red.
+    engine.send("lift h9");
+    let line = engine.until("highlight ").pop().unwrap();
+    let marks = highlight_marks(&line, 16);
+    assert!(marks.contains(&("h10".into(), 'C')), "{line}");
+    assert!(marks.contains(&("h11".into(), 'R')), "{line}");
+    assert_eq!(marks.iter().filter(|(_, c)| *c == 'C').count(), 1, "{line}");
+    assert_eq!(marks.len(), 24, "the 24 squares within two steps: {line}");
+    // Put down on the first leg's square and lifted again: where the second leg may end.
+    engine.send("put h10");
+    engine.send("lift h10");
+    let line = engine.until("highlight ").pop().unwrap();
+    let marks = highlight_marks(&line, 16);
+    assert!(
+        marks.contains(&("h11".into(), 'R')),
+        "second capture: {line}"
+    );
+    assert!(
+        marks.contains(&("h9".into(), 'R')),
+        "igui, back to the start: {line}"
+    );
+    assert_eq!(marks.len(), 8, "every neighbour of h10: {line}");
+    // The double move, taking both pawns.
+    engine.send("usermove h9h10,h10h11");
+    let lines = ping(&mut engine, 1);
+    assert!(!lines.iter().any(|l| l.starts_with("Illegal")), "{lines:?}");
+    engine.send("undo");
+    // Igui: the pawn on h10 is taken, the lion stays; then gote's engine reply is legal.
+    engine.send("usermove h9h10,h10h9");
+    let lines = ping(&mut engine, 2);
+    assert!(!lines.iter().any(|l| l.starts_with("Illegal")), "{lines:?}");
+    let mut game = tsubame_rules::tenjiku::TenjikuGame::from_sfen(
+        &format!("{LION_BOARD} b - 1"),
+        Options::defaults(tsubame_rules::tenjiku::spec()),
+    )
+    .unwrap();
+    game.play_usi("9h9g9h").unwrap();
+    engine.send("sd 2");
+    engine.send("go");
+    let lines = engine.until("move ");
+    tenjiku_engine_move(&mut game, &lines);
+    engine.send("force");
+    // HaChu's null move is the lion's pass when it alone may pass.
+    engine.send(&format!("setboard {LION_BOARD} w 0 1"));
+    engine.send("usermove @@@@");
+    let lines = ping(&mut engine, 3);
+    assert!(!lines.iter().any(|l| l.starts_with("Illegal")), "{lines:?}");
+    // A double move that takes the last royal ends the game.
+    engine.send("setboard 16/16/16/16/16/7k8/7p8/7L!8/16/16/16/16/16/16/16/7K8 w");
+    engine.send("usermove h9h10,h10h11");
+    let lines = ping(&mut engine, 4);
+    assert!(lines.iter().any(|l| l.starts_with("1-0 {")), "{lines:?}");
+}
+
+#[test]
+fn xboard_tenjiku_malformed_moves_are_refused_and_the_engine_goes_on() {
+    let mut engine = xboard_engine("tenjiku", &[]);
+    engine.send("force");
+    engine.send(&format!("setboard {LION_BOARD} w 0 1"));
+    let bad = [
+        (
+            "usermove h9h10,h11h12",
+            "Illegal move (not a move): h9h10,h11h12",
+        ),
+        (
+            "usermove h9h10,h10q11",
+            "Illegal move (not a move): h9h10,h10q11",
+        ),
+        ("usermove h9h10,h10h17", "Illegal move (not a move)"),
+        ("usermove h9h10,h10h11,h11h12", "Illegal move (not a move)"),
+        ("usermove h9h10,", "Illegal move (not a move)"),
+        ("usermove ,h10h11", "Illegal move (not a move)"),
+        ("usermove h9h10,h10h11=+", "Illegal move (not a move)"),
+        ("usermove h9h10,h10h13", "Illegal move ("),
+        ("usermove h9h12", "Illegal move ("),
+        ("usermove a1a2", "Illegal move ("),
+        ("usermove h10h9", "Illegal move ("),
+        ("h9h10,h10h12", "Illegal move ("),
+        ("setboard 16/16 w", "Error (bad position"),
+        (
+            "setboard 16/16/16/16/16/16/16/16/16/16/16/16/16/16/16/7K8 x",
+            "Error (bad position",
+        ),
+        ("lift q1", "Error (bad square"),
+    ];
+    for (n, (command, expected)) in bad.into_iter().enumerate() {
+        engine.send(command);
+        let lines = ping(&mut engine, n);
+        assert!(
+            lines.iter().any(|l| l.starts_with(expected)),
+            "{command:?}: {lines:?}"
+        );
+    }
+    // In the start position several pieces may pass, so the null move names none.
+    engine.send("new");
+    engine.send("variant tenjiku");
+    engine.send("force");
+    engine.send("usermove @@@@");
+    let lines = ping(&mut engine, 100);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("Illegal move (several pieces may pass")),
+        "{lines:?}"
+    );
+    // Still playing: the lion's double move is taken after all that.
+    engine.send(&format!("setboard {LION_BOARD} w 0 1"));
+    engine.send("usermove h9h10,h10h11");
+    let lines = ping(&mut engine, 101);
+    assert!(!lines.iter().any(|l| l.starts_with("Illegal")), "{lines:?}");
 }
 
 /// HaChu, the reference XBoard engine for Wa shogi, and ours play a short game (drops off) over

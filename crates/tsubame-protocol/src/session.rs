@@ -12,8 +12,8 @@ use tsubame_engine::search::{Info, Outcome, search};
 use tsubame_engine::tt::TranspositionTable;
 use tsubame_rules::tenjiku::{self, TenjikuGame, TenjikuPosition};
 use tsubame_rules::{
-    Bitboard, Color, Game, Move, MoveKind, Options, Outcome as GameOutcome, Position, Tables,
-    VariantSpec, tori, wa,
+    Bitboard, Color, Game, Move, MoveKind, Options, Outcome as GameOutcome, Position, Square,
+    Tables, VariantSpec, tori, wa,
 };
 
 /// The games the engine plays.
@@ -135,10 +135,12 @@ impl<B: Bitboard> GameState<B> {
             if let MoveKind::Normal { from, to, promote } = mv.kind()
                 && geometry.name(from).to_string() == square
             {
+                let occupied = self.position.piece_at(to).is_some();
                 out.push(Target {
                     to: geometry.name(to).to_string(),
                     via: None,
-                    capture: self.position.piece_at(to).is_some(),
+                    capture: occupied,
+                    occupied,
                     promotion: promote,
                 });
             }
@@ -156,6 +158,9 @@ pub struct Target {
     pub via: Option<String>,
     /// Whether the move captures.
     pub capture: bool,
+    /// Whether the destination holds a piece before the move: a piece captured there, or the
+    /// mover itself when it ends where it started (igui, a pass).
+    pub occupied: bool,
     /// Whether this is the promoting move to that square.
     pub promotion: bool,
 }
@@ -168,6 +173,11 @@ trait TextGame: Send {
     fn undo(&mut self) -> bool;
     fn outcome(&self) -> Option<GameOutcome>;
     fn targets_from(&self, square: &str) -> Vec<Target>;
+    /// An empty neighbour of `square` through which a pass from it can be written as a step
+    /// out and back; only Tenjiku has passes.
+    fn pass_via(&self, _square: &str) -> Option<String> {
+        None
+    }
     fn side_to_move(&self) -> Color;
     fn search(
         &self,
@@ -238,11 +248,8 @@ impl TenjikuState {
             Start::Initial => TenjikuGame::new(options.clone()),
             Start::Sfen(text) => TenjikuGame::from_sfen(text, options.clone())
                 .map_err(|e| format!("bad position: {e}"))?,
-            Start::Fen(_) => {
-                return Err(
-                    "bad position: Tenjiku positions are given as SFEN, not FEN".to_string()
-                );
-            }
+            Start::Fen(text) => TenjikuGame::from_sfen(&fen_to_sfen(text)?, options.clone())
+                .map_err(|e| format!("bad position: {e}"))?,
         };
         let mut state = TenjikuState {
             game,
@@ -300,10 +307,16 @@ impl TextGame for TenjikuState {
                 to: geometry.name(to).to_string(),
                 via: mv.middle().map(|m| geometry.name(m).to_string()),
                 capture: mv.middle().is_some() || (to != from && position.piece_at(to).is_some()),
+                occupied: position.piece_at(to).is_some(),
                 promotion: mv.is_promotion(),
             });
         }
         out
+    }
+    fn pass_via(&self, square: &str) -> Option<String> {
+        let position = self.game.position();
+        let square = position.geometry().parse_square(square)?;
+        pass_via(position, square).map(|via| position.geometry().name(via).to_string())
     }
     fn side_to_move(&self) -> Color {
         self.game.position().side_to_move()
@@ -327,6 +340,38 @@ impl TextGame for TenjikuState {
     fn boxed_clone(&self) -> Box<dyn TextGame> {
         Box::new(self.clone())
     }
+}
+
+/// The first empty neighbour of `square` (lowest square index first), through which XBoard
+/// text writes a pass from `square` as a step out and back; `None` when every neighbour is
+/// occupied.
+pub fn pass_via(position: &TenjikuPosition, square: Square) -> Option<Square> {
+    position
+        .neighbours(square)
+        .iter()
+        .filter_map(|index| u8::try_from(index).ok().map(Square::from_index))
+        .find(|&neighbour| position.piece_at(neighbour).is_none())
+}
+
+/// A Tenjiku SFEN from XBoard's FEN: the board text is the same (both list ranks from gote's
+/// side and files from sente's left); XBoard's first mover, white (`w`, the default), is sente.
+/// Fields after the side (castling, counters) mean nothing in Tenjiku and are ignored.
+fn fen_to_sfen(fen: &str) -> Result<String, String> {
+    let mut fields = fen.split_whitespace();
+    let board = fields.next().ok_or("bad position: empty FEN")?;
+    // XBoard may write an empty holdings field after the board.
+    let board = board.strip_suffix("[]").unwrap_or(board);
+    let side = match fields.next() {
+        None | Some("w") => "b",
+        Some("b") => "w",
+        Some(other) => {
+            let shown: String = other.chars().take(8).collect();
+            return Err(format!(
+                "bad position: side to move {shown:?} is not w (sente) or b (gote)"
+            ));
+        }
+    };
+    Ok(format!("{board} {side} - 1"))
 }
 
 /// Move text and legality for the positions the session searches.
@@ -626,6 +671,13 @@ impl Session {
     /// unknown square or a piece of the side not to move.
     pub fn targets_from(&self, square: &str) -> Vec<Target> {
         self.game.targets_from(square)
+    }
+
+    /// An empty neighbour of `square` (USI text) through which a pass of the piece there can be
+    /// written as a step out and back (XBoard's form); `None` outside Tenjiku or when every
+    /// neighbour is occupied.
+    pub fn pass_via(&self, square: &str) -> Option<String> {
+        self.game.pass_via(square)
     }
 
     /// Whether sente is to move.

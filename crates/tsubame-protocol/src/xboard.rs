@@ -1,6 +1,19 @@
-//! XBoard / WinBoard (CECP, protocol version 2), speaking as HaChu does for Wa shogi so that the
-//! engine can take its place: variant names `wa-shogi` and `torishogi`, squares `a1` to `k11`
-//! from sente's side, moves `move h3g4` with `+` for a promotion, drops `S@c4`.
+//! XBoard / WinBoard (CECP, protocol version 2), speaking as HaChu does for Wa and Tenjiku shogi
+//! so that the engine can take its place: variant names `wa-shogi`, `torishogi` and `tenjiku`,
+//! squares `a1` to `k11` (`p16` in Tenjiku) from sente's side, moves `move h3g4` with `+` for a
+//! promotion (a trailing `=`, a declined promotion, is accepted and means no promotion), drops
+//! `S@c4`.
+//!
+//! Tenjiku's moves that capture on their way are XBoard's multi-leg moves: a lion's double move
+//! `h2h3,h3i4` (first leg to the square of the first capture, second leg on from there), igui
+//! `h2h3,h3h2`. A pass is written as a step out to an empty neighbour and back (`h2i3,i3h2`),
+//! which names the passing piece (a fire demon's pass burns, so which piece passes matters);
+//! only when every neighbour is occupied is it `h2h2`, and in thinking output, where later
+//! positions are not at hand, always. HaChu's null move `@@@@` names no piece and is accepted
+//! when exactly one pass is legal. Range jumps and area moves are single legs. `lift` marks a
+//! lion's first-leg squares cyan (`C`), and after `put` on such a square, `lift` there shows
+//! where the second leg may end. Tenjiku gets no `setup`/`piece` lines: XBoard's piece table
+//! has fewer types than Tenjiku's 66, and HaChu sends none for it either.
 //!
 //! Colours follow HaChu: XBoard's "white" is the first mover, that is sente (upper-case letters
 //! in FEN), so `1-0` means sente won. A board-only `setboard` (HaChu's form) leaves sente to move.
@@ -8,7 +21,9 @@
 //! Malformed moves are answered with `Illegal move (reason): <move>`, other malformed or unknown
 //! commands with `Error (reason): <command>`; the engine keeps running.
 
-use crate::coords::{chess_square_to_usi_square, chess_to_usi, usi_square_to_chess_square};
+use crate::coords::{
+    chess_square_to_usi_square, usi_square_to_chess_square, usi_to_xboard, xboard_to_usi,
+};
 use crate::front::Front;
 use crate::session::{BestMove, InfoText, Output, Start, Variant, say};
 use std::io::BufRead;
@@ -84,6 +99,10 @@ pub struct Xboard {
     engine_moves: u32,
     /// Numbers searches so that a result arriving after `force`, `undo`, `new` ... is dropped.
     generation: u64,
+    /// The square of the last `lift` that showed moves (USI text), and of the last `put`: a
+    /// `lift` on the `put` square continues a two-leg move from the lifted square.
+    last_lift: Option<String>,
+    last_put: Option<String>,
     events: Sender<Event>,
     incoming: Receiver<Event>,
 }
@@ -102,6 +121,8 @@ impl Xboard {
             depth: None,
             engine_moves: 0,
             generation: 0,
+            last_lift: None,
+            last_put: None,
             events,
             incoming,
         }
@@ -161,8 +182,14 @@ impl Xboard {
         let rest = line.trim_start().get(name.len()..).unwrap_or("").trim();
         let result = match name {
             "xboard" | "accepted" | "rejected" | "random" | "computer" | "name" | "rating"
-            | "ics" | "hard" | "easy" | "put" | "hover" | "nps" | "draw" | "hint" | "bk" | "."
-            | "exit" | "otim" => Ok(()),
+            | "ics" | "hard" | "easy" | "hover" | "nps" | "draw" | "hint" | "bk" | "." | "exit"
+            | "otim" => Ok(()),
+            "put" => {
+                let (width, height) = self.size();
+                // Only remembered: XBoard follows `put` on a first-leg square with `lift` there.
+                self.last_put = chess_square_to_usi_square(rest, width, height);
+                Ok(())
+            }
             "protover" => {
                 self.features();
                 Ok(())
@@ -245,7 +272,8 @@ impl Xboard {
                 return false;
             }
             _ if arguments.is_empty()
-                && chess_to_usi(name, self.size().0, self.size().1).is_some() =>
+                && (name == NULL_MOVE
+                    || xboard_to_usi(name, self.size().0, self.size().1).is_some()) =>
             {
                 // Without the usermove feature, XBoard sends moves bare.
                 self.user_move(name);
@@ -262,7 +290,7 @@ impl Xboard {
     fn features(&self) {
         self.say(&format!(
             "feature setboard=1 usermove=1 ping=1 memory=1 smp=1 sigint=0 sigterm=0 colors=0 \
-             highlight=1 myname=\"Tsubame {}\" variants=\"wa-shogi,torishogi\"",
+             highlight=1 myname=\"Tsubame {}\" variants=\"wa-shogi,torishogi,tenjiku\"",
             env!("CARGO_PKG_VERSION")
         ));
         self.say("feature option=\"EvalFile -file \"");
@@ -423,8 +451,7 @@ impl Xboard {
             }
             return;
         };
-        let (width, height) = self.size();
-        let text = crate::coords::usi_to_chess(&best, width, height).unwrap_or(best.clone());
+        let text = self.xboard_text(&best);
         if let Err(reason) = self.front.session.play(&best) {
             self.say(&format!("Error ({reason}): engine move {best}"));
             return;
@@ -434,11 +461,45 @@ impl Xboard {
         self.report_end();
     }
 
+    /// A move of the current position (USI text) as XBoard text; see the module documentation.
+    fn xboard_text(&self, usi: &str) -> String {
+        let (width, height) = self.size();
+        let pass_via = split_pass(usi).and_then(|square| self.front.session.pass_via(square));
+        usi_to_xboard(usi, width, height, pass_via.as_deref()).unwrap_or_else(|| usi.to_string())
+    }
+
+    /// The USI text of the one legal pass, for HaChu's null move `@@@@`.
+    fn null_move(&self) -> Result<String, &'static str> {
+        let passes: Vec<String> = self
+            .front
+            .session
+            .legal_moves()
+            .into_iter()
+            .filter(|m| split_pass(m).is_some())
+            .collect();
+        match passes.as_slice() {
+            [pass] => Ok(pass.clone()),
+            [] => Err("no pass is legal here"),
+            _ => Err("several pieces may pass; move one out and back"),
+        }
+    }
+
     fn user_move(&mut self, text: &str) {
         let (width, height) = self.size();
-        let Some(usi) = chess_to_usi(text.trim_end_matches('='), width, height) else {
-            self.say(&format!("Illegal move (not a move): {text}"));
-            return;
+        let usi = if text == NULL_MOVE {
+            match self.null_move() {
+                Ok(usi) => usi,
+                Err(reason) => {
+                    self.say(&format!("Illegal move ({reason}): {text}"));
+                    return;
+                }
+            }
+        } else {
+            let Some(usi) = xboard_to_usi(text, width, height) else {
+                self.say(&format!("Illegal move (not a move): {text}"));
+                return;
+            };
+            usi
         };
         self.cancel_search();
         if let Some(outcome) = self.front.session.outcome() {
@@ -473,27 +534,71 @@ impl Xboard {
         }
     }
 
-    fn lift(&self, square: &str) -> Result<(), String> {
+    fn lift(&mut self, square: &str) -> Result<(), String> {
         let (width, height) = self.size();
         let usi = chess_square_to_usi_square(square, width, height)
             .ok_or_else(|| format!("bad square {square:?}"))?;
         let mut marks = vec![b' '; usize::from(width) * usize::from(height)];
-        for target in self.front.session.targets_from(&usi) {
-            let Some(chess) = usi_square_to_chess_square(&target.to, width, height) else {
-                continue;
-            };
-            let file = usize::from(chess.as_bytes()[0] - b'a');
-            let rank: usize = chess[1..].parse().unwrap_or(1);
-            let index = (usize::from(height) - rank) * usize::from(width) + file;
-            // A capture shows as such whether or not the piece may also promote there.
-            let mark = if target.capture {
-                b'R'
-            } else if target.promotion || marks[index] == b'M' {
-                b'M'
-            } else {
-                b'Y'
-            };
-            marks[index] = mark;
+        // The index in `marks` of a USI square: ranks from the top, files from the left.
+        let index_of = |square: &str| -> Option<usize> {
+            let chess = usi_square_to_chess_square(square, width, height)?;
+            let file = usize::from(chess.as_bytes().first()?.checked_sub(b'a')?);
+            let rank: usize = chess.get(1..)?.parse().ok()?;
+            let row = usize::from(height).checked_sub(rank)?;
+            Some(row * usize::from(width) + file)
+        };
+        let targets = self.front.session.targets_from(&usi);
+        if targets.is_empty() && self.last_put.as_deref() == Some(usi.as_str()) {
+            // The piece was put on the square of a first leg's capture and is lifted again:
+            // show where the second leg may end (the start square for igui), as HaChu does.
+            let start = self.last_lift.clone().unwrap_or_default();
+            for target in self.front.session.targets_from(&start) {
+                if target.via.as_deref() != Some(usi.as_str()) {
+                    continue;
+                }
+                if let Some(mark) = index_of(&target.to).and_then(|i| marks.get_mut(i)) {
+                    *mark = if target.occupied {
+                        b'R'
+                    } else if target.promotion || *mark == b'M' {
+                        b'M'
+                    } else {
+                        b'Y'
+                    };
+                }
+            }
+            self.last_put = None;
+        } else {
+            if !targets.is_empty() {
+                self.last_lift = Some(usi.clone());
+            }
+            self.last_put = None;
+            for target in targets {
+                if let Some(via) = &target.via {
+                    // A lion's first leg: XBoard waits for a second leg after a cyan square.
+                    if let Some(mark) = index_of(via).and_then(|i| marks.get_mut(i)) {
+                        *mark = b'C';
+                    }
+                    continue;
+                }
+                if target.to == usi {
+                    // A pass: XBoard takes it as a step out to an empty square and back.
+                    continue;
+                }
+                let Some(mark) = index_of(&target.to).and_then(|i| marks.get_mut(i)) else {
+                    continue;
+                };
+                // A first-leg square stays cyan; a capture shows as such whether or not the
+                // piece may also promote there.
+                *mark = if *mark == b'C' {
+                    b'C'
+                } else if target.capture {
+                    b'R'
+                } else if target.promotion || *mark == b'M' {
+                    b'M'
+                } else {
+                    b'Y'
+                };
+            }
         }
         let rows: Vec<String> = marks
             .chunks(usize::from(width))
@@ -520,6 +625,16 @@ impl Xboard {
         self.say(&format!("highlight {}", rows.join("/")));
         Ok(())
     }
+}
+
+/// HaChu's text for a null move (a pass), which names no piece.
+const NULL_MOVE: &str = "@@@@";
+
+/// The square of a pass (`6f6f`, the piece's square twice), if `usi` is one.
+fn split_pass(usi: &str) -> Option<&str> {
+    let half = usi.len() / 2;
+    let (from, to) = (usi.get(..half)?, usi.get(half..)?);
+    (from == to && !from.is_empty() && !from.contains('*')).then_some(from)
 }
 
 fn number(arguments: &[&str], what: &str) -> Result<u64, String> {
@@ -552,7 +667,7 @@ fn thinking_line(report: &InfoText, width: u8, height: u8) -> String {
     let pv: Vec<String> = report
         .pv
         .iter()
-        .map(|m| crate::coords::usi_to_chess(m, width, height).unwrap_or(m.clone()))
+        .map(|m| usi_to_xboard(m, width, height, None).unwrap_or(m.clone()))
         .collect();
     format!(
         "{} {score} {} {} {}",

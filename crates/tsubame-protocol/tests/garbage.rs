@@ -1,5 +1,6 @@
-//! Hostile input for the USI and UCI front ends: any sequence of lines, made of protocol words
-//! and junk, leaves the engine answering `isready` with `readyok` and never panics.
+//! Hostile input for the USI, UCI and XBoard front ends: any sequence of lines, made of protocol
+//! words and junk, leaves the engine answering `isready` with `readyok` (XBoard: `ping` with
+//! `pong`) and never panics.
 
 use proptest::prelude::*;
 use std::io::Write;
@@ -7,6 +8,7 @@ use std::sync::{Arc, Mutex};
 use tsubame_protocol::session::Output;
 use tsubame_protocol::uci::Uci;
 use tsubame_protocol::usi::Usi;
+use tsubame_protocol::xboard::Xboard;
 
 #[derive(Clone, Default)]
 struct Captured(Arc<Mutex<Vec<u8>>>);
@@ -80,6 +82,49 @@ fn line() -> impl Strategy<Value = String> {
     ]
 }
 
+/// XBoard words, Tenjiku's multi-leg moves among them. Nothing here leaves force mode, so no
+/// search starts (the test has no event loop to take its move).
+const XBOARD_WORDS: [&str; 30] = [
+    "variant",
+    "tenjiku",
+    "wa-shogi",
+    "torishogi",
+    "usermove",
+    "h9h10,h10h11",
+    "h9h10,h10h9",
+    "h9h10,",
+    ",h10h11",
+    "h9h10,h11h12",
+    "h9h10,h10q11",
+    "@@@@",
+    "h2h2",
+    "h2h3+",
+    "h2h3=",
+    "lift",
+    "put",
+    "h9",
+    "h10",
+    "p16",
+    "setboard",
+    "8k7/16/16/16/16/7p8/7p8/7L!8/16/16/16/16/16/16/16/7K8",
+    "w",
+    "b",
+    "undo",
+    "remove",
+    "sd",
+    "2",
+    "force",
+    "\u{0}",
+];
+
+fn xboard_line() -> impl Strategy<Value = String> {
+    prop_oneof![
+        prop::collection::vec(prop::sample::select(XBOARD_WORDS.to_vec()), 0..6)
+            .prop_map(|w| w.join(" ")),
+        ".{0,60}",
+    ]
+}
+
 fn config() -> ProptestConfig {
     ProptestConfig {
         cases: if cfg!(debug_assertions) { 16 } else { 64 },
@@ -121,5 +166,29 @@ proptest! {
         uci.command("isready");
         uci.command("stop");
         prop_assert!(captured.text().contains("readyok") || lines.iter().any(|l| l.trim() == "quit"));
+    }
+
+    #[test]
+    fn xboard_survives_any_lines(lines in prop::collection::vec(xboard_line(), 0..12)) {
+        let captured = Captured::default();
+        let output: Output = Arc::new(Mutex::new(Box::new(captured.clone())));
+        let mut xboard = Xboard::new(output);
+        xboard.command("force");
+        xboard.command("variant tenjiku");
+        let mut quit = false;
+        for l in &lines {
+            // Random text may spell `go` or `new`; keep the engine in force mode so that no
+            // search starts.
+            let first = l.split_whitespace().next().unwrap_or("");
+            if ["go", "new", "playother", "analyze"].contains(&first) {
+                continue;
+            }
+            if !xboard.command(l) {
+                quit = true;
+                break;
+            }
+        }
+        xboard.command("ping 7");
+        prop_assert!(quit || captured.text().contains("pong 7"));
     }
 }
