@@ -137,8 +137,8 @@ movetime) plus --time-margin loses on time; one with no answer a second after th
 loses, and is restarted. Without a clock (nodes, depth) an engine gets 120 s per move.
 
 Every move and ending is judged by the rules library; a crash, an illegal or unreadable move, or
-`bestmove resign`/`(none)` loses the game. XBoard engines (Tori and Wa; a Fischer control,
-movetime= or depth=) also lose by refusing a legal move or claiming a result the rules do not
+`bestmove resign`/`(none)` loses the game. XBoard engines (a Fischer control, movetime= or
+depth=) also lose by refusing a legal move or claiming a result the rules do not
 give. Games alternate colours and each opening is played
 twice with colours swapped; openings come from --openings (one SFEN per line, # comments) or are
 the start position plus --random-plies seeded random plies.
@@ -287,7 +287,7 @@ enum ProtocolName {
     Usi,
     /// UCI with UCI_Variant, in Fairy-Stockfish's conventions (its FEN, a1 squares, S@c3 drops).
     Uci,
-    /// XBoard (CECP v2), as HaChu speaks it for Wa shogi (matches: Tori and Wa).
+    /// XBoard (CECP v2), as HaChu speaks it for Wa shogi.
     Xboard,
 }
 

@@ -201,6 +201,16 @@ fn wa_over_xboard_against_usi() {
 }
 
 #[test]
+fn tenjiku_over_xboard_against_usi() {
+    self_play_between(
+        "tenjiku",
+        "demon-conflict=tsa",
+        ["usi", "xboard"],
+        "depth=1",
+    );
+}
+
+#[test]
 fn tori_over_xboard_against_usi_with_a_clock() {
     self_play_between("tori", "drop-mate=loses", ["usi", "xboard"], "4+0.05");
 }
@@ -426,18 +436,6 @@ fn bad_arguments_are_refused() {
             "xboard",
             "--time",
             "10+1b",
-        ],
-        &[
-            "--variant",
-            "tenjiku",
-            "--engine1",
-            "x",
-            "--engine2",
-            "y",
-            "--protocol2",
-            "xboard",
-            "--time",
-            "depth=2",
         ],
         &[
             "--engine1",

@@ -24,7 +24,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::mpsc::channel;
 use std::time::{Duration, Instant};
-use tsubame_protocol::coords::{chess_to_usi, usi_to_chess};
+use tsubame_protocol::coords::{chess_to_usi, usi_to_chess, usi_to_xboard, xboard_to_usi};
 use tsubame_rules::{Color, Options, Status};
 
 /// How long past its allowed time the match waits for a `bestmove` before it gives up on the
@@ -178,12 +178,6 @@ pub fn run<R: Referee>(context: R::Context, config: &MatchConfig) -> Result<Summ
         .any(|e| e.protocol == Protocol::Xboard)
     {
         Clock::xboard_setup(config.time).map_err(anyhow::Error::msg)?;
-        if spec.width > 11 {
-            bail!(
-                "XBoard engines play Tori and Wa in matches; {} moves have no XBoard form here",
-                spec.title
-            );
-        }
     }
     for (line, sfen) in config.openings.iter().enumerate() {
         R::from_sfen(context, sfen, &config.options)
@@ -689,15 +683,18 @@ fn play_game<R: Referee>(
         };
         let usi = match protocol {
             Protocol::Usi => Some(text.clone()),
-            Protocol::Uci | Protocol::Xboard => {
-                // XBoard engines may mark a declined promotion with `=`.
-                chess_to_usi(text.strip_suffix('=').unwrap_or(&text), width, height)
-            }
+            Protocol::Uci => chess_to_usi(&text, width, height),
+            // Two legs for a move that captures on its way; `=` for a declined promotion.
+            Protocol::Xboard => xboard_to_usi(&text, width, height),
         };
         let played = usi.ok_or_else(|| "not a move".to_string()).and_then(|usi| {
             match game.play_text(&usi) {
                 Ok(()) => Ok(usi),
-                Err(error) => Err(error),
+                Err(error) => match out_and_back_pass(&usi) {
+                    // XBoard writes a pass as a step out to an empty square and back.
+                    Some(pass) if game.play_text(&pass).is_ok() => Ok(pass),
+                    _ => Err(error),
+                },
             }
         });
         match played {
@@ -724,6 +721,20 @@ fn play_game<R: Referee>(
         }
     }
     report
+}
+
+/// The plain pass (`6f6f`) for USI text that steps out to a square and back (`6f6e6f`), the
+/// form in which XBoard writes a pass; `None` for any other text.
+fn out_and_back_pass(usi: &str) -> Option<String> {
+    let square = |text: &str| -> Option<usize> {
+        let digits = text.bytes().take_while(u8::is_ascii_digit).count();
+        (digits > 0 && text.len() > digits).then_some(digits + 1)
+    };
+    let first = square(usi)?;
+    let second = first + square(usi.get(first..)?)?;
+    let third = second + square(usi.get(second..)?)?;
+    let (from, back) = (usi.get(..first)?, usi.get(second..third)?);
+    (from == back).then(|| format!("{from}{from}{}", usi.get(third..).unwrap_or("")))
 }
 
 /// At most 40 characters of an engine's text, for reports.
@@ -770,10 +781,11 @@ fn turn_commands(
             };
             let mut lines = vec!["force".to_string()];
             for usi in moves.iter().skip(state.known_moves) {
+                let text = usi_to_xboard(usi, width, height, None).unwrap_or_else(|| usi.clone());
                 if state.usermove {
-                    lines.push(format!("usermove {}", chess(usi)));
+                    lines.push(format!("usermove {text}"));
                 } else {
-                    lines.push(chess(usi));
+                    lines.push(text);
                 }
             }
             state.known_moves = moves.len();
@@ -781,5 +793,32 @@ fn turn_commands(
             lines.push("go".into());
             Ok(lines)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_out_and_back_step_is_read_as_a_pass() {
+        assert_eq!(out_and_back_pass("6f6e6f").as_deref(), Some("6f6f"));
+        assert_eq!(out_and_back_pass("12f11e12f").as_deref(), Some("12f12f"));
+        assert_eq!(out_and_back_pass("6f5e6d"), None);
+        assert_eq!(out_and_back_pass("6f6e"), None);
+        assert_eq!(out_and_back_pass("S*4d"), None);
+        assert_eq!(out_and_back_pass(""), None);
+    }
+
+    #[test]
+    fn xboard_fen_is_the_sfen_board_with_xboard_colours() {
+        assert_eq!(
+            xboard_fen("3k3/7/7/7/7/7/3K3 b - 1"),
+            "3k3/7/7/7/7/7/3K3 w 0 1"
+        );
+        assert_eq!(
+            xboard_fen("3k3/7/7/7/7/7/3K3 w Sp 9"),
+            "3k3/7/7/7/7/7/3K3[Sp] b 0 1"
+        );
     }
 }
