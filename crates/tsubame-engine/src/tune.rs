@@ -1,7 +1,7 @@
 //! Texel tuning of the evaluation for the games with drops and check (Tori, Wa): self-play
 //! games give positions labelled with the game's result, and the weights are moved one at a
-//! time, a step up or down, for as long as that lowers the mean squared difference between the
-//! result and the evaluation turned into an expected score by a logistic curve.
+//! time, step by step up or down, for as long as that lowers the mean squared difference
+//! between the result and the evaluation turned into an expected score by a logistic curve.
 //!
 //! ```
 //! use tsubame_engine::eval::EvalParams;
@@ -314,6 +314,9 @@ fn slots(spec: &VariantSpec, base: &EvalParams) -> Vec<Slot> {
     slots
 }
 
+/// Most steps one weight moves in one round.
+const MAX_STEPS: usize = 16;
+
 /// The expected score of an evaluation for the side to move.
 fn expected(eval: i32, k: f64) -> f64 {
     1.0 / (1.0 + 10f64.powf(-k * f64::from(eval) / 400.0))
@@ -409,17 +412,27 @@ pub fn fit<B: Bitboard>(
     for round in 0..rounds {
         let mut changed = Vec::new();
         for &slot in &slots {
-            let value = slot.get(&params);
+            let start = slot.get(&params);
             let step = slot.step(round);
-            for delta in [step, -step] {
-                slot.set(&mut params, value + delta);
-                let tried = error(samples, &params, scale, threads);
-                if tried < best {
+            // Up first, then down; a direction that helps is followed while it keeps helping
+            // (at most `MAX_STEPS` steps a round), so weights far from their best get there in
+            // few rounds.
+            for direction in [step, -step] {
+                let mut value = start;
+                for _ in 0..MAX_STEPS {
+                    slot.set(&mut params, value + direction);
+                    let tried = error(samples, &params, scale, threads);
+                    if tried >= best {
+                        slot.set(&mut params, value);
+                        break;
+                    }
                     best = tried;
-                    changed.push((slot.name(spec), value + delta));
+                    value += direction;
+                }
+                if value != start {
+                    changed.push((slot.name(spec), value));
                     break;
                 }
-                slot.set(&mut params, value);
             }
         }
         let settled = changed.is_empty() && slots.iter().all(|s| s.step(round) == 1);
