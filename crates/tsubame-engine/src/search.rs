@@ -429,6 +429,8 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
                 && !in_check
                 && !gives_check
                 && best > -MATE_BOUND
+                && alpha.abs() < MATE_BOUND
+                && beta.abs() < MATE_BOUND
             {
                 let late = index >= 4 + 3 * (depth * depth) as usize;
                 let futile = depth <= 2 && static_eval + 120 * depth + 60 <= alpha;
