@@ -241,6 +241,10 @@ fn hachu_plays_wa_over_xboard() {
         "xboard",
         "--engine2-option",
         "Promote on entry=0",
+        // Without it HaChu refuses to repeat a position, which Wa's rules allow (the game then
+        // ends as a rejected move, not by the rules).
+        "--engine2-option",
+        "Allow repeats=1",
         "--games",
         "2",
         "--time",
