@@ -419,6 +419,24 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
             let quiet = !self.is_capture(mv) && !mv.is_promotion();
             let undo = self.make(mv);
             let gives_check = self.position.in_check();
+            // Shallow quiet moves late in the order, or that cannot lift a poor position to
+            // alpha, are not searched (late-move and futility pruning). Drops make up most
+            // moves in games with hands, and most of them are such moves.
+            if depth <= 3
+                && index > 0
+                && quiet
+                && !pv_node
+                && !in_check
+                && !gives_check
+                && best > -MATE_BOUND
+            {
+                let late = index >= 4 + 3 * (depth * depth) as usize;
+                let futile = depth <= 2 && static_eval + 120 * depth + 60 <= alpha;
+                if late || futile {
+                    self.unmake(mv, undo);
+                    continue;
+                }
+            }
             let new_depth = depth - 1 + i32::from(gives_check && ply < 2 * depth as usize + 8);
             let score = if index == 0 {
                 -self.search(new_depth, -beta, -alpha, ply + 1, Some(mv))
