@@ -39,6 +39,11 @@ pub struct EvalParams {
     pub mop_up_tropism: i32,
 }
 
+/// The tuned parameter file built into the engine for a game, if it has one.
+fn tuned_file(spec: &VariantSpec) -> Option<&'static str> {
+    (spec.name == tori::spec().name).then_some(include_str!("../params/torishogi.json"))
+}
+
 /// A value for a piece from its moves alone, for games without published values: each
 /// direction a leap or step counts as one unit, a slide as more, a forward move a little more.
 fn value_from_moves(betza_text: &str) -> i32 {
@@ -87,10 +92,11 @@ fn tenjiku_power_value(role: Role) -> i32 {
 }
 
 impl EvalParams {
-    /// The weights for a game: Tori's piece values follow the play site's guide (swallow 1,
-    /// pheasant 3, crane 6, quails 7, falcon 7, goose 2, eagle 16; in hand a little less, the
-    /// swallow a little more); other games' values come from their pieces' moves.
-    pub fn for_variant(spec: &'static VariantSpec) -> EvalParams {
+    /// The starting weights of a game before tuning: Tori's piece values follow the play
+    /// site's guide (swallow 1, pheasant 3, crane 6, quails 7, falcon 7, goose 2, eagle 16; in
+    /// hand a little less, the swallow a little more); other games' values come from their
+    /// pieces' moves.
+    pub fn derived(spec: &'static VariantSpec) -> EvalParams {
         let n = spec.roles.len();
         let is_wa = spec.name == tsubame_rules::wa::spec().name;
         let mut board_value: Vec<i32> = spec
@@ -177,6 +183,18 @@ impl EvalParams {
             // move limit against HaChu.
             mop_up_edge: if is_wa { 12 } else { 0 },
             mop_up_tropism: if is_wa { 3 } else { 0 },
+        }
+    }
+
+    /// The built-in weights of a game: [`EvalParams::derived`], with the tuned values of
+    /// `params/<game>.json` (written by `tsubame tune fit`) where the game has such a file.
+    pub fn for_variant(spec: &'static VariantSpec) -> EvalParams {
+        let derived = EvalParams::derived(spec);
+        match tuned_file(spec) {
+            Some(text) => crate::params::ParamFile::parse(text)
+                .and_then(|file| file.apply(&derived))
+                .unwrap_or(derived),
+            None => derived,
         }
     }
 
@@ -375,7 +393,7 @@ mod tests {
 
     #[test]
     fn start_positions_are_balanced_apart_from_the_tempo() {
-        let tori_params = EvalParams::for_variant(tori::spec());
+        let tori_params = EvalParams::derived(tori::spec());
         let start = tori::start(&Options::defaults(tori::spec())).unwrap();
         assert_eq!(evaluate(&start, &tori_params), tori_params.tempo);
         let wa_params = EvalParams::for_variant(wa::spec());
@@ -384,8 +402,19 @@ mod tests {
     }
 
     #[test]
+    fn the_built_in_tuned_file_is_read_whole() {
+        let text = tuned_file(tori::spec()).unwrap();
+        let file = crate::params::ParamFile::parse(text).unwrap();
+        assert_eq!(file.variant, tori::spec().protocol_name);
+        let tuned = file.apply(&EvalParams::derived(tori::spec())).unwrap();
+        assert_eq!(EvalParams::for_variant(tori::spec()), tuned);
+        assert_ne!(tuned, EvalParams::derived(tori::spec()));
+        assert!(tuned_file(wa::spec()).is_none());
+    }
+
+    #[test]
     fn tori_values_follow_the_guide_and_wa_values_follow_the_moves() {
-        let p = EvalParams::for_variant(tori::spec());
+        let p = EvalParams::derived(tori::spec());
         assert_eq!(p.value(tori::EAGLE), 1600);
         assert!(p.hand_value[tori::SWALLOW.index()] > p.value(tori::SWALLOW));
         assert!(p.hand_value[tori::FALCON.index()] < p.value(tori::FALCON));
