@@ -9,7 +9,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use tsubame_engine::eval::EvalParams;
 use tsubame_engine::params::ParamFile;
-use tsubame_engine::tune::{Generation, Sample, fit, generate};
+use tsubame_engine::tune::{FitSettings, Generation, Sample, fit, generate};
 use tsubame_rules::{Bitboard, Options, Tables, tori, wa};
 
 /// What to tune.
@@ -69,10 +69,22 @@ struct FitArgs {
     /// Positions written by `tsubame tune generate` (several files may be given).
     #[arg(long = "data", value_name = "FILE", required = true)]
     data: Vec<PathBuf>,
-    /// Most rounds over all weights.
-    #[arg(long, default_value_t = 12)]
-    rounds: usize,
-    /// Threads for computing the error.
+    /// Gradient steps over all training positions.
+    #[arg(long, default_value_t = 400)]
+    steps: usize,
+    /// Largest change of a weight in one step (centipawns) at the start; it falls to a tenth
+    /// by the last step.
+    #[arg(long, default_value_t = 2.0)]
+    learning_rate: f64,
+    /// Pull of each weight back to its starting value (L2 strength); raise it when the error
+    /// on kept-aside positions rises while the training error falls.
+    #[arg(long, default_value_t = 1e-8)]
+    regularization: f64,
+    /// Keep every N-th block of 512 positions (several whole games) aside to measure the fit
+    /// on positions it has not seen (0: none).
+    #[arg(long, default_value_t = 10)]
+    validation_every: usize,
+    /// Threads for the gradient and the error.
     #[arg(long, default_value_t = 1)]
     threads: usize,
     /// Where to write the tuned parameter file.
@@ -186,22 +198,28 @@ fn run_for<B: Bitboard>(
                 bail!("no positions to tune on");
             }
             println!("{} positions", samples.len());
-            let result = fit(&samples, &base, a.rounds, a.threads, &mut |round| {
-                println!(
-                    "round {}: error {:.6}, {} weights changed",
-                    round.round,
-                    round.error,
-                    round.changed.len()
-                );
+            let settings = FitSettings {
+                steps: a.steps,
+                threads: a.threads,
+                learning_rate: a.learning_rate,
+                regularization: a.regularization,
+                validation_every: a.validation_every,
+            };
+            let result = fit(&samples, &base, &settings, &mut |round| {
+                println!("step {}: error {:.6}", round.step, round.error);
             });
             let file = ParamFile::complete(protocol_name, &result.params);
             std::fs::write(&a.out, file.to_json())
                 .with_context(|| format!("cannot write {}", a.out.display()))?;
             println!(
-                "scale {:.3}; error {:.6} -> {:.6}; written to {}",
+                "scale {:.3}; {} weights changed; error {:.6} -> {:.6}; on kept-aside positions \
+                 {:.6} -> {:.6}; written to {}",
                 result.scale,
+                result.changed,
                 result.error_before,
                 result.error_after,
+                result.validation_before,
+                result.validation_after,
                 a.out.display()
             );
         }

@@ -20,6 +20,21 @@ pub struct EvalParams {
     /// Piece-square bonus by kind and by files away from the centre file (one entry per step,
     /// the centre file first).
     pub file_bonus: Vec<Vec<i32>>,
+    /// Bonus by kind and by place relative to the enemy royal: index
+    /// `(forward + height - 1) * (2 * width - 1) + (sideways + width - 1)`, where `forward` and
+    /// `sideways` are the piece's steps ahead of and to the right of that royal as its owner
+    /// sees the board. Empty for games that do not use it.
+    #[serde(default)]
+    pub near_enemy_royal: Vec<Vec<i32>>,
+    /// The same by place relative to the own royal.
+    #[serde(default)]
+    pub near_own_royal: Vec<Vec<i32>>,
+    /// Bonus for the side whose royal is under attack (tuned negative), by the enemy's attacks
+    /// on the squares next to it (at most 11) and the kinds the enemy holds in hand (at most
+    /// 3): index `attacks * 4 + kinds`. Together the two make a royal's danger grow faster than
+    /// either alone. Empty for games that do not use it.
+    #[serde(default)]
+    pub royal_danger: Vec<i32>,
     /// Bonus per square a non-royal piece attacks that is not held by its own side.
     pub mobility: i32,
     /// Bonus per own piece next to the own royal.
@@ -37,6 +52,135 @@ pub struct EvalParams {
     pub mop_up_edge: i32,
     /// For the side ahead: bonus per step its pieces stand closer to the losing royal.
     pub mop_up_tropism: i32,
+}
+
+/// Most enemy attacks next to a royal that [`EvalParams::royal_danger`] tells apart.
+pub const DANGER_ATTACKS: usize = 11;
+/// Most kinds in the enemy's hand that [`EvalParams::royal_danger`] tells apart.
+pub const DANGER_HAND_KINDS: usize = 3;
+/// Entries of [`EvalParams::royal_danger`].
+pub const DANGER_ENTRIES: usize = (DANGER_ATTACKS + 1) * (DANGER_HAND_KINDS + 1);
+
+/// One weight of [`EvalParams`]: the evaluation is a sum of weights times counts, so a term
+/// names what the count multiplies, and the tuner works on the same terms.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Term {
+    /// `board_value[kind]`.
+    Board(usize),
+    /// `hand_value[kind]`.
+    Hand(usize),
+    /// `rank_bonus[kind][ranks advanced]`.
+    Rank(usize, usize),
+    /// `file_bonus[kind][files from the centre]`.
+    File(usize, usize),
+    /// `near_enemy_royal[kind][place]`.
+    NearEnemyRoyal(usize, usize),
+    /// `near_own_royal[kind][place]`.
+    NearOwnRoyal(usize, usize),
+    /// `royal_danger[attacks * 4 + kinds]`.
+    RoyalDanger(usize),
+    /// `mobility`.
+    Mobility,
+    /// `royal_shelter`.
+    RoyalShelter,
+    /// `royal_attack`.
+    RoyalAttack,
+    /// `drop_threat`.
+    DropThreat,
+    /// `tempo`.
+    Tempo,
+    /// `mop_up_edge`.
+    MopUpEdge,
+    /// `mop_up_tropism`.
+    MopUpTropism,
+}
+
+impl Term {
+    /// The weight's value in `params` (0 where the game has no such weight).
+    #[inline(always)]
+    pub fn get(self, params: &EvalParams) -> i32 {
+        let value = match self {
+            Term::Board(r) => params.board_value.get(r),
+            Term::Hand(r) => params.hand_value.get(r),
+            Term::Rank(r, i) => params.rank_bonus.get(r).and_then(|t| t.get(i)),
+            Term::File(r, i) => params.file_bonus.get(r).and_then(|t| t.get(i)),
+            Term::NearEnemyRoyal(r, i) => params.near_enemy_royal.get(r).and_then(|t| t.get(i)),
+            Term::NearOwnRoyal(r, i) => params.near_own_royal.get(r).and_then(|t| t.get(i)),
+            Term::RoyalDanger(i) => params.royal_danger.get(i),
+            Term::Mobility => Some(&params.mobility),
+            Term::RoyalShelter => Some(&params.royal_shelter),
+            Term::RoyalAttack => Some(&params.royal_attack),
+            Term::DropThreat => Some(&params.drop_threat),
+            Term::Tempo => Some(&params.tempo),
+            Term::MopUpEdge => Some(&params.mop_up_edge),
+            Term::MopUpTropism => Some(&params.mop_up_tropism),
+        };
+        value.copied().unwrap_or(0)
+    }
+
+    /// Sets the weight in `params` (nothing where the game has no such weight).
+    pub fn set(self, params: &mut EvalParams, value: i32) {
+        let target = match self {
+            Term::Board(r) => params.board_value.get_mut(r),
+            Term::Hand(r) => params.hand_value.get_mut(r),
+            Term::Rank(r, i) => params.rank_bonus.get_mut(r).and_then(|t| t.get_mut(i)),
+            Term::File(r, i) => params.file_bonus.get_mut(r).and_then(|t| t.get_mut(i)),
+            Term::NearEnemyRoyal(r, i) => params
+                .near_enemy_royal
+                .get_mut(r)
+                .and_then(|t| t.get_mut(i)),
+            Term::NearOwnRoyal(r, i) => params.near_own_royal.get_mut(r).and_then(|t| t.get_mut(i)),
+            Term::RoyalDanger(i) => params.royal_danger.get_mut(i),
+            Term::Mobility => Some(&mut params.mobility),
+            Term::RoyalShelter => Some(&mut params.royal_shelter),
+            Term::RoyalAttack => Some(&mut params.royal_attack),
+            Term::DropThreat => Some(&mut params.drop_threat),
+            Term::Tempo => Some(&mut params.tempo),
+            Term::MopUpEdge => Some(&mut params.mop_up_edge),
+            Term::MopUpTropism => Some(&mut params.mop_up_tropism),
+        };
+        if let Some(target) = target {
+            *target = value;
+        }
+    }
+
+    /// The weight's name, with the kind's name for per-kind weights.
+    pub fn name(self, spec: &VariantSpec) -> String {
+        let role = |r: usize| spec.roles.get(r).map_or("?", |role| role.name);
+        match self {
+            Term::Board(r) => format!("board_value {}", role(r)),
+            Term::Hand(r) => format!("hand_value {}", role(r)),
+            Term::Rank(r, i) => format!("rank_bonus {} {i}", role(r)),
+            Term::File(r, i) => format!("file_bonus {} {i}", role(r)),
+            Term::NearEnemyRoyal(r, i) => format!("near_enemy_royal {} {i}", role(r)),
+            Term::NearOwnRoyal(r, i) => format!("near_own_royal {} {i}", role(r)),
+            Term::RoyalDanger(i) => format!(
+                "royal_danger {} attacks {} kinds",
+                i / (DANGER_HAND_KINDS + 1),
+                i % (DANGER_HAND_KINDS + 1)
+            ),
+            other => format!("{other:?}"),
+        }
+    }
+}
+
+/// Receives the evaluation's terms: `count` times the weight `term`, for the side `color`.
+pub trait Terms {
+    /// Adds one term.
+    fn add(&mut self, color: usize, term: Term, count: i32);
+}
+
+/// Sums the terms with their weights: the evaluation itself.
+struct Scores<'a> {
+    params: &'a EvalParams,
+    score: [i32; 2],
+}
+
+impl Terms for Scores<'_> {
+    #[inline(always)]
+    fn add(&mut self, color: usize, term: Term, count: i32) {
+        self.score[color] += count * term.get(self.params);
+    }
 }
 
 /// The tuned parameter file built into the engine for a game, if it has one.
@@ -167,11 +311,27 @@ impl EvalParams {
             })
             .collect();
         let file_bonus = vec![vec![0; usize::from(spec.width).div_ceil(2)]; n];
+        // Tenjiku's evaluation has terms of its own; the relational tables would be large
+        // there and unused.
+        let (near_enemy_royal, near_own_royal, royal_danger) = if spec.name == tenjiku::spec().name
+        {
+            (Vec::new(), Vec::new(), Vec::new())
+        } else {
+            let places = (2 * height - 1) * (2 * usize::from(spec.width) - 1);
+            (
+                vec![vec![0; places]; n],
+                vec![vec![0; places]; n],
+                vec![0; DANGER_ENTRIES],
+            )
+        };
         EvalParams {
             board_value,
             hand_value,
             rank_bonus,
             file_bonus,
+            near_enemy_royal,
+            near_own_royal,
+            royal_danger,
             mobility: 3,
             royal_shelter: 12,
             royal_attack: 18,
@@ -206,6 +366,17 @@ impl EvalParams {
             hand_value: self.hand_value.clone(),
             rank_bonus: self.rank_bonus.iter().map(|r| vec![0; r.len()]).collect(),
             file_bonus: self.file_bonus.iter().map(|f| vec![0; f.len()]).collect(),
+            near_enemy_royal: self
+                .near_enemy_royal
+                .iter()
+                .map(|t| vec![0; t.len()])
+                .collect(),
+            near_own_royal: self
+                .near_own_royal
+                .iter()
+                .map(|t| vec![0; t.len()])
+                .collect(),
+            royal_danger: vec![0; self.royal_danger.len()],
             mobility: 0,
             royal_shelter: 0,
             royal_attack: 0,
@@ -226,19 +397,44 @@ impl EvalParams {
 
 /// The position's value for the side to move.
 pub fn evaluate<B: Bitboard>(position: &Position<B>, params: &EvalParams) -> i32 {
+    let mut scores = Scores {
+        params,
+        score: [0; 2],
+    };
+    terms(position, params, &mut scores);
+    let side = position.side_to_move().index();
+    scores.score[side] - scores.score[1 - side]
+}
+
+/// Hands every term of the evaluation of `position` to `sink`; with the weights of `params`
+/// they add up to [`evaluate`]. `params` decides only whether the side far ahead gets the
+/// mop-up terms.
+pub fn terms<B: Bitboard, T: Terms>(position: &Position<B>, params: &EvalParams, sink: &mut T) {
     let tables = position.tables();
     let spec = tables.spec;
     let geometry = tables.geometry;
     let occupied = position.occupied();
-    let mut score = [0i32; 2];
     let mut material = [0i32; 2];
     // Summed closeness of each side's pieces to the enemy royal, for the mop-up term.
     let mut closeness = [0i32; 2];
-    let span = i32::from(geometry.width.max(geometry.height));
+    let (width, height) = (i32::from(geometry.width), i32::from(geometry.height));
+    let span = width.max(height);
     let royals = Color::ALL.map(|color| position.royal_square(color));
     let file_rank = |square: usize| {
         let sq = Square::from_index(square as u8);
         (i32::from(geometry.file(sq)), i32::from(geometry.rank(sq)))
+    };
+    let royal_places = royals.map(|royal| royal.map(file_rank));
+    // Where a piece of `color` at (file, rank) stands relative to a royal at `royal`, as
+    // its owner sees the board.
+    let place = |color: Color, (file, rank): (i32, i32), royal: Option<(i32, i32)>| {
+        royal.map(|(royal_file, royal_rank)| {
+            let (forward, right) = match color {
+                Color::Sente => (royal_rank - rank, file - royal_file),
+                Color::Gote => (rank - royal_rank, royal_file - file),
+            };
+            ((forward + height - 1) * (2 * width - 1) + right + width - 1) as usize
+        })
     };
     let mut zones = [B::EMPTY; 2];
     for color in Color::ALL {
@@ -261,59 +457,82 @@ pub fn evaluate<B: Bitboard>(position: &Position<B>, params: &EvalParams) -> i32
             let role = Role(r as u8);
             let pieces = position.pieces(color, role);
             let in_hand = position.hand_count(color, role) as i32;
-            material[us] += in_hand * params.hand_value[r];
+            if in_hand > 0 {
+                material[us] += in_hand * params.hand_value[r];
+                sink.add(us, Term::Hand(r), in_hand);
+            }
             if pieces.is_empty() {
                 continue;
             }
-            material[us] += pieces.count() as i32 * params.board_value[r];
+            let count = pieces.count() as i32;
+            material[us] += count * params.board_value[r];
+            sink.add(us, Term::Board(r), count);
             if role_spec.royal {
-                score[us] += (zones[us] & own).count() as i32 * params.royal_shelter;
+                sink.add(us, Term::RoyalShelter, (zones[us] & own).count() as i32);
                 continue;
             }
-            let (by_rank, by_file) = (&params.rank_bonus[r], &params.file_bonus[r]);
+            let mut reach = 0;
             for square in pieces.iter() {
                 let sq = Square::from_index(square as u8);
                 let (file, rank) = file_rank(square);
                 let progress = match color {
-                    Color::Sente => i32::from(geometry.height) - 1 - rank,
+                    Color::Sente => height - 1 - rank,
                     Color::Gote => rank,
                 };
-                let from_centre = (2 * file - (i32::from(geometry.width) - 1)).abs() / 2;
-                score[us] += by_rank.get(progress as usize).copied().unwrap_or(0)
-                    + by_file.get(from_centre as usize).copied().unwrap_or(0);
+                let from_centre = (2 * file - (width - 1)).abs() / 2;
+                sink.add(us, Term::Rank(r, progress as usize), 1);
+                sink.add(us, Term::File(r, from_centre as usize), 1);
+                if let Some(i) = place(color, (file, rank), royal_places[1 - us]) {
+                    sink.add(us, Term::NearEnemyRoyal(r, i), 1);
+                }
+                if let Some(i) = place(color, (file, rank), royal_places[us]) {
+                    sink.add(us, Term::NearOwnRoyal(r, i), 1);
+                }
                 let attacks = tables.attacks_from(color, role, sq, occupied);
-                score[us] += (attacks & !own).count() as i32 * params.mobility;
+                reach += (attacks & !own).count() as i32;
                 royal_hits += (attacks & enemy_zone).count() as i32;
-                if let Some(enemy_royal) = royals[1 - us] {
-                    let ((x, y), (ex, ey)) = (file_rank(square), file_rank(enemy_royal));
-                    closeness[us] += span - (x - ex).abs().max((y - ey).abs());
+                if let Some((ex, ey)) = royal_places[1 - us] {
+                    closeness[us] += span - (file - ex).abs().max((rank - ey).abs());
                 }
             }
+            sink.add(us, Term::Mobility, reach);
         }
-        score[1 - us] -= royal_hits * params.royal_attack;
+        sink.add(1 - us, Term::RoyalAttack, -royal_hits);
         let hand_kinds = spec
             .roles
             .iter()
             .enumerate()
             .filter(|&(r, _)| position.hand_count(color, Role(r as u8)) > 0)
             .count()
-            .min(3) as i32;
+            .min(DANGER_HAND_KINDS) as i32;
         let empty_near_enemy_royal = (enemy_zone & !occupied).count() as i32;
-        score[1 - us] -= hand_kinds * empty_near_enemy_royal * params.drop_threat;
+        sink.add(
+            1 - us,
+            Term::DropThreat,
+            -hand_kinds * empty_near_enemy_royal,
+        );
+        if royals[1 - us].is_some() && !params.royal_danger.is_empty() {
+            let attacks = (royal_hits as usize).min(DANGER_ATTACKS);
+            sink.add(
+                1 - us,
+                Term::RoyalDanger(attacks * (DANGER_HAND_KINDS + 1) + hand_kinds as usize),
+                1,
+            );
+        }
     }
     let lead = material[0] - material[1];
     if params.mop_up_margin > 0 && lead.abs() >= params.mop_up_margin {
         let ahead = usize::from(lead < 0);
-        if let Some(royal) = royals[1 - ahead] {
-            let (x, y) = file_rank(royal);
-            let (w, h) = (i32::from(geometry.width), i32::from(geometry.height));
-            let off_centre = (2 * x - (w - 1)).abs().max((2 * y - (h - 1)).abs()) / 2;
-            score[ahead] +=
-                off_centre * params.mop_up_edge + closeness[ahead] * params.mop_up_tropism;
+        if let Some((x, y)) = royal_places[1 - ahead] {
+            let off_centre = (2 * x - (width - 1))
+                .abs()
+                .max((2 * y - (height - 1)).abs())
+                / 2;
+            sink.add(ahead, Term::MopUpEdge, off_centre);
+            sink.add(ahead, Term::MopUpTropism, closeness[ahead]);
         }
     }
-    let side = position.side_to_move().index();
-    score[side] + material[side] - score[1 - side] - material[1 - side] + params.tempo
+    sink.add(position.side_to_move().index(), Term::Tempo, 1);
 }
 
 /// A Tenjiku position's value for the side to move: material, advancement, centralisation and

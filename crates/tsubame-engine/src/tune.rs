@@ -1,7 +1,10 @@
 //! Texel tuning of the evaluation for the games with drops and check (Tori, Wa): self-play
-//! games give positions labelled with the game's result, and the weights are moved one at a
-//! time, step by step up or down, for as long as that lowers the mean squared difference
-//! between the result and the evaluation turned into an expected score by a logistic curve.
+//! games give positions labelled with the game's result, and gradient descent (Adam) moves all
+//! weights at once to lower the mean squared difference between the result and the evaluation
+//! turned into an expected score by a logistic curve. The evaluation is a sum of weights times
+//! counts ([`crate::eval::terms`]), so each position is read once into its counts and every
+//! step is a pass over numbers; thousands of weights (each kind's places around both royals)
+//! can be fitted on hundreds of thousands of positions in minutes.
 //!
 //! ```
 //! use tsubame_engine::eval::EvalParams;
@@ -16,11 +19,12 @@
 //!     .map(|line| Sample::parse(tori::tables(), &options, line).unwrap())
 //!     .collect();
 //! let base = EvalParams::for_variant(tori::spec());
-//! let result = fit(&samples, &base, 1, 2, &mut |_| {});
+//! let settings = tsubame_engine::tune::FitSettings { steps: 20, threads: 2, ..Default::default() };
+//! let result = fit(&samples, &base, &settings, &mut |_| {});
 //! assert!(result.error_after <= result.error_before);
 //! ```
 
-use crate::eval::{EvalParams, evaluate};
+use crate::eval::{EvalParams, Term, Terms, evaluate, terms};
 use crate::limits::Limits;
 use crate::search::search;
 use crate::tt::TranspositionTable;
@@ -209,142 +213,90 @@ impl<B: Bitboard> Sample<B> {
     }
 }
 
-/// One tunable weight.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Slot {
-    Board(usize),
-    Hand(usize),
-    Rank(usize, usize),
-    File(usize, usize),
-    Mobility,
-    RoyalShelter,
-    RoyalAttack,
-    DropThreat,
-    Tempo,
-    MopUpEdge,
-    MopUpTropism,
-}
-
-impl Slot {
-    fn get(self, params: &EvalParams) -> i32 {
-        let value = match self {
-            Slot::Board(r) => params.board_value.get(r),
-            Slot::Hand(r) => params.hand_value.get(r),
-            Slot::Rank(r, i) => params.rank_bonus.get(r).and_then(|t| t.get(i)),
-            Slot::File(r, i) => params.file_bonus.get(r).and_then(|t| t.get(i)),
-            Slot::Mobility => Some(&params.mobility),
-            Slot::RoyalShelter => Some(&params.royal_shelter),
-            Slot::RoyalAttack => Some(&params.royal_attack),
-            Slot::DropThreat => Some(&params.drop_threat),
-            Slot::Tempo => Some(&params.tempo),
-            Slot::MopUpEdge => Some(&params.mop_up_edge),
-            Slot::MopUpTropism => Some(&params.mop_up_tropism),
-        };
-        value.copied().unwrap_or(0)
-    }
-
-    fn set(self, params: &mut EvalParams, value: i32) {
-        let target = match self {
-            Slot::Board(r) => params.board_value.get_mut(r),
-            Slot::Hand(r) => params.hand_value.get_mut(r),
-            Slot::Rank(r, i) => params.rank_bonus.get_mut(r).and_then(|t| t.get_mut(i)),
-            Slot::File(r, i) => params.file_bonus.get_mut(r).and_then(|t| t.get_mut(i)),
-            Slot::Mobility => Some(&mut params.mobility),
-            Slot::RoyalShelter => Some(&mut params.royal_shelter),
-            Slot::RoyalAttack => Some(&mut params.royal_attack),
-            Slot::DropThreat => Some(&mut params.drop_threat),
-            Slot::Tempo => Some(&mut params.tempo),
-            Slot::MopUpEdge => Some(&mut params.mop_up_edge),
-            Slot::MopUpTropism => Some(&mut params.mop_up_tropism),
-        };
-        if let Some(target) = target {
-            *target = value;
-        }
-    }
-
-    /// How far one try moves the weight: coarse in the first rounds, then finer.
-    fn step(self, round: usize) -> i32 {
-        let base = match self {
-            Slot::Board(_) | Slot::Hand(_) => 16,
-            _ => 4,
-        };
-        (base >> round.min(4)).max(1)
-    }
-
-    fn name(self, spec: &VariantSpec) -> String {
-        let role = |r: usize| spec.roles.get(r).map_or("?", |role| role.name);
-        match self {
-            Slot::Board(r) => format!("board_value {}", role(r)),
-            Slot::Hand(r) => format!("hand_value {}", role(r)),
-            Slot::Rank(r, i) => format!("rank_bonus {} {i}", role(r)),
-            Slot::File(r, i) => format!("file_bonus {} {i}", role(r)),
-            other => format!("{other:?}"),
-        }
-    }
-}
-
 /// The weights worth tuning in `base`: values of non-royal kinds (in hand only where they can
 /// be held), their piece-square entries past the first of each table (which the value already
-/// covers), and the positional weights; the mop-up weights only where they are in use.
-fn slots(spec: &VariantSpec, base: &EvalParams) -> Vec<Slot> {
+/// covers), their places relative to each royal, the royal-danger table and the positional
+/// weights; the mop-up weights only where they are in use.
+fn slots(spec: &VariantSpec, base: &EvalParams) -> Vec<Term> {
     let mut slots = Vec::new();
     for (r, role) in spec.roles.iter().enumerate() {
         if role.royal {
             continue;
         }
-        slots.push(Slot::Board(r));
+        slots.push(Term::Board(r));
         if base.hand_value.get(r).is_some_and(|&v| v != 0) {
-            slots.push(Slot::Hand(r));
+            slots.push(Term::Hand(r));
         }
         let ranks = base.rank_bonus.get(r).map_or(0, Vec::len);
-        slots.extend((1..ranks).map(|i| Slot::Rank(r, i)));
+        slots.extend((1..ranks).map(|i| Term::Rank(r, i)));
         let files = base.file_bonus.get(r).map_or(0, Vec::len);
-        slots.extend((1..files).map(|i| Slot::File(r, i)));
+        slots.extend((1..files).map(|i| Term::File(r, i)));
+        let places = base.near_enemy_royal.get(r).map_or(0, Vec::len);
+        slots.extend((0..places).map(|i| Term::NearEnemyRoyal(r, i)));
+        let places = base.near_own_royal.get(r).map_or(0, Vec::len);
+        slots.extend((0..places).map(|i| Term::NearOwnRoyal(r, i)));
     }
+    slots.extend((0..base.royal_danger.len()).map(Term::RoyalDanger));
     slots.extend([
-        Slot::Mobility,
-        Slot::RoyalShelter,
-        Slot::RoyalAttack,
-        Slot::DropThreat,
-        Slot::Tempo,
+        Term::Mobility,
+        Term::RoyalShelter,
+        Term::RoyalAttack,
+        Term::DropThreat,
+        Term::Tempo,
     ]);
     if base.mop_up_edge != 0 || base.mop_up_tropism != 0 {
-        slots.extend([Slot::MopUpEdge, Slot::MopUpTropism]);
+        slots.extend([Term::MopUpEdge, Term::MopUpTropism]);
     }
     slots
 }
 
-/// Most steps one weight moves in one round.
-const MAX_STEPS: usize = 16;
-
 /// The expected score of an evaluation for the side to move.
-fn expected(eval: i32, k: f64) -> f64 {
-    1.0 / (1.0 + 10f64.powf(-k * f64::from(eval) / 400.0))
+fn expected(eval: f64, k: f64) -> f64 {
+    1.0 / (1.0 + 10f64.powf(-k * eval / 400.0))
+}
+
+/// Runs `work` on `threads` parts of `items` at once and sums what the parts return.
+fn in_parts<T: Sync, R: Send>(
+    items: &[T],
+    threads: usize,
+    work: impl Fn(&[T]) -> R + Sync,
+    mut sum: impl FnMut(R),
+) {
+    if items.is_empty() {
+        return;
+    }
+    let chunk = items.len().div_ceil(threads.max(1));
+    std::thread::scope(|scope| {
+        let work = &work;
+        let parts: Vec<_> = items
+            .chunks(chunk)
+            .map(|part| scope.spawn(move || work(part)))
+            .collect();
+        for part in parts {
+            if let Ok(result) = part.join() {
+                sum(result);
+            }
+        }
+    });
 }
 
 /// Mean squared difference between results and expected scores, over `threads` threads.
 fn error<B: Bitboard>(samples: &[Sample<B>], params: &EvalParams, k: f64, threads: usize) -> f64 {
-    if samples.is_empty() {
-        return 0.0;
-    }
-    let chunk = samples.len().div_ceil(threads.max(1));
-    let total: f64 = std::thread::scope(|scope| {
-        let parts: Vec<_> = samples
-            .chunks(chunk)
-            .map(|part| {
-                scope.spawn(move || {
-                    part.iter()
-                        .map(|s| {
-                            let d = s.result - expected(evaluate(&s.position, params), k);
-                            d * d
-                        })
-                        .sum::<f64>()
+    let mut total = 0.0;
+    in_parts(
+        samples,
+        threads,
+        |part| {
+            part.iter()
+                .map(|s| {
+                    let d = s.result - expected(f64::from(evaluate(&s.position, params)), k);
+                    d * d
                 })
-            })
-            .collect();
-        parts.into_iter().filter_map(|p| p.join().ok()).sum()
-    });
-    total / samples.len() as f64
+                .sum::<f64>()
+        },
+        |part| total += part,
+    );
+    total / samples.len().max(1) as f64
 }
 
 /// The scaling of evaluations to expected scores that fits `params` best (searched between
@@ -363,6 +315,39 @@ fn fit_scale<B: Bitboard>(samples: &[Sample<B>], params: &EvalParams, threads: u
     (low + high) / 2.0
 }
 
+/// Positions kept aside or trained on together: several whole games.
+pub const VALIDATION_BLOCK: usize = 512;
+
+/// How a tuning run goes.
+#[derive(Clone, Debug)]
+pub struct FitSettings {
+    /// Gradient steps over all training positions.
+    pub steps: usize,
+    /// Threads for the gradient and the error.
+    pub threads: usize,
+    /// Largest change of a weight in one step, in centipawns, at the start; it falls to a
+    /// tenth of this by the last step.
+    pub learning_rate: f64,
+    /// Strength of the pull of each weight back to its starting value (L2), which keeps the
+    /// weights of rarely seen features where they were.
+    pub regularization: f64,
+    /// Every how many blocks of [`VALIDATION_BLOCK`] positions one is kept aside to measure
+    /// the error on positions the fit has not seen (0: none).
+    pub validation_every: usize,
+}
+
+impl Default for FitSettings {
+    fn default() -> Self {
+        FitSettings {
+            steps: 400,
+            threads: 1,
+            learning_rate: 2.0,
+            regularization: 1e-8,
+            validation_every: 10,
+        }
+    }
+}
+
 /// What a tuning run found.
 #[derive(Clone, Debug)]
 pub struct Fit {
@@ -370,86 +355,226 @@ pub struct Fit {
     pub params: EvalParams,
     /// The scaling of evaluations to expected scores.
     pub scale: f64,
-    /// Mean squared error with the starting weights.
+    /// Mean squared error on the training positions with the starting weights.
     pub error_before: f64,
-    /// Mean squared error with the tuned weights.
+    /// Mean squared error on the training positions with the tuned weights.
     pub error_after: f64,
+    /// Mean squared error on the kept-aside positions with the starting weights.
+    pub validation_before: f64,
+    /// Mean squared error on the kept-aside positions with the tuned weights.
+    pub validation_after: f64,
+    /// Number of weights the run moved.
+    pub changed: usize,
 }
 
-/// Progress of a tuning run, after each round over all weights.
+/// Progress of a tuning run, reported every tenth of the steps and after the last.
 #[derive(Clone, Debug)]
 pub struct Round {
-    /// Round number from 1.
-    pub round: usize,
-    /// The error after it.
+    /// Steps done.
+    pub step: usize,
+    /// Mean squared error on the training positions before this step (with unrounded
+    /// weights).
     pub error: f64,
-    /// Weights changed in it, with their new values.
-    pub changed: Vec<(String, i32)>,
 }
 
-/// Tunes `base` on `samples` for at most `rounds` rounds over every weight (fewer when a
-/// round at the finest step changes nothing).
+/// A position as the weights it counts: the evaluation is `constant` plus the sum of
+/// `count * weight[slot]`, from the side to move's view.
+struct Features {
+    constant: f64,
+    counts: Vec<(u32, f32)>,
+    result: f64,
+}
+
+/// Collects terms from the evaluation, from the side to move's view.
+struct Collect<'a> {
+    side: usize,
+    index: &'a std::collections::HashMap<Term, u32>,
+    params: &'a EvalParams,
+    constant: i64,
+    counts: Vec<(u32, i32)>,
+}
+
+impl Terms for Collect<'_> {
+    fn add(&mut self, color: usize, term: Term, count: i32) {
+        let count = if color == self.side { count } else { -count };
+        match self.index.get(&term) {
+            Some(&slot) => self.counts.push((slot, count)),
+            None => self.constant += i64::from(count) * i64::from(term.get(self.params)),
+        }
+    }
+}
+
+fn features<B: Bitboard>(
+    sample: &Sample<B>,
+    params: &EvalParams,
+    index: &std::collections::HashMap<Term, u32>,
+) -> Features {
+    let mut collect = Collect {
+        side: sample.position.side_to_move().index(),
+        index,
+        params,
+        constant: 0,
+        counts: Vec::new(),
+    };
+    terms(&sample.position, params, &mut collect);
+    let mut counts = collect.counts;
+    counts.sort_unstable_by_key(|&(slot, _)| slot);
+    let mut merged: Vec<(u32, f32)> = Vec::with_capacity(counts.len());
+    for (slot, count) in counts {
+        match merged.last_mut() {
+            Some(last) if last.0 == slot => last.1 += count as f32,
+            _ => merged.push((slot, count as f32)),
+        }
+    }
+    merged.retain(|&(_, count)| count != 0.0);
+    Features {
+        constant: collect.constant as f64,
+        counts: merged,
+        result: sample.result,
+    }
+}
+
+/// Mean squared error of unrounded `weights` over `features`, and its gradient.
+fn gradient(features: &[Features], weights: &[f64], k: f64, threads: usize) -> (f64, Vec<f64>) {
+    let slope = k * std::f64::consts::LN_10 / 400.0;
+    let mut error = 0.0;
+    let mut grad = vec![0.0; weights.len()];
+    in_parts(
+        features,
+        threads,
+        |part| {
+            let mut error = 0.0;
+            let mut grad = vec![0.0; weights.len()];
+            for f in part {
+                let eval = f.constant
+                    + f.counts
+                        .iter()
+                        .map(|&(slot, count)| f64::from(count) * weights[slot as usize])
+                        .sum::<f64>();
+                let p = expected(eval, k);
+                let d = p - f.result;
+                error += d * d;
+                let g = 2.0 * d * p * (1.0 - p) * slope;
+                for &(slot, count) in &f.counts {
+                    grad[slot as usize] += g * f64::from(count);
+                }
+            }
+            (error, grad)
+        },
+        |(part_error, part_grad)| {
+            error += part_error;
+            for (total, part) in grad.iter_mut().zip(part_grad) {
+                *total += part;
+            }
+        },
+    );
+    let n = features.len().max(1) as f64;
+    grad.iter_mut().for_each(|g| *g /= n);
+    (error / n, grad)
+}
+
+/// Tunes `base` on `samples` by gradient descent (Adam) on the mean squared difference between
+/// results and expected scores, with a pull of every weight back to its start. Every
+/// `settings.validation_every`-th position is kept aside to show whether the fit carries over
+/// to positions it has not seen.
 pub fn fit<B: Bitboard>(
     samples: &[Sample<B>],
     base: &EvalParams,
-    rounds: usize,
-    threads: usize,
+    settings: &FitSettings,
     report: &mut dyn FnMut(&Round),
 ) -> Fit {
-    let Some(spec) = samples.first().map(|s| s.position.tables().spec) else {
+    let threads = settings.threads.max(1);
+    // In blocks, because the positions of one game follow each other and share its result:
+    // kept-aside positions from the games trained on would flatter the fit.
+    let kept_aside = |i: usize| {
+        settings.validation_every > 0 && (i / VALIDATION_BLOCK + 1) % settings.validation_every == 0
+    };
+    let mut training = Vec::with_capacity(samples.len());
+    let mut validation = Vec::new();
+    for (i, sample) in samples.iter().enumerate() {
+        if kept_aside(i) {
+            validation.push(sample.clone());
+        } else {
+            training.push(sample.clone());
+        }
+    }
+    let Some(spec) = training.first().map(|s| s.position.tables().spec) else {
         return Fit {
             params: base.clone(),
             scale: 1.0,
             error_before: 0.0,
             error_after: 0.0,
+            validation_before: 0.0,
+            validation_after: 0.0,
+            changed: 0,
         };
     };
-    let scale = fit_scale(samples, base, threads);
-    let error_before = error(samples, base, scale, threads);
-    let mut params = base.clone();
-    let mut best = error_before;
+    let scale = fit_scale(&training, base, threads);
+    let error_before = error(&training, base, scale, threads);
+    let validation_before = error(&validation, base, scale, threads);
     let slots = slots(spec, base);
-    for round in 0..rounds {
-        let mut changed = Vec::new();
-        for &slot in &slots {
-            let start = slot.get(&params);
-            let step = slot.step(round);
-            // Up first, then down; a direction that helps is followed while it keeps helping
-            // (at most `MAX_STEPS` steps a round), so weights far from their best get there in
-            // few rounds.
-            for direction in [step, -step] {
-                let mut value = start;
-                for _ in 0..MAX_STEPS {
-                    slot.set(&mut params, value + direction);
-                    let tried = error(samples, &params, scale, threads);
-                    if tried >= best {
-                        slot.set(&mut params, value);
-                        break;
-                    }
-                    best = tried;
-                    value += direction;
-                }
-                if value != start {
-                    changed.push((slot.name(spec), value));
-                    break;
-                }
-            }
+    let index: std::collections::HashMap<Term, u32> = slots
+        .iter()
+        .enumerate()
+        .map(|(i, &term)| (term, i as u32))
+        .collect();
+    let mut all_features = Vec::with_capacity(training.len());
+    in_parts(
+        &training,
+        threads,
+        |part| {
+            part.iter()
+                .map(|s| features(s, base, &index))
+                .collect::<Vec<_>>()
+        },
+        |part| all_features.extend(part),
+    );
+    let start: Vec<f64> = slots.iter().map(|s| f64::from(s.get(base))).collect();
+    let mut weights = start.clone();
+    let (mut first_moment, mut second_moment) = (vec![0.0; slots.len()], vec![0.0; slots.len()]);
+    let (beta1, beta2) = (0.9f64, 0.999f64);
+    let every = (settings.steps / 10).max(1);
+    for step in 0..settings.steps {
+        let (loss, mut grad) = gradient(&all_features, &weights, scale, threads);
+        if step % every == 0 {
+            report(&Round { step, error: loss });
         }
-        let settled = changed.is_empty() && slots.iter().all(|s| s.step(round) == 1);
-        report(&Round {
-            round: round + 1,
-            error: best,
-            changed,
-        });
-        if settled {
-            break;
+        for (g, (w, w0)) in grad.iter_mut().zip(weights.iter().zip(&start)) {
+            *g += 2.0 * settings.regularization * (w - w0);
+        }
+        let t = (step + 1) as i32;
+        let progress = step as f64 / settings.steps.max(1) as f64;
+        let rate = settings.learning_rate * (1.0 - 0.9 * progress);
+        for i in 0..weights.len() {
+            first_moment[i] = beta1 * first_moment[i] + (1.0 - beta1) * grad[i];
+            second_moment[i] = beta2 * second_moment[i] + (1.0 - beta2) * grad[i] * grad[i];
+            let m = first_moment[i] / (1.0 - beta1.powi(t));
+            let v = second_moment[i] / (1.0 - beta2.powi(t));
+            weights[i] -= rate * m / (v.sqrt() + 1e-12);
         }
     }
+    let mut params = base.clone();
+    let mut changed = 0;
+    for (slot, &weight) in slots.iter().zip(&weights) {
+        let value = weight.round() as i32;
+        if value != slot.get(base) {
+            changed += 1;
+        }
+        slot.set(&mut params, value);
+    }
+    let error_after = error(&training, &params, scale, threads);
+    report(&Round {
+        step: settings.steps,
+        error: error_after,
+    });
     Fit {
+        validation_after: error(&validation, &params, scale, threads),
         params,
         scale,
         error_before,
-        error_after: best,
+        error_after,
+        validation_before,
+        changed,
     }
 }
 
@@ -506,7 +631,8 @@ mod tests {
     fn every_slot_reads_back_what_is_set() {
         let mut params = EvalParams::for_variant(tori::spec());
         let all = slots(tori::spec(), &params);
-        assert!(all.len() > 50, "{}", all.len());
+        // Each non-royal kind has 2 * 169 places around the royals alone.
+        assert!(all.len() > 3000, "{}", all.len());
         for (i, slot) in all.iter().enumerate() {
             slot.set(&mut params, 1000 + i as i32);
         }
@@ -514,30 +640,105 @@ mod tests {
             assert_eq!(slot.get(&params), 1000 + i as i32, "{slot:?}");
         }
         // The phoenix is the royal: its value is no weight to tune.
-        assert!(!all.contains(&Slot::Board(tori::PHOENIX.index())));
+        assert!(!all.contains(&Term::Board(tori::PHOENIX.index())));
+    }
+
+    fn samples(sfens: &[&str], result: f64) -> Vec<Sample<u64>> {
+        let rules = options().rule_set();
+        sfens
+            .iter()
+            .map(|sfen| Sample {
+                position: Position::from_sfen(tori::tables(), sfen, rules).unwrap(),
+                result,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_counts_of_a_position_add_up_to_its_evaluation() {
+        let base = EvalParams::for_variant(tori::spec());
+        let all = slots(tori::spec(), &base);
+        // Weights that differ per slot, so a count given to the wrong weight shows.
+        let mut params = base.clone();
+        for (i, slot) in all.iter().enumerate() {
+            slot.set(&mut params, (i as i32 * 37) % 201 - 100);
+        }
+        let index = all
+            .iter()
+            .enumerate()
+            .map(|(i, &term)| (term, i as u32))
+            .collect();
+        let positions = samples(
+            &[
+                "rpckcpl/3f3/sssssss/7/SSSSSSS/3F3/LPCKCPR b - 1",
+                "rpckcpl/3f3/ssss1ss/4s2/SS1SSSS/2S1F2/LPCKCPR w - 1",
+                "4k2/6s/5F1/2F4/7/7/3K3 b S 1",
+                "1k4l/7/1c5/C6/7/7/3K3 b C 1",
+                "r1ckc1l/3f3/s1ss1ss/1s5/1S1SsSS/2SF3/LPCK1PR w 2Sp 1",
+            ],
+            1.0,
+        );
+        for sample in &positions {
+            let f = features(sample, &params, &index);
+            let weights: Vec<f64> = all.iter().map(|s| f64::from(s.get(&params))).collect();
+            let sum = f.constant
+                + f.counts
+                    .iter()
+                    .map(|&(slot, count)| f64::from(count) * weights[slot as usize])
+                    .sum::<f64>();
+            assert_eq!(
+                sum,
+                f64::from(evaluate(&sample.position, &params)),
+                "{}",
+                sample.position.to_sfen()
+            );
+        }
     }
 
     #[test]
     fn when_the_side_to_move_always_wins_tuning_raises_the_tempo() {
-        let rules = options().rule_set();
-        let samples: Vec<Sample<u64>> = [
-            "rpckcpl/3f3/sssssss/7/SSSSSSS/3F3/LPCKCPR b - 1",
-            "rpckcpl/3f3/sssssss/7/SSSSSSS/3F3/LPCKCPR w - 1",
-            "rpckcpl/3f3/ssss1ss/4s2/SS1SSSS/2S1F2/LPCKCPR b - 1",
-            "rpckcpl/3f3/ssss1ss/4s2/SS1SSSS/2S1F2/LPCKCPR w - 1",
-        ]
-        .iter()
-        .map(|sfen| Sample {
-            position: Position::from_sfen(tori::tables(), sfen, rules).unwrap(),
-            result: 1.0,
-        })
-        .collect();
+        let positions = samples(
+            &[
+                "rpckcpl/3f3/sssssss/7/SSSSSSS/3F3/LPCKCPR b - 1",
+                "rpckcpl/3f3/sssssss/7/SSSSSSS/3F3/LPCKCPR w - 1",
+                "rpckcpl/3f3/ssss1ss/4s2/SS1SSSS/2S1F2/LPCKCPR b - 1",
+                "rpckcpl/3f3/ssss1ss/4s2/SS1SSSS/2S1F2/LPCKCPR w - 1",
+            ],
+            1.0,
+        );
         let base = EvalParams::for_variant(tori::spec());
-        let mut rounds = 0;
-        let result = fit(&samples, &base, 3, 1, &mut |_| rounds += 1);
-        assert_eq!(rounds, 3);
+        let mut reports = 0;
+        let settings = FitSettings {
+            steps: 30,
+            validation_every: 0,
+            ..FitSettings::default()
+        };
+        let result = fit(&positions, &base, &settings, &mut |_| reports += 1);
+        assert_eq!(reports, 11);
         assert!(result.error_after < result.error_before);
         assert!(result.params.tempo > base.tempo, "{}", result.params.tempo);
         assert_eq!(result.params.value(tori::PHOENIX), 0);
+    }
+
+    #[test]
+    fn kept_aside_positions_are_not_trained_on() {
+        // Training positions say sente to move wins, the kept-aside ones that it loses: the
+        // fit lowers the training error and raises the validation error.
+        let won = samples(&["rpckcpl/3f3/sssssss/7/SSSSSSS/3F3/LPCKCPR b - 1"], 1.0);
+        let lost = samples(&["rpckcpl/3f3/sssssss/7/SSSSSSS/3F3/LPCKCPR b - 1"], 0.0);
+        let mut positions = Vec::new();
+        for block in 0..8 {
+            let kind = if (block + 1) % 4 == 0 { &lost } else { &won };
+            positions.extend(std::iter::repeat_n(kind[0].clone(), VALIDATION_BLOCK));
+        }
+        let base = EvalParams::for_variant(tori::spec());
+        let settings = FitSettings {
+            steps: 30,
+            validation_every: 4,
+            ..FitSettings::default()
+        };
+        let result = fit(&positions, &base, &settings, &mut |_| {});
+        assert!(result.error_after < result.error_before);
+        assert!(result.validation_after > result.validation_before);
     }
 }
