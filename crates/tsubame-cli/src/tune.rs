@@ -78,7 +78,7 @@ struct FitArgs {
     learning_rate: f64,
     /// Pull of each weight back to its starting value (L2 strength); raise it when the error
     /// on kept-aside positions rises while the training error falls.
-    #[arg(long, default_value_t = 1e-8)]
+    #[arg(long, default_value_t = 1e-9)]
     regularization: f64,
     /// Keep every N-th block of 512 positions (several whole games) aside to measure the fit
     /// on positions it has not seen (0: none).

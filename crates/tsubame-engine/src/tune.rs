@@ -342,7 +342,9 @@ impl Default for FitSettings {
             steps: 400,
             threads: 1,
             learning_rate: 2.0,
-            regularization: 1e-8,
+            // Of 0, 1e-10, 5e-10, 1e-9, 2e-9, 4e-9, 1e-8, 3e-8 and 1e-7, the lowest error on
+            // kept-aside games of 327,137 Tori positions.
+            regularization: 1e-9,
             validation_every: 10,
         }
     }
