@@ -84,6 +84,10 @@ struct FitArgs {
     /// on positions it has not seen (0: none).
     #[arg(long, default_value_t = 10)]
     validation_every: usize,
+    /// Tune only these fields of the parameters (repeatable: `--only board_value --only
+    /// hand_value`); the others keep their values. Default: all.
+    #[arg(long, value_name = "FIELD")]
+    only: Vec<String>,
     /// Threads for the gradient and the error.
     #[arg(long, default_value_t = 1)]
     threads: usize,
@@ -198,12 +202,24 @@ fn run_for<B: Bitboard>(
                 bail!("no positions to tune on");
             }
             println!("{} positions", samples.len());
+            let fields = ParamFile::complete(protocol_name, &base).params;
+            if let Some(unknown) = a
+                .only
+                .iter()
+                .find(|name| !fields.contains_key(name.as_str()))
+            {
+                bail!(
+                    "--only {unknown}: not an evaluation parameter (one of: {})",
+                    fields.keys().cloned().collect::<Vec<_>>().join(", ")
+                );
+            }
             let settings = FitSettings {
                 steps: a.steps,
                 threads: a.threads,
                 learning_rate: a.learning_rate,
                 regularization: a.regularization,
                 validation_every: a.validation_every,
+                only: a.only.clone(),
             };
             let result = fit(&samples, &base, &settings, &mut |round| {
                 println!("step {}: error {:.6}", round.step, round.error);

@@ -35,6 +35,17 @@ pub struct EvalParams {
     /// either alone. Empty for games that do not use it.
     #[serde(default)]
     pub royal_danger: Vec<i32>,
+    /// Bonus by kind for a piece the enemy attacks and no own piece defends (tuned negative).
+    /// Empty for games that do not use it.
+    #[serde(default)]
+    pub hanging: Vec<i32>,
+    /// Bonus by kind for a piece the enemy attacks and an own piece defends.
+    #[serde(default)]
+    pub attacked: Vec<i32>,
+    /// Bonus by the number of squares next to the own royal that the enemy attacks and no own
+    /// piece but the royal defends (at most [`WEAK_ZONE_SQUARES`]).
+    #[serde(default)]
+    pub weak_zone: Vec<i32>,
     /// Bonus per square a non-royal piece attacks that is not held by its own side.
     pub mobility: i32,
     /// Bonus per own piece next to the own royal.
@@ -61,6 +72,9 @@ pub const DANGER_HAND_KINDS: usize = 3;
 /// Entries of [`EvalParams::royal_danger`].
 pub const DANGER_ENTRIES: usize = (DANGER_ATTACKS + 1) * (DANGER_HAND_KINDS + 1);
 
+/// Most weak squares next to a royal that [`EvalParams::weak_zone`] tells apart.
+pub const WEAK_ZONE_SQUARES: usize = 8;
+
 /// One weight of [`EvalParams`]: the evaluation is a sum of weights times counts, so a term
 /// names what the count multiplies, and the tuner works on the same terms.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -79,6 +93,12 @@ pub enum Term {
     NearOwnRoyal(usize, usize),
     /// `royal_danger[attacks * 4 + kinds]`.
     RoyalDanger(usize),
+    /// `hanging[kind]`.
+    Hanging(usize),
+    /// `attacked[kind]`.
+    Attacked(usize),
+    /// `weak_zone[squares]`.
+    WeakZone(usize),
     /// `mobility`.
     Mobility,
     /// `royal_shelter`.
@@ -107,6 +127,9 @@ impl Term {
             Term::NearEnemyRoyal(r, i) => params.near_enemy_royal.get(r).and_then(|t| t.get(i)),
             Term::NearOwnRoyal(r, i) => params.near_own_royal.get(r).and_then(|t| t.get(i)),
             Term::RoyalDanger(i) => params.royal_danger.get(i),
+            Term::Hanging(r) => params.hanging.get(r),
+            Term::Attacked(r) => params.attacked.get(r),
+            Term::WeakZone(i) => params.weak_zone.get(i),
             Term::Mobility => Some(&params.mobility),
             Term::RoyalShelter => Some(&params.royal_shelter),
             Term::RoyalAttack => Some(&params.royal_attack),
@@ -131,6 +154,9 @@ impl Term {
                 .and_then(|t| t.get_mut(i)),
             Term::NearOwnRoyal(r, i) => params.near_own_royal.get_mut(r).and_then(|t| t.get_mut(i)),
             Term::RoyalDanger(i) => params.royal_danger.get_mut(i),
+            Term::Hanging(r) => params.hanging.get_mut(r),
+            Term::Attacked(r) => params.attacked.get_mut(r),
+            Term::WeakZone(i) => params.weak_zone.get_mut(i),
             Term::Mobility => Some(&mut params.mobility),
             Term::RoyalShelter => Some(&mut params.royal_shelter),
             Term::RoyalAttack => Some(&mut params.royal_attack),
@@ -144,6 +170,29 @@ impl Term {
         }
     }
 
+    /// The [`EvalParams`] field the weight lives in.
+    pub fn field(self) -> &'static str {
+        match self {
+            Term::Board(_) => "board_value",
+            Term::Hand(_) => "hand_value",
+            Term::Rank(..) => "rank_bonus",
+            Term::File(..) => "file_bonus",
+            Term::NearEnemyRoyal(..) => "near_enemy_royal",
+            Term::NearOwnRoyal(..) => "near_own_royal",
+            Term::RoyalDanger(_) => "royal_danger",
+            Term::Hanging(_) => "hanging",
+            Term::Attacked(_) => "attacked",
+            Term::WeakZone(_) => "weak_zone",
+            Term::Mobility => "mobility",
+            Term::RoyalShelter => "royal_shelter",
+            Term::RoyalAttack => "royal_attack",
+            Term::DropThreat => "drop_threat",
+            Term::Tempo => "tempo",
+            Term::MopUpEdge => "mop_up_edge",
+            Term::MopUpTropism => "mop_up_tropism",
+        }
+    }
+
     /// The weight's name, with the kind's name for per-kind weights.
     pub fn name(self, spec: &VariantSpec) -> String {
         let role = |r: usize| spec.roles.get(r).map_or("?", |role| role.name);
@@ -154,6 +203,9 @@ impl Term {
             Term::File(r, i) => format!("file_bonus {} {i}", role(r)),
             Term::NearEnemyRoyal(r, i) => format!("near_enemy_royal {} {i}", role(r)),
             Term::NearOwnRoyal(r, i) => format!("near_own_royal {} {i}", role(r)),
+            Term::Hanging(r) => format!("hanging {}", role(r)),
+            Term::Attacked(r) => format!("attacked {}", role(r)),
+            Term::WeakZone(i) => format!("weak_zone {i}"),
             Term::RoyalDanger(i) => format!(
                 "royal_danger {} attacks {} kinds",
                 i / (DANGER_HAND_KINDS + 1),
@@ -313,8 +365,8 @@ impl EvalParams {
         let file_bonus = vec![vec![0; usize::from(spec.width).div_ceil(2)]; n];
         // Tenjiku's evaluation has terms of its own; the relational tables would be large
         // there and unused.
-        let (near_enemy_royal, near_own_royal, royal_danger) = if spec.name == tenjiku::spec().name
-        {
+        let is_tenjiku = spec.name == tenjiku::spec().name;
+        let (near_enemy_royal, near_own_royal, royal_danger) = if is_tenjiku {
             (Vec::new(), Vec::new(), Vec::new())
         } else {
             let places = (2 * height - 1) * (2 * usize::from(spec.width) - 1);
@@ -324,6 +376,11 @@ impl EvalParams {
                 vec![0; DANGER_ENTRIES],
             )
         };
+        let (hanging, attacked, weak_zone) = if is_tenjiku {
+            (Vec::new(), Vec::new(), Vec::new())
+        } else {
+            (vec![0; n], vec![0; n], vec![0; WEAK_ZONE_SQUARES + 1])
+        };
         EvalParams {
             board_value,
             hand_value,
@@ -332,6 +389,9 @@ impl EvalParams {
             near_enemy_royal,
             near_own_royal,
             royal_danger,
+            hanging,
+            attacked,
+            weak_zone,
             mobility: 3,
             royal_shelter: 12,
             royal_attack: 18,
@@ -377,6 +437,9 @@ impl EvalParams {
                 .map(|t| vec![0; t.len()])
                 .collect(),
             royal_danger: vec![0; self.royal_danger.len()],
+            hanging: vec![0; self.hanging.len()],
+            attacked: vec![0; self.attacked.len()],
+            weak_zone: vec![0; self.weak_zone.len()],
             mobility: 0,
             royal_shelter: 0,
             royal_attack: 0,
@@ -394,6 +457,10 @@ impl EvalParams {
         self.board_value.get(role.index()).copied().unwrap_or(0)
     }
 }
+
+/// Pieces whose attacks [`terms`] keeps from its first pass (more than any game has on its
+/// board); past it they are worked out again.
+const MAX_LISTED_PIECES: usize = 128;
 
 /// The position's value for the side to move.
 pub fn evaluate<B: Bitboard>(position: &Position<B>, params: &EvalParams) -> i32 {
@@ -448,11 +515,48 @@ pub fn terms<B: Bitboard, T: Terms>(position: &Position<B>, params: &EvalParams,
                 tables.attacks_from(color, role, Square::from_index(royal as u8), B::EMPTY);
         }
     }
+    // Each non-royal piece's attacks, worked out once: what each side covers decides which
+    // pieces hang and which royal squares are weak.
+    let threats = !params.hanging.is_empty() || !params.weak_zone.is_empty();
+    let mut attack_list = [B::EMPTY; MAX_LISTED_PIECES];
+    let mut listed = 0;
+    let mut cover = [B::EMPTY; 2];
+    if threats {
+        for color in Color::ALL {
+            for (r, role_spec) in spec.roles.iter().enumerate() {
+                if role_spec.royal {
+                    continue;
+                }
+                let role = Role(r as u8);
+                for square in position.pieces(color, role).iter() {
+                    let attacks = tables.attacks_from(
+                        color,
+                        role,
+                        Square::from_index(square as u8),
+                        occupied,
+                    );
+                    cover[color.index()] = cover[color.index()] | attacks;
+                    if let Some(slot) = attack_list.get_mut(listed) {
+                        *slot = attacks;
+                    }
+                    listed += 1;
+                }
+            }
+        }
+    }
+    let mut next_listed = 0;
     for color in Color::ALL {
         let us = color.index();
         let own = position.occupied_by(color);
         let enemy_zone = zones[1 - us];
         let mut royal_hits = 0i32;
+        if threats && royals[us].is_some() {
+            let weak = (zones[us] & cover[1 - us] & !cover[us]).count() as usize;
+            sink.add(us, Term::WeakZone(weak.min(WEAK_ZONE_SQUARES)), 1);
+        }
+        // What attacks a piece of this side: the enemy's pieces and royal.
+        let enemy_reach = cover[1 - us] | zones[1 - us];
+        let own_reach = cover[us] | zones[us];
         for (r, role_spec) in spec.roles.iter().enumerate() {
             let role = Role(r as u8);
             let pieces = position.pieces(color, role);
@@ -488,7 +592,19 @@ pub fn terms<B: Bitboard, T: Terms>(position: &Position<B>, params: &EvalParams,
                 if let Some(i) = place(color, (file, rank), royal_places[us]) {
                     sink.add(us, Term::NearOwnRoyal(r, i), 1);
                 }
-                let attacks = tables.attacks_from(color, role, sq, occupied);
+                let attacks = if threats && next_listed < MAX_LISTED_PIECES {
+                    attack_list[next_listed]
+                } else {
+                    tables.attacks_from(color, role, sq, occupied)
+                };
+                next_listed += 1;
+                if threats && enemy_reach.has(square) {
+                    if own_reach.has(square) {
+                        sink.add(us, Term::Attacked(r), 1);
+                    } else {
+                        sink.add(us, Term::Hanging(r), 1);
+                    }
+                }
                 reach += (attacks & !own).count() as i32;
                 royal_hits += (attacks & enemy_zone).count() as i32;
                 if let Some((ex, ey)) = royal_places[1 - us] {
@@ -609,6 +725,71 @@ pub fn evaluate_tenjiku(position: &TenjikuPosition, params: &EvalParams) -> i32 
 mod tests {
     use super::*;
     use tsubame_rules::{Options, wa};
+
+    /// Every term of a position with its side, summed.
+    fn terms_of(sfen: &str) -> std::collections::HashMap<(usize, Term), i32> {
+        struct Record(std::collections::HashMap<(usize, Term), i32>);
+        impl Terms for Record {
+            fn add(&mut self, color: usize, term: Term, count: i32) {
+                *self.0.entry((color, term)).or_default() += count;
+            }
+        }
+        let rules = Options::defaults(tori::spec()).rule_set();
+        let position = Position::from_sfen(tori::tables(), sfen, rules).unwrap();
+        let mut record = Record(Default::default());
+        terms(
+            &position,
+            &EvalParams::for_variant(tori::spec()),
+            &mut record,
+        );
+        record.0
+    }
+
+    #[test]
+    fn hanging_and_defended_pieces_and_weak_royal_squares_are_counted() {
+        // The falcon and the swallow attack each other and nothing defends either.
+        let terms = terms_of("3k3/7/7/3s3/3F3/7/3K3 b - 1");
+        let (sente, gote) = (0, 1);
+        assert_eq!(
+            terms.get(&(sente, Term::Hanging(tori::FALCON.index()))),
+            Some(&1)
+        );
+        assert_eq!(
+            terms.get(&(gote, Term::Hanging(tori::SWALLOW.index()))),
+            Some(&1)
+        );
+        assert!(!terms.keys().any(|(_, t)| matches!(t, Term::Attacked(_))));
+        assert_eq!(terms.get(&(sente, Term::WeakZone(0))), Some(&1));
+        // With the phoenix one step behind, the falcon is defended.
+        let terms = terms_of("3k3/7/7/3s3/3F3/3K3/7 b - 1");
+        assert_eq!(
+            terms.get(&(sente, Term::Attacked(tori::FALCON.index()))),
+            Some(&1)
+        );
+        assert!(!terms.contains_key(&(sente, Term::Hanging(tori::FALCON.index()))));
+        // Gote's swallow on 4d attacks 4e, next to the phoenix, which only the phoenix
+        // defends: one weak square.
+        assert_eq!(terms.get(&(sente, Term::WeakZone(1))), Some(&1));
+        // A gote falcon next to sente's phoenix attacks royal squares nothing else defends.
+        let terms = terms_of("3k3/7/7/7/7/2f4/3K3 b - 1");
+        let weak = terms
+            .keys()
+            .find_map(|&(c, t)| match t {
+                Term::WeakZone(n) if c == sente => Some(n),
+                _ => None,
+            })
+            .unwrap();
+        // It attacks 5g and 4f of the phoenix's squares (not 5f, where it stands).
+        assert_eq!(weak, 2);
+        assert_eq!(
+            terms.get(&(gote, Term::Attacked(tori::FALCON.index()))),
+            None
+        );
+        assert_eq!(
+            terms.get(&(gote, Term::Hanging(tori::FALCON.index()))),
+            Some(&1)
+        );
+    }
 
     #[test]
     fn start_positions_are_balanced_apart_from_the_tempo() {

@@ -237,6 +237,17 @@ fn slots(spec: &VariantSpec, base: &EvalParams) -> Vec<Term> {
         slots.extend((0..places).map(|i| Term::NearOwnRoyal(r, i)));
     }
     slots.extend((0..base.royal_danger.len()).map(Term::RoyalDanger));
+    for (r, role) in spec.roles.iter().enumerate() {
+        if !role.royal {
+            if r < base.hanging.len() {
+                slots.push(Term::Hanging(r));
+            }
+            if r < base.attacked.len() {
+                slots.push(Term::Attacked(r));
+            }
+        }
+    }
+    slots.extend((0..base.weak_zone.len()).map(Term::WeakZone));
     slots.extend([
         Term::Mobility,
         Term::RoyalShelter,
@@ -331,6 +342,8 @@ pub struct FitSettings {
     /// Strength of the pull of each weight back to its starting value (L2), which keeps the
     /// weights of rarely seen features where they were.
     pub regularization: f64,
+    /// The [`EvalParams`] fields to tune (`board_value`, `near_enemy_royal`, ...); empty: all.
+    pub only: Vec<String>,
     /// Every how many blocks of [`VALIDATION_BLOCK`] positions one is kept aside to measure
     /// the error on positions the fit has not seen (0: none).
     pub validation_every: usize,
@@ -346,6 +359,7 @@ impl Default for FitSettings {
             // kept-aside games of 327,137 Tori positions.
             regularization: 1e-9,
             validation_every: 10,
+            only: Vec::new(),
         }
     }
 }
@@ -514,7 +528,12 @@ pub fn fit<B: Bitboard>(
     let scale = fit_scale(&training, base, threads);
     let error_before = error(&training, base, scale, threads);
     let validation_before = error(&validation, base, scale, threads);
-    let slots = slots(spec, base);
+    let slots: Vec<Term> = slots(spec, base)
+        .into_iter()
+        .filter(|term| {
+            settings.only.is_empty() || settings.only.iter().any(|name| term.field() == name)
+        })
+        .collect();
     let index: std::collections::HashMap<Term, u32> = slots
         .iter()
         .enumerate()
@@ -720,6 +739,30 @@ mod tests {
         assert!(result.error_after < result.error_before);
         assert!(result.params.tempo > base.tempo, "{}", result.params.tempo);
         assert_eq!(result.params.value(tori::PHOENIX), 0);
+    }
+
+    #[test]
+    fn only_the_named_fields_are_tuned() {
+        let positions = samples(
+            &[
+                "rpckcpl/3f3/sssssss/7/SSSSSSS/3F3/LPCKCPR b - 1",
+                "rpckcpl/3f3/ssss1ss/4s2/SS1SSSS/2S1F2/LPCKCPR w - 1",
+            ],
+            1.0,
+        );
+        let base = EvalParams::for_variant(tori::spec());
+        let settings = FitSettings {
+            steps: 30,
+            validation_every: 0,
+            only: vec!["tempo".into()],
+            ..FitSettings::default()
+        };
+        let result = fit(&positions, &base, &settings, &mut |_| {});
+        assert_eq!(result.changed, 1);
+        assert_ne!(result.params.tempo, base.tempo);
+        let mut reset = result.params.clone();
+        reset.tempo = base.tempo;
+        assert_eq!(reset, base);
     }
 
     #[test]
