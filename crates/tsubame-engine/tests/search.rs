@@ -184,25 +184,45 @@ fn self_play<B: Bitboard>(
     (finished, plies)
 }
 
+/// Games per self-play test in a release build (a debug build plays a few).
+const SELF_PLAY_GAMES: u64 = if cfg!(debug_assertions) { 10 } else { 200 };
+
+// One test per game and rule set, so the test harness can play them side by side.
+
 #[test]
-fn self_play_never_makes_an_illegal_move() {
-    let games = if cfg!(debug_assertions) { 10 } else { 200 };
+fn tori_self_play_never_makes_an_illegal_move() {
+    let games = SELF_PLAY_GAMES;
     let (finished, plies) = self_play(tori::tables(), "", games, 1000);
     assert!(
         finished > 0 && plies > games as usize * 10,
         "{finished} finished, {plies} plies"
     );
+}
+
+#[test]
+fn tori_self_play_with_the_rule_options_never_makes_an_illegal_move() {
+    let games = SELF_PLAY_GAMES / 4;
     let (_, plies) = self_play(
         tori::tables(),
         "drop-mate=illegal,shrike=on,owl=on",
-        games / 4,
+        games,
         2000,
     );
-    assert!(plies > 0);
+    assert!(plies > games as usize * 10, "{plies} plies");
+}
+
+#[test]
+fn wa_self_play_never_makes_an_illegal_move() {
+    let games = SELF_PLAY_GAMES;
     let (_, plies) = self_play(wa::tables(), "", games, 3000);
-    assert!(plies > games as usize * 10);
-    let (_, plies) = self_play(wa::tables(), "drops=off", games / 2, 4000);
-    assert!(plies > 0);
+    assert!(plies > games as usize * 10, "{plies} plies");
+}
+
+#[test]
+fn wa_self_play_without_drops_never_makes_an_illegal_move() {
+    let games = SELF_PLAY_GAMES / 2;
+    let (_, plies) = self_play(wa::tables(), "drops=off", games, 4000);
+    assert!(plies > games as usize * 10, "{plies} plies");
 }
 
 /// Tenjiku self-play from randomised openings: every engine move is one the rules' game
