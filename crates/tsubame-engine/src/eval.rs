@@ -23,7 +23,8 @@ pub struct EvalParams {
     /// Bonus by kind and by place relative to the enemy royal: index
     /// `(forward + height - 1) * (2 * width - 1) + (sideways + width - 1)`, where `forward` and
     /// `sideways` are the piece's steps ahead of and to the right of that royal as its owner
-    /// sees the board. Empty for games that do not use it.
+    /// sees the board. Empty when off, as for every table of [`EvalParams::with_every_table`]:
+    /// the evaluation then skips it.
     #[serde(default)]
     pub near_enemy_royal: Vec<Vec<i32>>,
     /// The same by place relative to the own royal.
@@ -32,11 +33,11 @@ pub struct EvalParams {
     /// Bonus for the side whose royal is under attack (tuned negative), by the enemy's attacks
     /// on the squares next to it (at most 11) and the kinds the enemy holds in hand (at most
     /// 3): index `attacks * 4 + kinds`. Together the two make a royal's danger grow faster than
-    /// either alone. Empty for games that do not use it.
+    /// either alone. Empty when off.
     #[serde(default)]
     pub royal_danger: Vec<i32>,
     /// Bonus by kind for a piece the enemy attacks and no own piece defends (tuned negative).
-    /// Empty for games that do not use it.
+    /// Empty when off.
     #[serde(default)]
     pub hanging: Vec<i32>,
     /// Bonus by kind for a piece the enemy attacks and an own piece defends.
@@ -291,7 +292,7 @@ impl EvalParams {
     /// The starting weights of a game before tuning: Tori's piece values follow the play
     /// site's guide (swallow 1, pheasant 3, crane 6, quails 7, falcon 7, goose 2, eagle 16; in
     /// hand a little less, the swallow a little more); other games' values come from their
-    /// pieces' moves.
+    /// pieces' moves. The tables of [`EvalParams::with_every_table`] start empty (off).
     pub fn derived(spec: &'static VariantSpec) -> EvalParams {
         let n = spec.roles.len();
         let is_wa = spec.name == tsubame_rules::wa::spec().name;
@@ -363,35 +364,17 @@ impl EvalParams {
             })
             .collect();
         let file_bonus = vec![vec![0; usize::from(spec.width).div_ceil(2)]; n];
-        // Tenjiku's evaluation has terms of its own; the relational tables would be large
-        // there and unused.
-        let is_tenjiku = spec.name == tenjiku::spec().name;
-        let (near_enemy_royal, near_own_royal, royal_danger) = if is_tenjiku {
-            (Vec::new(), Vec::new(), Vec::new())
-        } else {
-            let places = (2 * height - 1) * (2 * usize::from(spec.width) - 1);
-            (
-                vec![vec![0; places]; n],
-                vec![vec![0; places]; n],
-                vec![0; DANGER_ENTRIES],
-            )
-        };
-        let (hanging, attacked, weak_zone) = if is_tenjiku {
-            (Vec::new(), Vec::new(), Vec::new())
-        } else {
-            (vec![0; n], vec![0; n], vec![0; WEAK_ZONE_SQUARES + 1])
-        };
         EvalParams {
             board_value,
             hand_value,
             rank_bonus,
             file_bonus,
-            near_enemy_royal,
-            near_own_royal,
-            royal_danger,
-            hanging,
-            attacked,
-            weak_zone,
+            near_enemy_royal: Vec::new(),
+            near_own_royal: Vec::new(),
+            royal_danger: Vec::new(),
+            hanging: Vec::new(),
+            attacked: Vec::new(),
+            weak_zone: Vec::new(),
             mobility: 3,
             royal_shelter: 12,
             royal_attack: 18,
@@ -418,6 +401,59 @@ impl EvalParams {
         }
     }
 
+    /// These weights with every table that relates pieces to the royals and to each other
+    /// (`near_enemy_royal`, `near_own_royal`, `royal_danger`, `hanging`, `attacked`,
+    /// `weak_zone`) at its full size for `spec`'s board, zeros where it was empty: the space
+    /// a parameter file or the tuner may fill. Tenjiku's evaluation has terms of its own and
+    /// keeps them empty.
+    pub fn with_every_table(&self, spec: &'static VariantSpec) -> EvalParams {
+        let mut params = self.clone();
+        if spec.name == tenjiku::spec().name {
+            return params;
+        }
+        let kinds = spec.roles.len();
+        let places = (2 * usize::from(spec.height) - 1) * (2 * usize::from(spec.width) - 1);
+        for table in [&mut params.near_enemy_royal, &mut params.near_own_royal] {
+            if table.is_empty() {
+                *table = vec![vec![0; places]; kinds];
+            }
+        }
+        for (table, size) in [
+            (&mut params.royal_danger, DANGER_ENTRIES),
+            (&mut params.hanging, kinds),
+            (&mut params.attacked, kinds),
+            (&mut params.weak_zone, WEAK_ZONE_SQUARES + 1),
+        ] {
+            if table.is_empty() {
+                *table = vec![0; size];
+            }
+        }
+        params
+    }
+
+    /// These weights with every table of [`EvalParams::with_every_table`] that holds only
+    /// zeros emptied. Such a table adds nothing, and the evaluation skips what is empty: the
+    /// royal-relative places are worked out only when one of their tables is set, and the
+    /// pass over every piece's attacks only when a threat table is.
+    pub fn without_zero_tables(mut self) -> EvalParams {
+        for table in [&mut self.near_enemy_royal, &mut self.near_own_royal] {
+            if table.iter().flatten().all(|&w| w == 0) {
+                table.clear();
+            }
+        }
+        for table in [
+            &mut self.royal_danger,
+            &mut self.hanging,
+            &mut self.attacked,
+            &mut self.weak_zone,
+        ] {
+            if table.iter().all(|&w| w == 0) {
+                table.clear();
+            }
+        }
+        self
+    }
+
     /// The same piece values with every positional term switched off: the material-only
     /// baseline that strength measurements compare against.
     pub fn material_only(&self) -> EvalParams {
@@ -426,20 +462,12 @@ impl EvalParams {
             hand_value: self.hand_value.clone(),
             rank_bonus: self.rank_bonus.iter().map(|r| vec![0; r.len()]).collect(),
             file_bonus: self.file_bonus.iter().map(|f| vec![0; f.len()]).collect(),
-            near_enemy_royal: self
-                .near_enemy_royal
-                .iter()
-                .map(|t| vec![0; t.len()])
-                .collect(),
-            near_own_royal: self
-                .near_own_royal
-                .iter()
-                .map(|t| vec![0; t.len()])
-                .collect(),
-            royal_danger: vec![0; self.royal_danger.len()],
-            hanging: vec![0; self.hanging.len()],
-            attacked: vec![0; self.attacked.len()],
-            weak_zone: vec![0; self.weak_zone.len()],
+            near_enemy_royal: Vec::new(),
+            near_own_royal: Vec::new(),
+            royal_danger: Vec::new(),
+            hanging: Vec::new(),
+            attacked: Vec::new(),
+            weak_zone: Vec::new(),
             mobility: 0,
             royal_shelter: 0,
             royal_attack: 0,
@@ -503,21 +531,24 @@ pub fn terms<B: Bitboard, T: Terms>(position: &Position<B>, params: &EvalParams,
             ((forward + height - 1) * (2 * width - 1) + right + width - 1) as usize
         })
     };
+    let places_near_enemy = !params.near_enemy_royal.is_empty();
+    let places_near_own = !params.near_own_royal.is_empty();
     let mut zones = [B::EMPTY; 2];
+    let royal_role = spec
+        .roles
+        .iter()
+        .position(|r| r.royal)
+        .map_or(Role(0), |i| Role(i as u8));
     for color in Color::ALL {
-        if let Some(royal) = position.royal_square(color) {
-            let role = spec
-                .roles
-                .iter()
-                .position(|r| r.royal)
-                .map_or(Role(0), |i| Role(i as u8));
+        if let Some(royal) = royals[color.index()] {
             zones[color.index()] =
-                tables.attacks_from(color, role, Square::from_index(royal as u8), B::EMPTY);
+                tables.attacks_from(color, royal_role, Square::from_index(royal as u8), B::EMPTY);
         }
     }
     // Each non-royal piece's attacks, worked out once: what each side covers decides which
     // pieces hang and which royal squares are weak.
-    let threats = !params.hanging.is_empty() || !params.weak_zone.is_empty();
+    let threats =
+        !params.hanging.is_empty() || !params.attacked.is_empty() || !params.weak_zone.is_empty();
     let mut attack_list = [B::EMPTY; MAX_LISTED_PIECES];
     let mut listed = 0;
     let mut cover = [B::EMPTY; 2];
@@ -550,6 +581,7 @@ pub fn terms<B: Bitboard, T: Terms>(position: &Position<B>, params: &EvalParams,
         let own = position.occupied_by(color);
         let enemy_zone = zones[1 - us];
         let mut royal_hits = 0i32;
+        let mut hand_kinds = 0i32;
         if threats && royals[us].is_some() {
             let weak = (zones[us] & cover[1 - us] & !cover[us]).count() as usize;
             sink.add(us, Term::WeakZone(weak.min(WEAK_ZONE_SQUARES)), 1);
@@ -562,6 +594,7 @@ pub fn terms<B: Bitboard, T: Terms>(position: &Position<B>, params: &EvalParams,
             let pieces = position.pieces(color, role);
             let in_hand = position.hand_count(color, role) as i32;
             if in_hand > 0 {
+                hand_kinds += 1;
                 material[us] += in_hand * params.hand_value[r];
                 sink.add(us, Term::Hand(r), in_hand);
             }
@@ -586,10 +619,12 @@ pub fn terms<B: Bitboard, T: Terms>(position: &Position<B>, params: &EvalParams,
                 let from_centre = (2 * file - (width - 1)).abs() / 2;
                 sink.add(us, Term::Rank(r, progress as usize), 1);
                 sink.add(us, Term::File(r, from_centre as usize), 1);
-                if let Some(i) = place(color, (file, rank), royal_places[1 - us]) {
+                if places_near_enemy
+                    && let Some(i) = place(color, (file, rank), royal_places[1 - us])
+                {
                     sink.add(us, Term::NearEnemyRoyal(r, i), 1);
                 }
-                if let Some(i) = place(color, (file, rank), royal_places[us]) {
+                if places_near_own && let Some(i) = place(color, (file, rank), royal_places[us]) {
                     sink.add(us, Term::NearOwnRoyal(r, i), 1);
                 }
                 let attacks = if threats && next_listed < MAX_LISTED_PIECES {
@@ -614,13 +649,7 @@ pub fn terms<B: Bitboard, T: Terms>(position: &Position<B>, params: &EvalParams,
             sink.add(us, Term::Mobility, reach);
         }
         sink.add(1 - us, Term::RoyalAttack, -royal_hits);
-        let hand_kinds = spec
-            .roles
-            .iter()
-            .enumerate()
-            .filter(|&(r, _)| position.hand_count(color, Role(r as u8)) > 0)
-            .count()
-            .min(DANGER_HAND_KINDS) as i32;
+        let hand_kinds = hand_kinds.min(DANGER_HAND_KINDS as i32);
         let empty_near_enemy_royal = (enemy_zone & !occupied).count() as i32;
         sink.add(
             1 - us,
@@ -789,6 +818,33 @@ mod tests {
             terms.get(&(gote, Term::Hanging(tori::FALCON.index()))),
             Some(&1)
         );
+    }
+
+    #[test]
+    fn tables_of_zeros_and_empty_tables_evaluate_alike() {
+        let rules = Options::defaults(tori::spec()).rule_set();
+        let compact = EvalParams::for_variant(tori::spec());
+        assert!(compact.near_enemy_royal.is_empty() && compact.near_own_royal.is_empty());
+        assert!(!compact.hanging.is_empty() && !compact.royal_danger.is_empty());
+        let full = compact.with_every_table(tori::spec());
+        assert!(!full.near_enemy_royal.is_empty());
+        assert_eq!(full.clone().without_zero_tables(), compact);
+        for sfen in [
+            "rpckcpl/3f3/sssssss/2s1S2/SSSSSSS/3F3/LPCKCPR b - 1",
+            "2+Spc+F1/6l/+Sc1s1ss/Sks1s2/3SSSS/L1C1sF1/3KCPR w PSprss 49",
+            "Lpc2pl/s1k1Fc1/1s3ss/2sS3/1S2sPs/1SK1CS1/1PC1F1R w RSssss 29",
+        ] {
+            let position = Position::from_sfen(tori::tables(), sfen, rules).unwrap();
+            assert_eq!(
+                evaluate(&position, &compact),
+                evaluate(&position, &full),
+                "{sfen}"
+            );
+        }
+        // Wa has no tuned tables: its evaluation makes no pass over the attacks.
+        let wa_params = EvalParams::for_variant(wa::spec());
+        assert!(wa_params.hanging.is_empty() && wa_params.attacked.is_empty());
+        assert!(wa_params.weak_zone.is_empty() && wa_params.royal_danger.is_empty());
     }
 
     #[test]

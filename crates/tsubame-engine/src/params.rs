@@ -14,6 +14,17 @@
 
 use crate::eval::EvalParams;
 use serde_json::{Map, Value};
+use tsubame_rules::{tenjiku, tori, wa};
+
+/// The tables a parameter file may give as `[]` to switch them off.
+const SWITCHABLE_TABLES: [&str; 6] = [
+    "near_enemy_royal",
+    "near_own_royal",
+    "royal_danger",
+    "hanging",
+    "attacked",
+    "weak_zone",
+];
 
 /// A parsed parameter file: the game it is for and the parameters it sets.
 #[derive(Clone, Debug, PartialEq)]
@@ -51,9 +62,16 @@ impl ParamFile {
     }
 
     /// `base` with this file's parameters set. Every name must be a parameter and every
-    /// per-kind list must have one entry per piece kind of the game.
+    /// list must have the size the file's game gives it (one entry per piece kind, per rank,
+    /// ...); the tables of [`EvalParams::with_every_table`] may also be empty, which switches
+    /// them off. Tables left all zeros come back empty ([`EvalParams::without_zero_tables`]).
     pub fn apply(&self, base: &EvalParams) -> Result<EvalParams, String> {
-        let mut merged = match serde_json::to_value(base) {
+        let spec = [tori::spec(), wa::spec(), tenjiku::spec()]
+            .into_iter()
+            .find(|spec| spec.protocol_name == self.variant || spec.name == self.variant)
+            .ok_or_else(|| format!("unknown variant {:?} in the parameter file", self.variant))?;
+        let full = base.with_every_table(spec);
+        let mut merged = match serde_json::to_value(&full) {
             Ok(Value::Object(fields)) => fields,
             _ => return Err("the evaluation parameters cannot be written as JSON".into()),
         };
@@ -63,10 +81,12 @@ impl ParamFile {
             };
             if let (Value::Array(old), Value::Array(new)) = (&*slot, value)
                 && old.len() != new.len()
+                && !(new.is_empty() && SWITCHABLE_TABLES.contains(&name.as_str()))
             {
                 return Err(format!(
-                    "{name} has {} entries; the game has {} piece kinds",
+                    "{name} has {} entries; {} needs {}",
                     new.len(),
+                    spec.name,
                     old.len()
                 ));
             }
@@ -75,8 +95,18 @@ impl ParamFile {
         let params: EvalParams = serde_json::from_value(Value::Object(merged))
             .map_err(|e| format!("bad evaluation parameter value: {e}"))?;
         for (name, ours, theirs) in [
-            ("rank_bonus", &params.rank_bonus, &base.rank_bonus),
-            ("file_bonus", &params.file_bonus, &base.file_bonus),
+            ("rank_bonus", &params.rank_bonus, &full.rank_bonus),
+            ("file_bonus", &params.file_bonus, &full.file_bonus),
+            (
+                "near_enemy_royal",
+                &params.near_enemy_royal,
+                &full.near_enemy_royal,
+            ),
+            (
+                "near_own_royal",
+                &params.near_own_royal,
+                &full.near_own_royal,
+            ),
         ] {
             if let Some((kind, (table, expected))) = ours
                 .iter()
@@ -91,7 +121,7 @@ impl ParamFile {
                 ));
             }
         }
-        Ok(params)
+        Ok(params.without_zero_tables())
     }
 
     /// The file that sets every parameter of `params` for `variant`.
@@ -128,7 +158,6 @@ impl ParamFile {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tsubame_rules::{tori, wa};
 
     #[test]
     fn a_complete_file_reads_back_to_the_same_parameters() {
@@ -140,6 +169,39 @@ mod tests {
             read.apply(&EvalParams::for_variant(tori::spec())).unwrap(),
             params
         );
+    }
+
+    #[test]
+    fn relational_tables_can_be_set_switched_off_and_are_dropped_when_zero() {
+        let base = EvalParams::for_variant(wa::spec());
+        assert!(base.near_enemy_royal.is_empty() && base.hanging.is_empty());
+        let full = base.with_every_table(wa::spec());
+        let kinds = wa::spec().roles.len();
+        let places = 21 * 21;
+        assert_eq!(full.near_enemy_royal.len(), kinds);
+        assert!(full.near_enemy_royal.iter().all(|t| t.len() == places));
+        let mut near = vec![vec![0; places]; kinds];
+        near[wa::SPARROW_PAWN.index()][7] = 9;
+        let text = serde_json::json!({
+            "variant": "washogi",
+            "params": {"near_enemy_royal": near, "hanging": vec![0; kinds], "weak_zone": []},
+        })
+        .to_string();
+        let params = ParamFile::parse(&text).unwrap().apply(&base).unwrap();
+        assert_eq!(params.near_enemy_royal, near);
+        // All zeros or empty: off.
+        assert!(params.hanging.is_empty() && params.weak_zone.is_empty());
+        assert!(params.near_own_royal.is_empty());
+        // A table of the wrong size is named, with the size the game needs.
+        let text = r#"{"variant": "washogi", "params": {"royal_danger": [1, 2, 3]}}"#;
+        let error = ParamFile::parse(text).unwrap().apply(&base).unwrap_err();
+        assert!(error.contains("royal_danger has 3 entries"), "{error}");
+        let text = r#"{"variant": "washogi", "params": {"near_own_royal": [[1]]}}"#;
+        let error = ParamFile::parse(text).unwrap().apply(&base).unwrap_err();
+        assert!(error.contains("near_own_royal has 1 entries"), "{error}");
+        let text = r#"{"variant": "chess", "params": {}}"#;
+        let error = ParamFile::parse(text).unwrap().apply(&base).unwrap_err();
+        assert!(error.contains("unknown variant \"chess\""), "{error}");
     }
 
     #[test]

@@ -292,7 +292,7 @@ fn in_parts<T: Sync, R: Send>(
 }
 
 /// Mean squared difference between results and expected scores, over `threads` threads.
-fn error<B: Bitboard>(samples: &[Sample<B>], params: &EvalParams, k: f64, threads: usize) -> f64 {
+fn error<B: Bitboard>(samples: &[&Sample<B>], params: &EvalParams, k: f64, threads: usize) -> f64 {
     let mut total = 0.0;
     in_parts(
         samples,
@@ -312,7 +312,7 @@ fn error<B: Bitboard>(samples: &[Sample<B>], params: &EvalParams, k: f64, thread
 
 /// The scaling of evaluations to expected scores that fits `params` best (searched between
 /// 0.001 and 4 by narrowing a bracket).
-fn fit_scale<B: Bitboard>(samples: &[Sample<B>], params: &EvalParams, threads: usize) -> f64 {
+fn fit_scale<B: Bitboard>(samples: &[&Sample<B>], params: &EvalParams, threads: usize) -> f64 {
     let (mut low, mut high) = (0.001f64, 4.0f64);
     for _ in 0..30 {
         let a = low + (high - low) / 3.0;
@@ -505,13 +505,13 @@ pub fn fit<B: Bitboard>(
     let kept_aside = |i: usize| {
         settings.validation_every > 0 && (i / VALIDATION_BLOCK + 1) % settings.validation_every == 0
     };
-    let mut training = Vec::with_capacity(samples.len());
-    let mut validation = Vec::new();
+    let mut training: Vec<&Sample<B>> = Vec::with_capacity(samples.len());
+    let mut validation: Vec<&Sample<B>> = Vec::new();
     for (i, sample) in samples.iter().enumerate() {
         if kept_aside(i) {
-            validation.push(sample.clone());
+            validation.push(sample);
         } else {
-            training.push(sample.clone());
+            training.push(sample);
         }
     }
     let Some(spec) = training.first().map(|s| s.position.tables().spec) else {
@@ -525,6 +525,8 @@ pub fn fit<B: Bitboard>(
             changed: 0,
         };
     };
+    // Tables the base leaves empty are off in the evaluation; fitting needs their terms.
+    let base = &base.with_every_table(spec);
     let scale = fit_scale(&training, base, threads);
     let error_before = error(&training, base, scale, threads);
     let validation_before = error(&validation, base, scale, threads);
@@ -590,7 +592,7 @@ pub fn fit<B: Bitboard>(
     });
     Fit {
         validation_after: error(&validation, &params, scale, threads),
-        params,
+        params: params.without_zero_tables(),
         scale,
         error_before,
         error_after,
@@ -650,7 +652,7 @@ mod tests {
 
     #[test]
     fn every_slot_reads_back_what_is_set() {
-        let mut params = EvalParams::for_variant(tori::spec());
+        let mut params = EvalParams::for_variant(tori::spec()).with_every_table(tori::spec());
         let all = slots(tori::spec(), &params);
         // Each non-royal kind has 2 * 169 places around the royals alone.
         assert!(all.len() > 3000, "{}", all.len());
@@ -677,7 +679,7 @@ mod tests {
 
     #[test]
     fn the_counts_of_a_position_add_up_to_its_evaluation() {
-        let base = EvalParams::for_variant(tori::spec());
+        let base = EvalParams::for_variant(tori::spec()).with_every_table(tori::spec());
         let all = slots(tori::spec(), &base);
         // Weights that differ per slot, so a count given to the wrong weight shows.
         let mut params = base.clone();
