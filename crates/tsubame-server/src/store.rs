@@ -2,9 +2,47 @@
 //! SQLite or PostgreSQL through the same migrations and queries.
 
 use anyhow::{Context, Result};
+use futures_util::future::BoxFuture;
 use sqlx::any::{AnyPoolOptions, install_default_drivers};
+use sqlx::error::BoxDynError;
+use sqlx::migrate::{Migration, MigrationSource, MigrationType, Migrator};
 use sqlx::{AnyPool, Row};
 use tokio::sync::{mpsc, oneshot};
+
+/// The schema's migrations (`migrations/`), built into the binary: version, description and
+/// SQL, as `sqlx migrate` names them from the file names, so databases it migrated carry the
+/// same versions and checksums.
+const MIGRATIONS: [(i64, &str, &str); 2] = [
+    (1, "games", include_str!("../migrations/0001_games.sql")),
+    (
+        2,
+        "hashed tokens",
+        include_str!("../migrations/0002_hashed_tokens.sql"),
+    ),
+];
+
+/// [`MIGRATIONS`] as a source for sqlx's migrator.
+#[derive(Debug)]
+struct BuiltInMigrations;
+
+impl MigrationSource<'static> for BuiltInMigrations {
+    fn resolve(self) -> BoxFuture<'static, Result<Vec<Migration>, BoxDynError>> {
+        Box::pin(async {
+            Ok(MIGRATIONS
+                .iter()
+                .map(|&(version, description, sql)| {
+                    Migration::new(
+                        version,
+                        description.into(),
+                        MigrationType::Simple,
+                        sql.into(),
+                        sql.starts_with("-- no-transaction"),
+                    )
+                })
+                .collect())
+        })
+    }
+}
 
 /// A game as stored.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -232,7 +270,9 @@ impl Store {
                 .execute(&pool)
                 .await?;
         }
-        sqlx::migrate!("./migrations")
+        Migrator::new(BuiltInMigrations)
+            .await
+            .context("cannot read the built-in migrations")?
             .run(&pool)
             .await
             .context("cannot migrate the database")?;
@@ -390,5 +430,31 @@ impl Store {
                 })
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::MIGRATIONS;
+
+    #[test]
+    fn every_migration_file_is_built_in_under_its_own_name() {
+        let directory = concat!(env!("CARGO_MANIFEST_DIR"), "/migrations");
+        let mut files: Vec<String> = std::fs::read_dir(directory)
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        files.sort();
+        let built_in: Vec<String> = MIGRATIONS
+            .iter()
+            .map(|(version, description, _)| {
+                format!("{version:04}_{}.sql", description.replace(' ', "_"))
+            })
+            .collect();
+        assert_eq!(files, built_in);
+        for (name, (_, _, sql)) in files.iter().zip(MIGRATIONS) {
+            let on_disk = std::fs::read_to_string(format!("{directory}/{name}")).unwrap();
+            assert_eq!(on_disk, sql, "{name}");
+        }
     }
 }
