@@ -5,7 +5,8 @@
 use crate::eval::{EvalParams, evaluate, evaluate_tenjiku};
 use tsubame_rules::tenjiku::{TenjikuPosition, TenjikuUndo};
 use tsubame_rules::{
-    Bitboard, DropMateRule, Move, MoveKind, Position, RepetitionRule, Role, StalemateRule, Undo,
+    Bitboard, Color, DropMateRule, Move, MoveKind, Position, RepetitionRule, Role, Square,
+    StalemateRule, Undo,
 };
 
 /// A position the search can explore.
@@ -62,6 +63,12 @@ pub trait SearchPosition: Clone + Send + Sync {
     /// capture tree would otherwise explode.
     fn quiescence_limit(&self) -> u32 {
         u32::MAX
+    }
+    /// Whether the exchange the move starts on its destination gains at least `threshold` by
+    /// `params`' values, both sides capturing there with their least valuable piece first and
+    /// stopping when going on would lose. Games without such an evaluation let every move pass.
+    fn exchange_at_least(&self, _mv: Move, _threshold: i32, _params: &EvalParams) -> bool {
+        true
     }
 }
 
@@ -175,6 +182,89 @@ impl<B: Bitboard> SearchPosition for Position<B> {
     fn evaluate(&self, params: &EvalParams) -> i32 {
         evaluate(self, params)
     }
+    fn exchange_at_least(&self, mv: Move, threshold: i32, params: &EvalParams) -> bool {
+        let tables = self.tables();
+        let (from, to, mover) = match mv.kind() {
+            MoveKind::Normal { from, to, .. } => match self.piece_at(from) {
+                Some(piece) => (Some(from), to, piece.role),
+                None => return true,
+            },
+            MoveKind::Drop { role, to } => (None, to, role),
+            MoveKind::Exchange { .. } => return true,
+        };
+        let is_royal = |role: Role| tables.spec.roles.get(role.index()).is_some_and(|r| r.royal);
+        // Positive: what the side that made the last capture is ahead, less the threshold.
+        let mut swap = self.piece_at(to).map_or(0, |p| params.value(p.role)) - threshold;
+        if swap < 0 {
+            return false;
+        }
+        // A royal's move is legal, so nothing can take it back.
+        if is_royal(mover) {
+            return true;
+        }
+        swap = params.value(mover) - swap;
+        if swap <= 0 {
+            return true;
+        }
+        let target = to.index();
+        let mut occupied = self.occupied();
+        if let Some(from) = from {
+            occupied = occupied & !B::single(from.index());
+        }
+        let attackers_with = |occupied: B| {
+            (self.attackers(target, Color::Sente, occupied)
+                | self.attackers(target, Color::Gote, occupied))
+                & occupied
+        };
+        let us = self.side_to_move();
+        // Most moves go where nothing of the other side attacks.
+        if (self.attackers(target, !us, occupied) & occupied).is_empty() {
+            return true;
+        }
+        let mut attackers = attackers_with(occupied);
+        let mut side = us;
+        // Whether the side that moved first comes out at or above the threshold.
+        let mut holds = true;
+        loop {
+            side = !side;
+            let capturers = attackers & self.occupied_by(side);
+            if capturers.is_empty() {
+                break;
+            }
+            holds = !holds;
+            let Some((square, role)) = capturers
+                .iter()
+                .filter_map(|s| {
+                    self.piece_at(Square::from_index(s as u8))
+                        .map(|p| (s, p.role))
+                })
+                .min_by_key(|&(_, role)| {
+                    if is_royal(role) {
+                        i32::MAX
+                    } else {
+                        params.value(role)
+                    }
+                })
+            else {
+                break;
+            };
+            if is_royal(role) {
+                // The royal may take only where nothing of the other side attacks.
+                return if (attackers & self.occupied_by(!side)).is_empty() {
+                    holds
+                } else {
+                    !holds
+                };
+            }
+            swap = params.value(role) - swap;
+            if swap < i32::from(holds) {
+                break;
+            }
+            occupied = occupied & !B::single(square);
+            attackers = attackers_with(occupied);
+        }
+        holds
+    }
 }
 
 impl SearchPosition for TenjikuPosition {
@@ -250,5 +340,47 @@ impl SearchPosition for TenjikuPosition {
     }
     fn quiescence_limit(&self) -> u32 {
         3
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tsubame_rules::{Options, tori};
+
+    /// Whether the exchange `mv` starts in the Tori position `sfen` gains at least `threshold`.
+    fn exchange(sfen: &str, mv: &str, threshold: i32) -> bool {
+        let rules = Options::defaults(tori::spec()).rule_set();
+        let position = Position::from_sfen(tori::tables(), sfen, rules).unwrap();
+        let mv = position.parse_usi(mv).unwrap();
+        position.exchange_at_least(mv, threshold, &EvalParams::for_variant(tori::spec()))
+    }
+
+    #[test]
+    fn exchanges_count_what_each_side_takes_back() {
+        let params = EvalParams::for_variant(tori::spec());
+        let (swallow, falcon) = (params.value(tori::SWALLOW), params.value(tori::FALCON));
+        // An undefended swallow: the falcon wins it.
+        let free = "3k3/7/7/3s3/3F3/7/3K3 b - 1";
+        assert!(exchange(free, "4e4d", swallow));
+        assert!(!exchange(free, "4e4d", swallow + 1));
+        // Defended by the swallow behind it: the falcon is lost for a swallow.
+        let defended = "3k3/7/3s3/3s3/3F3/7/3K3 b - 1";
+        assert!(!exchange(defended, "4e4d", 0));
+        assert!(exchange(defended, "4e4d", swallow - falcon));
+        assert!(!exchange(defended, "4e4d", swallow - falcon + 1));
+        // Swallow for swallow is even.
+        let even = "3k3/7/3s3/3s3/3S3/7/3K3 b - 1";
+        assert!(exchange(even, "4e4d", 0));
+        assert!(!exchange(even, "4e4d", 1));
+        // A falcon dropped where a swallow takes it is lost whole.
+        let drop = "3k3/7/7/3s3/7/7/3K3 b F 1";
+        assert!(!exchange(drop, "F*4e", 0));
+        assert!(exchange(drop, "F*4e", -falcon));
+        assert!(!exchange(drop, "F*4e", -falcon + 1));
+        // Defended by the phoenix, the dropped falcon costs the swallow back.
+        let guarded = "3k3/7/7/3s3/7/3K3/7 b F 1";
+        assert!(!exchange(guarded, "F*4e", swallow - falcon + 1));
+        assert!(exchange(guarded, "F*4e", swallow - falcon));
     }
 }

@@ -233,13 +233,19 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
         if let Some(mover) = self.position.mover(mv) {
             let attacker = self.piece_value(mover);
             if self.is_capture(mv) {
-                score += 1_000_000 + self.position.gain(mv, self.params) * 16 - attacker / 8;
+                let victim = self.position.gain(mv, self.params) * 16 - attacker / 8;
+                // Captures that lose the exchange go after the quiet moves.
+                score += if self.position.exchange_at_least(mv, 0, self.params) {
+                    1_000_000 + victim
+                } else {
+                    -1_000_000 + victim
+                };
             }
             if mv.is_promotion() {
                 score += 500_000;
             }
         }
-        if score > 0 {
+        if score != 0 {
             return score;
         }
         let killers = self.killers[ply];
@@ -574,6 +580,9 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
             if !in_check {
                 let gain = self.position.gain(mv, self.params);
                 if best + gain + 250 < alpha && !mv.is_promotion() {
+                    continue;
+                }
+                if !self.position.exchange_at_least(mv, 0, self.params) {
                     continue;
                 }
             }
