@@ -234,7 +234,7 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
             let attacker = self.piece_value(mover);
             if self.is_capture(mv) {
                 let victim = self.position.gain(mv, self.params) * 16 - attacker / 8;
-                // Captures that lose the exchange go after the quiet moves.
+                // Captures that lose the exchange go after the quiet moves, below zero.
                 score += if self.position.exchange_at_least(mv, 0, self.params) {
                     1_000_000 + victim
                 } else {
@@ -582,7 +582,8 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
                 if best + gain + 250 < alpha && !mv.is_promotion() {
                     continue;
                 }
-                if !self.position.exchange_at_least(mv, 0, self.params) {
+                // A capture is ordered below zero exactly when it loses the exchange.
+                if scores[index] < 0 && self.is_capture(mv) {
                     continue;
                 }
             }
