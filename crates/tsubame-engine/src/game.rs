@@ -209,7 +209,7 @@ impl<B: Bitboard> SearchPosition for Position<B> {
         let target = to.index();
         let mut occupied = self.occupied();
         if let Some(from) = from {
-            occupied = occupied & !B::single(from.index());
+            occupied &= !B::single(from.index());
         }
         let attackers_with = |occupied: B| {
             (self.attackers(target, Color::Sente, occupied)
@@ -260,7 +260,7 @@ impl<B: Bitboard> SearchPosition for Position<B> {
             if swap < i32::from(holds) {
                 break;
             }
-            occupied = occupied & !B::single(square);
+            occupied &= !B::single(square);
             attackers = attackers_with(occupied);
         }
         holds
