@@ -33,24 +33,24 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 /// Tori positions with sente to mate in three moves, built around a cornered phoenix, and the
-/// first move of the mate.
+/// first moves that mate in three (the quail checks down the phoenix's file from any distance).
 ///
 /// The search prunes and reduces quiet moves, so a nominal depth is not a full-width depth: the
 /// mate of `4k2/6s/5F1/2F4/7/7/3K3 b S 1` opens with a quiet falcon move and goes on with a quiet
 /// swallow drop, two moves late in the order, and comes to light at depth 8. Depth 9 gives a ply
 /// to spare; the mate must be proven (score, five-ply line) all the same.
-const MATES_IN_THREE: [(&str, &str); 6] = [
-    ("5k1/1l1F3/7/7/C6/7/3K3 b CL 1", "Cr*3b"),
-    ("4k2/7/3F2p/7/C6/7/3K3 b 2C 1", "Cr*2c"),
-    ("1k4l/7/1c5/C6/7/7/3K3 b C 1", "Crx6c"),
-    ("4k2/6s/5F1/2F4/7/7/3K3 b S 1", "Fa-4c"),
-    ("5k1/6s/2F4/7/7/7/3K3 b CR 1", "RQ*2d"),
-    ("3k3/7/3cF2/6P/7/7/3K3 b CS 1", "Fax4c"),
+const MATES_IN_THREE: [(&str, &[&str]); 6] = [
+    ("5k1/1l1F3/7/7/C6/7/3K3 b CL 1", &["Cr*3b"]),
+    ("4k2/7/3F2p/7/C6/7/3K3 b 2C 1", &["Cr*2c"]),
+    ("1k4l/7/1c5/C6/7/7/3K3 b C 1", &["Crx6c"]),
+    ("4k2/6s/5F1/2F4/7/7/3K3 b S 1", &["Fa-4c"]),
+    ("5k1/6s/2F4/7/7/7/3K3 b CR 1", &["RQ*2d", "RQ*2e", "RQ*2f"]),
+    ("3k3/7/3cF2/6P/7/7/3K3 b CS 1", &["Fax4c"]),
 ];
 
 #[test]
 fn analyse_finds_mates_in_three() {
-    for (sfen, first) in MATES_IN_THREE {
+    for (sfen, firsts) in MATES_IN_THREE {
         let output = run(&[
             "analyse",
             "--variant",
@@ -68,10 +68,10 @@ fn analyse_finds_mates_in_three() {
             Some(format!("position {sfen}").as_str())
         );
         let best = lines.get(1).copied().unwrap_or("");
-        assert!(
-            best.starts_with(&format!("best {first}  score mate 3  depth")),
-            "{sfen}: {text}"
-        );
+        let first = firsts
+            .iter()
+            .find(|first| best.starts_with(&format!("best {first}  score mate 3  depth")));
+        assert!(first.is_some(), "{sfen}: {text}");
         let pv: Vec<&str> = lines
             .get(2)
             .unwrap_or(&"")
@@ -79,7 +79,7 @@ fn analyse_finds_mates_in_three() {
             .skip(1)
             .collect();
         assert_eq!(pv.len(), 5, "{sfen}: the mate takes five plies: {text}");
-        assert_eq!(pv.first().copied(), Some(first));
+        assert_eq!(pv.first(), first);
     }
 }
 
