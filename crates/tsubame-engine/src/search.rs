@@ -22,6 +22,16 @@ const INFINITY: i32 = 31_000;
 const DECIDED: i32 = 5_000;
 /// Deepest ply the search reaches, quiescence included.
 pub const MAX_PLY: usize = 128;
+/// History scores saturate towards this magnitude: each update moves a score by its bonus less
+/// the share of the bonus it already holds, so old evidence fades instead of piling up.
+const HISTORY_MAX: i32 = 16_384;
+/// Continuation history (a quiet move's record after a given move one and two plies earlier)
+/// is kept when its table, the square of the history size, has at most this many entries: in
+/// Tori, not in the big boards, where it would take hundreds of megabytes per thread.
+const CONTINUATION_ENTRIES_MAX: usize = 1 << 22;
+/// Ordering score offset of a capture that wins or holds the exchange; one that loses it gets
+/// the negative offset, so it sorts after every quiet move and quiescence can tell it by sign.
+const CAPTURE_ORDER: i32 = 1_000_000;
 
 /// A search score as reported.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -105,6 +115,14 @@ struct Worker<'a, P: SearchPosition> {
     seldepth: usize,
     killers: Vec<[Option<Move>; 2]>,
     history: Vec<i32>,
+    /// Continuation history: entry `previous * history size + move`, both history slots;
+    /// empty where the game's table would be too large.
+    continuation: Vec<i16>,
+    /// History slot of the move that led to each position in `keys` (`None` for a null move
+    /// and for the game's moves before the root).
+    played: Vec<Option<u32>>,
+    /// Static evaluation at each ply of the current line (`-INFINITY` when in check).
+    static_evals: Vec<i32>,
     move_lists: Vec<Vec<Move>>,
     pv: Vec<Vec<Move>>,
     lmr: Vec<Vec<i32>>,
@@ -174,6 +192,14 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
         let mut checks = history_checks.to_vec();
         keys.push(position.key());
         checks.push(position.in_check());
+        let played = vec![None; keys.len()];
+        let history_size = position.history_size();
+        let continuation_size = history_size.saturating_mul(history_size);
+        let continuation = if continuation_size <= CONTINUATION_ENTRIES_MAX {
+            vec![0; continuation_size]
+        } else {
+            Vec::new()
+        };
         Worker {
             shared,
             params,
@@ -182,7 +208,10 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
             nodes: 0,
             seldepth: 0,
             killers: vec![[None; 2]; MAX_PLY + 1],
-            history: vec![0; position.history_size()],
+            history: vec![0; history_size],
+            continuation,
+            played,
+            static_evals: vec![0; MAX_PLY + 2],
             move_lists: (0..=MAX_PLY).map(|_| Vec::with_capacity(256)).collect(),
             pv: (0..=MAX_PLY).map(|_| Vec::with_capacity(32)).collect(),
             lmr: lmr_table(),
@@ -236,9 +265,9 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
                 let victim = self.position.gain(mv, self.params) * 16 - attacker / 8;
                 // Captures that lose the exchange go after the quiet moves, below zero.
                 score += if self.position.exchange_at_least(mv, 0, self.params) {
-                    1_000_000 + victim
+                    CAPTURE_ORDER + victim
                 } else {
-                    -1_000_000 + victim
+                    -CAPTURE_ORDER + victim
                 };
             }
             if mv.is_promotion() {
@@ -255,7 +284,56 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
         if killers[1] == Some(mv) {
             return 390_000;
         }
-        self.history[self.history_index(mv)]
+        self.quiet_score(self.history_index(mv))
+    }
+
+    /// The slots in the continuation table of a move with history slot `slot` after the moves
+    /// one and two plies back.
+    fn continuation_slots(&self, slot: usize) -> [Option<usize>; 2] {
+        let size = self.history.len();
+        if self.continuation.is_empty() {
+            return [None, None];
+        }
+        let n = self.played.len();
+        let back = |plies: usize| {
+            n.checked_sub(plies)
+                .and_then(|i| self.played[i])
+                .map(|previous| previous as usize * size + slot)
+        };
+        [back(1), back(2)]
+    }
+
+    /// How well a quiet move with history slot `slot` did before: its own history plus its
+    /// continuation histories.
+    fn quiet_score(&self, slot: usize) -> i32 {
+        let mut score = self.history[slot];
+        for index in self.continuation_slots(slot).into_iter().flatten() {
+            score += i32::from(self.continuation[index]);
+        }
+        score
+    }
+
+    /// Rewards a quiet move that caused a cutoff and penalises the quiet moves tried before it.
+    fn update_quiet_history(&mut self, best: Move, tried: &[Move], depth: i32) {
+        let bonus = (150 * depth).min(1500);
+        let best_slot = self.history_index(best);
+        self.add_history(best_slot, bonus);
+        for &other in tried {
+            if !self.is_capture(other) && !other.is_promotion() {
+                let slot = self.history_index(other);
+                self.add_history(slot, -bonus);
+            }
+        }
+    }
+
+    fn add_history(&mut self, slot: usize, bonus: i32) {
+        let entry = &mut self.history[slot];
+        *entry += bonus - *entry * bonus.abs() / HISTORY_MAX;
+        for index in self.continuation_slots(slot).into_iter().flatten() {
+            let entry = &mut self.continuation[index];
+            let value = i32::from(*entry);
+            *entry = (value + bonus - value * bonus.abs() / HISTORY_MAX) as i16;
+        }
     }
 
     fn repetition_score(&self) -> Option<i32> {
@@ -298,15 +376,22 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
     }
 
     fn make(&mut self, mv: Move) -> P::Undo {
+        let slot = if self.continuation.is_empty() {
+            None
+        } else {
+            Some(self.history_index(mv) as u32)
+        };
         let undo = self.position.make(mv);
         self.keys.push(self.position.key());
         self.checks.push(self.position.in_check());
+        self.played.push(slot);
         undo
     }
 
     fn unmake(&mut self, mv: Move, undo: P::Undo) {
         self.keys.pop();
         self.checks.pop();
+        self.played.pop();
         self.position.unmake(mv, undo);
     }
 
@@ -354,7 +439,7 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
             return 0;
         }
         self.seldepth = self.seldepth.max(ply);
-        let depth = depth.max(1);
+        let mut depth = depth.max(1);
 
         let key = self.position.key();
         let entry = self.shared.tt.probe(key);
@@ -380,9 +465,17 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
         } else {
             self.position.evaluate(self.params)
         };
+        self.static_evals[ply] = static_eval;
+        // Better than two plies ago: pruning may then be bolder, since the line is going well.
+        let improving = !in_check
+            && (ply < 2 || {
+                let before = self.static_evals[ply - 2];
+                before == -INFINITY || static_eval > before
+            });
         if !pv_node && !in_check && ply > 0 {
             // The position is good enough without searching it: reverse futility.
-            if depth <= 4 && static_eval - 110 * depth >= beta && beta.abs() < MATE_BOUND {
+            let margin = 110 * (depth - i32::from(improving));
+            if depth <= 4 && static_eval - margin >= beta && beta.abs() < MATE_BOUND {
                 return static_eval;
             }
             // Null move: give the opponent a free move; still above beta means a cut.
@@ -392,9 +485,11 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
                 self.position.make_null();
                 self.keys.push(self.position.key());
                 self.checks.push(false);
+                self.played.push(None);
                 let score = -self.search(depth - 1 - reduction, -beta, -beta + 1, ply + 1, None);
                 self.keys.pop();
                 self.checks.pop();
+                self.played.pop();
                 self.position.unmake_null();
                 if self.stopped() {
                     return 0;
@@ -403,6 +498,12 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
                     return if score >= MATE_BOUND { beta } else { score };
                 }
             }
+        }
+
+        // With no move from the table, a deep search here is poorly ordered: search it a ply
+        // shallower (internal iterative reduction); the next visit has a table move.
+        if depth >= 4 && tt_move.is_none() {
+            depth -= 1;
         }
 
         let mut moves = std::mem::take(&mut self.move_lists[ply]);
@@ -423,6 +524,11 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
         for index in 0..moves.len() {
             let mv = pick_next(&mut moves, &mut scores, index);
             let quiet = !self.is_capture(mv) && !mv.is_promotion();
+            let quiet_record = if quiet {
+                self.quiet_score(self.history_index(mv))
+            } else {
+                0
+            };
             let undo = self.make(mv);
             let gives_check = self.position.in_check();
             // Shallow quiet moves late in the order, or that cannot lift a poor position to
@@ -436,7 +542,12 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
                 && !gives_check
                 && best > -MATE_BOUND
             {
-                let late = index >= 4 + 3 * (depth * depth) as usize;
+                let late_from = if improving {
+                    4 + 3 * depth * depth
+                } else {
+                    3 + 2 * depth * depth
+                };
+                let late = index >= late_from as usize;
                 let futile = depth <= 2 && static_eval + 120 * depth + 60 <= alpha;
                 if late || futile {
                     self.unmake(mv, undo);
@@ -449,7 +560,8 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
             } else {
                 let reduction = if depth >= 3 && index >= 3 && quiet && !in_check && !gives_check {
                     let r = self.lmr[(depth as usize).min(63)][index.min(63)];
-                    (r - i32::from(pv_node)).clamp(0, depth - 2)
+                    (r - i32::from(pv_node) + i32::from(!improving) - quiet_record / HISTORY_MAX)
+                        .clamp(0, depth - 2)
                 } else {
                     0
                 };
@@ -484,15 +596,7 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
                                 killers[1] = killers[0];
                                 killers[0] = Some(mv);
                             }
-                            let bonus = depth * depth;
-                            let h = self.history_index(mv);
-                            self.history[h] = (self.history[h] + bonus).min(300_000);
-                            for &tried in &moves[..index] {
-                                if !self.is_capture(tried) && !tried.is_promotion() {
-                                    let t = self.history_index(tried);
-                                    self.history[t] = (self.history[t] - bonus).max(-300_000);
-                                }
-                            }
+                            self.update_quiet_history(mv, &moves[..index], depth);
                         }
                         break;
                     }
@@ -532,6 +636,20 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
         }
         if ply >= MAX_PLY - 1 {
             return self.position.evaluate(self.params);
+        }
+        // Any entry of the main search went at least as deep as quiescence does.
+        if beta - alpha == 1 {
+            if let Some(entry) = self.shared.tt.probe(self.position.key()) {
+                let score = score_from_tt(entry.score, ply);
+                let cut = match entry.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => score >= beta,
+                    Bound::Upper => score <= alpha,
+                };
+                if cut {
+                    return score;
+                }
+            }
         }
         // Worked out when the move leading here was made.
         let in_check = self
@@ -608,6 +726,18 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
         best
     }
 
+    fn info(&self, depth: u32, score: i32) -> Info {
+        Info {
+            depth,
+            seldepth: self.seldepth as u32,
+            score: Score::from_internal(score),
+            nodes: self.shared.nodes.load(Ordering::Relaxed) + (self.nodes & 1023),
+            time: self.shared.start.elapsed(),
+            pv: self.pv[0].clone(),
+            hashfull: self.shared.tt.hashfull(),
+        }
+    }
+
     /// Iterative deepening; the main thread reports each iteration.
     fn iterate(
         &mut self,
@@ -651,15 +781,7 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
                     break;
                 }
             } else {
-                let info = Info {
-                    depth,
-                    seldepth: self.seldepth as u32,
-                    score: Score::from_internal(score),
-                    nodes: self.shared.nodes.load(Ordering::Relaxed) + (self.nodes & 1023),
-                    time: self.shared.start.elapsed(),
-                    pv: self.pv[0].clone(),
-                    hashfull: self.shared.tt.hashfull(),
-                };
+                let info = self.info(depth, score);
                 if self.main {
                     report(&info);
                 }
