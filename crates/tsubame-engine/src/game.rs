@@ -218,10 +218,11 @@ impl<B: Bitboard> SearchPosition for Position<B> {
         };
         let us = self.side_to_move();
         // Most moves go where nothing of the other side attacks.
-        if (self.attackers(target, !us, occupied) & occupied).is_empty() {
+        let theirs = self.attackers(target, !us, occupied) & occupied;
+        if theirs.is_empty() {
             return true;
         }
-        let mut attackers = attackers_with(occupied);
+        let mut attackers = theirs | (self.attackers(target, us, occupied) & occupied);
         let mut side = us;
         // Whether the side that moved first comes out at or above the threshold.
         let mut holds = true;

@@ -123,6 +123,8 @@ struct Worker<'a, P: SearchPosition> {
     played: Vec<Option<u32>>,
     /// Static evaluation at each ply of the current line (`-INFINITY` when in check).
     static_evals: Vec<i32>,
+    /// Score of the root's best move so far in the current iteration.
+    root_score: i32,
     move_lists: Vec<Vec<Move>>,
     pv: Vec<Vec<Move>>,
     lmr: Vec<Vec<i32>>,
@@ -212,6 +214,7 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
             continuation,
             played,
             static_evals: vec![0; MAX_PLY + 2],
+            root_score: 0,
             move_lists: (0..=MAX_PLY).map(|_| Vec::with_capacity(256)).collect(),
             pv: (0..=MAX_PLY).map(|_| Vec::with_capacity(32)).collect(),
             lmr: lmr_table(),
@@ -585,6 +588,9 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
                 if score > alpha {
                     alpha = score;
                     best_move = Some(mv);
+                    if ply == 0 {
+                        self.root_score = score;
+                    }
                     let (head, tail) = self.pv.split_at_mut(ply + 1);
                     head[ply].clear();
                     head[ply].push(mv);
@@ -774,6 +780,15 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
                 window *= 2;
             }
             if self.stopped() && last.is_some() {
+                // The unfinished iteration's best move so far was searched to the full depth,
+                // deeper than the last finished iteration looked: the time was not wasted.
+                if !self.pv[0].is_empty() {
+                    let info = self.info(depth, self.root_score);
+                    if self.main {
+                        report(&info);
+                    }
+                    last = Some(info);
+                }
                 break;
             }
             if self.pv[0].is_empty() {
