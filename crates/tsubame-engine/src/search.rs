@@ -1,7 +1,8 @@
 //! Alpha-beta search: iterative deepening with aspiration windows, principal variation search,
-//! a shared transposition table, quiescence on captures, null-move pruning, late-move
-//! reductions, check extensions, killer and history move ordering, and each game's own rules
-//! for mates, stalemates, mating drops and repetitions. Several threads share the table (lazy
+//! a shared transposition table, quiescence on captures, null-move, futility and late-move
+//! pruning, late-move reductions, internal iterative reduction, check extensions, move ordering
+//! by the exchange, killers, history and continuation history, and each game's own rules for
+//! mates, stalemates, mating drops and repetitions. Several threads share the table (lazy
 //! SMP).
 
 use crate::eval::EvalParams;
@@ -909,4 +910,72 @@ pub fn search<P: SearchPosition>(
         None
     };
     Outcome { best, ponder, info }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tsubame_rules::{Options, tori, wa};
+
+    fn shared() -> Shared {
+        Shared {
+            tt: Arc::new(TranspositionTable::new(1)),
+            stop: Arc::new(AtomicBool::new(false)),
+            nodes: AtomicU64::new(0),
+            start: Instant::now(),
+            budget: None,
+            node_limit: None,
+        }
+    }
+
+    #[test]
+    fn history_follows_the_evidence_and_stays_within_its_bound() {
+        let position = tori::start(&Options::defaults(tori::spec())).unwrap();
+        let params = EvalParams::for_variant(tori::spec());
+        let shared = shared();
+        let mut worker = Worker::new(&shared, &params, position.clone(), &[], &[], true);
+        assert!(
+            !worker.continuation.is_empty(),
+            "Tori keeps continuation history"
+        );
+        let opening = position.legal_moves()[0];
+        let _undo = worker.make(opening);
+        let replies = worker.position.legal_moves();
+        let (good, bad) = (replies[0], replies[1]);
+        assert!(!worker.is_capture(good) && !worker.is_capture(bad));
+        let slot = |worker: &Worker<_>, mv| worker.quiet_score(worker.history_index(mv));
+        worker.update_quiet_history(good, &[bad], 5);
+        let (good_once, bad_once) = (slot(&worker, good), slot(&worker, bad));
+        assert!(good_once > 0 && bad_once < 0, "{good_once} {bad_once}");
+        for _ in 0..2_000 {
+            worker.update_quiet_history(good, &[bad], 12);
+        }
+        // Its own history and one continuation (the move before the root is unknown), each
+        // approaching the bound from inside.
+        let (good_many, bad_many) = (slot(&worker, good), slot(&worker, bad));
+        assert!(
+            good_many > good_once && good_many <= 2 * HISTORY_MAX,
+            "{good_many}"
+        );
+        assert!(good_many > 2 * HISTORY_MAX * 9 / 10, "{good_many}");
+        assert!(
+            bad_many < bad_once && bad_many >= -2 * HISTORY_MAX,
+            "{bad_many}"
+        );
+        // The evidence turning fades the old score instead of waiting for it to unwind.
+        for _ in 0..20 {
+            worker.update_quiet_history(bad, &[good], 12);
+        }
+        assert!(slot(&worker, bad) > 0, "{}", slot(&worker, bad));
+    }
+
+    #[test]
+    fn continuation_history_is_left_out_where_its_table_would_be_too_large() {
+        let position = wa::start(&Options::defaults(wa::spec())).unwrap();
+        let params = EvalParams::for_variant(wa::spec());
+        let shared = shared();
+        let worker = Worker::new(&shared, &params, position.clone(), &[], &[], true);
+        assert!(position.history_size().pow(2) > CONTINUATION_ENTRIES_MAX);
+        assert!(worker.continuation.is_empty());
+    }
 }

@@ -129,6 +129,53 @@ fn node_and_time_limits_stop_the_search() {
     );
 }
 
+#[test]
+fn a_search_stopped_inside_an_iteration_keeps_that_iteration_s_best_move() {
+    let position = tori_position(
+        "1p2cpl/2Rkf2/1s1s2s/1s3s1/Kc+SSS1S/4S+sR/1P2CPF b LSScsss 41",
+        "",
+    );
+    let legal = position.legal_moves();
+    // The first iteration that takes enough nodes to be stopped at several points.
+    let (full_depth, before, finished) = (5..=14)
+        .map(|d| {
+            let before = think(&position, depth(d - 1)).info.nodes;
+            (d, before, think(&position, depth(d)).info.nodes)
+        })
+        .find(|&(_, before, finished)| finished > before + 16 * 1024)
+        .expect("a deep enough iteration");
+    // The same search stopped at points inside iteration `full_depth`. The node limit is
+    // checked every 1024 nodes, so each stop lands before the iteration ends; the last one in
+    // its final 1100 nodes, when the first root move (most of the work) has been searched.
+    let limits = (1..8)
+        .map(|step| before + (finished - before) * step / 8)
+        .chain([finished - 1_100]);
+    for limit in limits {
+        let stopped = think(
+            &position,
+            Limits {
+                nodes: Some(limit),
+                ..Limits::default()
+            },
+        );
+        let best = stopped.best.expect("a move");
+        assert!(legal.contains(&best));
+        assert_eq!(stopped.info.pv.first(), Some(&best));
+        assert!(stopped.info.nodes < finished, "{limit}: {:?}", stopped.info);
+        let reached = stopped.info.depth;
+        assert!(
+            reached + 1 == full_depth || reached == full_depth,
+            "{limit}: {reached}"
+        );
+        if limit == finished - 1_100 {
+            assert_eq!(
+                reached, full_depth,
+                "the unfinished iteration's move was dropped"
+            );
+        }
+    }
+}
+
 /// Plays fast self-play games from randomised openings; the rules library checks every move.
 fn self_play<B: Bitboard>(
     tables: &'static Tables<B>,
