@@ -8,7 +8,7 @@
 use crate::eval::EvalParams;
 use crate::game::SearchPosition;
 use crate::limits::{Budget, Limits};
-use crate::tt::{Bound, TranspositionTable};
+use crate::tt::{Bound, Entry, TranspositionTable};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -180,6 +180,17 @@ fn score_from_tt(score: i32, ply: usize) -> i32 {
     } else {
         score
     }
+}
+
+/// The score a table entry settles for a window, if its bound does.
+fn table_cutoff(entry: &Entry, ply: usize, alpha: i32, beta: i32) -> Option<i32> {
+    let score = score_from_tt(entry.score, ply);
+    let settled = match entry.bound {
+        Bound::Exact => true,
+        Bound::Lower => score >= beta,
+        Bound::Upper => score <= alpha,
+    };
+    settled.then_some(score)
 }
 
 impl<'a, P: SearchPosition> Worker<'a, P> {
@@ -452,13 +463,7 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
         let tt_move = entry.and_then(|e| e.mv);
         if let Some(e) = entry {
             if !pv_node && ply > 0 && e.depth >= depth {
-                let score = score_from_tt(e.score, ply);
-                let cut = match e.bound {
-                    Bound::Exact => true,
-                    Bound::Lower => score >= beta,
-                    Bound::Upper => score <= alpha,
-                };
-                if cut {
+                if let Some(score) = table_cutoff(&e, ply, alpha, beta) {
                     return score;
                 }
             }
@@ -646,16 +651,9 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
         }
         // Any entry of the main search went at least as deep as quiescence does.
         if beta - alpha == 1 {
-            if let Some(entry) = self.shared.tt.probe(self.position.key()) {
-                let score = score_from_tt(entry.score, ply);
-                let cut = match entry.bound {
-                    Bound::Exact => true,
-                    Bound::Lower => score >= beta,
-                    Bound::Upper => score <= alpha,
-                };
-                if cut {
-                    return score;
-                }
+            let entry = self.shared.tt.probe(self.position.key());
+            if let Some(score) = entry.and_then(|e| table_cutoff(&e, ply, alpha, beta)) {
+                return score;
             }
         }
         // Worked out when the move leading here was made.
