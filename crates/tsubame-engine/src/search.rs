@@ -533,7 +533,10 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
         for index in 0..moves.len() {
             let mv = pick_next(&mut moves, &mut scores, index);
             let quiet = !self.is_capture(mv) && !mv.is_promotion();
-            let quiet_record = if quiet {
+            // Read before the move is made (it depends on the moves leading here), and only
+            // where a late-move reduction may use it.
+            let may_reduce = depth >= 3 && index >= 3 && quiet && !in_check;
+            let quiet_record = if may_reduce {
                 self.quiet_score(self.history_index(mv))
             } else {
                 0
@@ -567,7 +570,7 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
             let score = if index == 0 {
                 -self.search(new_depth, -beta, -alpha, ply + 1, Some(mv))
             } else {
-                let reduction = if depth >= 3 && index >= 3 && quiet && !in_check && !gives_check {
+                let reduction = if may_reduce && !gives_check {
                     let r = self.lmr[(depth as usize).min(63)][index.min(63)];
                     (r - i32::from(pv_node) + i32::from(!improving) - quiet_record / HISTORY_MAX)
                         .clamp(0, depth - 2)
