@@ -271,6 +271,58 @@ fn malformed_commands_get_an_error_and_the_engine_goes_on() {
     engine.until("bestmove");
 }
 
+/// Resident memory of a running process in KiB, from `/proc` (Linux).
+fn resident_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("/proc status");
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("VmRSS line")
+}
+
+/// A GUI sends `position` before every move: with a Tenjiku move limit set, each one used to
+/// build and leak a new move-generation rulebook (about 23 KB), so a long session grew without
+/// bound.
+#[test]
+fn tenjiku_position_commands_with_a_move_limit_keep_memory_flat() {
+    let mut engine = Engine::start();
+    engine.send("setoption name USI_Variant value tenjiku");
+    engine.send("setoption name max-plies value 300");
+    engine.send("isready");
+    engine.until("readyok");
+    let lines_of_play = [
+        "position startpos",
+        "position startpos moves 9l9k",
+        "position startpos moves 9l9k 8e8f",
+        "position startpos moves 9l9k 8e8f 7l7k",
+    ];
+    let send_positions = |engine: &mut Engine, count: usize| {
+        for i in 0..count {
+            engine.send(lines_of_play[i % lines_of_play.len()]);
+            if i % 100 == 99 {
+                engine.send("isready");
+                engine.until("readyok");
+            }
+        }
+        engine.send("isready");
+        engine.until("readyok");
+    };
+    // The first few hundred settle the allocator and the shared tables.
+    send_positions(&mut engine, 200);
+    let before = resident_kib(engine.child.id());
+    send_positions(&mut engine, 2000);
+    let after = resident_kib(engine.child.id());
+    // 2,000 leaked rulebooks would be about 46 MB; allow a little allocator noise.
+    assert!(
+        after <= before + 4 * 1024,
+        "resident memory grew from {before} KiB to {after} KiB over 2,000 position commands"
+    );
+    engine.send("d");
+    let lines = engine.until("info string sfen");
+    assert!(lines.iter().any(|l| l.contains(" w - 4")), "{lines:?}");
+}
+
 #[test]
 fn infinite_and_ponder_searches_wait_for_stop() {
     let mut engine = Engine::start();

@@ -514,6 +514,16 @@ impl TenjikuRules {
         max_plies: 0,
     };
 
+    /// These rules with the game-level choices (`mate`, `max-plies`) at their defaults: what
+    /// move generation depends on.
+    pub fn movement(self) -> TenjikuRules {
+        TenjikuRules {
+            mate_ends_game: TenjikuRules::DEFAULT.mate_ends_game,
+            max_plies: TenjikuRules::DEFAULT.max_plies,
+            ..self
+        }
+    }
+
     /// The rules chosen by Tenjiku options.
     pub fn from_options(options: &Options) -> TenjikuRules {
         let mut rules = TenjikuRules::DEFAULT;
@@ -659,10 +669,12 @@ pub fn spec() -> &'static VariantSpec {
     &SPEC
 }
 
-/// Everything move generation looks up, for one choice of rule options.
+/// Everything move generation looks up, for one choice of the options that change how pieces
+/// move.
 #[derive(Debug)]
 pub struct Rulebook {
-    /// The rule choices.
+    /// The move-relevant rule choices; the game-level ones (`mate`, `max-plies`) are at their
+    /// defaults here, as they do not change move generation.
     pub rules: TenjikuRules,
     pub(crate) tables: &'static Tables<Bitboard256>,
     /// Per kind, the moves it has under these rules.
@@ -710,20 +722,26 @@ fn rule_index(rules: &TenjikuRules) -> usize {
         | ((rules.promotion == PromotionTiming::Entry) as usize) << 4
 }
 
-/// The rulebook for these rules (built once per combination of move-relevant options).
+/// The rulebook for these rules: one per combination of the options that change how pieces move,
+/// built on first use and shared from then on.
+///
+/// Game-level choices (`mate`, `max-plies`) do not change move generation and are not part of
+/// the book: the returned book's [`Rulebook::rules`] has them at their defaults, and the
+/// position or game keeps its own. So a program that sets a move limit, even a new one for
+/// every game, never builds more than the 32 books of the move-relevant choices.
 pub fn rulebook(rules: TenjikuRules) -> &'static Rulebook {
     static BOOKS: OnceLock<Vec<OnceLock<Rulebook>>> = OnceLock::new();
-    let books = BOOKS.get_or_init(|| (0..32 * 2).map(|_| OnceLock::new()).collect());
-    // Game-level choices (mate, move limit) do not change move generation; they are kept in
-    // the book for the game's use, so books differ by them as well.
-    let index = rule_index(&rules) | (rules.mate_ends_game as usize) << 5;
-    if rules.max_plies != 0 {
-        // Move limits are many; such books are built each time and leaked once per value,
-        // which a program does a handful of times at most.
-        return Box::leak(Box::new(Rulebook::new(rules)));
+    let books = BOOKS.get_or_init(|| (0..RULEBOOK_COUNT).map(|_| OnceLock::new()).collect());
+    let movement = rules.movement();
+    let index = rule_index(&movement);
+    match books.get(index) {
+        Some(book) => book.get_or_init(|| Rulebook::new(movement)),
+        None => unreachable!("rule_index is below RULEBOOK_COUNT"),
     }
-    books[index].get_or_init(|| Rulebook::new(rules))
 }
+
+/// How many combinations of move-relevant choices there are (five two-way options).
+const RULEBOOK_COUNT: usize = 32;
 
 impl Rulebook {
     fn new(rules: TenjikuRules) -> Rulebook {

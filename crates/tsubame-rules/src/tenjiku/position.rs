@@ -81,6 +81,9 @@ impl TenjikuUndo {
 #[derive(Clone)]
 pub struct TenjikuPosition {
     pub(crate) book: &'static Rulebook,
+    /// Every rule choice, the game-level ones included (the book holds only those that change
+    /// how pieces move).
+    pub(crate) rules: TenjikuRules,
     pub(crate) board: [u8; 256],
     pub(crate) by_color: [Bitboard256; 2],
     pub(crate) demons: [Bitboard256; 2],
@@ -97,7 +100,7 @@ impl PartialEq for TenjikuPosition {
             && self.side == other.side
             && self.deferred == other.deferred
             && self.ply == other.ply
-            && self.book.rules == other.book.rules
+            && self.rules == other.rules
     }
 }
 impl Eq for TenjikuPosition {}
@@ -113,6 +116,7 @@ impl TenjikuPosition {
     pub fn empty(rules: TenjikuRules) -> TenjikuPosition {
         TenjikuPosition {
             book: rulebook(rules),
+            rules,
             board: [EMPTY; 256],
             by_color: [Bitboard256::EMPTY; 2],
             demons: [Bitboard256::EMPTY; 2],
@@ -135,7 +139,7 @@ impl TenjikuPosition {
 
     /// The rule choices this position is played under.
     pub fn rules(&self) -> TenjikuRules {
-        self.book.rules
+        self.rules
     }
 
     /// The board shape (16x16).
