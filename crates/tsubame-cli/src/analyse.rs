@@ -1,7 +1,7 @@
 //! `tsubame analyse`: the engine's evaluation and principal variation of a position or of
 //! every move of a record.
 
-use crate::games::{GameName, options_for, session_for};
+use crate::games::{options_for, session_for, variant_parser};
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -14,12 +14,13 @@ use tsubame_engine::search::Score;
 use tsubame_notation::record::{Record, hodges_line};
 use tsubame_protocol::session::{InfoText, Session, Start};
 use tsubame_rules::Options;
+use tsubame_rules::Variant;
 
 #[derive(Args)]
 pub struct AnalyseArgs {
     /// The game (taken from the record when --record is given).
-    #[arg(long, value_enum)]
-    variant: Option<GameName>,
+    #[arg(long, value_parser = variant_parser())]
+    variant: Option<Variant>,
     /// A rule option as NAME=VALUE (repeatable), for --sfen.
     #[arg(long = "option", value_name = "NAME=VALUE")]
     options: Vec<String>,
@@ -140,7 +141,7 @@ pub fn run(args: &AnalyseArgs) -> Result<()> {
                     .with_context(|| format!("cannot read {}", path.display()))?;
                 let record = Record::parse(&text).with_context(|| format!("{}", path.display()))?;
                 if let Some(game) = args.variant
-                    && game.name() != record.variant().name
+                    && Some(game) != Variant::from_spec(record.variant())
                 {
                     bail!(
                         "--variant {} does not match the record's game {}",
@@ -156,13 +157,12 @@ pub fn run(args: &AnalyseArgs) -> Result<()> {
                 let Some(game) = args.variant else {
                     bail!("--sfen needs --variant");
                 };
-                let options = options_for(game.variant()?, &args.options, None)?;
+                let options = options_for(game, &args.options, None)?;
                 (options, sfen.clone(), Vec::new())
             }
             (None, None) => bail!("give a position with --sfen or a game with --record"),
         };
-    let Some(variant) = tsubame_protocol::session::Variant::from_name(options.variant().name)
-    else {
+    let Some(variant) = Variant::of(&options) else {
         bail!("{} is not available yet", options.variant().title);
     };
     let mut session = session_for(&options, variant)?;

@@ -1,7 +1,7 @@
 //! `tsubame convert`: game records between the canonical format, Hodges text, KIF and the
 //! play site's PGN.
 
-use crate::games::{GameName, options_for};
+use crate::games::{options_for, variant_parser};
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 use std::io::{Read, Write};
@@ -10,6 +10,7 @@ use tsubame_notation::record::{
     MoveNotation, Record, read_hodges_text, read_kif, read_pgn, write_hodges_text, write_kif,
     write_pgn,
 };
+use tsubame_rules::Variant;
 
 /// A record format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -60,8 +61,8 @@ pub struct ConvertArgs {
     #[arg(long, value_enum)]
     to: Option<Format>,
     /// The game of a Hodges text input (other formats say it themselves).
-    #[arg(long, value_enum, default_value = "tori")]
-    variant: GameName,
+    #[arg(long, value_parser = variant_parser(), default_value = "tori")]
+    variant: Variant,
     /// A rule option of a Hodges text input, as NAME=VALUE (repeatable).
     #[arg(long = "option", value_name = "NAME=VALUE")]
     options: Vec<String>,
@@ -104,11 +105,7 @@ pub fn run(args: &ConvertArgs) -> Result<()> {
     let mut record = match from {
         Format::Record => Record::parse(&as_text()?).with_context(|| name.clone())?,
         Format::Hodges => {
-            let options = options_for(
-                args.variant.variant()?,
-                &args.options,
-                args.handicap.as_deref(),
-            )?;
+            let options = options_for(args.variant, &args.options, args.handicap.as_deref())?;
             read_hodges_text(&as_text()?, options).with_context(|| name.clone())?
         }
         Format::Kif => read_kif(&bytes).with_context(|| name.clone())?,

@@ -1,49 +1,14 @@
 //! The games as the command line names them, and the engine session that plays them.
 
 use anyhow::{Result, bail};
-use clap::ValueEnum;
-use tsubame_protocol::session::{Session, Variant};
-use tsubame_rules::Options;
+use clap::builder::{PossibleValuesParser, TypedValueParser};
+use tsubame_protocol::session::Session;
+use tsubame_rules::{Options, Variant};
 
-/// A game on the command line, whether or not this build can play it yet.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum GameName {
-    /// Tori shogi, 7x7.
-    Tori,
-    /// Wa shogi, 11x11.
-    Wa,
-    /// Tenjiku shogi, 16x16.
-    Tenjiku,
-}
-
-impl GameName {
-    /// The short name.
-    pub fn name(self) -> &'static str {
-        match self {
-            GameName::Tori => "tori",
-            GameName::Wa => "wa",
-            GameName::Tenjiku => "tenjiku",
-        }
-    }
-
-    /// The engine's variant, or a clear error for a game the engine does not know.
-    pub fn variant(self) -> Result<Variant> {
-        match Variant::from_name(self.name()) {
-            Some(variant) => Ok(variant),
-            None => bail!(
-                "{} shogi is not available in the terminal",
-                capitalised(self.name())
-            ),
-        }
-    }
-}
-
-fn capitalised(name: &str) -> String {
-    let mut chars = name.chars();
-    match chars.next() {
-        Some(first) => first.to_uppercase().chain(chars).collect(),
-        None => String::new(),
-    }
+/// Reads `--variant`: one of the rules' short names, listed in `--help`.
+pub fn variant_parser() -> impl TypedValueParser<Value = Variant> {
+    PossibleValuesParser::new(Variant::ALL.map(Variant::name))
+        .try_map(|name| name.parse::<Variant>())
 }
 
 /// Rule options from `NAME=VALUE` pairs, and a handicap.

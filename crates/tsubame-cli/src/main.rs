@@ -12,8 +12,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::io::Write;
 use std::process::ExitCode;
 use std::time::Instant;
-use tsubame_rules::tenjiku::{self, TenjikuGame, TenjikuPosition, TenjikuRules};
-use tsubame_rules::{Bitboard, Game, Options, Position, Tables, VariantSpec, tori, wa};
+use tsubame_rules::tenjiku::{TenjikuGame, TenjikuPosition, TenjikuRules};
+use tsubame_rules::{Bitboard, Game, Options, Position, Tables, Variant, tori, wa};
 
 /// Play, study and analyse Tori, Wa and Tenjiku shogi.
 #[derive(Parser)]
@@ -150,8 +150,8 @@ stops once the SPRT accepts a hypothesis.";
 #[derive(Args)]
 struct MatchArgs {
     /// The game.
-    #[arg(long, value_enum, default_value = "tori")]
-    variant: VariantName,
+    #[arg(long, value_parser = games::variant_parser(), default_value = "tori")]
+    variant: Variant,
     /// A rule option as NAME=VALUE (repeatable), sent to both engines and used for adjudication.
     #[arg(long = "option", value_name = "NAME=VALUE")]
     options: Vec<String>,
@@ -274,9 +274,9 @@ fn run_match(args: &MatchArgs) -> Result<()> {
         sprt: args.sprt,
     };
     match args.variant {
-        VariantName::Tori => match_runner::run::<Game<u64>>(tori::tables(), &config)?,
-        VariantName::Wa => match_runner::run::<Game<u128>>(wa::tables(), &config)?,
-        VariantName::Tenjiku => match_runner::run::<TenjikuGame>((), &config)?,
+        Variant::Tori => match_runner::run::<Game<u64>>(tori::tables(), &config)?,
+        Variant::Wa => match_runner::run::<Game<u128>>(wa::tables(), &config)?,
+        Variant::Tenjiku => match_runner::run::<TenjikuGame>((), &config)?,
     };
     Ok(())
 }
@@ -382,32 +382,11 @@ fn bench(args: &BenchArgs) -> Result<()> {
     Ok(())
 }
 
-#[derive(Clone, Copy, ValueEnum)]
-enum VariantName {
-    /// Tori shogi, 7x7.
-    Tori,
-    /// Wa shogi, 11x11 (rule option drops=on|off).
-    Wa,
-    /// Tenjiku shogi, 16x16 (rule options lion-hawk, free-eagle, demon-conflict, range-jump,
-    /// promotion).
-    Tenjiku,
-}
-
-impl VariantName {
-    fn spec(self) -> &'static VariantSpec {
-        match self {
-            VariantName::Tori => tori::spec(),
-            VariantName::Wa => wa::spec(),
-            VariantName::Tenjiku => tenjiku::spec(),
-        }
-    }
-}
-
 #[derive(Args)]
 struct PositionArgs {
     /// The game.
-    #[arg(long, value_enum, default_value = "tori")]
-    variant: VariantName,
+    #[arg(long, value_parser = games::variant_parser(), default_value = "tori")]
+    variant: Variant,
     /// A rule option as NAME=VALUE (repeatable), e.g. drop-mate=illegal, handicap=falcon.
     #[arg(long = "option", value_name = "NAME=VALUE")]
     options: Vec<String>,
@@ -583,9 +562,9 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
         Command::Perft(args) => match args.position.variant {
-            VariantName::Tori => perft(tori::tables(), args),
-            VariantName::Wa => perft(wa::tables(), args),
-            VariantName::Tenjiku => tenjiku_perft(args),
+            Variant::Tori => perft(tori::tables(), args),
+            Variant::Wa => perft(wa::tables(), args),
+            Variant::Tenjiku => tenjiku_perft(args),
         },
         Command::Bench(args) => bench(args),
         Command::Play(args) => play::run(args),
@@ -596,9 +575,9 @@ fn main() -> ExitCode {
         Command::Serve(args) => tsubame_server::cli::run(args),
         Command::Tune(args) => tune::run(args),
         Command::Moves(args) => match args.position.variant {
-            VariantName::Tori => moves(tori::tables(), args),
-            VariantName::Wa => moves(wa::tables(), args),
-            VariantName::Tenjiku => tenjiku_moves(args),
+            Variant::Tori => moves(tori::tables(), args),
+            Variant::Wa => moves(wa::tables(), args),
+            Variant::Tenjiku => tenjiku_moves(args),
         },
     };
     match result {

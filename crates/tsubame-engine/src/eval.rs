@@ -3,7 +3,7 @@
 //! Every weight lives in [`EvalParams`], one set per game, so they can be tuned in one place.
 
 use tsubame_rules::tenjiku::{self, Lion, TenjikuPosition};
-use tsubame_rules::{Bitboard, Color, Position, Role, Square, VariantSpec, betza, tori};
+use tsubame_rules::{Bitboard, Color, Position, Role, Square, Variant, VariantSpec, betza, tori};
 
 /// Evaluation weights of one game, in centipawns (a Tori swallow is 100). Parameter files
 /// ([`crate::params`]) name the fields as written here.
@@ -238,7 +238,8 @@ impl Terms for Scores<'_> {
 
 /// The tuned parameter file built into the engine for a game, if it has one.
 fn tuned_file(spec: &VariantSpec) -> Option<&'static str> {
-    (spec.name == tori::spec().name).then_some(include_str!("../params/torishogi.json"))
+    (Variant::from_spec(spec) == Some(Variant::Tori))
+        .then_some(include_str!("../params/torishogi.json"))
 }
 
 /// A value for a piece from its moves alone, for games without published values: each
@@ -295,14 +296,14 @@ impl EvalParams {
     /// pieces' moves. The tables of [`EvalParams::with_every_table`] start empty (off).
     pub fn derived(spec: &'static VariantSpec) -> EvalParams {
         let n = spec.roles.len();
-        let is_wa = spec.name == tsubame_rules::wa::spec().name;
+        let game = Variant::from_spec(spec);
         let mut board_value: Vec<i32> = spec
             .roles
             .iter()
             .map(|r| value_from_moves(r.betza))
             .collect();
         let mut advance = vec![0; n];
-        if spec.name == tori::spec().name {
+        if game == Some(Variant::Tori) {
             let values = [
                 (tori::FALCON, 700),
                 (tori::EAGLE, 1600),
@@ -319,7 +320,7 @@ impl EvalParams {
                 board_value[role.index()] = value;
             }
             advance[tori::SWALLOW.index()] = 6;
-        } else if spec.name != tenjiku::spec().name {
+        } else if game != Some(Variant::Tenjiku) {
             // Pawns gain by advancing in Wa; in Tenjiku an advanced pawn mostly opens the
             // lines of the range-jumping generals (a match against the material-only
             // baseline preferred no bonus).
@@ -329,7 +330,7 @@ impl EvalParams {
                 }
             }
         }
-        if spec.name == tenjiku::spec().name {
+        if game == Some(Variant::Tenjiku) {
             for (i, value) in board_value.iter_mut().enumerate() {
                 *value += tenjiku_power_value(Role(i as u8));
             }
@@ -384,8 +385,8 @@ impl EvalParams {
             // Wa has no drops to mate with once pieces are traded, so a side ahead must
             // herd the crane king with its pieces; without this, won endings ran into the
             // move limit against HaChu.
-            mop_up_edge: if is_wa { 12 } else { 0 },
-            mop_up_tropism: if is_wa { 3 } else { 0 },
+            mop_up_edge: if game == Some(Variant::Wa) { 12 } else { 0 },
+            mop_up_tropism: if game == Some(Variant::Wa) { 3 } else { 0 },
         }
     }
 
@@ -408,7 +409,7 @@ impl EvalParams {
     /// keeps them empty.
     pub fn with_every_table(&self, spec: &'static VariantSpec) -> EvalParams {
         let mut params = self.clone();
-        if spec.name == tenjiku::spec().name {
+        if Variant::from_spec(spec) == Some(Variant::Tenjiku) {
             return params;
         }
         let kinds = spec.roles.len();

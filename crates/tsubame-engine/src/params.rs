@@ -14,7 +14,7 @@
 
 use crate::eval::EvalParams;
 use serde_json::{Map, Value};
-use tsubame_rules::{tenjiku, tori, wa};
+use tsubame_rules::Variant;
 
 /// The tables a parameter file may give as `[]` to switch them off.
 const SWITCHABLE_TABLES: [&str; 6] = [
@@ -66,9 +66,8 @@ impl ParamFile {
     /// ...); the tables of [`EvalParams::with_every_table`] may also be empty, which switches
     /// them off. Tables left all zeros come back empty ([`EvalParams::without_zero_tables`]).
     pub fn apply(&self, base: &EvalParams) -> Result<EvalParams, String> {
-        let spec = [tori::spec(), wa::spec(), tenjiku::spec()]
-            .into_iter()
-            .find(|spec| spec.protocol_name == self.variant || spec.name == self.variant)
+        let spec = Variant::from_name(&self.variant)
+            .map(Variant::spec)
             .ok_or_else(|| format!("unknown variant {:?} in the parameter file", self.variant))?;
         let full = base.with_every_table(spec);
         let mut merged = match serde_json::to_value(&full) {
@@ -158,6 +157,7 @@ impl ParamFile {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tsubame_rules::{tori, wa};
 
     #[test]
     fn a_complete_file_reads_back_to_the_same_parameters() {

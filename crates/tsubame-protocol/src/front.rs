@@ -1,12 +1,13 @@
 //! What the USI and UCI front ends share: engine and rule options, starting a search with its
 //! reports, waiting for `stop` in infinite and ponder searches, and `ponderhit`.
 
-use crate::session::{BestMove, InfoText, Output, Session, Start, Variant, say};
+use crate::session::{BestMove, InfoText, Output, Session, Start, say};
 use std::io::BufRead;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 use tsubame_engine::limits::{Clock, Limits};
 use tsubame_engine::search::Score;
+use tsubame_rules::Variant;
 
 /// Shared front-end state.
 pub struct Front {

@@ -10,45 +10,11 @@ use tsubame_engine::game::SearchPosition;
 use tsubame_engine::limits::Limits;
 use tsubame_engine::search::{Info, Outcome, search};
 use tsubame_engine::tt::TranspositionTable;
-use tsubame_rules::tenjiku::{self, TenjikuGame, TenjikuPosition};
+use tsubame_rules::tenjiku::{TenjikuGame, TenjikuPosition};
 use tsubame_rules::{
     Bitboard, Color, Game, Move, MoveKind, Options, Outcome as GameOutcome, Position, Square,
-    Tables, VariantSpec, tori, wa,
+    Tables, Variant, tori, wa,
 };
-
-/// The games the engine plays.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Variant {
-    /// Tori shogi.
-    Tori,
-    /// Wa shogi.
-    Wa,
-    /// Tenjiku shogi.
-    Tenjiku,
-}
-
-impl Variant {
-    /// Every variant.
-    pub const ALL: [Variant; 3] = [Variant::Tori, Variant::Wa, Variant::Tenjiku];
-
-    /// The rules' definition.
-    pub fn spec(self) -> &'static VariantSpec {
-        match self {
-            Variant::Tori => tori::spec(),
-            Variant::Wa => wa::spec(),
-            Variant::Tenjiku => tenjiku::spec(),
-        }
-    }
-
-    /// The variant with this name: the rules' short name (`tori`) or the protocol name
-    /// (`torishogi`), in any case.
-    pub fn from_name(name: &str) -> Option<Variant> {
-        let name = name.to_ascii_lowercase();
-        Variant::ALL
-            .into_iter()
-            .find(|v| v.spec().name == name || v.spec().protocol_name == name)
-    }
-}
 
 /// Where a game starts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

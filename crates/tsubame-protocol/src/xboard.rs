@@ -25,12 +25,13 @@ use crate::coords::{
     chess_square_to_usi_square, usi_square_to_chess_square, usi_to_xboard, xboard_to_usi,
 };
 use crate::front::Front;
-use crate::session::{BestMove, InfoText, Output, Start, Variant, say};
+use crate::session::{BestMove, InfoText, Output, Start, say};
 use std::io::BufRead;
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::time::Duration;
 use tsubame_engine::limits::{Clock, Limits};
 use tsubame_engine::search::Score;
+use tsubame_rules::Variant;
 use tsubame_rules::{Color, EndReason, Outcome};
 
 /// XBoard does not know Wa shogi; HaChu describes it with these lines (board, piece letters,

@@ -4,7 +4,7 @@
 //! error naming what was wrong instead of the framework's plain-text rejection.
 
 use crate::clock::TimeControl;
-use crate::game::{AnyGame, VariantKind};
+use crate::game::AnyGame;
 use crate::hub::{ApiError, GameSlot, Hub, NewGame};
 use axum::Router;
 use axum::body::Bytes;
@@ -22,6 +22,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::broadcast::error::RecvError;
 use tsubame_engine::limits::Limits;
+use tsubame_rules::Variant;
 
 /// Largest request body accepted.
 pub const BODY_LIMIT: usize = 64 * 1024;
@@ -175,26 +176,17 @@ fn token_of(headers: &HeaderMap, body_token: Option<String>) -> Option<String> {
     })
 }
 
-fn variant_of(name: &str) -> Result<VariantKind, ApiError> {
-    VariantKind::from_name(name).ok_or_else(|| {
-        ApiError::bad_request(format!(
-            "unknown variant {:?}: one of tori, wa, tenjiku",
-            name.chars().take(40).collect::<String>()
-        ))
-    })
+fn variant_of(name: &str) -> Result<Variant, ApiError> {
+    name.parse()
+        .map_err(|e: tsubame_rules::UnknownVariant| ApiError::bad_request(e.to_string()))
 }
 
 async fn variants() -> Response {
-    let list: Vec<Value> = VariantKind::ALL
+    let list: Vec<Value> = Variant::ALL
         .into_iter()
         .map(|variant| {
             let (files, ranks) = variant.board_size();
-            let Some(spec) = variant.spec() else {
-                return json!({
-                    "name": variant.name(), "title": "Tenjiku shogi", "files": files,
-                    "ranks": ranks, "available": false,
-                });
-            };
+            let spec = variant.spec();
             let roles: Vec<Value> = spec
                 .roles
                 .iter()
@@ -233,7 +225,7 @@ async fn create_game(State(hub): State<Arc<Hub>>, body: Bytes) -> Result<Respons
     let variant = variant_of(&request.variant)?;
     let mut options = request.options.to_text()?;
     if let Some(handicap) = &request.handicap {
-        if variant != VariantKind::Tori {
+        if variant != Variant::Tori {
             return Err(ApiError::bad_request("handicaps exist only for Tori shogi"));
         }
         if !options.is_empty() {
@@ -416,8 +408,8 @@ fn record_of(game_start: &AnyGame, moves: &[String]) -> Result<Value, ApiError> 
         "hodges_text": hodges_text,
         "removed": removed,
         "positions": positions,
-        "fen": (variant == VariantKind::Tori).then(|| walk.fen()),
-        "start_fen": (variant == VariantKind::Tori).then(|| game_start.start_fen()),
+        "fen": (variant == Variant::Tori).then(|| walk.fen()),
+        "start_fen": (variant == Variant::Tori).then(|| game_start.start_fen()),
         "outcome": walk.outcome().map(|o| json!({
             "winner": o.winner.map(|c| if c == tsubame_rules::Color::Sente { "sente" } else { "gote" }),
             "reason": o.reason.name(),

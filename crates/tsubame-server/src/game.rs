@@ -16,61 +16,8 @@ use tsubame_notation::Notator;
 use tsubame_notation::tenjiku::write_tenjiku;
 use tsubame_rules::tenjiku::{self, TenjikuGame};
 use tsubame_rules::{
-    Bitboard, Color, Game, GameError, Move, Options, Position, Square, VariantSpec, tori, wa,
+    Bitboard, Color, Game, GameError, Move, Options, Position, Square, Variant, tori, wa,
 };
-
-/// The games the server knows, including one it does not host yet.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum VariantKind {
-    /// Tori shogi, 7x7.
-    Tori,
-    /// Wa shogi, 11x11.
-    Wa,
-    /// Tenjiku shogi, 16x16.
-    Tenjiku,
-}
-
-impl VariantKind {
-    /// Every variant, playable or not.
-    pub const ALL: [VariantKind; 3] = [VariantKind::Tori, VariantKind::Wa, VariantKind::Tenjiku];
-
-    /// The short name used in the API and the database (`"tori"`).
-    pub fn name(self) -> &'static str {
-        match self {
-            VariantKind::Tori => "tori",
-            VariantKind::Wa => "wa",
-            VariantKind::Tenjiku => "tenjiku",
-        }
-    }
-
-    /// The variant with this short name or protocol name, in any case.
-    pub fn from_name(name: &str) -> Option<VariantKind> {
-        match name.to_ascii_lowercase().as_str() {
-            "tori" | "torishogi" => Some(VariantKind::Tori),
-            "wa" | "washogi" => Some(VariantKind::Wa),
-            "tenjiku" | "tenjikushogi" => Some(VariantKind::Tenjiku),
-            _ => None,
-        }
-    }
-
-    /// The rules' definition, or `None` while the rules library lacks the variant.
-    pub fn spec(self) -> Option<&'static VariantSpec> {
-        match self {
-            VariantKind::Tori => Some(tori::spec()),
-            VariantKind::Wa => Some(wa::spec()),
-            VariantKind::Tenjiku => Some(tenjiku::spec()),
-        }
-    }
-
-    /// Board files and ranks.
-    pub fn board_size(self) -> (u8, u8) {
-        match self.spec() {
-            Some(spec) => (spec.width, spec.height),
-            None => (16, 16),
-        }
-    }
-}
 
 /// What playing one move did, for the move list and the board.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -301,22 +248,16 @@ pub struct EngineReply {
 impl AnyGame {
     /// A new game: the variant's start for these options, or a SFEN start.
     pub fn new(
-        variant: VariantKind,
+        variant: Variant,
         options: &str,
         start_sfen: Option<&str>,
     ) -> Result<AnyGame, String> {
-        let spec = variant.spec().ok_or_else(|| {
-            format!(
-                "{} is not playable in the browser yet (the engine and the terminal play it)",
-                variant.name()
-            )
-        })?;
-        let options =
-            Options::parse(spec, options).map_err(|e| format!("bad rule options: {e}"))?;
+        let options = Options::parse(variant.spec(), options)
+            .map_err(|e| format!("bad rule options: {e}"))?;
         Ok(match variant {
-            VariantKind::Tori => AnyGame::Tori(start_game(tori::tables(), options, start_sfen)?),
-            VariantKind::Wa => AnyGame::Wa(start_game(wa::tables(), options, start_sfen)?),
-            VariantKind::Tenjiku => AnyGame::Tenjiku(Box::new(match start_sfen {
+            Variant::Tori => AnyGame::Tori(start_game(tori::tables(), options, start_sfen)?),
+            Variant::Wa => AnyGame::Wa(start_game(wa::tables(), options, start_sfen)?),
+            Variant::Tenjiku => AnyGame::Tenjiku(Box::new(match start_sfen {
                 Some(sfen) => TenjikuGame::from_sfen(sfen, options)
                     .map_err(|e| format!("bad start position: {e}"))?,
                 None => TenjikuGame::new(options),
@@ -325,11 +266,11 @@ impl AnyGame {
     }
 
     /// The variant.
-    pub fn variant(&self) -> VariantKind {
+    pub fn variant(&self) -> Variant {
         match self {
-            AnyGame::Tori(_) => VariantKind::Tori,
-            AnyGame::Wa(_) => VariantKind::Wa,
-            AnyGame::Tenjiku(_) => VariantKind::Tenjiku,
+            AnyGame::Tori(_) => Variant::Tori,
+            AnyGame::Wa(_) => Variant::Wa,
+            AnyGame::Tenjiku(_) => Variant::Tenjiku,
         }
     }
 

@@ -5,7 +5,7 @@
 //! restart rebuilds the same games from the stored rows.
 
 use crate::clock::{ClockState, ClockView, SideClock, TimeControl};
-use crate::game::{AnyGame, PlayedMove, VariantKind};
+use crate::game::{AnyGame, PlayedMove};
 use crate::store::{GameRow, MoveRow, Store, token_hash};
 use rand::Rng;
 use serde::Serialize;
@@ -16,6 +16,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use tokio::sync::{Mutex, Semaphore, broadcast};
 use tsubame_engine::limits::Limits;
 use tsubame_rules::Color;
+use tsubame_rules::Variant;
 
 /// An error for the API: an HTTP status and a sentence for the client.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -200,7 +201,7 @@ pub struct GameView {
     /// The game's id.
     pub id: String,
     /// Variant short name.
-    pub variant: VariantKind,
+    pub variant: Variant,
     /// Board files.
     pub files: u8,
     /// Board ranks.
@@ -269,7 +270,7 @@ pub struct SeatGrant {
 #[derive(Clone, Debug)]
 pub struct NewGame {
     /// Variant.
-    pub variant: VariantKind,
+    pub variant: Variant,
     /// Rule options, `name=value,...`.
     pub options: String,
     /// A start position other than the variant's.
@@ -490,7 +491,7 @@ impl Hub {
     }
 
     fn rebuild(&self, row: &GameRow, moves: &[MoveRow]) -> Result<LiveGame, String> {
-        let variant = VariantKind::from_name(&row.variant)
+        let variant = Variant::from_name(&row.variant)
             .ok_or_else(|| format!("unknown variant {}", row.variant))?;
         let control: TimeControl = serde_json::from_str(&row.time_control)
             .map_err(|e| format!("bad time control: {e}"))?;

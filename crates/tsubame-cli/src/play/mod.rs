@@ -5,7 +5,7 @@ mod view;
 
 pub use app::{App, Config, TimeControl};
 
-use crate::games::{GameName, options_for, session_for};
+use crate::games::{options_for, session_for, variant_parser};
 use anyhow::{Result, bail};
 use clap::{Args, ValueEnum};
 use crossterm::event::{self, Event, KeyEventKind};
@@ -13,6 +13,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use tsubame_notation::record::Record;
 use tsubame_protocol::session::Start;
+use tsubame_rules::Variant;
 
 /// A side of the board.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -26,8 +27,8 @@ pub enum Side {
 #[derive(Args)]
 pub struct PlayArgs {
     /// The game.
-    #[arg(long, value_enum, default_value = "tori")]
-    variant: GameName,
+    #[arg(long, value_parser = variant_parser(), default_value = "tori")]
+    variant: Variant,
     /// A rule option as NAME=VALUE (repeatable), e.g. drop-mate=illegal.
     #[arg(long = "option", value_name = "NAME=VALUE")]
     options: Vec<String>,
@@ -56,7 +57,7 @@ pub struct PlayArgs {
 }
 
 pub fn run(args: &PlayArgs) -> Result<()> {
-    let variant = args.variant.variant()?;
+    let variant = args.variant;
     let options = options_for(variant, &args.options, args.handicap.as_deref())?;
     let mut session = session_for(&options, variant)?;
     let mut record = Record::new(options.clone());

@@ -1,13 +1,13 @@
 //! The game state machine driven by keys, without a terminal.
 
 use super::app::{App, Config, TimeControl};
-use crate::games::{GameName, options_for, session_for};
+use crate::games::{options_for, session_for};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use std::time::{Duration, Instant};
 use tsubame_notation::record::Record;
+use tsubame_rules::Variant;
 
-fn two_player(game: GameName, time: Option<TimeControl>) -> App {
-    let variant = game.variant().unwrap_or_else(|e| panic!("{e}"));
+fn two_player(variant: Variant, time: Option<TimeControl>) -> App {
     let options = options_for(variant, &[], None).unwrap_or_else(|e| panic!("{e}"));
     let session = session_for(&options, variant).unwrap_or_else(|e| panic!("{e}"));
     let record = Record::new(options.clone());
@@ -38,7 +38,7 @@ fn type_line(app: &mut App, text: &str) {
 
 #[test]
 fn typed_moves_in_both_notations_are_played() {
-    let mut app = two_player(GameName::Tori, None);
+    let mut app = two_player(Variant::Tori, None);
     type_line(&mut app, "Swx3c");
     type_line(&mut app, "5d5e");
     type_line(&mut app, "Fax5e");
@@ -53,7 +53,7 @@ fn typed_moves_in_both_notations_are_played() {
 
 #[test]
 fn an_illegal_move_is_refused_with_the_reason() {
-    let mut app = two_player(GameName::Tori, None);
+    let mut app = two_player(Variant::Tori, None);
     type_line(&mut app, "Fa-1a");
     assert!(
         app.message.starts_with("no legal move Fa-1a"),
@@ -67,7 +67,7 @@ fn an_illegal_move_is_refused_with_the_reason() {
 
 #[test]
 fn the_cursor_selects_a_piece_and_plays_it() {
-    let mut app = two_player(GameName::Tori, None);
+    let mut app = two_player(Variant::Tori, None);
     // The cursor starts on 4g, the phoenix; the swallow on 3d is one file right, three up.
     assert_eq!(app.cursor_square(), "4g");
     app.handle_key(key(KeyCode::Right));
@@ -87,7 +87,7 @@ fn the_cursor_selects_a_piece_and_plays_it() {
 
 #[test]
 fn undo_resign_and_the_record() {
-    let mut app = two_player(GameName::Tori, None);
+    let mut app = two_player(Variant::Tori, None);
     type_line(&mut app, "Swx3c");
     type_line(&mut app, "Swx5e");
     app.handle_key(control('u'));
@@ -107,7 +107,7 @@ fn undo_resign_and_the_record() {
 
 #[test]
 fn tab_switches_letters_and_wa_plays_too() {
-    let mut app = two_player(GameName::Wa, None);
+    let mut app = two_player(Variant::Wa, None);
     assert!(!app.latin);
     app.handle_key(key(KeyCode::Tab));
     assert!(app.latin);
@@ -119,7 +119,7 @@ fn tab_switches_letters_and_wa_plays_too() {
 #[test]
 fn byo_yomi_runs_out_and_loses_on_time() {
     let mut app = two_player(
-        GameName::Tori,
+        Variant::Tori,
         Some(TimeControl {
             main: Duration::from_secs(1),
             byoyomi: Duration::from_secs(2),
@@ -149,9 +149,7 @@ fn time_controls_are_read() {
 
 /// A two-player Tenjiku game from `sfen` (the start position when `None`).
 fn tenjiku(sfen: Option<&str>) -> App {
-    let variant = GameName::Tenjiku
-        .variant()
-        .unwrap_or_else(|e| panic!("{e}"));
+    let variant = Variant::Tenjiku;
     let options = options_for(variant, &[], None).unwrap_or_else(|e| panic!("{e}"));
     let mut session = session_for(&options, variant).unwrap_or_else(|e| panic!("{e}"));
     let mut record = Record::new(options.clone());
@@ -303,7 +301,7 @@ fn the_tenjiku_board_in_kanji_and_latin() {
 }
 #[test]
 fn a_drop_chosen_with_the_cursor() {
-    let mut app = two_player(GameName::Tori, None);
+    let mut app = two_player(Variant::Tori, None);
     type_line(&mut app, "Swx3c");
     type_line(&mut app, "Swx5e");
     // Sente holds a swallow; 4d is empty, one file right of the cursor's start and three up.
@@ -330,7 +328,7 @@ fn the_screen_marks_the_last_move_and_the_check() {
     use ratatui::backend::TestBackend;
     use ratatui::style::Color as Colour;
 
-    let variant = GameName::Tori.variant().unwrap_or_else(|e| panic!("{e}"));
+    let variant = Variant::Tori;
     let options = options_for(variant, &[], None).unwrap_or_else(|e| panic!("{e}"));
     let mut session = session_for(&options, variant).unwrap_or_else(|e| panic!("{e}"));
     let sfen = "3k3/7/7/7/7/7/3K3 b S 1";

@@ -3,9 +3,9 @@
 use super::replay::{Reader, WrittenMove, number_label, resolve};
 use super::{
     GameResult, MoveNotation, Record, RecordError, RecordErrorKind, RecordMove,
-    end_reason_from_name, variant_by_name,
+    end_reason_from_name,
 };
-use tsubame_rules::{EndReason, Options};
+use tsubame_rules::{EndReason, Options, Variant};
 
 /// A tag as read, with its line.
 struct TagLine {
@@ -271,13 +271,15 @@ pub(crate) fn read(text: &str) -> Result<Record, RecordError> {
     let tag = |name: &str| tags.iter().find(|t| t.name == name);
     let variant_tag =
         tag("Variant").ok_or(RecordError::at(1, 0, RecordErrorKind::MissingVariant))?;
-    let variant = variant_by_name(&variant_tag.value).ok_or_else(|| {
-        RecordError::at(
-            variant_tag.line,
-            0,
-            RecordErrorKind::UnknownVariant(variant_tag.value.clone()),
-        )
-    })?;
+    let variant = Variant::from_name(&variant_tag.value)
+        .map(Variant::spec)
+        .ok_or_else(|| {
+            RecordError::at(
+                variant_tag.line,
+                0,
+                RecordErrorKind::UnknownVariant(variant_tag.value.clone()),
+            )
+        })?;
     let mut options = Options::defaults(variant);
     if let Some(t) = tag("Options") {
         options = Options::parse(variant, &t.value)

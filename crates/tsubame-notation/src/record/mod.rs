@@ -91,7 +91,7 @@ pub use pgn::{read_pgn, write_pgn, write_san};
 pub use replay::{Replay, Step};
 
 use tsubame_rules::{
-    Bitboard, Color, EndReason, Options, Outcome, Tables, VariantSpec, tenjiku, tori, wa,
+    Bitboard, Color, EndReason, Options, Outcome, Tables, Variant, VariantSpec, tori, wa,
 };
 
 /// How a game ended, as a record's `Result` tag says it.
@@ -281,15 +281,6 @@ pub(crate) fn on_tables<W: OnTables>(spec: &VariantSpec, work: W) -> Option<W::O
     }
 }
 
-/// The game with this short or protocol name (`tori`, `torishogi`, `wa`, `tenjiku`), in any
-/// case.
-pub fn variant_by_name(name: &str) -> Option<&'static VariantSpec> {
-    let name = name.trim().to_ascii_lowercase();
-    [tori::spec(), wa::spec(), tenjiku::spec()]
-        .into_iter()
-        .find(|v| v.name == name || v.protocol_name == name)
-}
-
 struct ReadMove<'a> {
     options: &'a Options,
     sfen: &'a str,
@@ -328,7 +319,7 @@ impl OnTables for ReadMove<'_> {
 /// assert!(move_to_usi(&options, start, "Fa-1a").is_err());
 /// ```
 pub fn move_to_usi(options: &Options, sfen: &str, text: &str) -> Result<String, String> {
-    if options.variant().name == tenjiku::spec().name {
+    if Variant::of(options) == Some(Variant::Tenjiku) {
         let position = replay::tenjiku_start(options, Some(sfen))?;
         return replay::read_tenjiku_move(&position, text.trim())
             .map(|(mv, _)| position.move_to_usi(mv));

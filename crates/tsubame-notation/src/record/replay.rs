@@ -2,8 +2,10 @@
 
 use super::{MoveNotation, OnTables, Record, RecordError, RecordErrorKind, on_tables, pgn};
 use crate::Notator;
-use tsubame_rules::tenjiku::{self, TenjikuGame, TenjikuPosition, TenjikuRules};
-use tsubame_rules::{Bitboard, Color, Game, Move, MoveError, Options, Outcome, Position, Tables};
+use tsubame_rules::tenjiku::{TenjikuGame, TenjikuPosition, TenjikuRules};
+use tsubame_rules::{
+    Bitboard, Color, Game, Move, MoveError, Options, Outcome, Position, Tables, Variant,
+};
 
 /// One move of a replayed record.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -183,7 +185,7 @@ pub(crate) fn resolve(
         reader,
         start_line,
     };
-    if options.variant().name == tenjiku::spec().name {
+    if Variant::of(options) == Some(Variant::Tenjiku) {
         return resolve_tenjiku(work);
     }
     on_tables(options.variant(), work).unwrap_or_else(|| {
