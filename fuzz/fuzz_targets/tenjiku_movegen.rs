@@ -38,9 +38,9 @@ fuzz_target!(|data: &[u8]| {
         let mv = moves[choice as usize % moves.len()];
         let before = position.clone();
         let undo = position.make_move(mv);
-        assert_eq!(position.key(), position.fresh_key());
+        assert_eq!(position.key(), position.key_from_scratch());
         let mut back = position.clone();
-        back.unmake_move(&undo);
+        back.unmake_move(mv, undo);
         assert_eq!(back, before);
         assert_eq!(back.key(), before.key());
     }

@@ -12,11 +12,11 @@ fuzz_target!(|data: &[u8]| {
         let written = position.to_sfen();
         let again = TenjikuPosition::from_sfen(&written, TenjikuRules::DEFAULT).expect("own SFEN");
         assert_eq!(again.to_sfen(), written);
-        assert_eq!(again.key(), again.fresh_key());
+        assert_eq!(again.key(), again.key_from_scratch());
     }
     let start = TenjikuPosition::start(&Options::defaults(tenjiku::spec()));
     if let Ok(mv) = start.parse_usi(text) {
         assert!(start.legal_moves().contains(&mv));
-        assert_eq!(start.parse_usi(&start.move_to_usi(mv)), Ok(mv));
+        assert_eq!(start.parse_usi(&start.to_usi(mv)), Ok(mv));
     }
 });

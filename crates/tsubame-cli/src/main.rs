@@ -464,7 +464,7 @@ impl Countable for TenjikuPosition {
     fn divide_as_text(&mut self, depth: u32) -> Vec<(String, u64)> {
         let rows = self.divide(depth);
         rows.into_iter()
-            .map(|(mv, n)| (self.move_to_usi(mv), n))
+            .map(|(mv, n)| (self.to_usi(mv), n))
             .collect()
     }
 }
@@ -530,7 +530,7 @@ fn tenjiku_moves(args: &MovesArgs) -> Result<()> {
     let mut texts: Vec<String> = position
         .legal_moves()
         .into_iter()
-        .map(|m| position.move_to_usi(m))
+        .map(|m| position.to_usi(m))
         .collect();
     texts.sort();
     let stdout = std::io::stdout();

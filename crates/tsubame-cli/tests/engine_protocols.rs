@@ -722,7 +722,7 @@ fn tenjiku_xboard_text(
         .then(|| pass_via(position, from))
         .flatten()
         .map(|square| position.geometry().name(square).to_string());
-    usi_to_xboard(&position.move_to_usi(mv), 16, 16, via.as_deref()).unwrap()
+    usi_to_xboard(&position.to_usi(mv), 16, 16, via.as_deref()).unwrap()
 }
 
 /// Plays the engine's `move` line (the last of `lines`) in a Tenjiku game.
@@ -769,7 +769,7 @@ fn an_xboard_tenjiku_game_with_every_move_legal() {
             engine.send("force");
         } else {
             let mut moves = game.legal_moves();
-            moves.sort_by_key(|&m| game.position().move_to_usi(m));
+            moves.sort_by_key(|&m| game.position().to_usi(m));
             // A move capturing on its way when there is one, else a different move each time.
             let mv = moves
                 .iter()

@@ -126,7 +126,7 @@ pub fn run(depth: u32) -> Result<Vec<Row>, String> {
         &TENJIKU_POSITIONS,
         depth.saturating_sub(4).max(1),
         |sfen| TenjikuPosition::from_sfen(sfen, TenjikuRules::DEFAULT).map_err(|e| e.to_string()),
-        |position, mv| position.move_to_usi(mv),
+        |position, mv| position.to_usi(mv),
         &mut rows,
     )?;
     Ok(rows)

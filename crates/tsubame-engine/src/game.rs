@@ -36,9 +36,9 @@ pub trait SearchPosition: Clone + Send + Sync {
     /// Takes a move back.
     fn unmake(&mut self, mv: Move, undo: Self::Undo);
     /// Passes the turn.
-    fn make_null(&mut self);
+    fn make_null_move(&mut self);
     /// Takes a pass back.
-    fn unmake_null(&mut self);
+    fn unmake_null_move(&mut self);
     /// Size of the history table the search keeps for this game.
     fn history_size(&self) -> usize;
     /// The move's slot in that table (below [`SearchPosition::history_size`]).
@@ -106,10 +106,10 @@ impl<B: Bitboard> SearchPosition for Position<B> {
     fn unmake(&mut self, mv: Move, undo: Undo) {
         self.unmake_move(mv, undo);
     }
-    fn make_null(&mut self) {
+    fn make_null_move(&mut self) {
         self.make_null_move();
     }
-    fn unmake_null(&mut self) {
+    fn unmake_null_move(&mut self) {
         self.unmake_null_move();
     }
     fn history_size(&self) -> usize {
@@ -284,7 +284,7 @@ impl SearchPosition for TenjikuPosition {
         self.royal_count(self.side_to_move()) == 0
     }
     fn generate_legal(&self, moves: &mut Vec<Move>) {
-        self.generate_moves(moves);
+        self.generate_legal(moves);
     }
     fn generate_captures(&self, moves: &mut Vec<Move>) {
         TenjikuPosition::generate_captures(self, moves);
@@ -292,14 +292,14 @@ impl SearchPosition for TenjikuPosition {
     fn make(&mut self, mv: Move) -> TenjikuUndo {
         self.make_move(mv)
     }
-    fn unmake(&mut self, _mv: Move, undo: TenjikuUndo) {
-        self.unmake_move(&undo);
+    fn unmake(&mut self, mv: Move, undo: TenjikuUndo) {
+        self.unmake_move(mv, undo);
     }
-    fn make_null(&mut self) {
-        TenjikuPosition::make_null(self);
+    fn make_null_move(&mut self) {
+        TenjikuPosition::make_null_move(self);
     }
-    fn unmake_null(&mut self) {
-        TenjikuPosition::unmake_null(self);
+    fn unmake_null_move(&mut self) {
+        TenjikuPosition::unmake_null_move(self);
     }
     fn history_size(&self) -> usize {
         2 * tsubame_rules::tenjiku::spec().roles.len() * 256

@@ -491,7 +491,7 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
             if depth >= 3 && static_eval >= beta && previous.is_some() && self.has_pieces_to_move()
             {
                 let reduction = 3 + depth / 5;
-                self.position.make_null();
+                self.position.make_null_move();
                 self.keys.push(self.position.key());
                 self.checks.push(false);
                 self.played.push(None);
@@ -499,7 +499,7 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
                 self.keys.pop();
                 self.checks.pop();
                 self.played.pop();
-                self.position.unmake_null();
+                self.position.unmake_null_move();
                 if self.stopped() {
                     return 0;
                 }

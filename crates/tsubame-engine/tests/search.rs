@@ -309,7 +309,7 @@ fn tenjiku_self_play(options: &str, games: u64, max_plies: usize, seed: u64) -> 
                 );
                 outcome.best.expect("an ongoing game has a legal move")
             };
-            let text = position.move_to_usi(mv);
+            let text = position.to_usi(mv);
             keys.push(position.key());
             game.play(mv).unwrap_or_else(|e| {
                 panic!(
@@ -370,10 +370,7 @@ fn tenjiku_search_takes_the_last_royal() {
         1,
         &mut |_| {},
     );
-    let best = outcome
-        .best
-        .map(|m| position.move_to_usi(m))
-        .unwrap_or_default();
+    let best = outcome.best.map(|m| position.to_usi(m)).unwrap_or_default();
     assert!(best.starts_with("1h1a"), "{best}");
     assert_eq!(outcome.info.score, Score::Mate(1));
 }

@@ -237,7 +237,7 @@ impl TextGame for TenjikuState {
         self.game
             .legal_moves()
             .into_iter()
-            .map(|m| position.move_to_usi(m))
+            .map(|m| position.to_usi(m))
             .collect()
     }
     fn play(&mut self, text: &str) -> Result<(), String> {
@@ -363,7 +363,7 @@ impl<B: Bitboard> MoveText for Position<B> {
 
 impl MoveText for TenjikuPosition {
     fn text(&self, mv: Move) -> String {
-        self.move_to_usi(mv)
+        self.to_usi(mv)
     }
     fn allows(&self, mv: Move) -> bool {
         self.is_legal(mv)

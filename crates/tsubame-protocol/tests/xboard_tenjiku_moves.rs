@@ -23,7 +23,7 @@ fn check(position: &TenjikuPosition, seen: &mut Seen) {
     let moves = position.legal_moves();
     let mut texts = HashSet::new();
     for &mv in &moves {
-        let usi = position.move_to_usi(mv);
+        let usi = position.to_usi(mv);
         let from = mv.from().unwrap_or(mv.to());
         let is_pass = mv.to() == from && mv.middle().is_none();
         let via = if is_pass {

@@ -2,7 +2,7 @@
 //! special rule of the seed, each built on a small position where the rule decides the outcome.
 
 use tsubame_rules::tenjiku::{self, TenjikuGame, TenjikuPosition, TenjikuRules};
-use tsubame_rules::{Color, EndReason, Move, Options, Outcome, Status};
+use tsubame_rules::{Color, EndReason, Move, MoveError, Options, Outcome, Status};
 
 /// A position from pieces on squares (`("8h", "D!")`, upper case sente), sente's king on 16p
 /// and gote's on 1a unless the list places kings itself.
@@ -62,7 +62,7 @@ fn moves_from(position: &TenjikuPosition, square: &str) -> Vec<String> {
     let mut moves: Vec<String> = position
         .legal_moves()
         .into_iter()
-        .map(|mv| position.move_to_usi(mv))
+        .map(|mv| position.to_usi(mv))
         .filter(|text| text.starts_with(square))
         .collect();
     moves.sort();
@@ -206,7 +206,7 @@ fn a_water_buffalo_promoting_to_a_fire_demon_does_not_burn_on_that_move() {
     assert_eq!(demon.role, tenjiku::PROMOTED_WATER_BUFFALO);
     // As a fire demon it burns on its next move and is immune to burns.
     let mut next = after.clone();
-    next.make_null();
+    next.make_null_move();
     let (_, removed) = play(&next, "8e8d");
     assert!(removed.iter().any(|(s, b)| s == "9d" && *b));
 }
@@ -546,7 +546,7 @@ fn declining_a_promotion_defers_the_next_one_unless_capturing() {
     assert!(sfen.contains("G="), "{sfen}");
     assert!(after.is_deferred(sq("8e")));
     let mut next = after.clone();
-    next.make_null();
+    next.make_null_move();
     assert!(!has(&next, "8e8d+"), "no promotion without a capture");
     assert!(has(&next, "8e8d"));
     let (cleared, _) = play(&next, "8e8d");
@@ -651,7 +651,7 @@ fn repeating_any_earlier_position_is_illegal() {
         !game
             .legal_moves()
             .iter()
-            .any(|&m| game.position().move_to_usi(m) == "8b8b")
+            .any(|&m| game.position().to_usi(m) == "8b8b")
     );
     game.play_usi("8e8f").expect("a pawn move");
     game.play_usi("9n9n").expect("lion hawk pass is new");
@@ -719,7 +719,7 @@ fn move_text_round_trips_for_every_move_of_the_constructed_positions() {
         let position = TenjikuPosition::from_sfen(fields[1], TenjikuRules::from_options(&options))
             .expect("position");
         for mv in position.legal_moves() {
-            let text = position.move_to_usi(mv);
+            let text = position.to_usi(mv);
             assert_eq!(position.parse_usi(&text), Ok(mv), "{text}");
             assert_eq!(Move::from_bits(mv.to_bits()), mv);
         }
@@ -847,26 +847,33 @@ fn malformed_tenjiku_sfen_gets_a_specific_error() {
 #[test]
 fn malformed_or_illegal_tenjiku_moves_get_a_specific_error() {
     let start = TenjikuPosition::start(&Options::defaults(tenjiku::spec()));
-    for (text, expected) in [
-        ("", "not a move"),
-        ("9l", "two or three squares"),
-        ("9l9k9j9i", "not a move"),
-        ("17a1a", "not a move"),
-        ("9q9k", "not a move"),
-        ("9l9k++", "not a move"),
-        ("9l9k=", "not a move"),
-        ("9x9k", "not a move"),
-        ("8h8g", "no piece on 8h"),
-        ("9e9f", "not sente's"),
-        ("9l9j", "no such move"),
-        ("9l9k+", "no such move"),
-        ("9o9n9o", "own side's piece"),
-        ("9o7m9o", "not a step"),
-        ("9o8n7m", "own side's piece"),
-        ("9m9l9e", "not a step"),
+    // Text that names no move at all is a syntax error; a move this position does not have is
+    // illegal, with the reason.
+    for (text, syntax, expected) in [
+        ("", true, "not a move"),
+        ("9l", true, "two or three squares"),
+        ("9l9k9j9i", true, "not a move"),
+        ("17a1a", true, "not a move"),
+        ("9q9k", true, "not a move"),
+        ("9l9k++", true, "not a move"),
+        ("9l9k=", true, "not a move"),
+        ("9x9k", true, "not a move"),
+        ("8h8g", false, "8h8g is illegal: there is no piece on 8h"),
+        ("9e9f", false, "not sente's"),
+        ("9l9j", false, "no such move"),
+        ("9l9k+", false, "no such move"),
+        ("9o9n9o", false, "own side's piece"),
+        ("9o7m9o", false, "not a step"),
+        ("9o8n7m", false, "own side's piece"),
+        ("9m9l9e", false, "not a step"),
     ] {
         let error = start.parse_usi(text).expect_err(text);
-        assert!(error.contains(expected), "{text:?}: {error}");
+        assert_eq!(
+            matches!(error, MoveError::Syntax { .. }),
+            syntax,
+            "{text:?}: {error:?}"
+        );
+        assert!(error.to_string().contains(expected), "{text:?}: {error}");
     }
 }
 
@@ -898,17 +905,17 @@ mod properties {
                     break;
                 }
                 let mv = moves[choice as usize % moves.len()];
-                let text = position.move_to_usi(mv);
+                let text = position.to_usi(mv);
                 prop_assert_eq!(position.parse_usi(&text), Ok(mv));
                 let before = position.clone();
                 let undo = position.make_move(mv);
-                prop_assert_eq!(position.key(), position.fresh_key());
+                prop_assert_eq!(position.key(), position.key_from_scratch());
                 let sfen = position.to_sfen();
                 let reread = TenjikuPosition::from_sfen(&sfen, position.rules()).expect("own SFEN");
                 prop_assert_eq!(&reread, &position);
                 prop_assert_eq!(reread.key(), position.key());
                 let mut back = position.clone();
-                back.unmake_move(&undo);
+                back.unmake_move(mv, undo);
                 prop_assert_eq!(&back, &before);
                 prop_assert_eq!(back.key(), before.key());
             }
@@ -930,7 +937,7 @@ mod properties {
             let start = TenjikuPosition::start(&Options::defaults(tenjiku::spec()));
             match start.parse_usi(&text) {
                 Ok(mv) => prop_assert!(start.legal_moves().contains(&mv)),
-                Err(reason) => prop_assert!(!reason.is_empty()),
+                Err(reason) => prop_assert!(!reason.to_string().is_empty()),
             }
         }
     }

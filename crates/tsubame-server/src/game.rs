@@ -54,7 +54,7 @@ macro_rules! each {
 
 fn tenjiku_play(game: &mut TenjikuGame, text: &str) -> Result<PlayedMove, String> {
     let position = game.position().clone();
-    let mv = position.parse_usi(text)?;
+    let mv = position.parse_usi(text).map_err(|e| e.to_string())?;
     let hodges = write_tenjiku(&position, mv);
     let removed = position
         .removals(mv)
@@ -63,7 +63,7 @@ fn tenjiku_play(game: &mut TenjikuGame, text: &str) -> Result<PlayedMove, String
         .collect();
     game.play(mv).map_err(|e| e.to_string())?;
     Ok(PlayedMove {
-        usi: position.move_to_usi(mv),
+        usi: position.to_usi(mv),
         hodges,
         removed,
     })
@@ -74,7 +74,7 @@ fn tenjiku_legal_texts(game: &TenjikuGame) -> Vec<String> {
     let mut moves: Vec<String> = game
         .legal_moves()
         .into_iter()
-        .map(|m| position.move_to_usi(m))
+        .map(|m| position.to_usi(m))
         .collect();
     moves.sort();
     moves
@@ -94,7 +94,7 @@ fn tenjiku_best_move(game: &TenjikuGame, limits: &Limits) -> Option<EngineReply>
         &EvalParams::for_variant(tenjiku::spec()),
         limits,
         |position, mv| position.is_legal(mv),
-        |position, mv| position.move_to_usi(mv),
+        |position, mv| position.to_usi(mv),
     )
 }
 

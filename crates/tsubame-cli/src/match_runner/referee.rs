@@ -103,7 +103,7 @@ impl Referee for TenjikuGame {
         self.play_usi(text).map(|_| ()).map_err(|e| e.to_string())
     }
     fn move_text(&self, mv: Move) -> String {
-        self.position().move_to_usi(mv)
+        self.position().to_usi(mv)
     }
     fn status(&self) -> Status {
         TenjikuGame::status(self)

@@ -322,7 +322,7 @@ pub fn move_to_usi(options: &Options, sfen: &str, text: &str) -> Result<String, 
     if Variant::of(options) == Some(Variant::Tenjiku) {
         let position = replay::tenjiku_start(options, Some(sfen))?;
         return replay::read_tenjiku_move(&position, text.trim())
-            .map(|(mv, _)| position.move_to_usi(mv));
+            .map(|(mv, _)| position.to_usi(mv));
     }
     on_tables(
         options.variant(),

@@ -220,7 +220,7 @@ pub(crate) fn read_tenjiku_move(
         Err(usi_error) => match crate::tenjiku::parse_tenjiku(position, text) {
             Ok(mv) => Ok((mv, false)),
             // Tenjiku USI always starts with a file number, Hodges with a piece.
-            Err(_) if text.starts_with(|c: char| c.is_ascii_digit()) => Err(usi_error),
+            Err(_) if text.starts_with(|c: char| c.is_ascii_digit()) => Err(usi_error.to_string()),
             Err(hodges_error) => Err(hodges_error.to_string()),
         },
     }
@@ -234,13 +234,13 @@ pub(crate) fn tenjiku_threatens_royal(position: &TenjikuPosition) -> bool {
         return false;
     }
     let mut attacker = position.clone();
-    attacker.make_null();
+    attacker.make_null_move();
     let mut captures = Vec::new();
     attacker.generate_captures(&mut captures);
     captures.into_iter().any(|mv| {
         let undo = attacker.make_move(mv);
         let taken = attacker.royal_count(victim) == 0;
-        attacker.unmake_move(&undo);
+        attacker.unmake_move(mv, undo);
         taken
     })
 }
@@ -280,7 +280,7 @@ fn resolve_tenjiku(work: Resolve<'_>) -> Result<Resolved, RecordError> {
         all_usi &= was_usi;
         let hodges = crate::tenjiku::write_tenjiku(&position, mv);
         game.play(mv).map_err(|e| illegal(e.to_string()))?;
-        let text = position.move_to_usi(mv);
+        let text = position.to_usi(mv);
         usi.push(text.clone());
         steps.push(Step {
             usi: text,

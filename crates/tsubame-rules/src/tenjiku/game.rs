@@ -6,6 +6,7 @@ use super::{TenjikuRules, spec};
 use crate::color::Color;
 use crate::game::{EndReason, Outcome, Status};
 use crate::moves::Move;
+use crate::usi::MoveError;
 use crate::variant::Options;
 use thiserror::Error;
 
@@ -19,8 +20,8 @@ pub enum TenjikuGameError {
     #[error("the game is over: {0}")]
     Finished(Outcome),
     /// The move is not a move of the position.
-    #[error("{0}")]
-    Illegal(String),
+    #[error(transparent)]
+    Move(#[from] MoveError),
     /// The move would recreate an earlier position.
     #[error(
         "{mv} recreates the position after move {ply} with the same side to move; repeating is illegal"
@@ -144,7 +145,7 @@ impl TenjikuGame {
         moves.retain(|&mv| {
             let undo = position.make_move(mv);
             let fresh = !self.keys.contains(&position.key());
-            position.unmake_move(&undo);
+            position.unmake_move(mv, undo);
             fresh
         });
         moves
@@ -156,16 +157,16 @@ impl TenjikuGame {
             return Err(TenjikuGameError::Finished(outcome));
         }
         if !self.position.is_legal(mv) {
-            return Err(TenjikuGameError::Illegal(format!(
-                "{} is not a move of this position",
-                self.position.move_to_usi(mv)
-            )));
+            return Err(TenjikuGameError::Move(MoveError::Illegal {
+                text: self.position.to_usi(mv),
+                reason: "it is not a move of this position".to_string(),
+            }));
         }
         let mut after = self.position.clone();
         after.make_move(mv);
         if let Some(ply) = self.keys.iter().position(|&k| k == after.key()) {
             return Err(TenjikuGameError::Repetition {
-                mv: self.position.move_to_usi(mv),
+                mv: self.position.to_usi(mv),
                 ply,
             });
         }
@@ -182,10 +183,7 @@ impl TenjikuGame {
         if let Some(outcome) = self.outcome() {
             return Err(TenjikuGameError::Finished(outcome));
         }
-        let mv = self
-            .position
-            .parse_usi(text.trim())
-            .map_err(TenjikuGameError::Illegal)?;
+        let mv = self.position.parse_usi(text.trim())?;
         self.play(mv)?;
         Ok(mv)
     }
@@ -194,7 +192,7 @@ impl TenjikuGame {
     pub fn undo(&mut self) -> Option<Move> {
         let mv = self.moves.pop()?;
         if let Some(undo) = self.undos.pop() {
-            self.position.unmake_move(&undo);
+            self.position.unmake_move(mv, undo);
         }
         self.keys.pop();
         self.outcome = None;
@@ -235,14 +233,14 @@ impl TenjikuGame {
                 for reply in replies {
                     let reply_undo = position.make_move(reply);
                     let lost = position.royal_count(us) == 0;
-                    position.unmake_move(&reply_undo);
+                    position.unmake_move(reply, reply_undo);
                     if lost {
                         safe = false;
                         break;
                     }
                 }
             }
-            position.unmake_move(&undo);
+            position.unmake_move(mv, undo);
             if safe {
                 return false;
             }

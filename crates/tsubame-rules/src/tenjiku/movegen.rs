@@ -77,7 +77,7 @@ impl TenjikuPosition {
     }
 
     /// Appends every move to `moves` (see [`TenjikuPosition::legal_moves`]).
-    pub fn generate_moves(&self, moves: &mut Vec<Move>) {
+    pub fn generate_legal(&self, moves: &mut Vec<Move>) {
         self.generate(&mut |mv| moves.push(mv));
     }
 
@@ -94,7 +94,7 @@ impl TenjikuPosition {
         for mv in moves {
             let undo = self.make_move(mv);
             nodes += self.perft(depth - 1);
-            self.unmake_move(&undo);
+            self.unmake_move(mv, undo);
         }
         nodes
     }
@@ -107,7 +107,7 @@ impl TenjikuPosition {
             .map(|mv| {
                 let undo = self.make_move(mv);
                 let nodes = self.perft(depth.saturating_sub(1));
-                self.unmake_move(&undo);
+                self.unmake_move(mv, undo);
                 (mv, nodes)
             })
             .collect()

@@ -278,7 +278,7 @@ impl TenjikuPosition {
     }
 
     /// The hash computed from scratch (equal to [`TenjikuPosition::key`] at all times).
-    pub fn fresh_key(&self) -> u64 {
+    pub fn key_from_scratch(&self) -> u64 {
         let mut key = 0;
         for (s, &code) in self.board.iter().enumerate() {
             if code != EMPTY {
@@ -397,8 +397,10 @@ impl TenjikuPosition {
         }
     }
 
-    /// Takes back the move `undo` came from.
-    pub fn unmake_move(&mut self, undo: &TenjikuUndo) {
+    /// Takes back `mv`, which [`TenjikuPosition::make_move`] played and answered with `undo`.
+    /// Everything is restored from `undo`; the move is taken for the same signature as
+    /// [`crate::Position::unmake_move`].
+    pub fn unmake_move(&mut self, _mv: Move, undo: TenjikuUndo) {
         for &(square, code) in undo.changes[..undo.change_count as usize].iter().rev() {
             self.set(square as usize, code);
         }
@@ -408,16 +410,16 @@ impl TenjikuPosition {
         self.key = undo.key;
     }
 
-    /// Passes the turn without moving (for search); [`TenjikuPosition::unmake_null`] takes it
+    /// Passes the turn without moving (for search); [`TenjikuPosition::unmake_null_move`] takes it
     /// back.
-    pub fn make_null(&mut self) {
+    pub fn make_null_move(&mut self) {
         let side = !self.side;
         self.set_side(side);
         self.ply += 1;
     }
 
-    /// Takes back [`TenjikuPosition::make_null`].
-    pub fn unmake_null(&mut self) {
+    /// Takes back [`TenjikuPosition::make_null_move`].
+    pub fn unmake_null_move(&mut self) {
         let side = !self.side;
         self.set_side(side);
         self.ply -= 1;

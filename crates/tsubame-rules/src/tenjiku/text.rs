@@ -6,6 +6,7 @@ use crate::bitboard::{Bitboard, Bitboard256};
 use crate::color::Color;
 use crate::moves::Move;
 use crate::square::Square;
+use crate::usi::MoveError;
 use crate::variant::Role;
 use std::fmt::Write as _;
 use thiserror::Error;
@@ -349,7 +350,7 @@ impl TenjikuPosition {
 
     /// A move as USI-style text: `9l9k`, `9l9k+`, `6f5e6d` (capturing on 5e on the way),
     /// `6f5e6f` (igui), `6f6f` (a pass).
-    pub fn move_to_usi(&self, mv: Move) -> String {
+    pub fn to_usi(&self, mv: Move) -> String {
         let mut out = String::with_capacity(10);
         let from = mv.from().unwrap_or(mv.to());
         let _ = write!(out, "{}", GEOMETRY.name(from));
@@ -365,8 +366,16 @@ impl TenjikuPosition {
 
     /// Reads USI-style move text and finds the move of this position it names. A path through
     /// an empty square (`6f5e6d` with 5e empty) names the move without a capture on the way.
-    pub fn parse_usi(&self, text: &str) -> Result<Move, String> {
-        let shown: String = text.chars().take(24).collect();
+    pub fn parse_usi(&self, text: &str) -> Result<Move, MoveError> {
+        let shown: String = text.chars().take(40).collect();
+        let syntax = |reason| MoveError::Syntax {
+            text: shown.clone(),
+            reason,
+        };
+        let illegal = |reason| MoveError::Illegal {
+            text: shown.clone(),
+            reason,
+        };
         let (body, promote) = match text.strip_suffix('+') {
             Some(body) => (body, true),
             None => (text, false),
@@ -375,9 +384,7 @@ impl TenjikuPosition {
         let mut rest = body;
         while !rest.is_empty() {
             let Some((square, length)) = GEOMETRY.parse_square_prefix(rest) else {
-                return Err(format!(
-                    "{shown:?} is not a move: expected squares such as 9l9k, 6f5e6d or 6f6f"
-                ));
+                return Err(syntax("expected squares such as 9l9k, 6f5e6d or 6f6f"));
             };
             squares.push(square);
             rest = &rest[length..];
@@ -389,20 +396,21 @@ impl TenjikuPosition {
             [from, to] => (*from, None, *to),
             [from, middle, to] => (*from, Some(*middle), *to),
             _ => {
-                return Err(format!(
-                    "{shown:?} is not a move: expected two or three squares"
-                ));
+                return Err(syntax("expected two or three squares"));
             }
         };
         let Some(piece) = self.piece_at(from) else {
-            return Err(format!("{shown}: no piece on {}", GEOMETRY.name(from)));
+            return Err(illegal(format!(
+                "there is no piece on {}",
+                GEOMETRY.name(from)
+            )));
         };
         if piece.color != self.side {
-            return Err(format!(
-                "{shown}: the piece on {} is not {}'s",
+            return Err(illegal(format!(
+                "the piece on {} is not {}'s",
                 GEOMETRY.name(from),
                 self.side
-            ));
+            )));
         }
         let middle = match middle {
             Some(m) => {
@@ -412,20 +420,20 @@ impl TenjikuPosition {
                     a != b && ax.abs_diff(bx) <= 1 && ay.abs_diff(by) <= 1
                 };
                 if !near(from, m) || !near(m, to) {
-                    return Err(format!(
-                        "{shown}: {} is not a step between {} and {}",
+                    return Err(illegal(format!(
+                        "{} is not a step between {} and {}",
                         GEOMETRY.name(m),
                         GEOMETRY.name(from),
                         GEOMETRY.name(to)
-                    ));
+                    )));
                 }
                 match self.piece_at(m) {
                     Some(p) if p.color != self.side => Some(m),
                     Some(_) => {
-                        return Err(format!(
-                            "{shown}: a piece cannot step through its own side's piece on {}",
+                        return Err(illegal(format!(
+                            "a piece cannot step through its own side's piece on {}",
                             GEOMETRY.name(m)
-                        ));
+                        )));
                     }
                     None => None,
                 }
@@ -443,16 +451,16 @@ impl TenjikuPosition {
             }
         });
         found.ok_or_else(|| {
-            format!(
-                "{shown}: the {} on {} has no such move here",
+            illegal(format!(
+                "the {} on {} has no such move here",
                 ROLES[piece.role.index()].name,
                 GEOMETRY.name(from)
-            )
+            ))
         })
     }
 
     /// The position after the move written as USI text.
-    pub fn after_usi(&self, text: &str) -> Result<TenjikuPosition, String> {
+    pub fn after_usi(&self, text: &str) -> Result<TenjikuPosition, MoveError> {
         let mv = self.parse_usi(text)?;
         let mut after = self.clone();
         after.make_move(mv);
