@@ -40,7 +40,10 @@ pub use color::Color;
 pub use game::{EndReason, Game, GameError, Outcome, Status};
 pub use moves::{Move, MoveKind};
 pub use position::{Position, PositionError, Setup, Undo};
-pub use runtime::{UnknownVariant, Variant};
+pub use runtime::{
+    AnyGame, AnyGameError, AnyPosition, GamePosition, PositionVisitor, SetupError, UnknownVariant,
+    Variant,
+};
 pub use sfen::{SfenError, parse_fen_setup, parse_sfen_setup};
 pub use square::{Geometry, Square, SquareName};
 pub use tables::Tables;

@@ -58,7 +58,7 @@ mod movegen;
 mod position;
 mod text;
 
-pub use game::{TenjikuGame, TenjikuStatus};
+pub use game::{TenjikuGame, TenjikuGameError, TenjikuStatus};
 pub use position::{Removal, TenjikuPosition, TenjikuUndo};
 pub use text::TenjikuSetupError;
 
