@@ -12,8 +12,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::io::Write;
 use std::process::ExitCode;
 use std::time::Instant;
-use tsubame_rules::tenjiku::{TenjikuGame, TenjikuPosition, TenjikuRules};
-use tsubame_rules::{Bitboard, Game, Options, Position, Tables, Variant, tori, wa};
+use tsubame_rules::tenjiku::TenjikuGame;
+use tsubame_rules::{AnyPosition, Game, Options, Variant, tori, wa};
 
 /// Play, study and analyse Tori, Wa and Tenjiku shogi.
 #[derive(Parser)]
@@ -428,61 +428,26 @@ impl PositionArgs {
         Ok(options)
     }
 
-    fn position<B: Bitboard>(&self, tables: &'static Tables<B>) -> Result<Position<B>> {
+    fn position(&self) -> Result<AnyPosition> {
         let options = self.options()?;
-        let rules = options.rule_set();
         Ok(match (&self.sfen, &self.fen) {
-            (Some(sfen), _) => Position::from_sfen(tables, sfen, rules).context("bad --sfen")?,
-            (None, Some(fen)) => Position::from_fen(tables, fen, rules).context("bad --fen")?,
-            (None, None) => Position::start(tables, &options)?,
+            (Some(sfen), _) => AnyPosition::from_sfen(&options, sfen).context("bad --sfen")?,
+            (None, Some(fen)) => AnyPosition::from_fen(&options, fen).context("bad --fen")?,
+            (None, None) => AnyPosition::start(&options)?,
         })
     }
 }
 
-/// A position that perft can count, whatever its game.
-trait Countable {
-    fn leaf_count(&mut self, depth: u32) -> u64;
-    fn divide_as_text(&mut self, depth: u32) -> Vec<(String, u64)>;
-}
-
-impl<B: Bitboard> Countable for Position<B> {
-    fn leaf_count(&mut self, depth: u32) -> u64 {
-        self.perft(depth)
-    }
-    fn divide_as_text(&mut self, depth: u32) -> Vec<(String, u64)> {
-        let rows = self.divide(depth);
-        rows.into_iter()
-            .map(|(mv, n)| (self.to_usi(mv), n))
-            .collect()
-    }
-}
-
-impl Countable for TenjikuPosition {
-    fn leaf_count(&mut self, depth: u32) -> u64 {
-        self.perft(depth)
-    }
-    fn divide_as_text(&mut self, depth: u32) -> Vec<(String, u64)> {
-        let rows = self.divide(depth);
-        rows.into_iter()
-            .map(|(mv, n)| (self.to_usi(mv), n))
-            .collect()
-    }
-}
-
-fn perft<B: Bitboard>(tables: &'static Tables<B>, args: &PerftArgs) -> Result<()> {
-    let position = args.position.position(tables)?;
-    run_perft(position, args)
-}
-
-fn run_perft(mut position: impl Countable, args: &PerftArgs) -> Result<()> {
+fn perft(args: &PerftArgs) -> Result<()> {
     if args.depth > 64 {
         bail!("depth {} is too deep (at most 64)", args.depth);
     }
+    let mut position = args.position.position()?;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let start = Instant::now();
     let nodes = if args.divide {
-        let mut rows = position.divide_as_text(args.depth);
+        let mut rows = position.divide(args.depth);
         rows.sort();
         for (mv, n) in &rows {
             writeln!(out, "{mv} {n}")?;
@@ -493,7 +458,7 @@ fn run_perft(mut position: impl Countable, args: &PerftArgs) -> Result<()> {
             rows.iter().map(|r| r.1).sum()
         }
     } else {
-        position.leaf_count(args.depth)
+        position.perft(args.depth)
     };
     let seconds = start.elapsed().as_secs_f64();
     let nps = if seconds > 0.0 {
@@ -505,44 +470,8 @@ fn run_perft(mut position: impl Countable, args: &PerftArgs) -> Result<()> {
     Ok(())
 }
 
-impl PositionArgs {
-    fn tenjiku_position(&self) -> Result<TenjikuPosition> {
-        let options = self.options()?;
-        if self.fen.is_some() {
-            bail!(
-                "Tenjiku positions are given with --sfen (its piece codes are in the rules library's documentation)"
-            );
-        }
-        Ok(match &self.sfen {
-            Some(sfen) => TenjikuPosition::from_sfen(sfen, TenjikuRules::from_options(&options))
-                .context("bad --sfen")?,
-            None => TenjikuPosition::start(&options),
-        })
-    }
-}
-
-fn tenjiku_perft(args: &PerftArgs) -> Result<()> {
-    run_perft(args.position.tenjiku_position()?, args)
-}
-
-fn tenjiku_moves(args: &MovesArgs) -> Result<()> {
-    let position = args.position.tenjiku_position()?;
-    let mut texts: Vec<String> = position
-        .legal_moves()
-        .into_iter()
-        .map(|m| position.to_usi(m))
-        .collect();
-    texts.sort();
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    for text in texts {
-        writeln!(out, "{text}")?;
-    }
-    Ok(())
-}
-
-fn moves<B: Bitboard>(tables: &'static Tables<B>, args: &MovesArgs) -> Result<()> {
-    let position = args.position.position(tables)?;
+fn moves(args: &MovesArgs) -> Result<()> {
+    let position = args.position.position()?;
     let list = if args.pseudo_legal {
         position.pseudo_legal_moves()
     } else {
@@ -561,11 +490,7 @@ fn moves<B: Bitboard>(tables: &'static Tables<B>, args: &MovesArgs) -> Result<()
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
-        Command::Perft(args) => match args.position.variant {
-            Variant::Tori => perft(tori::tables(), args),
-            Variant::Wa => perft(wa::tables(), args),
-            Variant::Tenjiku => tenjiku_perft(args),
-        },
+        Command::Perft(args) => perft(args),
         Command::Bench(args) => bench(args),
         Command::Play(args) => play::run(args),
         Command::Analyse(args) => analyse::run(args),
@@ -574,11 +499,7 @@ fn main() -> ExitCode {
         Command::Match(args) => run_match(args),
         Command::Serve(args) => tsubame_server::cli::run(args),
         Command::Tune(args) => tune::run(args),
-        Command::Moves(args) => match args.position.variant {
-            Variant::Tori => moves(tori::tables(), args),
-            Variant::Wa => moves(wa::tables(), args),
-            Variant::Tenjiku => tenjiku_moves(args),
-        },
+        Command::Moves(args) => moves(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -3,42 +3,18 @@
 //! burn, and where the game ends with the last royal.
 
 use crate::eval::{EvalParams, evaluate, evaluate_tenjiku};
-use tsubame_rules::tenjiku::{TenjikuPosition, TenjikuUndo};
+use tsubame_rules::tenjiku::TenjikuPosition;
 use tsubame_rules::{
-    Bitboard, Color, DropMateRule, Move, MoveKind, Position, RepetitionRule, Role, Square,
-    StalemateRule, Undo,
+    Bitboard, Color, DropMateRule, GamePosition, Move, MoveKind, Position, RepetitionRule, Role,
+    Square, StalemateRule,
 };
 
-/// A position the search can explore.
-pub trait SearchPosition: Clone + Send + Sync {
-    /// What takes a move back.
-    type Undo;
-
-    /// The position's hash (side to move included).
-    fn key(&self) -> u64;
-    /// Whether the side to move's royal is attacked (always `false` where moving into check is
-    /// legal and the game ends only with the royal's capture).
-    fn in_check(&self) -> bool;
+/// What the search needs of a game's position beyond the rules ([`GamePosition`]: keys,
+/// legal and capture generation, make/unmake, null moves): the evaluation and the hooks for
+/// move ordering, pruning and game end.
+pub trait SearchPosition: GamePosition {
     /// Whether the side to move has already lost (no royal left).
     fn lost(&self) -> bool;
-    /// Appends every legal move.
-    fn generate_legal(&self, moves: &mut Vec<Move>);
-    /// Appends the legal moves that win material (for quiescence).
-    fn generate_captures(&self, moves: &mut Vec<Move>);
-    /// Every legal move.
-    fn legal_moves(&self) -> Vec<Move> {
-        let mut moves = Vec::with_capacity(128);
-        self.generate_legal(&mut moves);
-        moves
-    }
-    /// Plays a legal move.
-    fn make(&mut self, mv: Move) -> Self::Undo;
-    /// Takes a move back.
-    fn unmake(&mut self, mv: Move, undo: Self::Undo);
-    /// Passes the turn.
-    fn make_null_move(&mut self);
-    /// Takes a pass back.
-    fn unmake_null_move(&mut self);
     /// Size of the history table the search keeps for this game.
     fn history_size(&self) -> usize;
     /// The move's slot in that table (below [`SearchPosition::history_size`]).
@@ -73,44 +49,9 @@ pub trait SearchPosition: Clone + Send + Sync {
 }
 
 impl<B: Bitboard> SearchPosition for Position<B> {
-    type Undo = Undo;
-
-    #[inline]
-    fn key(&self) -> u64 {
-        Position::key(self)
-    }
-    #[inline]
-    fn in_check(&self) -> bool {
-        Position::in_check(self)
-    }
     #[inline]
     fn lost(&self) -> bool {
         false
-    }
-    #[inline]
-    fn generate_legal(&self, moves: &mut Vec<Move>) {
-        Position::generate_legal(self, moves);
-    }
-    #[inline]
-    fn generate_captures(&self, moves: &mut Vec<Move>) {
-        Position::generate_captures(self, moves);
-    }
-    fn legal_moves(&self) -> Vec<Move> {
-        Position::legal_moves(self)
-    }
-    #[inline]
-    fn make(&mut self, mv: Move) -> Undo {
-        self.make_move(mv)
-    }
-    #[inline]
-    fn unmake(&mut self, mv: Move, undo: Undo) {
-        self.unmake_move(mv, undo);
-    }
-    fn make_null_move(&mut self) {
-        self.make_null_move();
-    }
-    fn unmake_null_move(&mut self) {
-        self.unmake_null_move();
     }
     fn history_size(&self) -> usize {
         let tables = self.tables();
@@ -269,37 +210,9 @@ impl<B: Bitboard> SearchPosition for Position<B> {
 }
 
 impl SearchPosition for TenjikuPosition {
-    type Undo = TenjikuUndo;
-
-    #[inline]
-    fn key(&self) -> u64 {
-        TenjikuPosition::key(self)
-    }
-    #[inline]
-    fn in_check(&self) -> bool {
-        false
-    }
     #[inline]
     fn lost(&self) -> bool {
         self.royal_count(self.side_to_move()) == 0
-    }
-    fn generate_legal(&self, moves: &mut Vec<Move>) {
-        self.generate_legal(moves);
-    }
-    fn generate_captures(&self, moves: &mut Vec<Move>) {
-        TenjikuPosition::generate_captures(self, moves);
-    }
-    fn make(&mut self, mv: Move) -> TenjikuUndo {
-        self.make_move(mv)
-    }
-    fn unmake(&mut self, mv: Move, undo: TenjikuUndo) {
-        self.unmake_move(mv, undo);
-    }
-    fn make_null_move(&mut self) {
-        TenjikuPosition::make_null_move(self);
-    }
-    fn unmake_null_move(&mut self) {
-        TenjikuPosition::unmake_null_move(self);
     }
     fn history_size(&self) -> usize {
         2 * tsubame_rules::tenjiku::spec().roles.len() * 256

@@ -396,7 +396,7 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
         } else {
             Some(self.history_index(mv) as u32)
         };
-        let undo = self.position.make(mv);
+        let undo = self.position.make_move(mv);
         self.keys.push(self.position.key());
         self.checks.push(self.position.in_check());
         self.played.push(slot);
@@ -407,7 +407,7 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
         self.keys.pop();
         self.checks.pop();
         self.played.pop();
-        self.position.unmake(mv, undo);
+        self.position.unmake_move(mv, undo);
     }
 
     fn has_pieces_to_move(&self) -> bool {
@@ -855,9 +855,9 @@ pub fn search<P: SearchPosition>(
         // A move back into any earlier position of the game is no move at all.
         let mut after = position.clone();
         legal.retain(|&mv| {
-            let undo = after.make(mv);
+            let undo = after.make_move(mv);
             let fresh = !history_keys.contains(&after.key());
-            after.unmake(mv, undo);
+            after.unmake_move(mv, undo);
             fresh
         });
     }

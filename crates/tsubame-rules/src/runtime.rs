@@ -551,6 +551,16 @@ impl AnyPosition {
         each_position!(self, p => p.legal_moves())
     }
 
+    /// The moves without the check that the own royal is left safe: Tori and Wa's
+    /// pseudo-legal moves, and Tenjiku's legal moves (moving into check is legal there).
+    pub fn pseudo_legal_moves(&self) -> Vec<Move> {
+        match self {
+            AnyPosition::Tori(p) => p.pseudo_legal_moves(),
+            AnyPosition::Wa(p) => p.pseudo_legal_moves(),
+            AnyPosition::Tenjiku(p) => p.legal_moves(),
+        }
+    }
+
     /// Whether `mv` is legal here.
     pub fn is_legal(&self, mv: Move) -> bool {
         each_position!(self, p => p.is_legal(mv))

@@ -221,7 +221,7 @@ fn engine_reply<P: SearchPosition>(
                     break;
                 }
                 last_pv.push(text(&pv_walk, mv));
-                pv_walk.make(mv);
+                pv_walk.make_move(mv);
             }
         },
     );
