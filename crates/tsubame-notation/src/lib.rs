@@ -35,7 +35,7 @@ pub mod tenjiku;
 pub use error::HodgesError;
 pub use notator::Notator;
 
-use tsubame_rules::{Bitboard, Move, Position};
+use tsubame_rules::{AnyPosition, Bitboard, Move, Position};
 
 /// Writes a move in Hodges notation.
 ///
@@ -66,6 +66,26 @@ use tsubame_rules::{Bitboard, Move, Position};
 /// ```
 pub fn write_hodges<B: Bitboard>(position: &Position<B>, mv: Move) -> String {
     Notator::new(position).hodges(mv)
+}
+
+/// Writes a move of a position of any game in Hodges notation: [`write_hodges`] for Tori and
+/// Wa, [`tenjiku::write_tenjiku`] for Tenjiku.
+///
+/// ```
+/// use tsubame_notation::write_hodges_any;
+/// use tsubame_rules::{AnyPosition, Variant};
+/// for (variant, usi, hodges) in [(Variant::Tori, "3d3c", "Swx3c"), (Variant::Tenjiku, "9l9k", "P-9k")] {
+///     let position = AnyPosition::start(&variant.default_options()).unwrap();
+///     let mv = position.parse_usi(usi).unwrap();
+///     assert_eq!(write_hodges_any(&position, mv), hodges);
+/// }
+/// ```
+pub fn write_hodges_any(position: &AnyPosition, mv: Move) -> String {
+    match position {
+        AnyPosition::Tori(p) => write_hodges(p, mv),
+        AnyPosition::Wa(p) => write_hodges(p, mv),
+        AnyPosition::Tenjiku(p) => tenjiku::write_tenjiku(p, mv),
+    }
 }
 
 /// Reads a move in Hodges notation and finds it among the legal moves of `position`.

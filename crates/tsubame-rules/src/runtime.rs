@@ -581,6 +581,46 @@ impl AnyPosition {
         each_position!(self, p => p.parse_usi(text))
     }
 
+    /// The position as the FEN of Fairy-Stockfish and the Tori play site; `None` for Tenjiku,
+    /// which has only SFEN.
+    pub fn to_fen(&self) -> Option<String> {
+        match self {
+            AnyPosition::Tori(p) => Some(p.to_fen()),
+            AnyPosition::Wa(p) => Some(p.to_fen()),
+            AnyPosition::Tenjiku(_) => None,
+        }
+    }
+
+    /// The square of the side to move's royal when it is in check (see
+    /// [`GamePosition::in_check`]; never in Tenjiku).
+    pub fn check_square(&self) -> Option<Square> {
+        match self {
+            AnyPosition::Tori(p) => board_check_square(p),
+            AnyPosition::Wa(p) => board_check_square(p),
+            AnyPosition::Tenjiku(_) => None,
+        }
+    }
+
+    /// Every square whose piece the legal move `mv` takes off the board: a capture, a
+    /// capture on the way, pieces burned by a fire demon, and in Tenjiku the mover itself
+    /// when it burns. Drops and the shrike's exchange remove nothing.
+    ///
+    /// ```
+    /// use tsubame_rules::{AnyPosition, Variant};
+    /// let options = Variant::Tori.default_options();
+    /// let start = AnyPosition::start(&options).unwrap();
+    /// let capture = start.parse_usi("3d3c").unwrap();
+    /// let name = |s| start.geometry().name(s).to_string();
+    /// assert_eq!(start.removed_squares(capture).into_iter().map(name).collect::<Vec<_>>(), ["3c"]);
+    /// ```
+    pub fn removed_squares(&self, mv: Move) -> Vec<Square> {
+        match self {
+            AnyPosition::Tori(p) => board_removed_squares(p, mv),
+            AnyPosition::Wa(p) => board_removed_squares(p, mv),
+            AnyPosition::Tenjiku(p) => p.removals(mv).into_iter().map(|r| r.square).collect(),
+        }
+    }
+
     /// Plays a legal move; an illegal one is refused and the position is unchanged.
     pub fn play(&mut self, mv: Move) -> Result<(), MoveError> {
         each_position!(self, p => {
@@ -606,6 +646,26 @@ impl AnyPosition {
             let counts = p.divide(depth);
             counts.into_iter().map(|(mv, nodes)| (p.to_usi(mv), nodes)).collect()
         })
+    }
+}
+
+fn board_check_square<B: Bitboard>(position: &Position<B>) -> Option<Square> {
+    if !position.in_check() {
+        return None;
+    }
+    let index = position.royal_square(position.side_to_move())?;
+    Some(Square::from_index(u8::try_from(index).ok()?))
+}
+
+fn board_removed_squares<B: Bitboard>(position: &Position<B>, mv: Move) -> Vec<Square> {
+    match mv.kind() {
+        crate::MoveKind::Normal { to, .. } => position
+            .piece_at(to)
+            .filter(|piece| piece.color != position.side_to_move())
+            .map(|_| to)
+            .into_iter()
+            .collect(),
+        _ => Vec::new(),
     }
 }
 
@@ -667,6 +727,18 @@ impl AnyGame {
             Variant::Wa => AnyGame::Wa(Game::from_sfen(wa::tables(), sfen, options)?),
             Variant::Tenjiku => AnyGame::Tenjiku(Box::new(TenjikuGame::from_sfen(sfen, options)?)),
         })
+    }
+
+    /// A game from a position, with the rule options of the position's game (options of
+    /// another game give that game's rule choices to this position's moves).
+    pub fn from_position(start: AnyPosition, options: Options) -> AnyGame {
+        match start {
+            AnyPosition::Tori(p) => AnyGame::Tori(Game::from_position(p, options)),
+            AnyPosition::Wa(p) => AnyGame::Wa(Game::from_position(p, options)),
+            AnyPosition::Tenjiku(p) => {
+                AnyGame::Tenjiku(Box::new(TenjikuGame::from_position(*p, options)))
+            }
+        }
     }
 
     /// The game.

@@ -4,7 +4,7 @@
 //! error naming what was wrong instead of the framework's plain-text rejection.
 
 use crate::clock::TimeControl;
-use crate::game::AnyGame;
+use crate::game::HostedGame;
 use crate::hub::{ApiError, GameSlot, Hub, NewGame};
 use axum::Router;
 use axum::body::Bytes;
@@ -369,7 +369,7 @@ async fn draw(
 }
 
 /// A record in every export form, with the position after each ply for replay.
-fn record_of(game_start: &AnyGame, moves: &[String]) -> Result<Value, ApiError> {
+fn record_of(game_start: &HostedGame, moves: &[String]) -> Result<Value, ApiError> {
     let mut walk = game_start.clone();
     let mut positions = vec![walk.sfen()];
     let mut hodges = Vec::new();
@@ -425,7 +425,7 @@ async fn game_record(
 ) -> Result<Response, ApiError> {
     let slot = hub.find(&id).await?;
     let live = slot.game.lock().await;
-    let start = AnyGame::new(
+    let start = HostedGame::new(
         live.rules_game().variant(),
         &live.rules_game().options_text(),
         Some(&live.rules_game().start_sfen()),
@@ -438,13 +438,14 @@ async fn game_record(
     Ok(ok(&record))
 }
 
-fn game_for(request: &PositionRequest) -> Result<AnyGame, ApiError> {
+fn game_for(request: &PositionRequest) -> Result<HostedGame, ApiError> {
     let variant = variant_of(&request.variant)?;
     let options = request.options.to_text()?;
     if request.moves.len() > 5000 {
         return Err(ApiError::bad_request("at most 5000 moves"));
     }
-    AnyGame::new(variant, &options, request.sfen.as_deref().map(str::trim)).map_err(ApiError::rules)
+    HostedGame::new(variant, &options, request.sfen.as_deref().map(str::trim))
+        .map_err(ApiError::rules)
 }
 
 /// Replays a pasted record: every position, Hodges text and the export forms.

@@ -5,7 +5,7 @@
 //! restart rebuilds the same games from the stored rows.
 
 use crate::clock::{ClockState, ClockView, SideClock, TimeControl};
-use crate::game::{AnyGame, PlayedMove};
+use crate::game::{HostedGame, PlayedMove};
 use crate::store::{GameRow, MoveRow, Store, token_hash};
 use rand::Rng;
 use serde::Serialize;
@@ -166,7 +166,7 @@ pub struct MoveRecord {
 /// One game in memory.
 pub struct LiveGame {
     id: String,
-    game: AnyGame,
+    game: HostedGame,
     control: TimeControl,
     clock: ClockState,
     /// When the running turn started (server milliseconds).
@@ -417,7 +417,7 @@ impl LiveGame {
     }
 
     /// The game under the rules.
-    pub fn rules_game(&self) -> &AnyGame {
+    pub fn rules_game(&self) -> &HostedGame {
         &self.game
     }
 }
@@ -495,7 +495,7 @@ impl Hub {
             .ok_or_else(|| format!("unknown variant {}", row.variant))?;
         let control: TimeControl = serde_json::from_str(&row.time_control)
             .map_err(|e| format!("bad time control: {e}"))?;
-        let mut game = AnyGame::new(variant, &row.options, Some(&row.start_sfen))?;
+        let mut game = HostedGame::new(variant, &row.options, Some(&row.start_sfen))?;
         let mut clock = control.initial();
         let mut records = Vec::new();
         for mv in moves {
@@ -615,7 +615,7 @@ impl Hub {
     /// Creates a game and returns the creator's seat.
     pub async fn create(self: &Arc<Self>, new: NewGame) -> Result<SeatGrant, ApiError> {
         new.control.validate().map_err(ApiError::bad_request)?;
-        let game = AnyGame::new(new.variant, &new.options, new.start_sfen.as_deref())
+        let game = HostedGame::new(new.variant, &new.options, new.start_sfen.as_deref())
             .map_err(ApiError::bad_request)?;
         if game.outcome().is_some() {
             return Err(ApiError::bad_request(
