@@ -12,8 +12,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::io::Write;
 use std::process::ExitCode;
 use std::time::Instant;
-use tsubame_rules::tenjiku::TenjikuGame;
-use tsubame_rules::{AnyPosition, Game, Options, Variant, tori, wa};
+use tsubame_rules::{AnyPosition, Options, Variant};
 
 /// Play, study and analyse Tori, Wa and Tenjiku shogi.
 #[derive(Parser)]
@@ -273,11 +272,7 @@ fn run_match(args: &MatchArgs) -> Result<()> {
         max_plies: args.max_plies,
         sprt: args.sprt,
     };
-    match args.variant {
-        Variant::Tori => match_runner::run::<Game<u64>>(tori::tables(), &config)?,
-        Variant::Wa => match_runner::run::<Game<u128>>(wa::tables(), &config)?,
-        Variant::Tenjiku => match_runner::run::<TenjikuGame>((), &config)?,
-    };
+    match_runner::run(&config)?;
     Ok(())
 }
 

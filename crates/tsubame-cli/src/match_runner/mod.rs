@@ -4,11 +4,9 @@
 
 mod clock;
 mod engine;
-mod referee;
 mod stats;
 
 pub use clock::TimeControl;
-pub use referee::Referee;
 pub use stats::{Sprt, Tally, Verdict, elo_estimate};
 
 use anyhow::{Context, Result, bail};
@@ -25,7 +23,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::mpsc::channel;
 use std::time::{Duration, Instant};
 use tsubame_protocol::coords::{chess_to_usi, usi_to_chess, usi_to_xboard, xboard_to_usi};
-use tsubame_rules::{Color, Options, Status};
+use tsubame_rules::{AnyGame, Color, Options, Status};
 
 /// How long past its allowed time the match waits for a `bestmove` before it gives up on the
 /// engine as hung, kills it and restarts it.
@@ -166,8 +164,8 @@ pub fn read_openings(path: &std::path::Path) -> Result<Vec<String>> {
 }
 
 /// Plays the match and prints a line per game and the summary on stdout.
-pub fn run<R: Referee>(context: R::Context, config: &MatchConfig) -> Result<Summary> {
-    let spec = R::spec(context);
+pub fn run(config: &MatchConfig) -> Result<Summary> {
+    let spec = config.options.variant();
     if config.games == 0 {
         bail!("--games must be at least 1");
     }
@@ -180,7 +178,7 @@ pub fn run<R: Referee>(context: R::Context, config: &MatchConfig) -> Result<Summ
         Clock::xboard_setup(config.time).map_err(anyhow::Error::msg)?;
     }
     for (line, sfen) in config.openings.iter().enumerate() {
-        R::from_sfen(context, sfen, &config.options)
+        AnyGame::from_sfen(sfen, config.options.clone())
             .with_context(|| format!("opening {} ({sfen:?}) is not valid", line + 1))?;
     }
     if let Some(dir) = &config.records {
@@ -220,7 +218,7 @@ pub fn run<R: Referee>(context: R::Context, config: &MatchConfig) -> Result<Summ
                     if index >= config.games {
                         break;
                     }
-                    let report = play_game::<R>(context, config, index, &mut engines);
+                    let report = play_game(config, index, &mut engines);
                     if sender.send(report).is_err() {
                         break;
                     }
@@ -401,11 +399,7 @@ fn record_text(
 /// used in turn, each for two games with colours swapped. Random plies are kept as moves, not
 /// folded into the position, so every engine sees the game from its real start (XBoard
 /// engines are told them move by move, and repetitions count from the start).
-fn opening<R: Referee>(
-    context: R::Context,
-    config: &MatchConfig,
-    index: u32,
-) -> (String, Vec<String>) {
+fn opening(config: &MatchConfig, index: u32) -> (String, Vec<String>) {
     let pair = index / 2;
     if !config.openings.is_empty() {
         return (
@@ -417,18 +411,18 @@ fn opening<R: Referee>(
         StdRng::seed_from_u64(config.seed ^ u64::from(pair).wrapping_mul(0x9E37_79B9_7F4A_7C15));
     // A random line may end the game at once (a drop-mate, say); such lines are skipped.
     for _ in 0..20 {
-        let Ok(mut game) = R::start(context, &config.options) else {
+        let Ok(mut game) = AnyGame::new(config.options.clone()) else {
             break;
         };
-        let start = game.sfen();
+        let start = game.position().to_sfen();
         let mut moves = Vec::new();
         for _ in 0..config.random_plies {
             let legal = game.legal_moves();
             let Some(&mv) = legal.choose(&mut rng) else {
                 break;
             };
-            let text = game.move_text(mv);
-            if !game.play_move(mv) {
+            let text = game.position().to_usi(mv);
+            if game.play(mv).is_err() {
                 break;
             }
             moves.push(text);
@@ -437,7 +431,7 @@ fn opening<R: Referee>(
             return (start, moves);
         }
     }
-    (R::spec(context).start_sfen.to_string(), Vec::new())
+    (config.options.variant().start_sfen.to_string(), Vec::new())
 }
 
 /// The name XBoard engines know the variant by.
@@ -521,15 +515,10 @@ fn prepare(
 
 /// Plays game `index`. Engine failures end the game with a loss for that engine and drop it,
 /// so the next game starts a fresh process.
-fn play_game<R: Referee>(
-    context: R::Context,
-    config: &MatchConfig,
-    index: u32,
-    engines: &mut [Option<Engine>; 2],
-) -> GameReport {
+fn play_game(config: &MatchConfig, index: u32, engines: &mut [Option<Engine>; 2]) -> GameReport {
     let engine1_sente = index % 2 == 0;
-    let (start_sfen, opening_moves) = opening::<R>(context, config, index);
-    let spec = R::spec(context);
+    let (start_sfen, opening_moves) = opening(config, index);
+    let spec = config.options.variant();
     let seat_of = |color: Color| usize::from((color == Color::Sente) != engine1_sente);
     let color_of = |seat: usize| {
         if (seat == 0) == engine1_sente {
@@ -550,7 +539,7 @@ fn play_game<R: Referee>(
             detail: String::new(),
         },
     };
-    let mut game = match R::from_sfen(context, &start_sfen, &config.options) {
+    let mut game = match AnyGame::from_sfen(&start_sfen, config.options.clone()) {
         Ok(game) => game,
         Err(error) => {
             report.end.reason = "bad-opening".into();
@@ -559,7 +548,7 @@ fn play_game<R: Referee>(
         }
     };
     for text in opening_moves {
-        if let Err(error) = game.play_text(&text) {
+        if let Err(error) = game.play_usi(&text) {
             report.end.reason = "bad-opening".into();
             report.end.detail = format!("{text}: {error}");
             return report;
@@ -574,7 +563,7 @@ fn play_game<R: Referee>(
             return report;
         }
     }
-    let start_fen = game.start_fen();
+    let start_fen = game.start().to_fen();
     let (width, height) = (spec.width, spec.height);
     let mut clock = Clock::new(config.time, config.margin);
     report.end = loop {
@@ -593,7 +582,7 @@ fn play_game<R: Referee>(
                 detail: String::new(),
             };
         }
-        let color = game.side_to_move();
+        let color = game.position().side_to_move();
         let seat = seat_of(color);
         let protocol = config.engines[seat].protocol;
         let Some(engine) = engines[seat].as_mut() else {
@@ -688,12 +677,12 @@ fn play_game<R: Referee>(
             Protocol::Xboard => xboard_to_usi(&text, width, height),
         };
         let played = usi.ok_or_else(|| "not a move".to_string()).and_then(|usi| {
-            match game.play_text(&usi) {
-                Ok(()) => Ok(usi),
+            match game.play_usi(&usi) {
+                Ok(_) => Ok(usi),
                 Err(error) => match out_and_back_pass(&usi) {
                     // XBoard writes a pass as a step out to an empty square and back.
-                    Some(pass) if game.play_text(&pass).is_ok() => Ok(pass),
-                    _ => Err(error),
+                    Some(pass) if game.play_usi(&pass).is_ok() => Ok(pass),
+                    _ => Err(error.to_string()),
                 },
             }
         });
