@@ -162,10 +162,7 @@ pub fn run(args: &AnalyseArgs) -> Result<()> {
             }
             (None, None) => bail!("give a position with --sfen or a game with --record"),
         };
-    let Some(variant) = Variant::of(&options) else {
-        bail!("{} is not available yet", options.variant().title);
-    };
-    let mut session = session_for(&options, variant)?;
+    let mut session = session_for(&options)?;
     session
         .set_threads(args.threads)
         .map_err(anyhow::Error::msg)?;

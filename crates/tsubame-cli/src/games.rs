@@ -28,13 +28,10 @@ pub fn options_for(variant: Variant, pairs: &[String], handicap: Option<&str>) -
 }
 
 /// An engine session for the game at these options.
-pub fn session_for(options: &Options, variant: Variant) -> Result<Session> {
+pub fn session_for(options: &Options) -> Result<Session> {
     let mut session = Session::new();
-    session.set_variant(variant).map_err(anyhow::Error::msg)?;
-    for (name, value) in options.iter() {
-        session
-            .set_rule_option(name, &value)
-            .map_err(anyhow::Error::msg)?;
-    }
+    session
+        .set_options(options.clone())
+        .map_err(anyhow::Error::msg)?;
     Ok(session)
 }

@@ -10,10 +10,10 @@ use tsubame_engine::game::SearchPosition;
 use tsubame_engine::limits::Limits;
 use tsubame_engine::search::{Info, Outcome, search};
 use tsubame_engine::tt::TranspositionTable;
-use tsubame_rules::tenjiku::{TenjikuGame, TenjikuPosition};
+use tsubame_rules::tenjiku::TenjikuPosition;
 use tsubame_rules::{
-    Bitboard, Color, Game, Move, MoveKind, Options, Outcome as GameOutcome, Position, Square,
-    Tables, Variant, tori, wa,
+    AnyGame, AnyPosition, Bitboard, Color, GamePosition, Options, Outcome as GameOutcome, Position,
+    PositionVisitor, RepetitionRule, SetupError, Square, Variant,
 };
 
 /// Where a game starts.
@@ -29,32 +29,34 @@ pub enum Start<'a> {
 
 /// A game as text, checked against the rules.
 #[derive(Clone, Debug)]
-struct GameState<B: Bitboard> {
-    position: Position<B>,
+struct GameText {
+    /// The current position; a GUI may play on past what the rules call the end.
+    position: AnyPosition,
+    /// Keys of the positions before the current one, for the search's repetition rule.
     keys: Vec<u64>,
+    /// Whether the side to move was in check in each of those positions.
     checks: Vec<bool>,
     /// The same game as the rules keep it, for how it ended and for taking moves back.
-    game: Game<B>,
+    game: AnyGame,
 }
 
-impl<B: Bitboard> GameState<B> {
-    fn new(
-        tables: &'static Tables<B>,
-        options: &Options,
-        start: Start<'_>,
-        moves: &[String],
-    ) -> Result<Self, String> {
+impl GameText {
+    fn new(options: &Options, start: Start<'_>, moves: &[String]) -> Result<Self, String> {
+        let bad_position = |e: SetupError| format!("bad position: {e}");
         let position = match start {
-            Start::Sfen(text) => Position::from_sfen(tables, text, options.rule_set())
-                .map_err(|e| format!("bad position: {e}"))?,
-            Start::Fen(text) => Position::from_fen(tables, text, options.rule_set())
-                .map_err(|e| format!("bad position: {e}"))?,
             Start::Initial => {
-                Position::start(tables, options).map_err(|e| format!("bad start position: {e}"))?
+                AnyPosition::start(options).map_err(|e| format!("bad start position: {e}"))?
             }
+            Start::Sfen(text) => AnyPosition::from_sfen(options, text).map_err(bad_position)?,
+            Start::Fen(text) => match AnyPosition::from_fen(options, text) {
+                // A game without a FEN of its own (Tenjiku) gets XBoard's board text.
+                Err(SetupError::NoFen(_)) => AnyPosition::from_sfen(options, &fen_to_sfen(text)?),
+                other => other,
+            }
+            .map_err(bad_position)?,
         };
-        let mut state = GameState {
-            game: Game::from_position(position.clone(), options.clone()),
+        let mut state = GameText {
+            game: AnyGame::from_position(position.clone(), options.clone()),
             position,
             keys: Vec::new(),
             checks: Vec::new(),
@@ -65,22 +67,34 @@ impl<B: Bitboard> GameState<B> {
         Ok(state)
     }
 
+    fn sfen(&self) -> String {
+        self.position.to_sfen()
+    }
+
+    fn legal_moves(&self) -> Vec<String> {
+        self.position
+            .legal_moves()
+            .into_iter()
+            .map(|m| self.position.to_usi(m))
+            .collect()
+    }
+
     fn play(&mut self, text: &str) -> Result<(), String> {
         let mv = self
             .position
             .parse_usi(text)
             .map_err(|e| format!("bad move: {e}"))?;
-        // The rules' game refuses moves after its end (a repetition, say); the position
-        // does not, and USI/UCI GUIs may go on past what these rules call the end.
-        if self.game.outcome().is_none() {
-            self.game.play(mv).map_err(|e| format!("bad move: {e}"))?;
-        } else {
-            self.game = Game::from_position(self.position.clone(), self.game.options().clone());
-            self.game.play(mv).map_err(|e| format!("bad move: {e}"))?;
+        // The rules' game refuses moves after its end (a repetition, say); USI/UCI GUIs may go
+        // on past it, so the game starts again from here. Not where repeating any earlier
+        // position is illegal (Tenjiku): that needs the whole history, which a restart loses.
+        let restarts = self.game.variant().spec().repetition != RepetitionRule::Illegal;
+        if self.game.outcome().is_some() && restarts {
+            self.game = AnyGame::from_position(self.position.clone(), self.game.options().clone());
         }
+        self.game.play(mv).map_err(|e| format!("bad move: {e}"))?;
         self.keys.push(self.position.key());
         self.checks.push(self.position.in_check());
-        self.position.make_move(mv);
+        self.position = self.game.position();
         Ok(())
     }
 
@@ -90,28 +104,64 @@ impl<B: Bitboard> GameState<B> {
         }
         self.keys.pop();
         self.checks.pop();
-        self.position = self.game.position().clone();
+        self.position = self.game.position();
         true
     }
 
+    fn outcome(&self) -> Option<GameOutcome> {
+        self.game.outcome()
+    }
+
+    fn side_to_move(&self) -> Color {
+        self.position.side_to_move()
+    }
+
+    /// Every move of the piece on `square`, with where it goes and what it does there.
     fn targets_from(&self, square: &str) -> Vec<Target> {
-        let geometry = self.position.tables().geometry;
+        let position = &self.position;
+        let geometry = position.geometry();
         let mut out = Vec::new();
-        for mv in self.position.legal_moves() {
-            if let MoveKind::Normal { from, to, promote } = mv.kind()
-                && geometry.name(from).to_string() == square
-            {
-                let occupied = self.position.piece_at(to).is_some();
-                out.push(Target {
-                    to: geometry.name(to).to_string(),
-                    via: None,
-                    capture: occupied,
-                    occupied,
-                    promotion: promote,
-                });
+        for mv in position.legal_moves() {
+            let Some(from) = mv.from() else { continue };
+            if geometry.name(from).to_string() != square {
+                continue;
             }
+            let to = mv.to();
+            let occupied = position.piece_at(to).is_some();
+            out.push(Target {
+                to: geometry.name(to).to_string(),
+                via: mv.middle().map(|m| geometry.name(m).to_string()),
+                capture: mv.middle().is_some() || (to != from && occupied),
+                occupied,
+                promotion: mv.is_promotion(),
+            });
         }
         out
+    }
+
+    /// An empty neighbour of `square` through which a pass from it can be written as a step
+    /// out and back; only Tenjiku has passes.
+    fn pass_via(&self, square: &str) -> Option<String> {
+        let AnyPosition::Tenjiku(position) = &self.position else {
+            return None;
+        };
+        let square = position.geometry().parse_square(square)?;
+        pass_via(position, square).map(|via| position.geometry().name(via).to_string())
+    }
+
+    fn search(
+        &self,
+        params: &EvalParams,
+        setting: SearchSetting,
+        on_info: &mut dyn FnMut(InfoText),
+    ) -> BestMove {
+        self.position.visit(SearchWork {
+            keys: &self.keys,
+            checks: &self.checks,
+            params,
+            setting,
+            on_info,
+        })
     }
 }
 
@@ -129,183 +179,6 @@ pub struct Target {
     pub occupied: bool,
     /// Whether this is the promoting move to that square.
     pub promotion: bool,
-}
-
-/// One game in text form, whatever the variant.
-trait TextGame: Send {
-    fn sfen(&self) -> String;
-    fn legal_moves(&self) -> Vec<String>;
-    fn play(&mut self, text: &str) -> Result<(), String>;
-    fn undo(&mut self) -> bool;
-    fn outcome(&self) -> Option<GameOutcome>;
-    fn targets_from(&self, square: &str) -> Vec<Target>;
-    /// An empty neighbour of `square` through which a pass from it can be written as a step
-    /// out and back; only Tenjiku has passes.
-    fn pass_via(&self, _square: &str) -> Option<String> {
-        None
-    }
-    fn side_to_move(&self) -> Color;
-    fn search(
-        &self,
-        params: &EvalParams,
-        setting: SearchSetting,
-        on_info: &mut dyn FnMut(InfoText),
-    ) -> BestMove;
-    fn boxed_clone(&self) -> Box<dyn TextGame>;
-}
-
-impl<B: Bitboard> TextGame for GameState<B> {
-    fn sfen(&self) -> String {
-        self.position.to_sfen()
-    }
-    fn legal_moves(&self) -> Vec<String> {
-        self.position
-            .legal_moves()
-            .into_iter()
-            .map(|m| self.position.to_usi(m))
-            .collect()
-    }
-    fn play(&mut self, text: &str) -> Result<(), String> {
-        GameState::play(self, text)
-    }
-    fn undo(&mut self) -> bool {
-        GameState::undo(self)
-    }
-    fn outcome(&self) -> Option<GameOutcome> {
-        self.game.outcome()
-    }
-    fn targets_from(&self, square: &str) -> Vec<Target> {
-        GameState::targets_from(self, square)
-    }
-    fn side_to_move(&self) -> Color {
-        self.position.side_to_move()
-    }
-    fn search(
-        &self,
-        params: &EvalParams,
-        setting: SearchSetting,
-        on_info: &mut dyn FnMut(InfoText),
-    ) -> BestMove {
-        run_search(
-            &self.position,
-            &self.keys,
-            &self.checks,
-            params,
-            setting,
-            on_info,
-        )
-    }
-    fn boxed_clone(&self) -> Box<dyn TextGame> {
-        Box::new(self.clone())
-    }
-}
-
-/// A Tenjiku game as text.
-#[derive(Clone, Debug)]
-struct TenjikuState {
-    game: TenjikuGame,
-    /// Keys of the positions before the current one, for the search's repetition rule.
-    keys: Vec<u64>,
-}
-
-impl TenjikuState {
-    fn new(options: &Options, start: Start<'_>, moves: &[String]) -> Result<Self, String> {
-        let game = match start {
-            Start::Initial => TenjikuGame::new(options.clone()),
-            Start::Sfen(text) => TenjikuGame::from_sfen(text, options.clone())
-                .map_err(|e| format!("bad position: {e}"))?,
-            Start::Fen(text) => TenjikuGame::from_sfen(&fen_to_sfen(text)?, options.clone())
-                .map_err(|e| format!("bad position: {e}"))?,
-        };
-        let mut state = TenjikuState {
-            game,
-            keys: Vec::new(),
-        };
-        for text in moves {
-            TextGame::play(&mut state, text)?;
-        }
-        Ok(state)
-    }
-}
-
-impl TextGame for TenjikuState {
-    fn sfen(&self) -> String {
-        self.game.position().to_sfen()
-    }
-    fn legal_moves(&self) -> Vec<String> {
-        let position = self.game.position();
-        self.game
-            .legal_moves()
-            .into_iter()
-            .map(|m| position.to_usi(m))
-            .collect()
-    }
-    fn play(&mut self, text: &str) -> Result<(), String> {
-        let key = self.game.position().key();
-        self.game
-            .play_usi(text)
-            .map_err(|e| format!("bad move: {e}"))?;
-        self.keys.push(key);
-        Ok(())
-    }
-    fn undo(&mut self) -> bool {
-        if self.game.undo().is_some() {
-            self.keys.pop();
-            true
-        } else {
-            false
-        }
-    }
-    fn outcome(&self) -> Option<GameOutcome> {
-        self.game.outcome()
-    }
-    fn targets_from(&self, square: &str) -> Vec<Target> {
-        let position = self.game.position();
-        let geometry = position.geometry();
-        let mut out = Vec::new();
-        for mv in self.game.legal_moves() {
-            let Some(from) = mv.from() else { continue };
-            if geometry.name(from).to_string() != square {
-                continue;
-            }
-            let to = mv.to();
-            out.push(Target {
-                to: geometry.name(to).to_string(),
-                via: mv.middle().map(|m| geometry.name(m).to_string()),
-                capture: mv.middle().is_some() || (to != from && position.piece_at(to).is_some()),
-                occupied: position.piece_at(to).is_some(),
-                promotion: mv.is_promotion(),
-            });
-        }
-        out
-    }
-    fn pass_via(&self, square: &str) -> Option<String> {
-        let position = self.game.position();
-        let square = position.geometry().parse_square(square)?;
-        pass_via(position, square).map(|via| position.geometry().name(via).to_string())
-    }
-    fn side_to_move(&self) -> Color {
-        self.game.position().side_to_move()
-    }
-    fn search(
-        &self,
-        params: &EvalParams,
-        setting: SearchSetting,
-        on_info: &mut dyn FnMut(InfoText),
-    ) -> BestMove {
-        let checks = vec![false; self.keys.len()];
-        run_search(
-            self.game.position(),
-            &self.keys,
-            &checks,
-            params,
-            setting,
-            on_info,
-        )
-    }
-    fn boxed_clone(&self) -> Box<dyn TextGame> {
-        Box::new(self.clone())
-    }
 }
 
 /// The first empty neighbour of `square` (lowest square index first), through which XBoard
@@ -340,41 +213,6 @@ fn fen_to_sfen(fen: &str) -> Result<String, String> {
     Ok(format!("{board} {side} - 1"))
 }
 
-/// Move text and legality for the positions the session searches.
-trait MoveText: SearchPosition {
-    fn text(&self, mv: Move) -> String;
-    fn allows(&self, mv: Move) -> bool;
-    fn after(&self, mv: Move) -> Self;
-}
-
-impl<B: Bitboard> MoveText for Position<B> {
-    fn text(&self, mv: Move) -> String {
-        self.to_usi(mv)
-    }
-    fn allows(&self, mv: Move) -> bool {
-        self.is_legal(mv)
-    }
-    fn after(&self, mv: Move) -> Self {
-        let mut after = self.clone();
-        after.make_move(mv);
-        after
-    }
-}
-
-impl MoveText for TenjikuPosition {
-    fn text(&self, mv: Move) -> String {
-        self.to_usi(mv)
-    }
-    fn allows(&self, mv: Move) -> bool {
-        self.is_legal(mv)
-    }
-    fn after(&self, mv: Move) -> Self {
-        let mut after = self.clone();
-        after.make_move(mv);
-        after
-    }
-}
-
 /// What a finished search reports, as text.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BestMove {
@@ -397,7 +235,7 @@ pub struct InfoText {
 pub struct Session {
     variant: Variant,
     options: Options,
-    game: Box<dyn TextGame>,
+    game: GameText,
     hash_mib: usize,
     threads: usize,
     material_only: bool,
@@ -413,56 +251,76 @@ impl Default for Session {
     }
 }
 
-fn pv_text<P: MoveText>(position: &P, info: &Info) -> Vec<String> {
+/// The principal variation as USI text, as far as its moves are legal.
+fn pv_text<P: GamePosition>(position: &P, info: &Info) -> Vec<String> {
     let mut walk = position.clone();
     let mut out = Vec::new();
     for &mv in &info.pv {
-        if !walk.allows(mv) {
+        if !walk.is_legal(mv) {
             break;
         }
-        out.push(walk.text(mv));
-        walk = walk.after(mv);
+        out.push(walk.to_usi(mv));
+        walk.make_move(mv);
     }
     out
 }
 
 type SearchSetting = (Limits, Arc<TranspositionTable>, Arc<AtomicBool>, usize);
 
-fn run_search<P: MoveText>(
-    position: &P,
-    keys: &[u64],
-    checks: &[bool],
-    params: &EvalParams,
-    (limits, tt, stop, threads): SearchSetting,
-    on_info: &mut dyn FnMut(InfoText),
-) -> BestMove {
-    let Outcome { best, ponder, .. } = search(
-        position,
-        keys,
-        checks,
-        &limits,
-        params,
-        tt,
-        stop,
-        threads,
-        &mut |info| {
-            on_info(InfoText {
-                pv: pv_text(position, info),
-                info: info.clone(),
-            })
-        },
-    );
-    let best_text = best.map(|m| position.text(m));
-    let ponder_text = match (best, ponder) {
-        (Some(b), Some(p)) => {
-            let after = position.after(b);
-            after.allows(p).then(|| after.text(p))
+/// A search of the position in hand, on its concrete type.
+struct SearchWork<'w> {
+    keys: &'w [u64],
+    checks: &'w [bool],
+    params: &'w EvalParams,
+    setting: SearchSetting,
+    on_info: &'w mut dyn FnMut(InfoText),
+}
+
+impl<'a> PositionVisitor<'a> for SearchWork<'_> {
+    type Output = BestMove;
+
+    fn board<B: Bitboard>(self, position: &'a Position<B>) -> BestMove {
+        self.run(position)
+    }
+
+    fn tenjiku(self, position: &'a TenjikuPosition) -> BestMove {
+        self.run(position)
+    }
+}
+
+impl SearchWork<'_> {
+    fn run<P: SearchPosition>(self, position: &P) -> BestMove {
+        let (limits, tt, stop, threads) = self.setting;
+        let on_info = self.on_info;
+        let Outcome { best, ponder, .. } = search(
+            position,
+            self.keys,
+            self.checks,
+            &limits,
+            self.params,
+            tt,
+            stop,
+            threads,
+            &mut |info| {
+                on_info(InfoText {
+                    pv: pv_text(position, info),
+                    info: info.clone(),
+                })
+            },
+        );
+        let best_text = best.map(|m| position.to_usi(m));
+        let ponder_text = match (best, ponder) {
+            (Some(b), Some(p)) => {
+                let mut after = position.clone();
+                after.make_move(b);
+                after.is_legal(p).then(|| after.to_usi(p))
+            }
+            _ => None,
+        };
+        BestMove {
+            best: best_text,
+            ponder: ponder_text,
         }
-        _ => None,
-    };
-    BestMove {
-        best: best_text,
-        ponder: ponder_text,
     }
 }
 
@@ -471,10 +329,8 @@ impl Session {
     pub fn new() -> Session {
         let variant = Variant::Tori;
         let options = Options::defaults(variant.spec());
-        let game: Box<dyn TextGame> = Box::new(
-            GameState::new(tori::tables(), &options, Start::Initial, &[])
-                .unwrap_or_else(|e| panic!("{e}")),
-        );
+        let game = GameText::new(&options, Start::Initial, &[])
+            .unwrap_or_else(|e| unreachable!("the built-in start position is valid: {e}"));
         Session {
             variant,
             options,
@@ -506,6 +362,18 @@ impl Session {
         self.variant = variant;
         self.options = Options::defaults(variant.spec());
         self.set_position(Start::Initial, &[])
+    }
+
+    /// Switches to the game and rule choices of `options`, at their start position; on error
+    /// (a start position the options do not allow) nothing changes.
+    pub fn set_options(&mut self, options: Options) -> Result<(), String> {
+        self.wait();
+        let variant = Variant::of(&options)
+            .ok_or_else(|| format!("{} is not a game of this engine", options.variant().title))?;
+        self.game = GameText::new(&options, Start::Initial, &[])?;
+        self.variant = variant;
+        self.options = options;
+        Ok(())
     }
 
     /// Sets a rule option of the current variant.
@@ -590,11 +458,7 @@ impl Session {
     /// Sets the game: a start and moves in USI text. On error the previous game stays.
     pub fn set_position(&mut self, start: Start<'_>, moves: &[String]) -> Result<(), String> {
         self.wait();
-        self.game = match self.variant {
-            Variant::Tori => Box::new(GameState::new(tori::tables(), &self.options, start, moves)?),
-            Variant::Wa => Box::new(GameState::new(wa::tables(), &self.options, start, moves)?),
-            Variant::Tenjiku => Box::new(TenjikuState::new(&self.options, start, moves)?),
-        };
+        self.game = GameText::new(&self.options, start, moves)?;
         Ok(())
     }
 
@@ -661,7 +525,7 @@ impl Session {
     ) {
         self.wait();
         self.stop.store(false, Ordering::Relaxed);
-        let game = self.game.boxed_clone();
+        let game = self.game.clone();
         let tt = self.tt.clone();
         let stop = self.stop.clone();
         let threads = self.threads;

@@ -59,7 +59,7 @@ pub struct PlayArgs {
 pub fn run(args: &PlayArgs) -> Result<()> {
     let variant = args.variant;
     let options = options_for(variant, &args.options, args.handicap.as_deref())?;
-    let mut session = session_for(&options, variant)?;
+    let mut session = session_for(&options)?;
     let mut record = Record::new(options.clone());
     if let Some(sfen) = &args.sfen {
         session

@@ -9,7 +9,7 @@ use tsubame_rules::Variant;
 
 fn two_player(variant: Variant, time: Option<TimeControl>) -> App {
     let options = options_for(variant, &[], None).unwrap_or_else(|e| panic!("{e}"));
-    let session = session_for(&options, variant).unwrap_or_else(|e| panic!("{e}"));
+    let session = session_for(&options).unwrap_or_else(|e| panic!("{e}"));
     let record = Record::new(options.clone());
     let config = Config {
         options,
@@ -151,7 +151,7 @@ fn time_controls_are_read() {
 fn tenjiku(sfen: Option<&str>) -> App {
     let variant = Variant::Tenjiku;
     let options = options_for(variant, &[], None).unwrap_or_else(|e| panic!("{e}"));
-    let mut session = session_for(&options, variant).unwrap_or_else(|e| panic!("{e}"));
+    let mut session = session_for(&options).unwrap_or_else(|e| panic!("{e}"));
     let mut record = Record::new(options.clone());
     if let Some(sfen) = sfen {
         session
@@ -330,7 +330,7 @@ fn the_screen_marks_the_last_move_and_the_check() {
 
     let variant = Variant::Tori;
     let options = options_for(variant, &[], None).unwrap_or_else(|e| panic!("{e}"));
-    let mut session = session_for(&options, variant).unwrap_or_else(|e| panic!("{e}"));
+    let mut session = session_for(&options).unwrap_or_else(|e| panic!("{e}"));
     let sfen = "3k3/7/7/7/7/7/3K3 b S 1";
     session
         .set_position(tsubame_protocol::session::Start::Sfen(sfen), &[])

@@ -90,9 +90,8 @@ pub use kif::{read_kif, write_kif};
 pub use pgn::{read_pgn, write_pgn, write_san};
 pub use replay::{Replay, Step};
 
-use tsubame_rules::{
-    Bitboard, Color, EndReason, Options, Outcome, Tables, Variant, VariantSpec, tori, wa,
-};
+use tsubame_rules::tenjiku::TenjikuPosition;
+use tsubame_rules::{Bitboard, Color, EndReason, Options, Outcome, PositionVisitor, VariantSpec};
 
 /// How a game ended, as a record's `Result` tag says it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -263,45 +262,26 @@ impl Record {
     }
 }
 
-/// Work to do on a game's board, whatever bitboard width the game uses.
-pub(crate) trait OnTables {
-    /// What the work produces.
-    type Output;
-    /// Does the work on the game's tables.
-    fn run<B: Bitboard>(self, tables: &'static Tables<B>) -> Self::Output;
-}
-
-/// Runs `work` on the tables of the game `spec`; `None` for a game whose tables this library
-/// does not build yet.
-pub(crate) fn on_tables<W: OnTables>(spec: &VariantSpec, work: W) -> Option<W::Output> {
-    match spec.name {
-        "tori" => Some(work.run(tori::tables())),
-        "wa" => Some(work.run(wa::tables())),
-        _ => None,
-    }
-}
-
 struct ReadMove<'a> {
-    options: &'a Options,
-    sfen: &'a str,
     text: &'a str,
 }
 
-impl OnTables for ReadMove<'_> {
+impl<'a> PositionVisitor<'a> for ReadMove<'_> {
     type Output = Result<String, String>;
 
-    fn run<B: Bitboard>(self, tables: &'static Tables<B>) -> Self::Output {
-        let position =
-            tsubame_rules::Position::from_sfen(tables, self.sfen, self.options.rule_set())
-                .map_err(|e| e.to_string())?;
+    fn board<B: Bitboard>(self, position: &'a tsubame_rules::Position<B>) -> Self::Output {
         let text = self.text.trim();
         match position.parse_usi(text) {
             Ok(mv) => Ok(position.to_usi(mv)),
             Err(error @ tsubame_rules::MoveError::Illegal { .. }) => Err(error.to_string()),
-            Err(tsubame_rules::MoveError::Syntax { .. }) => crate::parse_hodges(&position, text)
+            Err(tsubame_rules::MoveError::Syntax { .. }) => crate::parse_hodges(position, text)
                 .map(|mv| position.to_usi(mv))
                 .map_err(|e| e.to_string()),
         }
+    }
+
+    fn tenjiku(self, position: &'a TenjikuPosition) -> Self::Output {
+        replay::read_tenjiku_move(position, self.text.trim()).map(|(mv, _)| position.to_usi(mv))
     }
 }
 
@@ -319,20 +299,7 @@ impl OnTables for ReadMove<'_> {
 /// assert!(move_to_usi(&options, start, "Fa-1a").is_err());
 /// ```
 pub fn move_to_usi(options: &Options, sfen: &str, text: &str) -> Result<String, String> {
-    if Variant::of(options) == Some(Variant::Tenjiku) {
-        let position = replay::tenjiku_start(options, Some(sfen))?;
-        return replay::read_tenjiku_move(&position, text.trim())
-            .map(|(mv, _)| position.to_usi(mv));
-    }
-    on_tables(
-        options.variant(),
-        ReadMove {
-            options,
-            sfen,
-            text,
-        },
-    )
-    .unwrap_or_else(|| Err(format!("{} is not available", options.variant().title)))
+    replay::start_of(options, Some(sfen))?.visit(ReadMove { text })
 }
 
 /// A line of USI moves from the position `sfen` in Hodges notation, as far as the moves are

@@ -1,10 +1,11 @@
 //! Moves as written, checked against the rules one by one.
 
-use super::{MoveNotation, OnTables, Record, RecordError, RecordErrorKind, on_tables, pgn};
+use super::{MoveNotation, Record, RecordError, RecordErrorKind, pgn};
 use crate::Notator;
-use tsubame_rules::tenjiku::{TenjikuGame, TenjikuPosition, TenjikuRules};
+use tsubame_rules::tenjiku::{TenjikuGame, TenjikuPosition};
 use tsubame_rules::{
-    Bitboard, Color, Game, Move, MoveError, Options, Outcome, Position, Tables, Variant,
+    AnyPosition, Bitboard, Color, Game, Move, MoveError, Options, Outcome, Position,
+    PositionVisitor,
 };
 
 /// One move of a replayed record.
@@ -69,17 +70,13 @@ pub(crate) fn number_label(index: usize, sente_first: bool) -> String {
     }
 }
 
-pub(crate) fn start_position<B: Bitboard>(
-    tables: &'static Tables<B>,
-    options: &Options,
-    start_sfen: Option<&str>,
-) -> Result<Position<B>, String> {
+/// The start position of a game at `options`: the SFEN given, or the options' start position.
+pub(crate) fn start_of(options: &Options, start_sfen: Option<&str>) -> Result<AnyPosition, String> {
     match start_sfen {
-        Some(sfen) => {
-            Position::from_sfen(tables, sfen, options.rule_set()).map_err(|e| e.to_string())
-        }
-        None => Position::start(tables, options).map_err(|e| e.to_string()),
+        Some(sfen) => AnyPosition::from_sfen(options, sfen),
+        None => AnyPosition::start(options),
     }
+    .map_err(|e| e.to_string())
 }
 
 fn read_move<B: Bitboard>(
@@ -101,18 +98,19 @@ fn read_move<B: Bitboard>(
 
 struct Resolve<'a> {
     options: &'a Options,
-    start_sfen: Option<&'a str>,
     moves: &'a [WrittenMove],
     reader: Reader,
-    start_line: usize,
 }
 
-impl OnTables for Resolve<'_> {
+impl<'a> PositionVisitor<'a> for Resolve<'_> {
     type Output = Result<Resolved, RecordError>;
 
-    fn run<B: Bitboard>(self, tables: &'static Tables<B>) -> Self::Output {
-        let start = start_position(tables, self.options, self.start_sfen)
-            .map_err(|e| RecordError::at(self.start_line, 0, RecordErrorKind::BadPosition(e)))?;
+    fn tenjiku(self, start: &'a TenjikuPosition) -> Self::Output {
+        resolve_tenjiku(self, start.clone())
+    }
+
+    fn board<B: Bitboard>(self, start: &'a Position<B>) -> Self::Output {
+        let start = start.clone();
         let sente_first = start.side_to_move() == tsubame_rules::Color::Sente;
         let mut game = Game::from_position(start.clone(), self.options.clone());
         let mut usi = Vec::with_capacity(self.moves.len());
@@ -180,33 +178,12 @@ pub(crate) fn resolve(
 ) -> Result<Resolved, RecordError> {
     let work = Resolve {
         options,
-        start_sfen,
         moves,
         reader,
-        start_line,
     };
-    if Variant::of(options) == Some(Variant::Tenjiku) {
-        return resolve_tenjiku(work);
-    }
-    on_tables(options.variant(), work).unwrap_or_else(|| {
-        Err(RecordError::at(
-            0,
-            0,
-            RecordErrorKind::UnknownVariant(options.variant().name.to_string()),
-        ))
-    })
-}
-
-/// The start position of a Tenjiku game: the SFEN given, or the options' start position.
-pub(crate) fn tenjiku_start(
-    options: &Options,
-    start_sfen: Option<&str>,
-) -> Result<TenjikuPosition, String> {
-    match start_sfen {
-        Some(sfen) => TenjikuPosition::from_sfen(sfen, TenjikuRules::from_options(options))
-            .map_err(|e| e.to_string()),
-        None => Ok(TenjikuPosition::start(options)),
-    }
+    let start = start_of(options, start_sfen)
+        .map_err(|e| RecordError::at(start_line, 0, RecordErrorKind::BadPosition(e)))?;
+    start.visit(work)
 }
 
 /// Reads a Tenjiku move written in USI (`9l9k`, `6f5e6d`) or Hodges notation (`Lnx8g-9f`);
@@ -245,7 +222,7 @@ pub(crate) fn tenjiku_threatens_royal(position: &TenjikuPosition) -> bool {
     })
 }
 
-fn resolve_tenjiku(work: Resolve<'_>) -> Result<Resolved, RecordError> {
+fn resolve_tenjiku(work: Resolve<'_>, start: TenjikuPosition) -> Result<Resolved, RecordError> {
     if work.reader == Reader::San {
         return Err(RecordError::at(
             0,
@@ -253,8 +230,6 @@ fn resolve_tenjiku(work: Resolve<'_>) -> Result<Resolved, RecordError> {
             RecordErrorKind::Unsupported("SAN moves are read for Tori shogi only".into()),
         ));
     }
-    let start = tenjiku_start(work.options, work.start_sfen)
-        .map_err(|e| RecordError::at(work.start_line, 0, RecordErrorKind::BadPosition(e)))?;
     let sente_first = start.side_to_move() == Color::Sente;
     let mut game = TenjikuGame::from_position(start.clone(), work.options.clone());
     let mut usi = Vec::with_capacity(work.moves.len());
