@@ -8,6 +8,7 @@ use crate::Color;
 use crate::bitboard::Bitboard;
 use crate::moves::Move;
 use crate::position::Position;
+use crate::runtime::GamePosition;
 use crate::square::Square;
 use crate::variant::{DropMateRule, Role};
 
@@ -419,35 +420,12 @@ impl<B: Bitboard> Position<B> {
 
     /// Nodes at `depth` plies below this position (repetition is not considered).
     pub fn perft(&mut self, depth: u32) -> u64 {
-        if depth == 0 {
-            return 1;
-        }
-        if depth == 1 {
-            return self.count_legal();
-        }
-        let mut moves = Vec::with_capacity(128);
-        self.generate(&mut moves);
-        let mut nodes = 0;
-        for mv in moves {
-            let undo = self.make_move(mv);
-            nodes += self.perft(depth - 1);
-            self.unmake_move(mv, undo);
-        }
-        nodes
+        GamePosition::perft(self, depth)
     }
 
     /// Perft split by root move.
     pub fn divide(&mut self, depth: u32) -> Vec<(Move, u64)> {
-        let moves = self.legal_moves();
-        moves
-            .into_iter()
-            .map(|mv| {
-                let undo = self.make_move(mv);
-                let nodes = if depth <= 1 { 1 } else { self.perft(depth - 1) };
-                self.unmake_move(mv, undo);
-                (mv, nodes)
-            })
-            .collect()
+        GamePosition::divide(self, depth)
     }
 
     /// The side whose move it is not.

@@ -239,10 +239,38 @@ pub trait GamePosition: Clone + Eq + fmt::Debug + Send + Sync + 'static {
     fn to_usi(&self, mv: Move) -> String;
     /// Reads USI text naming a legal move of this position.
     fn parse_usi(&self, text: &str) -> Result<Move, MoveError>;
+    /// How many legal moves there are, counted without building the list where the game can.
+    fn count_legal(&self) -> u64;
     /// Leaf nodes of the legal move tree `depth` plies deep (repetition not considered).
-    fn perft(&mut self, depth: u32) -> u64;
-    /// [`GamePosition::perft`] split by root move.
-    fn divide(&mut self, depth: u32) -> Vec<(Move, u64)>;
+    fn perft(&mut self, depth: u32) -> u64 {
+        match depth {
+            0 => 1,
+            1 => self.count_legal(),
+            _ => {
+                let mut nodes = 0;
+                for mv in self.legal_moves() {
+                    let undo = self.make_move(mv);
+                    nodes += self.perft(depth - 1);
+                    self.unmake_move(mv, undo);
+                }
+                nodes
+            }
+        }
+    }
+    /// [`GamePosition::perft`] split by root move: each legal move with the leaf count below
+    /// it (1 below each move at depth 0 and 1).
+    fn divide(&mut self, depth: u32) -> Vec<(Move, u64)> {
+        let moves = self.legal_moves();
+        moves
+            .into_iter()
+            .map(|mv| {
+                let undo = self.make_move(mv);
+                let nodes = self.perft(depth.saturating_sub(1));
+                self.unmake_move(mv, undo);
+                (mv, nodes)
+            })
+            .collect()
+    }
 }
 
 impl<B: Bitboard> GamePosition for Position<B> {
@@ -312,11 +340,8 @@ impl<B: Bitboard> GamePosition for Position<B> {
     fn parse_usi(&self, text: &str) -> Result<Move, MoveError> {
         Position::parse_usi(self, text)
     }
-    fn perft(&mut self, depth: u32) -> u64 {
-        Position::perft(self, depth)
-    }
-    fn divide(&mut self, depth: u32) -> Vec<(Move, u64)> {
-        Position::divide(self, depth)
+    fn count_legal(&self) -> u64 {
+        Position::count_legal(self)
     }
 }
 
@@ -387,11 +412,8 @@ impl GamePosition for TenjikuPosition {
     fn parse_usi(&self, text: &str) -> Result<Move, MoveError> {
         TenjikuPosition::parse_usi(self, text)
     }
-    fn perft(&mut self, depth: u32) -> u64 {
-        TenjikuPosition::perft(self, depth)
-    }
-    fn divide(&mut self, depth: u32) -> Vec<(Move, u64)> {
-        TenjikuPosition::divide(self, depth)
+    fn count_legal(&self) -> u64 {
+        TenjikuPosition::count_legal(self)
     }
 }
 
@@ -636,11 +658,15 @@ impl AnyPosition {
     }
 
     /// Leaf nodes of the legal move tree `depth` plies deep, counted on the concrete position.
+    // Inline, so that the count is compiled where it is called, as a direct call of the
+    // concrete position's perft would be.
+    #[inline]
     pub fn perft(&mut self, depth: u32) -> u64 {
         each_position!(self, p => p.perft(depth))
     }
 
     /// [`AnyPosition::perft`] split by root move, each move as USI text.
+    #[inline]
     pub fn divide(&mut self, depth: u32) -> Vec<(String, u64)> {
         each_position!(self, p => {
             let counts = p.divide(depth);

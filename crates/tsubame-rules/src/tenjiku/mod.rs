@@ -726,9 +726,9 @@ fn rule_index(rules: &TenjikuRules) -> usize {
 /// built on first use and shared from then on.
 ///
 /// Game-level choices (`mate`, `max-plies`) do not change move generation and are not part of
-/// the book: the returned book's [`Rulebook::rules`] has them at their defaults, and the
-/// position or game keeps its own. So a program that sets a move limit, even a new one for
-/// every game, never builds more than the 32 books of the move-relevant choices.
+/// the book: the returned book's [`Rulebook::rules`] has them at their defaults, and the game
+/// keeps its own. So a program that sets a move limit, even a new one for every game, never
+/// builds more than the 32 books of the move-relevant choices.
 pub fn rulebook(rules: TenjikuRules) -> &'static Rulebook {
     static BOOKS: OnceLock<Vec<OnceLock<Rulebook>>> = OnceLock::new();
     let books = BOOKS.get_or_init(|| (0..RULEBOOK_COUNT).map(|_| OnceLock::new()).collect());

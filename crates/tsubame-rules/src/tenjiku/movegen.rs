@@ -11,6 +11,7 @@ use super::{Lion, Mover, PromotionTiming, RangeJump, RangeJumpRule};
 use crate::bitboard::{Bitboard, Bitboard256};
 use crate::color::Color;
 use crate::moves::Move;
+use crate::runtime::GamePosition;
 use crate::square::Square;
 
 /// Relative direction `index` (see [`super::dir`]) as a step `(dx, dy)` on the board, where
@@ -64,7 +65,7 @@ impl TenjikuPosition {
     }
 
     /// How many moves [`TenjikuPosition::legal_moves`] would list.
-    pub fn count_moves(&self) -> u64 {
+    pub fn count_legal(&self) -> u64 {
         let mut count = 0u64;
         self.generate(&mut |_| count += 1);
         count
@@ -83,34 +84,12 @@ impl TenjikuPosition {
 
     /// Leaf nodes of the move tree `depth` plies deep (history ignored).
     pub fn perft(&mut self, depth: u32) -> u64 {
-        if depth == 0 {
-            return 1;
-        }
-        if depth == 1 {
-            return self.count_moves();
-        }
-        let moves = self.legal_moves();
-        let mut nodes = 0;
-        for mv in moves {
-            let undo = self.make_move(mv);
-            nodes += self.perft(depth - 1);
-            self.unmake_move(mv, undo);
-        }
-        nodes
+        GamePosition::perft(self, depth)
     }
 
     /// Each move with the leaf count below it.
     pub fn divide(&mut self, depth: u32) -> Vec<(Move, u64)> {
-        let moves = self.legal_moves();
-        moves
-            .into_iter()
-            .map(|mv| {
-                let undo = self.make_move(mv);
-                let nodes = self.perft(depth.saturating_sub(1));
-                self.unmake_move(mv, undo);
-                (mv, nodes)
-            })
-            .collect()
+        GamePosition::divide(self, depth)
     }
 
     pub(crate) fn generate(&self, sink: &mut impl FnMut(Move)) {

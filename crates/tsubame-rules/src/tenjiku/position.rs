@@ -81,9 +81,6 @@ impl TenjikuUndo {
 #[derive(Clone)]
 pub struct TenjikuPosition {
     pub(crate) book: &'static Rulebook,
-    /// Every rule choice, the game-level ones included (the book holds only those that change
-    /// how pieces move).
-    pub(crate) rules: TenjikuRules,
     pub(crate) board: [u8; 256],
     pub(crate) by_color: [Bitboard256; 2],
     pub(crate) demons: [Bitboard256; 2],
@@ -100,7 +97,7 @@ impl PartialEq for TenjikuPosition {
             && self.side == other.side
             && self.deferred == other.deferred
             && self.ply == other.ply
-            && self.rules == other.rules
+            && self.book.rules == other.book.rules
     }
 }
 impl Eq for TenjikuPosition {}
@@ -116,7 +113,6 @@ impl TenjikuPosition {
     pub fn empty(rules: TenjikuRules) -> TenjikuPosition {
         TenjikuPosition {
             book: rulebook(rules),
-            rules,
             board: [EMPTY; 256],
             by_color: [Bitboard256::EMPTY; 2],
             demons: [Bitboard256::EMPTY; 2],
@@ -137,9 +133,12 @@ impl TenjikuPosition {
         }
     }
 
-    /// The rule choices this position is played under.
+    /// The rule choices that decide this position's moves. The game-level choices (`mate`,
+    /// `max-plies`) are at their defaults here: they belong to the game ([`super::TenjikuGame`]
+    /// keeps them in its options), and a position that does not carry them stays as small as
+    /// move generation wants it.
     pub fn rules(&self) -> TenjikuRules {
-        self.rules
+        self.book.rules
     }
 
     /// The board shape (16x16).
