@@ -10,8 +10,8 @@ use crate::tt::TranspositionTable;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
-use tsubame_rules::tenjiku::{self, TenjikuPosition, TenjikuRules};
-use tsubame_rules::{Move, Options, Position, VariantSpec, tori, wa};
+use tsubame_rules::tenjiku::TenjikuPosition;
+use tsubame_rules::{AnyPosition, Bitboard, Position, PositionVisitor, SetupError, Variant};
 
 /// Tori positions: the start, openings, middle games with full hands, endings with checks.
 pub const TORI_POSITIONS: [&str; 8] = [
@@ -59,75 +59,91 @@ pub struct Row {
     pub time: Duration,
 }
 
-fn run_positions<P: SearchPosition>(
-    spec: &'static VariantSpec,
-    positions: &[&str],
+/// Why the bench could not run: one of its positions was refused (a bug in the list).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("bench position {sfen}: {error}")]
+pub struct BenchError {
+    /// The position.
+    pub sfen: String,
+    /// Why the rules refused it.
+    pub error: SetupError,
+}
+
+/// One bench search, on the concrete position type.
+struct BenchSearch<'p> {
     depth: u32,
-    read: impl Fn(&str) -> Result<P, String>,
-    text: impl Fn(&P, Move) -> String,
-    rows: &mut Vec<Row>,
-) -> Result<(), String> {
-    let params = EvalParams::for_variant(spec);
-    for sfen in positions {
-        let position = read(sfen).map_err(|e| format!("bench position {sfen}: {e}"))?;
+    params: &'p EvalParams,
+}
+
+impl<'a> PositionVisitor<'a> for BenchSearch<'_> {
+    type Output = (Option<String>, u64, Duration);
+
+    fn board<B: Bitboard>(self, position: &'a Position<B>) -> Self::Output {
+        self.run(position)
+    }
+
+    fn tenjiku(self, position: &'a TenjikuPosition) -> Self::Output {
+        self.run(position)
+    }
+}
+
+impl BenchSearch<'_> {
+    fn run<P: SearchPosition>(self, position: &P) -> (Option<String>, u64, Duration) {
         let tt = Arc::new(TranspositionTable::new(TABLE_MIB));
         let limits = Limits {
-            depth: Some(depth),
+            depth: Some(self.depth),
             ..Limits::default()
         };
         let stop = Arc::new(AtomicBool::new(false));
         let outcome = search(
-            &position,
+            position,
             &[],
             &[],
             &limits,
-            &params,
+            self.params,
             tt,
             stop,
             1,
             &mut |_| {},
         );
-        rows.push(Row {
-            variant: spec.name,
-            sfen: sfen.to_string(),
-            best: outcome
-                .best
-                .map_or("none".to_string(), |m| text(&position, m)),
-            nodes: outcome.info.nodes,
-            time: outcome.info.time,
-        });
+        let best = outcome.best.map(|m| position.to_usi(m));
+        (best, outcome.info.nodes, outcome.info.time)
     }
-    Ok(())
 }
 
-/// Runs the bench at `depth` (the signature is defined at [`DEPTH`]).
-pub fn run(depth: u32) -> Result<Vec<Row>, String> {
+/// Runs the bench at `depth` (the signature is defined at [`DEPTH`]): Tori at `depth`, Wa two
+/// plies shallower and Tenjiku four, each position with default rule options.
+pub fn run(depth: u32) -> Result<Vec<Row>, BenchError> {
+    let games: [(Variant, &[&str], u32); 3] = [
+        (Variant::Tori, &TORI_POSITIONS, depth),
+        (Variant::Wa, &WA_POSITIONS, depth.saturating_sub(2).max(1)),
+        (
+            Variant::Tenjiku,
+            &TENJIKU_POSITIONS,
+            depth.saturating_sub(4).max(1),
+        ),
+    ];
     let mut rows = Vec::new();
-    let tori_rules = Options::defaults(tori::spec()).rule_set();
-    run_positions(
-        tori::spec(),
-        &TORI_POSITIONS,
-        depth,
-        |sfen| Position::from_sfen(tori::tables(), sfen, tori_rules).map_err(|e| e.to_string()),
-        |position, mv| position.to_usi(mv),
-        &mut rows,
-    )?;
-    let wa_rules = Options::defaults(wa::spec()).rule_set();
-    run_positions(
-        wa::spec(),
-        &WA_POSITIONS,
-        depth.saturating_sub(2).max(1),
-        |sfen| Position::from_sfen(wa::tables(), sfen, wa_rules).map_err(|e| e.to_string()),
-        |position, mv| position.to_usi(mv),
-        &mut rows,
-    )?;
-    run_positions(
-        tenjiku::spec(),
-        &TENJIKU_POSITIONS,
-        depth.saturating_sub(4).max(1),
-        |sfen| TenjikuPosition::from_sfen(sfen, TenjikuRules::DEFAULT).map_err(|e| e.to_string()),
-        |position, mv| position.to_usi(mv),
-        &mut rows,
-    )?;
+    for (variant, positions, depth) in games {
+        let options = variant.default_options();
+        let params = EvalParams::for_variant(variant.spec());
+        for sfen in positions {
+            let position = AnyPosition::from_sfen(&options, sfen).map_err(|error| BenchError {
+                sfen: sfen.to_string(),
+                error,
+            })?;
+            let (best, nodes, time) = position.visit(BenchSearch {
+                depth,
+                params: &params,
+            });
+            rows.push(Row {
+                variant: variant.name(),
+                sfen: sfen.to_string(),
+                best: best.unwrap_or_else(|| "none".to_string()),
+                nodes,
+                time,
+            });
+        }
+    }
     Ok(rows)
 }

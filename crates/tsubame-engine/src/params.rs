@@ -26,6 +26,62 @@ const SWITCHABLE_TABLES: [&str; 6] = [
     "weak_zone",
 ];
 
+/// Why a parameter file was refused; the message names what is wrong.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ParamError {
+    /// Not JSON.
+    #[error("not a parameter file: {0}")]
+    Json(String),
+    /// JSON, but not an object.
+    #[error("a parameter file is a JSON object with variant and params")]
+    NotAnObject,
+    /// No `variant` string.
+    #[error("the parameter file names no variant (\"variant\": \"washogi\")")]
+    NoVariant,
+    /// No `params` object.
+    #[error("the parameter file has no \"params\" object")]
+    NoParams,
+    /// A key other than `variant` and `params`.
+    #[error("unknown key {0:?} in the parameter file")]
+    UnknownKey(String),
+    /// A game this engine does not play.
+    #[error("unknown variant {0:?} in the parameter file")]
+    UnknownVariant(String),
+    /// A name that is no evaluation parameter.
+    #[error("unknown evaluation parameter {0:?}")]
+    UnknownParameter(String),
+    /// A list of the wrong length for the game.
+    #[error("{name} has {given} entries; {variant} needs {needed}")]
+    WrongLength {
+        /// The parameter.
+        name: String,
+        /// How many entries the file gives.
+        given: usize,
+        /// The game.
+        variant: &'static str,
+        /// How many it needs.
+        needed: usize,
+    },
+    /// One row of a per-kind table of the wrong length for the board.
+    #[error("{name} of kind {kind} has {given} entries; the board needs {needed}")]
+    WrongRowLength {
+        /// The table.
+        name: &'static str,
+        /// The kind whose row it is.
+        kind: usize,
+        /// How many entries the file gives.
+        given: usize,
+        /// How many the board needs.
+        needed: usize,
+    },
+    /// A value of the wrong type.
+    #[error("bad evaluation parameter value: {0}")]
+    Value(String),
+    /// The base parameters could not be turned into JSON (never for the built-in ones).
+    #[error("the evaluation parameters cannot be written as JSON")]
+    Unwritable,
+}
+
 /// A parsed parameter file: the game it is for and the parameters it sets.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ParamFile {
@@ -37,26 +93,22 @@ pub struct ParamFile {
 
 impl ParamFile {
     /// Reads `{"variant": NAME, "params": {FIELD: VALUE, ...}}`. The error names what is wrong.
-    pub fn parse(text: &str) -> Result<ParamFile, String> {
+    pub fn parse(text: &str) -> Result<ParamFile, ParamError> {
         let value: Value =
-            serde_json::from_str(text).map_err(|e| format!("not a parameter file: {e}"))?;
+            serde_json::from_str(text).map_err(|e| ParamError::Json(e.to_string()))?;
         let Value::Object(mut top) = value else {
-            return Err("a parameter file is a JSON object with variant and params".into());
+            return Err(ParamError::NotAnObject);
         };
         let variant = match top.remove("variant") {
             Some(Value::String(name)) => name,
-            _ => {
-                return Err(
-                    "the parameter file names no variant (\"variant\": \"washogi\")".into(),
-                );
-            }
+            _ => return Err(ParamError::NoVariant),
         };
         let params = match top.remove("params") {
             Some(Value::Object(params)) => params,
-            _ => return Err("the parameter file has no \"params\" object".into()),
+            _ => return Err(ParamError::NoParams),
         };
         if let Some(unknown) = top.keys().next() {
-            return Err(format!("unknown key {unknown:?} in the parameter file"));
+            return Err(ParamError::UnknownKey(unknown.clone()));
         }
         Ok(ParamFile { variant, params })
     }
@@ -65,34 +117,34 @@ impl ParamFile {
     /// list must have the size the file's game gives it (one entry per piece kind, per rank,
     /// ...); the tables of [`EvalParams::with_every_table`] may also be empty, which switches
     /// them off. Tables left all zeros come back empty ([`EvalParams::without_zero_tables`]).
-    pub fn apply(&self, base: &EvalParams) -> Result<EvalParams, String> {
+    pub fn apply(&self, base: &EvalParams) -> Result<EvalParams, ParamError> {
         let spec = Variant::from_name(&self.variant)
             .map(Variant::spec)
-            .ok_or_else(|| format!("unknown variant {:?} in the parameter file", self.variant))?;
+            .ok_or_else(|| ParamError::UnknownVariant(self.variant.clone()))?;
         let full = base.with_every_table(spec);
         let mut merged = match serde_json::to_value(&full) {
             Ok(Value::Object(fields)) => fields,
-            _ => return Err("the evaluation parameters cannot be written as JSON".into()),
+            _ => return Err(ParamError::Unwritable),
         };
         for (name, value) in &self.params {
             let Some(slot) = merged.get_mut(name) else {
-                return Err(format!("unknown evaluation parameter {name:?}"));
+                return Err(ParamError::UnknownParameter(name.clone()));
             };
             if let (Value::Array(old), Value::Array(new)) = (&*slot, value)
                 && old.len() != new.len()
                 && !(new.is_empty() && SWITCHABLE_TABLES.contains(&name.as_str()))
             {
-                return Err(format!(
-                    "{name} has {} entries; {} needs {}",
-                    new.len(),
-                    spec.name,
-                    old.len()
-                ));
+                return Err(ParamError::WrongLength {
+                    name: name.clone(),
+                    given: new.len(),
+                    variant: spec.name,
+                    needed: old.len(),
+                });
             }
             *slot = value.clone();
         }
         let params: EvalParams = serde_json::from_value(Value::Object(merged))
-            .map_err(|e| format!("bad evaluation parameter value: {e}"))?;
+            .map_err(|e| ParamError::Value(e.to_string()))?;
         for (name, ours, theirs) in [
             ("rank_bonus", &params.rank_bonus, &full.rank_bonus),
             ("file_bonus", &params.file_bonus, &full.file_bonus),
@@ -113,11 +165,12 @@ impl ParamFile {
                 .enumerate()
                 .find(|(_, (table, expected))| table.len() != expected.len())
             {
-                return Err(format!(
-                    "{name} of kind {kind} has {} entries; the board needs {}",
-                    table.len(),
-                    expected.len()
-                ));
+                return Err(ParamError::WrongRowLength {
+                    name,
+                    kind,
+                    given: table.len(),
+                    needed: expected.len(),
+                });
             }
         }
         Ok(params.without_zero_tables())
@@ -195,13 +248,19 @@ mod tests {
         // A table of the wrong size is named, with the size the game needs.
         let text = r#"{"variant": "washogi", "params": {"royal_danger": [1, 2, 3]}}"#;
         let error = ParamFile::parse(text).unwrap().apply(&base).unwrap_err();
-        assert!(error.contains("royal_danger has 3 entries"), "{error}");
+        assert!(
+            error.to_string().contains("royal_danger has 3 entries"),
+            "{error}"
+        );
         let text = r#"{"variant": "washogi", "params": {"near_own_royal": [[1]]}}"#;
         let error = ParamFile::parse(text).unwrap().apply(&base).unwrap_err();
-        assert!(error.contains("near_own_royal has 1 entries"), "{error}");
+        assert!(
+            error.to_string().contains("near_own_royal has 1 entries"),
+            "{error}"
+        );
         let text = r#"{"variant": "chess", "params": {}}"#;
         let error = ParamFile::parse(text).unwrap().apply(&base).unwrap_err();
-        assert!(error.contains("unknown variant \"chess\""), "{error}");
+        assert_eq!(error, ParamError::UnknownVariant("chess".into()));
     }
 
     #[test]
@@ -241,7 +300,7 @@ mod tests {
             let error = ParamFile::parse(text)
                 .and_then(|file| file.apply(&base))
                 .unwrap_err();
-            assert!(error.contains(expected), "{text}: {error}");
+            assert!(error.to_string().contains(expected), "{text}: {error}");
         }
     }
 }
