@@ -2,8 +2,15 @@
 
 use anyhow::{Result, bail};
 use clap::builder::{PossibleValuesParser, TypedValueParser};
+use tsubame_protocol::client::Protocol;
 use tsubame_protocol::session::Session;
 use tsubame_rules::{Options, Variant};
+
+/// Reads an engine protocol: `usi`, `uci` or `xboard`, listed in `--help`.
+pub fn protocol_parser() -> impl TypedValueParser<Value = Protocol> {
+    PossibleValuesParser::new(Protocol::ALL.map(Protocol::name))
+        .try_map(|name| name.parse::<Protocol>())
+}
 
 /// Reads `--variant`: one of the rules' short names, listed in `--help`.
 pub fn variant_parser() -> impl TypedValueParser<Value = Variant> {

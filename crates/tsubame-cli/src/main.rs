@@ -12,6 +12,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::io::Write;
 use std::process::ExitCode;
 use std::time::Instant;
+use tsubame_protocol::client::Protocol;
 use tsubame_rules::{AnyPosition, Options, Variant};
 
 /// Play, study and analyse Tori, Wa and Tenjiku shogi.
@@ -158,8 +159,8 @@ struct MatchArgs {
     #[arg(long, value_name = "CMD")]
     engine1: String,
     /// Protocol of engine 1.
-    #[arg(long, value_enum, default_value = "usi")]
-    protocol1: ProtocolName,
+    #[arg(long, value_parser = games::protocol_parser(), default_value = "usi")]
+    protocol1: Protocol,
     /// An option for engine 1 only, NAME=VALUE (repeatable): `setoption` in USI and UCI,
     /// `option NAME=VALUE` in XBoard.
     #[arg(long = "engine1-option", value_name = "NAME=VALUE")]
@@ -168,8 +169,8 @@ struct MatchArgs {
     #[arg(long, value_name = "CMD")]
     engine2: String,
     /// Protocol of engine 2.
-    #[arg(long, value_enum, default_value = "usi")]
-    protocol2: ProtocolName,
+    #[arg(long, value_parser = games::protocol_parser(), default_value = "usi")]
+    protocol2: Protocol,
     /// An option for engine 2 only, NAME=VALUE (repeatable).
     #[arg(long = "engine2-option", value_name = "NAME=VALUE")]
     engine2_options: Vec<String>,
@@ -207,7 +208,7 @@ struct MatchArgs {
 
 fn match_engine(
     command: &str,
-    protocol: ProtocolName,
+    protocol: Protocol,
     options: &[String],
 ) -> Result<match_runner::EngineSpec> {
     let command: Vec<String> = command.split_whitespace().map(str::to_string).collect();
@@ -225,11 +226,7 @@ fn match_engine(
         .collect::<Result<Vec<_>>>()?;
     Ok(match_runner::EngineSpec {
         command,
-        protocol: match protocol {
-            ProtocolName::Usi => match_runner::Protocol::Usi,
-            ProtocolName::Uci => match_runner::Protocol::Uci,
-            ProtocolName::Xboard => match_runner::Protocol::Xboard,
-        },
+        protocol,
         options,
     })
 }
@@ -276,21 +273,12 @@ fn run_match(args: &MatchArgs) -> Result<()> {
     Ok(())
 }
 
-#[derive(Clone, Copy, ValueEnum)]
-enum ProtocolName {
-    /// USI, with USI_Variant naming the game.
-    Usi,
-    /// UCI with UCI_Variant, in Fairy-Stockfish's conventions (its FEN, a1 squares, S@c3 drops).
-    Uci,
-    /// XBoard (CECP v2), as HaChu speaks it for Wa shogi.
-    Xboard,
-}
-
 #[derive(Args)]
 struct EngineArgs {
-    /// The protocol.
-    #[arg(value_enum)]
-    protocol: ProtocolName,
+    /// The protocol: usi (USI_Variant names the game), uci (UCI_Variant, in Fairy-Stockfish's
+    /// conventions: its FEN, a1 squares, S@c3 drops) or xboard (CECP v2, as HaChu speaks it).
+    #[arg(value_parser = games::protocol_parser())]
+    protocol: Protocol,
     /// The evaluation: `full`, or `material` (piece values only, the baseline that strength
     /// is measured against); the same as the `Evaluation` engine option.
     #[arg(long, value_enum, default_value = "full")]
@@ -312,22 +300,15 @@ fn engine(args: &EngineArgs) -> Result<()> {
         EvaluationName::Full => None,
         EvaluationName::Material => Some("setoption name Evaluation value material"),
     };
-    match args.protocol {
-        ProtocolName::Usi => {
-            let mut usi = tsubame_protocol::usi::Usi::new(output);
+    match args.protocol.dialect() {
+        Some(dialect) => {
+            let mut front = tsubame_protocol::usi::UsiFront::new(dialect, output);
             if let Some(line) = evaluation {
-                usi.command(line);
+                front.command(line);
             }
-            usi.run(std::io::stdin().lock());
+            front.run(std::io::stdin().lock());
         }
-        ProtocolName::Uci => {
-            let mut uci = tsubame_protocol::uci::Uci::new(output);
-            if let Some(line) = evaluation {
-                uci.command(line);
-            }
-            uci.run(std::io::stdin().lock());
-        }
-        ProtocolName::Xboard => {
+        None => {
             let mut xboard = tsubame_protocol::xboard::Xboard::new(output);
             if evaluation.is_some() {
                 xboard.command("option Evaluation=material");

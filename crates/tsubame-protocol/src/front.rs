@@ -1,6 +1,10 @@
 //! What the USI and UCI front ends share: engine and rule options, starting a search with its
 //! reports, waiting for `stop` in infinite and ponder searches, and `ponderhit`.
 
+use crate::dialect::{ClockWords, Dialect, UCI, USI, rule_options};
+
+/// The dialects whose option names every front end accepts (XBoard's goes through USI's).
+const DIALECTS: [&Dialect; 2] = [&USI, &UCI];
 use crate::session::{BestMove, InfoText, Output, Session, Start, say};
 use std::io::BufRead;
 use std::sync::atomic::Ordering;
@@ -19,18 +23,6 @@ pub struct Front {
     rule_options: Vec<(String, String)>,
     /// The limits of a ponder search, used from `ponderhit` on.
     ponder_limits: Option<Limits>,
-}
-
-/// Which clock words a protocol uses for the first player and the second.
-pub struct ClockWords {
-    /// Main time of the first player (sente).
-    pub first_time: &'static str,
-    /// Main time of the second player.
-    pub second_time: &'static str,
-    /// Increment of the first player.
-    pub first_increment: &'static str,
-    /// Increment of the second player.
-    pub second_increment: &'static str,
 }
 
 impl Front {
@@ -57,7 +49,7 @@ impl Front {
     /// Sets an engine or rule option by name.
     pub fn set_option(&mut self, name: &str, value: &str) -> Result<(), String> {
         match name {
-            "USI_Variant" | "UCI_Variant" => {
+            _ if DIALECTS.iter().any(|d| d.variant_option == name) => {
                 let variant = Variant::from_name(value).ok_or_else(|| {
                     let known: Vec<&str> = Variant::ALL
                         .iter()
@@ -72,21 +64,21 @@ impl Front {
                         self.session.set_rule_option(&name, &value)?;
                     }
                 }
-                self.session.set_position(Start::Initial, &[])
+                Ok(self.session.set_position(Start::Initial, &[])?)
             }
-            "USI_Hash" | "Hash" => {
+            _ if DIALECTS.iter().any(|d| d.hash_option == name) => {
                 let mib = value
                     .parse()
                     .map_err(|_| format!("hash size {value:?} is not a number"))?;
-                self.session.set_hash(mib)
+                Ok(self.session.set_hash(mib)?)
             }
             "Threads" => {
                 let n = value
                     .parse()
                     .map_err(|_| format!("thread count {value:?} is not a number"))?;
-                self.session.set_threads(n)
+                Ok(self.session.set_threads(n)?)
             }
-            "USI_Ponder" | "Ponder" => Ok(()),
+            _ if DIALECTS.iter().any(|d| d.ponder_option == name) => Ok(()),
             "Evaluation" => match value {
                 "full" => {
                     self.session.set_material_only(false);
@@ -98,7 +90,7 @@ impl Front {
                 }
                 other => Err(format!("evaluation {other:?} is not full or material")),
             },
-            "EvalFile" => self.session.set_eval_file(value),
+            "EvalFile" => Ok(self.session.set_eval_file(value)?),
             _ => {
                 // The variant being played first: several games share option names.
                 let current = self.session.variant();
@@ -128,6 +120,8 @@ impl Front {
         arguments: &[&str],
         words_of: &ClockWords,
     ) -> Result<(Limits, bool), String> {
+        let sente_time = words_of.sente_time;
+        let sente_increment = words_of.sente_increment;
         let mut limits = Limits::default();
         let mut clock = Clock::default();
         let mut clock_given = false;
@@ -142,15 +136,15 @@ impl Front {
                 text.parse::<u64>()
                     .map_err(|_| format!("go {what} {text:?} is not a number"))
             };
-            if word == words_of.first_time || word == words_of.second_time {
+            if word == sente_time || word == words_of.gote_time {
                 let ms = number(word)?;
-                if (word == words_of.first_time) == first {
+                if (word == sente_time) == first {
                     clock.remaining = Duration::from_millis(ms);
                 }
                 clock_given = true;
-            } else if word == words_of.first_increment || word == words_of.second_increment {
+            } else if word == sente_increment || word == words_of.gote_increment {
                 let ms = number(word)?;
-                if (word == words_of.first_increment) == first {
+                if (word == sente_increment) == first {
                     clock.increment = Duration::from_millis(ms);
                 }
                 clock_given = true;
@@ -240,51 +234,29 @@ impl Front {
         Ok(())
     }
 
-    /// The `option` lines for every rule option of every variant, in a protocol's syntax.
+    /// The `option` lines for every rule option of every variant, in USI's syntax.
     pub fn rule_option_lines(&self) -> Vec<String> {
-        let mut lines = Vec::new();
-        let mut seen: Vec<&str> = Vec::new();
-        for variant in Variant::ALL {
-            for option in variant.spec().options {
-                // Games share some option names (max-plies); one line each.
-                if seen.contains(&option.name) {
-                    continue;
-                }
-                seen.push(option.name);
+        rule_options()
+            .into_iter()
+            .map(|option| {
                 let default = option.values.first().map_or("", |v| v.name);
                 if option.number.is_some() {
-                    lines.push(format!(
-                        "option name {} type string default {default}",
-                        option.name
-                    ));
+                    format!("option name {} type string default {default}", option.name)
                 } else {
                     let values: Vec<String> = option
                         .values
                         .iter()
                         .map(|v| format!("var {}", v.name))
                         .collect();
-                    lines.push(format!(
+                    format!(
                         "option name {} type combo default {default} {}",
                         option.name,
                         values.join(" ")
-                    ));
+                    )
                 }
-            }
-        }
-        lines
+            })
+            .collect()
     }
-}
-
-/// Words a protocol uses for the shared parts of its handshake.
-pub struct Dialect {
-    /// The handshake's last line (`usiok`, `uciok`).
-    pub ok: &'static str,
-    /// The variant option's name (`USI_Variant`, `UCI_Variant`).
-    pub variant_option: &'static str,
-    /// The hash option's name (`USI_Hash`, `Hash`).
-    pub hash_option: &'static str,
-    /// The ponder option's name (`USI_Ponder`, `Ponder`).
-    pub ponder_option: &'static str,
 }
 
 impl Front {
@@ -359,7 +331,11 @@ impl Front {
 
 /// An `info` line; `mv` writes a USI move in the protocol's text and `mate` turns mate plies
 /// into the protocol's count.
-pub fn info_line(report: &InfoText, mv: &dyn Fn(&str) -> String, mate: fn(i32) -> i32) -> String {
+pub fn info_line(
+    report: &InfoText,
+    mv: &dyn Fn(&str) -> String,
+    mate: &dyn Fn(i32) -> i32,
+) -> String {
     let info = &report.info;
     let score = match info.score {
         Score::Centipawns(cp) => format!("cp {cp}"),

@@ -4,9 +4,10 @@
 
 #![deny(missing_docs)]
 
+pub mod client;
 pub mod coords;
+pub mod dialect;
 pub mod front;
 pub mod session;
-pub mod uci;
 pub mod usi;
 pub mod xboard;

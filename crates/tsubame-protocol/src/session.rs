@@ -2,19 +2,77 @@
 //! as text), engine options, and a search running in the background. Everything a protocol
 //! needs in text form lives here, so each adapter only translates its own syntax.
 
+use crate::dialect::{XboardFenError, xboard_fen_to_sfen};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use tsubame_engine::eval::EvalParams;
 use tsubame_engine::game::SearchPosition;
 use tsubame_engine::limits::Limits;
+use tsubame_engine::params::ParamError;
 use tsubame_engine::search::{Info, Outcome, search};
 use tsubame_engine::tt::TranspositionTable;
 use tsubame_rules::tenjiku::TenjikuPosition;
 use tsubame_rules::{
-    AnyGame, AnyPosition, Bitboard, Color, GamePosition, Options, Outcome as GameOutcome, Position,
-    PositionVisitor, RepetitionRule, SetupError, Square, Variant,
+    AnyGame, AnyGameError, AnyPosition, Bitboard, Color, GamePosition, MoveError, OptionError,
+    Options, Outcome as GameOutcome, Position, PositionVisitor, RepetitionRule, SetupError, Square,
+    Variant,
 };
+
+/// Why the session refused a command; on any of these nothing changed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SessionError {
+    /// The rule options allow no start position (a handicap, say).
+    #[error("bad start position: {0}")]
+    Start(SetupError),
+    /// The SFEN or FEN given is no position of the game.
+    #[error("bad position: {0}")]
+    Position(SetupError),
+    /// XBoard's FEN text is no position.
+    #[error("bad position: {0}")]
+    XboardFen(#[from] XboardFenError),
+    /// A move is no move of its position.
+    #[error("bad move: {0}")]
+    Move(#[from] MoveError),
+    /// The rules' game refused a move (after its end, a repetition where that is illegal).
+    #[error("bad move: {0}")]
+    Game(#[from] AnyGameError),
+    /// A rule option or its value is unknown.
+    #[error(transparent)]
+    Option(#[from] OptionError),
+    /// The rule options belong to no game of this engine.
+    #[error("{0} is not a game of this engine")]
+    UnknownGame(&'static str),
+    /// A hash size outside 1 to 65536 MiB.
+    #[error("hash size {0} MiB is out of range (1 to 65536)")]
+    Hash(usize),
+    /// A thread count outside 1 to 256.
+    #[error("thread count {0} is out of range (1 to 256)")]
+    Threads(usize),
+    /// The parameter file cannot be read.
+    #[error("cannot read parameter file {path}: {reason}")]
+    EvalFileUnreadable {
+        /// The path given.
+        path: String,
+        /// What the system said.
+        reason: String,
+    },
+    /// The parameter file's content is refused.
+    #[error("{path}: {error}")]
+    EvalFile {
+        /// The path given.
+        path: String,
+        /// What is wrong with it.
+        error: ParamError,
+    },
+}
+
+/// The protocols answer with text: a refusal becomes its message.
+impl From<SessionError> for String {
+    fn from(error: SessionError) -> String {
+        error.to_string()
+    }
+}
 
 /// Where a game starts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,19 +99,20 @@ struct GameText {
 }
 
 impl GameText {
-    fn new(options: &Options, start: Start<'_>, moves: &[String]) -> Result<Self, String> {
-        let bad_position = |e: SetupError| format!("bad position: {e}");
+    fn new(options: &Options, start: Start<'_>, moves: &[String]) -> Result<Self, SessionError> {
         let position = match start {
-            Start::Initial => {
-                AnyPosition::start(options).map_err(|e| format!("bad start position: {e}"))?
+            Start::Initial => AnyPosition::start(options).map_err(SessionError::Start)?,
+            Start::Sfen(text) => {
+                AnyPosition::from_sfen(options, text).map_err(SessionError::Position)?
             }
-            Start::Sfen(text) => AnyPosition::from_sfen(options, text).map_err(bad_position)?,
             Start::Fen(text) => match AnyPosition::from_fen(options, text) {
                 // A game without a FEN of its own (Tenjiku) gets XBoard's board text.
-                Err(SetupError::NoFen(_)) => AnyPosition::from_sfen(options, &fen_to_sfen(text)?),
+                Err(SetupError::NoFen(_)) => {
+                    AnyPosition::from_sfen(options, &xboard_fen_to_sfen(text)?)
+                }
                 other => other,
             }
-            .map_err(bad_position)?,
+            .map_err(SessionError::Position)?,
         };
         let mut state = GameText {
             game: AnyGame::from_position(position.clone(), options.clone()),
@@ -79,11 +138,8 @@ impl GameText {
             .collect()
     }
 
-    fn play(&mut self, text: &str) -> Result<(), String> {
-        let mv = self
-            .position
-            .parse_usi(text)
-            .map_err(|e| format!("bad move: {e}"))?;
+    fn play(&mut self, text: &str) -> Result<(), SessionError> {
+        let mv = self.position.parse_usi(text)?;
         // The rules' game refuses moves after its end (a repetition, say); USI/UCI GUIs may go
         // on past it, so the game starts again from here. Not where repeating any earlier
         // position is illegal (Tenjiku): that needs the whole history, which a restart loses.
@@ -91,7 +147,7 @@ impl GameText {
         if self.game.outcome().is_some() && restarts {
             self.game = AnyGame::from_position(self.position.clone(), self.game.options().clone());
         }
-        self.game.play(mv).map_err(|e| format!("bad move: {e}"))?;
+        self.game.play(mv)?;
         self.keys.push(self.position.key());
         self.checks.push(self.position.in_check());
         self.position = self.game.position();
@@ -190,27 +246,6 @@ pub fn pass_via(position: &TenjikuPosition, square: Square) -> Option<Square> {
         .iter()
         .filter_map(|index| u8::try_from(index).ok().map(Square::from_index))
         .find(|&neighbour| position.piece_at(neighbour).is_none())
-}
-
-/// A Tenjiku SFEN from XBoard's FEN: the board text is the same (both list ranks from gote's
-/// side and files from sente's left); XBoard's first mover, white (`w`, the default), is sente.
-/// Fields after the side (castling, counters) mean nothing in Tenjiku and are ignored.
-fn fen_to_sfen(fen: &str) -> Result<String, String> {
-    let mut fields = fen.split_whitespace();
-    let board = fields.next().ok_or("bad position: empty FEN")?;
-    // XBoard may write an empty holdings field after the board.
-    let board = board.strip_suffix("[]").unwrap_or(board);
-    let side = match fields.next() {
-        None | Some("w") => "b",
-        Some("b") => "w",
-        Some(other) => {
-            let shown: String = other.chars().take(8).collect();
-            return Err(format!(
-                "bad position: side to move {shown:?} is not w (sente) or b (gote)"
-            ));
-        }
-    };
-    Ok(format!("{board} {side} - 1"))
 }
 
 /// What a finished search reports, as text.
@@ -357,7 +392,7 @@ impl Session {
 
     /// Switches the game; rule options go back to the new game's defaults and the game to its
     /// start.
-    pub fn set_variant(&mut self, variant: Variant) -> Result<(), String> {
+    pub fn set_variant(&mut self, variant: Variant) -> Result<(), SessionError> {
         self.wait();
         self.variant = variant;
         self.options = Options::defaults(variant.spec());
@@ -366,10 +401,10 @@ impl Session {
 
     /// Switches to the game and rule choices of `options`, at their start position; on error
     /// (a start position the options do not allow) nothing changes.
-    pub fn set_options(&mut self, options: Options) -> Result<(), String> {
+    pub fn set_options(&mut self, options: Options) -> Result<(), SessionError> {
         self.wait();
-        let variant = Variant::of(&options)
-            .ok_or_else(|| format!("{} is not a game of this engine", options.variant().title))?;
+        let variant =
+            Variant::of(&options).ok_or(SessionError::UnknownGame(options.variant().title))?;
         self.game = GameText::new(&options, Start::Initial, &[])?;
         self.variant = variant;
         self.options = options;
@@ -377,15 +412,15 @@ impl Session {
     }
 
     /// Sets a rule option of the current variant.
-    pub fn set_rule_option(&mut self, name: &str, value: &str) -> Result<(), String> {
+    pub fn set_rule_option(&mut self, name: &str, value: &str) -> Result<(), SessionError> {
         self.wait();
-        self.options.set(name, value).map_err(|e| e.to_string())
+        Ok(self.options.set(name, value)?)
     }
 
     /// Sets the table size in MiB (1 to 65536).
-    pub fn set_hash(&mut self, mib: usize) -> Result<(), String> {
+    pub fn set_hash(&mut self, mib: usize) -> Result<(), SessionError> {
         if !(1..=65_536).contains(&mib) {
-            return Err(format!("hash size {mib} MiB is out of range (1 to 65536)"));
+            return Err(SessionError::Hash(mib));
         }
         self.wait();
         self.hash_mib = mib;
@@ -394,9 +429,9 @@ impl Session {
     }
 
     /// Sets the number of search threads (1 to 256).
-    pub fn set_threads(&mut self, threads: usize) -> Result<(), String> {
+    pub fn set_threads(&mut self, threads: usize) -> Result<(), SessionError> {
         if !(1..=256).contains(&threads) {
-            return Err(format!("thread count {threads} is out of range (1 to 256)"));
+            return Err(SessionError::Threads(threads));
         }
         self.threads = threads;
         Ok(())
@@ -412,21 +447,26 @@ impl Session {
     /// Reads evaluation parameters from a parameter file (see
     /// [`tsubame_engine::params`]); they apply whenever the file's game is played. An empty
     /// path or `<empty>` goes back to the built-in parameters. On error nothing changes.
-    pub fn set_eval_file(&mut self, path: &str) -> Result<(), String> {
+    pub fn set_eval_file(&mut self, path: &str) -> Result<(), SessionError> {
         self.wait();
         let path = path.trim();
         if path.is_empty() || path == "<empty>" {
             self.eval_file = None;
             return Ok(());
         }
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read parameter file {path}: {e}"))?;
-        let file =
-            tsubame_engine::params::ParamFile::parse(&text).map_err(|e| format!("{path}: {e}"))?;
+        let refused = |error: ParamError| SessionError::EvalFile {
+            path: path.to_string(),
+            error,
+        };
+        let text = std::fs::read_to_string(path).map_err(|e| SessionError::EvalFileUnreadable {
+            path: path.to_string(),
+            reason: e.to_string(),
+        })?;
+        let file = tsubame_engine::params::ParamFile::parse(&text).map_err(refused)?;
         let variant = Variant::from_name(&file.variant)
-            .ok_or_else(|| format!("{path}: unknown variant {:?}", file.variant))?;
+            .ok_or_else(|| refused(ParamError::UnknownVariant(file.variant.clone())))?;
         file.apply(&EvalParams::for_variant(variant.spec()))
-            .map_err(|e| format!("{path}: {e}"))?;
+            .map_err(refused)?;
         self.eval_file = Some(file);
         Ok(())
     }
@@ -456,7 +496,7 @@ impl Session {
     }
 
     /// Sets the game: a start and moves in USI text. On error the previous game stays.
-    pub fn set_position(&mut self, start: Start<'_>, moves: &[String]) -> Result<(), String> {
+    pub fn set_position(&mut self, start: Start<'_>, moves: &[String]) -> Result<(), SessionError> {
         self.wait();
         self.game = GameText::new(&self.options, start, moves)?;
         Ok(())
@@ -481,7 +521,7 @@ impl Session {
     }
 
     /// Plays one move (USI text) after the current position. On error nothing changes.
-    pub fn play(&mut self, usi: &str) -> Result<(), String> {
+    pub fn play(&mut self, usi: &str) -> Result<(), SessionError> {
         self.wait();
         self.game.play(usi)
     }

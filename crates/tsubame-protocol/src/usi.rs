@@ -1,55 +1,58 @@
-//! USI, the shogi engine protocol, with `USI_Variant` naming the game (`torishogi`, `washogi`)
-//! and one option per rule option (`drop-mate`, `handicap`, `drops`, ...).
+//! The USI family's front end: USI, the shogi engine protocol, with `USI_Variant` naming the
+//! game (`torishogi`, `washogi`, `tenjiku`), and UCI with `UCI_Variant` in Fairy-Stockfish's
+//! conventions for these games (its FEN with `w` for sente and hands in brackets, squares `a1` to
+//! `g7` from sente's side, drops `S@c3`, `wtime`/`winc` for sente, mate scores in moves), so the
+//! engine drops in wherever Fairy-Stockfish is used. Both take one option per rule option
+//! (`drop-mate`, `handicap`, `drops`, ...). Everything in which they differ is their
+//! [`Dialect`].
 //!
 //! Unknown or malformed commands are answered with an `info string error: ...` line and the
 //! engine keeps running.
 
-use crate::front::{ClockWords, Dialect, Front, bestmove_line, info_line, split_moves, unknown};
+use crate::dialect::{Dialect, UCI, USI};
+use crate::front::{Front, bestmove_line, info_line, split_moves, unknown};
 use crate::session::{Output, Start};
 use std::io::BufRead;
 
-const DIALECT: Dialect = Dialect {
-    ok: "usiok",
-    variant_option: "USI_Variant",
-    hash_option: "USI_Hash",
-    ponder_option: "USI_Ponder",
-};
-const CLOCK: ClockWords = ClockWords {
-    first_time: "btime",
-    second_time: "wtime",
-    first_increment: "binc",
-    second_increment: "winc",
-};
-
-fn same(text: &str) -> String {
-    text.to_string()
-}
-
-/// The USI front end.
-pub struct Usi {
+/// A USI-family front end speaking one dialect.
+pub struct UsiFront {
     front: Front,
+    dialect: &'static Dialect,
 }
 
-impl Usi {
-    /// A front end writing to `output`.
-    pub fn new(output: Output) -> Usi {
-        Usi {
+impl UsiFront {
+    /// A front end speaking `dialect`, writing to `output`.
+    pub fn new(dialect: &'static Dialect, output: Output) -> UsiFront {
+        UsiFront {
             front: Front::new(output),
+            dialect,
         }
+    }
+
+    /// A USI front end.
+    pub fn usi(output: Output) -> UsiFront {
+        UsiFront::new(&USI, output)
+    }
+
+    /// A UCI front end.
+    pub fn uci(output: Output) -> UsiFront {
+        UsiFront::new(&UCI, output)
     }
 
     /// Reads commands until `quit` or the end of input.
     pub fn run(&mut self, input: impl BufRead) {
-        self.front.run(input, command);
+        let dialect = self.dialect;
+        self.front
+            .run(input, |front, line| command(front, dialect, line));
     }
 
     /// Handles one command line; returns `false` on `quit`.
     pub fn command(&mut self, line: &str) -> bool {
-        command(&mut self.front, line)
+        command(&mut self.front, self.dialect, line)
     }
 }
 
-fn command(front: &mut Front, line: &str) -> bool {
+fn command(front: &mut Front, dialect: &'static Dialect, line: &str) -> bool {
     let words: Vec<&str> = line.split_whitespace().collect();
     let Some((&name, arguments)) = words.split_first() else {
         return true;
@@ -57,29 +60,20 @@ fn command(front: &mut Front, line: &str) -> bool {
     let result = match front.common_command(name, arguments) {
         Some(result) => result,
         None => match name {
-            "usi" => {
-                front.identify(&DIALECT);
-                Ok(())
-            }
-            "usinewgame" => {
-                front.session.new_game();
-                Ok(())
-            }
-            "position" => position(front, arguments),
-            "go" => front
-                .parse_go(arguments, &CLOCK)
-                .and_then(|(limits, ponder)| {
-                    front.start_search(
-                        limits,
-                        ponder,
-                        |report| info_line(report, &same, |plies| plies),
-                        |result| bestmove_line(result, &same, "resign"),
-                    )
-                }),
             "quit" => {
                 front.session.stop();
                 return false;
             }
+            hello if hello == dialect.hello => {
+                front.identify(dialect);
+                Ok(())
+            }
+            new_game if new_game == dialect.new_game => {
+                front.session.new_game();
+                Ok(())
+            }
+            "position" => position(front, dialect, arguments),
+            "go" => go(front, dialect, arguments),
             other => Err(unknown(other)),
         },
     };
@@ -89,14 +83,42 @@ fn command(front: &mut Front, line: &str) -> bool {
     true
 }
 
-fn position(front: &mut Front, arguments: &[&str]) -> Result<(), String> {
+fn position(front: &mut Front, dialect: &Dialect, arguments: &[&str]) -> Result<(), String> {
     let (setup, moves) = split_moves(arguments);
-    let moves: Vec<String> = moves.iter().map(|m| m.to_string()).collect();
+    let (width, height) = front.session.board_size();
+    let moves = moves
+        .iter()
+        .map(|m| {
+            dialect
+                .read_move(m, width, height)
+                .ok_or_else(|| format!("bad move {m:?}"))
+        })
+        .collect::<Result<Vec<String>, String>>()?;
+    let keyword = dialect.position_keyword();
     match setup.split_first() {
-        Some((&"startpos", [])) => front.session.set_position(Start::Initial, &moves),
-        Some((&"sfen", fields)) if !fields.is_empty() => front
-            .session
-            .set_position(Start::Sfen(&fields.join(" ")), &moves),
-        _ => Err("position needs 'startpos' or 'sfen <sfen>', then optionally 'moves ...'".into()),
+        Some((&"startpos", [])) => Ok(front.session.set_position(Start::Initial, &moves)?),
+        Some((&word, fields)) if word == keyword && !fields.is_empty() => {
+            let text = fields.join(" ");
+            let start = match dialect.position {
+                crate::dialect::PositionForm::Sfen => Start::Sfen(&text),
+                crate::dialect::PositionForm::Fen => Start::Fen(&text),
+            };
+            Ok(front.session.set_position(start, &moves)?)
+        }
+        _ => Err(format!(
+            "position needs 'startpos' or '{keyword} <{keyword}>', then optionally 'moves ...'"
+        )),
     }
+}
+
+fn go(front: &mut Front, dialect: &'static Dialect, arguments: &[&str]) -> Result<(), String> {
+    let (limits, ponder) = front.parse_go(arguments, &dialect.clock)?;
+    let (width, height) = front.session.board_size();
+    let text = move |usi: &str| dialect.write_move(usi, width, height);
+    front.start_search(
+        limits,
+        ponder,
+        move |report| info_line(report, &text, &|plies| dialect.mate_score(plies)),
+        move |result| bestmove_line(result, &text, dialect.no_move),
+    )
 }

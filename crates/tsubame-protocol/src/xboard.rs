@@ -24,8 +24,9 @@
 use crate::coords::{
     chess_square_to_usi_square, usi_square_to_chess_square, usi_to_xboard, xboard_to_usi,
 };
+use crate::dialect::{USI, rule_options, variant_from_xboard, xboard_variant_name};
 use crate::front::Front;
-use crate::session::{BestMove, InfoText, Output, Start, say};
+use crate::session::{BestMove, InfoText, Output, SessionError, Start, say};
 use std::io::BufRead;
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::time::Duration;
@@ -202,7 +203,10 @@ impl Xboard {
                 self.own_time = None;
                 self.depth = None;
                 self.front.session.new_game();
-                self.front.session.set_position(Start::Initial, &[])
+                self.front
+                    .session
+                    .set_position(Start::Initial, &[])
+                    .map_err(String::from)
             }
             "variant" => self.variant(rest),
             "force" | "result" => {
@@ -289,47 +293,39 @@ impl Xboard {
     }
 
     fn features(&self) {
+        // Wa first: the game XBoard users know this engine for, beside HaChu.
+        let variants = [Variant::Wa, Variant::Tori, Variant::Tenjiku].map(xboard_variant_name);
         self.say(&format!(
             "feature setboard=1 usermove=1 ping=1 memory=1 smp=1 sigint=0 sigterm=0 colors=0 \
-             highlight=1 myname=\"Tsubame {}\" variants=\"wa-shogi,torishogi,tenjiku\"",
-            env!("CARGO_PKG_VERSION")
+             highlight=1 myname=\"Tsubame {}\" variants=\"{}\"",
+            env!("CARGO_PKG_VERSION"),
+            variants.join(",")
         ));
         self.say("feature option=\"EvalFile -file \"");
-        let mut seen: Vec<&str> = Vec::new();
-        for variant in Variant::ALL {
-            for option in variant.spec().options {
-                if seen.contains(&option.name) {
-                    continue;
-                }
-                seen.push(option.name);
-                let default = option.values.first().map_or("", |v| v.name);
-                if option.number.is_some() {
-                    self.say(&format!(
-                        "feature option=\"{} -string {default}\"",
-                        option.name
-                    ));
-                } else {
-                    let values: Vec<&str> = option.values.iter().map(|v| v.name).collect();
-                    self.say(&format!(
-                        "feature option=\"{} -combo {}\"",
-                        option.name,
-                        values.join(" /// ")
-                    ));
-                }
+        for option in rule_options() {
+            let default = option.values.first().map_or("", |v| v.name);
+            if option.number.is_some() {
+                self.say(&format!(
+                    "feature option=\"{} -string {default}\"",
+                    option.name
+                ));
+            } else {
+                let values: Vec<&str> = option.values.iter().map(|v| v.name).collect();
+                self.say(&format!(
+                    "feature option=\"{} -combo {}\"",
+                    option.name,
+                    values.join(" /// ")
+                ));
             }
         }
         self.say("feature done=1");
     }
 
     fn variant(&mut self, name: &str) -> Result<(), String> {
-        let variant = match name.to_ascii_lowercase().as_str() {
-            "wa-shogi" => Some(Variant::Wa),
-            other => Variant::from_name(other),
-        }
-        .ok_or("unsupported variant")?;
+        let variant = variant_from_xboard(name).ok_or("unsupported variant")?;
         self.cancel_search();
         self.front
-            .set_option("USI_Variant", variant.spec().protocol_name)?;
+            .set_option(USI.variant_option, variant.protocol_name())?;
         if variant == Variant::Wa {
             self.say(WA_SETUP);
             for piece in WA_PIECES {
@@ -509,8 +505,12 @@ impl Xboard {
             ));
             return;
         }
-        if let Err(reason) = self.front.session.play(&usi) {
-            let reason = reason.strip_prefix("bad move: ").unwrap_or(&reason);
+        if let Err(error) = self.front.session.play(&usi) {
+            let reason = match error {
+                SessionError::Move(reason) => reason.to_string(),
+                SessionError::Game(reason) => reason.to_string(),
+                other => other.to_string(),
+            };
             self.say(&format!("Illegal move ({reason}): {text}"));
             return;
         }

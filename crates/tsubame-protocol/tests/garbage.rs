@@ -6,8 +6,7 @@ use proptest::prelude::*;
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 use tsubame_protocol::session::Output;
-use tsubame_protocol::uci::Uci;
-use tsubame_protocol::usi::Usi;
+use tsubame_protocol::usi::UsiFront;
 use tsubame_protocol::xboard::Xboard;
 
 #[derive(Clone, Default)]
@@ -139,7 +138,7 @@ proptest! {
     fn usi_survives_any_lines(lines in prop::collection::vec(line(), 0..12)) {
         let captured = Captured::default();
         let output: Output = Arc::new(Mutex::new(Box::new(captured.clone())));
-        let mut usi = Usi::new(output);
+        let mut usi = UsiFront::usi(output);
         for l in &lines {
             // An infinite search would wait for `stop`; the test sends its own at the end.
             if !usi.command(l) {
@@ -156,7 +155,7 @@ proptest! {
     fn uci_survives_any_lines(lines in prop::collection::vec(line(), 0..12)) {
         let captured = Captured::default();
         let output: Output = Arc::new(Mutex::new(Box::new(captured.clone())));
-        let mut uci = Uci::new(output);
+        let mut uci = UsiFront::uci(output);
         for l in &lines {
             if !uci.command(l) {
                 break;

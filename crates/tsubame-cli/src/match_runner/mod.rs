@@ -2,16 +2,12 @@
 //! move and every ending, the match keeps its own clocks, and an engine that crashes, hangs or
 //! plays an illegal move loses that game and is restarted for the next one.
 
-mod clock;
-mod engine;
 mod stats;
 
-pub use clock::TimeControl;
 pub use stats::{Sprt, Tally, Verdict, elo_estimate};
+pub use tsubame_protocol::client::{EngineSpec, Protocol, TimeControl};
 
 use anyhow::{Context, Result, bail};
-use clock::Clock;
-use engine::{Engine, Failure, XboardReply};
 use indicatif::{ProgressBar, ProgressStyle};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
@@ -22,41 +18,15 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::mpsc::channel;
 use std::time::{Duration, Instant};
-use tsubame_protocol::coords::{chess_to_usi, usi_to_chess, usi_to_xboard, xboard_to_usi};
-use tsubame_rules::{AnyGame, Color, Options, Status};
+use tsubame_protocol::client::{Clock, Engine, Failure, Reply, Turn};
+use tsubame_rules::{AnyGame, Color, Options, Status, Variant};
 
 /// How long past its allowed time the match waits for a `bestmove` before it gives up on the
 /// engine as hung, kills it and restarts it.
 const GRACE: Duration = Duration::from_secs(1);
 
-/// The hash table size XBoard engines are given (`memory`), the same as the USI default.
-const XBOARD_MEMORY_MIB: u32 = 64;
-
 /// How long an engine may think on a move without a clock (`nodes=`, `depth=`).
 const UNTIMED_LIMIT: Duration = Duration::from_secs(120);
-
-/// The protocol an engine speaks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Protocol {
-    /// USI with `USI_Variant`.
-    Usi,
-    /// UCI with `UCI_Variant`, in Fairy-Stockfish's conventions.
-    Uci,
-    /// XBoard (CECP v2) as HaChu speaks it: the engine keeps the game and is told each move.
-    Xboard,
-}
-
-/// How to start one engine.
-#[derive(Clone, Debug)]
-pub struct EngineSpec {
-    /// Program and arguments.
-    pub command: Vec<String>,
-    /// Its protocol.
-    pub protocol: Protocol,
-    /// Options for this engine only (`setoption` in USI and UCI, `option NAME=VALUE` in
-    /// XBoard), sent after the rule options.
-    pub options: Vec<(String, String)>,
-}
 
 /// Everything a match needs.
 #[derive(Clone, Debug)]
@@ -434,29 +404,6 @@ fn opening(config: &MatchConfig, index: u32) -> (String, Vec<String>) {
     (config.options.variant().start_sfen.to_string(), Vec::new())
 }
 
-/// The name XBoard engines know the variant by.
-fn xboard_variant(spec: &tsubame_rules::VariantSpec) -> &'static str {
-    match spec.protocol_name {
-        "washogi" => "wa-shogi",
-        other => other,
-    }
-}
-
-/// XBoard's FEN of a position given as SFEN: the same board text (both list ranks from the
-/// far side and files from sente's left), `w` for sente to move (XBoard's first mover is
-/// white), pieces in hand in brackets after the board.
-fn xboard_fen(sfen: &str) -> String {
-    let mut fields = sfen.split_whitespace();
-    let board = fields.next().unwrap_or("");
-    let side = if fields.next() == Some("w") { "b" } else { "w" };
-    let hand = fields.next().filter(|hand| *hand != "-").unwrap_or("");
-    if hand.is_empty() {
-        format!("{board} {side} 0 1")
-    } else {
-        format!("{board}[{hand}] {side} 0 1")
-    }
-}
-
 /// Makes sure engine `seat` is running and ready for a new game from `start_sfen`.
 fn prepare(
     config: &MatchConfig,
@@ -465,38 +412,9 @@ fn prepare(
     engines: &mut [Option<Engine>; 2],
     seat: usize,
 ) -> Result<(), String> {
-    let protocol = config.engines[seat].protocol;
+    let variant = Variant::from_spec(spec).ok_or("a game this engine does not play")?;
     let new_game = |engine: &mut Engine| -> Result<(), String> {
-        let failed = |f: Failure| format!("not ready for a new game: {f:?}");
-        match protocol {
-            Protocol::Usi => engine.send("usinewgame").map_err(failed)?,
-            Protocol::Uci => engine.send("ucinewgame").map_err(failed)?,
-            Protocol::Xboard => {
-                let mut lines = vec![
-                    "new".to_string(),
-                    format!("variant {}", xboard_variant(spec)),
-                    format!("memory {XBOARD_MEMORY_MIB}"),
-                    "easy".to_string(),
-                ];
-                lines.extend(Clock::xboard_setup(config.time)?);
-                lines.push("force".into());
-                if start_sfen != spec.start_sfen {
-                    if !engine.xboard.as_ref().is_some_and(|x| x.setboard) {
-                        return Err(
-                            "the XBoard engine cannot set up positions (no setboard)".into()
-                        );
-                    }
-                    lines.push(format!("setboard {}", xboard_fen(start_sfen)));
-                }
-                for line in &lines {
-                    engine.send(line).map_err(failed)?;
-                }
-                if let Some(state) = &mut engine.xboard {
-                    state.known_moves = 0;
-                }
-            }
-        }
-        engine.ready().map_err(failed)
+        engine.new_game(variant, config.time, start_sfen)
     };
     if let Some(engine) = &mut engines[seat] {
         if new_game(engine).is_ok() {
@@ -584,20 +502,17 @@ fn play_game(config: &MatchConfig, index: u32, engines: &mut [Option<Engine>; 2]
         }
         let color = game.position().side_to_move();
         let seat = seat_of(color);
-        let protocol = config.engines[seat].protocol;
         let Some(engine) = engines[seat].as_mut() else {
             break GameEnd::loss(color, "crash", "the engine is not running".into());
         };
-        let commands = match turn_commands(
-            protocol,
-            engine,
-            &start_sfen,
-            &start_fen,
-            &report.moves,
-            &clock,
+        let turn = Turn {
+            start_sfen: &start_sfen,
+            start_fen: start_fen.as_deref(),
+            moves: &report.moves,
             color,
-            (width, height),
-        ) {
+            board: (width, height),
+        };
+        let commands = match engine.turn_commands(turn, &clock) {
             Ok(commands) => commands,
             Err(detail) => {
                 break GameEnd {
@@ -612,16 +527,7 @@ fn play_game(config: &MatchConfig, index: u32, engines: &mut [Option<Engine>; 2]
             .allowed(color)
             .map_or(UNTIMED_LIMIT, |allowed| allowed + GRACE);
         let sent = commands.iter().try_for_each(|line| engine.send(line));
-        let answer = sent.and_then(|()| match protocol {
-            Protocol::Usi | Protocol::Uci => engine.best_move(started + limit).map(|words| {
-                match words.first().map(String::as_str) {
-                    Some("resign" | "(none)") => XboardReply::Resign,
-                    Some(text) => XboardReply::Move(text.to_string()),
-                    None => XboardReply::Move(String::new()),
-                }
-            }),
-            Protocol::Xboard => engine.xboard_reply(started + limit),
-        });
+        let answer = sent.and_then(|()| engine.answer(started + limit));
         let elapsed = started.elapsed();
         let reply = match answer {
             Ok(reply) => reply,
@@ -643,12 +549,12 @@ fn play_game(config: &MatchConfig, index: u32, engines: &mut [Option<Engine>; 2]
             continue;
         }
         let text = match reply {
-            XboardReply::Move(text) => text,
-            XboardReply::Resign => {
+            Reply::Move(text) => text,
+            Reply::Resign => {
                 game.resign(color);
                 continue;
             }
-            XboardReply::Claim(claim) => {
+            Reply::Claim(claim) => {
                 let own_loss = match color {
                     Color::Sente => claim.starts_with("0-1"),
                     Color::Gote => claim.starts_with("1-0"),
@@ -660,7 +566,7 @@ fn play_game(config: &MatchConfig, index: u32, engines: &mut [Option<Engine>; 2]
                 engines[seat] = None;
                 break GameEnd::loss(color, "false-claim", shorten(&claim));
             }
-            XboardReply::Rejected(line) => {
+            Reply::Rejected(line) => {
                 engines[seat] = None;
                 let last = report.moves.last().cloned().unwrap_or_default();
                 break GameEnd::loss(
@@ -670,22 +576,17 @@ fn play_game(config: &MatchConfig, index: u32, engines: &mut [Option<Engine>; 2]
                 );
             }
         };
-        let usi = match protocol {
-            Protocol::Usi => Some(text.clone()),
-            Protocol::Uci => chess_to_usi(&text, width, height),
-            // Two legs for a move that captures on its way; `=` for a declined promotion.
-            Protocol::Xboard => xboard_to_usi(&text, width, height),
+        let readings = engine.move_readings(&text, (width, height));
+        let played = match readings.iter().find(|usi| game.play_usi(usi).is_ok()) {
+            Some(usi) => Ok(usi.clone()),
+            None => match readings.first() {
+                Some(usi) => Err(game
+                    .play_usi(usi)
+                    .err()
+                    .map_or_else(|| "not a move".to_string(), |e| e.to_string())),
+                None => Err("not a move".to_string()),
+            },
         };
-        let played = usi.ok_or_else(|| "not a move".to_string()).and_then(|usi| {
-            match game.play_usi(&usi) {
-                Ok(_) => Ok(usi),
-                Err(error) => match out_and_back_pass(&usi) {
-                    // XBoard writes a pass as a step out to an empty square and back.
-                    Some(pass) if game.play_usi(&pass).is_ok() => Ok(pass),
-                    _ => Err(error.to_string()),
-                },
-            }
-        });
         match played {
             Ok(usi) => {
                 report.moves.push(usi);
@@ -712,102 +613,7 @@ fn play_game(config: &MatchConfig, index: u32, engines: &mut [Option<Engine>; 2]
     report
 }
 
-/// The plain pass (`6f6f`) for USI text that steps out to a square and back (`6f6e6f`), the
-/// form in which XBoard writes a pass; `None` for any other text.
-fn out_and_back_pass(usi: &str) -> Option<String> {
-    let square = |text: &str| -> Option<usize> {
-        let digits = text.bytes().take_while(u8::is_ascii_digit).count();
-        (digits > 0 && text.len() > digits).then_some(digits + 1)
-    };
-    let first = square(usi)?;
-    let second = first + square(usi.get(first..)?)?;
-    let third = second + square(usi.get(second..)?)?;
-    let (from, back) = (usi.get(..first)?, usi.get(second..third)?);
-    (from == back).then(|| format!("{from}{from}{}", usi.get(third..).unwrap_or("")))
-}
-
 /// At most 40 characters of an engine's text, for reports.
 fn shorten(text: &str) -> String {
     text.chars().take(40).collect()
-}
-
-/// The lines that ask the engine for a move: USI and UCI get the whole game and `go`; an
-/// XBoard engine is stopped (`force`), told the moves it has not seen, its clock, and `go`.
-#[allow(clippy::too_many_arguments)]
-fn turn_commands(
-    protocol: Protocol,
-    engine: &mut Engine,
-    start_sfen: &str,
-    start_fen: &Option<String>,
-    moves: &[String],
-    clock: &Clock,
-    color: Color,
-    (width, height): (u8, u8),
-) -> Result<Vec<String>, String> {
-    let chess = |usi: &String| usi_to_chess(usi, width, height).unwrap_or_else(|| usi.clone());
-    match protocol {
-        Protocol::Usi | Protocol::Uci => {
-            let mut command = match (protocol, start_fen) {
-                (Protocol::Usi, _) => format!("position sfen {start_sfen}"),
-                (_, Some(fen)) => format!("position fen {fen}"),
-                (_, None) => return Err("no FEN for UCI engines".into()),
-            };
-            if !moves.is_empty() {
-                command.push_str(" moves");
-                for usi in moves {
-                    command.push(' ');
-                    match protocol {
-                        Protocol::Usi => command.push_str(usi),
-                        _ => command.push_str(&chess(usi)),
-                    }
-                }
-            }
-            Ok(vec![command, clock.go_command(protocol)])
-        }
-        Protocol::Xboard => {
-            let Some(state) = &mut engine.xboard else {
-                return Err("the XBoard engine did not finish its handshake".into());
-            };
-            let mut lines = vec!["force".to_string()];
-            for usi in moves.iter().skip(state.known_moves) {
-                let text = usi_to_xboard(usi, width, height, None).unwrap_or_else(|| usi.clone());
-                if state.usermove {
-                    lines.push(format!("usermove {text}"));
-                } else {
-                    lines.push(text);
-                }
-            }
-            state.known_moves = moves.len();
-            lines.extend(clock.xboard_clock_lines(color));
-            lines.push("go".into());
-            Ok(lines)
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn an_out_and_back_step_is_read_as_a_pass() {
-        assert_eq!(out_and_back_pass("6f6e6f").as_deref(), Some("6f6f"));
-        assert_eq!(out_and_back_pass("12f11e12f").as_deref(), Some("12f12f"));
-        assert_eq!(out_and_back_pass("6f5e6d"), None);
-        assert_eq!(out_and_back_pass("6f6e"), None);
-        assert_eq!(out_and_back_pass("S*4d"), None);
-        assert_eq!(out_and_back_pass(""), None);
-    }
-
-    #[test]
-    fn xboard_fen_is_the_sfen_board_with_xboard_colours() {
-        assert_eq!(
-            xboard_fen("3k3/7/7/7/7/7/3K3 b - 1"),
-            "3k3/7/7/7/7/7/3K3 w 0 1"
-        );
-        assert_eq!(
-            xboard_fen("3k3/7/7/7/7/7/3K3 w Sp 9"),
-            "3k3/7/7/7/7/7/3K3[Sp] b 0 1"
-        );
-    }
 }

@@ -1,7 +1,7 @@
 //! Time controls and the match's own clocks. The match, not the engine, decides when an engine
 //! has run out of time: it measures from sending `go` to reading `bestmove`.
 
-use super::Protocol;
+use crate::dialect::{Dialect, GoLimits};
 use std::str::FromStr;
 use std::time::Duration;
 use tsubame_rules::Color;
@@ -119,27 +119,25 @@ impl Clock {
         }
     }
 
-    /// The `go` command in the protocol's words (UCI's `w` is sente).
-    pub fn go_command(&self, protocol: Protocol) -> String {
-        let sente = millis(self.remaining[Color::Sente as usize]);
-        let gote = millis(self.remaining[Color::Gote as usize]);
-        let (first, second, first_inc, second_inc) = match protocol {
-            Protocol::Usi => ("btime", "wtime", "binc", "winc"),
-            Protocol::Uci | Protocol::Xboard => ("wtime", "btime", "winc", "binc"),
-        };
-        match self.control {
-            TimeControl::Byoyomi { period, .. } => format!(
-                "go {first} {sente} {second} {gote} byoyomi {}",
-                millis(period)
-            ),
-            TimeControl::Fischer { increment, .. } => {
-                let inc = millis(increment);
-                format!("go {first} {sente} {second} {gote} {first_inc} {inc} {second_inc} {inc}")
-            }
-            TimeControl::MoveTime(time) => format!("go movetime {}", millis(time)),
-            TimeControl::Nodes(nodes) => format!("go nodes {nodes}"),
-            TimeControl::Depth(depth) => format!("go depth {depth}"),
-        }
+    /// The `go` command in a USI-family protocol's words (UCI's `w` is sente).
+    pub fn go_command(&self, dialect: &Dialect) -> String {
+        let sente_ms = millis(self.remaining[Color::Sente as usize]);
+        let gote_ms = millis(self.remaining[Color::Gote as usize]);
+        dialect.go_command(match self.control {
+            TimeControl::Byoyomi { period, .. } => GoLimits::Byoyomi {
+                sente_ms,
+                gote_ms,
+                period_ms: millis(period),
+            },
+            TimeControl::Fischer { increment, .. } => GoLimits::Fischer {
+                sente_ms,
+                gote_ms,
+                increment_ms: millis(increment),
+            },
+            TimeControl::MoveTime(time) => GoLimits::MoveTime(millis(time)),
+            TimeControl::Nodes(nodes) => GoLimits::Nodes(nodes),
+            TimeControl::Depth(depth) => GoLimits::Depth(depth),
+        })
     }
 
     /// The XBoard commands that set this control up at the start of a game, or why XBoard
@@ -264,7 +262,7 @@ mod tests {
         let control = "1+0.5b".parse().unwrap();
         let mut clock = Clock::new(control, Duration::from_millis(50));
         assert_eq!(
-            clock.go_command(Protocol::Usi),
+            clock.go_command(&crate::dialect::USI),
             "go btime 1000 wtime 1000 byoyomi 500"
         );
         assert!(clock.charge(Color::Sente, Duration::from_millis(1200)));
@@ -276,7 +274,7 @@ mod tests {
         assert!(clock.charge(Color::Sente, Duration::from_millis(540)));
         assert!(!clock.charge(Color::Sente, Duration::from_millis(560)));
         assert_eq!(
-            clock.go_command(Protocol::Uci),
+            clock.go_command(&crate::dialect::UCI),
             "go wtime 0 btime 1000 byoyomi 500"
         );
     }
@@ -287,11 +285,11 @@ mod tests {
         let mut clock = Clock::new(control, Duration::ZERO);
         assert!(clock.charge(Color::Gote, Duration::from_millis(300)));
         assert_eq!(
-            clock.go_command(Protocol::Usi),
+            clock.go_command(&crate::dialect::USI),
             "go btime 1000 wtime 800 binc 100 winc 100"
         );
         assert_eq!(
-            clock.go_command(Protocol::Uci),
+            clock.go_command(&crate::dialect::UCI),
             "go wtime 1000 btime 800 winc 100 binc 100"
         );
         assert!(!clock.charge(Color::Gote, Duration::from_millis(801)));

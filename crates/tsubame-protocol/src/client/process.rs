@@ -3,6 +3,7 @@
 //! and every wait has a deadline. Dropping the handle kills the process.
 
 use super::{EngineSpec, Protocol};
+use crate::dialect::{UCI, USI};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
@@ -27,6 +28,8 @@ pub enum Failure {
 /// A running engine.
 pub struct Engine {
     child: Child,
+    /// The protocol it speaks.
+    pub protocol: Protocol,
     input: ChildStdin,
     lines: Receiver<String>,
     /// The name from `id name` (`myname` in XBoard), or the command.
@@ -50,12 +53,12 @@ pub struct XboardState {
     pings: u32,
 }
 
-/// What an XBoard engine answered when asked to move.
+/// What an engine answered when asked to move.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum XboardReply {
-    /// `move <text>`.
+pub enum Reply {
+    /// Its move, in its protocol's text (`bestmove <text>`, XBoard's `move <text>`).
     Move(String),
-    /// `resign`.
+    /// `resign` (USI's `bestmove resign`, UCI's `bestmove (none)`, XBoard's `resign`).
     Resign,
     /// A result line (`1-0 {...}`, `0-1 {...}`, `1/2-1/2 {...}`) instead of a move.
     Claim(String),
@@ -123,6 +126,7 @@ impl Engine {
         });
         let mut engine = Engine {
             child,
+            protocol: spec.protocol,
             input,
             lines,
             name: spec.command.join(" "),
@@ -132,16 +136,13 @@ impl Engine {
             Failure::Exited => format!("the engine exited before {what}"),
             Failure::Timeout => format!("no {what} within {}s", HANDSHAKE_TIMEOUT.as_secs()),
         };
-        let (hello, ok, variant_option) = match spec.protocol {
-            Protocol::Usi => ("usi", "usiok", "USI_Variant"),
-            Protocol::Uci => ("uci", "uciok", "UCI_Variant"),
-            Protocol::Xboard => {
-                engine
-                    .xboard_handshake(options, &spec.options)
-                    .map_err(|f| describe("feature done=1", f))?;
-                return Ok(engine);
-            }
+        let Some(dialect) = spec.protocol.dialect() else {
+            engine
+                .xboard_handshake(options, &spec.options)
+                .map_err(|f| describe("feature done=1", f))?;
+            return Ok(engine);
         };
+        let (hello, ok, variant_option) = (dialect.hello, dialect.ok, dialect.variant_option);
         engine.send(hello).map_err(|f| describe(ok, f))?;
         let deadline = Instant::now() + HANDSHAKE_TIMEOUT;
         loop {
@@ -237,39 +238,44 @@ impl Engine {
         Ok(())
     }
 
-    /// Waits for a `bestmove` line and returns the words after `bestmove` (empty when there
-    /// are none); every other line is skipped.
-    pub fn best_move(&mut self, deadline: Instant) -> Result<Vec<String>, Failure> {
+    /// Waits for the answer to `go`: in USI and UCI the `bestmove` line (its move, or its word
+    /// for having none), in XBoard the move, a resignation, a result claim or the rejection of
+    /// a move it was sent. Thinking output and other lines are skipped.
+    pub fn answer(&mut self, deadline: Instant) -> Result<Reply, Failure> {
+        if self.protocol.dialect().is_none() {
+            return self.xboard_reply(deadline);
+        }
         loop {
             let line = self.next_line(deadline)?;
             let mut words = line.split_whitespace();
             if words.next() == Some("bestmove") {
-                return Ok(words.map(str::to_string).collect());
+                return Ok(match words.next() {
+                    // Either dialect's word for having no move.
+                    Some(word) if word == USI.no_move || word == UCI.no_move => Reply::Resign,
+                    Some(text) => Reply::Move(text.to_string()),
+                    None => Reply::Move(String::new()),
+                });
             }
         }
     }
-}
 
-impl Engine {
-    /// Waits for an XBoard engine's answer to `go`: its move, resignation, a result claim or
-    /// the rejection of a move it was sent. Thinking output and other lines are skipped.
-    pub fn xboard_reply(&mut self, deadline: Instant) -> Result<XboardReply, Failure> {
+    fn xboard_reply(&mut self, deadline: Instant) -> Result<Reply, Failure> {
         loop {
             let line = self.next_line(deadline)?;
             if let Some(text) = line.strip_prefix("move ") {
-                return Ok(XboardReply::Move(text.trim().to_string()));
+                return Ok(Reply::Move(text.trim().to_string()));
             }
             if line == "resign" || line.starts_with("tellics resign") {
-                return Ok(XboardReply::Resign);
+                return Ok(Reply::Resign);
             }
             if ["1-0", "0-1", "1/2-1/2"]
                 .iter()
                 .any(|result| line.split_whitespace().next() == Some(result))
             {
-                return Ok(XboardReply::Claim(line));
+                return Ok(Reply::Claim(line));
             }
             if line.starts_with("Illegal move") {
-                return Ok(XboardReply::Rejected(line));
+                return Ok(Reply::Rejected(line));
             }
         }
     }
