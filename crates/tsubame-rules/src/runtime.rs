@@ -224,6 +224,9 @@ pub trait GamePosition: Clone + Eq + fmt::Debug + Send + Sync + 'static {
     }
     /// Whether `mv` is one of the legal moves.
     fn is_legal(&self, mv: Move) -> bool;
+    /// Plays a move after checking that it is legal; on error, with the rules' reason, the
+    /// position is unchanged.
+    fn play(&mut self, mv: Move) -> Result<(), MoveError>;
     /// Plays a legal move (a move not from [`GamePosition::generate_legal`] of this position
     /// leaves it in an unspecified state).
     fn make_move(&mut self, mv: Move) -> Self::Undo;
@@ -315,6 +318,9 @@ impl<B: Bitboard> GamePosition for Position<B> {
     fn is_legal(&self, mv: Move) -> bool {
         Position::is_legal(self, mv)
     }
+    fn play(&mut self, mv: Move) -> Result<(), MoveError> {
+        Position::play(self, mv)
+    }
     #[inline]
     fn make_move(&mut self, mv: Move) -> Undo {
         Position::make_move(self, mv)
@@ -386,6 +392,9 @@ impl GamePosition for TenjikuPosition {
     }
     fn is_legal(&self, mv: Move) -> bool {
         TenjikuPosition::is_legal(self, mv)
+    }
+    fn play(&mut self, mv: Move) -> Result<(), MoveError> {
+        TenjikuPosition::play(self, mv)
     }
     #[inline]
     fn make_move(&mut self, mv: Move) -> TenjikuUndo {
@@ -643,18 +652,10 @@ impl AnyPosition {
         }
     }
 
-    /// Plays a legal move; an illegal one is refused and the position is unchanged.
+    /// Plays a legal move; an illegal one is refused, with the rules' reason, and the position
+    /// is unchanged.
     pub fn play(&mut self, mv: Move) -> Result<(), MoveError> {
-        each_position!(self, p => {
-            if !p.is_legal(mv) {
-                return Err(MoveError::Illegal {
-                    text: p.to_usi(mv),
-                    reason: "it is not a move of this position".to_string(),
-                });
-            }
-            p.make_move(mv);
-            Ok(())
-        })
+        each_position!(self, p => p.play(mv))
     }
 
     /// Leaf nodes of the legal move tree `depth` plies deep, counted on the concrete position.

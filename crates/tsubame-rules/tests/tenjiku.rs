@@ -960,3 +960,43 @@ fn an_optional_move_limit_ends_the_game_without_a_winner() {
     );
     assert!(game.legal_moves().is_empty());
 }
+
+/// A setup made by hand is checked like one read from text: every position's own setup gives it
+/// back, and a board of the wrong size, a move number of 0 or a piece where it could never move
+/// are refused with the reason.
+#[test]
+fn setups_are_checked_before_they_become_positions() {
+    use tsubame_rules::tenjiku::{TenjikuSetup, TenjikuSetupError};
+    let start = TenjikuPosition::start(&Options::defaults(tenjiku::spec()));
+    let setup = start.to_setup();
+    assert_eq!(
+        TenjikuPosition::from_setup(&setup, TenjikuRules::DEFAULT),
+        Ok(start.clone())
+    );
+    assert_eq!(TenjikuSetup::from_sfen(&start.to_sfen()), Ok(setup.clone()));
+    let mut short = setup.clone();
+    short.board.truncate(255);
+    assert_eq!(
+        TenjikuPosition::from_setup(&short, TenjikuRules::DEFAULT),
+        Err(TenjikuSetupError::BoardSize(255))
+    );
+    let mut unnumbered = setup.clone();
+    unnumbered.ply = 0;
+    assert!(matches!(
+        TenjikuPosition::from_setup(&unnumbered, TenjikuRules::DEFAULT),
+        Err(TenjikuSetupError::BadPly(_))
+    ));
+    // Sente's pawn from 9l moved to the far rank without promoting.
+    let mut dead = setup;
+    let pawn_role = tenjiku::spec().role_by_sfen("P").expect("the pawn's code");
+    let pawn = dead.board.iter().position(|entry| {
+        entry.is_some_and(|(piece, _)| piece.color == Color::Sente && piece.role == pawn_role)
+    });
+    let pawn = pawn.expect("a sente pawn");
+    let piece = dead.board[pawn].take();
+    dead.board[5] = piece;
+    assert!(matches!(
+        TenjikuPosition::from_setup(&dead, TenjikuRules::DEFAULT),
+        Err(TenjikuSetupError::DeadPiece { .. })
+    ));
+}

@@ -60,7 +60,7 @@ mod text;
 
 pub use game::{TenjikuGame, TenjikuGameError, TenjikuStatus};
 pub use position::{Removal, TenjikuPosition, TenjikuUndo};
-pub use text::TenjikuSetupError;
+pub use text::{TenjikuSetup, TenjikuSetupError};
 
 use crate::bitboard::{Bitboard, Bitboard256};
 use crate::color::Color;

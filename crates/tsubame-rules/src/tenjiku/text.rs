@@ -7,7 +7,7 @@ use crate::color::Color;
 use crate::moves::Move;
 use crate::square::Square;
 use crate::usi::MoveError;
-use crate::variant::Role;
+use crate::variant::{Piece, Role};
 use std::fmt::Write as _;
 use thiserror::Error;
 
@@ -92,6 +92,12 @@ pub enum TenjikuSetupError {
     /// The move number is not a positive whole number.
     #[error("move number {0:?} is not a positive whole number")]
     BadPly(String),
+    /// A setup whose board is not 256 squares.
+    #[error("a setup has {0} squares; Tenjiku has 256")]
+    BoardSize(usize),
+    /// A setup with a kind that is no Tenjiku piece.
+    #[error("kind {0} is no Tenjiku piece")]
+    UnknownKind(u8),
 }
 
 fn rank_letter(rank: usize) -> char {
@@ -136,27 +142,38 @@ fn read_code(text: &str) -> Option<(Role, Color, usize)> {
     Some((Role(index as u8), color, length))
 }
 
-impl TenjikuPosition {
-    /// Reads a position from SFEN (see the module documentation for the piece codes; `=` after
-    /// a piece marks it as under the deferral rule).
-    ///
-    /// ```
-    /// use tsubame_rules::tenjiku::{TenjikuPosition, TenjikuRules};
-    /// let text = "16/16/16/16/16/16/16/7k8/16/16/16/16/7D!8/16/16/8K7 b - 1";
-    /// let position = TenjikuPosition::from_sfen(text, TenjikuRules::DEFAULT).unwrap();
-    /// assert_eq!(position.to_sfen(), text);
-    /// assert!(TenjikuPosition::from_sfen("16/16 b - 1", TenjikuRules::DEFAULT).is_err());
-    /// ```
-    pub fn from_sfen(
-        text: &str,
-        rules: TenjikuRules,
-    ) -> Result<TenjikuPosition, TenjikuSetupError> {
-        let position = TenjikuPosition::read_sfen(text, rules)?;
-        position.check_counts()?;
-        Ok(position)
-    }
+/// A Tenjiku position as read from SFEN, not yet checked against the rules: anything may be in
+/// it. [`TenjikuPosition::from_setup`] turns it into a position.
+///
+/// ```
+/// use tsubame_rules::tenjiku::{TenjikuPosition, TenjikuRules, TenjikuSetup};
+/// // A pawn on the far rank reads as text, but no position has one there.
+/// let setup = TenjikuSetup::from_sfen("7P8/16/16/16/16/16/16/7k8/16/16/16/16/16/16/16/8K7 b - 1").unwrap();
+/// assert!(TenjikuPosition::from_setup(&setup, TenjikuRules::DEFAULT).is_err());
+/// let start = TenjikuPosition::from_sfen(tsubame_rules::tenjiku::spec().start_sfen, TenjikuRules::DEFAULT).unwrap();
+/// assert_eq!(TenjikuPosition::from_setup(&start.to_setup(), TenjikuRules::DEFAULT), Ok(start));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TenjikuSetup {
+    /// One entry per square, by square index: the piece, and whether it carries the deferral
+    /// mark `=` (its last move declined a promotion it was allowed).
+    pub board: Vec<Option<(Piece, bool)>>,
+    /// Who moves next.
+    pub side_to_move: Color,
+    /// Ply number of the next move, 1 for the first move of the game.
+    pub ply: u32,
+}
 
-    fn read_sfen(text: &str, rules: TenjikuRules) -> Result<TenjikuPosition, TenjikuSetupError> {
+/// Square indices in SFEN order: ranks from `a`, files from 16 down to 1 in each.
+fn sfen_order() -> impl Iterator<Item = usize> {
+    (0..16).flat_map(|rank| (1..=16).rev().map(move |file| rank * 16 + (file - 1)))
+}
+
+impl TenjikuSetup {
+    /// Reads SFEN text (see the module documentation for the piece codes; `=` after a piece
+    /// marks it as under the deferral rule) without checking it against the rules: the text's
+    /// shape, piece codes, side, empty hand and move number.
+    pub fn from_sfen(text: &str) -> Result<TenjikuSetup, TenjikuSetupError> {
         let text = text.trim();
         let text = text.strip_prefix("sfen ").unwrap_or(text);
         let fields: Vec<&str> = text.split_whitespace().collect();
@@ -166,12 +183,11 @@ impl TenjikuPosition {
         if !(3..=4).contains(&fields.len()) {
             return Err(TenjikuSetupError::FieldCount(fields.len()));
         }
-        let mut position = TenjikuPosition::empty(rules);
+        let mut board = vec![None; 256];
         let ranks: Vec<&str> = fields[0].split('/').collect();
         if ranks.len() != 16 {
             return Err(TenjikuSetupError::RankCount(ranks.len()));
         }
-        let mut deferred = Bitboard256::EMPTY;
         for (rank, row) in ranks.iter().enumerate() {
             let letter = rank_letter(rank);
             let mut file = 16usize;
@@ -217,26 +233,16 @@ impl TenjikuPosition {
                         files: covered,
                     });
                 }
-                let square = rank * 16 + (file - 1);
-                let name = GEOMETRY.name(Square(square as u8)).to_string();
-                let mover = &position.book.movers[role.index()];
-                if mover.promotes_to.is_some() && mover.forced[color.index()].has(square) {
-                    return Err(TenjikuSetupError::DeadPiece {
-                        square: name,
-                        piece: ROLES[role.index()].name,
-                    });
-                }
-                if let Some(mark) = rest.strip_prefix('=') {
-                    if mover.promotes_to.is_none() {
-                        return Err(TenjikuSetupError::DeferralOnUnpromotable {
-                            square: name,
-                            piece: ROLES[role.index()].name,
-                        });
+                let deferred = match rest.strip_prefix('=') {
+                    Some(after) => {
+                        rest = after;
+                        true
                     }
-                    deferred |= Bitboard256::single(square);
-                    rest = mark;
+                    None => false,
+                };
+                if let Some(slot) = board.get_mut(rank * 16 + (file - 1)) {
+                    *slot = Some((Piece { color, role }, deferred));
                 }
-                position.set(square, code(color, role));
                 file -= 1;
             }
             if covered != 16 {
@@ -246,25 +252,119 @@ impl TenjikuPosition {
                 });
             }
         }
-        position.set_deferred(deferred);
-        let side = match fields[1] {
+        let side_to_move = match fields[1] {
             "b" => Color::Sente,
             "w" => Color::Gote,
             other => return Err(TenjikuSetupError::BadSide(other.chars().take(20).collect())),
         };
-        position.set_side(side);
         if fields[2] != "-" {
             return Err(TenjikuSetupError::HandNotEmpty(
                 fields[2].chars().take(20).collect(),
             ));
         }
-        position.ply = match fields.get(3) {
+        let ply = match fields.get(3) {
             None => 1,
             Some(ply) => match ply.parse::<u32>() {
                 Ok(n) if n >= 1 && !ply.starts_with('+') => n,
                 _ => return Err(TenjikuSetupError::BadPly(ply.chars().take(20).collect())),
             },
         };
+        Ok(TenjikuSetup {
+            board,
+            side_to_move,
+            ply,
+        })
+    }
+}
+
+impl TenjikuPosition {
+    /// Reads a position from SFEN (see the module documentation for the piece codes; `=` after
+    /// a piece marks it as under the deferral rule): [`TenjikuSetup::from_sfen`], then
+    /// [`TenjikuPosition::from_setup`].
+    ///
+    /// ```
+    /// use tsubame_rules::tenjiku::{TenjikuPosition, TenjikuRules};
+    /// let text = "16/16/16/16/16/16/16/7k8/16/16/16/16/7D!8/16/16/8K7 b - 1";
+    /// let position = TenjikuPosition::from_sfen(text, TenjikuRules::DEFAULT).unwrap();
+    /// assert_eq!(position.to_sfen(), text);
+    /// assert!(TenjikuPosition::from_sfen("16/16 b - 1", TenjikuRules::DEFAULT).is_err());
+    /// ```
+    pub fn from_sfen(
+        text: &str,
+        rules: TenjikuRules,
+    ) -> Result<TenjikuPosition, TenjikuSetupError> {
+        TenjikuPosition::from_setup(&TenjikuSetup::from_sfen(text)?, rules)
+    }
+
+    /// Checks a setup against the rules and makes it a position: no unpromoted piece where it
+    /// could never move again, the deferral mark only on pieces that can promote, no more
+    /// pieces of a kind than a set holds. Each failure names the square or the kind.
+    pub fn from_setup(
+        setup: &TenjikuSetup,
+        rules: TenjikuRules,
+    ) -> Result<TenjikuPosition, TenjikuSetupError> {
+        let position = TenjikuPosition::place(setup, rules)?;
+        position.check_counts()?;
+        Ok(position)
+    }
+
+    /// The position as an unchecked setup.
+    pub fn to_setup(&self) -> TenjikuSetup {
+        TenjikuSetup {
+            board: (0..256)
+                .map(|square| {
+                    let square = Square(square as u8);
+                    self.piece_at(square)
+                        .map(|piece| (piece, self.is_deferred(square)))
+                })
+                .collect(),
+            side_to_move: self.side,
+            ply: self.ply,
+        }
+    }
+
+    /// The setup's pieces placed and checked square by square, without the count check.
+    fn place(
+        setup: &TenjikuSetup,
+        rules: TenjikuRules,
+    ) -> Result<TenjikuPosition, TenjikuSetupError> {
+        if setup.board.len() != 256 {
+            return Err(TenjikuSetupError::BoardSize(setup.board.len()));
+        }
+        let mut position = TenjikuPosition::empty(rules);
+        let mut deferred = Bitboard256::EMPTY;
+        for square in sfen_order() {
+            let Some(Some((piece, marked))) = setup.board.get(square).copied() else {
+                continue;
+            };
+            let (color, role) = (piece.color, piece.role);
+            let Some(mover) = position.book.movers.get(role.index()) else {
+                return Err(TenjikuSetupError::UnknownKind(role.0));
+            };
+            let name = GEOMETRY.name(Square(square as u8)).to_string();
+            if mover.promotes_to.is_some() && mover.forced[color.index()].has(square) {
+                return Err(TenjikuSetupError::DeadPiece {
+                    square: name,
+                    piece: ROLES[role.index()].name,
+                });
+            }
+            if marked {
+                if mover.promotes_to.is_none() {
+                    return Err(TenjikuSetupError::DeferralOnUnpromotable {
+                        square: name,
+                        piece: ROLES[role.index()].name,
+                    });
+                }
+                deferred |= Bitboard256::single(square);
+            }
+            position.set(square, code(color, role));
+        }
+        position.set_deferred(deferred);
+        position.set_side(setup.side_to_move);
+        if setup.ply == 0 {
+            return Err(TenjikuSetupError::BadPly("0".into()));
+        }
+        position.ply = setup.ply;
         Ok(position)
     }
 
@@ -273,7 +373,8 @@ impl TenjikuPosition {
         let limits = LIMITS.get_or_init(|| {
             // The start position itself is read without this check.
             let mut counts = [0; 36];
-            if let Ok(start) = TenjikuPosition::read_sfen(spec().start_sfen, TenjikuRules::DEFAULT)
+            if let Ok(start) = TenjikuSetup::from_sfen(spec().start_sfen)
+                .and_then(|setup| TenjikuPosition::place(&setup, TenjikuRules::DEFAULT))
             {
                 for s in start.pieces(Color::Sente) {
                     if let Some(piece) = start.piece_at(s)
@@ -457,6 +558,44 @@ impl TenjikuPosition {
                 GEOMETRY.name(from)
             ))
         })
+    }
+
+    /// Plays a move after checking that it is legal; on error the position is unchanged.
+    ///
+    /// ```
+    /// use tsubame_rules::tenjiku::{self, TenjikuPosition};
+    /// use tsubame_rules::Options;
+    /// let mut position = TenjikuPosition::start(&Options::defaults(tenjiku::spec()));
+    /// let pawn = position.play_usi("9l9k").unwrap();
+    /// // The same move is not gote's.
+    /// assert!(position.play(pawn).is_err());
+    /// assert_eq!(position.ply(), 2);
+    /// ```
+    pub fn play(&mut self, mv: Move) -> Result<(), MoveError> {
+        if !self.is_legal(mv) {
+            return Err(MoveError::Illegal {
+                text: self.to_usi(mv),
+                reason: "it is not a move of this position".to_string(),
+            });
+        }
+        self.make_move(mv);
+        Ok(())
+    }
+
+    /// Plays a move given as USI text after checking it, or explains why it cannot be played
+    /// and leaves the position unchanged.
+    pub fn play_usi(&mut self, text: &str) -> Result<Move, MoveError> {
+        let mv = self.parse_usi(text)?;
+        self.make_move(mv);
+        Ok(mv)
+    }
+
+    /// Plays a move without checking it.
+    ///
+    /// The move must be legal in this position (for example, taken from
+    /// [`TenjikuPosition::legal_moves`]); otherwise the position's contents are unspecified.
+    pub fn play_unchecked(&mut self, mv: Move) {
+        self.make_move(mv);
     }
 
     /// The position after the move written as USI text.
