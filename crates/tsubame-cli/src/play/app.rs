@@ -362,7 +362,7 @@ impl App {
                     };
                     match move_to_usi(&self.config.options, &self.session.sfen(), &text) {
                         Ok(usi) => self.try_move(&usi),
-                        Err(reason) => self.message = reason,
+                        Err(reason) => self.message = reason.to_string(),
                     }
                 }
             }

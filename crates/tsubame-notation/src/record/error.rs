@@ -1,6 +1,9 @@
 //! Why a record could not be read or written.
 
+use crate::HodgesError;
 use thiserror::Error;
+use tsubame_rules::tenjiku::TenjikuGameError;
+use tsubame_rules::{GameError, MoveError, SetupError};
 
 /// Where in a record's text something went wrong: a line and, where it helps, a column
 /// (both counted from 1; a column of 0 means the whole line).
@@ -108,8 +111,8 @@ pub enum RecordErrorKind {
         number: String,
         /// The move as written.
         written: String,
-        /// Why not.
-        reason: String,
+        /// Why not (boxed: a refused move is rare, and every other error stays small).
+        reason: Box<MoveTextError>,
     },
     /// A move after the rules had already ended the game.
     #[error("move {written:?} comes after the end of the game ({outcome})")]
@@ -130,4 +133,41 @@ pub enum RecordErrorKind {
     /// A format that cannot express this game or start position.
     #[error("{0}")]
     Unsupported(String),
+}
+
+/// Why text is no move of a position, in whichever notation it was written.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum MoveTextError {
+    /// The position the move is read in is not valid.
+    #[error(transparent)]
+    Position(#[from] SetupError),
+    /// USI text naming no legal move.
+    #[error(transparent)]
+    Usi(#[from] MoveError),
+    /// Hodges text naming no legal move.
+    #[error(transparent)]
+    Hodges(#[from] HodgesError),
+    /// Fairy-Stockfish SAN naming no legal move.
+    #[error(transparent)]
+    San(#[from] SanError),
+    /// The rules' game refused the move (Tori and Wa).
+    #[error(transparent)]
+    Game(#[from] GameError),
+    /// The rules' game refused the move (Tenjiku: a repetition, say).
+    #[error(transparent)]
+    Tenjiku(#[from] TenjikuGameError),
+}
+
+/// Why Fairy-Stockfish SAN is no move of a position.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SanError {
+    /// Nothing but check marks and annotations.
+    #[error("empty move")]
+    Empty,
+    /// No legal move is written so (the text, quoted).
+    #[error("no legal move is written {0}")]
+    NoMove(String),
+    /// More than one legal move is written so (the text, quoted).
+    #[error("{0} fits more than one legal move")]
+    Ambiguous(String),
 }

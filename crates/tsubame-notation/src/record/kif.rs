@@ -273,8 +273,8 @@ pub fn read_kif(bytes: &[u8]) -> Result<Record, RecordError> {
         if full.is_empty() {
             return Err(fail(column, "empty move".into()));
         }
-        let usi =
-            kif_move_to_usi(full, &mut previous_to, geometry).map_err(|what| fail(column, what))?;
+        let usi = kif_move_to_usi(full, &mut previous_to, geometry)
+            .map_err(|what| fail(column, what.to_string()))?;
         moves.push(WrittenMove {
             text: usi,
             line: number,
@@ -323,23 +323,50 @@ pub fn read_kif(bytes: &[u8]) -> Result<Record, RecordError> {
     Ok(record)
 }
 
+/// Why one KIF move could not be read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+enum KifMoveError {
+    #[error("'同' on the first move")]
+    SameOnFirstMove,
+    #[error("missing destination")]
+    MissingDestination,
+    #[error("missing destination rank")]
+    MissingDestinationRank,
+    #[error("bad file {0:?}")]
+    BadFile(char),
+    #[error("bad rank {0:?}")]
+    BadRank(char),
+    #[error("{0} is off the 7x7 board")]
+    OffBoard(String),
+    #[error("unknown piece in {0:?}")]
+    UnknownPiece(String),
+    #[error("a promoted {0} cannot be dropped")]
+    PromotedDrop(&'static str),
+    #[error("missing start square '(..)' in {0:?}")]
+    MissingStart(String),
+    #[error("bad start square ({0})")]
+    BadStart(String),
+    #[error("start square ({0}) is off the board")]
+    StartOffBoard(String),
+    #[error("unexpected {0:?} after the move")]
+    Trailing(String),
+}
+
 /// One KIF move (`３三燕(34)`, `同　鷹(45)`, `４四燕打`, `３一燕成(32)`) as USI text.
 fn kif_move_to_usi(
     text: &str,
     previous_to: &mut Option<String>,
     geometry: tsubame_rules::Geometry,
-) -> Result<String, String> {
+) -> Result<String, KifMoveError> {
     let spec = tori::spec();
     let mut rest = text;
     let to = if let Some(after) = rest.strip_prefix('同') {
         rest = after.trim_start_matches(['　', ' ']);
-        previous_to
-            .clone()
-            .ok_or_else(|| "'同' on the first move".to_string())?
+        previous_to.clone().ok_or(KifMoveError::SameOnFirstMove)?
     } else {
         let mut chars = rest.chars();
-        let file_char = chars.next().ok_or("missing destination")?;
-        let rank_char = chars.next().ok_or("missing destination rank")?;
+        let file_char = chars.next().ok_or(KifMoveError::MissingDestination)?;
+        let rank_char = chars.next().ok_or(KifMoveError::MissingDestinationRank)?;
         let file = FILE_DIGITS
             .iter()
             .position(|&c| c == file_char)
@@ -348,18 +375,18 @@ fn kif_move_to_usi(
                     .to_digit(10)
                     .and_then(|d| usize::try_from(d).ok()?.checked_sub(1))
             })
-            .ok_or_else(|| format!("bad file {file_char:?}"))?;
+            .ok_or(KifMoveError::BadFile(file_char))?;
         let rank = RANK_NUMERALS
             .iter()
             .position(|&c| c == rank_char)
-            .ok_or_else(|| format!("bad rank {rank_char:?}"))?;
+            .ok_or(KifMoveError::BadRank(rank_char))?;
         let (file, rank) = (
-            u8::try_from(file + 1).map_err(|_| "bad file")?,
-            u8::try_from(rank).map_err(|_| "bad rank")?,
+            u8::try_from(file + 1).map_err(|_| KifMoveError::BadFile(file_char))?,
+            u8::try_from(rank).map_err(|_| KifMoveError::BadRank(rank_char))?,
         );
         let square = geometry
             .square(file, rank)
-            .ok_or_else(|| format!("{file_char}{rank_char} is off the 7x7 board"))?;
+            .ok_or_else(|| KifMoveError::OffBoard(format!("{file_char}{rank_char}")))?;
         rest = chars.as_str();
         geometry.name(square).to_string()
     };
@@ -369,7 +396,7 @@ fn kif_move_to_usi(
     let role = roles
         .into_iter()
         .find(|r| rest.starts_with(r.kanji))
-        .ok_or_else(|| format!("unknown piece in {text:?}"))?;
+        .ok_or_else(|| KifMoveError::UnknownPiece(text.to_string()))?;
     rest = rest.get(role.kanji.len()..).unwrap_or("");
     let promote = if let Some(after) = rest.strip_prefix("不成") {
         rest = after;
@@ -383,25 +410,27 @@ fn kif_move_to_usi(
     let usi = if let Some(after) = rest.strip_prefix('打') {
         rest = after;
         if role.promoted_from.is_some() {
-            return Err(format!("a promoted {} cannot be dropped", role.name));
+            return Err(KifMoveError::PromotedDrop(role.name));
         }
         format!("{}*{to}", role.sfen)
     } else {
         let inside = rest
             .strip_prefix('(')
             .and_then(|r| r.split_once(')'))
-            .ok_or_else(|| format!("missing start square '(..)' in {text:?}"))?;
+            .ok_or_else(|| KifMoveError::MissingStart(text.to_string()))?;
         rest = inside.1;
         let digits: Vec<u32> = inside.0.chars().filter_map(|c| c.to_digit(10)).collect();
         let [file, rank] = digits.as_slice() else {
-            return Err(format!("bad start square ({})", inside.0));
+            return Err(KifMoveError::BadStart(inside.0.to_string()));
         };
         let from = geometry
             .square(
-                u8::try_from(*file).map_err(|_| "bad file")?,
-                u8::try_from(rank.checked_sub(1).ok_or("bad rank")?).map_err(|_| "bad rank")?,
+                u8::try_from(*file).map_err(|_| KifMoveError::BadStart(inside.0.to_string()))?,
+                rank.checked_sub(1)
+                    .and_then(|rank| u8::try_from(rank).ok())
+                    .ok_or_else(|| KifMoveError::BadStart(inside.0.to_string()))?,
             )
-            .ok_or_else(|| format!("start square ({}) is off the board", inside.0))?;
+            .ok_or_else(|| KifMoveError::StartOffBoard(inside.0.to_string()))?;
         format!(
             "{}{to}{}",
             geometry.name(from),
@@ -410,7 +439,7 @@ fn kif_move_to_usi(
     };
     let trailing = rest.trim();
     if !trailing.is_empty() && !trailing.starts_with('(') {
-        return Err(format!("unexpected {trailing:?} after the move"));
+        return Err(KifMoveError::Trailing(trailing.to_string()));
     }
     *previous_to = Some(to);
     Ok(usi)

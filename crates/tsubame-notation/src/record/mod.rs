@@ -84,7 +84,7 @@ mod kif;
 mod pgn;
 mod replay;
 
-pub use error::{Location, RecordError, RecordErrorKind};
+pub use error::{Location, MoveTextError, RecordError, RecordErrorKind, SanError};
 pub use hodges_text::{read_hodges_text, write_hodges_text};
 pub use kif::{read_kif, write_kif};
 pub use pgn::{read_pgn, write_pgn, write_san};
@@ -267,16 +267,16 @@ struct ReadMove<'a> {
 }
 
 impl<'a> PositionVisitor<'a> for ReadMove<'_> {
-    type Output = Result<String, String>;
+    type Output = Result<String, MoveTextError>;
 
     fn board<B: Bitboard>(self, position: &'a tsubame_rules::Position<B>) -> Self::Output {
         let text = self.text.trim();
         match position.parse_usi(text) {
             Ok(mv) => Ok(position.to_usi(mv)),
-            Err(error @ tsubame_rules::MoveError::Illegal { .. }) => Err(error.to_string()),
-            Err(tsubame_rules::MoveError::Syntax { .. }) => crate::parse_hodges(position, text)
-                .map(|mv| position.to_usi(mv))
-                .map_err(|e| e.to_string()),
+            Err(error @ tsubame_rules::MoveError::Illegal { .. }) => Err(error.into()),
+            Err(tsubame_rules::MoveError::Syntax { .. }) => {
+                Ok(position.to_usi(crate::parse_hodges(position, text)?))
+            }
         }
     }
 
@@ -298,7 +298,7 @@ impl<'a> PositionVisitor<'a> for ReadMove<'_> {
 /// assert_eq!(move_to_usi(&options, start, "3d3c").unwrap(), "3d3c");
 /// assert!(move_to_usi(&options, start, "Fa-1a").is_err());
 /// ```
-pub fn move_to_usi(options: &Options, sfen: &str, text: &str) -> Result<String, String> {
+pub fn move_to_usi(options: &Options, sfen: &str, text: &str) -> Result<String, MoveTextError> {
     replay::start_of(options, Some(sfen))?.visit(ReadMove { text })
 }
 

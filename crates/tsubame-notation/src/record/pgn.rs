@@ -1,6 +1,7 @@
 //! The PGN the Tori play site exports: chess-style tags with its FEN, and Fairy-Stockfish SAN
 //! moves.
 
+use super::SanError;
 use super::canonical::{check_numbers, check_outcome, comment_text, parse_movetext, quoted};
 use super::replay::{Reader, resolve};
 use super::{GameResult, MoveNotation, Record, RecordError, RecordErrorKind, RecordMove};
@@ -108,10 +109,10 @@ pub fn write_san<B: Bitboard>(position: &Position<B>, mv: Move) -> String {
 
 /// Reads a move in Fairy-Stockfish SAN; check marks (`+`, `#`) and annotations (`!`, `?`) are
 /// optional.
-pub(crate) fn parse_san<B: Bitboard>(position: &Position<B>, text: &str) -> Result<Move, String> {
+pub(crate) fn parse_san<B: Bitboard>(position: &Position<B>, text: &str) -> Result<Move, SanError> {
     let core = text.trim_end_matches(['+', '#', '!', '?']);
     if core.is_empty() {
-        return Err("empty move".to_string());
+        return Err(SanError::Empty);
     }
     let legal = position.legal_moves();
     let found: Vec<Move> = legal
@@ -121,8 +122,8 @@ pub(crate) fn parse_san<B: Bitboard>(position: &Position<B>, text: &str) -> Resu
         .collect();
     match found.as_slice() {
         [only] => Ok(*only),
-        [] => Err(format!("no legal move is written {}", quoted(core))),
-        _ => Err(format!("{} fits more than one legal move", quoted(core))),
+        [] => Err(SanError::NoMove(quoted(core))),
+        _ => Err(SanError::Ambiguous(quoted(core))),
     }
 }
 

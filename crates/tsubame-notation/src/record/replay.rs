@@ -1,11 +1,11 @@
 //! Moves as written, checked against the rules one by one.
 
-use super::{MoveNotation, Record, RecordError, RecordErrorKind, pgn};
+use super::{MoveNotation, MoveTextError, Record, RecordError, RecordErrorKind, pgn};
 use crate::Notator;
 use tsubame_rules::tenjiku::{TenjikuGame, TenjikuPosition};
 use tsubame_rules::{
     AnyPosition, Bitboard, Color, Game, Move, MoveError, Options, Outcome, Position,
-    PositionVisitor,
+    PositionVisitor, SetupError,
 };
 
 /// One move of a replayed record.
@@ -71,27 +71,27 @@ pub(crate) fn number_label(index: usize, sente_first: bool) -> String {
 }
 
 /// The start position of a game at `options`: the SFEN given, or the options' start position.
-pub(crate) fn start_of(options: &Options, start_sfen: Option<&str>) -> Result<AnyPosition, String> {
+pub(crate) fn start_of(
+    options: &Options,
+    start_sfen: Option<&str>,
+) -> Result<AnyPosition, SetupError> {
     match start_sfen {
         Some(sfen) => AnyPosition::from_sfen(options, sfen),
         None => AnyPosition::start(options),
     }
-    .map_err(|e| e.to_string())
 }
 
 fn read_move<B: Bitboard>(
     position: &Position<B>,
     text: &str,
     reader: Reader,
-) -> Result<(Move, bool), String> {
+) -> Result<(Move, bool), MoveTextError> {
     match reader {
-        Reader::San => pgn::parse_san(position, text).map(|m| (m, false)),
+        Reader::San => Ok((pgn::parse_san(position, text)?, false)),
         Reader::UsiOrHodges => match position.parse_usi(text) {
             Ok(mv) => Ok((mv, true)),
-            Err(error @ MoveError::Illegal { .. }) => Err(error.to_string()),
-            Err(MoveError::Syntax { .. }) => crate::parse_hodges(position, text)
-                .map(|m| (m, false))
-                .map_err(|e| e.to_string()),
+            Err(error @ MoveError::Illegal { .. }) => Err(error.into()),
+            Err(MoveError::Syntax { .. }) => Ok((crate::parse_hodges(position, text)?, false)),
         },
     }
 }
@@ -130,7 +130,7 @@ impl<'a> PositionVisitor<'a> for Resolve<'_> {
                     here(RecordErrorKind::IllegalMove {
                         number: number_label(index, sente_first),
                         written: written.text.clone(),
-                        reason,
+                        reason: Box::new(reason),
                     })
                 })?;
             all_usi &= was_usi;
@@ -139,7 +139,7 @@ impl<'a> PositionVisitor<'a> for Resolve<'_> {
                 here(RecordErrorKind::IllegalMove {
                     number: number_label(index, sente_first),
                     written: written.text.clone(),
-                    reason: e.to_string(),
+                    reason: Box::new(e.into()),
                 })
             })?;
             let text = position.to_usi(mv);
@@ -182,7 +182,7 @@ pub(crate) fn resolve(
         reader,
     };
     let start = start_of(options, start_sfen)
-        .map_err(|e| RecordError::at(start_line, 0, RecordErrorKind::BadPosition(e)))?;
+        .map_err(|e| RecordError::at(start_line, 0, RecordErrorKind::BadPosition(e.to_string())))?;
     start.visit(work)
 }
 
@@ -191,14 +191,14 @@ pub(crate) fn resolve(
 pub(crate) fn read_tenjiku_move(
     position: &TenjikuPosition,
     text: &str,
-) -> Result<(Move, bool), String> {
+) -> Result<(Move, bool), MoveTextError> {
     match position.parse_usi(text) {
         Ok(mv) => Ok((mv, true)),
         Err(usi_error) => match crate::tenjiku::parse_tenjiku(position, text) {
             Ok(mv) => Ok((mv, false)),
             // Tenjiku USI always starts with a file number, Hodges with a piece.
-            Err(_) if text.starts_with(|c: char| c.is_ascii_digit()) => Err(usi_error.to_string()),
-            Err(hodges_error) => Err(hodges_error.to_string()),
+            Err(_) if text.starts_with(|c: char| c.is_ascii_digit()) => Err(usi_error.into()),
+            Err(hodges_error) => Err(hodges_error.into()),
         },
     }
 }
@@ -237,11 +237,11 @@ fn resolve_tenjiku(work: Resolve<'_>, start: TenjikuPosition) -> Result<Resolved
     let mut all_usi = true;
     for (index, written) in work.moves.iter().enumerate() {
         let here = |kind| RecordError::at(written.line, written.column, kind);
-        let illegal = |reason: String| {
+        let illegal = |reason: MoveTextError| {
             here(RecordErrorKind::IllegalMove {
                 number: number_label(index, sente_first),
                 written: written.text.clone(),
-                reason,
+                reason: Box::new(reason),
             })
         };
         if let Some(outcome) = game.outcome() {
@@ -254,7 +254,7 @@ fn resolve_tenjiku(work: Resolve<'_>, start: TenjikuPosition) -> Result<Resolved
         let (mv, was_usi) = read_tenjiku_move(&position, written.text.trim()).map_err(illegal)?;
         all_usi &= was_usi;
         let hodges = crate::tenjiku::write_tenjiku(&position, mv);
-        game.play(mv).map_err(|e| illegal(e.to_string()))?;
+        game.play(mv).map_err(|e| illegal(e.into()))?;
         let text = position.to_usi(mv);
         usi.push(text.clone());
         steps.push(Step {
