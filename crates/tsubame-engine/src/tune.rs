@@ -9,7 +9,7 @@
 //! ```
 //! use tsubame_engine::eval::EvalParams;
 //! use tsubame_engine::tune::{Sample, generate, fit};
-//! use tsubame_rules::{Options, tori};
+//! use tsubame_rules::{Options, tori, SfenError};
 //!
 //! let options = Options::defaults(tori::spec());
 //! let lines = generate(tori::tables(), &options, &EvalParams::for_variant(tori::spec()),
@@ -34,7 +34,7 @@ use rand::{Rng, SeedableRng};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use tsubame_rules::{
-    Bitboard, Color, Game, MoveKind, Options, Position, Status, Tables, VariantSpec,
+    Bitboard, Color, Game, MoveKind, Options, Position, SfenError, Status, Tables, VariantSpec,
 };
 
 /// How the self-play games that give the positions are played.
@@ -191,24 +191,46 @@ pub struct Sample<B: Bitboard> {
     pub result: f64,
 }
 
+/// Why a line is no sample.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SampleError {
+    /// No tab between the position and the result.
+    #[error("a sample is <SFEN><tab><result>")]
+    Shape,
+    /// A result other than 1, 0.5 or 0 (quoted, cut to 40 characters).
+    #[error("result {0:?} is not 1, 0.5 or 0")]
+    Result(String),
+    /// A position the rules refuse.
+    #[error("{sfen:?}: {error}")]
+    Position {
+        /// The SFEN, cut to 200 characters.
+        sfen: String,
+        /// Why.
+        error: SfenError,
+    },
+}
+
 impl<B: Bitboard> Sample<B> {
     /// Reads a line written by [`generate`]; the error names what is wrong.
     pub fn parse(
         tables: &'static Tables<B>,
         options: &Options,
         line: &str,
-    ) -> Result<Sample<B>, String> {
-        let (sfen, result) = line
-            .split_once('\t')
-            .ok_or("a sample is <SFEN><tab><result>")?;
+    ) -> Result<Sample<B>, SampleError> {
+        let (sfen, result) = line.split_once('\t').ok_or(SampleError::Shape)?;
         let result = match result.trim() {
             "1" => 1.0,
             "0.5" => 0.5,
             "0" => 0.0,
-            other => return Err(format!("result {other:?} is not 1, 0.5 or 0")),
+            other => return Err(SampleError::Result(other.chars().take(40).collect())),
         };
-        let position = Position::from_sfen(tables, sfen.trim(), options.rule_set())
-            .map_err(|e| format!("{sfen:?}: {e}"))?;
+        let position =
+            Position::from_sfen(tables, sfen.trim(), options.rule_set()).map_err(|error| {
+                SampleError::Position {
+                    sfen: sfen.chars().take(200).collect(),
+                    error,
+                }
+            })?;
         Ok(Sample { position, result })
     }
 }
@@ -646,7 +668,7 @@ mod tests {
             ("3k3/7/7/7/7/7/3Q3 b - 1\t1", "3Q3"),
         ] {
             let error = Sample::<u64>::parse(tori::tables(), &options(), line).unwrap_err();
-            assert!(error.contains(expected), "{line}: {error}");
+            assert!(error.to_string().contains(expected), "{line}: {error}");
         }
     }
 

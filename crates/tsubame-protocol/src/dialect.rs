@@ -100,6 +100,11 @@ pub const UCI: Dialect = Dialect {
     no_move: "(none)",
 };
 
+/// A protocol that gives positions as FEN, for a game without one (Tenjiku over UCI).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("the game has no FEN for {0} engines")]
+pub struct NoFenError(pub &'static str);
+
 /// What a `go` command asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum GoLimits {
@@ -190,12 +195,10 @@ impl Dialect {
         moves: &[String],
         width: u8,
         height: u8,
-    ) -> Result<String, String> {
+    ) -> Result<String, NoFenError> {
         let start = match self.position {
             PositionForm::Sfen => sfen,
-            PositionForm::Fen => {
-                fen.ok_or_else(|| format!("the game has no FEN for {} engines", self.name))?
-            }
+            PositionForm::Fen => fen.ok_or(NoFenError(self.name))?,
         };
         let mut command = format!("position {} {start}", self.position_keyword());
         if !moves.is_empty() {

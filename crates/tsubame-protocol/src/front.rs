@@ -5,13 +5,99 @@ use crate::dialect::{ClockWords, Dialect, UCI, USI, rule_options};
 
 /// The dialects whose option names every front end accepts (XBoard's goes through USI's).
 const DIALECTS: [&Dialect; 2] = [&USI, &UCI];
-use crate::session::{BestMove, InfoText, Output, Session, Start, say};
+use crate::session::{BestMove, InfoText, Output, Session, SessionError, Start, say};
 use std::io::BufRead;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 use tsubame_engine::limits::{Clock, Limits};
 use tsubame_engine::search::Score;
+use tsubame_rules::OptionError;
 use tsubame_rules::Variant;
+
+/// Why a front end refused a command. The front end answers with the message, in its
+/// protocol's form, and goes on.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CommandError {
+    /// The engine session refused it (a position, a move, an option value).
+    #[error(transparent)]
+    Session(#[from] SessionError),
+    /// A rule option or value that the option's own game does not have.
+    #[error(transparent)]
+    Option(#[from] OptionError),
+    /// A command word the protocol does not have (quoted, cut to 40 characters).
+    #[error("unknown command {0:?}")]
+    UnknownCommand(String),
+    /// XBoard's answer to a command it does not have.
+    #[error("unknown command")]
+    Unknown,
+    /// A variant name no game has.
+    #[error("unknown variant {given:?} ({known})")]
+    UnknownVariant {
+        /// The name given.
+        given: String,
+        /// The names known.
+        known: String,
+    },
+    /// A game XBoard names that this engine does not play.
+    #[error("unsupported variant")]
+    UnsupportedVariant,
+    /// An option no game and no engine setting has.
+    #[error("unknown option {0:?}")]
+    UnknownOption(String),
+    /// An evaluation other than `full` or `material`.
+    #[error("evaluation {0:?} is not full or material")]
+    Evaluation(String),
+    /// A word that needs a number after it and has none.
+    #[error("{0} needs a number")]
+    NeedsNumber(String),
+    /// A number that is not one (`what` names the field).
+    #[error("{what} {text:?} is not a number")]
+    NotANumber {
+        /// The field.
+        what: String,
+        /// The text given.
+        text: String,
+    },
+    /// A `go` word no protocol has.
+    #[error("unknown go argument {0:?}")]
+    GoArgument(String),
+    /// `go` while a search runs.
+    #[error("a search is already running; send stop first")]
+    Busy,
+    /// `ponderhit` without a ponder search.
+    #[error("ponderhit without a ponder search")]
+    NoPonder,
+    /// `setoption` without `name`.
+    #[error("setoption needs 'name <name> [value <value>]'")]
+    SetOptionSyntax,
+    /// A move in `position ... moves` that is not move text of the protocol.
+    #[error("bad move {0:?}")]
+    BadMove(String),
+    /// `position` without a start it knows (the keyword for the start: `sfen`, `fen`).
+    #[error("position needs 'startpos' or '{0} <{0}>', then optionally 'moves ...'")]
+    PositionSyntax(&'static str),
+    /// XBoard's `option` without `=`.
+    #[error("option needs NAME=VALUE")]
+    XboardOptionSyntax,
+    /// XBoard's `level` without its three fields.
+    #[error("level needs MPS BASE INC")]
+    LevelSyntax,
+    /// XBoard's base time that is not minutes, or minutes and seconds.
+    #[error("base time {0:?} is not minutes[:seconds]")]
+    BaseTime(String),
+    /// XBoard's base time beyond a million minutes.
+    #[error("base time {0:?} is out of range")]
+    BaseTimeRange(String),
+    /// Seconds that are not a number.
+    #[error("{0:?} is not a number of seconds")]
+    Seconds(String),
+    /// Seconds beyond ten million.
+    #[error("{0:?} seconds is out of range")]
+    SecondsRange(String),
+    /// A square name that is none of the board's.
+    #[error("bad square {0:?}")]
+    BadSquare(String),
+}
 
 /// Shared front-end state.
 pub struct Front {
@@ -47,7 +133,7 @@ impl Front {
     }
 
     /// Sets an engine or rule option by name.
-    pub fn set_option(&mut self, name: &str, value: &str) -> Result<(), String> {
+    pub fn set_option(&mut self, name: &str, value: &str) -> Result<(), CommandError> {
         match name {
             _ if DIALECTS.iter().any(|d| d.variant_option == name) => {
                 let variant = Variant::from_name(value).ok_or_else(|| {
@@ -55,7 +141,10 @@ impl Front {
                         .iter()
                         .map(|v| v.spec().protocol_name)
                         .collect();
-                    format!("unknown variant {value:?} ({})", known.join(", "))
+                    CommandError::UnknownVariant {
+                        given: value.chars().take(40).collect(),
+                        known: known.join(", "),
+                    }
                 })?;
                 self.session.set_variant(variant)?;
                 let spec = variant.spec();
@@ -69,13 +158,13 @@ impl Front {
             _ if DIALECTS.iter().any(|d| d.hash_option == name) => {
                 let mib = value
                     .parse()
-                    .map_err(|_| format!("hash size {value:?} is not a number"))?;
+                    .map_err(|_| not_a_number("hash size", value))?;
                 Ok(self.session.set_hash(mib)?)
             }
             "Threads" => {
                 let n = value
                     .parse()
-                    .map_err(|_| format!("thread count {value:?} is not a number"))?;
+                    .map_err(|_| not_a_number("thread count", value))?;
                 Ok(self.session.set_threads(n)?)
             }
             _ if DIALECTS.iter().any(|d| d.ponder_option == name) => Ok(()),
@@ -88,7 +177,7 @@ impl Front {
                     self.session.set_material_only(true);
                     Ok(())
                 }
-                other => Err(format!("evaluation {other:?} is not full or material")),
+                other => Err(CommandError::Evaluation(other.chars().take(40).collect())),
             },
             "EvalFile" => Ok(self.session.set_eval_file(value)?),
             _ => {
@@ -97,11 +186,9 @@ impl Front {
                 let owner = std::iter::once(current)
                     .chain(Variant::ALL)
                     .find(|v| v.spec().option(name).is_some())
-                    .ok_or_else(|| format!("unknown option {name:?}"))?;
+                    .ok_or_else(|| CommandError::UnknownOption(name.chars().take(40).collect()))?;
                 // Check the value against its own variant even when another is being played.
-                tsubame_rules::Options::defaults(owner.spec())
-                    .set(name, value)
-                    .map_err(|e| e.to_string())?;
+                tsubame_rules::Options::defaults(owner.spec()).set(name, value)?;
                 self.rule_options.retain(|(n, _)| n != name);
                 self.rule_options
                     .push((name.to_string(), value.to_string()));
@@ -119,7 +206,7 @@ impl Front {
         &self,
         arguments: &[&str],
         words_of: &ClockWords,
-    ) -> Result<(Limits, bool), String> {
+    ) -> Result<(Limits, bool), CommandError> {
         let sente_time = words_of.sente_time;
         let sente_increment = words_of.sente_increment;
         let mut limits = Limits::default();
@@ -129,12 +216,12 @@ impl Front {
         let first = self.session.sente_to_move();
         let mut words = arguments.iter();
         while let Some(&word) = words.next() {
-            let mut number = |what: &str| -> Result<u64, String> {
+            let mut number = |what: &str| -> Result<u64, CommandError> {
                 let text = words
                     .next()
-                    .ok_or_else(|| format!("go {what} needs a number"))?;
+                    .ok_or_else(|| CommandError::NeedsNumber(format!("go {what}")))?;
                 text.parse::<u64>()
-                    .map_err(|_| format!("go {what} {text:?} is not a number"))
+                    .map_err(|_| not_a_number(&format!("go {what}"), text))
             };
             if word == sente_time || word == words_of.gote_time {
                 let ms = number(word)?;
@@ -166,7 +253,9 @@ impl Front {
                     }
                     "infinite" => limits.infinite = true,
                     "ponder" => ponder = true,
-                    other => return Err(format!("unknown go argument {other:?}")),
+                    other => {
+                        return Err(CommandError::GoArgument(other.chars().take(40).collect()));
+                    }
                 }
             }
         }
@@ -183,11 +272,11 @@ impl Front {
         ponder: bool,
         info: impl Fn(&InfoText) -> String + Send + 'static,
         best: impl Fn(&BestMove) -> String + Send + 'static,
-    ) -> Result<(), String> {
+    ) -> Result<(), CommandError> {
         // A search that was stopped may still be winding down after its best move went out;
         // `go` waits for it. One that is still thinking must be stopped first.
         if self.session.searching() && !self.session.stop_handle().load(Ordering::Relaxed) {
-            return Err("a search is already running; send stop first".into());
+            return Err(CommandError::Busy);
         }
         let wait_for_stop = limits.infinite || ponder;
         let limits = if ponder {
@@ -217,11 +306,8 @@ impl Front {
     }
 
     /// The opponent played the expected move: the ponder search becomes a timed one.
-    pub fn ponderhit(&mut self) -> Result<(), String> {
-        let limits = self
-            .ponder_limits
-            .take()
-            .ok_or("ponderhit without a ponder search")?;
+    pub fn ponderhit(&mut self) -> Result<(), CommandError> {
+        let limits = self.ponder_limits.take().ok_or(CommandError::NoPonder)?;
         if let Some(budget) = limits.budget() {
             let stop = self.session.stop_handle();
             std::thread::spawn(move || {
@@ -307,7 +393,7 @@ impl Front {
         &mut self,
         command: &str,
         arguments: &[&str],
-    ) -> Option<Result<(), String>> {
+    ) -> Option<Result<(), CommandError>> {
         Some(match command {
             "isready" => {
                 self.say("readyok");
@@ -367,12 +453,17 @@ pub fn bestmove_line(result: &BestMove, mv: &dyn Fn(&str) -> String, none: &str)
     }
 }
 
-/// An unknown command's error text.
-pub fn unknown(command: &str) -> String {
-    format!(
-        "unknown command {:?}",
-        command.chars().take(40).collect::<String>()
-    )
+/// An unknown command's error.
+pub fn unknown(command: &str) -> CommandError {
+    CommandError::UnknownCommand(command.chars().take(40).collect())
+}
+
+/// A number field that is not one, its text cut to 40 characters.
+pub fn not_a_number(what: &str, text: &str) -> CommandError {
+    CommandError::NotANumber {
+        what: what.to_string(),
+        text: text.chars().take(40).collect(),
+    }
 }
 
 /// Splits a `position` command's arguments at `moves`.
@@ -384,11 +475,11 @@ pub fn split_moves<'a, 'b>(arguments: &'a [&'b str]) -> (&'a [&'b str], &'a [&'b
 }
 
 /// Splits `name <name> [value <value>]`.
-pub fn option_name_value(arguments: &[&str]) -> Result<(String, String), String> {
+pub fn option_name_value(arguments: &[&str]) -> Result<(String, String), CommandError> {
     let text = arguments.join(" ");
     let rest = text
         .strip_prefix("name ")
-        .ok_or("setoption needs 'name <name> [value <value>]'")?;
+        .ok_or(CommandError::SetOptionSyntax)?;
     Ok(match rest.split_once(" value ") {
         Some((name, value)) => (name.trim().to_string(), value.trim().to_string()),
         None => (rest.trim().to_string(), String::new()),

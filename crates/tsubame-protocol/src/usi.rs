@@ -10,7 +10,7 @@
 //! engine keeps running.
 
 use crate::dialect::{Dialect, UCI, USI};
-use crate::front::{Front, bestmove_line, info_line, split_moves, unknown};
+use crate::front::{CommandError, Front, bestmove_line, info_line, split_moves, unknown};
 use crate::session::{Output, Start};
 use std::io::BufRead;
 
@@ -78,12 +78,12 @@ fn command(front: &mut Front, dialect: &'static Dialect, line: &str) -> bool {
         },
     };
     if let Err(message) = result {
-        front.error("info string ", &message);
+        front.error("info string ", &message.to_string());
     }
     true
 }
 
-fn position(front: &mut Front, dialect: &Dialect, arguments: &[&str]) -> Result<(), String> {
+fn position(front: &mut Front, dialect: &Dialect, arguments: &[&str]) -> Result<(), CommandError> {
     let (setup, moves) = split_moves(arguments);
     let (width, height) = front.session.board_size();
     let moves = moves
@@ -91,9 +91,9 @@ fn position(front: &mut Front, dialect: &Dialect, arguments: &[&str]) -> Result<
         .map(|m| {
             dialect
                 .read_move(m, width, height)
-                .ok_or_else(|| format!("bad move {m:?}"))
+                .ok_or_else(|| CommandError::BadMove(m.chars().take(40).collect()))
         })
-        .collect::<Result<Vec<String>, String>>()?;
+        .collect::<Result<Vec<String>, CommandError>>()?;
     let keyword = dialect.position_keyword();
     match setup.split_first() {
         Some((&"startpos", [])) => Ok(front.session.set_position(Start::Initial, &moves)?),
@@ -105,13 +105,15 @@ fn position(front: &mut Front, dialect: &Dialect, arguments: &[&str]) -> Result<
             };
             Ok(front.session.set_position(start, &moves)?)
         }
-        _ => Err(format!(
-            "position needs 'startpos' or '{keyword} <{keyword}>', then optionally 'moves ...'"
-        )),
+        _ => Err(CommandError::PositionSyntax(keyword)),
     }
 }
 
-fn go(front: &mut Front, dialect: &'static Dialect, arguments: &[&str]) -> Result<(), String> {
+fn go(
+    front: &mut Front,
+    dialect: &'static Dialect,
+    arguments: &[&str],
+) -> Result<(), CommandError> {
     let (limits, ponder) = front.parse_go(arguments, &dialect.clock)?;
     let (width, height) = front.session.board_size();
     let text = move |usi: &str| dialect.write_move(usi, width, height);

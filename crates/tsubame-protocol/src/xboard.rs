@@ -25,7 +25,7 @@ use crate::coords::{
     chess_square_to_usi_square, usi_square_to_chess_square, usi_to_xboard, xboard_to_usi,
 };
 use crate::dialect::{USI, rule_options, variant_from_xboard, xboard_variant_name};
-use crate::front::Front;
+use crate::front::{CommandError, Front, not_a_number};
 use crate::session::{BestMove, InfoText, Output, SessionError, Start, say};
 use std::io::BufRead;
 use std::sync::mpsc::{Receiver, Sender, channel};
@@ -206,7 +206,7 @@ impl Xboard {
                 self.front
                     .session
                     .set_position(Start::Initial, &[])
-                    .map_err(String::from)
+                    .map_err(CommandError::from)
             }
             "variant" => self.variant(rest),
             "force" | "result" => {
@@ -269,7 +269,7 @@ impl Xboard {
             }
             "option" => match rest.split_once('=') {
                 Some((option, value)) => self.front.set_option(option.trim(), value.trim()),
-                None => Err("option needs NAME=VALUE".into()),
+                None => Err(CommandError::XboardOptionSyntax),
             },
             "lift" => self.lift(rest),
             "quit" => {
@@ -284,7 +284,7 @@ impl Xboard {
                 self.user_move(name);
                 return true;
             }
-            _ => Err("unknown command".into()),
+            _ => Err(CommandError::Unknown),
         };
         if let Err(reason) = result {
             self.say(&format!("Error ({reason}): {}", line.trim()));
@@ -321,8 +321,8 @@ impl Xboard {
         self.say("feature done=1");
     }
 
-    fn variant(&mut self, name: &str) -> Result<(), String> {
-        let variant = variant_from_xboard(name).ok_or("unsupported variant")?;
+    fn variant(&mut self, name: &str) -> Result<(), CommandError> {
+        let variant = variant_from_xboard(name).ok_or(CommandError::UnsupportedVariant)?;
         self.cancel_search();
         self.front
             .set_option(USI.variant_option, variant.protocol_name())?;
@@ -335,7 +335,7 @@ impl Xboard {
         Ok(())
     }
 
-    fn setboard(&mut self, fen: &str) -> Result<(), String> {
+    fn setboard(&mut self, fen: &str) -> Result<(), CommandError> {
         self.cancel_search();
         // HaChu's form is the board alone; sente (XBoard's white) moves first.
         let fen = if fen.split_whitespace().count() == 1 {
@@ -348,29 +348,24 @@ impl Xboard {
         Ok(())
     }
 
-    fn level(&mut self, arguments: &[&str]) -> Result<(), String> {
+    fn level(&mut self, arguments: &[&str]) -> Result<(), CommandError> {
         let [moves, base, increment] = arguments else {
-            return Err("level needs MPS BASE INC".into());
+            return Err(CommandError::LevelSyntax);
         };
         let moves: u32 = moves
             .parse()
-            .map_err(|_| format!("moves per session {moves:?} is not a number"))?;
+            .map_err(|_| not_a_number("moves per session", moves))?;
+        let bad_base = || CommandError::BaseTime(base.chars().take(40).collect());
         let base = match base.split_once(':') {
             Some((minutes, seconds)) => {
-                let minutes: u64 = minutes
-                    .parse()
-                    .map_err(|_| format!("base time {base:?} is not minutes[:seconds]"))?;
-                let seconds: u64 = seconds
-                    .parse()
-                    .map_err(|_| format!("base time {base:?} is not minutes[:seconds]"))?;
+                let minutes: u64 = minutes.parse().map_err(|_| bad_base())?;
+                let seconds: u64 = seconds.parse().map_err(|_| bad_base())?;
                 Duration::from_secs(minutes * 60 + seconds)
             }
             None => {
-                let minutes: f64 = base
-                    .parse()
-                    .map_err(|_| format!("base time {base:?} is not minutes[:seconds]"))?;
+                let minutes: f64 = base.parse().map_err(|_| bad_base())?;
                 if !(0.0..=1e6).contains(&minutes) {
-                    return Err(format!("base time {base:?} is out of range"));
+                    return Err(CommandError::BaseTimeRange(base.chars().take(40).collect()));
                 }
                 Duration::from_secs_f64(minutes * 60.0)
             }
@@ -416,7 +411,7 @@ impl Xboard {
     }
 
     /// Starts a search for the side to move, unless the game is over.
-    fn think(&mut self) -> Result<(), String> {
+    fn think(&mut self) -> Result<(), CommandError> {
         self.cancel_search();
         if self.report_end() {
             return Ok(());
@@ -535,10 +530,10 @@ impl Xboard {
         }
     }
 
-    fn lift(&mut self, square: &str) -> Result<(), String> {
+    fn lift(&mut self, square: &str) -> Result<(), CommandError> {
         let (width, height) = self.size();
         let usi = chess_square_to_usi_square(square, width, height)
-            .ok_or_else(|| format!("bad square {square:?}"))?;
+            .ok_or_else(|| CommandError::BadSquare(square.chars().take(40).collect()))?;
         let mut marks = vec![b' '; usize::from(width) * usize::from(height)];
         // The index in `marks` of a USI square: ranks from the top, files from the left.
         let index_of = |square: &str| -> Option<usize> {
@@ -638,21 +633,19 @@ fn split_pass(usi: &str) -> Option<&str> {
     (from == to && !from.is_empty() && !from.contains('*')).then_some(from)
 }
 
-fn number(arguments: &[&str], what: &str) -> Result<u64, String> {
+fn number(arguments: &[&str], what: &str) -> Result<u64, CommandError> {
     let text = arguments
         .first()
-        .ok_or_else(|| format!("{what} needs a number"))?;
-    text.parse()
-        .map_err(|_| format!("{what} {text:?} is not a number"))
+        .ok_or_else(|| CommandError::NeedsNumber(what.to_string()))?;
+    text.parse().map_err(|_| not_a_number(what, text))
 }
 
 /// Seconds, possibly with a fraction (`st 2`, an increment of `0.5`).
-fn seconds(text: &str) -> Result<Duration, String> {
-    let value: f64 = text
-        .parse()
-        .map_err(|_| format!("{text:?} is not a number of seconds"))?;
+fn seconds(text: &str) -> Result<Duration, CommandError> {
+    let shown = || text.chars().take(40).collect::<String>();
+    let value: f64 = text.parse().map_err(|_| CommandError::Seconds(shown()))?;
     if !(0.0..=1e7).contains(&value) {
-        return Err(format!("{text:?} seconds is out of range"));
+        return Err(CommandError::SecondsRange(shown()));
     }
     Ok(Duration::from_secs_f64(value))
 }

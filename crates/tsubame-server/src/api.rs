@@ -430,7 +430,7 @@ async fn game_record(
         &live.rules_game().options_text(),
         Some(&live.rules_game().start_sfen()),
     )
-    .map_err(ApiError::internal)?;
+    .map_err(|e| ApiError::internal(e.to_string()))?;
     let moves: Vec<String> = live.moves().iter().map(|m| m.played.usi.clone()).collect();
     let mut record = record_of(&start, &moves)?;
     record["id"] = json!(id);
@@ -445,7 +445,7 @@ fn game_for(request: &PositionRequest) -> Result<HostedGame, ApiError> {
         return Err(ApiError::bad_request("at most 5000 moves"));
     }
     HostedGame::new(variant, &options, request.sfen.as_deref().map(str::trim))
-        .map_err(ApiError::rules)
+        .map_err(|e| ApiError::rules(e.to_string()))
 }
 
 /// Replays a pasted record: every position, Hodges text and the export forms.

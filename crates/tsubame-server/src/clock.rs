@@ -36,9 +36,29 @@ pub const MAX_TIME_MS: u64 = 7 * 24 * 3600 * 1000;
 /// The most byo-yomi periods accepted.
 pub const MAX_PERIODS: u32 = 1000;
 
+/// What is wrong with a time control.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ClockError {
+    /// A time above [`MAX_TIME_MS`].
+    #[error("clock: times are limited to one week")]
+    TooLong,
+    /// More periods than [`MAX_PERIODS`].
+    #[error("clock: at most {MAX_PERIODS} byo-yomi periods")]
+    TooManyPeriods,
+    /// Periods of length zero.
+    #[error("clock: byo-yomi periods need a length (period_ms > 0)")]
+    PeriodWithoutLength,
+    /// Byo-yomi with neither main time nor periods.
+    #[error("clock: byo-yomi needs main time or periods")]
+    NoByoyomiTime,
+    /// Fischer without main time.
+    #[error("clock: Fischer needs main time (main_ms > 0)")]
+    NoFischerTime,
+}
+
 impl TimeControl {
     /// Refuses values out of range, with what was wrong.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), ClockError> {
         match *self {
             TimeControl::Unlimited => Ok(()),
             TimeControl::Byoyomi {
@@ -47,16 +67,16 @@ impl TimeControl {
                 period_ms,
             } => {
                 if main_ms > MAX_TIME_MS || period_ms > MAX_TIME_MS {
-                    return Err("clock: times are limited to one week".into());
+                    return Err(ClockError::TooLong);
                 }
                 if periods > MAX_PERIODS {
-                    return Err(format!("clock: at most {MAX_PERIODS} byo-yomi periods"));
+                    return Err(ClockError::TooManyPeriods);
                 }
                 if periods > 0 && period_ms == 0 {
-                    return Err("clock: byo-yomi periods need a length (period_ms > 0)".into());
+                    return Err(ClockError::PeriodWithoutLength);
                 }
                 if main_ms == 0 && (periods == 0 || period_ms == 0) {
-                    return Err("clock: byo-yomi needs main time or periods".into());
+                    return Err(ClockError::NoByoyomiTime);
                 }
                 Ok(())
             }
@@ -65,10 +85,10 @@ impl TimeControl {
                 increment_ms,
             } => {
                 if main_ms > MAX_TIME_MS || increment_ms > MAX_TIME_MS {
-                    return Err("clock: times are limited to one week".into());
+                    return Err(ClockError::TooLong);
                 }
                 if main_ms == 0 {
-                    return Err("clock: Fischer needs main time (main_ms > 0)".into());
+                    return Err(ClockError::NoFischerTime);
                 }
                 Ok(())
             }

@@ -13,7 +13,8 @@ use tsubame_engine::tt::TranspositionTable;
 use tsubame_notation::write_hodges_any;
 use tsubame_rules::tenjiku::TenjikuPosition;
 use tsubame_rules::{
-    AnyGame, AnyGameError, Bitboard, Color, GameError, Options, Position, PositionVisitor, Variant,
+    AnyGame, AnyGameError, Bitboard, Color, MoveError, OptionError, Options, Position,
+    PositionVisitor, Variant,
 };
 
 /// What playing one move did, for the move list and the board.
@@ -45,12 +46,21 @@ pub struct EngineReply {
     pub pv: Vec<String>,
 }
 
-/// The rules' reason for a refused move, without the wrapping of the game's error.
-fn move_refusal(error: AnyGameError) -> String {
-    match error {
-        AnyGameError::Game(GameError::Move(reason)) => reason.to_string(),
-        other => other.to_string(),
-    }
+/// Why the rules refused to start a game or play a move.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RulesError {
+    /// An unknown rule option or value.
+    #[error("bad rule options: {0}")]
+    Options(#[from] OptionError),
+    /// A start position the rules refuse.
+    #[error("bad start position: {0}")]
+    Start(AnyGameError),
+    /// Text that is no move of the position.
+    #[error(transparent)]
+    Move(#[from] MoveError),
+    /// A move the game refuses (after its end, a repetition where that is illegal).
+    #[error(transparent)]
+    Refused(#[from] AnyGameError),
 }
 
 impl HostedGame {
@@ -59,14 +69,13 @@ impl HostedGame {
         variant: Variant,
         options: &str,
         start_sfen: Option<&str>,
-    ) -> Result<HostedGame, String> {
-        let options = Options::parse(variant.spec(), options)
-            .map_err(|e| format!("bad rule options: {e}"))?;
+    ) -> Result<HostedGame, RulesError> {
+        let options = Options::parse(variant.spec(), options)?;
         let game = match start_sfen {
             Some(sfen) => AnyGame::from_sfen(sfen, options),
             None => AnyGame::new(options),
         };
-        let game = game.map_err(|e| format!("bad start position: {e}"))?;
+        let game = game.map_err(RulesError::Start)?;
         Ok(HostedGame { game })
     }
 
@@ -132,16 +141,16 @@ impl HostedGame {
 
     /// Plays a move given as USI text. On error nothing changes and the message says why
     /// (the rules' own reason for an illegal move).
-    pub fn play(&mut self, text: &str) -> Result<PlayedMove, String> {
+    pub fn play(&mut self, text: &str) -> Result<PlayedMove, RulesError> {
         let position = self.game.position();
-        let mv = position.parse_usi(text).map_err(|e| e.to_string())?;
+        let mv = position.parse_usi(text)?;
         let hodges = write_hodges_any(&position, mv);
         let removed = position
             .removed_squares(mv)
             .into_iter()
             .map(|square| position.geometry().name(square).to_string())
             .collect();
-        self.game.play(mv).map_err(move_refusal)?;
+        self.game.play(mv)?;
         Ok(PlayedMove {
             usi: position.to_usi(mv),
             hodges,

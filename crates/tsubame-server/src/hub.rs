@@ -5,7 +5,7 @@
 //! restart rebuilds the same games from the stored rows.
 
 use crate::clock::{ClockState, ClockView, SideClock, TimeControl};
-use crate::game::{HostedGame, PlayedMove};
+use crate::game::{HostedGame, PlayedMove, RulesError};
 use crate::store::{GameRow, MoveRow, Store, token_hash};
 use rand::Rng;
 use serde::Serialize;
@@ -451,6 +451,20 @@ struct Event<'a> {
     game: &'a GameView,
 }
 
+/// Why a stored game could not be loaded back.
+#[derive(Debug, thiserror::Error)]
+enum RebuildError {
+    /// A variant name no game has.
+    #[error("unknown variant {0}")]
+    Variant(String),
+    /// A time control that is not the JSON the server writes.
+    #[error("bad time control: {0}")]
+    TimeControl(serde_json::Error),
+    /// The rules refuse the start or a move.
+    #[error(transparent)]
+    Rules(#[from] RulesError),
+}
+
 impl Hub {
     /// A hub over this database, with every unfinished game resumed.
     ///
@@ -490,11 +504,11 @@ impl Hub {
         self.epoch_unix_ms + self.epoch.elapsed().as_millis() as u64
     }
 
-    fn rebuild(&self, row: &GameRow, moves: &[MoveRow]) -> Result<LiveGame, String> {
+    fn rebuild(&self, row: &GameRow, moves: &[MoveRow]) -> Result<LiveGame, RebuildError> {
         let variant = Variant::from_name(&row.variant)
-            .ok_or_else(|| format!("unknown variant {}", row.variant))?;
-        let control: TimeControl = serde_json::from_str(&row.time_control)
-            .map_err(|e| format!("bad time control: {e}"))?;
+            .ok_or_else(|| RebuildError::Variant(row.variant.clone()))?;
+        let control: TimeControl =
+            serde_json::from_str(&row.time_control).map_err(RebuildError::TimeControl)?;
         let mut game = HostedGame::new(variant, &row.options, Some(&row.start_sfen))?;
         let mut clock = control.initial();
         let mut records = Vec::new();
@@ -614,9 +628,11 @@ impl Hub {
 
     /// Creates a game and returns the creator's seat.
     pub async fn create(self: &Arc<Self>, new: NewGame) -> Result<SeatGrant, ApiError> {
-        new.control.validate().map_err(ApiError::bad_request)?;
+        new.control
+            .validate()
+            .map_err(|e| ApiError::bad_request(e.to_string()))?;
         let game = HostedGame::new(new.variant, &new.options, new.start_sfen.as_deref())
-            .map_err(ApiError::bad_request)?;
+            .map_err(|e| ApiError::bad_request(e.to_string()))?;
         if game.outcome().is_some() {
             return Err(ApiError::bad_request(
                 "the start position is already decided",
@@ -804,7 +820,9 @@ impl Hub {
             return Err(ApiError::conflict("time is up: the game is lost on time"));
         }
         let mut game = live.game.clone();
-        let played = game.play(text).map_err(ApiError::rules)?;
+        let played = game
+            .play(text)
+            .map_err(|e| ApiError::rules(e.to_string()))?;
         let record = MoveRecord {
             ply: live.moves.len() + 1,
             played,

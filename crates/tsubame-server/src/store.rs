@@ -110,7 +110,7 @@ pub struct MoveRow {
 struct PendingMove {
     game_id: String,
     row: MoveRow,
-    done: oneshot::Sender<Result<(), String>>,
+    done: oneshot::Sender<Result<(), sqlx::Error>>,
 }
 
 /// The database.
@@ -176,9 +176,7 @@ async fn move_writer(pool: AnyPool, mut queue: mpsc::UnboundedReceiver<PendingMo
         }
         // One bad row must not sink the others: store them one by one.
         for pending in batch {
-            let result = insert_move_row(&pool, &pending.game_id, &pending.row)
-                .await
-                .map_err(|e| e.to_string());
+            let result = insert_move_row(&pool, &pending.game_id, &pending.row).await;
             let _ = pending.done.send(result);
         }
     }
@@ -351,8 +349,8 @@ impl Store {
             .map_err(|_| anyhow::anyhow!("the move writer has stopped"))?;
         stored
             .await
-            .map_err(|_| anyhow::anyhow!("the move writer has stopped"))?
-            .map_err(|e| anyhow::anyhow!(e))
+            .map_err(|_| anyhow::anyhow!("the move writer has stopped"))??;
+        Ok(())
     }
 
     /// Stores the result.

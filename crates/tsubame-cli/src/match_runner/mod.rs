@@ -413,9 +413,7 @@ fn prepare(
     seat: usize,
 ) -> Result<(), String> {
     let variant = Variant::from_spec(spec).ok_or("a game this engine does not play")?;
-    let new_game = |engine: &mut Engine| -> Result<(), String> {
-        engine.new_game(variant, config.time, start_sfen)
-    };
+    let new_game = |engine: &mut Engine| engine.new_game(variant, config.time, start_sfen);
     if let Some(engine) = &mut engines[seat] {
         if new_game(engine).is_ok() {
             return Ok(());
@@ -426,7 +424,8 @@ fn prepare(
         &config.engines[seat],
         spec.protocol_name,
         &config.option_pairs,
-    )?;
+    )
+    .map_err(|e| e.to_string())?;
     let engine = engines[seat].insert(engine);
     new_game(engine).map_err(|e| format!("after a restart: {e}"))
 }

@@ -32,28 +32,81 @@ pub enum TimeControl {
     Depth(u32),
 }
 
-fn seconds(text: &str, whole: &str) -> Result<Duration, String> {
-    let value: f64 = text
-        .trim()
-        .parse()
-        .map_err(|_| format!("time control {whole:?}: {text:?} is not a number of seconds"))?;
+/// Why a time control is refused: text that is none, or one XBoard cannot express.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TimeControlError {
+    /// A time that is not a number of seconds.
+    #[error("time control {whole:?}: {text:?} is not a number of seconds")]
+    Seconds {
+        /// The whole control as written.
+        whole: String,
+        /// The part that is wrong.
+        text: String,
+    },
+    /// A time beyond a million seconds.
+    #[error("time control {whole:?}: {text:?} is out of range")]
+    Range {
+        /// The whole control as written.
+        whole: String,
+        /// The part that is wrong.
+        text: String,
+    },
+    /// A move time, node count or depth that is not a positive whole number.
+    #[error("time control {whole:?}: {text:?} is not a positive number")]
+    NotPositive {
+        /// The whole control as written.
+        whole: String,
+        /// The part that is wrong.
+        text: String,
+    },
+    /// A depth beyond 200.
+    #[error("time control {0:?}: depth at most 200")]
+    Depth(String),
+    /// A control that gives no time at all.
+    #[error(
+        "time control {0:?} gives no time (use e.g. 10+1b, 10+0.1, movetime=200, nodes=5000 or depth=4)"
+    )]
+    NoTime(String),
+    /// Byo-yomi for an XBoard engine.
+    #[error("XBoard has no byo-yomi; give XBoard engines a Fischer control such as 10+0.1")]
+    XboardByoyomi,
+    /// A node limit for an XBoard engine.
+    #[error("XBoard has no node limit; give XBoard engines a clock, movetime= or depth=")]
+    XboardNodes,
+}
+
+/// Text cut to 40 characters, for errors.
+fn shown(text: &str) -> String {
+    text.chars().take(40).collect()
+}
+
+fn seconds(text: &str, whole: &str) -> Result<Duration, TimeControlError> {
+    let value: f64 = text.trim().parse().map_err(|_| TimeControlError::Seconds {
+        whole: shown(whole),
+        text: shown(text),
+    })?;
     if !(value.is_finite() && (0.0..=1e6).contains(&value)) {
-        return Err(format!("time control {whole:?}: {text:?} is out of range"));
+        return Err(TimeControlError::Range {
+            whole: shown(whole),
+            text: shown(text),
+        });
     }
     Ok(Duration::from_secs_f64(value))
 }
 
 impl FromStr for TimeControl {
-    type Err = String;
+    type Err = TimeControlError;
 
-    fn from_str(text: &str) -> Result<TimeControl, String> {
+    fn from_str(text: &str) -> Result<TimeControl, TimeControlError> {
         let text = text.trim();
-        let number =
-            |value: &str| -> Result<u64, String> {
-                value.parse::<u64>().ok().filter(|&n| n > 0).ok_or_else(|| {
-                    format!("time control {text:?}: {value:?} is not a positive number")
-                })
-            };
+        let number = |value: &str| -> Result<u64, TimeControlError> {
+            value.parse::<u64>().ok().filter(|&n| n > 0).ok_or_else(|| {
+                TimeControlError::NotPositive {
+                    whole: shown(text),
+                    text: shown(value),
+                }
+            })
+        };
         if let Some(ms) = text.strip_prefix("movetime=") {
             return Ok(TimeControl::MoveTime(Duration::from_millis(number(ms)?)));
         }
@@ -63,7 +116,7 @@ impl FromStr for TimeControl {
         if let Some(depth) = text.strip_prefix("depth=") {
             let depth = number(depth)?;
             if depth > 200 {
-                return Err(format!("time control {text:?}: depth at most 200"));
+                return Err(TimeControlError::Depth(shown(text)));
             }
             return Ok(TimeControl::Depth(depth as u32));
         }
@@ -84,9 +137,7 @@ impl FromStr for TimeControl {
         match control {
             TimeControl::Byoyomi { main, period } if main + period > Duration::ZERO => Ok(control),
             TimeControl::Fischer { main, .. } if main > Duration::ZERO => Ok(control),
-            _ => Err(format!(
-                "time control {text:?} gives no time (use e.g. 10+1b, 10+0.1, movetime=200, nodes=5000 or depth=4)"
-            )),
+            _ => Err(TimeControlError::NoTime(shown(text))),
         }
     }
 }
@@ -142,7 +193,7 @@ impl Clock {
 
     /// The XBoard commands that set this control up at the start of a game, or why XBoard
     /// cannot express it.
-    pub fn xboard_setup(control: TimeControl) -> Result<Vec<String>, String> {
+    pub fn xboard_setup(control: TimeControl) -> Result<Vec<String>, TimeControlError> {
         Ok(match control {
             TimeControl::Fischer { main, increment } => {
                 let seconds = main.as_secs();
@@ -155,16 +206,8 @@ impl Clock {
             }
             TimeControl::MoveTime(time) => vec![format!("st {}", time.as_secs_f64())],
             TimeControl::Depth(depth) => vec![format!("sd {depth}")],
-            TimeControl::Byoyomi { .. } => {
-                return Err("XBoard has no byo-yomi; give XBoard engines a Fischer \
-                     control such as 10+0.1"
-                    .into());
-            }
-            TimeControl::Nodes(_) => {
-                return Err("XBoard has no node limit; give XBoard engines a clock, \
-                     movetime= or depth="
-                    .into());
-            }
+            TimeControl::Byoyomi { .. } => return Err(TimeControlError::XboardByoyomi),
+            TimeControl::Nodes(_) => return Err(TimeControlError::XboardNodes),
         })
     }
 
@@ -315,7 +358,7 @@ mod tests {
         );
         for unsupported in ["10+1b", "nodes=100"] {
             let error = Clock::xboard_setup(unsupported.parse().unwrap()).unwrap_err();
-            assert!(error.starts_with("XBoard has no"), "{error}");
+            assert!(error.to_string().starts_with("XBoard has no"), "{error}");
         }
     }
 }

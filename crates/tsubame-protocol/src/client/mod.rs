@@ -7,11 +7,11 @@
 mod clock;
 mod process;
 
-pub use clock::{Clock, TimeControl};
+pub use clock::{Clock, TimeControl, TimeControlError};
 pub use process::{Engine, Failure, HANDSHAKE_TIMEOUT, Reply, XboardState};
 
 use crate::coords::{usi_to_xboard, xboard_to_usi};
-use crate::dialect::{Dialect, UCI, USI, xboard_fen, xboard_variant_name};
+use crate::dialect::{Dialect, NoFenError, UCI, USI, xboard_fen, xboard_variant_name};
 use std::fmt;
 use std::str::FromStr;
 use tsubame_rules::{Color, Variant};
@@ -60,18 +60,65 @@ impl fmt::Display for Protocol {
 }
 
 impl FromStr for Protocol {
-    type Err = String;
+    type Err = UnknownProtocol;
 
-    fn from_str(name: &str) -> Result<Protocol, String> {
+    fn from_str(name: &str) -> Result<Protocol, UnknownProtocol> {
         Protocol::ALL
             .into_iter()
             .find(|p| p.name().eq_ignore_ascii_case(name.trim()))
-            .ok_or_else(|| {
-                let shown: String = name.chars().take(40).collect();
-                format!("unknown protocol {shown:?} (usi, uci, xboard)")
-            })
+            .ok_or_else(|| UnknownProtocol(name.chars().take(40).collect()))
     }
 }
+
+/// Why the client could not drive an engine.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ClientError {
+    /// An empty command line.
+    #[error("the engine command is empty")]
+    EmptyCommand,
+    /// The program would not start.
+    #[error("cannot start {command:?}: {reason}")]
+    Spawn {
+        /// The command line.
+        command: String,
+        /// What the system said.
+        reason: String,
+    },
+    /// The program started without pipes.
+    #[error("the engine's pipes could not be opened")]
+    Pipes,
+    /// The engine exited during the handshake (before the named answer).
+    #[error("the engine exited before {0}")]
+    ExitedBefore(&'static str),
+    /// The engine did not give the named answer in time.
+    #[error("no {what} within {seconds}s")]
+    NoAnswer {
+        /// The answer waited for.
+        what: &'static str,
+        /// How long.
+        seconds: u64,
+    },
+    /// The engine did not answer the new-game handshake.
+    #[error("not ready for a new game: {0:?}")]
+    NotReady(Failure),
+    /// A start position for an XBoard engine without `setboard`.
+    #[error("the XBoard engine cannot set up positions (no setboard)")]
+    NoSetboard,
+    /// A turn for an XBoard engine whose handshake never finished.
+    #[error("the XBoard engine did not finish its handshake")]
+    NoHandshake,
+    /// A time control the protocol cannot express.
+    #[error(transparent)]
+    TimeControl(#[from] TimeControlError),
+    /// A position the protocol cannot express.
+    #[error(transparent)]
+    NoFen(#[from] NoFenError),
+}
+
+/// A protocol name none of [`Protocol::ALL`] has.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown protocol {0:?} (usi, uci, xboard)")]
+pub struct UnknownProtocol(pub String);
 
 /// How to start one engine.
 #[derive(Clone, Debug)]
@@ -109,8 +156,8 @@ impl Engine {
         variant: Variant,
         control: TimeControl,
         start_sfen: &str,
-    ) -> Result<(), String> {
-        let failed = |f: Failure| format!("not ready for a new game: {f:?}");
+    ) -> Result<(), ClientError> {
+        let failed = ClientError::NotReady;
         match self.protocol.dialect() {
             Some(dialect) => self.send(dialect.new_game).map_err(failed)?,
             None => {
@@ -124,9 +171,7 @@ impl Engine {
                 lines.push("force".into());
                 if start_sfen != variant.spec().start_sfen {
                     if !self.xboard.as_ref().is_some_and(|x| x.setboard) {
-                        return Err(
-                            "the XBoard engine cannot set up positions (no setboard)".into()
-                        );
+                        return Err(ClientError::NoSetboard);
                     }
                     lines.push(format!("setboard {}", xboard_fen(start_sfen)));
                 }
@@ -143,7 +188,11 @@ impl Engine {
 
     /// The lines that ask the engine for a move: USI and UCI get the whole game and `go`; an
     /// XBoard engine is stopped (`force`), told the moves it has not seen, its clock, and `go`.
-    pub fn turn_commands(&mut self, turn: Turn<'_>, clock: &Clock) -> Result<Vec<String>, String> {
+    pub fn turn_commands(
+        &mut self,
+        turn: Turn<'_>,
+        clock: &Clock,
+    ) -> Result<Vec<String>, ClientError> {
         let (width, height) = turn.board;
         if let Some(dialect) = self.protocol.dialect() {
             let position = dialect.position_command(
@@ -156,7 +205,7 @@ impl Engine {
             return Ok(vec![position, clock.go_command(dialect)]);
         }
         let Some(state) = &mut self.xboard else {
-            return Err("the XBoard engine did not finish its handshake".into());
+            return Err(ClientError::NoHandshake);
         };
         let mut lines = vec!["force".to_string()];
         for usi in turn.moves.iter().skip(state.known_moves) {

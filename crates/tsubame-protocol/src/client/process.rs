@@ -2,7 +2,7 @@
 //! nothing here trusts their output: unreadable bytes are replaced, unexpected lines skipped,
 //! and every wait has a deadline. Dropping the handle kills the process.
 
-use super::{EngineSpec, Protocol};
+use super::{ClientError, EngineSpec, Protocol};
 use crate::dialect::{UCI, USI};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -86,22 +86,25 @@ impl Engine {
         spec: &EngineSpec,
         variant: &str,
         options: &[(String, String)],
-    ) -> Result<Engine, String> {
+    ) -> Result<Engine, ClientError> {
         let (program, arguments) = spec
             .command
             .split_first()
-            .ok_or("the engine command is empty")?;
+            .ok_or(ClientError::EmptyCommand)?;
         let mut child = Command::new(program)
             .args(arguments)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
-            .map_err(|e| format!("cannot start {:?}: {e}", spec.command.join(" ")))?;
+            .map_err(|e| ClientError::Spawn {
+                command: spec.command.join(" "),
+                reason: e.to_string(),
+            })?;
         let (Some(input), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
             let _ = child.kill();
             let _ = child.wait();
-            return Err("the engine's pipes could not be opened".into());
+            return Err(ClientError::Pipes);
         };
         let (sender, lines) = channel();
         std::thread::spawn(move || {
@@ -132,9 +135,12 @@ impl Engine {
             name: spec.command.join(" "),
             xboard: None,
         };
-        let describe = |what: &str, failure: Failure| match failure {
-            Failure::Exited => format!("the engine exited before {what}"),
-            Failure::Timeout => format!("no {what} within {}s", HANDSHAKE_TIMEOUT.as_secs()),
+        let describe = |what: &'static str, failure: Failure| match failure {
+            Failure::Exited => ClientError::ExitedBefore(what),
+            Failure::Timeout => ClientError::NoAnswer {
+                what,
+                seconds: HANDSHAKE_TIMEOUT.as_secs(),
+            },
         };
         let Some(dialect) = spec.protocol.dialect() else {
             engine
