@@ -51,6 +51,11 @@ impl Engine {
         }
     }
 
+    fn send_bytes(&mut self, bytes: &[u8]) {
+        self.input.write_all(bytes).expect("write to engine");
+        self.input.flush().expect("flush");
+    }
+
     fn send(&mut self, line: &str) {
         writeln!(self.input, "{line}").expect("write to engine");
         self.input.flush().expect("flush");
@@ -1035,4 +1040,94 @@ fn hachu_and_tsubame_play_wa_over_xboard() {
         "the game was too short: {:?}",
         game.status()
     );
+}
+
+/// A GUI may send a path in another encoding, or a runaway line: the engine answers each with an
+/// error that quotes at most 200 characters, and goes on. Over USI, UCI and XBoard alike.
+#[test]
+fn lines_that_are_not_utf8_or_too_long_get_an_error_and_the_engine_goes_on() {
+    let long = format!("setoption name EvalFile value {}\n", "x".repeat(100_000));
+    for protocol in ["usi", "uci", "xboard"] {
+        let mut engine = Engine::start_with(protocol);
+        let answer = |engine: &mut Engine| -> Vec<String> {
+            if protocol == "xboard" {
+                ping(engine, 7)
+            } else {
+                engine.send("isready");
+                engine.until("readyok")
+            }
+        };
+        if protocol == "xboard" {
+            engine.send("xboard");
+            engine.send("protover 2");
+            engine.until("feature done=1");
+        }
+        // "setoption name EvalFile value C:\将棋\a.json" in Shift-JIS.
+        engine.send_bytes(b"setoption name EvalFile value C:\\\x8f\xab\x8a\xfb\\a.json\n");
+        let lines = answer(&mut engine);
+        assert!(
+            lines.iter().any(|l| l.contains("not UTF-8")),
+            "{protocol}: {lines:?}"
+        );
+        engine.send_bytes(long.as_bytes());
+        let lines = answer(&mut engine);
+        let error = lines
+            .iter()
+            .find(|l| l.contains("longer than"))
+            .unwrap_or_else(|| panic!("{protocol}: {lines:?}"));
+        assert!(
+            error.chars().count() < 400,
+            "{protocol}: {} characters",
+            error.len()
+        );
+        // Still a working engine.
+        if protocol == "xboard" {
+            engine.send("new");
+            engine.send("variant torishogi");
+            engine.send("sd 2");
+            engine.send("go");
+            engine.until("move ");
+        } else {
+            engine.send("position startpos");
+            engine.send("go depth 2");
+            engine.until("bestmove");
+        }
+    }
+}
+
+/// A hash table larger than the memory free is refused with an error instead of ending the
+/// engine (on a machine with more than 64 GiB free the largest size is allowed, and the test
+/// has nothing to check).
+#[test]
+fn a_hash_larger_than_memory_is_refused_and_the_engine_goes_on() {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+    let available_mib = meminfo
+        .lines()
+        .find_map(|line| line.strip_prefix("MemAvailable:"))
+        .and_then(|rest| {
+            rest.trim()
+                .trim_end_matches("kB")
+                .trim()
+                .parse::<u64>()
+                .ok()
+        })
+        .map(|kib| kib / 1024);
+    let Some(available_mib) = available_mib.filter(|&mib| mib < 65_536) else {
+        eprintln!("skipped: no MemAvailable below 64 GiB on this machine");
+        return;
+    };
+    let mut engine = Engine::start();
+    engine.send("setoption name USI_Hash value 65536");
+    engine.send("isready");
+    let lines = engine.until("readyok");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("info string error") && l.contains("memory available")),
+        "{available_mib} MiB free: {lines:?}"
+    );
+    engine.send("setoption name USI_Hash value 16");
+    engine.send("position startpos");
+    engine.send("go depth 3");
+    engine.until("bestmove");
 }

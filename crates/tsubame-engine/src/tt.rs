@@ -35,6 +35,14 @@ struct Slot {
     data: AtomicU64,
 }
 
+/// A table whose memory could not be allocated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("a {megabytes} MiB hash table cannot be allocated")]
+pub struct TableError {
+    /// The size asked for.
+    pub megabytes: usize,
+}
+
 /// The table.
 pub struct TranspositionTable {
     slots: Vec<Slot>,
@@ -59,14 +67,34 @@ fn pack(mv: Option<Move>, score: i32, depth: i32, bound: Bound, generation: u8) 
 impl TranspositionTable {
     /// A table of about `megabytes` MiB (at least one slot; rounded down to a power of two).
     pub fn new(megabytes: usize) -> TranspositionTable {
+        let mut slots = Vec::with_capacity(Self::slot_count(megabytes));
+        slots.resize_with(slots.capacity(), Slot::default);
+        Self::with_slots(slots)
+    }
+
+    /// A table of about `megabytes` MiB, or an error where the memory cannot be had (instead
+    /// of the abort of a failed allocation).
+    pub fn try_new(megabytes: usize) -> Result<TranspositionTable, TableError> {
+        let count = Self::slot_count(megabytes);
+        let mut slots = Vec::new();
+        slots
+            .try_reserve_exact(count)
+            .map_err(|_| TableError { megabytes })?;
+        slots.resize_with(count, Slot::default);
+        Ok(Self::with_slots(slots))
+    }
+
+    /// The largest power of two of slots that fits in `megabytes` MiB (at least one).
+    fn slot_count(megabytes: usize) -> usize {
         let bytes = megabytes.max(1).saturating_mul(1 << 20);
         let wanted = (bytes / std::mem::size_of::<Slot>()).max(1);
-        let count = 1usize << (usize::BITS - 1 - wanted.leading_zeros());
-        let mut slots = Vec::with_capacity(count);
-        slots.resize_with(count, Slot::default);
+        1usize << (usize::BITS - 1 - wanted.leading_zeros())
+    }
+
+    fn with_slots(slots: Vec<Slot>) -> TranspositionTable {
         TranspositionTable {
+            mask: slots.len().max(1) - 1,
             slots,
-            mask: count - 1,
             generation: AtomicU64::new(0),
         }
     }

@@ -2,6 +2,7 @@
 //! reports, waiting for `stop` in infinite and ponder searches, and `ponderhit`.
 
 use crate::dialect::{ClockWords, Dialect, UCI, USI, rule_options};
+use crate::lines::read_lines;
 
 /// The dialects whose option names every front end accepts (XBoard's goes through USI's).
 const DIALECTS: [&Dialect; 2] = [&USI, &UCI];
@@ -347,13 +348,15 @@ impl Front {
 
 impl Front {
     /// Reads lines until `handle` returns `false` or the input ends, then waits for the search.
+    /// A line that is not UTF-8 or is too long is answered with an error, and reading goes on.
     pub fn run(&mut self, input: impl BufRead, mut handle: impl FnMut(&mut Front, &str) -> bool) {
-        for line in input.lines() {
-            let Ok(line) = line else { break };
-            if !handle(self, &line) {
-                break;
+        read_lines(input, |line| match line {
+            Ok(line) => handle(self, line),
+            Err(error) => {
+                self.error("info string ", &error.to_string());
+                true
             }
-        }
+        });
         self.session.wait();
     }
 

@@ -8,6 +8,7 @@ pub mod client;
 pub mod coords;
 pub mod dialect;
 pub mod front;
+pub mod lines;
 pub mod session;
 pub mod usi;
 pub mod xboard;

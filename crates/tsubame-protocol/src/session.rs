@@ -11,7 +11,7 @@ use tsubame_engine::game::SearchPosition;
 use tsubame_engine::limits::Limits;
 use tsubame_engine::params::ParamError;
 use tsubame_engine::search::{Info, Outcome, search};
-use tsubame_engine::tt::TranspositionTable;
+use tsubame_engine::tt::{TableError, TranspositionTable};
 use tsubame_rules::tenjiku::TenjikuPosition;
 use tsubame_rules::{
     AnyGame, AnyGameError, AnyPosition, Bitboard, Color, GamePosition, MoveError, OptionError,
@@ -46,6 +46,17 @@ pub enum SessionError {
     /// A hash size outside 1 to 65536 MiB.
     #[error("hash size {0} MiB is out of range (1 to 65536)")]
     Hash(usize),
+    /// A hash size larger than the memory this machine has free.
+    #[error("hash size {asked} MiB is more than the {available} MiB of memory available")]
+    HashBeyondMemory {
+        /// The size asked for.
+        asked: usize,
+        /// Memory available, in MiB.
+        available: usize,
+    },
+    /// The table's memory could not be allocated.
+    #[error(transparent)]
+    HashAllocation(#[from] TableError),
     /// A thread count outside 1 to 256.
     #[error("thread count {0} is out of range (1 to 256)")]
     Threads(usize),
@@ -422,9 +433,17 @@ impl Session {
         if !(1..=65_536).contains(&mib) {
             return Err(SessionError::Hash(mib));
         }
+        if let Some(available) = available_memory_mib()
+            && mib > available
+        {
+            return Err(SessionError::HashBeyondMemory {
+                asked: mib,
+                available,
+            });
+        }
         self.wait();
+        self.tt = Arc::new(TranspositionTable::try_new(mib)?);
         self.hash_mib = mib;
-        self.tt = Arc::new(TranspositionTable::new(mib));
         Ok(())
     }
 
@@ -609,4 +628,19 @@ pub fn say(output: &Output, line: &str) {
         let _ = writeln!(out, "{line}");
         let _ = out.flush();
     }
+}
+
+/// Memory the system can give without swapping, in MiB (Linux's `MemAvailable`); `None` where
+/// it cannot be read, and the allocation itself is then the only check.
+fn available_memory_mib() -> Option<usize> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let kib: usize = meminfo
+        .lines()
+        .find_map(|line| line.strip_prefix("MemAvailable:"))?
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    Some(kib / 1024)
 }

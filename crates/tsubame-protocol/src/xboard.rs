@@ -26,6 +26,7 @@ use crate::coords::{
 };
 use crate::dialect::{USI, rule_options, variant_from_xboard, xboard_variant_name};
 use crate::front::{CommandError, Front, not_a_number};
+use crate::lines::{LineError, quoted, read_lines};
 use crate::session::{BestMove, InfoText, Output, SessionError, Start, say};
 use std::io::BufRead;
 use std::sync::mpsc::{Receiver, Sender, channel};
@@ -74,6 +75,8 @@ const WA_PIECES: [&str; 30] = [
 /// What the main loop waits for: a line from the GUI or a finished search.
 enum Event {
     Line(String),
+    /// A line that is no command: not UTF-8, or too long.
+    BadLine(LineError),
     EndOfInput,
     /// A search's result, with the number of the search it belongs to.
     Done(u64, BestMove),
@@ -135,16 +138,18 @@ impl Xboard {
     pub fn run(&mut self, input: impl BufRead + Send + 'static) {
         let lines = self.events.clone();
         std::thread::spawn(move || {
-            for line in input.lines() {
-                let Ok(line) = line else { break };
-                if lines.send(Event::Line(line)).is_err() {
-                    return;
-                }
-            }
+            read_lines(input, |line| {
+                let event = match line {
+                    Ok(line) => Event::Line(line.to_string()),
+                    Err(error) => Event::BadLine(error),
+                };
+                lines.send(event).is_ok()
+            });
             let _ = lines.send(Event::EndOfInput);
         });
         while let Ok(event) = self.incoming.recv() {
             match event {
+                Event::BadLine(error) => self.say(&format!("Error ({error}): the line is ignored")),
                 Event::Line(line) => {
                     if !self.command(&line) {
                         break;
@@ -287,7 +292,7 @@ impl Xboard {
             _ => Err(CommandError::Unknown),
         };
         if let Err(reason) = result {
-            self.say(&format!("Error ({reason}): {}", line.trim()));
+            self.say(&format!("Error ({reason}): {}", quoted(line.trim())));
         }
         true
     }
@@ -482,13 +487,13 @@ impl Xboard {
             match self.null_move() {
                 Ok(usi) => usi,
                 Err(reason) => {
-                    self.say(&format!("Illegal move ({reason}): {text}"));
+                    self.say(&format!("Illegal move ({reason}): {}", quoted(text)));
                     return;
                 }
             }
         } else {
             let Some(usi) = xboard_to_usi(text, width, height) else {
-                self.say(&format!("Illegal move (not a move): {text}"));
+                self.say(&format!("Illegal move (not a move): {}", quoted(text)));
                 return;
             };
             usi
@@ -506,7 +511,7 @@ impl Xboard {
                 SessionError::Game(reason) => reason.to_string(),
                 other => other.to_string(),
             };
-            self.say(&format!("Illegal move ({reason}): {text}"));
+            self.say(&format!("Illegal move ({reason}): {}", quoted(text)));
             return;
         }
         if self.report_end() {
