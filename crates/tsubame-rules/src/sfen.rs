@@ -92,7 +92,15 @@ pub enum SfenError {
     BadPlaceholder(String),
     /// The text parsed, but the position is not a legal one.
     #[error("invalid position: {0}")]
-    Invalid(#[from] PositionError),
+    Invalid(PositionError),
+}
+
+// By hand rather than `#[from]`, which would also make the position error this one's source:
+// the message already says it, and error chains (`{:#}`) would print it twice.
+impl From<PositionError> for SfenError {
+    fn from(error: PositionError) -> SfenError {
+        SfenError::Invalid(error)
+    }
 }
 
 fn rank_letter(rank: usize) -> char {

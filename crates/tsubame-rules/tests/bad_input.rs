@@ -529,3 +529,23 @@ fn malformed_wa_moves() {
         assert_eq!(wa_move_error(text), expected, "{text:?}");
     }
 }
+
+/// An invalid position's reason is part of the SFEN error's message, not also its source, so
+/// that error chains (the command line's `{:#}`) say it once.
+#[test]
+fn an_invalid_position_is_said_once() {
+    use std::error::Error as _;
+    let rules = tsubame_rules::Options::defaults(tsubame_rules::tori::spec()).rule_set();
+    let error = tsubame_rules::Position::from_sfen(
+        tsubame_rules::tori::tables(),
+        "3k3/7/7/7/7/7/3KK2 b - 1",
+        rules,
+    )
+    .unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .starts_with("invalid position: sente has 2 phoenix")
+    );
+    assert!(error.source().is_none(), "{error:?}");
+}
