@@ -445,7 +445,7 @@ fn game_for(request: &PositionRequest) -> Result<HostedGame, ApiError> {
         return Err(ApiError::bad_request("at most 5000 moves"));
     }
     HostedGame::new(variant, &options, request.sfen.as_deref().map(str::trim))
-        .map_err(|e| ApiError::rules(e.to_string()))
+        .map_err(ApiError::from_rules)
 }
 
 /// Replays a pasted record: every position, Hodges text and the export forms.

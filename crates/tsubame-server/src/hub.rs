@@ -63,6 +63,18 @@ impl ApiError {
             message: message.into(),
         }
     }
+    /// The one rule for what the rules refuse: rule options that are not options are a
+    /// malformed request (400), a start position or a move the rules refuse is 422, wherever
+    /// it is sent (creating a game, analysing, replaying).
+    pub fn from_rules(error: RulesError) -> ApiError {
+        match error {
+            RulesError::Options(_) => ApiError::bad_request(error.to_string()),
+            RulesError::Start(_) | RulesError::Move(_) | RulesError::Refused(_) => {
+                ApiError::rules(error.to_string())
+            }
+        }
+    }
+
     /// 500: the server could not do it (the database failed); nothing changed.
     pub fn internal(message: impl Into<String>) -> ApiError {
         ApiError {
@@ -632,7 +644,7 @@ impl Hub {
             .validate()
             .map_err(|e| ApiError::bad_request(e.to_string()))?;
         let game = HostedGame::new(new.variant, &new.options, new.start_sfen.as_deref())
-            .map_err(|e| ApiError::bad_request(e.to_string()))?;
+            .map_err(ApiError::from_rules)?;
         if game.outcome().is_some() {
             return Err(ApiError::bad_request(
                 "the start position is already decided",
@@ -820,9 +832,7 @@ impl Hub {
             return Err(ApiError::conflict("time is up: the game is lost on time"));
         }
         let mut game = live.game.clone();
-        let played = game
-            .play(text)
-            .map_err(|e| ApiError::rules(e.to_string()))?;
+        let played = game.play(text).map_err(ApiError::from_rules)?;
         let record = MoveRecord {
             ply: live.moves.len() + 1,
             played,

@@ -527,7 +527,10 @@ fn illegal_moves_change_nothing(db: &Db) {
         "/api/games",
         json!({"variant": "tori", "options": "owl=maybe"}),
     );
-    assert_eq!(status, 400);
+    assert_eq!(
+        status, 400,
+        "an unknown rule option value is a malformed request"
+    );
     let (status, _) = server.post(
         "/api/games",
         json!({"variant": "tori", "clock": {"kind": "byoyomi", "main_ms": 0, "periods": 0, "period_ms": 0}}),
@@ -879,7 +882,46 @@ fn tokens_are_stored_hashed(db: &Db) {
     assert_eq!(hello["seat"], "gote");
 }
 
+/// One rule for status codes: the same bad start position is 422 (refused by the rules) and the
+/// same unknown rule option 400 (a malformed request), whether a game is created, a position
+/// analysed or a record replayed.
+fn status_codes_follow_one_rule(db: &Db) {
+    let server = Server::start(db);
+    // Seven ranks of Tori, but both phoenixes on one side: text, yet no position.
+    let bad_sfen = "3k3/7/7/7/7/7/3KK2 b - 1";
+    let cases = [
+        (json!({"sfen": bad_sfen}), 422, "bad start position"),
+        (json!({"options": "owl=maybe"}), 400, "bad rule options"),
+    ];
+    for (fields, expected, reason) in cases {
+        let mut bodies = Vec::new();
+        for (path, extra) in [
+            ("/api/games", json!({})),
+            ("/api/analyse", json!({"moves": [], "depth": 1})),
+            ("/api/replay", json!({"moves": []})),
+        ] {
+            let mut body = json!({"variant": "tori"});
+            for source in [&fields, &extra] {
+                if let (Some(into), Some(from)) = (body.as_object_mut(), source.as_object()) {
+                    into.extend(from.clone());
+                }
+            }
+            let (status, answer) = server.post(path, body);
+            assert_eq!(status, expected, "{path} {fields}: {answer}");
+            let error = answer["error"].as_str().unwrap_or_default().to_string();
+            assert!(error.contains(reason), "{path} {fields}: {error}");
+            bodies.push(error);
+        }
+        // The same words everywhere.
+        assert!(
+            bodies.windows(2).all(|pair| pair[0] == pair[1]),
+            "{bodies:?}"
+        );
+    }
+}
+
 against_every_database!(
+    status_codes_follow_one_rule,
     tokens_are_stored_hashed,
     draws_and_aborts,
     tori_full_game,
