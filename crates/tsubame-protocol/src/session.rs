@@ -187,12 +187,11 @@ impl GameText {
     fn targets_from(&self, square: &str) -> Vec<Target> {
         let position = &self.position;
         let geometry = position.geometry();
+        let Some(from) = geometry.parse_square(square) else {
+            return Vec::new();
+        };
         let mut out = Vec::new();
-        for mv in position.legal_moves() {
-            let Some(from) = mv.from() else { continue };
-            if geometry.name(from).to_string() != square {
-                continue;
-            }
+        for mv in position.moves_from(from) {
             let to = mv.to();
             let occupied = position.piece_at(to).is_some();
             out.push(Target {

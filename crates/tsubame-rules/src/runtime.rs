@@ -582,6 +582,24 @@ impl AnyPosition {
         each_position!(self, p => p.legal_moves())
     }
 
+    /// The legal moves of the piece on `from` (none for an empty square or the other side's
+    /// piece): what a board shows as the piece's targets.
+    ///
+    /// ```
+    /// use tsubame_rules::{AnyPosition, Variant};
+    /// let start = AnyPosition::start(&Variant::Tenjiku.default_options()).unwrap();
+    /// let lion = start.geometry().parse_square("9o").unwrap();
+    /// let moves = start.moves_from(lion);
+    /// // Among them the lion's pass, which ends where it starts.
+    /// assert!(moves.iter().any(|mv| mv.to() == lion));
+    /// assert!(moves.iter().all(|mv| mv.from() == Some(lion)));
+    /// ```
+    pub fn moves_from(&self, from: Square) -> Vec<Move> {
+        let mut moves = self.legal_moves();
+        moves.retain(|mv| mv.from() == Some(from));
+        moves
+    }
+
     /// The moves without the check that the own royal is left safe: Tori and Wa's
     /// pseudo-legal moves, and Tenjiku's legal moves (moving into check is legal there).
     pub fn pseudo_legal_moves(&self) -> Vec<Move> {
