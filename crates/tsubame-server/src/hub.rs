@@ -342,6 +342,13 @@ fn engine_limits(level: u8, time_left: Option<u64>) -> Limits {
 }
 
 impl LiveGame {
+    /// Whether the game appears in game lists: a public game, or one against the computer
+    /// (which nobody can join). A private game between people is seen only by those who have
+    /// its link.
+    fn is_listed(&self) -> bool {
+        self.public || self.players.contains(&Player::Engine)
+    }
+
     fn side_to_move(&self) -> Side {
         if self.game.sente_to_move() { 0 } else { 1 }
     }
@@ -1104,7 +1111,10 @@ impl Hub {
         if status != Some("finished") {
             for slot in self.live_slots() {
                 let live = slot.game.lock().await;
-                if live.phase != Phase::Finished && status.is_none_or(|s| s == live.phase.name()) {
+                if live.phase != Phase::Finished
+                    && status.is_none_or(|s| s == live.phase.name())
+                    && live.is_listed()
+                {
                     out.push(live.summary(now));
                 }
             }
@@ -1117,7 +1127,10 @@ impl Hub {
                 .map_err(|e| ApiError::internal(format!("database: {e}")))?;
             for row in rows {
                 if let Ok(slot) = self.find(&row.id).await {
-                    out.push(slot.game.lock().await.summary(now));
+                    let live = slot.game.lock().await;
+                    if live.is_listed() {
+                        out.push(live.summary(now));
+                    }
                 }
             }
         }

@@ -920,7 +920,44 @@ fn status_codes_follow_one_rule(db: &Db) {
     }
 }
 
+/// A private game (between people, joined by its invite link) is not listed; public games and
+/// games against the computer are. The private one is still there for whoever has its id.
+fn private_games_are_not_listed(db: &Db) {
+    let server = Server::start(db);
+    let create = |public: bool, opponent: &str| -> String {
+        let (status, body) = server.post(
+            "/api/games",
+            json!({"variant": "tori", "opponent": opponent, "public": public}),
+        );
+        assert_eq!(status, 201, "{body}");
+        body["game_id"].as_str().unwrap_or_default().to_string()
+    };
+    let private = create(false, "human");
+    let public = create(true, "human");
+    let computer = create(false, "engine");
+    for query in [
+        "/api/games",
+        "/api/games?status=waiting",
+        "/api/games?limit=500",
+    ] {
+        let (status, list) = server.get(query);
+        assert_eq!(status, 200, "{list}");
+        let ids: Vec<&str> = list
+            .as_array()
+            .map(|games| games.iter().filter_map(|g| g["id"].as_str()).collect())
+            .unwrap_or_default();
+        assert!(!ids.contains(&private.as_str()), "{query}: {ids:?}");
+        if query != "/api/games?status=waiting" {
+            assert!(ids.contains(&computer.as_str()), "{query}: {ids:?}");
+        }
+        assert!(ids.contains(&public.as_str()), "{query}: {ids:?}");
+    }
+    let (status, game) = server.get(&format!("/api/games/{private}"));
+    assert_eq!(status, 200, "{game}");
+}
+
 against_every_database!(
+    private_games_are_not_listed,
     status_codes_follow_one_rule,
     tokens_are_stored_hashed,
     draws_and_aborts,
