@@ -3,15 +3,13 @@
 //! alter play keeps it; a change that alters it must be justified by a match.
 
 use crate::eval::EvalParams;
-use crate::game::SearchPosition;
 use crate::limits::Limits;
-use crate::search::search;
+use crate::search::search_any;
 use crate::tt::TranspositionTable;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
-use tsubame_rules::tenjiku::TenjikuPosition;
-use tsubame_rules::{AnyPosition, Bitboard, Position, PositionVisitor, SetupError, Variant};
+use tsubame_rules::{AnyPosition, SetupError, Variant};
 
 /// Tori positions: the start, openings, middle games with full hands, endings with checks.
 pub const TORI_POSITIONS: [&str; 8] = [
@@ -69,48 +67,6 @@ pub struct BenchError {
     pub error: SetupError,
 }
 
-/// One bench search, on the concrete position type.
-struct BenchSearch<'p> {
-    depth: u32,
-    params: &'p EvalParams,
-}
-
-impl<'a> PositionVisitor<'a> for BenchSearch<'_> {
-    type Output = (Option<String>, u64, Duration);
-
-    fn board<B: Bitboard>(self, position: &'a Position<B>) -> Self::Output {
-        self.run(position)
-    }
-
-    fn tenjiku(self, position: &'a TenjikuPosition) -> Self::Output {
-        self.run(position)
-    }
-}
-
-impl BenchSearch<'_> {
-    fn run<P: SearchPosition>(self, position: &P) -> (Option<String>, u64, Duration) {
-        let tt = Arc::new(TranspositionTable::new(TABLE_MIB));
-        let limits = Limits {
-            depth: Some(self.depth),
-            ..Limits::default()
-        };
-        let stop = Arc::new(AtomicBool::new(false));
-        let outcome = search(
-            position,
-            &[],
-            &[],
-            &limits,
-            self.params,
-            tt,
-            stop,
-            1,
-            &mut |_| {},
-        );
-        let best = outcome.best.map(|m| position.to_usi(m));
-        (best, outcome.info.nodes, outcome.info.time)
-    }
-}
-
 /// Runs the bench at `depth` (the signature is defined at [`DEPTH`]): Tori at `depth`, Wa two
 /// plies shallower and Tenjiku four, each position with default rule options.
 pub fn run(depth: u32) -> Result<Vec<Row>, BenchError> {
@@ -132,16 +88,29 @@ pub fn run(depth: u32) -> Result<Vec<Row>, BenchError> {
                 sfen: sfen.to_string(),
                 error,
             })?;
-            let (best, nodes, time) = position.visit(BenchSearch {
-                depth,
-                params: &params,
-            });
+            let limits = Limits {
+                depth: Some(depth),
+                ..Limits::default()
+            };
+            let outcome = search_any(
+                &position,
+                &[],
+                &[],
+                &limits,
+                &params,
+                Arc::new(TranspositionTable::new(TABLE_MIB)),
+                Arc::new(AtomicBool::new(false)),
+                1,
+                &mut |_| {},
+            );
             rows.push(Row {
                 variant: variant.name(),
                 sfen: sfen.to_string(),
-                best: best.unwrap_or_else(|| "none".to_string()),
-                nodes,
-                time,
+                best: outcome
+                    .best
+                    .map_or_else(|| "none".to_string(), |m| position.to_usi(m)),
+                nodes: outcome.info.nodes,
+                time: outcome.info.time,
             });
         }
     }

@@ -12,7 +12,8 @@ use crate::tt::{Bound, Entry, TranspositionTable};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
-use tsubame_rules::{Move, RepetitionRule, Role};
+use tsubame_rules::tenjiku::TenjikuPosition;
+use tsubame_rules::{AnyPosition, Bitboard, Move, Position, PositionVisitor, RepetitionRule, Role};
 
 /// The score of being mated now; mate in `n` plies scores `MATE - n`.
 pub const MATE: i32 = 30_000;
@@ -911,6 +912,72 @@ pub fn search<P: SearchPosition>(
         None
     };
     Outcome { best, ponder, info }
+}
+
+/// [`search`] on a position of any game: the game is chosen here, once, and the search runs on
+/// the concrete position type.
+#[allow(clippy::too_many_arguments)]
+pub fn search_any(
+    position: &AnyPosition,
+    history_keys: &[u64],
+    history_checks: &[bool],
+    limits: &Limits,
+    params: &EvalParams,
+    tt: Arc<TranspositionTable>,
+    stop: Arc<AtomicBool>,
+    threads: usize,
+    report: &mut dyn FnMut(&Info),
+) -> Outcome {
+    position.visit(AnySearch {
+        history_keys,
+        history_checks,
+        limits,
+        params,
+        tt,
+        stop,
+        threads,
+        report,
+    })
+}
+
+/// The arguments of [`search_any`], carried to the concrete position.
+struct AnySearch<'a> {
+    history_keys: &'a [u64],
+    history_checks: &'a [bool],
+    limits: &'a Limits,
+    params: &'a EvalParams,
+    tt: Arc<TranspositionTable>,
+    stop: Arc<AtomicBool>,
+    threads: usize,
+    report: &'a mut dyn FnMut(&Info),
+}
+
+impl<'p> PositionVisitor<'p> for AnySearch<'_> {
+    type Output = Outcome;
+
+    fn board<B: Bitboard>(self, position: &'p Position<B>) -> Outcome {
+        self.run(position)
+    }
+
+    fn tenjiku(self, position: &'p TenjikuPosition) -> Outcome {
+        self.run(position)
+    }
+}
+
+impl AnySearch<'_> {
+    fn run<P: SearchPosition>(self, position: &P) -> Outcome {
+        search(
+            position,
+            self.history_keys,
+            self.history_checks,
+            self.limits,
+            self.params,
+            self.tt,
+            self.stop,
+            self.threads,
+            self.report,
+        )
+    }
 }
 
 #[cfg(test)]

@@ -7,16 +7,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use tsubame_engine::eval::EvalParams;
-use tsubame_engine::game::SearchPosition;
 use tsubame_engine::limits::Limits;
 use tsubame_engine::params::ParamError;
-use tsubame_engine::search::{Info, Outcome, search};
+use tsubame_engine::search::{Info, Outcome, search_any};
 use tsubame_engine::tt::{TableError, TranspositionTable};
 use tsubame_rules::tenjiku::TenjikuPosition;
 use tsubame_rules::{
-    AnyGame, AnyGameError, AnyPosition, Bitboard, Color, GamePosition, MoveError, OptionError,
-    Options, Outcome as GameOutcome, Position, PositionVisitor, RepetitionRule, SetupError, Square,
-    Variant,
+    AnyGame, AnyGameError, AnyPosition, Bitboard, Color, MoveError, OptionError, Options,
+    Outcome as GameOutcome, RepetitionRule, SetupError, Square, Variant,
 };
 
 /// Why the session refused a command; on any of these nothing changed.
@@ -161,7 +159,8 @@ impl GameText {
         self.game.play(mv)?;
         self.keys.push(self.position.key());
         self.checks.push(self.position.in_check());
-        self.position = self.game.position();
+        // The game took it, so it is legal here too.
+        self.position.play_unchecked(mv);
         Ok(())
     }
 
@@ -221,13 +220,14 @@ impl GameText {
         setting: SearchSetting,
         on_info: &mut dyn FnMut(InfoText),
     ) -> BestMove {
-        self.position.visit(SearchWork {
-            keys: &self.keys,
-            checks: &self.checks,
+        run_search(
+            &self.position,
+            &self.keys,
+            &self.checks,
             params,
             setting,
             on_info,
-        })
+        )
     }
 }
 
@@ -278,7 +278,6 @@ pub struct InfoText {
 
 /// Engine options and the game, shared by every protocol.
 pub struct Session {
-    variant: Variant,
     options: Options,
     game: GameText,
     hash_mib: usize,
@@ -296,88 +295,50 @@ impl Default for Session {
     }
 }
 
-/// The principal variation as USI text, as far as its moves are legal.
-fn pv_text<P: GamePosition>(position: &P, info: &Info) -> Vec<String> {
-    let mut walk = position.clone();
-    let mut out = Vec::new();
-    for &mv in &info.pv {
-        if !walk.is_legal(mv) {
-            break;
-        }
-        out.push(walk.to_usi(mv));
-        walk.make_move(mv);
-    }
-    out
-}
-
 type SearchSetting = (Limits, Arc<TranspositionTable>, Arc<AtomicBool>, usize);
 
-/// A search of the position in hand, on its concrete type.
-struct SearchWork<'w> {
-    keys: &'w [u64],
-    checks: &'w [bool],
-    params: &'w EvalParams,
-    setting: SearchSetting,
-    on_info: &'w mut dyn FnMut(InfoText),
-}
-
-impl<'a> PositionVisitor<'a> for SearchWork<'_> {
-    type Output = BestMove;
-
-    fn board<B: Bitboard>(self, position: &'a Position<B>) -> BestMove {
-        self.run(position)
-    }
-
-    fn tenjiku(self, position: &'a TenjikuPosition) -> BestMove {
-        self.run(position)
-    }
-}
-
-impl SearchWork<'_> {
-    fn run<P: SearchPosition>(self, position: &P) -> BestMove {
-        let (limits, tt, stop, threads) = self.setting;
-        let on_info = self.on_info;
-        let Outcome { best, ponder, .. } = search(
-            position,
-            self.keys,
-            self.checks,
-            &limits,
-            self.params,
-            tt,
-            stop,
-            threads,
-            &mut |info| {
-                on_info(InfoText {
-                    pv: pv_text(position, info),
-                    info: info.clone(),
-                })
-            },
-        );
-        let best_text = best.map(|m| position.to_usi(m));
-        let ponder_text = match (best, ponder) {
-            (Some(b), Some(p)) => {
-                let mut after = position.clone();
-                after.make_move(b);
-                after.is_legal(p).then(|| after.to_usi(p))
-            }
-            _ => None,
-        };
-        BestMove {
-            best: best_text,
-            ponder: ponder_text,
-        }
+/// Searches `position` (after the game's positions `keys` and `checks`) and reports as text.
+fn run_search(
+    position: &AnyPosition,
+    keys: &[u64],
+    checks: &[bool],
+    params: &EvalParams,
+    (limits, tt, stop, threads): SearchSetting,
+    on_info: &mut dyn FnMut(InfoText),
+) -> BestMove {
+    let Outcome { best, ponder, .. } = search_any(
+        position,
+        keys,
+        checks,
+        &limits,
+        params,
+        tt,
+        stop,
+        threads,
+        &mut |info| {
+            on_info(InfoText {
+                pv: position.line_to_usi(&info.pv),
+                info: info.clone(),
+            })
+        },
+    );
+    let ponder_text = match (best, ponder) {
+        (Some(best), Some(ponder)) => position.line_to_usi(&[best, ponder]).get(1).cloned(),
+        _ => None,
+    };
+    BestMove {
+        best: best.map(|m| position.to_usi(m)),
+        ponder: ponder_text,
     }
 }
 
 impl Session {
     /// Tori shogi at default options, a 64 MiB table, one thread.
     pub fn new() -> Session {
-        let variant = Variant::Tori;
-        let options = Options::defaults(variant.spec());
+        let options = Variant::Tori.default_options();
         let game = GameText::new(&options, Start::Initial, &[])
             .unwrap_or_else(|e| unreachable!("the built-in start position is valid: {e}"));
         Session {
-            variant,
             options,
             game,
             hash_mib: 64,
@@ -390,9 +351,9 @@ impl Session {
         }
     }
 
-    /// The current variant.
+    /// The current variant: the game's.
     pub fn variant(&self) -> Variant {
-        self.variant
+        self.game.game.variant()
     }
 
     /// The rule options in force.
@@ -404,8 +365,7 @@ impl Session {
     /// start.
     pub fn set_variant(&mut self, variant: Variant) -> Result<(), SessionError> {
         self.wait();
-        self.variant = variant;
-        self.options = Options::defaults(variant.spec());
+        self.options = variant.default_options();
         self.set_position(Start::Initial, &[])
     }
 
@@ -413,10 +373,10 @@ impl Session {
     /// (a start position the options do not allow) nothing changes.
     pub fn set_options(&mut self, options: Options) -> Result<(), SessionError> {
         self.wait();
-        let variant =
-            Variant::of(&options).ok_or(SessionError::UnknownGame(options.variant().title))?;
+        if Variant::of(&options).is_none() {
+            return Err(SessionError::UnknownGame(options.variant().title));
+        }
         self.game = GameText::new(&options, Start::Initial, &[])?;
-        self.variant = variant;
         self.options = options;
         Ok(())
     }
@@ -492,7 +452,7 @@ impl Session {
     /// The evaluation parameters of the current game: built in, or from the parameter file,
     /// then reduced to material if asked.
     fn eval_params(&self) -> EvalParams {
-        let spec = self.variant.spec();
+        let spec = self.variant().spec();
         let built_in = EvalParams::for_variant(spec);
         let full = match &self.eval_file {
             Some(file) if file.variant == spec.protocol_name => {
@@ -522,7 +482,7 @@ impl Session {
 
     /// The board's files and ranks.
     pub fn board_size(&self) -> (u8, u8) {
-        let spec = self.variant.spec();
+        let spec = self.variant().spec();
         (spec.width, spec.height)
     }
 

@@ -676,6 +676,36 @@ impl AnyPosition {
         each_position!(self, p => p.play(mv))
     }
 
+    /// Plays a move without checking it. The move must be legal here (from
+    /// [`AnyPosition::legal_moves`], or a game's own history); otherwise the position's contents
+    /// are unspecified.
+    pub fn play_unchecked(&mut self, mv: Move) {
+        each_position!(self, p => p.play_unchecked(mv))
+    }
+
+    /// A line of moves from here as USI text, as far as each is legal after the ones before
+    /// (a search's principal variation, which may run into a move the table made up).
+    ///
+    /// ```
+    /// use tsubame_rules::{AnyPosition, Variant};
+    /// let start = AnyPosition::start(&Variant::Tori.default_options()).unwrap();
+    /// let capture = start.parse_usi("3d3c").unwrap();
+    /// // The same capture again is not gote's move: the line stops there.
+    /// assert_eq!(start.line_to_usi(&[capture, capture]), ["3d3c"]);
+    /// ```
+    pub fn line_to_usi(&self, line: &[Move]) -> Vec<String> {
+        let mut walk = self.clone();
+        let mut out = Vec::with_capacity(line.len());
+        for &mv in line {
+            if !walk.is_legal(mv) {
+                break;
+            }
+            out.push(walk.to_usi(mv));
+            walk.play_unchecked(mv);
+        }
+        out
+    }
+
     /// Leaf nodes of the legal move tree `depth` plies deep, counted on the concrete position.
     // Inline, so that the count is compiled where it is called, as a direct call of the
     // concrete position's perft would be.

@@ -6,16 +6,11 @@ use serde::Serialize;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use tsubame_engine::eval::EvalParams;
-use tsubame_engine::game::SearchPosition;
 use tsubame_engine::limits::Limits;
-use tsubame_engine::search::{Score, search};
+use tsubame_engine::search::{Score, search_any};
 use tsubame_engine::tt::TranspositionTable;
 use tsubame_notation::write_hodges_any;
-use tsubame_rules::tenjiku::TenjikuPosition;
-use tsubame_rules::{
-    AnyGame, AnyGameError, Bitboard, Color, MoveError, OptionError, Options, Position,
-    PositionVisitor, Variant,
-};
+use tsubame_rules::{AnyGame, AnyGameError, Color, MoveError, OptionError, Options, Variant};
 
 /// What playing one move did, for the move list and the board.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -165,85 +160,44 @@ impl HostedGame {
 
     /// Searches the current position; `None` when the side to move has no move.
     pub fn best_move(&self, limits: &Limits) -> Option<EngineReply> {
-        // The keys and checks of the positions before this one, for repetition.
+        // The keys and checks of the positions before this one, for repetition; the game's
+        // own moves are legal, so they are replayed unchecked.
         let mut walk = self.game.start();
         let mut keys = Vec::new();
         let mut checks = Vec::new();
         for mv in self.game.moves() {
             keys.push(walk.key());
             checks.push(walk.in_check());
-            if walk.play(mv).is_err() {
-                break;
-            }
+            walk.play_unchecked(mv);
         }
+        let position = self.game.position();
         let params = EvalParams::for_variant(self.game.variant().spec());
-        self.game.position().visit(EngineWork {
-            keys: &keys,
-            checks: &checks,
-            params: &params,
-            limits,
-        })
-    }
-}
-
-/// A search of the position in hand, on its concrete type.
-struct EngineWork<'h> {
-    keys: &'h [u64],
-    checks: &'h [bool],
-    params: &'h EvalParams,
-    limits: &'h Limits,
-}
-
-impl<'a> PositionVisitor<'a> for EngineWork<'_> {
-    type Output = Option<EngineReply>;
-
-    fn board<B: Bitboard>(self, position: &'a Position<B>) -> Option<EngineReply> {
-        self.reply(position)
-    }
-
-    fn tenjiku(self, position: &'a TenjikuPosition) -> Option<EngineReply> {
-        self.reply(position)
-    }
-}
-
-impl EngineWork<'_> {
-    /// Searches `position` (with the game's earlier positions) and reports the move, the score
-    /// and the line as text.
-    fn reply<P: SearchPosition>(self, position: &P) -> Option<EngineReply> {
         // A small table per search: many games search side by side and none keeps one alive.
         let tt = Arc::new(TranspositionTable::new(8));
-        let mut last_score = None;
-        let mut last_pv = Vec::new();
-        let outcome = search(
-            position,
-            self.keys,
-            self.checks,
-            self.limits,
-            self.params,
+        let mut score = None;
+        let mut pv = Vec::new();
+        let outcome = search_any(
+            &position,
+            &keys,
+            &checks,
+            limits,
+            &params,
             tt,
             Arc::new(AtomicBool::new(false)),
             1,
             &mut |info| {
-                last_score = Some(match info.score {
+                score = Some(match info.score {
                     Score::Centipawns(cp) => format!("cp {cp}"),
                     Score::Mate(plies) => format!("mate {plies}"),
                 });
-                let mut pv_walk = position.clone();
-                last_pv.clear();
-                for &mv in &info.pv {
-                    if !pv_walk.is_legal(mv) {
-                        break;
-                    }
-                    last_pv.push(pv_walk.to_usi(mv));
-                    pv_walk.make_move(mv);
-                }
+                pv = position.line_to_usi(&info.pv);
             },
         );
         let best = outcome.best?;
         Some(EngineReply {
             best: position.to_usi(best),
-            score: last_score,
-            pv: last_pv,
+            score,
+            pv,
         })
     }
 }
