@@ -6,7 +6,7 @@
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tsubame_rules::{Game, Options, Status, tori, wa};
 
 struct Engine {
@@ -347,6 +347,28 @@ fn infinite_and_ponder_searches_wait_for_stop() {
     engine.send("ponderhit");
     let lines = engine.until("bestmove");
     assert!(lines.last().unwrap().len() > "bestmove ".len());
+}
+
+/// A fixed move time is a promise to think that long: the answer may come a few milliseconds
+/// early, never a large share of the time (it once came after 140 of 200 ms).
+#[test]
+fn a_fixed_move_time_is_used() {
+    let mut engine = Engine::start();
+    engine.send("usi");
+    engine.until("usiok");
+    engine.send("isready");
+    engine.until("readyok");
+    for moves in ["", " moves 5e5d", " moves 5e5d 3c3d"] {
+        engine.send(&format!("position startpos{moves}"));
+        let asked = Instant::now();
+        engine.send("go movetime 300");
+        engine.until("bestmove");
+        let took = asked.elapsed();
+        assert!(
+            took >= Duration::from_millis(280),
+            "answered after {took:?}"
+        );
+    }
 }
 
 #[test]

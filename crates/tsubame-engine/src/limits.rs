@@ -1,6 +1,6 @@
 //! What a search may spend: depth, nodes, time, and how time on the clock becomes a budget.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// The clock situation of the side to move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -27,6 +27,10 @@ pub struct Limits {
     pub clock: Option<Clock>,
     /// Search until stopped, whatever else is set.
     pub infinite: bool,
+    /// When the time began to count: the arrival of the command that started the search, so
+    /// that the work done before the search proper (copying the game, starting its thread) is
+    /// paid from the budget and not on top of it. Unset, the search's own start.
+    pub started: Option<Instant>,
 }
 
 /// How long to think: past `soft` no new iteration starts, at `hard` the search stops.
@@ -38,8 +42,14 @@ pub struct Budget {
     pub hard: Duration,
 }
 
-/// Time kept back for the protocol round trip and process scheduling.
+/// Time kept back for the protocol round trip and process scheduling under a clock.
 const MOVE_OVERHEAD: Duration = Duration::from_millis(60);
+
+/// Time kept back from a fixed move time. A fixed time is a promise to think that long: the
+/// search checks the clock every 1024 nodes (about a millisecond), and a client sees the answer
+/// 1-3 ms after the stop on this machine class (`go movetime 200` answered after 201-203 ms), so
+/// this margin is all the time left unused.
+const MOVE_TIME_MARGIN: Duration = Duration::from_millis(8);
 
 /// Time kept back from the hard limit of a move under a Fischer clock: the clock is left with
 /// at least this much plus half of what remains, so that a loaded machine that delays one
@@ -55,7 +65,7 @@ impl Limits {
     /// Fischer: a slice of the remaining time plus most of the increment.
     ///
     /// ```
-    /// use std::time::Duration;
+    /// use std::time::{Duration, Instant};
     /// use tsubame_engine::limits::{Clock, Limits};
     /// let limits = Limits {
     ///     clock: Some(Clock { byoyomi: Duration::from_secs(1), ..Clock::default() }),
@@ -70,7 +80,7 @@ impl Limits {
         }
         if let Some(time) = self.move_time {
             let hard = time
-                .saturating_sub(MOVE_OVERHEAD)
+                .saturating_sub(MOVE_TIME_MARGIN)
                 .max(Duration::from_millis(5));
             return Some(Budget { soft: hard, hard });
         }
@@ -183,8 +193,8 @@ mod tests {
         assert_eq!(
             fixed.budget(),
             Some(Budget {
-                soft: ms(440),
-                hard: ms(440)
+                soft: ms(492),
+                hard: ms(492)
             })
         );
         let infinite = Limits {

@@ -843,7 +843,7 @@ pub fn search<P: SearchPosition>(
         tt,
         stop,
         nodes: AtomicU64::new(0),
-        start: Instant::now(),
+        start: limits.started.unwrap_or_else(Instant::now),
         budget: limits.budget(),
         node_limit: limits.nodes,
     };

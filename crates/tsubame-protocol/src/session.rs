@@ -6,6 +6,7 @@ use crate::dialect::{XboardFenError, xboard_fen_to_sfen};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
+use std::time::Instant;
 use tsubame_engine::eval::EvalParams;
 use tsubame_engine::limits::Limits;
 use tsubame_engine::params::ParamError;
@@ -541,6 +542,10 @@ impl Session {
         mut on_info: impl FnMut(InfoText) + Send + 'static,
         on_done: impl FnOnce(BestMove) + Send + 'static,
     ) {
+        let limits = Limits {
+            started: limits.started.or_else(|| Some(Instant::now())),
+            ..limits
+        };
         self.wait();
         self.stop.store(false, Ordering::Relaxed);
         let game = self.game.clone();
