@@ -4,11 +4,12 @@ mod analyse;
 mod convert;
 mod games;
 mod match_runner;
+mod nnue;
 mod play;
 mod tune;
 
 use anyhow::{Context, Result, bail};
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand};
 use std::io::Write;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -63,6 +64,11 @@ enum Command {
         after_help = "Examples:\n  tsubame tune generate --variant tori --games 2000 --nodes 3000 --threads 2 --out tori.tsv\n  tsubame tune fit --variant tori --data tori.tsv --threads 2 --out tori.json\n  tsubame engine usi   # then: setoption name EvalFile value tori.json"
     )]
     Tune(tune::TuneArgs),
+    /// The network evaluation: self-play data with search scores, and training.
+    #[command(
+        after_help = "Examples:\n  tsubame nnue generate --variant tori --games 20000 --nodes 5000 --out tori.data\n  tsubame nnue train --variant tori --data tori.data --epochs 20 --out nets/\n  tsubame engine usi   # then: setoption name EvalFile value nets/best.nnue"
+    )]
+    Nnue(nnue::NnueArgs),
     /// Serve the web UI and the play API (HTTP, WebSocket) with games stored in a database.
     #[command(
         after_help = "Examples:\n  tsubame serve\n  tsubame serve --listen 0.0.0.0:8080 --database postgres://tsubame@localhost/tsubame"
@@ -279,39 +285,30 @@ struct EngineArgs {
     /// conventions: its FEN, a1 squares, S@c3 drops) or xboard (CECP v2, as HaChu speaks it).
     #[arg(value_parser = games::protocol_parser())]
     protocol: Protocol,
-    /// The evaluation: `full`, or `material` (piece values only, the baseline that strength
-    /// is measured against); the same as the `Evaluation` engine option.
-    #[arg(long, value_enum, default_value = "full")]
-    eval: EvaluationName,
-}
-
-#[derive(Clone, Copy, ValueEnum)]
-enum EvaluationName {
-    /// Material, piece placement, mobility and royal safety.
-    Full,
-    /// Piece values only.
-    Material,
+    /// The evaluation: `classical` (material, placement, mobility, royal safety; `full` is
+    /// its earlier name), `nnue` (the network, where the game has one) or `material` (piece
+    /// values only, the baseline that strength is measured against); the same as the
+    /// `Evaluation` engine option. Default: the engine option's default.
+    #[arg(long)]
+    eval: Option<tsubame_engine::eval::Evaluation>,
 }
 
 fn engine(args: &EngineArgs) -> Result<()> {
     let output: tsubame_protocol::session::Output =
         std::sync::Arc::new(std::sync::Mutex::new(Box::new(std::io::stdout())));
-    let evaluation = match args.eval {
-        EvaluationName::Full => None,
-        EvaluationName::Material => Some("setoption name Evaluation value material"),
-    };
+    let evaluation = args.eval.map(|e| e.name());
     match args.protocol.dialect() {
         Some(dialect) => {
             let mut front = tsubame_protocol::usi::UsiFront::new(dialect, output);
-            if let Some(line) = evaluation {
-                front.command(line);
+            if let Some(name) = evaluation {
+                front.command(&format!("setoption name Evaluation value {name}"));
             }
             front.run(std::io::stdin().lock());
         }
         None => {
             let mut xboard = tsubame_protocol::xboard::Xboard::new(output);
-            if evaluation.is_some() {
-                xboard.command("option Evaluation=material");
+            if let Some(name) = evaluation {
+                xboard.command(&format!("option Evaluation={name}"));
             }
             xboard.run(std::io::BufReader::new(std::io::stdin()));
         }
@@ -475,6 +472,7 @@ fn main() -> ExitCode {
         Command::Match(args) => run_match(args),
         Command::Serve(args) => tsubame_server::cli::run(args),
         Command::Tune(args) => tune::run(args),
+        Command::Nnue(args) => nnue::run(args),
         Command::Moves(args) => moves(args),
     };
     match result {

@@ -247,6 +247,14 @@ fn malformed_commands_get_an_error_and_the_engine_goes_on() {
         ("setoption name USI_Hash value 0", "out of range"),
         ("setoption name owl value maybe", "has no value"),
         ("setoption name colour value red", "unknown option"),
+        (
+            "setoption name Evaluation value sideways",
+            "not classical, nnue or material",
+        ),
+        (
+            "setoption name EvalFile value /nonexistent/tori.nnue",
+            "/nonexistent/tori.nnue",
+        ),
         ("ponderhit", "without a ponder search"),
     ];
     for (command, expected) in bad {

@@ -2,6 +2,8 @@
 //! safety and, for the side far ahead, the hunt of the enemy royal.
 //! Every weight lives in [`EvalParams`], one set per game, so they can be tuned in one place.
 
+use crate::nnue::Network;
+use std::sync::Arc;
 use tsubame_rules::tenjiku::{self, Lion, TenjikuPosition};
 use tsubame_rules::{Bitboard, Color, Position, Role, Square, Variant, VariantSpec, betza, tori};
 
@@ -64,6 +66,53 @@ pub struct EvalParams {
     pub mop_up_edge: i32,
     /// For the side ahead: bonus per step its pieces stand closer to the losing royal.
     pub mop_up_tropism: i32,
+    /// A network that evaluates positions in place of the weights above, which then serve
+    /// only move ordering and pruning (piece values). Not part of parameter files: a network
+    /// is its own file ([`crate::nnue::Network`]).
+    #[serde(skip)]
+    pub network: Option<Arc<Network>>,
+}
+
+/// Which evaluation the engine uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Evaluation {
+    /// The weights of [`EvalParams`]: material, placement, mobility, royal safety.
+    #[default]
+    Classical,
+    /// A network ([`crate::nnue`]) where the game has one; the classical evaluation where not.
+    Network,
+    /// Piece values only: the baseline strength is measured against.
+    Material,
+}
+
+/// A name that is no evaluation.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("evaluation {0:?} is not classical, nnue or material")]
+pub struct UnknownEvaluation(pub String);
+
+impl Evaluation {
+    /// The name the engine option and the command line use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Evaluation::Classical => "classical",
+            Evaluation::Network => "nnue",
+            Evaluation::Material => "material",
+        }
+    }
+}
+
+impl std::str::FromStr for Evaluation {
+    type Err = UnknownEvaluation;
+
+    /// `classical` (also `full`, its earlier name), `nnue` or `material`, in any case.
+    fn from_str(text: &str) -> Result<Evaluation, UnknownEvaluation> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "classical" | "full" => Ok(Evaluation::Classical),
+            "nnue" => Ok(Evaluation::Network),
+            "material" => Ok(Evaluation::Material),
+            _ => Err(UnknownEvaluation(text.chars().take(40).collect())),
+        }
+    }
 }
 
 /// Most enemy attacks next to a royal that [`EvalParams::royal_danger`] tells apart.
@@ -387,6 +436,7 @@ impl EvalParams {
             // move limit against HaChu.
             mop_up_edge: if game == Some(Variant::Wa) { 12 } else { 0 },
             mop_up_tropism: if game == Some(Variant::Wa) { 3 } else { 0 },
+            network: None,
         }
     }
 
@@ -477,6 +527,7 @@ impl EvalParams {
             mop_up_margin: 0,
             mop_up_edge: 0,
             mop_up_tropism: 0,
+            network: None,
         }
     }
 

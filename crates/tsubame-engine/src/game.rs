@@ -3,6 +3,7 @@
 //! burn, and where the game ends with the last royal.
 
 use crate::eval::{EvalParams, evaluate, evaluate_tenjiku};
+use crate::nnue::{Accumulator, Changes, Layout, Network, Touch};
 use tsubame_rules::tenjiku::TenjikuPosition;
 use tsubame_rules::{
     Bitboard, Color, DropMateRule, GamePosition, Move, MoveKind, Position, RepetitionRule, Role,
@@ -45,6 +46,21 @@ pub trait SearchPosition: GamePosition {
     /// stopping when going on would lose. Games without such an evaluation let every move pass.
     fn exchange_at_least(&self, _mv: Move, _threshold: i32, _params: &EvalParams) -> bool {
         true
+    }
+    /// The network input layout of the game, for games that networks evaluate.
+    fn network_layout(&self) -> Option<Layout> {
+        None
+    }
+    /// Both accumulators of `network` computed from this position's inputs.
+    fn refresh_accumulator(&self, _network: &Network, _accumulator: &mut Accumulator) {}
+    /// What `mv` may change in the inputs, read before it is made.
+    fn network_touch(&self, _layout: Layout, _mv: Move) -> Option<Touch> {
+        None
+    }
+    /// The input changes of the move just made, from what [`SearchPosition::network_touch`]
+    /// read before it.
+    fn network_changes(&self, _touch: &Touch, _layout: Layout) -> Changes {
+        Changes::default()
     }
 }
 
@@ -122,6 +138,20 @@ impl<B: Bitboard> SearchPosition for Position<B> {
     #[inline]
     fn evaluate(&self, params: &EvalParams) -> i32 {
         evaluate(self, params)
+    }
+    fn network_layout(&self) -> Option<Layout> {
+        Some(Layout::of(self))
+    }
+    fn refresh_accumulator(&self, network: &Network, accumulator: &mut Accumulator) {
+        accumulator.refresh(network, self);
+    }
+    #[inline]
+    fn network_touch(&self, layout: Layout, mv: Move) -> Option<Touch> {
+        Some(Touch::before(self, layout, mv))
+    }
+    #[inline]
+    fn network_changes(&self, touch: &Touch, layout: Layout) -> Changes {
+        touch.changes(self, layout)
     }
     fn exchange_at_least(&self, mv: Move, threshold: i32, params: &EvalParams) -> bool {
         let tables = self.tables();

@@ -25,6 +25,7 @@ pub mod bench;
 pub mod eval;
 pub mod game;
 pub mod limits;
+pub mod nnue;
 pub mod params;
 pub mod search;
 pub mod tt;

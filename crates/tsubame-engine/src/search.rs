@@ -8,6 +8,7 @@
 use crate::eval::EvalParams;
 use crate::game::SearchPosition;
 use crate::limits::{Budget, Limits};
+use crate::nnue::{Accumulator, Network};
 use crate::tt::{Bound, Entry, TranspositionTable};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -131,6 +132,10 @@ struct Worker<'a, P: SearchPosition> {
     pv: Vec<Vec<Move>>,
     lmr: Vec<Vec<i32>>,
     main: bool,
+    /// The network that evaluates, when the parameters carry one for this game.
+    network: Option<&'a Network>,
+    /// The network's accumulators along the current line, the current position's last.
+    accumulators: Vec<Accumulator>,
 }
 
 fn lmr_table() -> Vec<Vec<i32>> {
@@ -215,9 +220,21 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
         } else {
             Vec::new()
         };
+        let network = params
+            .network
+            .as_deref()
+            .filter(|n| position.network_layout() == Some(n.layout()));
+        let mut accumulators = Vec::with_capacity(if network.is_some() { MAX_PLY + 4 } else { 0 });
+        if let Some(network) = network {
+            let mut root = Accumulator::default();
+            position.refresh_accumulator(network, &mut root);
+            accumulators.push(root);
+        }
         Worker {
             shared,
             params,
+            network,
+            accumulators,
             keys,
             checks,
             nodes: 0,
@@ -397,7 +414,23 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
         } else {
             Some(self.history_index(mv) as u32)
         };
-        let undo = self.position.make_move(mv);
+        let undo = match self.network {
+            Some(network) => {
+                let layout = network.layout();
+                let touch = self.position.network_touch(layout, mv);
+                let undo = self.position.make_move(mv);
+                let changes = touch
+                    .map(|t| self.position.network_changes(&t, layout))
+                    .unwrap_or_default();
+                let mut next = Accumulator::default();
+                if let Some(parent) = self.accumulators.last() {
+                    next.update_from(parent, network, &changes);
+                }
+                self.accumulators.push(next);
+                undo
+            }
+            None => self.position.make_move(mv),
+        };
         self.keys.push(self.position.key());
         self.checks.push(self.position.in_check());
         self.played.push(slot);
@@ -405,6 +438,9 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
     }
 
     fn unmake(&mut self, mv: Move, undo: P::Undo) {
+        if self.network.is_some() {
+            self.accumulators.pop();
+        }
         self.keys.pop();
         self.checks.pop();
         self.played.pop();
@@ -413,6 +449,17 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
 
     fn has_pieces_to_move(&self) -> bool {
         self.position.has_pieces_to_move()
+    }
+
+    /// The static evaluation for the side to move: the network's when one evaluates.
+    #[inline]
+    fn evaluate(&self) -> i32 {
+        match (self.network, self.accumulators.last()) {
+            (Some(network), Some(accumulator)) => {
+                network.output(accumulator, self.position.side_to_move())
+            }
+            _ => self.position.evaluate(self.params),
+        }
     }
 
     fn search(
@@ -448,7 +495,7 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
             return self.quiescence(alpha, beta, ply, previous, 0);
         }
         if ply >= MAX_PLY - 1 {
-            return self.position.evaluate(self.params);
+            return self.evaluate();
         }
         self.count_node();
         if self.stopped() {
@@ -470,11 +517,7 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
             }
         }
 
-        let static_eval = if in_check {
-            -INFINITY
-        } else {
-            self.position.evaluate(self.params)
-        };
+        let static_eval = if in_check { -INFINITY } else { self.evaluate() };
         self.static_evals[ply] = static_eval;
         // Better than two plies ago: pruning may then be bolder, since the line is going well.
         let improving = !in_check
@@ -493,6 +536,9 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
             {
                 let reduction = 3 + depth / 5;
                 self.position.make_null_move();
+                if let Some(&top) = self.accumulators.last() {
+                    self.accumulators.push(top);
+                }
                 self.keys.push(self.position.key());
                 self.checks.push(false);
                 self.played.push(None);
@@ -501,6 +547,9 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
                 self.checks.pop();
                 self.played.pop();
                 self.position.unmake_null_move();
+                if self.network.is_some() {
+                    self.accumulators.pop();
+                }
                 if self.stopped() {
                     return 0;
                 }
@@ -651,7 +700,7 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
             return -(MATE - ply as i32);
         }
         if ply >= MAX_PLY - 1 {
-            return self.position.evaluate(self.params);
+            return self.evaluate();
         }
         // Any entry of the main search went at least as deep as quiescence does.
         if beta - alpha == 1 {
@@ -677,11 +726,11 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
             }
             if qdepth >= 6 {
                 self.move_lists[ply] = moves;
-                return self.position.evaluate(self.params);
+                return self.evaluate();
             }
             best = -INFINITY;
         } else {
-            let stand_pat = self.position.evaluate(self.params);
+            let stand_pat = self.evaluate();
             if stand_pat >= beta {
                 self.move_lists[ply] = moves;
                 return stand_pat;
@@ -1035,6 +1084,51 @@ mod tests {
             worker.update_quiet_history(bad, &[good], 12);
         }
         assert!(slot(&worker, bad) > 0, "{}", slot(&worker, bad));
+    }
+
+    #[test]
+    fn the_network_evaluates_through_the_workers_moves_as_from_scratch() {
+        use crate::nnue::train::FloatNetwork;
+        use rand::seq::SliceRandom;
+        use rand::{SeedableRng, rngs::StdRng};
+        let options = Options::parse(tori::spec(), "shrike=on").unwrap();
+        let position = tori::start(&options).unwrap();
+        let network = FloatNetwork::random(tsubame_rules::Variant::Tori, 3)
+            .unwrap()
+            .quantize();
+        let mut params = EvalParams::for_variant(tori::spec());
+        params.network = Some(Arc::new(network.clone()));
+        let shared = shared();
+        let mut worker = Worker::new(&shared, &params, position, &[], &[], true);
+        assert!(worker.network.is_some());
+        let mut rng = StdRng::seed_from_u64(4);
+        let mut line = Vec::new();
+        for ply in 0..120 {
+            assert_eq!(
+                worker.evaluate(),
+                network.evaluate(&worker.position),
+                "ply {ply}"
+            );
+            let moves = worker.position.legal_moves();
+            // Now and then back one move, so that unmaking is exercised as well.
+            if ply % 7 == 6 {
+                if let Some((mv, undo)) = line.pop() {
+                    worker.unmake(mv, undo);
+                    continue;
+                }
+            }
+            let Some(&mv) = moves.choose(&mut rng) else {
+                break;
+            };
+            let undo = worker.make(mv);
+            line.push((mv, undo));
+        }
+        // A network of another game is not used.
+        let mut wa_params = EvalParams::for_variant(wa::spec());
+        wa_params.network = params.network.clone();
+        let wa_position = wa::start(&Options::defaults(wa::spec())).unwrap();
+        let wa_worker = Worker::new(&shared, &wa_params, wa_position, &[], &[], true);
+        assert!(wa_worker.network.is_none());
     }
 
     #[test]

@@ -25,47 +25,14 @@
 //! ```
 
 use crate::eval::{EvalParams, Term, Terms, evaluate, terms};
-use crate::limits::Limits;
-use crate::search::search;
+use crate::nnue::data::{is_quiet, self_play};
 use crate::tt::TranspositionTable;
-use rand::rngs::StdRng;
-use rand::seq::SliceRandom;
-use rand::{Rng, SeedableRng};
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
-use tsubame_rules::{
-    Bitboard, Color, Game, MoveKind, Options, Position, SfenError, Status, Tables, VariantSpec,
-};
+use tsubame_rules::{Bitboard, Options, Position, SfenError, Tables, VariantSpec};
 
-/// How the self-play games that give the positions are played.
-#[derive(Clone, Debug)]
-pub struct Generation {
-    /// Number of games.
-    pub games: usize,
-    /// Search nodes per move.
-    pub nodes: u64,
-    /// Seed of the random openings.
-    pub seed: u64,
-    /// Games played at once.
-    pub threads: usize,
-    /// Random plies at the start of each game, at least.
-    pub random_plies: u32,
-    /// Plies after which a game counts as a draw.
-    pub max_plies: usize,
-}
-
-impl Default for Generation {
-    fn default() -> Self {
-        Generation {
-            games: 1000,
-            nodes: 3000,
-            seed: 1,
-            threads: 1,
-            random_plies: 6,
-            max_plies: 300,
-        }
-    }
-}
+/// How the self-play games that give the positions are played (shared with the network's
+/// data generator).
+pub use crate::nnue::data::Generation;
 
 /// Plays `generation.games` self-play games and returns one line per quiet position:
 /// `<SFEN>\t<result for the side to move: 1, 0.5 or 0>`. A position is quiet when the side to
@@ -115,69 +82,17 @@ fn play_one<B: Bitboard>(
     index: usize,
     tt: &Arc<TranspositionTable>,
 ) -> Vec<String> {
-    let mut rng =
-        StdRng::seed_from_u64(generation.seed ^ (index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
-    let Ok(mut game) = Game::new(tables, options.clone()) else {
-        return Vec::new();
-    };
-    tt.clear();
-    let random_plies = generation.random_plies + rng.gen_range(0..=4);
-    let mut keys = Vec::new();
-    let mut checks = Vec::new();
-    let mut quiet: Vec<(String, Color)> = Vec::new();
-    let limits = Limits {
-        nodes: Some(generation.nodes.max(1)),
-        ..Limits::default()
-    };
-    let mut plies = 0;
-    let winner = loop {
-        match game.status() {
-            Status::Finished(outcome) => break outcome.winner,
-            Status::Ongoing if plies >= generation.max_plies => break None,
-            Status::Ongoing => {}
-        }
-        let position = game.position().clone();
-        let mv = if plies < random_plies as usize {
-            match game.legal_moves().choose(&mut rng) {
-                Some(&mv) => mv,
-                None => break None,
-            }
-        } else {
-            let outcome = search(
-                &position,
-                &keys,
-                &checks,
-                &limits,
-                params,
-                tt.clone(),
-                Arc::new(AtomicBool::new(false)),
-                1,
-                &mut |_| {},
-            );
-            let Some(mv) = outcome.best else { break None };
-            let captures =
-                matches!(mv.kind(), MoveKind::Normal { to, .. } if position.piece_at(to).is_some());
-            if !position.in_check() && !captures {
-                quiet.push((position.to_sfen(), position.side_to_move()));
-            }
-            mv
-        };
-        keys.push(position.key());
-        checks.push(position.in_check());
-        if game.play(mv).is_err() {
-            break None;
-        }
-        plies += 1;
-    };
-    quiet
-        .into_iter()
-        .map(|(sfen, mover)| {
+    let (plies, winner) = self_play(tables, options, params, generation, index as u32, tt);
+    plies
+        .iter()
+        .filter(|ply| is_quiet(ply))
+        .map(|ply| {
             let result = match winner {
                 None => "0.5",
-                Some(color) if color == mover => "1",
+                Some(color) if color == ply.position.side_to_move() => "1",
                 Some(_) => "0",
             };
-            format!("{sfen}\t{result}")
+            format!("{}\t{result}", ply.position.to_sfen())
         })
         .collect()
 }

@@ -10,6 +10,7 @@ use crate::session::{BestMove, InfoText, Output, Session, SessionError, Start, s
 use std::io::BufRead;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
+use tsubame_engine::eval::{Evaluation, UnknownEvaluation};
 use tsubame_engine::limits::{Clock, Limits};
 use tsubame_engine::search::Score;
 use tsubame_rules::OptionError;
@@ -45,9 +46,9 @@ pub enum CommandError {
     /// An option no game and no engine setting has.
     #[error("unknown option {0:?}")]
     UnknownOption(String),
-    /// An evaluation other than `full` or `material`.
-    #[error("evaluation {0:?} is not full or material")]
-    Evaluation(String),
+    /// An evaluation other than `classical`, `nnue` or `material`.
+    #[error(transparent)]
+    Evaluation(#[from] UnknownEvaluation),
     /// A word that needs a number after it and has none.
     #[error("{0} needs a number")]
     NeedsNumber(String),
@@ -169,17 +170,11 @@ impl Front {
                 Ok(self.session.set_threads(n)?)
             }
             _ if DIALECTS.iter().any(|d| d.ponder_option == name) => Ok(()),
-            "Evaluation" => match value {
-                "full" => {
-                    self.session.set_material_only(false);
-                    Ok(())
-                }
-                "material" => {
-                    self.session.set_material_only(true);
-                    Ok(())
-                }
-                other => Err(CommandError::Evaluation(other.chars().take(40).collect())),
-            },
+            "Evaluation" => {
+                let evaluation = value.parse().map_err(CommandError::Evaluation)?;
+                self.session.set_evaluation(evaluation);
+                Ok(())
+            }
             "EvalFile" => Ok(self.session.set_eval_file(value)?),
             _ => {
                 // The variant being played first: several games share option names.
@@ -379,7 +374,10 @@ impl Front {
             dialect.hash_option
         ));
         self.say("option name Threads type spin default 1 min 1 max 256");
-        self.say("option name Evaluation type combo default full var full var material");
+        self.say(&format!(
+            "option name Evaluation type combo default {} var classical var nnue var material",
+            Evaluation::default().name()
+        ));
         self.say("option name EvalFile type string default <empty>");
         self.say(&format!(
             "option name {} type check default false",

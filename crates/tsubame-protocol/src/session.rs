@@ -7,8 +7,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Instant;
-use tsubame_engine::eval::EvalParams;
+use tsubame_engine::eval::{EvalParams, Evaluation};
 use tsubame_engine::limits::Limits;
+use tsubame_engine::nnue::{Network, NetworkError};
 use tsubame_engine::params::ParamError;
 use tsubame_engine::search::{Info, Outcome, search_any};
 use tsubame_engine::tt::{TableError, TranspositionTable};
@@ -66,6 +67,14 @@ pub enum SessionError {
         path: String,
         /// What the system said.
         reason: String,
+    },
+    /// The network file is refused.
+    #[error("{path}: {error}")]
+    Network {
+        /// The path given.
+        path: String,
+        /// What is wrong with it.
+        error: NetworkError,
     },
     /// The parameter file's content is refused.
     #[error("{path}: {error}")]
@@ -283,7 +292,8 @@ pub struct Session {
     game: GameText,
     hash_mib: usize,
     threads: usize,
-    material_only: bool,
+    evaluation: Evaluation,
+    network_file: Option<Arc<Network>>,
     eval_file: Option<tsubame_engine::params::ParamFile>,
     tt: Arc<TranspositionTable>,
     stop: Arc<AtomicBool>,
@@ -344,7 +354,8 @@ impl Session {
             game,
             hash_mib: 64,
             threads: 1,
-            material_only: false,
+            evaluation: Evaluation::default(),
+            network_file: None,
             eval_file: None,
             tt: Arc::new(TranspositionTable::new(64)),
             stop: Arc::new(AtomicBool::new(false)),
@@ -416,30 +427,50 @@ impl Session {
         Ok(())
     }
 
-    /// Switches the evaluation to material only (the baseline strength is measured against),
-    /// or back to the full evaluation.
-    pub fn set_material_only(&mut self, material_only: bool) {
+    /// Chooses the evaluation: classical, the network, or material only (the baseline
+    /// strength is measured against).
+    pub fn set_evaluation(&mut self, evaluation: Evaluation) {
         self.wait();
-        self.material_only = material_only;
+        self.evaluation = evaluation;
     }
 
-    /// Reads evaluation parameters from a parameter file (see
-    /// [`tsubame_engine::params`]); they apply whenever the file's game is played. An empty
-    /// path or `<empty>` goes back to the built-in parameters. On error nothing changes.
+    /// The evaluation chosen.
+    pub fn evaluation(&self) -> Evaluation {
+        self.evaluation
+    }
+
+    /// Reads a network file ([`tsubame_engine::nnue::Network`]) or a parameter file (see
+    /// [`tsubame_engine::params`]); either applies whenever its game is played. A network
+    /// also switches the evaluation to it. An empty path or `<empty>` goes back to the
+    /// built-in parameters and network. On error nothing changes.
     pub fn set_eval_file(&mut self, path: &str) -> Result<(), SessionError> {
         self.wait();
         let path = path.trim();
         if path.is_empty() || path == "<empty>" {
             self.eval_file = None;
+            self.network_file = None;
+            return Ok(());
+        }
+        let bytes = std::fs::read(path).map_err(|e| SessionError::EvalFileUnreadable {
+            path: path.to_string(),
+            reason: e.to_string(),
+        })?;
+        if bytes.starts_with(tsubame_engine::nnue::MAGIC) {
+            let network = Network::from_bytes(&bytes).map_err(|error| SessionError::Network {
+                path: path.to_string(),
+                error,
+            })?;
+            self.network_file = Some(Arc::new(network));
+            self.evaluation = Evaluation::Network;
             return Ok(());
         }
         let refused = |error: ParamError| SessionError::EvalFile {
             path: path.to_string(),
             error,
         };
-        let text = std::fs::read_to_string(path).map_err(|e| SessionError::EvalFileUnreadable {
+        let text = String::from_utf8(bytes).map_err(|_| SessionError::EvalFileUnreadable {
             path: path.to_string(),
-            reason: e.to_string(),
+            reason: "neither a network file nor a UTF-8 parameter file".to_string(),
         })?;
         let file = tsubame_engine::params::ParamFile::parse(&text).map_err(refused)?;
         let variant = Variant::from_name(&file.variant)
@@ -451,7 +482,7 @@ impl Session {
     }
 
     /// The evaluation parameters of the current game: built in, or from the parameter file,
-    /// then reduced to material if asked.
+    /// then reduced to material, or given the game's network, as asked.
     fn eval_params(&self) -> EvalParams {
         let spec = self.variant().spec();
         let built_in = EvalParams::for_variant(spec);
@@ -461,10 +492,16 @@ impl Session {
             }
             _ => built_in,
         };
-        if self.material_only {
-            full.material_only()
-        } else {
-            full
+        match self.evaluation {
+            Evaluation::Classical => full,
+            Evaluation::Material => full.material_only(),
+            Evaluation::Network => EvalParams {
+                network: self
+                    .network_file
+                    .clone()
+                    .filter(|n| n.variant() == self.variant()),
+                ..full
+            },
         }
     }
 
@@ -607,4 +644,58 @@ fn available_memory_mib() -> Option<usize> {
         .parse()
         .ok()?;
     Some(kib / 1024)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tsubame_engine::nnue::Network;
+
+    fn temp_file(name: &str, bytes: &[u8]) -> String {
+        let path =
+            std::env::temp_dir().join(format!("tsubame-session-{}-{name}", std::process::id()));
+        std::fs::write(&path, bytes).unwrap();
+        path.to_string_lossy().into_owned()
+    }
+
+    #[test]
+    fn a_network_file_switches_to_the_network_for_its_game_only() {
+        let mut session = Session::new();
+        assert_eq!(session.evaluation(), Evaluation::Classical);
+        let network = Network::uniform(Variant::Tori, 40).unwrap();
+        let path = temp_file("tori.nnue", &network.to_bytes());
+        session.set_eval_file(&path).unwrap();
+        assert_eq!(session.evaluation(), Evaluation::Network);
+        assert_eq!(session.eval_params().network.as_deref(), Some(&network));
+        // Wa has no network here: its classical evaluation plays.
+        session.set_options(Variant::Wa.default_options()).unwrap();
+        assert_eq!(session.eval_params().network, None);
+        session
+            .set_options(Variant::Tori.default_options())
+            .unwrap();
+        session.set_evaluation(Evaluation::Classical);
+        assert_eq!(session.eval_params().network, None);
+        session.set_eval_file("<empty>").unwrap();
+        session.set_evaluation(Evaluation::Network);
+        assert_eq!(session.eval_params().network, None);
+        let _ = std::fs::remove_file(path);
+    }
+
+    #[test]
+    fn a_damaged_network_file_is_refused_and_nothing_changes() {
+        let mut session = Session::new();
+        let mut bytes = Network::uniform(Variant::Tori, 40).unwrap().to_bytes();
+        let middle = bytes.len() / 2;
+        bytes[middle] ^= 0x10;
+        let path = temp_file("damaged.nnue", &bytes);
+        let error = session.set_eval_file(&path).unwrap_err();
+        assert!(error.to_string().contains("damaged"), "{error}");
+        assert_eq!(session.evaluation(), Evaluation::Classical);
+        let binary = temp_file("binary", &[0xff, 0xfe, 0x00, 0x01]);
+        let error = session.set_eval_file(&binary).unwrap_err();
+        assert!(error.to_string().contains("neither a network"), "{error}");
+        for p in [path, binary] {
+            let _ = std::fs::remove_file(p);
+        }
+    }
 }

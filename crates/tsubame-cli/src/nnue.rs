@@ -1,0 +1,246 @@
+//! `tsubame nnue`: the network evaluation's data and training. `generate` plays self-play
+//! games and appends labelled positions to a binary data file (resumable); `train` fits a
+//! network to such files and writes one network file per epoch.
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+use tsubame_engine::eval::EvalParams;
+use tsubame_engine::nnue::data::{Generation, Record, generate, read_file};
+use tsubame_engine::nnue::train::{FloatNetwork, Prepared, TrainSettings, train};
+use tsubame_engine::nnue::{Layout, Network};
+use tsubame_rules::{Bitboard, Options, Tables, Variant, tori, wa};
+
+/// What to do.
+#[derive(Args)]
+pub struct NnueArgs {
+    #[command(subcommand)]
+    step: NnueStep,
+}
+
+#[derive(Subcommand)]
+enum NnueStep {
+    /// Play self-play games and append their quiet positions, with the search's score and the
+    /// game's result, to a data file; a stopped run resumes where it was.
+    Generate(GenerateArgs),
+    /// Train a network on data files and write it after every epoch.
+    Train(TrainArgs),
+}
+
+#[derive(Args)]
+struct GenerateArgs {
+    /// The game: `tori` or `wa`.
+    #[arg(long, default_value = "tori")]
+    variant: Variant,
+    /// A rule option as NAME=VALUE (repeatable).
+    #[arg(long = "option", value_name = "NAME=VALUE")]
+    options: Vec<String>,
+    /// Games in the file when done (games already in it count).
+    #[arg(long, default_value_t = 1000)]
+    games: usize,
+    /// Search nodes per move.
+    #[arg(long, default_value_t = 5000)]
+    nodes: u64,
+    /// Seed of the random openings.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Games played at once (one per core).
+    #[arg(long, default_value_t = default_threads())]
+    threads: usize,
+    /// Play with this network instead of the classical evaluation.
+    #[arg(long, value_name = "FILE")]
+    net: Option<String>,
+    /// The data file, created or resumed.
+    #[arg(long, value_name = "FILE")]
+    out: PathBuf,
+}
+
+#[derive(Args)]
+struct TrainArgs {
+    /// The game: `tori` or `wa`.
+    #[arg(long, default_value = "tori")]
+    variant: Variant,
+    /// Data files written by `tsubame nnue generate` (repeatable).
+    #[arg(long = "data", value_name = "FILE", required = true)]
+    data: Vec<String>,
+    /// Passes over the training positions.
+    #[arg(long, default_value_t = 20)]
+    epochs: usize,
+    /// Positions per gradient step.
+    #[arg(long, default_value_t = 16_384)]
+    batch_size: usize,
+    /// Adam's step size in the first epoch.
+    #[arg(long, default_value_t = 0.001)]
+    learning_rate: f32,
+    /// Factor the step size is multiplied by after each epoch.
+    #[arg(long, default_value_t = 0.9)]
+    learning_rate_decay: f32,
+    /// Weight of the search's score in the target (the game's result has the rest).
+    #[arg(long, default_value_t = 0.7)]
+    score_weight: f32,
+    /// Keep every game whose number is a multiple of N aside for validation (0: none).
+    #[arg(long, default_value_t = 10)]
+    validation_every: u32,
+    /// Threads.
+    #[arg(long, default_value_t = default_threads())]
+    threads: usize,
+    /// Seed of the initial weights and the shuffles.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Go on from this network instead of random weights.
+    #[arg(long, value_name = "FILE")]
+    init: Option<String>,
+    /// Directory for `epoch-NN.nnue` after each epoch and `best.nnue`, the epoch with the
+    /// lowest validation loss.
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+}
+
+fn default_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// Runs `tsubame nnue`.
+pub fn run(args: &NnueArgs) -> Result<()> {
+    match &args.step {
+        NnueStep::Generate(a) => match a.variant {
+            Variant::Tori => run_generate(tori::tables(), a),
+            Variant::Wa => run_generate(wa::tables(), a),
+            Variant::Tenjiku => bail!("networks cover tori and wa, not tenjiku"),
+        },
+        NnueStep::Train(a) => run_train(a),
+    }
+}
+
+fn load_network(path: &str, variant: Variant) -> Result<Network> {
+    let network = Network::load(path)?;
+    if network.variant() != variant {
+        bail!(
+            "{path} is a network for {}, not {variant}",
+            network.variant()
+        );
+    }
+    Ok(network)
+}
+
+fn run_generate<B: Bitboard>(tables: &'static Tables<B>, a: &GenerateArgs) -> Result<()> {
+    let mut options = Options::defaults(tables.spec);
+    for pair in &a.options {
+        options.set_pair(pair)?;
+    }
+    let mut params = EvalParams::for_variant(tables.spec);
+    if let Some(path) = &a.net {
+        params.network = Some(Arc::new(load_network(path, a.variant)?));
+    }
+    if a.games == 0 {
+        bail!("--games must be at least 1");
+    }
+    let out = a.out.to_string_lossy().into_owned();
+    let bar = ProgressBar::new(a.games as u64);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} games {msg} ({eta} left)")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let started = Instant::now();
+    let bar_handle = bar.clone();
+    let progress = generate(
+        tables,
+        &options,
+        &params,
+        &Generation {
+            games: a.games,
+            nodes: a.nodes,
+            seed: a.seed,
+            threads: a.threads,
+            ..Generation::default()
+        },
+        &out,
+        &AtomicBool::new(false),
+        &mut move |p| {
+            bar_handle.set_position(p.games as u64);
+            let rate = (p.positions - p.resumed_positions) as f64
+                / started.elapsed().as_secs_f64().max(1e-3)
+                * 3600.0;
+            bar_handle.set_message(format!("{} positions, {:.0}/hour", p.positions, rate));
+        },
+    )?;
+    bar.finish_and_clear();
+    let hours = started.elapsed().as_secs_f64() / 3600.0;
+    println!(
+        "{}: {} games, {} positions ({} games were there before); {:.0} games and {:.0} positions an hour",
+        out,
+        progress.games,
+        progress.positions,
+        progress.resumed_games,
+        (progress.games - progress.resumed_games) as f64 / hours.max(1e-9),
+        (progress.positions - progress.resumed_positions) as f64 / hours.max(1e-9),
+    );
+    Ok(())
+}
+
+fn run_train(a: &TrainArgs) -> Result<()> {
+    let layout =
+        Layout::for_variant(a.variant).with_context(|| format!("{} has no network", a.variant))?;
+    let mut records: Vec<Record> = Vec::new();
+    for path in &a.data {
+        records.extend(read_file(path, a.variant)?);
+    }
+    if records.is_empty() {
+        bail!("no positions to train on");
+    }
+    let mut network = match &a.init {
+        Some(path) => FloatNetwork::from_network(&load_network(path, a.variant)?),
+        None => FloatNetwork::random(a.variant, a.seed)
+            .with_context(|| format!("{} has no network", a.variant))?,
+    };
+    std::fs::create_dir_all(&a.out)
+        .with_context(|| format!("cannot create {}", a.out.display()))?;
+    let prepared = Prepared::new(&records, layout);
+    drop(records);
+    let settings = TrainSettings {
+        epochs: a.epochs,
+        batch_size: a.batch_size,
+        learning_rate: a.learning_rate,
+        learning_rate_decay: a.learning_rate_decay,
+        score_weight: a.score_weight,
+        validation_every: a.validation_every,
+        threads: a.threads,
+        seed: a.seed,
+    };
+    println!(
+        "{} positions; score scale {:.0} (fitted to the results)",
+        prepared.len(),
+        prepared.fit_score_scale()
+    );
+    let mut best = f64::INFINITY;
+    let mut failure = None;
+    train(&mut network, &prepared, &settings, &mut |report, net| {
+        let path = a.out.join(format!("epoch-{:02}.nnue", report.epoch));
+        let bytes = net.quantize().to_bytes();
+        if let Err(e) = std::fs::write(&path, &bytes) {
+            failure.get_or_insert(format!("cannot write {}: {e}", path.display()));
+        }
+        let mut mark = "";
+        if report.validation_loss < best || report.validation_loss.is_nan() {
+            best = report.validation_loss;
+            mark = " (best)";
+            let best_path = a.out.join("best.nnue");
+            if let Err(e) = std::fs::write(&best_path, &bytes) {
+                failure.get_or_insert(format!("cannot write {}: {e}", best_path.display()));
+            }
+        }
+        println!(
+            "epoch {:2}: train loss {:.6}, validation loss {:.6}{mark}, {:.1} s",
+            report.epoch, report.train_loss, report.validation_loss, report.seconds
+        );
+    });
+    if let Some(failure) = failure {
+        bail!(failure);
+    }
+    println!("written to {}", a.out.display());
+    Ok(())
+}

@@ -1,0 +1,681 @@
+//! Training positions for networks: self-play games at a fixed node count from seeded random
+//! openings, each quiet position written with the search's score and the game's result in a
+//! compact binary file that a stopped run resumes.
+//!
+//! The file: a header (`TSBDATA1`, the variant's short name, squares and kinds as u16), then
+//! fixed-size records, little-endian:
+//!
+//! | bytes | field |
+//! |---|---|
+//! | 4 | game number (u32) |
+//! | 2 | records of that game (u16), to tell a game cut short by a stop |
+//! | 2 | ply (u16) |
+//! | 1 | side to move: 0 sente, 1 gote |
+//! | 1 | result for the side to move: 2 won, 1 drawn, 0 lost |
+//! | 2 | search score for the side to move, centipawns (i16, mates at +-[`MAX_SCORE`]) |
+//! | squares | each square from rank `a`, file 1 on: 0 empty, else 1 + color * kinds + kind |
+//! | 2 * kinds | hand counts, sente's kinds then gote's |
+//!
+//! A Tori record (49 squares, 11 kinds with the owl and the shrike) is 83 bytes.
+
+use super::Layout;
+use crate::eval::EvalParams;
+use crate::limits::Limits;
+use crate::search::{Score, search};
+use crate::tt::TranspositionTable;
+use rand::Rng;
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
+use std::collections::HashSet;
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use tsubame_rules::{
+    Bitboard, Color, Game, Move, MoveKind, Options, Piece, Position, Role, Square, Status, Tables,
+    Variant,
+};
+
+const MAGIC: &[u8; 8] = b"TSBDATA1";
+/// Scores are kept within this many centipawns; a mate is written as this.
+pub const MAX_SCORE: i16 = 3000;
+/// Bytes before the board in a record.
+const FIXED: usize = 12;
+
+/// Why a data file cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum DataError {
+    /// Reading or writing failed.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The system's error.
+        source: std::io::Error,
+    },
+    /// The file is not a training data file.
+    #[error("{0}: not a Tsubame training data file (no TSBDATA1 header)")]
+    Magic(String),
+    /// The file holds another game's positions.
+    #[error("{path}: the positions are of {found}, not {expected}")]
+    Variant {
+        /// The file.
+        path: String,
+        /// What was asked for.
+        expected: String,
+        /// What the file holds.
+        found: String,
+    },
+    /// The options are of no game this program knows.
+    #[error("the rule options are of no known game")]
+    UnknownGame,
+    /// The variant has no network inputs.
+    #[error("{0} has no network inputs")]
+    NoLayout(Variant),
+}
+
+/// One labelled position as stored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Record {
+    /// The game it comes from.
+    pub game: u32,
+    /// Records that game has in the file.
+    pub game_records: u16,
+    /// Its ply in the game.
+    pub ply: u16,
+    /// The side to move.
+    pub side: Color,
+    /// The game's result for the side to move: 1 won, 0 drawn, -1 lost.
+    pub result: i8,
+    /// The search's score for the side to move, centipawns.
+    pub score: i16,
+    /// Each square's piece code: 0 empty, else 1 + color * kinds + kind.
+    pub board: Vec<u8>,
+    /// Hand counts, sente's kinds then gote's.
+    pub hands: Vec<u8>,
+}
+
+impl Record {
+    /// The size of a record of `layout`.
+    pub fn size(layout: Layout) -> usize {
+        FIXED + layout.squares + 2 * layout.roles
+    }
+
+    /// The record of a position.
+    pub fn of<B: Bitboard>(
+        position: &Position<B>,
+        layout: Layout,
+        game: u32,
+        score: i16,
+        result: i8,
+    ) -> Record {
+        let board = (0..layout.squares)
+            .map(|s| match position.piece_at(Square::from_index(s as u8)) {
+                None => 0,
+                Some(piece) => (1 + piece.color.index() * layout.roles + piece.role.index()) as u8,
+            })
+            .collect();
+        let hands = [Color::Sente, Color::Gote]
+            .iter()
+            .flat_map(|&color| {
+                (0..layout.roles).map(move |r| position.hand_count(color, Role(r as u8)))
+            })
+            .collect();
+        Record {
+            game,
+            game_records: 0,
+            ply: position.ply().min(u32::from(u16::MAX)) as u16,
+            side: position.side_to_move(),
+            result,
+            score,
+            board,
+            hands,
+        }
+    }
+
+    fn write(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.game.to_le_bytes());
+        out.extend_from_slice(&self.game_records.to_le_bytes());
+        out.extend_from_slice(&self.ply.to_le_bytes());
+        out.push(self.side.index() as u8);
+        out.push((self.result + 1) as u8);
+        out.extend_from_slice(&self.score.to_le_bytes());
+        out.extend_from_slice(&self.board);
+        out.extend_from_slice(&self.hands);
+    }
+
+    /// Reads a record of `layout` from exactly [`Record::size`] bytes; `None` when a field
+    /// holds what no record does.
+    pub fn read(bytes: &[u8], layout: Layout) -> Option<Record> {
+        if bytes.len() != Record::size(layout) {
+            return None;
+        }
+        let u16_at = |i: usize| u16::from_le_bytes([bytes[i], bytes[i + 1]]);
+        let side = match bytes[8] {
+            0 => Color::Sente,
+            1 => Color::Gote,
+            _ => return None,
+        };
+        let result = match bytes[9] {
+            r @ 0..=2 => r as i8 - 1,
+            _ => return None,
+        };
+        let board = bytes[FIXED..FIXED + layout.squares].to_vec();
+        if board.iter().any(|&c| usize::from(c) > 2 * layout.roles) {
+            return None;
+        }
+        Some(Record {
+            game: u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]),
+            game_records: u16_at(4),
+            ply: u16_at(6),
+            side,
+            result,
+            score: i16::from_le_bytes([bytes[10], bytes[11]]),
+            board,
+            hands: bytes[FIXED + layout.squares..].to_vec(),
+        })
+    }
+
+    /// The active network inputs of the record's position seen by `perspective`, as
+    /// [`Layout::inputs_of`] gives them for the position itself.
+    pub fn inputs(&self, layout: Layout, perspective: Color, out: &mut Vec<usize>) {
+        for (square, &code) in self.board.iter().enumerate() {
+            if code != 0 {
+                let code = usize::from(code) - 1;
+                let color = if code / layout.roles == 0 {
+                    Color::Sente
+                } else {
+                    Color::Gote
+                };
+                let piece = Piece {
+                    color,
+                    role: Role((code % layout.roles) as u8),
+                };
+                out.push(layout.board_input(perspective, piece, square));
+            }
+        }
+        for (i, &count) in self.hands.iter().enumerate() {
+            let color = if i < layout.roles {
+                Color::Sente
+            } else {
+                Color::Gote
+            };
+            for level in 0..usize::from(count).min(super::HAND_LEVELS) {
+                out.push(layout.hand_input(perspective, color, i % layout.roles, level));
+            }
+        }
+    }
+}
+
+fn header(variant: Variant, layout: Layout) -> Vec<u8> {
+    let mut out = MAGIC.to_vec();
+    let name = variant.spec().name.as_bytes();
+    out.push(name.len() as u8);
+    out.extend_from_slice(name);
+    out.extend_from_slice(&(layout.squares as u16).to_le_bytes());
+    out.extend_from_slice(&(layout.roles as u16).to_le_bytes());
+    out
+}
+
+fn io_error(path: &str) -> impl Fn(std::io::Error) -> DataError + '_ {
+    move |source| DataError::Io {
+        path: path.to_string(),
+        source,
+    }
+}
+
+/// Reads every record of a data file of `variant`. Records after the last whole one, and a
+/// last game with fewer records than it announces (a stop while it was written), are left
+/// out.
+pub fn read_file(path: &str, variant: Variant) -> Result<Vec<Record>, DataError> {
+    let layout = Layout::for_variant(variant).ok_or(DataError::NoLayout(variant))?;
+    let mut bytes = Vec::new();
+    File::open(path)
+        .and_then(|mut f| f.read_to_end(&mut bytes))
+        .map_err(io_error(path))?;
+    let body = check_header(&bytes, path, variant, layout)?;
+    let size = Record::size(layout);
+    let mut records: Vec<Record> = bytes[body..]
+        .chunks_exact(size)
+        .filter_map(|chunk| Record::read(chunk, layout))
+        .collect();
+    let whole = whole_games(&records);
+    records.truncate(whole);
+    Ok(records)
+}
+
+/// Checks the header and returns where the records start.
+fn check_header(
+    bytes: &[u8],
+    path: &str,
+    variant: Variant,
+    layout: Layout,
+) -> Result<usize, DataError> {
+    let expected = header(variant, layout);
+    if bytes.get(..8) != Some(MAGIC.as_slice()) {
+        return Err(DataError::Magic(path.to_string()));
+    }
+    if bytes.get(..expected.len()) != Some(expected.as_slice()) {
+        let name_len = bytes.get(8).map_or(0, |&n| usize::from(n));
+        let found = bytes
+            .get(9..9 + name_len)
+            .map(|n| String::from_utf8_lossy(n).into_owned())
+            .unwrap_or_default();
+        return Err(DataError::Variant {
+            path: path.to_string(),
+            expected: variant.spec().name.to_string(),
+            found,
+        });
+    }
+    Ok(expected.len())
+}
+
+/// How many leading records belong to whole games: only the last game can be cut short.
+fn whole_games(records: &[Record]) -> usize {
+    let Some(last) = records.last() else { return 0 };
+    let tail = records
+        .iter()
+        .rev()
+        .take_while(|r| r.game == last.game)
+        .count();
+    if tail == usize::from(last.game_records) {
+        records.len()
+    } else {
+        records.len() - tail
+    }
+}
+
+/// How the self-play games are played.
+#[derive(Clone, Debug)]
+pub struct Generation {
+    /// Games to play; for a data file, games in the file when done (games already there
+    /// count).
+    pub games: usize,
+    /// Search nodes per move.
+    pub nodes: u64,
+    /// Seed of the random openings: game `n` of a seed is always the same game.
+    pub seed: u64,
+    /// Games played at once.
+    pub threads: usize,
+    /// Random plies at the start of each game, at least (up to four more).
+    pub random_plies: u32,
+    /// Plies after which a game counts as a draw.
+    pub max_plies: usize,
+}
+
+impl Default for Generation {
+    fn default() -> Self {
+        Generation {
+            games: 1000,
+            nodes: 5000,
+            seed: 1,
+            threads: 1,
+            random_plies: 6,
+            max_plies: 300,
+        }
+    }
+}
+
+/// Progress of a generation run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Progress {
+    /// Games in the file.
+    pub games: usize,
+    /// Positions in the file.
+    pub positions: usize,
+    /// Games found in the file when the run began.
+    pub resumed_games: usize,
+    /// Positions found in the file when the run began.
+    pub resumed_positions: usize,
+}
+
+/// Plays self-play games and appends their positions to the data file at `path`, creating it
+/// if need be. Games already in the file are not played again, so a stopped run goes on
+/// where it was; a game cut short by a stop is cut from the file and played again. `stop`
+/// ends the run after the games being played; `on_game` hears of each finished one.
+pub fn generate<B: Bitboard>(
+    tables: &'static Tables<B>,
+    options: &Options,
+    params: &EvalParams,
+    generation: &Generation,
+    path: &str,
+    stop: &AtomicBool,
+    on_game: &mut (dyn FnMut(Progress) + Send),
+) -> Result<Progress, DataError> {
+    let variant = Variant::of(options).ok_or(DataError::UnknownGame)?;
+    let layout = Layout::for_variant(variant).ok_or(DataError::NoLayout(variant))?;
+    let size = Record::size(layout);
+    let mut file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+        .map_err(io_error(path))?;
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes).map_err(io_error(path))?;
+    let (done, positions) = if bytes.is_empty() {
+        file.write_all(&header(variant, layout))
+            .map_err(io_error(path))?;
+        (HashSet::new(), 0)
+    } else {
+        let body = check_header(&bytes, path, variant, layout)?;
+        let records: Vec<Record> = bytes[body..]
+            .chunks_exact(size)
+            .map_while(|chunk| Record::read(chunk, layout))
+            .collect();
+        let whole = whole_games(&records);
+        file.set_len((body + whole * size) as u64)
+            .map_err(io_error(path))?;
+        let done: HashSet<u32> = records[..whole].iter().map(|r| r.game).collect();
+        (done, whole)
+    };
+    file.seek(SeekFrom::End(0)).map_err(io_error(path))?;
+    let resumed_games = done.len();
+    let todo: Vec<u32> = (0..generation.games as u32)
+        .filter(|g| !done.contains(g))
+        .collect();
+    let progress = Mutex::new((
+        Progress {
+            games: resumed_games,
+            positions,
+            resumed_games,
+            resumed_positions: positions,
+        },
+        file,
+        on_game,
+    ));
+    let next = AtomicUsize::new(0);
+    let failure: Mutex<Option<DataError>> = Mutex::new(None);
+    std::thread::scope(|scope| {
+        for _ in 0..generation.threads.clamp(1, 256) {
+            scope.spawn(|| {
+                let tt = Arc::new(TranspositionTable::new(16));
+                let mut buffer = Vec::new();
+                while !stop.load(Ordering::Relaxed) {
+                    let Some(&game) = todo.get(next.fetch_add(1, Ordering::Relaxed)) else {
+                        break;
+                    };
+                    let records = play_game(tables, options, params, generation, game, &tt);
+                    buffer.clear();
+                    for record in &records {
+                        record.write(&mut buffer);
+                    }
+                    let Ok(mut guard) = progress.lock() else {
+                        break;
+                    };
+                    let (state, file, on_game) = &mut *guard;
+                    if let Err(error) = file.write_all(&buffer).and_then(|()| file.flush()) {
+                        if let Ok(mut failure) = failure.lock() {
+                            failure.get_or_insert(io_error(path)(error));
+                        }
+                        stop.store(true, Ordering::Relaxed);
+                        break;
+                    }
+                    state.games += 1;
+                    state.positions += records.len();
+                    on_game(*state);
+                }
+            });
+        }
+    });
+    if let Some(error) = failure.into_inner().ok().flatten() {
+        return Err(error);
+    }
+    let state = progress.into_inner().map(|(state, ..)| state);
+    Ok(state.unwrap_or(Progress {
+        games: resumed_games,
+        positions,
+        resumed_games,
+        resumed_positions: positions,
+    }))
+}
+
+/// What a self-play game gives at each searched ply: the position before the move, the move
+/// and the search's score.
+pub struct SearchedPly<B: Bitboard> {
+    /// The position.
+    pub position: Position<B>,
+    /// The move the search chose.
+    pub best: Move,
+    /// Its score for the side to move.
+    pub score: Score,
+}
+
+/// Plays one self-play game: `random_plies` random legal moves (plus up to four), then a
+/// search of `nodes` nodes per move. Returns the searched plies and the winner (`None` for a
+/// draw). The game's randomness comes from `seed` and `game` alone.
+pub fn self_play<B: Bitboard>(
+    tables: &'static Tables<B>,
+    options: &Options,
+    params: &EvalParams,
+    generation: &Generation,
+    game: u32,
+    tt: &Arc<TranspositionTable>,
+) -> (Vec<SearchedPly<B>>, Option<Color>) {
+    let mut rng = StdRng::seed_from_u64(
+        generation.seed ^ u64::from(game).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+    );
+    let mut plies = Vec::new();
+    let Ok(mut record) = Game::new(tables, options.clone()) else {
+        return (plies, None);
+    };
+    tt.clear();
+    let random_plies = generation.random_plies as usize + rng.gen_range(0..=4);
+    let mut keys = Vec::new();
+    let mut checks = Vec::new();
+    let limits = Limits {
+        nodes: Some(generation.nodes.max(1)),
+        ..Limits::default()
+    };
+    let mut played = 0;
+    let winner = loop {
+        match record.status() {
+            Status::Finished(outcome) => break outcome.winner,
+            Status::Ongoing if played >= generation.max_plies => break None,
+            Status::Ongoing => {}
+        }
+        let position = record.position().clone();
+        let mv = if played < random_plies {
+            match record.legal_moves().choose(&mut rng) {
+                Some(&mv) => mv,
+                None => break None,
+            }
+        } else {
+            let outcome = search(
+                &position,
+                &keys,
+                &checks,
+                &limits,
+                params,
+                tt.clone(),
+                Arc::new(AtomicBool::new(false)),
+                1,
+                &mut |_| {},
+            );
+            let Some(best) = outcome.best else {
+                break None;
+            };
+            plies.push(SearchedPly {
+                position: position.clone(),
+                best,
+                score: outcome.info.score,
+            });
+            best
+        };
+        keys.push(position.key());
+        checks.push(position.in_check());
+        if record.play(mv).is_err() {
+            break None;
+        }
+        played += 1;
+    };
+    (plies, winner)
+}
+
+/// Whether a searched ply is quiet enough to learn a static evaluation from: the side to move
+/// is not in check and the chosen move takes nothing.
+pub fn is_quiet<B: Bitboard>(ply: &SearchedPly<B>) -> bool {
+    let captures = matches!(ply.best.kind(), MoveKind::Normal { to, .. } if ply.position.piece_at(to).is_some());
+    !captures && !ply.position.in_check()
+}
+
+fn play_game<B: Bitboard>(
+    tables: &'static Tables<B>,
+    options: &Options,
+    params: &EvalParams,
+    generation: &Generation,
+    game: u32,
+    tt: &Arc<TranspositionTable>,
+) -> Vec<Record> {
+    let layout = Layout::of_tables(tables);
+    let (plies, winner) = self_play(tables, options, params, generation, game, tt);
+    let mut records: Vec<Record> = plies
+        .iter()
+        .filter(|ply| is_quiet(ply))
+        .map(|ply| {
+            let score = match ply.score {
+                Score::Centipawns(cp) => cp.clamp(-i32::from(MAX_SCORE), i32::from(MAX_SCORE)),
+                Score::Mate(n) if n > 0 => i32::from(MAX_SCORE),
+                Score::Mate(_) => -i32::from(MAX_SCORE),
+            } as i16;
+            let us = ply.position.side_to_move();
+            let result = match winner {
+                None => 0,
+                Some(color) if color == us => 1,
+                Some(_) => -1,
+            };
+            Record::of(&ply.position, layout, game, score, result)
+        })
+        .collect();
+    let count = records.len().min(usize::from(u16::MAX)) as u16;
+    records.truncate(usize::from(count));
+    for record in &mut records {
+        record.game_records = count;
+    }
+    records
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tsubame_rules::tori;
+
+    fn temp_path(name: &str) -> String {
+        let dir = std::env::temp_dir().join(format!("tsubame-data-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_file(&dir);
+        dir.to_string_lossy().into_owned()
+    }
+
+    fn run(path: &str, games: usize) -> Progress {
+        let options = Options::defaults(tori::spec());
+        let params = EvalParams::for_variant(tori::spec());
+        let generation = Generation {
+            games,
+            nodes: 300,
+            seed: 5,
+            threads: 2,
+            ..Generation::default()
+        };
+        generate(
+            tori::tables(),
+            &options,
+            &params,
+            &generation,
+            path,
+            &AtomicBool::new(false),
+            &mut |_| {},
+        )
+        .unwrap()
+    }
+
+    fn by_game(mut records: Vec<Record>) -> Vec<Record> {
+        records.sort_by_key(|r| (r.game, r.ply));
+        records
+    }
+
+    #[test]
+    fn records_hold_the_position_and_its_inputs() {
+        let options = Options::defaults(tori::spec());
+        let rules = options.rule_set();
+        let position =
+            Position::from_sfen(tori::tables(), "3k3/1s5/7/3F3/7/7/3K3 w 2Sc 12", rules).unwrap();
+        let layout = Layout::of(&position);
+        let record = Record::of(&position, layout, 7, -45, 1);
+        let mut bytes = Vec::new();
+        record.write(&mut bytes);
+        assert_eq!(bytes.len(), Record::size(layout));
+        assert_eq!(Record::size(layout), 83);
+        let read = Record::read(&bytes, layout).unwrap();
+        assert_eq!(read, record);
+        assert_eq!(
+            (read.side, read.score, read.result, read.ply),
+            (Color::Gote, -45, 1, 12)
+        );
+        for perspective in [Color::Sente, Color::Gote] {
+            let (mut from_record, mut from_position) = (Vec::new(), Vec::new());
+            read.inputs(layout, perspective, &mut from_record);
+            layout.inputs_of(&position, perspective, &mut from_position);
+            from_record.sort_unstable();
+            from_position.sort_unstable();
+            assert_eq!(from_record, from_position);
+        }
+        // A side or result byte no record has is refused.
+        let mut bad = bytes.clone();
+        bad[8] = 2;
+        assert_eq!(Record::read(&bad, layout), None);
+        assert_eq!(Record::read(&bytes[1..], layout), None);
+    }
+
+    #[test]
+    fn a_stopped_run_resumes_to_the_same_games_and_damage_at_the_end_is_cut() {
+        let whole = temp_path("whole");
+        let progress = run(&whole, 6);
+        assert_eq!(progress.games, 6);
+        let expected = by_game(read_file(&whole, Variant::Tori).unwrap());
+        assert_eq!(expected.len(), progress.positions);
+        assert!(expected.len() > 6 * 10, "{}", expected.len());
+        assert!(expected.iter().all(|r| r.score.abs() <= MAX_SCORE));
+
+        // Three games, then on to six: the same games.
+        let resumed = temp_path("resumed");
+        run(&resumed, 3);
+        let progress = run(&resumed, 6);
+        assert_eq!((progress.resumed_games, progress.games), (3, 6));
+        assert_eq!(
+            by_game(read_file(&resumed, Variant::Tori).unwrap()),
+            expected
+        );
+
+        // A stop in the middle of writing: half a record, and the last game short of records.
+        let size = Record::size(Layout::for_variant(Variant::Tori).unwrap()) as u64;
+        let length = std::fs::metadata(&resumed).unwrap().len();
+        let file = OpenOptions::new().write(true).open(&resumed).unwrap();
+        file.set_len(length - 2 * size - size / 2).unwrap();
+        drop(file);
+        let cut = read_file(&resumed, Variant::Tori).unwrap();
+        assert!(cut.len() < expected.len() - 2);
+        let games: HashSet<u32> = cut.iter().map(|r| r.game).collect();
+        assert_eq!(games.len(), 5, "the cut game is left out whole");
+        let progress = run(&resumed, 6);
+        assert_eq!((progress.resumed_games, progress.games), (5, 6));
+        assert_eq!(
+            by_game(read_file(&resumed, Variant::Tori).unwrap()),
+            expected
+        );
+
+        // Another game's file, and no data file at all, are refused by name.
+        let wa = read_file(&resumed, Variant::Wa).unwrap_err();
+        assert!(matches!(wa, DataError::Variant { .. }), "{wa}");
+        let text = temp_path("text");
+        std::fs::write(&text, "3k3/7/7/7/7/7/3K3 b - 1\t1\n").unwrap();
+        assert!(matches!(
+            read_file(&text, Variant::Tori),
+            Err(DataError::Magic(_))
+        ));
+        for path in [whole, resumed, text] {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}

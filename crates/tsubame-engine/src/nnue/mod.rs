@@ -1,0 +1,896 @@
+//! An efficiently updatable neural network evaluation (NNUE) for the games with drops (Tori,
+//! Wa): a position becomes a few dozen active binary inputs, the first layer's sums over them
+//! (the accumulator, one per point of view) are updated by each move instead of recomputed, and
+//! a small integer output layer turns both sums into centipawns.
+//!
+//! Inputs, seen from one side (the perspective), with the board turned half a circle for gote
+//! so that both sides see their own pieces coming from the bottom:
+//! - each piece on the board: whose it is (the perspective's or the other side's), its kind
+//!   (every role of the game, promoted forms included) and its square;
+//! - each kind in hand: whose, the kind, and one input per level for "at least 1", "at least
+//!   2", ... up to [`HAND_LEVELS`].
+//!
+//! The network: inputs -> [`HIDDEN`] (shared weights, one accumulator per perspective) ->
+//! squared clipped ReLU over both accumulators, the side to move's first -> 1. Weights are
+//! integers: the first layer in units of 1/[`QA`], the output layer in units of 1/[`QB`].
+//!
+//! ```
+//! use tsubame_engine::nnue::{Layout, Network};
+//! use tsubame_rules::{Options, Variant, tori};
+//!
+//! // A network with every weight zero but the output bias evaluates every position the same.
+//! let network = Network::uniform(Variant::Tori, 25).unwrap();
+//! let position = tori::start(&Options::defaults(tori::spec())).unwrap();
+//! assert_eq!(Layout::of(&position), network.layout());
+//! assert_eq!(network.evaluate(&position), 25);
+//! ```
+
+pub mod data;
+pub mod train;
+
+use tsubame_rules::{
+    Bitboard, Color, Move, MoveKind, Piece, Position, Role, Square, Tables, Variant,
+};
+
+/// Width of the first layer (each perspective's accumulator).
+pub const HIDDEN: usize = 256;
+/// Hand inputs per kind and side: "at least 1" to "at least `HAND_LEVELS`".
+pub const HAND_LEVELS: usize = 8;
+/// Quantization of the first layer: a weight of 1.0 is stored as `QA`; the clipped ReLU
+/// clips at `QA`.
+pub const QA: i32 = 255;
+/// Quantization of the output layer's weights.
+pub const QB: i32 = 64;
+/// Centipawns per unit of the network's raw output.
+pub const OUTPUT_SCALE: i32 = 400;
+/// Most kinds a game may have for a network (Wa has 32 with promoted forms).
+pub const MAX_ROLES: usize = 64;
+/// Most inputs that change with one move, per perspective and direction: a capture that
+/// promotes takes the mover off its square and the captured piece off the destination, puts
+/// the promoted mover there, and adds a level to a hand.
+const MAX_CHANGES: usize = 4;
+
+/// The input layout of a game: how many squares and kinds it has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Layout {
+    /// Squares of the board.
+    pub squares: usize,
+    /// Kinds of piece, promoted forms included.
+    pub roles: usize,
+}
+
+impl Layout {
+    /// The layout of a position's game.
+    pub fn of<B: Bitboard>(position: &Position<B>) -> Layout {
+        Layout::of_tables(position.tables())
+    }
+
+    /// The layout of a game by its tables.
+    pub fn of_tables<B: Bitboard>(tables: &Tables<B>) -> Layout {
+        Layout {
+            squares: tables.geometry.square_count(),
+            roles: tables.role_count(),
+        }
+    }
+
+    /// The layout of a variant's game; `None` for Tenjiku, whose positions are of another kind.
+    pub fn for_variant(variant: Variant) -> Option<Layout> {
+        if variant == Variant::Tenjiku {
+            return None;
+        }
+        let spec = variant.spec();
+        Some(Layout {
+            squares: usize::from(spec.width) * usize::from(spec.height),
+            roles: spec.roles.len(),
+        })
+    }
+
+    /// Number of inputs.
+    pub fn inputs(self) -> usize {
+        2 * self.roles * (self.squares + HAND_LEVELS)
+    }
+
+    /// The input of a piece on a square (index from 0, rank `a` first), seen by `perspective`.
+    #[inline(always)]
+    pub fn board_input(self, perspective: Color, piece: Piece, square: usize) -> usize {
+        let relation = usize::from(piece.color != perspective);
+        let square = if perspective == Color::Sente {
+            square
+        } else {
+            self.squares - 1 - square
+        };
+        (relation * self.roles + piece.role.index()) * self.squares + square
+    }
+
+    /// The input "`color` holds at least `level + 1` of `role`", seen by `perspective`.
+    #[inline(always)]
+    pub fn hand_input(self, perspective: Color, color: Color, role: usize, level: usize) -> usize {
+        let relation = usize::from(color != perspective);
+        2 * self.roles * self.squares + (relation * self.roles + role) * HAND_LEVELS + level
+    }
+
+    /// Appends the active inputs of a position seen by `perspective` to `out`.
+    pub fn inputs_of<B: Bitboard>(
+        self,
+        position: &Position<B>,
+        perspective: Color,
+        out: &mut Vec<usize>,
+    ) {
+        for square in 0..self.squares {
+            if let Some(piece) = position.piece_at(Square::from_index(square as u8)) {
+                out.push(self.board_input(perspective, piece, square));
+            }
+        }
+        for color in [Color::Sente, Color::Gote] {
+            for role in 0..self.roles {
+                let count = usize::from(position.hand_count(color, Role(role as u8)));
+                for level in 0..count.min(HAND_LEVELS) {
+                    out.push(self.hand_input(perspective, color, role, level));
+                }
+            }
+        }
+    }
+}
+
+/// Why bytes are no network.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NetworkError {
+    /// The file does not start as a network file does.
+    #[error("not a Tsubame network file (it starts with {0:?}, not \"TSBNNUE1\")")]
+    Magic(String),
+    /// The file ends before its weights do.
+    #[error("the network file is cut short: {found} bytes, {expected} needed")]
+    Truncated {
+        /// Bytes the header promises.
+        expected: usize,
+        /// Bytes there are.
+        found: usize,
+    },
+    /// Bytes after the weights.
+    #[error("the network file has {0} bytes after its weights")]
+    Trailing(usize),
+    /// The variant name is unknown or has no networks.
+    #[error("the network is for {0:?}, which is no game with networks (tori, wa)")]
+    Variant(String),
+    /// The layout in the header is not the variant's.
+    #[error(
+        "the network's inputs ({found_squares} squares, {found_roles} kinds) are not {variant}'s ({squares} squares, {roles} kinds)"
+    )]
+    Layout {
+        /// The variant named.
+        variant: Variant,
+        /// Its squares.
+        squares: usize,
+        /// Its kinds.
+        roles: usize,
+        /// Squares in the header.
+        found_squares: usize,
+        /// Kinds in the header.
+        found_roles: usize,
+    },
+    /// The hidden width in the header is not this build's.
+    #[error("the network's first layer has {0} neurons; this build reads {HIDDEN}")]
+    Hidden(usize),
+    /// The checksum does not match: the file was damaged.
+    #[error("the network file is damaged (checksum mismatch)")]
+    Checksum,
+    /// An output weight beyond +-127, which the integer output layer cannot multiply exactly.
+    #[error("the network's output weight {0} is beyond +-127")]
+    OutputWeight(i16),
+    /// The file could not be read.
+    #[error("cannot read the network file {path}: {reason}")]
+    Unreadable {
+        /// The path given.
+        path: String,
+        /// The system's reason.
+        reason: String,
+    },
+}
+
+/// The first bytes of a network file.
+pub const MAGIC: &[u8; 8] = b"TSBNNUE1";
+
+/// A trained network for one game.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Network {
+    variant: Variant,
+    layout: Layout,
+    /// First layer, input-major: input `i`'s weights are `w1[i * HIDDEN..][..HIDDEN]`.
+    w1: Vec<i16>,
+    b1: Vec<i16>,
+    /// Output weights: the side to move's accumulator's first, then the other's.
+    w2: Vec<i16>,
+    b2: i32,
+}
+
+impl std::fmt::Debug for Network {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Network({}, {} inputs, {HIDDEN}x2 -> 1)",
+            self.variant,
+            self.layout.inputs()
+        )
+    }
+}
+
+/// 64-bit FNV-1a, the file's checksum.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &b| {
+        (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// Reads little-endian values off the front of a byte slice.
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl Reader<'_> {
+    fn take(&mut self, n: usize) -> Result<&[u8], NetworkError> {
+        let end = self.at.saturating_add(n);
+        let slice = self
+            .bytes
+            .get(self.at..end)
+            .ok_or(NetworkError::Truncated {
+                expected: end,
+                found: self.bytes.len(),
+            })?;
+        self.at = end;
+        Ok(slice)
+    }
+    fn u16(&mut self) -> Result<u16, NetworkError> {
+        let b = self.take(2)?;
+        Ok(u16::from_le_bytes([b[0], b[1]]))
+    }
+    fn i16s(&mut self, n: usize) -> Result<Vec<i16>, NetworkError> {
+        let b = self.take(n.saturating_mul(2))?;
+        Ok(b.chunks_exact(2)
+            .map(|c| i16::from_le_bytes([c[0], c[1]]))
+            .collect())
+    }
+}
+
+impl Network {
+    /// A network from its parts; `w1` input-major. `None` when the sizes do not fit the
+    /// variant's layout.
+    pub fn from_parts(
+        variant: Variant,
+        w1: Vec<i16>,
+        b1: Vec<i16>,
+        w2: Vec<i16>,
+        b2: i32,
+    ) -> Option<Network> {
+        let layout = Layout::for_variant(variant)?;
+        let fits = w1.len() == layout.inputs() * HIDDEN
+            && w2.iter().all(|w| w.unsigned_abs() <= 127)
+            && b1.len() == HIDDEN
+            && w2.len() == 2 * HIDDEN
+            && layout.roles <= MAX_ROLES;
+        fits.then_some(Network {
+            variant,
+            layout,
+            w1,
+            b1,
+            w2,
+            b2,
+        })
+    }
+
+    /// A network that gives every position the same score, `centipawns` (rounded to the
+    /// output's resolution): all weights zero, the output bias set.
+    pub fn uniform(variant: Variant, centipawns: i32) -> Option<Network> {
+        let layout = Layout::for_variant(variant)?;
+        let b2 = centipawns * QA * QB / OUTPUT_SCALE;
+        Network::from_parts(
+            variant,
+            vec![0; layout.inputs() * HIDDEN],
+            vec![0; HIDDEN],
+            vec![0; 2 * HIDDEN],
+            b2,
+        )
+    }
+
+    /// The game this network evaluates.
+    pub fn variant(&self) -> Variant {
+        self.variant
+    }
+
+    /// Its input layout.
+    pub fn layout(&self) -> Layout {
+        self.layout
+    }
+
+    /// The file form: magic, the variant's short name, squares, kinds and hidden width, the
+    /// weights (little-endian i16; the output bias i32), then a 64-bit FNV-1a checksum of
+    /// everything before it.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(64 + 2 * (self.w1.len() + 3 * HIDDEN));
+        out.extend_from_slice(MAGIC);
+        let name = self.variant.spec().name.as_bytes();
+        out.push(name.len() as u8);
+        out.extend_from_slice(name);
+        for n in [self.layout.squares, self.layout.roles, HIDDEN] {
+            out.extend_from_slice(&(n as u16).to_le_bytes());
+        }
+        for weights in [&self.w1, &self.b1, &self.w2] {
+            for w in weights.iter() {
+                out.extend_from_slice(&w.to_le_bytes());
+            }
+        }
+        out.extend_from_slice(&self.b2.to_le_bytes());
+        let checksum = fnv1a(&out);
+        out.extend_from_slice(&checksum.to_le_bytes());
+        out
+    }
+
+    /// Reads the file form of [`Network::to_bytes`], checking every size and the checksum.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Network, NetworkError> {
+        let magic = bytes.get(..8).unwrap_or(bytes);
+        if magic != MAGIC {
+            return Err(NetworkError::Magic(
+                String::from_utf8_lossy(magic).chars().take(8).collect(),
+            ));
+        }
+        let mut reader = Reader { bytes, at: 8 };
+        let name_len = usize::from(reader.take(1)?[0]);
+        let name = String::from_utf8_lossy(reader.take(name_len)?).into_owned();
+        let variant: Variant = name
+            .parse()
+            .map_err(|_| NetworkError::Variant(name.chars().take(40).collect()))?;
+        let layout = Layout::for_variant(variant).ok_or(NetworkError::Variant(name.clone()))?;
+        let (squares, roles, hidden) = (
+            usize::from(reader.u16()?),
+            usize::from(reader.u16()?),
+            usize::from(reader.u16()?),
+        );
+        if squares != layout.squares || roles != layout.roles {
+            return Err(NetworkError::Layout {
+                variant,
+                squares: layout.squares,
+                roles: layout.roles,
+                found_squares: squares,
+                found_roles: roles,
+            });
+        }
+        if hidden != HIDDEN {
+            return Err(NetworkError::Hidden(hidden));
+        }
+        let w1 = reader.i16s(layout.inputs() * HIDDEN)?;
+        let b1 = reader.i16s(HIDDEN)?;
+        let w2 = reader.i16s(2 * HIDDEN)?;
+        let b = reader.take(4)?;
+        let b2 = i32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        let body_end = reader.at;
+        let c = reader.take(8)?;
+        let checksum = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+        if reader.at != bytes.len() {
+            return Err(NetworkError::Trailing(bytes.len() - reader.at));
+        }
+        if fnv1a(&bytes[..body_end]) != checksum {
+            return Err(NetworkError::Checksum);
+        }
+        if let Some(&w) = w2.iter().find(|w| w.unsigned_abs() > 127) {
+            return Err(NetworkError::OutputWeight(w));
+        }
+        Network::from_parts(variant, w1, b1, w2, b2).ok_or(NetworkError::Variant(name))
+    }
+
+    /// Reads a network file.
+    pub fn load(path: &str) -> Result<Network, NetworkError> {
+        let bytes = std::fs::read(path).map_err(|e| NetworkError::Unreadable {
+            path: path.chars().take(200).collect(),
+            reason: e.to_string(),
+        })?;
+        Network::from_bytes(&bytes)
+    }
+
+    #[inline(always)]
+    fn column(&self, input: usize) -> &[i16] {
+        &self.w1[input * HIDDEN..][..HIDDEN]
+    }
+
+    /// The evaluation of a position from scratch, in centipawns for the side to move. The
+    /// search keeps accumulators instead; this is the reference they are tested against.
+    pub fn evaluate<B: Bitboard>(&self, position: &Position<B>) -> i32 {
+        let mut accumulator = Accumulator::default();
+        accumulator.refresh(self, position);
+        self.output(&accumulator, position.side_to_move())
+    }
+
+    /// The output for the side to move `us` from the accumulators, in centipawns.
+    #[inline]
+    pub fn output(&self, accumulator: &Accumulator, us: Color) -> i32 {
+        let sum = simd::output_sum(
+            &accumulator.values[us.index()],
+            &accumulator.values[(!us).index()],
+            &self.w2,
+        );
+        let raw = sum / i64::from(QA) + i64::from(self.b2);
+        (raw * i64::from(OUTPUT_SCALE) / i64::from(QA * QB)) as i32
+    }
+}
+
+/// The first layer's sums for both perspectives (sente's first).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C, align(64))]
+pub struct Accumulator {
+    values: [[i16; HIDDEN]; 2],
+}
+
+impl Default for Accumulator {
+    fn default() -> Self {
+        Accumulator {
+            values: [[0; HIDDEN]; 2],
+        }
+    }
+}
+
+impl Accumulator {
+    /// Computes both perspectives' sums from the position's inputs.
+    pub fn refresh<B: Bitboard>(&mut self, network: &Network, position: &Position<B>) {
+        let mut inputs = Vec::with_capacity(96);
+        for perspective in [Color::Sente, Color::Gote] {
+            inputs.clear();
+            network.layout.inputs_of(position, perspective, &mut inputs);
+            let values = &mut self.values[perspective.index()];
+            values.copy_from_slice(&network.b1);
+            for &input in &inputs {
+                let column = network.column(input);
+                for (v, w) in values.iter_mut().zip(column) {
+                    *v = v.wrapping_add(*w);
+                }
+            }
+        }
+    }
+
+    /// This accumulator as `parent` changed by `changes`.
+    #[inline]
+    pub fn update_from(&mut self, parent: &Accumulator, network: &Network, changes: &Changes) {
+        for perspective in [Color::Sente, Color::Gote] {
+            let p = perspective.index();
+            let added: [&[i16]; MAX_CHANGES] = std::array::from_fn(|i| {
+                network.column(changes.added[p][i.min(MAX_CHANGES - 1)] as usize)
+            });
+            let removed: [&[i16]; MAX_CHANGES] = std::array::from_fn(|i| {
+                network.column(changes.removed[p][i.min(MAX_CHANGES - 1)] as usize)
+            });
+            simd::add_sub(
+                &mut self.values[p],
+                &parent.values[p],
+                &added[..usize::from(changes.added_count)],
+                &removed[..usize::from(changes.removed_count)],
+            );
+        }
+    }
+
+    /// The sums seen by `perspective`.
+    pub fn values(&self, perspective: Color) -> &[i16; HIDDEN] {
+        &self.values[perspective.index()]
+    }
+}
+
+/// The inputs a move turns on and off, for both perspectives.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Changes {
+    added: [[u32; MAX_CHANGES]; 2],
+    removed: [[u32; MAX_CHANGES]; 2],
+    added_count: u8,
+    removed_count: u8,
+}
+
+impl Changes {
+    fn add(&mut self, layout: Layout, input: impl Fn(Layout, Color) -> usize) {
+        let i = usize::from(self.added_count);
+        if i < MAX_CHANGES {
+            for perspective in [Color::Sente, Color::Gote] {
+                self.added[perspective.index()][i] = input(layout, perspective) as u32;
+            }
+            self.added_count += 1;
+        }
+    }
+
+    fn remove(&mut self, layout: Layout, input: impl Fn(Layout, Color) -> usize) {
+        let i = usize::from(self.removed_count);
+        if i < MAX_CHANGES {
+            for perspective in [Color::Sente, Color::Gote] {
+                self.removed[perspective.index()][i] = input(layout, perspective) as u32;
+            }
+            self.removed_count += 1;
+        }
+    }
+}
+
+/// What a move may change in the inputs, read before it is made: the squares it touches with
+/// what stands on them, and the mover's hand.
+#[derive(Clone, Copy, Debug)]
+pub struct Touch {
+    squares: [(u16, Option<Piece>); 2],
+    square_count: u8,
+    mover: Color,
+    hand: [u8; MAX_ROLES],
+}
+
+impl Touch {
+    /// Reads what `mv` may change in `position`, before it is made.
+    #[inline]
+    pub fn before<B: Bitboard>(position: &Position<B>, layout: Layout, mv: Move) -> Touch {
+        let (squares, square_count) = match mv.kind() {
+            MoveKind::Normal { from, to, .. } => ([from, to], 2),
+            MoveKind::Drop { to, .. } => ([to, to], 1),
+            MoveKind::Exchange { square, .. } => ([square, square], 1),
+        };
+        let mover = position.side_to_move();
+        let mut hand = [0; MAX_ROLES];
+        for (role, count) in hand.iter_mut().enumerate().take(layout.roles) {
+            *count = position.hand_count(mover, Role(role as u8));
+        }
+        Touch {
+            squares: squares.map(|s| (s.index() as u16, position.piece_at(s))),
+            square_count,
+            mover,
+            hand,
+        }
+    }
+
+    /// The input changes of the move, read after it was made.
+    #[inline]
+    pub fn changes<B: Bitboard>(&self, position: &Position<B>, layout: Layout) -> Changes {
+        let mut changes = Changes::default();
+        for &(square, before) in &self.squares[..usize::from(self.square_count)] {
+            let square = usize::from(square);
+            let after = position.piece_at(Square::from_index(square as u8));
+            if before != after {
+                if let Some(piece) = before {
+                    changes.remove(layout, |l, p| l.board_input(p, piece, square));
+                }
+                if let Some(piece) = after {
+                    changes.add(layout, |l, p| l.board_input(p, piece, square));
+                }
+            }
+        }
+        let mover = self.mover;
+        for role in 0..layout.roles {
+            let before = usize::from(self.hand[role]);
+            let after = usize::from(position.hand_count(mover, Role(role as u8)));
+            if after > before && before < HAND_LEVELS {
+                for level in before..after.min(HAND_LEVELS) {
+                    changes.add(layout, |l, p| l.hand_input(p, mover, role, level));
+                }
+            } else if after < before && after < HAND_LEVELS {
+                for level in after..before.min(HAND_LEVELS) {
+                    changes.remove(layout, |l, p| l.hand_input(p, mover, role, level));
+                }
+            }
+        }
+        changes
+    }
+}
+
+/// The two inner loops, in a portable form and, where the processor has them, with AVX2. Both
+/// compute exactly the same integers.
+pub mod simd {
+    use super::{HIDDEN, QA};
+
+    /// `out = parent + sum(added) - sum(removed)`, lane by lane, wrapping.
+    #[inline]
+    pub fn add_sub(
+        out: &mut [i16; HIDDEN],
+        parent: &[i16; HIDDEN],
+        added: &[&[i16]],
+        removed: &[&[i16]],
+    ) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the processor has AVX2, checked just above.
+            unsafe { add_sub_avx2(out, parent, added, removed) };
+            return;
+        }
+        add_sub_portable(out, parent, added, removed);
+    }
+
+    /// [`add_sub`] without SIMD instructions beyond what the target always has.
+    #[inline(always)]
+    pub fn add_sub_portable(
+        out: &mut [i16; HIDDEN],
+        parent: &[i16; HIDDEN],
+        added: &[&[i16]],
+        removed: &[&[i16]],
+    ) {
+        out.copy_from_slice(parent);
+        for column in added {
+            for (v, w) in out.iter_mut().zip(column.iter()) {
+                *v = v.wrapping_add(*w);
+            }
+        }
+        for column in removed {
+            for (v, w) in out.iter_mut().zip(column.iter()) {
+                *v = v.wrapping_sub(*w);
+            }
+        }
+    }
+
+    /// The same loop compiled for AVX2 (the compiler vectorises it 16 lanes wide).
+    ///
+    /// # Safety
+    /// The processor must have AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn add_sub_avx2(
+        out: &mut [i16; HIDDEN],
+        parent: &[i16; HIDDEN],
+        added: &[&[i16]],
+        removed: &[&[i16]],
+    ) {
+        add_sub_portable(out, parent, added, removed);
+    }
+
+    /// `sum over both accumulators of clamp(v, 0, QA)^2 * w`: the output layer before its
+    /// scaling.
+    #[inline]
+    pub fn output_sum(us: &[i16; HIDDEN], them: &[i16; HIDDEN], weights: &[i16]) -> i64 {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the processor has AVX2, checked just above.
+            return unsafe { output_sum_avx2(us, them, weights) };
+        }
+        output_sum_portable(us, them, weights)
+    }
+
+    /// [`output_sum`] in plain integer arithmetic.
+    pub fn output_sum_portable(us: &[i16; HIDDEN], them: &[i16; HIDDEN], weights: &[i16]) -> i64 {
+        let (w_us, w_them) = weights.split_at(HIDDEN);
+        let side = |values: &[i16; HIDDEN], w: &[i16]| -> i64 {
+            values
+                .iter()
+                .zip(w)
+                .map(|(&v, &w)| {
+                    let v = i64::from(v.clamp(0, QA as i16));
+                    v * v * i64::from(w)
+                })
+                .sum()
+        };
+        side(us, w_us) + side(them, w_them)
+    }
+
+    /// [`output_sum`] with AVX2: `clamp(v) * w` fits 16 bits (255 * 127), `madd` multiplies
+    /// it by `clamp(v)` again and adds pairs into 32-bit lanes, each of which sums at most
+    /// 2 * HIDDEN / 16 * 2 = 64 products of at most 255 * 255 * 127, well inside 32 bits; the
+    /// lanes are added in 64 bits. Equal to the portable sum whenever every output weight lies
+    /// within +-127, which the trainer guarantees.
+    ///
+    /// # Safety
+    /// The processor must have AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn output_sum_avx2(us: &[i16; HIDDEN], them: &[i16; HIDDEN], weights: &[i16]) -> i64 {
+        use std::arch::x86_64::*;
+        let (w_us, w_them) = weights.split_at(HIDDEN);
+        let zero = _mm256_setzero_si256();
+        let ceiling = _mm256_set1_epi16(QA as i16);
+        let mut lanes = _mm256_setzero_si256();
+        for (values, w) in [(us, w_us), (them, w_them)] {
+            for i in (0..HIDDEN).step_by(16) {
+                // SAFETY: `i + 16 <= HIDDEN` and both slices hold HIDDEN values; unaligned
+                // loads.
+                let (v, w) = unsafe {
+                    (
+                        _mm256_loadu_si256(values.as_ptr().add(i).cast()),
+                        _mm256_loadu_si256(w.as_ptr().add(i).cast()),
+                    )
+                };
+                let clipped = _mm256_min_epi16(_mm256_max_epi16(v, zero), ceiling);
+                let product = _mm256_mullo_epi16(clipped, w);
+                lanes = _mm256_add_epi32(lanes, _mm256_madd_epi16(product, clipped));
+            }
+        }
+        let mut parts = [0i32; 8];
+        // SAFETY: `parts` holds exactly 32 bytes.
+        unsafe { _mm256_storeu_si256(parts.as_mut_ptr().cast(), lanes) };
+        parts.iter().map(|&p| i64::from(p)).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::train::FloatNetwork;
+    use super::*;
+    use rand::rngs::StdRng;
+    use rand::seq::SliceRandom;
+    use rand::{Rng, SeedableRng};
+    use tsubame_rules::{Options, tori, wa};
+
+    /// A network with random weights as large as training may make them.
+    fn random_network(variant: Variant, seed: u64) -> Network {
+        let mut network = FloatNetwork::random(variant, seed).unwrap().quantize();
+        let mut rng = StdRng::seed_from_u64(seed);
+        for w in &mut network.w1 {
+            *w = rng.gen_range(-400..=400);
+        }
+        for w in &mut network.w2 {
+            *w = rng.gen_range(-127..=127);
+        }
+        network.b2 = rng.gen_range(-20_000..20_000);
+        network
+    }
+
+    /// Plays random games and checks at every ply that the accumulators updated move by move
+    /// (every legal move of the position is tried, and one is kept) equal a fresh computation.
+    fn incremental_equals_fresh<B: Bitboard>(
+        start: Position<B>,
+        network: &Network,
+        games: u64,
+        plies: usize,
+    ) -> usize {
+        let layout = network.layout();
+        let mut checked = 0;
+        for game in 0..games {
+            let mut rng = StdRng::seed_from_u64(game);
+            let mut position = start.clone();
+            let mut accumulator = Accumulator::default();
+            accumulator.refresh(network, &position);
+            for _ in 0..plies {
+                let moves = position.legal_moves();
+                let Some(&chosen) = moves.choose(&mut rng) else {
+                    break;
+                };
+                for &mv in &moves {
+                    let touch = Touch::before(&position, layout, mv);
+                    let undo = position.make_move(mv);
+                    let mut next = Accumulator::default();
+                    next.update_from(&accumulator, network, &touch.changes(&position, layout));
+                    let mut fresh = Accumulator::default();
+                    fresh.refresh(network, &position);
+                    assert_eq!(next, fresh, "{} then {mv:?}", position.to_sfen());
+                    assert_eq!(
+                        network.output(&next, position.side_to_move()),
+                        network.evaluate(&position)
+                    );
+                    checked += 1;
+                    position.unmake_move(mv, undo);
+                }
+                let touch = Touch::before(&position, layout, chosen);
+                position.make_move(chosen);
+                let parent = accumulator;
+                accumulator.update_from(&parent, network, &touch.changes(&position, layout));
+            }
+        }
+        checked
+    }
+
+    #[test]
+    fn incremental_accumulators_equal_fresh_ones_in_every_tori_rule_set() {
+        let network = random_network(Variant::Tori, 3);
+        for options in [
+            "",
+            "owl=on,shrike=on",
+            "handicap=falcon-both-quails,drop-mate=illegal",
+            "repetition=4,owl=on",
+        ] {
+            let options = Options::parse(tori::spec(), options).unwrap();
+            let checked = incremental_equals_fresh(tori::start(&options).unwrap(), &network, 4, 80);
+            assert!(checked > 2_000, "{checked}");
+        }
+    }
+
+    #[test]
+    fn incremental_accumulators_equal_fresh_ones_in_wa() {
+        let network = random_network(Variant::Wa, 5);
+        for options in ["", "drops=off"] {
+            let options = Options::parse(wa::spec(), options).unwrap();
+            let checked = incremental_equals_fresh(wa::start(&options).unwrap(), &network, 2, 60);
+            assert!(checked > 2_000, "{checked}");
+        }
+    }
+
+    /// Every move kind turns up in Tori games with the shrike's exchange: captures that
+    /// promote, drops and exchanges, and hands past the last level.
+    #[test]
+    fn hand_levels_beyond_the_last_and_exchanges_update_exactly() {
+        let network = random_network(Variant::Tori, 9);
+        let options = Options::parse(tori::spec(), "shrike=on").unwrap();
+        // Sente holds nine swallows (one past the last level) and a crane.
+        let position = Position::from_sfen(
+            tori::tables(),
+            "3k3/7/7/7/7/7/3K3 b 9SC 1",
+            options.rule_set(),
+        )
+        .unwrap();
+        let checked = incremental_equals_fresh(position, &network, 3, 40);
+        assert!(checked > 500, "{checked}");
+    }
+
+    #[test]
+    fn the_avx2_and_portable_paths_agree() {
+        let mut rng = StdRng::seed_from_u64(11);
+        for _ in 0..200 {
+            let mut us = [0i16; HIDDEN];
+            let mut them = [0i16; HIDDEN];
+            for v in us.iter_mut().chain(them.iter_mut()) {
+                *v = rng.gen_range(-600..600);
+            }
+            let weights: Vec<i16> = (0..2 * HIDDEN).map(|_| rng.gen_range(-127..=127)).collect();
+            let portable = simd::output_sum_portable(&us, &them, &weights);
+            assert_eq!(simd::output_sum(&us, &them, &weights), portable);
+            let columns: Vec<Vec<i16>> = (0..6)
+                .map(|_| (0..HIDDEN).map(|_| rng.gen_range(-500..500)).collect())
+                .collect();
+            let added: Vec<&[i16]> = columns[..3].iter().map(Vec::as_slice).collect();
+            let removed: Vec<&[i16]> = columns[3..].iter().map(Vec::as_slice).collect();
+            let (mut a, mut b) = ([0i16; HIDDEN], [0i16; HIDDEN]);
+            simd::add_sub(&mut a, &us, &added, &removed);
+            simd::add_sub_portable(&mut b, &us, &added, &removed);
+            assert_eq!(a, b);
+        }
+        // The extreme of every lane: all clipped at QA, all weights at the limit.
+        let full = [QA as i16; HIDDEN];
+        let weights = vec![127i16; 2 * HIDDEN];
+        let expected = 2 * HIDDEN as i64 * 255 * 255 * 127;
+        assert_eq!(simd::output_sum_portable(&full, &full, &weights), expected);
+        assert_eq!(simd::output_sum(&full, &full, &weights), expected);
+    }
+
+    #[test]
+    fn a_network_file_reads_back_and_damage_is_named() {
+        let network = random_network(Variant::Tori, 1);
+        let bytes = network.to_bytes();
+        assert_eq!(Network::from_bytes(&bytes).as_ref(), Ok(&network));
+        let cut = Network::from_bytes(&bytes[..bytes.len() - 100]);
+        assert!(
+            matches!(cut, Err(NetworkError::Truncated { .. })),
+            "{cut:?}"
+        );
+        let mut flipped = bytes.clone();
+        flipped[1000] ^= 1;
+        assert_eq!(Network::from_bytes(&flipped), Err(NetworkError::Checksum));
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert_eq!(Network::from_bytes(&longer), Err(NetworkError::Trailing(1)));
+        assert!(matches!(
+            Network::from_bytes(b"{\"variant\": \"torishogi\"}"),
+            Err(NetworkError::Magic(_))
+        ));
+        assert!(matches!(
+            Network::from_bytes(b""),
+            Err(NetworkError::Magic(_))
+        ));
+        // A Wa network's bytes with the name changed to Tori: the sizes are Wa's.
+        let wa = random_network(Variant::Wa, 1).to_bytes();
+        let mut renamed = b"TSBNNUE1\x04tori".to_vec();
+        renamed.extend_from_slice(&wa[8 + 1 + 2..]);
+        assert!(matches!(
+            Network::from_bytes(&renamed),
+            Err(NetworkError::Layout { .. })
+        ));
+        let error = Network::load("/nonexistent/tori.nnue").unwrap_err();
+        assert!(
+            error.to_string().contains("/nonexistent/tori.nnue"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn the_board_turns_with_the_perspective() {
+        // The start position is the same from both sides, so both accumulators agree, and
+        // a network sees the same position whoever is to move.
+        let network = random_network(Variant::Tori, 4);
+        let options = Options::defaults(tori::spec());
+        let position = tori::start(&options).unwrap();
+        let mut accumulator = Accumulator::default();
+        accumulator.refresh(&network, &position);
+        assert_eq!(
+            accumulator.values(Color::Sente),
+            accumulator.values(Color::Gote)
+        );
+        let layout = network.layout();
+        let mut sente = Vec::new();
+        let mut gote = Vec::new();
+        layout.inputs_of(&position, Color::Sente, &mut sente);
+        layout.inputs_of(&position, Color::Gote, &mut gote);
+        sente.sort_unstable();
+        gote.sort_unstable();
+        assert_eq!(sente, gote);
+        assert!(sente.iter().all(|&i| i < layout.inputs()));
+    }
+}

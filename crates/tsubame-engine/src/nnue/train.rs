@@ -1,0 +1,650 @@
+//! Training a network on the CPU: floating-point weights, mini-batch gradient descent with Adam
+//! on the squared difference between the predicted expected score and a blend of the search's
+//! score and the game's result, several threads per batch, and integer weights written out
+//! after each epoch.
+//!
+//! The first layer is sparse: a position activates a few dozen of about a thousand inputs, so
+//! its forward pass and its gradient touch only those rows. That is why this trainer is our
+//! own: the general tensor libraries treat the first layer as a dense matrix product, which on
+//! two cores costs more than the whole of this.
+
+use super::data::Record;
+use super::{HIDDEN, Layout, Network, OUTPUT_SCALE, QA, QB};
+use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use std::time::Instant;
+use tsubame_rules::Variant;
+
+/// Largest magnitude of a first-layer weight or bias: with [`QA`] it stays well inside 16 bits
+/// for any position's sum.
+const W1_LIMIT: f32 = 1.98;
+/// Largest magnitude of an output weight: times [`QB`] it stays within +-127, which the
+/// integer output layer needs.
+const W2_LIMIT: f32 = 127.0 / QB as f32;
+
+/// How a training run goes.
+#[derive(Clone, Debug)]
+pub struct TrainSettings {
+    /// Passes over the training positions.
+    pub epochs: usize,
+    /// Positions per gradient step.
+    pub batch_size: usize,
+    /// Adam's step size in the first epoch.
+    pub learning_rate: f32,
+    /// Factor the step size is multiplied by after each epoch.
+    pub learning_rate_decay: f32,
+    /// Weight of the search's score in the target; the game's result has the rest.
+    pub score_weight: f32,
+    /// Games whose number is a multiple of this are kept aside for validation (0: none).
+    pub validation_every: u32,
+    /// Threads per batch.
+    pub threads: usize,
+    /// Seed of the initial weights and of the shuffles.
+    pub seed: u64,
+}
+
+impl Default for TrainSettings {
+    fn default() -> Self {
+        TrainSettings {
+            epochs: 20,
+            batch_size: 16_384,
+            learning_rate: 0.001,
+            learning_rate_decay: 0.9,
+            score_weight: 0.7,
+            validation_every: 10,
+            threads: 2,
+            seed: 1,
+        }
+    }
+}
+
+/// What one epoch did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EpochReport {
+    /// Epoch number, from 1.
+    pub epoch: usize,
+    /// Mean loss over the training positions during the epoch.
+    pub train_loss: f64,
+    /// Mean loss over the kept-aside games after the epoch (`NaN` with none).
+    pub validation_loss: f64,
+    /// Seconds the epoch took.
+    pub seconds: f64,
+}
+
+/// A network's weights as floating-point numbers, for training.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FloatNetwork {
+    variant: Variant,
+    layout: Layout,
+    w1: Vec<f32>,
+    b1: Vec<f32>,
+    w2: Vec<f32>,
+    b2: f32,
+}
+
+impl FloatNetwork {
+    /// Small random weights.
+    pub fn random(variant: Variant, seed: u64) -> Option<FloatNetwork> {
+        let layout = Layout::for_variant(variant)?;
+        let mut rng = StdRng::seed_from_u64(seed);
+        let w1 = (0..layout.inputs() * HIDDEN)
+            .map(|_| rng.gen_range(-0.1..0.1))
+            .collect();
+        let bound = 1.0 / (2.0 * HIDDEN as f32).sqrt();
+        let w2 = (0..2 * HIDDEN)
+            .map(|_| rng.gen_range(-bound..bound))
+            .collect();
+        Some(FloatNetwork {
+            variant,
+            layout,
+            w1,
+            b1: vec![0.0; HIDDEN],
+            w2,
+            b2: 0.0,
+        })
+    }
+
+    /// The weights of an integer network, to go on training from it.
+    pub fn from_network(network: &Network) -> FloatNetwork {
+        let qa = QA as f32;
+        FloatNetwork {
+            variant: network.variant,
+            layout: network.layout,
+            w1: network.w1.iter().map(|&w| f32::from(w) / qa).collect(),
+            b1: network.b1.iter().map(|&w| f32::from(w) / qa).collect(),
+            w2: network
+                .w2
+                .iter()
+                .map(|&w| f32::from(w) / QB as f32)
+                .collect(),
+            b2: network.b2 as f32 / (QA * QB) as f32,
+        }
+    }
+
+    /// The integer network: weights rounded to the nearest step.
+    pub fn quantize(&self) -> Network {
+        let qa = QA as f32;
+        let round16 = |w: f32, scale: f32, limit: f32| {
+            (w.clamp(-limit, limit) * scale)
+                .round()
+                .clamp(-32767.0, 32767.0) as i16
+        };
+        let w1 = self.w1.iter().map(|&w| round16(w, qa, W1_LIMIT)).collect();
+        let b1 = self.b1.iter().map(|&w| round16(w, qa, W1_LIMIT)).collect();
+        let w2 = self
+            .w2
+            .iter()
+            .map(|&w| round16(w, QB as f32, W2_LIMIT))
+            .collect();
+        let b2 = (self.b2 * (QA * QB) as f32).round() as i32;
+        Network::from_parts(self.variant, w1, b1, w2, b2)
+            .unwrap_or_else(|| unreachable!("a float network has its layout's sizes"))
+    }
+
+    /// The evaluation of prepared inputs, in centipawns for the side to move.
+    fn evaluate(&self, us: &[u16], them: &[u16]) -> f32 {
+        let mut out = self.b2;
+        for (inputs, weights) in [(us, &self.w2[..HIDDEN]), (them, &self.w2[HIDDEN..])] {
+            let acc = self.accumulate(inputs);
+            out += acc
+                .iter()
+                .zip(weights)
+                .map(|(&a, &w)| screlu(a) * w)
+                .sum::<f32>();
+        }
+        out * OUTPUT_SCALE as f32
+    }
+
+    fn accumulate(&self, inputs: &[u16]) -> [f32; HIDDEN] {
+        let mut acc = [0.0; HIDDEN];
+        acc.copy_from_slice(&self.b1);
+        for &input in inputs {
+            let row = &self.w1[usize::from(input) * HIDDEN..][..HIDDEN];
+            for (a, w) in acc.iter_mut().zip(row) {
+                *a += w;
+            }
+        }
+        acc
+    }
+}
+
+#[inline(always)]
+fn screlu(x: f32) -> f32 {
+    let c = x.clamp(0.0, 1.0);
+    c * c
+}
+
+fn sigmoid(x: f32) -> f32 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+/// Training positions turned into the network's inputs once.
+pub struct Prepared {
+    /// Inputs of all positions, back to back: the side to move's view, then the other's.
+    inputs: Vec<u16>,
+    /// Where each position's inputs start, its side to move's count, and its end.
+    spans: Vec<(u32, u16, u16)>,
+    /// Search score for the side to move, centipawns.
+    scores: Vec<f32>,
+    /// Result for the side to move: 1, 0.5, 0.
+    results: Vec<f32>,
+    /// Game of each position.
+    games: Vec<u32>,
+}
+
+impl Prepared {
+    /// Turns records into inputs.
+    pub fn new(records: &[Record], layout: Layout) -> Prepared {
+        let mut prepared = Prepared {
+            inputs: Vec::new(),
+            spans: Vec::with_capacity(records.len()),
+            scores: Vec::with_capacity(records.len()),
+            results: Vec::with_capacity(records.len()),
+            games: Vec::with_capacity(records.len()),
+        };
+        let mut us = Vec::new();
+        let mut them = Vec::new();
+        for record in records {
+            us.clear();
+            them.clear();
+            record.inputs(layout, record.side, &mut us);
+            record.inputs(layout, !record.side, &mut them);
+            let start = prepared.inputs.len() as u32;
+            prepared.inputs.extend(us.iter().map(|&i| i as u16));
+            prepared.inputs.extend(them.iter().map(|&i| i as u16));
+            prepared
+                .spans
+                .push((start, us.len() as u16, (us.len() + them.len()) as u16));
+            prepared.scores.push(f32::from(record.score));
+            prepared
+                .results
+                .push((f32::from(record.result) + 1.0) / 2.0);
+            prepared.games.push(record.game);
+        }
+        prepared
+    }
+
+    /// Number of positions.
+    pub fn len(&self) -> usize {
+        self.spans.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.spans.is_empty()
+    }
+
+    fn views(&self, i: usize) -> (&[u16], &[u16]) {
+        let (start, split, end) = self.spans[i];
+        let all = &self.inputs[start as usize..start as usize + end as usize];
+        all.split_at(usize::from(split))
+    }
+
+    /// The scale that turns a score into an expected result, `1 / (1 + e^(-score / scale))`,
+    /// fitted to these positions' results (least squares over a grid).
+    pub fn fit_score_scale(&self) -> f32 {
+        let error = |scale: f32| -> f64 {
+            self.scores
+                .iter()
+                .zip(&self.results)
+                .map(|(&s, &r)| f64::from(sigmoid(s / scale) - r).powi(2))
+                .sum()
+        };
+        (1..=60)
+            .map(|i| i as f32 * 25.0)
+            .min_by(|&a, &b| error(a).total_cmp(&error(b)))
+            .unwrap_or(300.0)
+    }
+}
+
+/// Gradient buffers of one thread.
+struct Gradients {
+    w1: Vec<f32>,
+    b1: Vec<f32>,
+    w2: Vec<f32>,
+    b2: f32,
+    loss: f64,
+}
+
+impl Gradients {
+    fn new(inputs: usize) -> Gradients {
+        Gradients {
+            w1: vec![0.0; inputs * HIDDEN],
+            b1: vec![0.0; HIDDEN],
+            w2: vec![0.0; 2 * HIDDEN],
+            b2: 0.0,
+            loss: 0.0,
+        }
+    }
+
+    fn clear(&mut self) {
+        self.w1.fill(0.0);
+        self.b1.fill(0.0);
+        self.w2.fill(0.0);
+        self.b2 = 0.0;
+        self.loss = 0.0;
+    }
+
+    fn absorb(&mut self, other: &Gradients) {
+        for (a, b) in self.w1.iter_mut().zip(&other.w1) {
+            *a += b;
+        }
+        for (a, b) in self.b1.iter_mut().zip(&other.b1) {
+            *a += b;
+        }
+        for (a, b) in self.w2.iter_mut().zip(&other.w2) {
+            *a += b;
+        }
+        self.b2 += other.b2;
+        self.loss += other.loss;
+    }
+}
+
+/// Adam's moment estimates for one weight vector.
+struct Moments {
+    m: Vec<f32>,
+    v: Vec<f32>,
+}
+
+impl Moments {
+    fn new(n: usize) -> Moments {
+        Moments {
+            m: vec![0.0; n],
+            v: vec![0.0; n],
+        }
+    }
+}
+
+const BETA1: f32 = 0.9;
+const BETA2: f32 = 0.999;
+const EPSILON: f32 = 1e-8;
+
+fn adam(weights: &mut [f32], gradients: &[f32], moments: &mut Moments, step: f32, limit: f32) {
+    for (((w, &g), m), v) in weights
+        .iter_mut()
+        .zip(gradients)
+        .zip(moments.m.iter_mut())
+        .zip(moments.v.iter_mut())
+    {
+        *m = BETA1 * *m + (1.0 - BETA1) * g;
+        *v = BETA2 * *v + (1.0 - BETA2) * g * g;
+        *w = (*w - step * *m / (v.sqrt() + EPSILON)).clamp(-limit, limit);
+    }
+}
+
+/// Trains `network` on `data` (positions of whole games; see [`TrainSettings`]) and calls
+/// `on_epoch` after each epoch with its report and the weights reached.
+pub fn train(
+    network: &mut FloatNetwork,
+    data: &Prepared,
+    settings: &TrainSettings,
+    on_epoch: &mut dyn FnMut(&EpochReport, &FloatNetwork),
+) {
+    let scale = data.fit_score_scale();
+    let (mut train_set, validation): (Vec<usize>, Vec<usize>) = (0..data.len()).partition(|&i| {
+        settings.validation_every == 0 || data.games[i] % settings.validation_every != 0
+    });
+    let inputs = network.layout.inputs();
+    let threads = settings.threads.clamp(1, 64);
+    let mut parts: Vec<Gradients> = (0..threads).map(|_| Gradients::new(inputs)).collect();
+    let mut moments = [
+        Moments::new(inputs * HIDDEN),
+        Moments::new(HIDDEN),
+        Moments::new(2 * HIDDEN),
+        Moments::new(1),
+    ];
+    let mut rng = StdRng::seed_from_u64(settings.seed ^ 0x5eed);
+    let mut step_count = 0i32;
+    let mut learning_rate = settings.learning_rate;
+    let batch_size = settings.batch_size.max(1);
+    for epoch in 1..=settings.epochs {
+        let started = Instant::now();
+        train_set.shuffle(&mut rng);
+        let mut loss_sum = 0.0;
+        for batch in train_set.chunks(batch_size) {
+            let chunk = batch.len().div_ceil(threads);
+            let net = &*network;
+            std::thread::scope(|scope| {
+                for (part, gradients) in batch.chunks(chunk).zip(parts.iter_mut()) {
+                    scope.spawn(move || {
+                        gradients.clear();
+                        for &i in part {
+                            backward(net, data, i, scale, settings.score_weight, gradients);
+                        }
+                    });
+                }
+            });
+            let (first, rest) = parts.split_at_mut(1);
+            let total = &mut first[0];
+            for other in rest
+                .iter()
+                .take(batch.len().div_ceil(chunk).saturating_sub(1))
+            {
+                total.absorb(other);
+            }
+            loss_sum += total.loss;
+            let n = batch.len() as f32;
+            for g in total
+                .w1
+                .iter_mut()
+                .chain(&mut total.b1)
+                .chain(&mut total.w2)
+            {
+                *g /= n;
+            }
+            total.b2 /= n;
+            step_count += 1;
+            let correction = (1.0 - BETA2.powi(step_count)).sqrt() / (1.0 - BETA1.powi(step_count));
+            let step = learning_rate * correction;
+            let [m1, mb1, m2, mb2] = &mut moments;
+            adam(&mut network.w1, &total.w1, m1, step, W1_LIMIT);
+            adam(&mut network.b1, &total.b1, mb1, step, W1_LIMIT);
+            adam(&mut network.w2, &total.w2, m2, step, W2_LIMIT);
+            let mut b2 = [network.b2];
+            adam(&mut b2, &[total.b2], mb2, step, f32::MAX);
+            network.b2 = b2[0];
+        }
+        let report = EpochReport {
+            epoch,
+            train_loss: loss_sum / train_set.len().max(1) as f64,
+            validation_loss: loss(
+                network,
+                data,
+                &validation,
+                scale,
+                settings.score_weight,
+                threads,
+            ),
+            seconds: started.elapsed().as_secs_f64(),
+        };
+        on_epoch(&report, network);
+        learning_rate *= settings.learning_rate_decay;
+    }
+}
+
+fn target(data: &Prepared, i: usize, scale: f32, score_weight: f32) -> f32 {
+    score_weight * sigmoid(data.scores[i] / scale) + (1.0 - score_weight) * data.results[i]
+}
+
+/// Mean loss of `network` over the positions `indices`.
+pub fn loss(
+    network: &FloatNetwork,
+    data: &Prepared,
+    indices: &[usize],
+    scale: f32,
+    score_weight: f32,
+    threads: usize,
+) -> f64 {
+    if indices.is_empty() {
+        return f64::NAN;
+    }
+    let chunk = indices.len().div_ceil(threads.max(1));
+    let total: f64 = std::thread::scope(|scope| {
+        let parts: Vec<_> = indices
+            .chunks(chunk)
+            .map(|part| {
+                scope.spawn(move || {
+                    part.iter()
+                        .map(|&i| {
+                            let (us, them) = data.views(i);
+                            let p = sigmoid(network.evaluate(us, them) / scale);
+                            f64::from(p - target(data, i, scale, score_weight)).powi(2)
+                        })
+                        .sum::<f64>()
+                })
+            })
+            .collect();
+        parts.into_iter().filter_map(|p| p.join().ok()).sum()
+    });
+    total / indices.len() as f64
+}
+
+/// Adds one position's gradient (and loss) to `gradients`.
+fn backward(
+    network: &FloatNetwork,
+    data: &Prepared,
+    i: usize,
+    scale: f32,
+    score_weight: f32,
+    gradients: &mut Gradients,
+) {
+    let (us, them) = data.views(i);
+    let acc = [network.accumulate(us), network.accumulate(them)];
+    let mut out = network.b2;
+    for (side, acc) in acc.iter().enumerate() {
+        let weights = &network.w2[side * HIDDEN..][..HIDDEN];
+        out += acc
+            .iter()
+            .zip(weights)
+            .map(|(&a, &w)| screlu(a) * w)
+            .sum::<f32>();
+    }
+    let p = sigmoid(out * OUTPUT_SCALE as f32 / scale);
+    let error = p - target(data, i, scale, score_weight);
+    gradients.loss += f64::from(error * error);
+    let d_out = 2.0 * error * p * (1.0 - p) * OUTPUT_SCALE as f32 / scale;
+    gradients.b2 += d_out;
+    for (side, (acc, inputs)) in acc.iter().zip([us, them]).enumerate() {
+        let weights = &network.w2[side * HIDDEN..][..HIDDEN];
+        let grad_w2 = &mut gradients.w2[side * HIDDEN..][..HIDDEN];
+        let mut d_acc = [0.0f32; HIDDEN];
+        for h in 0..HIDDEN {
+            let a = acc[h];
+            grad_w2[h] += d_out * screlu(a);
+            d_acc[h] = if a > 0.0 && a < 1.0 {
+                d_out * weights[h] * 2.0 * a
+            } else {
+                0.0
+            };
+        }
+        for (g, d) in gradients.b1.iter_mut().zip(&d_acc) {
+            *g += d;
+        }
+        for &input in inputs {
+            let row = &mut gradients.w1[usize::from(input) * HIDDEN..][..HIDDEN];
+            for (g, d) in row.iter_mut().zip(&d_acc) {
+                *g += d;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::EvalParams;
+    use crate::nnue::data::{Generation, generate, read_file};
+    use std::sync::atomic::AtomicBool;
+    use tsubame_rules::{Options, Position, tori};
+
+    #[test]
+    fn a_short_training_run_lowers_the_loss_and_quantizes_faithfully() {
+        let path = std::env::temp_dir()
+            .join(format!("tsubame-train-{}", std::process::id()))
+            .to_string_lossy()
+            .into_owned();
+        let _ = std::fs::remove_file(&path);
+        let options = Options::defaults(tori::spec());
+        let generation = Generation {
+            games: 40,
+            nodes: 300,
+            seed: 2,
+            threads: 2,
+            ..Generation::default()
+        };
+        let params = EvalParams::for_variant(tori::spec());
+        generate(
+            tori::tables(),
+            &options,
+            &params,
+            &generation,
+            &path,
+            &AtomicBool::new(false),
+            &mut |_| {},
+        )
+        .unwrap();
+        let records = read_file(&path, Variant::Tori).unwrap();
+        let _ = std::fs::remove_file(&path);
+        assert!(records.len() > 1_000, "{}", records.len());
+        let layout = Layout::for_variant(Variant::Tori).unwrap();
+        let data = Prepared::new(&records, layout);
+        let mut network = FloatNetwork::random(Variant::Tori, 1).unwrap();
+        let settings = TrainSettings {
+            epochs: 6,
+            batch_size: 256,
+            learning_rate: 0.002,
+            ..TrainSettings::default()
+        };
+        let mut reports = Vec::new();
+        train(&mut network, &data, &settings, &mut |report, _| {
+            reports.push(report.clone())
+        });
+        assert_eq!(reports.len(), 6);
+        let (first, last) = (&reports[0], &reports[5]);
+        assert!(last.train_loss < first.train_loss * 0.9, "{reports:?}");
+        assert!(last.validation_loss < first.validation_loss, "{reports:?}");
+
+        // The integer network computes what its weights do in floating point, to within the
+        // truncations of integer arithmetic; rounding the weights moves evaluations little.
+        let quantized = network.quantize();
+        let rounded = FloatNetwork::from_network(&quantized);
+        let rules = options.rule_set();
+        let mut largest_gap = 0.0f32;
+        let mut largest_rounding = 0.0f32;
+        for record in records.iter().step_by(37) {
+            let (mut us, mut them) = (Vec::new(), Vec::new());
+            record.inputs(layout, record.side, &mut us);
+            record.inputs(layout, !record.side, &mut them);
+            let us: Vec<u16> = us.iter().map(|&i| i as u16).collect();
+            let them: Vec<u16> = them.iter().map(|&i| i as u16).collect();
+            let float = rounded.evaluate(&us, &them);
+            let sfen = record_sfen(record);
+            let position = Position::from_sfen(tori::tables(), &sfen, rules).unwrap();
+            let integer = quantized.evaluate(&position) as f32;
+            largest_gap = largest_gap.max((float - integer).abs());
+            largest_rounding = largest_rounding.max((float - network.evaluate(&us, &them)).abs());
+        }
+        assert!(largest_gap <= 2.0, "{largest_gap}");
+        assert!(largest_rounding < 50.0, "{largest_rounding}");
+    }
+
+    /// The SFEN of a Tori record (board codes are 1 + color * kinds + kind).
+    fn record_sfen(record: &Record) -> String {
+        let spec = tori::spec();
+        let roles = spec.roles.len();
+        let mut board = String::new();
+        for rank in 0..7 {
+            let mut empty = 0;
+            // SFEN writes a rank from the highest file down; square indices count files up.
+            for file in (0..7).rev() {
+                let code = record.board[rank * 7 + file];
+                if code == 0 {
+                    empty += 1;
+                    continue;
+                }
+                if empty > 0 {
+                    board.push_str(&empty.to_string());
+                    empty = 0;
+                }
+                let code = usize::from(code) - 1;
+                let text = spec.roles[code % roles].sfen;
+                board.push_str(&if code / roles == 0 {
+                    text.to_string()
+                } else {
+                    text.to_lowercase()
+                });
+            }
+            if empty > 0 {
+                board.push_str(&empty.to_string());
+            }
+            if rank < 6 {
+                board.push('/');
+            }
+        }
+        let mut hand = String::new();
+        for (i, &count) in record.hands.iter().enumerate() {
+            if count > 0 {
+                let text = spec.roles[i % roles].sfen;
+                let text = if i < roles {
+                    text.to_string()
+                } else {
+                    text.to_lowercase()
+                };
+                if count > 1 {
+                    hand.push_str(&count.to_string());
+                }
+                hand.push_str(&text);
+            }
+        }
+        if hand.is_empty() {
+            hand.push('-');
+        }
+        let side = if record.side == tsubame_rules::Color::Sente {
+            'b'
+        } else {
+            'w'
+        };
+        format!("{board} {side} {hand} {}", record.ply)
+    }
+}
