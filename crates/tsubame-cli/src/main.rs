@@ -153,7 +153,10 @@ The summary gives W-D-L from engine1's side, the score, the Elo difference with 
 margin and, with --sprt elo0,elo1,alpha,beta, the log-likelihood ratio and its verdict; the match
 stops once the SPRT accepts a hypothesis.";
 
+/// A later `--games`, `--time` and so on overrides an earlier one, so that a script's
+/// defaults can be changed by the arguments passed on to it.
 #[derive(Args)]
+#[command(args_override_self = true)]
 struct MatchArgs {
     /// The game.
     #[arg(long, value_parser = games::variant_parser(), default_value = "tori")]
