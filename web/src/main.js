@@ -4,6 +4,7 @@
 
 import { Shogiground } from 'shogiground';
 import { parseSfen, parseMove, squareName } from './sfen.js';
+import { clockAt } from './clock.js';
 
 const app = document.getElementById('app');
 const latinBox = document.getElementById('latin');
@@ -554,19 +555,9 @@ async function gamePage(id) {
   function clockNode(side) {
     const view = game[`${side}_clock`];
     const running = game.clock_running === side;
-    let remaining = view.remaining_ms; let period = view.period_ms; let periodsLeft = view.periods;
-    if (running) {
-      let spent = performance.now() - received;
-      const fromMain = Math.min(spent, remaining);
-      remaining -= fromMain; spent -= fromMain;
-      if (spent > 0 && period > 0) {
-        const used = Math.floor(spent / view.period_ms);
-        periodsLeft = Math.max(0, periodsLeft - used);
-        period = Math.max(0, view.period_ms - (spent % view.period_ms));
-        if (used >= view.periods) period = 0;
-      }
-    }
     const control = game.time_control;
+    const { remaining, period, periodsLeft } =
+      clockAt(view, control, running ? performance.now() - received : 0);
     let main = control.kind === 'unlimited' ? '∞' : formatMs(remaining);
     let sub = '';
     if (control.kind === 'byoyomi') {

@@ -356,3 +356,32 @@ test('import a record and ask the engine on the analysis board', async () => {
   await shot(page, 'analysis.png');
   await page.close();
 });
+
+test('Byo-yomi: after a reload in the middle of a period the clock goes on as the server\'s does', async () => {
+  // Against the computer the clock runs from creation: no main time, four periods of 3 s.
+  const grant = await apiGame({
+    variant: 'tori', opponent: 'engine', side: 'sente',
+    clock: { kind: 'byoyomi', main_ms: 0, periods: 4, period_ms: 3000 },
+  });
+  const page = await newPage();
+  await openWithToken(page, grant);
+  // One period spent and 1.5 s into the next; the reload brings a report from the middle of it.
+  await page.waitForTimeout(4500);
+  await page.reload();
+  await page.waitForSelector('[data-clock="sente"].running');
+  // Past the end of the reported period: the display must move on to a whole new period.
+  await page.waitForTimeout(2000);
+  const [shownTime, shownPeriods] = await page.evaluate(() => {
+    const clock = document.querySelector('[data-clock="sente"]');
+    return [clock.querySelector('.t').textContent, clock.querySelectorAll('.p')[1].textContent];
+  });
+  const server = await (await fetch(`${base}/api/games/${grant.game_id}`)).json();
+  const view = server.sente_clock;
+  assert.equal(view.remaining_ms, 0);
+  assert.equal(shownPeriods, `byo-yomi ${view.periods}×3s`, `server: ${JSON.stringify(view)}`);
+  const seconds = Number(shownTime.replace(/s$/, ''));
+  assert.ok(Math.abs(seconds - Math.ceil(view.period_ms / 1000)) <= 1,
+    `shown ${shownTime}, server ${JSON.stringify(view)}`);
+  await shot(page, 'byoyomi-after-reload.png');
+  await page.close();
+});
