@@ -431,11 +431,14 @@ async function lobbyPage() {
       const [lobby, list] = await Promise.all([api('/api/lobby'), api('/api/games?limit=30')]);
       seeks.replaceChildren(...(lobby.length ? lobby.map((g) => el('tr', { 'data-seek': g.id },
         el('td', {}, g.variant), el('td', {}, clockText(g.time_control)),
-        el('td', {}, el('button', { onclick: async () => {
-          const grant = await api(`/api/games/${g.id}/join`, {});
-          localStorage.setItem(`tsubame.token.${g.id}`, grant.token);
-          location.hash = `#/game/${g.id}`;
-        } }, 'Join')))) : [el('tr', {}, el('td', {}, 'No open seeks.'))]));
+        // A seek this browser made holds its seat's token: it is opened, not joined.
+        el('td', {}, localStorage.getItem(`tsubame.token.${g.id}`)
+          ? el('a', { href: `#/game/${g.id}`, 'data-own-seek': '' }, 'your seek')
+          : el('button', { onclick: async () => {
+            const grant = await api(`/api/games/${g.id}/join`, {});
+            localStorage.setItem(`tsubame.token.${g.id}`, grant.token);
+            location.hash = `#/game/${g.id}`;
+          } }, 'Join')))) : [el('tr', {}, el('td', {}, 'No open seeks.'))]));
       games.replaceChildren(...list.map((g) => el('tr', {},
         el('td', {}, el('a', { href: `#/game/${g.id}` }, g.id)), el('td', {}, g.variant),
         el('td', {}, `${g.sente_player} – ${g.gote_player}`),

@@ -43,6 +43,17 @@ after(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
+test('The page has an icon, and a missing file is not answered with the page', async () => {
+  const page = await newPage();
+  await page.goto(`${base}/`);
+  const href = await page.getAttribute('link[rel="icon"]', 'href');
+  const icon = await fetch(new URL(href, base));
+  assert.equal(icon.status, 200);
+  assert.equal(icon.headers.get('content-type'), 'image/svg+xml');
+  assert.equal((await fetch(`${base}/favicon.ico`)).status, 404);
+  await page.close();
+});
+
 async function newPage(width = 1200, height = 900) {
   const page = await browser.newPage({ viewport: { width, height } });
   page.on('pageerror', (e) => { throw e; });
@@ -225,6 +236,15 @@ test('Lobby: a listed seek made in one browser is joined from the lobby list in 
   const creator = await otherPersonPage();
   await createHumanGame(creator, { listed: true });
   const id = creator.url().match(/#\/game\/(\w+)/)[1];
+  // In the lobby of the browser that made it, the seek is its own: opened, not joined.
+  await creator.goto(`${base}/`);
+  const own = creator.locator(`[data-seek="${id}"]`);
+  await own.waitFor();
+  assert.equal(await own.locator('button').count(), 0);
+  await shot(creator, 'lobby-own-seek.png');
+  await own.locator('[data-own-seek]').click();
+  await creator.waitForURL(`**/#/game/${id}`);
+  await creator.waitForSelector('[data-status]:has-text("waiting for the second player")');
   const joiner = await otherPersonPage();
   await joiner.goto(`${base}/`);
   const seek = joiner.locator(`[data-seek="${id}"]`);

@@ -38,9 +38,15 @@ pub struct Config {
 
 async fn static_file(uri: Uri) -> Response {
     let path = uri.path().trim_start_matches('/');
-    // Paths that are not files are the single-page app's own routes.
+    // A missing file (`/favicon.ico`, `/robots.txt`) is not found; other paths are the
+    // single-page app's own routes.
+    let looks_like_file = path
+        .rsplit('/')
+        .next()
+        .is_some_and(|name| name.contains('.'));
     let (path, file) = match Assets::get(path) {
         Some(file) if !path.is_empty() => (path, file),
+        None if looks_like_file => return (StatusCode::NOT_FOUND, "not found").into_response(),
         _ => match Assets::get("index.html") {
             Some(file) => ("index.html", file),
             None => return (StatusCode::NOT_FOUND, "the web UI is not built").into_response(),

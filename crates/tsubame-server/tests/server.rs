@@ -956,6 +956,28 @@ fn private_games_are_not_listed(db: &Db) {
     assert_eq!(status, 200, "{game}");
 }
 
+/// The web UI's files are served with their types; a missing file is not found (it was
+/// answered with the app's page), while any other path is one of the app's routes.
+#[test]
+fn web_files_are_served_and_missing_ones_are_not_found() {
+    let server = Server::start(&Db::sqlite());
+    let fetch = |path: &str| {
+        let response = ureq::get(&format!("{}{path}", server.base)).call();
+        match response {
+            Ok(r) => (r.status(), r.content_type().to_string()),
+            Err(ureq::Error::Status(code, r)) => (code, r.content_type().to_string()),
+            Err(e) => panic!("{path}: {e}"),
+        }
+    };
+    assert_eq!(fetch("/favicon.svg"), (200, "image/svg+xml".to_string()));
+    assert_eq!(fetch("/"), (200, "text/html".to_string()));
+    assert_eq!(fetch("/assets/app.js").0, 200);
+    assert_eq!(fetch("/games/some-route").1, "text/html");
+    for missing in ["/favicon.ico", "/robots.txt", "/assets/missing.js"] {
+        assert_eq!(fetch(missing).0, 404, "{missing}");
+    }
+}
+
 against_every_database!(
     private_games_are_not_listed,
     status_codes_follow_one_rule,
