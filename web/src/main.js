@@ -688,7 +688,9 @@ function importPage() {
     moveBox.replaceChildren(el('h2', {}, 'Record'), moveListNode(moves, ply, (p) => { ply = p; show(); }),
       el('div', { class: 'actions' }, ['|◀', '◀', '▶', '▶|'].map((label, i) => el('button', { class: 'secondary', 'data-replay': i,
         onclick: () => { ply = Math.max(0, Math.min(record.usi.length, [0, ply - 1, ply + 1, record.usi.length][i])); show(); } }, label))),
-      record.outcome ? el('div', { class: 'result' }, `${record.outcome.winner || 'no winner'} — ${record.outcome.reason}`) : null);
+      // replaceChildren writes a null as the text "null": leave the result out instead.
+      ...(record.outcome ? [el('div', { class: 'result' }, `${record.outcome.winner || 'no winner'} — ${record.outcome.reason}`)] : []));
+    moveBox.hidden = false;
     keepInView(moveBox);
     exportBox.replaceChildren(exportNode(record));
   }
@@ -698,8 +700,17 @@ function importPage() {
     show();
   } });
   app.replaceChildren(el('div', { class: 'play' }, board.root, el('div', { class: 'side-area' }, form, moveBox, exportBox)));
+  // Before a record is loaded: the chosen game's start position, and no empty record panel.
+  moveBox.hidden = true;
+  const variantSelect = form.querySelector('select[name="variant"]');
+  const showStart = () => {
+    const info = variantInfo(variantSelect.value);
+    if (!record && info) board.setState({ variant: info.name, sfen: info.start_sfen, interactive: false });
+  };
+  variantSelect.addEventListener('change', showStart);
+  showStart();
   cleanup = () => board.destroy();
-  rerender = () => { if (record) show(); };
+  rerender = () => { if (record) show(); else showStart(); };
 }
 
 function analysisPage() {

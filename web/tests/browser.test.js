@@ -348,10 +348,18 @@ test('import a record and ask the engine on the analysis board', async () => {
   const page = await newPage();
   await page.goto(`${base}/#/import`);
   await page.waitForSelector('[data-action="load"]');
+  // Before anything is loaded: the game's start position, and no empty record panel.
+  await page.waitForFunction(() => document.querySelector('.board')?.dataset.sfen?.startsWith('rpckcpl/'));
+  await page.selectOption('select[name="variant"]', 'wa');
+  await page.waitForFunction(() => document.querySelector('.board')?.dataset.sfen?.split('/').length === 11);
+  await shot(page, 'import-empty.png');
+  await page.selectOption('select[name="variant"]', 'tori');
   await page.fill('textarea[name="moves"]', '3d3c 4b3c 5e5d');
   await page.click('[data-action="load"]');
   await page.waitForSelector('[data-export="hodges"]');
   assert.match(await page.locator('[data-export="hodges"]').inputValue(), /^1\. Swx3c Fax3c/);
+  // A record without a result printed "null" where the result goes.
+  assert.doesNotMatch(await page.locator('main').innerText(), /\bnull\b/);
   await shot(page, 'import.png');
   await page.goto(`${base}/#/analysis`);
   await page.waitForSelector('.board sq');
