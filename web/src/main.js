@@ -497,6 +497,7 @@ async function gamePage(id) {
   const board = new Board({ onMove: (usi) => send({ type: 'move', move: usi }) });
   const status = el('div', { class: 'status', 'data-status': '' });
   const error = el('div', { class: 'error', 'data-error': '' });
+  const connection = el('div', { class: 'connection', 'data-connection': '' });
   const clocks = el('div', { class: 'clocks' });
   const result = el('div');
   const actions = el('div', { class: 'actions' });
@@ -504,7 +505,7 @@ async function gamePage(id) {
   const extra = el('div');
   const info = el('div', { class: 'invite' });
   app.replaceChildren(el('div', { class: 'play' }, board.root,
-    el('div', { class: 'side-area' }, el('div', { class: 'panel' }, status, clocks, result, actions, error, info),
+    el('div', { class: 'side-area' }, el('div', { class: 'panel' }, status, connection, clocks, result, actions, error, info),
       moveBox, extra)));
 
   let game = null;
@@ -516,10 +517,28 @@ async function gamePage(id) {
   let closed = false;
   let timer = null;
 
+  let lost = false;
+  let restoredTimer = null;
+
   function send(message) {
     error.textContent = '';
     if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
-    else error.textContent = 'not connected; reconnecting…';
+    else showLost();
+  }
+
+  function showLost() {
+    lost = true;
+    clearTimeout(restoredTimer);
+    connection.className = 'connection lost';
+    connection.textContent = 'Connection lost; reconnecting…';
+  }
+
+  function showRestored() {
+    if (!lost) return;
+    lost = false;
+    connection.className = 'connection restored';
+    connection.textContent = 'Connection restored.';
+    restoredTimer = setTimeout(() => { connection.className = 'connection'; connection.textContent = ''; }, 3000);
   }
 
   function connect() {
@@ -542,7 +561,12 @@ async function gamePage(id) {
         show();
       }
     };
-    socket.onclose = () => { if (!closed) setTimeout(connect, 1000); };
+    socket.onopen = showRestored;
+    socket.onclose = () => {
+      if (closed) return;
+      showLost();
+      setTimeout(connect, 1000);
+    };
   }
 
   async function loadRecord() {

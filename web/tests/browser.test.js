@@ -413,3 +413,21 @@ test('Byo-yomi: after a reload in the middle of a period the clock goes on as th
   await shot(page, 'byoyomi-after-reload.png');
   await page.close();
 });
+
+test('A lost connection is shown, the game goes on once it is back, and the notice clears', async () => {
+  const page = await newPage();
+  // Every socket of the page goes through this route, so the test can cut it.
+  let route = null;
+  await page.routeWebSocket(/\/api\/games\/\w+\/ws/, (ws) => { ws.connectToServer(); route = ws; });
+  const grant = await apiGame({ variant: 'tori', opponent: 'engine', side: 'sente' });
+  await openWithToken(page, grant);
+  await page.waitForSelector('[data-status]:has-text("your move")');
+  await route.close();
+  await page.waitForSelector('[data-connection]:has-text("Connection lost")');
+  await shot(page, 'connection-lost.png');
+  await page.waitForSelector('[data-connection]:has-text("Connection restored")');
+  await playByClicks(page, '3d3c');
+  await waitPly(page, 2);
+  await page.waitForFunction(() => document.querySelector('[data-connection]').textContent === '', null, { timeout: 6000 });
+  await page.close();
+});
