@@ -17,6 +17,8 @@ const work = mkdtempSync(join(tmpdir(), 'tsubame-ui-'));
 let server;
 let base;
 let browser;
+// Anything the page's Content-Security-Policy refused: the UI must need nothing it forbids.
+const refusedByPolicy = [];
 
 before(async () => {
   mkdirSync(shots, { recursive: true });
@@ -38,6 +40,7 @@ before(async () => {
 });
 
 after(async () => {
+  assert.deepEqual(refusedByPolicy, [], 'the Content-Security-Policy refused something the UI needs');
   await browser?.close();
   server?.kill('SIGKILL');
   rmSync(work, { recursive: true, force: true });
@@ -54,9 +57,16 @@ test('The page has an icon, and a missing file is not answered with the page', a
   await page.close();
 });
 
+function watchPolicy(page) {
+  page.on('console', (message) => {
+    if (/Content Security Policy/i.test(message.text())) refusedByPolicy.push(message.text());
+  });
+}
+
 async function newPage(width = 1200, height = 900) {
   const page = await browser.newPage({ viewport: { width, height } });
   page.on('pageerror', (e) => { throw e; });
+  watchPolicy(page);
   return page;
 }
 
@@ -65,6 +75,7 @@ async function otherPersonPage(width = 1200, height = 900) {
   const context = await browser.newContext({ viewport: { width, height } });
   const page = await context.newPage();
   page.on('pageerror', (e) => { throw e; });
+  watchPolicy(page);
   page.on('close', () => context.close());
   return page;
 }

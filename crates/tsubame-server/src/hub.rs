@@ -485,6 +485,11 @@ enum RebuildError {
 }
 
 impl Hub {
+    /// Whether the database answers: what a readiness probe asks.
+    pub async fn database_ready(&self) -> anyhow::Result<()> {
+        self.store.ping().await
+    }
+
     /// A hub over this database, with every unfinished game resumed.
     ///
     /// Time the server was down is not charged to anyone: each resumed turn starts afresh with

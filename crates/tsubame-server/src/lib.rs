@@ -1,5 +1,4 @@
-//! `tsubame serve`: a self-hosted site for playing Tori, Wa and (once its rules land) Tenjiku
-//! shogi in the browser.
+//! `tsubame serve`: a self-hosted site for playing Tori, Wa and Tenjiku shogi in the browser.
 //!
 //! The server is the authority on rules and clocks: players send moves as USI text over HTTP
 //! or a game's WebSocket, and every change is stored (SQLite or PostgreSQL) before anyone is
@@ -16,11 +15,14 @@ pub mod store;
 
 use anyhow::{Context, Result};
 use axum::Router;
-use axum::http::{StatusCode, Uri, header};
+use axum::extract::State;
+use axum::http::{HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
+use axum::routing::get;
 use rust_embed::RustEmbed;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use tower_http::set_header::SetResponseHeaderLayer;
 
 /// The built web UI (`web/dist`, produced by `npm run build` in `web/` and committed).
 #[derive(RustEmbed)]
@@ -68,9 +70,51 @@ async fn static_file(uri: Uri) -> Response {
         .into_response()
 }
 
-/// The whole application: API, WebSockets and the web UI.
+/// `/healthz`: the process is up and serving.
+async fn healthz() -> Response {
+    (StatusCode::OK, "ok\n").into_response()
+}
+
+/// `/readyz`: the process can serve games, that is the database answers; 503 with the reason
+/// when it does not, so that a load balancer sends players elsewhere.
+async fn readyz(State(hub): State<Arc<hub::Hub>>) -> Response {
+    match hub.database_ready().await {
+        Ok(()) => (StatusCode::OK, "ready\n").into_response(),
+        Err(e) => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!("not ready: {e:#}\n"),
+        )
+            .into_response(),
+    }
+}
+
+/// The security headers of every response: the page runs only its own scripts and talks only
+/// to its own server (WebSockets included), is never framed, and no type is guessed.
+fn security_headers(router: Router) -> Router {
+    let csp = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; \
+               img-src 'self' data:; font-src 'self'; connect-src 'self' ws: wss:; \
+               frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+    let headers = [
+        (header::CONTENT_SECURITY_POLICY, csp),
+        (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+        (header::X_FRAME_OPTIONS, "DENY"),
+        (header::REFERRER_POLICY, "no-referrer"),
+    ];
+    headers.into_iter().fold(router, |router, (name, value)| {
+        router.layer(SetResponseHeaderLayer::if_not_present(
+            name,
+            HeaderValue::from_static(value),
+        ))
+    })
+}
+
+/// The whole application: API, WebSockets, health probes and the web UI.
 pub fn app(hub: Arc<hub::Hub>) -> Router {
-    api::routes(hub).fallback(static_file)
+    let probes = Router::new()
+        .route("/healthz", get(healthz))
+        .route("/readyz", get(readyz))
+        .with_state(hub.clone());
+    security_headers(api::routes(hub).merge(probes).fallback(static_file))
 }
 
 /// Opens the database, resumes unfinished games, and serves until the process ends.

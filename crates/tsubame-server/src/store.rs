@@ -7,6 +7,7 @@ use sqlx::any::{AnyPoolOptions, install_default_drivers};
 use sqlx::error::BoxDynError;
 use sqlx::migrate::{Migration, MigrationSource, MigrationType, Migrator};
 use sqlx::{AnyPool, Row};
+use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 
 /// The schema's migrations (`migrations/`), built into the binary: version, description and
@@ -280,6 +281,15 @@ impl Store {
         let (moves, queue) = mpsc::unbounded_channel();
         tokio::spawn(move_writer(pool.clone(), queue));
         Ok(Store { pool, moves })
+    }
+
+    /// Whether the database answers a query within two seconds.
+    pub async fn ping(&self) -> Result<()> {
+        let query = sqlx::query("SELECT 1").fetch_one(&self.pool);
+        tokio::time::timeout(Duration::from_secs(2), query)
+            .await
+            .context("the database did not answer within 2 s")??;
+        Ok(())
     }
 
     /// Stores a new game.

@@ -956,6 +956,42 @@ fn private_games_are_not_listed(db: &Db) {
     assert_eq!(status, 200, "{game}");
 }
 
+/// A liveness and a readiness probe that answer as probes, not with the page, and the
+/// security headers on every kind of response.
+fn probes_and_security_headers(db: &Db) {
+    let server = Server::start(db);
+    for (path, body) in [("/healthz", "ok\n"), ("/readyz", "ready\n")] {
+        let response = ureq::get(&format!("{}{path}", server.base))
+            .call()
+            .unwrap_or_else(|e| panic!("{path}: {e}"));
+        assert_eq!(response.status(), 200, "{path}");
+        assert_eq!(response.into_string().unwrap_or_default(), body, "{path}");
+    }
+    for path in ["/", "/api/variants", "/assets/app.js", "/healthz"] {
+        let response = ureq::get(&format!("{}{path}", server.base))
+            .call()
+            .unwrap_or_else(|e| panic!("{path}: {e}"));
+        let csp = response
+            .header("content-security-policy")
+            .unwrap_or_default();
+        assert!(csp.contains("default-src 'self'"), "{path}: {csp:?}");
+        assert!(csp.contains("frame-ancestors 'none'"), "{path}: {csp:?}");
+        assert_eq!(
+            response.header("x-content-type-options"),
+            Some("nosniff"),
+            "{path}"
+        );
+        assert_eq!(response.header("x-frame-options"), Some("DENY"), "{path}");
+    }
+    // An API error keeps them too.
+    match ureq::get(&format!("{}/api/nothing", server.base)).call() {
+        Err(ureq::Error::Status(404, response)) => {
+            assert_eq!(response.header("x-content-type-options"), Some("nosniff"));
+        }
+        other => panic!("expected a 404, got {other:?}"),
+    }
+}
+
 /// The web UI's files are served with their types; a missing file is not found (it was
 /// answered with the app's page), while any other path is one of the app's routes.
 #[test]
@@ -979,6 +1015,7 @@ fn web_files_are_served_and_missing_ones_are_not_found() {
 }
 
 against_every_database!(
+    probes_and_security_headers,
     private_games_are_not_listed,
     status_codes_follow_one_rule,
     tokens_are_stored_hashed,
