@@ -499,7 +499,8 @@ impl Session {
                 network: self
                     .network_file
                     .clone()
-                    .filter(|n| n.variant() == self.variant()),
+                    .filter(|n| n.variant() == self.variant())
+                    .or_else(|| Network::built_in(self.variant())),
                 ..full
             },
         }
@@ -667,7 +668,7 @@ mod tests {
         session.set_eval_file(&path).unwrap();
         assert_eq!(session.evaluation(), Evaluation::Network);
         assert_eq!(session.eval_params().network.as_deref(), Some(&network));
-        // Wa has no network here: its classical evaluation plays.
+        // Wa has no network: its classical evaluation plays.
         session.set_options(Variant::Wa.default_options()).unwrap();
         assert_eq!(session.eval_params().network, None);
         session
@@ -675,9 +676,14 @@ mod tests {
             .unwrap();
         session.set_evaluation(Evaluation::Classical);
         assert_eq!(session.eval_params().network, None);
+        // Without a file the game's built-in network evaluates.
         session.set_eval_file("<empty>").unwrap();
         session.set_evaluation(Evaluation::Network);
-        assert_eq!(session.eval_params().network, None);
+        assert_eq!(
+            session.eval_params().network,
+            Network::built_in(Variant::Tori)
+        );
+        assert!(session.eval_params().network.is_some());
         let _ = std::fs::remove_file(path);
     }
 

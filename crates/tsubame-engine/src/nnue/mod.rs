@@ -28,9 +28,13 @@
 pub mod data;
 pub mod train;
 
+use std::sync::{Arc, OnceLock};
 use tsubame_rules::{
     Bitboard, Color, Move, MoveKind, Piece, Position, Role, Square, Tables, Variant,
 };
+
+/// The shipped Tori network's file.
+const TORI_NETWORK: &[u8] = include_bytes!("../../nets/tori.nnue");
 
 /// Width of the first layer (each perspective's accumulator).
 pub const HIDDEN: usize = 256;
@@ -384,6 +388,18 @@ impl Network {
             reason: e.to_string(),
         })?;
         Network::from_bytes(&bytes)
+    }
+
+    /// The network built into this program for a variant, if it has one: Tori's
+    /// (`crates/tsubame-engine/nets/tori.nnue`; the README says how it was made).
+    pub fn built_in(variant: Variant) -> Option<Arc<Network>> {
+        static TORI: OnceLock<Option<Arc<Network>>> = OnceLock::new();
+        match variant {
+            Variant::Tori => TORI
+                .get_or_init(|| Network::from_bytes(TORI_NETWORK).ok().map(Arc::new))
+                .clone(),
+            Variant::Wa | Variant::Tenjiku => None,
+        }
     }
 
     #[inline(always)]
@@ -869,6 +885,38 @@ mod tests {
             "{error}"
         );
     }
+
+    #[test]
+    fn the_built_in_tori_network_loads_and_gives_its_documented_evaluations() {
+        let network = Network::built_in(Variant::Tori).expect("Tori has a built-in network");
+        assert_eq!(network.variant(), Variant::Tori);
+        assert!(Network::built_in(Variant::Wa).is_none());
+        let rules = Options::defaults(tori::spec()).rule_set();
+        let evaluate = |sfen: &str| {
+            network.evaluate(&Position::from_sfen(tori::tables(), sfen, rules).unwrap())
+        };
+        let documented = [
+            (tori::spec().start_sfen, START_EVAL),
+            // Sente has taken the falcon for nothing.
+            (
+                "rpckcpl/7/sssssss/2s1S2/SSSSSSS/3F3/LPCKCPR b F 1",
+                FALCON_UP_EVAL,
+            ),
+            // The same, gote to move: the evaluation is gote's.
+            (
+                "rpckcpl/7/sssssss/2s1S2/SSSSSSS/3F3/LPCKCPR w F 1",
+                FALCON_UP_GOTE_EVAL,
+            ),
+        ];
+        for (sfen, expected) in documented {
+            assert_eq!(evaluate(sfen), expected, "{sfen}");
+        }
+    }
+
+    /// The built-in network's evaluations of the positions above, as the README gives them.
+    const START_EVAL: i32 = 14;
+    const FALCON_UP_EVAL: i32 = 2383;
+    const FALCON_UP_GOTE_EVAL: i32 = -2295;
 
     #[test]
     fn the_board_turns_with_the_perspective() {
