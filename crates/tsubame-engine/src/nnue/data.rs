@@ -376,16 +376,13 @@ pub fn generate<B: Bitboard>(
     let todo: Vec<u32> = (0..generation.games as u32)
         .filter(|g| !done.contains(g))
         .collect();
-    let progress = Mutex::new((
-        Progress {
-            games: resumed_games,
-            positions,
-            resumed_games,
-            resumed_positions: positions,
-        },
-        file,
-        on_game,
-    ));
+    let resumed = Progress {
+        games: resumed_games,
+        positions,
+        resumed_games,
+        resumed_positions: positions,
+    };
+    let progress = Mutex::new((resumed, file, on_game));
     let next = AtomicUsize::new(0);
     let failure: Mutex<Option<DataError>> = Mutex::new(None);
     std::thread::scope(|scope| {
@@ -424,12 +421,7 @@ pub fn generate<B: Bitboard>(
         return Err(error);
     }
     let state = progress.into_inner().map(|(state, ..)| state);
-    Ok(state.unwrap_or(Progress {
-        games: resumed_games,
-        positions,
-        resumed_games,
-        resumed_positions: positions,
-    }))
+    Ok(state.unwrap_or(resumed))
 }
 
 /// What a self-play game gives at each searched ply: the position before the move, the move
