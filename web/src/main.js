@@ -499,13 +499,14 @@ async function gamePage(id) {
   const error = el('div', { class: 'error', 'data-error': '' });
   const connection = el('div', { class: 'connection', 'data-connection': '' });
   const clocks = el('div', { class: 'clocks' });
+  const firstMove = el('div', { class: 'first-move', 'data-first-move': '' });
   const result = el('div');
   const actions = el('div', { class: 'actions' });
   const moveBox = el('div', { class: 'panel' });
   const extra = el('div');
   const info = el('div', { class: 'invite' });
   app.replaceChildren(el('div', { class: 'play' }, board.root,
-    el('div', { class: 'side-area' }, el('div', { class: 'panel' }, status, connection, clocks, result, actions, error, info),
+    el('div', { class: 'side-area' }, el('div', { class: 'panel' }, status, connection, clocks, firstMove, result, actions, error, info),
       moveBox, extra)));
 
   let game = null;
@@ -597,6 +598,24 @@ async function gamePage(id) {
       el('div', { class: 't' }, main), el('div', { class: 'p' }, sub));
   }
 
+  // Between people, before each side's first move: no clock runs, but the game is aborted when
+  // the side to move lets its first-move time pass.
+  function showFirstMove() {
+    if (!game || game.first_move_ms_left == null || game.status !== 'playing') {
+      firstMove.textContent = '';
+      return;
+    }
+    const left = Math.max(0, game.first_move_ms_left - (performance.now() - received));
+    const who = seat === game.side_to_move ? 'You have' : `${game.side_to_move[0].toUpperCase()}${game.side_to_move.slice(1)} has`;
+    firstMove.textContent = `${who} ${Math.ceil(left / 1000)} s to make a first move, or the game is aborted. The clocks start after both first moves.`;
+  }
+
+  function tick() {
+    if (!game) return;
+    if (game.clock_running) clocks.replaceChildren(clockNode(board.flipped ? 'sente' : 'gote'), clockNode(board.flipped ? 'gote' : 'sente'));
+    showFirstMove();
+  }
+
   function show() {
     if (!game) return;
     const live = viewPly === null || viewPly === game.ply;
@@ -617,6 +636,7 @@ async function gamePage(id) {
       : game.status === 'finished' ? `${title}: game over`
         : `${title}: ${game.side_to_move} to move${myTurn ? ' — your move' : ''}${game.check_square ? ' (check)' : ''}`;
     clocks.replaceChildren(clockNode(board.flipped ? 'sente' : 'gote'), clockNode(board.flipped ? 'gote' : 'sente'));
+    showFirstMove();
     result.replaceChildren();
     if (game.result) {
       const who = game.result.winner ? `${game.result.winner} wins` : 'No winner';
@@ -654,7 +674,7 @@ async function gamePage(id) {
   }
 
   connect();
-  timer = setInterval(() => { if (game && game.clock_running) clocks.replaceChildren(clockNode(board.flipped ? 'sente' : 'gote'), clockNode(board.flipped ? 'gote' : 'sente')); }, 200);
+  timer = setInterval(tick, 200);
   cleanup = () => { closed = true; clearInterval(timer); socket?.close(); board.destroy(); };
   rerender = show;
 }

@@ -126,6 +126,23 @@ async function apiGame(body) {
   return response.json();
 }
 
+async function apiMove(grant, usi) {
+  const response = await fetch(`${base}/api/games/${grant.game_id}/moves`,
+    { method: 'POST', body: JSON.stringify({ token: grant.token, move: usi }) });
+  const text = await response.text();
+  assert.equal(response.status, 200, text);
+  return JSON.parse(text);
+}
+
+async function waitForPly(id, ply) {
+  for (let tries = 0; tries < 300; tries++) {
+    const view = await (await fetch(`${base}/api/games/${id}`)).json();
+    if (view.ply >= ply) return view;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`game ${id} did not reach ply ${ply}`);
+}
+
 async function openWithToken(page, grant) {
   await page.goto(`${base}/`);
   await page.evaluate(([id, token]) => localStorage.setItem(`tsubame.token.${id}`, token), [grant.game_id, grant.token]);
@@ -397,11 +414,13 @@ test('import a record and ask the engine on the analysis board', async () => {
 });
 
 test('Byo-yomi: after a reload in the middle of a period the clock goes on as the server\'s does', async () => {
-  // Against the computer the clock runs from creation: no main time, four periods of 3 s.
+  // No main time, four periods of 3 s; the clocks start once both sides have made a first move.
   const grant = await apiGame({
-    variant: 'tori', opponent: 'engine', side: 'sente',
+    variant: 'tori', opponent: 'engine', side: 'sente', level: 1,
     clock: { kind: 'byoyomi', main_ms: 0, periods: 4, period_ms: 3000 },
   });
+  await apiMove(grant, '3d3c');
+  await waitForPly(grant.game_id, 2);
   const page = await newPage();
   await openWithToken(page, grant);
   // One period spent and 1.5 s into the next; the reload brings a report from the middle of it.
@@ -422,6 +441,32 @@ test('Byo-yomi: after a reload in the middle of a period the clock goes on as th
   assert.ok(Math.abs(seconds - Math.ceil(view.period_ms / 1000)) <= 1,
     `shown ${shownTime}, server ${JSON.stringify(view)}`);
   await shot(page, 'byoyomi-after-reload.png');
+  await page.close();
+});
+
+test('Between people the clocks start only after both first moves, and the first-move time is shown', async () => {
+  const grant = await apiGame({
+    variant: 'tori', opponent: 'human', clock: { kind: 'fischer', main_ms: 60000, increment_ms: 0 },
+  });
+  const joined = await (await fetch(`${base}/api/games/${grant.game_id}/join`,
+    { method: 'POST', body: JSON.stringify({ invite: grant.invite }) })).json();
+  const page = await newPage();
+  await openWithToken(page, grant);
+  await page.waitForFunction(() => document.querySelector('[data-first-move]').textContent.startsWith('You have'));
+  assert.equal(await page.locator('.clock.running').count(), 0);
+  const shownBefore = await page.textContent('[data-first-move]');
+  assert.match(shownBefore, /^You have (29|30) s to make a first move/);
+  await shot(page, 'first-move-notice.png');
+  await apiMove(grant, '3d3c');
+  await page.waitForFunction(() => document.querySelector('[data-first-move]').textContent.startsWith('Gote has'));
+  assert.equal(await page.locator('.clock.running').count(), 0);
+  await apiMove({ game_id: grant.game_id, token: joined.token }, '4b3c');
+  await page.waitForSelector('[data-clock="sente"].running');
+  assert.equal(await page.textContent('[data-first-move]'), '');
+  // Nobody was charged for the first moves: a full minute on both clocks.
+  const server = await (await fetch(`${base}/api/games/${grant.game_id}`)).json();
+  assert.equal(server.gote_clock.remaining_ms, 60000);
+  assert.ok(server.sente_clock.remaining_ms > 58000, JSON.stringify(server.sente_clock));
   await page.close();
 });
 

@@ -303,7 +303,7 @@ async fn get_game(
 ) -> Result<Response, ApiError> {
     let slot = hub.find(&id).await?;
     let live = slot.game.lock().await;
-    Ok(ok(&live.view(hub.now(), true)))
+    Ok(ok(&hub.view_of(&live, true)))
 }
 
 async fn join_game(
@@ -434,7 +434,7 @@ async fn game_record(
     let moves: Vec<String> = live.moves().iter().map(|m| m.played.usi.clone()).collect();
     let mut record = record_of(&start, &moves)?;
     record["id"] = json!(id);
-    record["result"] = json!(live.view(hub.now(), false).result);
+    record["result"] = json!(hub.view_of(&live, false).result);
     Ok(ok(&record))
 }
 
@@ -521,7 +521,7 @@ struct SocketCommand {
 
 async fn state_text(hub: &Hub, slot: &GameSlot) -> String {
     let live = slot.game.lock().await;
-    json!({"type": "state", "game": live.view(hub.now(), true)}).to_string()
+    json!({"type": "state", "game": hub.view_of(&live, true)}).to_string()
 }
 
 async fn serve_socket(

@@ -1,22 +1,41 @@
 //! The `tsubame serve` command line.
 
+use crate::hub::Settings;
 use crate::{Config, serve};
 use anyhow::{Context, Result};
 use std::io::Write;
 use std::net::SocketAddr;
 
-/// Serve the web UI and the play API.
+/// Serve the web UI and the play API. Every option can also be given in the environment
+/// (`TSUBAME_LISTEN`, `TSUBAME_DATABASE`, ...); the command line wins.
 #[derive(Clone, Debug, clap::Args)]
 pub struct ServeArgs {
     /// Address and port to listen on (port 0 picks a free one).
-    #[arg(long, default_value = "127.0.0.1:8080")]
+    #[arg(long, env = "TSUBAME_LISTEN", default_value = "127.0.0.1:8080")]
     pub listen: SocketAddr,
     /// Database: `sqlite://FILE` (created if missing) or `postgres://USER@HOST/DB`.
-    #[arg(long, default_value = "sqlite://tsubame.db")]
+    #[arg(long, env = "TSUBAME_DATABASE", default_value = "sqlite://tsubame.db")]
     pub database: String,
     /// Worker threads of the async runtime (default: one per core).
-    #[arg(long)]
+    #[arg(long, env = "TSUBAME_THREADS")]
     pub threads: Option<usize>,
+    /// Between people, the seconds each side has for its first move (no clock runs before it)
+    /// before the game is aborted.
+    #[arg(long, env = "TSUBAME_FIRST_MOVE_SECONDS", default_value_t = 30.0,
+          value_parser = parse_seconds)]
+    pub first_move_seconds: f64,
+}
+
+/// A positive number of seconds, at most a day.
+fn parse_seconds(text: &str) -> Result<f64, String> {
+    let seconds: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number of seconds"))?;
+    if !(seconds.is_finite() && seconds > 0.0 && seconds <= 86_400.0) {
+        return Err(format!("{text:?} is not between 0 and 86400 seconds"));
+    }
+    Ok(seconds)
 }
 
 /// Runs the server until the process is stopped. Prints `listening on http://ADDR` once the
@@ -31,6 +50,9 @@ pub fn run(args: &ServeArgs) -> Result<()> {
     let config = Config {
         listen: args.listen,
         database: args.database.clone(),
+        settings: Settings {
+            first_move_ms: (args.first_move_seconds * 1000.0).round() as u64,
+        },
     };
     runtime.block_on(serve(config, |addr| {
         let mut out = std::io::stdout();

@@ -248,8 +248,11 @@ pub struct GameView {
     pub sente_clock: ClockView,
     /// Gote's clock now.
     pub gote_clock: ClockView,
-    /// Whose clock runs.
+    /// Whose clock runs: nobody's until each side has made its first move.
     pub clock_running: Option<&'static str>,
+    /// Between people, before each side's first move: how long the side to move has left to
+    /// make it before the game is aborted.
+    pub first_move_ms_left: Option<u64>,
     /// Who sits where.
     pub sente_player: Player,
     /// Who sits where.
@@ -302,6 +305,7 @@ pub struct NewGame {
 /// All live games, the database and the engine's worker limit.
 pub struct Hub {
     store: Store,
+    settings: Settings,
     games: StdMutex<HashMap<String, Arc<GameSlot>>>,
     engine_permits: Semaphore,
     epoch: Instant,
@@ -321,6 +325,22 @@ fn random_id() -> String {
     (0..10)
         .map(|_| ALPHABET[rng.gen_range(0..ALPHABET.len())] as char)
         .collect()
+}
+
+/// What a server operator may set for the games it hosts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Settings {
+    /// Between people, how long each side has for its first move (which runs no clock) before
+    /// the game is aborted: a player who never moves cannot hold the other one forever.
+    pub first_move_ms: u64,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            first_move_ms: 30_000,
+        }
+    }
 }
 
 /// Engine limits for a level: deeper and longer at higher levels, never more than the clock
@@ -353,9 +373,28 @@ impl LiveGame {
         if self.game.sente_to_move() { 0 } else { 1 }
     }
 
-    /// The flag time of the running turn, `u64::MAX` when no clock runs.
-    fn deadline(&self) -> u64 {
-        if self.phase != Phase::Playing {
+    /// Whether the side to move's clock runs: as on the play sites, each side's first move is
+    /// free, and the clocks start with the second move of the side that moved first.
+    fn clock_runs(&self) -> bool {
+        self.phase == Phase::Playing
+            && self.control != TimeControl::Unlimited
+            && self.moves.len() >= 2
+    }
+
+    /// Between people, before both have moved: when the side to move's first-move time ends.
+    fn first_move_deadline(&self, settings: &Settings) -> Option<u64> {
+        let between_people = self.players.iter().all(|&p| p == Player::Human);
+        (self.phase == Phase::Playing && between_people && self.moves.len() < 2)
+            .then(|| self.turn_started.saturating_add(settings.first_move_ms))
+    }
+
+    /// When the sweeper must look at the game next: the flag time of the running turn, or the
+    /// end of a first move's time; `u64::MAX` when neither applies.
+    fn deadline(&self, settings: &Settings) -> u64 {
+        if let Some(deadline) = self.first_move_deadline(settings) {
+            return deadline;
+        }
+        if !self.clock_runs() {
             return u64::MAX;
         }
         match self.clock.time_left(&self.control, self.side_to_move(), 0) {
@@ -377,9 +416,9 @@ impl LiveGame {
     }
 
     /// The client's view at server time `now`; `with_moves` includes the move list.
-    pub fn view(&self, now: u64, with_moves: bool) -> GameView {
+    pub fn view(&self, now: u64, settings: &Settings, with_moves: bool) -> GameView {
         let (files, ranks) = self.game.variant().board_size();
-        let running = self.phase == Phase::Playing && self.control != TimeControl::Unlimited;
+        let running = self.clock_runs();
         let to_move = self.side_to_move();
         let elapsed = now.saturating_sub(self.turn_started);
         let clock_of = |side: Side| {
@@ -414,6 +453,9 @@ impl LiveGame {
             sente_clock: clock_of(0),
             gote_clock: clock_of(1),
             clock_running: running.then(|| side_name(to_move)),
+            first_move_ms_left: self
+                .first_move_deadline(settings)
+                .map(|deadline| deadline.saturating_sub(now)),
             sente_player: self.players[0],
             gote_player: self.players[1],
             engine_level: self.engine_level,
@@ -424,8 +466,8 @@ impl LiveGame {
     }
 
     /// The game as a list entry: the view without moves.
-    pub fn summary(&self, now: u64) -> GameView {
-        let mut view = self.view(now, false);
+    pub fn summary(&self, now: u64, settings: &Settings) -> GameView {
+        let mut view = self.view(now, settings, false);
         view.legal_moves.clear();
         view
     }
@@ -494,12 +536,13 @@ impl Hub {
     ///
     /// Time the server was down is not charged to anyone: each resumed turn starts afresh with
     /// the clocks as stored after the last move.
-    pub async fn open(store: Store) -> anyhow::Result<Arc<Hub>> {
+    pub async fn open(store: Store, settings: Settings) -> anyhow::Result<Arc<Hub>> {
         let epoch_unix_ms = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_millis() as u64);
         let hub = Arc::new(Hub {
             store,
+            settings,
             games: StdMutex::new(HashMap::new()),
             engine_permits: Semaphore::new(2),
             epoch: Instant::now(),
@@ -516,6 +559,11 @@ impl Hub {
             }
         }
         Ok(hub)
+    }
+
+    /// The client's view of a game now; `with_moves` includes the move list.
+    pub fn view_of(&self, live: &LiveGame, with_moves: bool) -> GameView {
+        live.view(self.now(), &self.settings, with_moves)
     }
 
     /// The database.
@@ -597,7 +645,7 @@ impl Hub {
         let (events, _) = broadcast::channel(64);
         let id = live.id.clone();
         let slot = Arc::new(GameSlot {
-            deadline: AtomicU64::new(live.deadline()),
+            deadline: AtomicU64::new(live.deadline(&self.settings)),
             game: Mutex::new(live),
             events,
         });
@@ -839,7 +887,7 @@ impl Hub {
         let now = self.now();
         let think_ms = now.saturating_sub(live.turn_started);
         let mut clock = live.clock;
-        if !clock.end_turn(&live.control, side, think_ms) {
+        if live.clock_runs() && !clock.end_turn(&live.control, side, think_ms) {
             self.finish(slot, live, Some(1 - side), "time").await;
             return Err(ApiError::conflict("time is up: the game is lost on time"));
         }
@@ -867,7 +915,7 @@ impl Hub {
         } else {
             self.announce(slot, live, "move", Some(record));
         }
-        Ok(live.view(self.now(), false))
+        Ok(self.view_of(live, false))
     }
 
     /// Ends a game: stores the result, then announces it.
@@ -890,7 +938,7 @@ impl Hub {
             );
         }
         // The running turn's time is charged so the final clocks show what was used.
-        if live.phase == Phase::Playing {
+        if live.clock_runs() {
             let side = live.side_to_move();
             let elapsed = now.saturating_sub(live.turn_started);
             let mut clock = live.clock;
@@ -915,7 +963,7 @@ impl Hub {
     }
 
     fn announce(&self, slot: &GameSlot, live: &LiveGame, kind: &str, last: Option<MoveRecord>) {
-        let mut view = live.view(self.now(), kind != "move");
+        let mut view = self.view_of(live, kind != "move");
         view.last = last;
         if let Ok(text) = serde_json::to_string(&Event { kind, game: &view }) {
             // Nobody listening is fine.
@@ -936,7 +984,7 @@ impl Hub {
         }
         self.finish(slot, &mut live, Some(1 - side), "resignation")
             .await;
-        Ok(live.view(self.now(), false))
+        Ok(self.view_of(&live, false))
     }
 
     /// Aborts a game before both players have moved (or while a seat is open).
@@ -956,7 +1004,7 @@ impl Hub {
             ));
         }
         self.finish(slot, &mut live, None, "aborted").await;
-        Ok(live.view(self.now(), false))
+        Ok(self.view_of(&live, false))
     }
 
     /// Offers, accepts or declines a draw. Offering when the opponent already offers accepts.
@@ -999,7 +1047,7 @@ impl Hub {
                 )));
             }
         }
-        Ok(live.view(self.now(), false))
+        Ok(self.view_of(&live, false))
     }
 
     /// After a change: sets the flag time and lets the engine move when it is its turn.
@@ -1010,7 +1058,8 @@ impl Hub {
 
     /// Sets the flag time of a game and starts the engine's search when it is its turn.
     fn schedule(self: &Arc<Self>, slot: &Arc<GameSlot>, live: &LiveGame) {
-        slot.deadline.store(live.deadline(), Ordering::Relaxed);
+        slot.deadline
+            .store(live.deadline(&self.settings), Ordering::Relaxed);
         if live.phase != Phase::Playing || live.players[live.side_to_move()] != Player::Engine {
             return;
         }
@@ -1063,12 +1112,23 @@ impl Hub {
             if live.phase != Phase::Playing {
                 continue;
             }
+            let now = self.now();
+            if let Some(first_move_deadline) = live.first_move_deadline(&self.settings) {
+                if first_move_deadline <= now {
+                    self.finish(&slot, &mut live, None, "aborted").await;
+                } else {
+                    slot.deadline
+                        .store(live.deadline(&self.settings), Ordering::Relaxed);
+                }
+                continue;
+            }
             let side = live.side_to_move();
-            let elapsed = self.now().saturating_sub(live.turn_started);
-            if live.clock.time_left(&live.control, side, elapsed) == Some(0) {
+            let elapsed = now.saturating_sub(live.turn_started);
+            if live.clock_runs() && live.clock.time_left(&live.control, side, elapsed) == Some(0) {
                 self.finish(&slot, &mut live, Some(1 - side), "time").await;
             } else {
-                slot.deadline.store(live.deadline(), Ordering::Relaxed);
+                slot.deadline
+                    .store(live.deadline(&self.settings), Ordering::Relaxed);
             }
         }
     }
@@ -1098,7 +1158,7 @@ impl Hub {
         for slot in self.live_slots() {
             let live = slot.game.lock().await;
             if live.public && live.phase == Phase::Waiting {
-                out.push(live.summary(now));
+                out.push(live.summary(now, &self.settings));
             }
         }
         out.sort_by_key(|v| std::cmp::Reverse(v.created_at));
@@ -1120,7 +1180,7 @@ impl Hub {
                     && status.is_none_or(|s| s == live.phase.name())
                     && live.is_listed()
                 {
-                    out.push(live.summary(now));
+                    out.push(live.summary(now, &self.settings));
                 }
             }
         }
@@ -1134,7 +1194,7 @@ impl Hub {
                 if let Ok(slot) = self.find(&row.id).await {
                     let live = slot.game.lock().await;
                     if live.is_listed() {
-                        out.push(live.summary(now));
+                        out.push(live.summary(now, &self.settings));
                     }
                 }
             }

@@ -36,6 +36,8 @@ pub struct Config {
     pub listen: SocketAddr,
     /// `sqlite://file` or `postgres://...`.
     pub database: String,
+    /// What the hosted games allow.
+    pub settings: hub::Settings,
 }
 
 async fn static_file(uri: Uri) -> Response {
@@ -121,7 +123,7 @@ pub fn app(hub: Arc<hub::Hub>) -> Router {
 /// `on_ready` is told the address actually bound (useful with port 0).
 pub async fn serve(config: Config, on_ready: impl FnOnce(SocketAddr)) -> Result<()> {
     let store = store::Store::open(&config.database).await?;
-    let hub = hub::Hub::open(store).await?;
+    let hub = hub::Hub::open(store, config.settings).await?;
     tokio::spawn(hub.clone().run_flag_sweeper());
     let listener = tokio::net::TcpListener::bind(config.listen)
         .await

@@ -213,6 +213,10 @@ struct Server {
 
 impl Server {
     fn start(db: &Db) -> Server {
+        Server::start_with(db, &[])
+    }
+
+    fn start_with(db: &Db, extra_args: &[&str]) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_tsubame-server"))
             .args([
                 "--listen",
@@ -222,6 +226,7 @@ impl Server {
                 "--threads",
                 "2",
             ])
+            .args(extra_args)
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
@@ -587,15 +592,38 @@ fn wrong_tokens_are_refused(db: &Db) {
     assert_eq!(db.stored_moves(&id).len(), 1);
 }
 
+/// As on the play sites, each side's first move runs no clock: the clocks start with the second
+/// move of the side that moved first. After that a flag ends the game by itself, and a move past
+/// the time loses instead of being played.
 fn clock_flag_ends_the_game(db: &Db) {
     let server = Server::start(db);
     let clock = json!({"kind": "byoyomi", "main_ms": 300, "periods": 1, "period_ms": 300});
-    let (id, sente, _gote) = server.two_player_game("tori", clock);
+    let (id, sente, gote) = server.two_player_game("tori", clock);
     let mut spectator = server.socket(&id, None);
-    let (status, view) = server.post(
-        &format!("/api/games/{id}/moves"),
-        json!({"token": sente, "move": "3d3c"}),
-    );
+    let play = |token: &str, usi: &str| {
+        server.post(
+            &format!("/api/games/{id}/moves"),
+            json!({"token": token, "move": usi}),
+        )
+    };
+    let (_, view) = server.get(&format!("/api/games/{id}"));
+    assert_eq!(view["clock_running"], Value::Null, "{view}");
+    assert!(view["first_move_ms_left"].as_u64().is_some(), "{view}");
+    // Each first move comes after more than the whole clock, and neither is charged.
+    std::thread::sleep(Duration::from_millis(700));
+    let (status, view) = play(&sente, "3d3c");
+    assert_eq!(status, 200, "{view}");
+    assert_eq!(view["clock_running"], Value::Null, "{view}");
+    assert_eq!(view["sente_clock"]["remaining_ms"], 300);
+    assert!(view["first_move_ms_left"].as_u64().is_some(), "{view}");
+    std::thread::sleep(Duration::from_millis(700));
+    let (status, view) = play(&gote, "4b3c");
+    assert_eq!(status, 200, "{view}");
+    assert_eq!(view["gote_clock"]["remaining_ms"], 300);
+    assert_eq!(view["gote_clock"]["periods"], 1);
+    assert_eq!(view["clock_running"], "sente", "{view}");
+    assert_eq!(view["first_move_ms_left"], Value::Null, "{view}");
+    let (status, view) = play(&sente, "5e5d");
     assert_eq!(status, 200, "{view}");
     assert_eq!(view["clock_running"], "gote");
     // Nobody sends anything: the server flags gote on its own after 600 ms.
@@ -609,19 +637,62 @@ fn clock_flag_ends_the_game(db: &Db) {
         (status.as_str(), winner.as_deref(), reason.as_deref()),
         ("finished", Some("sente"), Some("time"))
     );
-    // Fischer: a move past the remaining time loses instead of being played.
+    // Fischer: once the clocks run, a move past the remaining time loses instead of being played.
     let clock = json!({"kind": "fischer", "main_ms": 200, "increment_ms": 0});
-    let (id, sente, _) = server.two_player_game("wa", clock);
+    let (id, sente, gote) = server.two_player_game("wa", clock);
+    let play = |token: &str, usi: &str| {
+        server.post(
+            &format!("/api/games/{id}/moves"),
+            json!({"token": token, "move": usi}),
+        )
+    };
     std::thread::sleep(Duration::from_millis(400));
-    let (status, _) = server.post(
-        &format!("/api/games/{id}/moves"),
-        json!({"token": sente, "move": "6k5j"}),
-    );
+    let (status, view) = play(&sente, "6k5j");
+    assert_eq!(status, 200, "{view}");
+    let (status, view) = play(&gote, "6a7b");
+    assert_eq!(status, 200, "{view}");
+    std::thread::sleep(Duration::from_millis(400));
+    let (status, _) = play(&sente, "1i1h");
     assert_eq!(status, 409);
     let (_, view) = server.get(&format!("/api/games/{id}"));
     assert_eq!(view["result"]["reason"], "time");
     assert_eq!(view["result"]["winner"], "gote");
-    assert!(db.stored_moves(&id).is_empty());
+    assert_eq!(db.stored_moves(&id).len(), 2);
+}
+
+/// Between people, a side that does not make its first move in time gets the game aborted
+/// (nobody wins); against the computer there is no such limit.
+fn first_move_time_aborts(db: &Db) {
+    let server = Server::start_with(db, &["--first-move-seconds", "0.5"]);
+    let (id, sente, _gote) = server.two_player_game("tori", long_clock());
+    let mut spectator = server.socket(&id, None);
+    let (status, view) = server.post(
+        &format!("/api/games/{id}/moves"),
+        json!({"token": sente, "move": "3d3c"}),
+    );
+    assert_eq!(status, 200, "{view}");
+    let left = view["first_move_ms_left"]
+        .as_u64()
+        .expect("gote's first-move time");
+    assert!(left > 300 && left <= 500, "{view}");
+    let end = spectator.wait_for(Duration::from_secs(10), |v| v["type"] == "end");
+    assert_eq!(end["game"]["result"]["winner"], Value::Null);
+    assert_eq!(end["game"]["result"]["reason"], "aborted");
+    let (status, winner, reason) = db.stored_result(&id);
+    assert_eq!(
+        (status.as_str(), winner.as_deref(), reason.as_deref()),
+        ("finished", None, Some("aborted"))
+    );
+    let (status, engine_game) = server.post(
+        "/api/games",
+        json!({"variant": "tori", "opponent": "engine", "side": "sente", "clock": long_clock()}),
+    );
+    assert_eq!(status, 201, "{engine_game}");
+    let engine_id = engine_game["game_id"].as_str().expect("id");
+    std::thread::sleep(Duration::from_millis(900));
+    let (_, view) = server.get(&format!("/api/games/{engine_id}"));
+    assert_eq!(view["status"], "playing", "{view}");
+    assert_eq!(view["first_move_ms_left"], Value::Null, "{view}");
 }
 
 fn restart_loses_nothing(db: &Db) {
@@ -1026,6 +1097,7 @@ against_every_database!(
     illegal_moves_change_nothing,
     wrong_tokens_are_refused,
     clock_flag_ends_the_game,
+    first_move_time_aborts,
     restart_loses_nothing,
     engine_plays_both_levels,
 );
