@@ -349,6 +349,41 @@ class Board {
 // ---------------------------------------------------------------------------------------------
 // Lobby
 
+// Rule options in plain words: the server names them for programs (`drop-mate: loses`); a
+// player reads what each choice means. Options missing here show the server's own help.
+const OPTION_WORDS = {
+  'drop-mate': { title: 'Mate by a swallow drop', values: {
+    loses: 'may be played, and the dropper loses at once (the rulebook, pychess-variants)',
+    illegal: 'is not a legal move (the Encyclopedia of Chess Variants)' } },
+  repetition: { title: 'Repetition', values: {
+    3: 'the move that makes a position occur a third time loses; perpetual check loses for the checker',
+    4: 'the same on the fourth occurrence (pychess-variants, Fairy-Stockfish)' } },
+  owl: { title: 'Owl', values: { off: 'no owl', on: 'each side\'s right-hand crane starts as an owl' } },
+  shrike: { title: 'Shrike', values: { off: 'no shrike', on: 'each side starts with a shrike in hand' } },
+  handicap: { title: 'Handicap', values: {
+    none: 'none: an even game', 'left-quail': 'gote plays without the left quail',
+    falcon: 'gote plays without the falcon', 'falcon-left-quail': 'gote plays without the falcon and the left quail',
+    'falcon-both-quails': 'gote plays without the falcon and both quails' } },
+  drops: { title: 'Drops', values: {
+    on: 'captured pieces may be dropped back (modern)',
+    off: 'captured pieces leave the game (historical)' } },
+  'max-plies': { title: 'Move limit', number: 'plies (moves of either side) before the game ends without a winner; empty for no limit' },
+  'lion-hawk': { title: 'Lion hawk', values: {
+    lion: 'bishop plus the full lion power', tsa: 'bishop, or any move within two squares' } },
+  'free-eagle': { title: 'Free eagle', values: {
+    english: 'queen, plus a jump to the second square orthogonally',
+    japanese: 'bishop, plus range jumps orthogonally' } },
+  'demon-conflict': { title: 'Fire demon next to the enemy\'s', values: {
+    tsa: 'it burns nothing and dies', adams: 'it burns the other pieces around it, then dies' } },
+  'range-jump': { title: 'Range-jumping generals', values: {
+    capture: 'jump only to capture', always: 'may also stop on an empty square beyond' } },
+  promotion: { title: 'Promotion', values: {
+    deferred: 'on any move touching the zone; a declined promotion waits a move',
+    entry: 'only on entering the zone or capturing in it' } },
+  mate: { title: 'When the last king cannot escape', values: {
+    ends: 'the game ends at once (checkmate)', 'play-on': 'play goes on until it is captured' } },
+};
+
 function optionFields(variantName, container) {
   container.replaceChildren();
   const info = variantInfo(variantName);
@@ -357,37 +392,80 @@ function optionFields(variantName, container) {
     return;
   }
   for (const option of info.options) {
+    const words = OPTION_WORDS[option.name] || {};
+    const title = words.title || option.name;
+    if (option.number) {
+      // A limit: a number, or empty for the option's word (`off`).
+      const input = el('input', { type: 'number', name: `opt-${option.name}`, 'data-option': option.name,
+        'data-none': option.values[0] || '', min: option.number.min, max: option.number.max,
+        placeholder: 'no limit', style: 'width:7rem' });
+      container.append(el('div', { class: 'field' }, el('label', {}, `${title}: `, input),
+        el('small', { class: 'help' }, words.number || option.help)));
+      continue;
+    }
     const select = el('select', { name: `opt-${option.name}`, 'data-option': option.name },
-      option.values.map((v) => el('option', { value: v }, v)));
-    const label = option.name === 'handicap' ? 'Handicap' : option.name;
-    container.append(el('label', { title: option.help }, `${label}: `, select,
-      option.number ? el('small', {}, ` (or a number ${option.number.min}–${option.number.max})`) : null));
+      option.values.map((v) => el('option', { value: v }, words.values?.[v] || v)));
+    container.append(el('div', { class: 'field' }, el('label', {}, `${title}: `, select),
+      words.values ? null : el('small', { class: 'help' }, option.help)));
   }
 }
+
+// Main times a player picks from, as on the play sites: seconds for the fastest games.
+const MAIN_TIMES = [0, 10, 15, 30, 45, 60, 90, 120, 180, 300, 420, 600, 900, 1200, 1500, 1800, 2700, 3600, 5400];
+
+function secondsText(seconds) {
+  if (seconds < 60) return `${seconds} s`;
+  return seconds % 60 ? `${Math.floor(seconds / 60)} min ${seconds % 60} s` : `${seconds / 60} min`;
+}
+
+const CLOCK_WORDS = {
+  byoyomi: 'After the main time, every move must be made within one period; each period overrun is used up, and the last one lost loses the game.',
+  fischer: 'Every move adds the increment to the mover\'s time.',
+  unlimited: 'No clock.',
+};
 
 async function lobbyPage() {
   const optionBox = el('div');
   const variantSelect = el('select', { name: 'variant', onchange: () => optionFields(variantSelect.value, optionBox) },
     variants.map((v) => el('option', { value: v.name }, v.available ? v.title : `${v.title} (coming)`)));
-  const clockKind = el('select', { name: 'clock' },
-    el('option', { value: 'byoyomi' }, 'Byo-yomi'), el('option', { value: 'fischer' }, 'Fischer'),
+  const num = (name, value, min, max) => el('input', { type: 'number', name, value, min, max, style: 'width:5rem' });
+  const mainTime = el('select', { name: 'main' },
+    MAIN_TIMES.map((t) => el('option', { value: t, selected: t === 600 }, secondsText(t))));
+  const periods = num('periods', 1, 1, 10);
+  const periodSec = num('period', 30, 1, 600);
+  const incSec = num('increment', 5, 0, 180);
+  const clockHelp = el('small', { class: 'help', 'data-clock-help': '' });
+  const mainField = el('label', {}, 'Main time ', mainTime);
+  const byoyomiFields = el('span', { class: 'row' }, el('label', {}, 'Periods ', periods),
+    el('label', {}, 'of ', periodSec, ' s'));
+  const fischerFields = el('label', {}, 'Increment ', incSec, ' s per move');
+  const clockKind = el('select', { name: 'clock', onchange: () => showClockFields() },
+    el('option', { value: 'byoyomi' }, 'Byo-yomi'), el('option', { value: 'fischer' }, 'Fischer (increment)'),
     el('option', { value: 'unlimited' }, 'Unlimited'));
-  const num = (name, value) => el('input', { type: 'number', name, value, min: 0, style: 'width:5rem' });
-  const mainMin = num('main', 10); const periods = num('periods', 1); const periodSec = num('period', 30);
-  const incSec = num('increment', 5);
+  function showClockFields() {
+    const kind = clockKind.value;
+    mainField.hidden = kind === 'unlimited';
+    byoyomiFields.hidden = kind !== 'byoyomi';
+    fischerFields.hidden = kind !== 'fischer';
+    clockHelp.textContent = CLOCK_WORDS[kind];
+  }
   const error = el('div', { class: 'error' });
   const form = el('form', { class: 'create panel', onsubmit: async (event) => {
     event.preventDefault();
     error.textContent = '';
     const data = new FormData(form);
     const options = {};
-    for (const select of optionBox.querySelectorAll('select')) options[select.dataset.option] = select.value;
+    for (const field of optionBox.querySelectorAll('[data-option]')) {
+      options[field.dataset.option] = field.tagName === 'INPUT' && field.value.trim() === ''
+        ? field.dataset.none : field.value.trim();
+    }
     let clock = { kind: 'unlimited' };
+    const mainMs = Number(mainTime.value) * 1000;
     if (clockKind.value === 'byoyomi') {
-      clock = { kind: 'byoyomi', main_ms: Number(mainMin.value) * 60000, periods: Number(periods.value),
+      clock = { kind: 'byoyomi', main_ms: mainMs, periods: Number(periods.value),
         period_ms: Number(periodSec.value) * 1000 };
     } else if (clockKind.value === 'fischer') {
-      clock = { kind: 'fischer', main_ms: Number(mainMin.value) * 60000, increment_ms: Number(incSec.value) * 1000 };
+      clock = { kind: 'fischer', main_ms: mainMs, increment_ms: Number(incSec.value) * 1000 };
     }
     try {
       const grant = await api('/api/games', {
@@ -413,11 +491,12 @@ async function lobbyPage() {
     el('label', {}, 'Play as ', el('select', { name: 'side' },
       el('option', { value: 'sente' }, 'Sente (☗)'), el('option', { value: 'gote' }, 'Gote (☖)'),
       el('option', { value: 'random' }, 'Random')))),
-  el('div', { class: 'row' }, el('label', {}, 'Clock ', clockKind), el('label', {}, 'main min ', mainMin),
-    el('label', {}, 'periods ', periods), el('label', {}, 's/period ', periodSec), el('label', {}, 'Fischer +s ', incSec)),
+  el('div', { class: 'row' }, el('label', {}, 'Clock ', clockKind), mainField, byoyomiFields, fischerFields),
+  clockHelp,
   el('button', { type: 'submit', 'data-action': 'create' }, 'Start game'),
   error);
   optionFields(variantSelect.value, optionBox);
+  showClockFields();
 
   const seeks = el('tbody');
   const games = el('tbody');

@@ -444,6 +444,37 @@ test('Byo-yomi: after a reload in the middle of a period the clock goes on as th
   await page.close();
 });
 
+test('The new-game form explains options in plain words, shows only the clock fields that apply, and takes seconds', async () => {
+  for (const [width, height, name] of [[1366, 850, 'desktop'], [390, 844, 'phone']]) {
+    const page = await newPage(width, height);
+    await page.goto(`${base}/`);
+    await page.waitForSelector('[data-action="create"]');
+    await page.selectOption('select[name="variant"]', 'wa');
+    const form = await page.locator('form.create').innerText();
+    assert.doesNotMatch(form, /drops: on|max-plies/, form);
+    assert.match(form, /captured pieces may be dropped back/);
+    await page.selectOption('select[name="opt-drops"]', 'off');
+    await page.fill('input[name="opt-max-plies"]', '300');
+    await page.selectOption('select[name="clock"]', 'fischer');
+    assert.equal(await page.locator('input[name="periods"]').isVisible(), false);
+    assert.equal(await page.locator('input[name="increment"]').isVisible(), true);
+    await page.selectOption('select[name="main"]', '10');
+    await page.fill('input[name="increment"]', '2');
+    await shot(page, `new-game-form-${name}.png`, { fullPage: true });
+    await page.selectOption('select[name="clock"]', 'unlimited');
+    assert.equal(await page.locator('select[name="main"]').isVisible(), false);
+    await page.selectOption('select[name="clock"]', 'fischer');
+    await page.click('[data-action="create"]');
+    await page.waitForSelector('.board sq');
+    const id = page.url().split('/').pop();
+    const server = await (await fetch(`${base}/api/games/${id}`)).json();
+    assert.deepEqual(server.time_control, { kind: 'fischer', main_ms: 10000, increment_ms: 2000 });
+    assert.match(server.options, /drops=off/);
+    assert.match(server.options, /max-plies=300/);
+    await page.close();
+  }
+});
+
 test('Between people the clocks start only after both first moves, and the first-move time is shown', async () => {
   const grant = await apiGame({
     variant: 'tori', opponent: 'human', clock: { kind: 'fischer', main_ms: 60000, increment_ms: 0 },
