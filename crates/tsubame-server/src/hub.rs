@@ -553,6 +553,13 @@ impl Hub {
             match hub.rebuild(&row, &moves) {
                 Ok(live) => {
                     let slot = hub.insert(live);
+                    {
+                        // The last move ended the game, but its result was not stored then.
+                        let mut live = slot.game.lock().await;
+                        if live.phase == Phase::Playing && live.game.outcome().is_some() {
+                            hub.finish_by_rules(&slot, &mut live).await;
+                        }
+                    }
                     hub.after_change(&slot).await;
                 }
                 Err(e) => eprintln!("tsubame serve: cannot resume game {}: {e}", row.id),
@@ -888,7 +895,7 @@ impl Hub {
         let think_ms = now.saturating_sub(live.turn_started);
         let mut clock = live.clock;
         if live.clock_runs() && !clock.end_turn(&live.control, side, think_ms) {
-            self.finish(slot, live, Some(1 - side), "time").await;
+            self.finish(slot, live, Some(1 - side), "time").await?;
             return Err(ApiError::conflict("time is up: the game is lost on time"));
         }
         let mut game = live.game.clone();
@@ -906,37 +913,48 @@ impl Hub {
             .map_err(|e| ApiError::internal(format!("could not store the move: {e}")))?;
         live.game = game;
         live.clock = clock;
-        live.turn_started = now;
+        // The opponent's turn starts once the move is stored and sent, not when it arrived:
+        // a slow write is charged to nobody.
+        live.turn_started = self.now();
         live.moves.push(record.clone());
         live.draw_offer = None;
-        if let Some(outcome) = live.game.outcome() {
-            let winner = outcome.winner.map(|c| usize::from(c == Color::Gote));
-            self.finish(slot, live, winner, outcome.reason.name()).await;
+        if live.game.outcome().is_some() {
+            self.finish_by_rules(slot, live).await;
         } else {
             self.announce(slot, live, "move", Some(record));
         }
         Ok(self.view_of(live, false))
     }
 
-    /// Ends a game: stores the result, then announces it.
+    /// Ends a game: stores the result, then announces it. When the result cannot be stored
+    /// nothing changes and nothing is announced: an end is never acknowledged before it is
+    /// stored.
     async fn finish(
         &self,
         slot: &GameSlot,
         live: &mut LiveGame,
         winner: Option<Side>,
         reason: &str,
-    ) {
+    ) -> Result<(), ApiError> {
         let now = self.now();
-        if let Err(e) = self
-            .store
+        self.store
             .finish_game(&live.id, winner.map(side_name), reason, now as i64)
             .await
-        {
-            eprintln!(
-                "tsubame serve: could not store the result of {}: {e}",
-                live.id
-            );
-        }
+            .map_err(|e| ApiError::internal(format!("could not store the result: {e}")))?;
+        self.finish_stored(slot, live, winner, reason, now);
+        Ok(())
+    }
+
+    /// Ends a game in memory whose end is stored (or follows from its stored moves), and
+    /// announces it.
+    fn finish_stored(
+        &self,
+        slot: &GameSlot,
+        live: &mut LiveGame,
+        winner: Option<Side>,
+        reason: &str,
+        now: u64,
+    ) {
         // The running turn's time is charged so the final clocks show what was used.
         if live.clock_runs() {
             let side = live.side_to_move();
@@ -962,6 +980,25 @@ impl Hub {
         self.announce(slot, live, "end", last);
     }
 
+    /// Ends a game whose last stored move ended it by the rules. The moves are stored, so the
+    /// end is durable even when storing the result fails: a restart replays the moves and
+    /// stores it then.
+    async fn finish_by_rules(&self, slot: &GameSlot, live: &mut LiveGame) {
+        let Some(outcome) = live.game.outcome() else {
+            return;
+        };
+        let winner = outcome.winner.map(|c| usize::from(c == Color::Gote));
+        let reason = outcome.reason.name();
+        if let Err(e) = self.finish(slot, live, winner, reason).await {
+            eprintln!(
+                "tsubame serve: {} ended by {reason}, result not stored yet: {}",
+                live.id, e.message
+            );
+            let now = self.now();
+            self.finish_stored(slot, live, winner, reason, now);
+        }
+    }
+
     fn announce(&self, slot: &GameSlot, live: &LiveGame, kind: &str, last: Option<MoveRecord>) {
         let mut view = self.view_of(live, kind != "move");
         view.last = last;
@@ -983,7 +1020,7 @@ impl Hub {
             return Err(ApiError::conflict("only a game in play can be resigned"));
         }
         self.finish(slot, &mut live, Some(1 - side), "resignation")
-            .await;
+            .await?;
         Ok(self.view_of(&live, false))
     }
 
@@ -1003,7 +1040,7 @@ impl Hub {
                 "a game can only be aborted before both players have moved",
             ));
         }
-        self.finish(slot, &mut live, None, "aborted").await;
+        self.finish(slot, &mut live, None, "aborted").await?;
         Ok(self.view_of(&live, false))
     }
 
@@ -1024,7 +1061,7 @@ impl Hub {
         let opponent_offers = live.draw_offer == Some(1 - side);
         match action {
             "offer" | "accept" if opponent_offers => {
-                self.finish(slot, &mut live, None, "agreement").await;
+                self.finish(slot, &mut live, None, "agreement").await?;
             }
             "offer" => {
                 if live.players[1 - side] == Player::Engine {
@@ -1115,7 +1152,8 @@ impl Hub {
             let now = self.now();
             if let Some(first_move_deadline) = live.first_move_deadline(&self.settings) {
                 if first_move_deadline <= now {
-                    self.finish(&slot, &mut live, None, "aborted").await;
+                    self.finish_or_retry(&slot, &mut live, None, "aborted")
+                        .await;
                 } else {
                     slot.deadline
                         .store(live.deadline(&self.settings), Ordering::Relaxed);
@@ -1125,11 +1163,31 @@ impl Hub {
             let side = live.side_to_move();
             let elapsed = now.saturating_sub(live.turn_started);
             if live.clock_runs() && live.clock.time_left(&live.control, side, elapsed) == Some(0) {
-                self.finish(&slot, &mut live, Some(1 - side), "time").await;
+                self.finish_or_retry(&slot, &mut live, Some(1 - side), "time")
+                    .await;
             } else {
                 slot.deadline
                     .store(live.deadline(&self.settings), Ordering::Relaxed);
             }
+        }
+    }
+
+    /// Ends a game for the sweeper; when the result cannot be stored the game stays as it is
+    /// and the sweeper tries again a second later.
+    async fn finish_or_retry(
+        &self,
+        slot: &GameSlot,
+        live: &mut LiveGame,
+        winner: Option<Side>,
+        reason: &str,
+    ) {
+        if let Err(e) = self.finish(slot, live, winner, reason).await {
+            eprintln!(
+                "tsubame serve: {} not ended by {reason} yet: {}",
+                live.id, e.message
+            );
+            slot.deadline
+                .store(self.now().saturating_add(1000), Ordering::Relaxed);
         }
     }
 

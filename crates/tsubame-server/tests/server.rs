@@ -660,6 +660,126 @@ fn clock_flag_ends_the_game(db: &Db) {
     assert_eq!(db.stored_moves(&id).len(), 2);
 }
 
+impl Db {
+    /// Makes the database refuse to store any game's end (as a locked or failing database
+    /// would), or lifts that.
+    fn refuse_game_ends(&self, refuse: bool) {
+        let statements: &[&str] = match (self, refuse) {
+            (Db::Sqlite(_), true) => &["CREATE TRIGGER refuse_end BEFORE UPDATE ON games \
+                 WHEN NEW.status = 'finished' BEGIN SELECT RAISE(ABORT, 'ends refused'); END"],
+            (Db::Sqlite(_), false) => &["DROP TRIGGER refuse_end"],
+            (Db::Postgres(_), true) => &[
+                "CREATE FUNCTION refuse_end() RETURNS trigger LANGUAGE plpgsql AS \
+                 $$ BEGIN RAISE EXCEPTION 'ends refused'; END $$",
+                "CREATE TRIGGER refuse_end BEFORE UPDATE ON games FOR EACH ROW \
+                 WHEN (NEW.status = 'finished') EXECUTE FUNCTION refuse_end()",
+            ],
+            (Db::Postgres(_), false) => &["DROP TRIGGER refuse_end ON games"],
+        };
+        for statement in statements {
+            self.execute(statement, &[]);
+        }
+    }
+}
+
+/// A game's end is acknowledged only once it is stored: with the database refusing it, a
+/// resignation, a draw and an abort fail and change nothing. A mate is in the stored moves, so
+/// it is shown at once and stored at the latest when the server starts again.
+fn ends_are_stored_before_they_are_acknowledged(db: &Db) {
+    let server = Server::start(db);
+    let (id, sente, gote) = server.two_player_game("tori", long_clock());
+    let (aborted_id, aborted_sente, _) = server.two_player_game("wa", long_clock());
+    let post = |game: &str, path: &str, body: Value| {
+        server.post(&format!("/api/games/{game}/{path}"), body)
+    };
+    db.refuse_game_ends(true);
+    let (status, view) = post(&aborted_id, "abort", json!({"token": aborted_sente}));
+    assert_eq!(status, 500, "{view}");
+    assert!(
+        view["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("could not store the result"))
+    );
+    let (status, view) = post(&id, "resign", json!({"token": sente}));
+    assert_eq!(status, 500, "{view}");
+    let (_, view) = server.get(&format!("/api/games/{id}"));
+    assert_eq!(view["status"], "playing", "{view}");
+    assert_eq!(db.stored_result(&id).0, "playing");
+    let moves: Vec<&str> = TORI_GAME.split_whitespace().collect();
+    for (index, usi) in moves.iter().enumerate() {
+        let token = if index % 2 == 0 { &sente } else { &gote };
+        let (status, view) = post(&id, "moves", json!({"token": token, "move": usi}));
+        assert_eq!(status, 200, "move {} {usi}: {view}", index + 1);
+        if index == 2 {
+            let (status, _) = post(&id, "draw", json!({"token": gote, "action": "offer"}));
+            assert_eq!(status, 200);
+            let (status, _) = post(&id, "draw", json!({"token": sente, "action": "accept"}));
+            assert_eq!(status, 500);
+        }
+    }
+    let (_, view) = server.get(&format!("/api/games/{id}"));
+    assert_eq!(view["result"]["reason"], "checkmate", "{view}");
+    assert_eq!(db.stored_result(&id).0, "playing");
+    server.kill9();
+    db.refuse_game_ends(false);
+    let server = Server::start(db);
+    let (_, view) = server.get(&format!("/api/games/{id}"));
+    assert_eq!(view["status"], "finished", "{view}");
+    let (status, winner, reason) = db.stored_result(&id);
+    assert_eq!(
+        (status.as_str(), winner.as_deref(), reason.as_deref()),
+        ("finished", Some("gote"), Some("checkmate"))
+    );
+    let (_, view) = server.get(&format!("/api/games/{aborted_id}"));
+    assert_eq!(view["status"], "playing", "{view}");
+}
+
+/// The time a move takes to be stored is charged to nobody: the opponent's clock starts when
+/// the move is stored and sent. PostgreSQL only, where a trigger can stall the write.
+fn a_slow_write_is_not_charged_to_the_opponent(db: &Db) {
+    if matches!(db, Db::Sqlite(_)) {
+        return;
+    }
+    let server = Server::start(db);
+    let (id, sente, gote) = server.two_player_game("tori", long_clock());
+    let play = |token: &str, usi: &str| {
+        let (status, view) = server.post(
+            &format!("/api/games/{id}/moves"),
+            json!({"token": token, "move": usi}),
+        );
+        assert_eq!(status, 200, "{view}");
+        view
+    };
+    let moves: Vec<&str> = TORI_GAME.split_whitespace().collect();
+    play(&sente, moves[0]);
+    play(&gote, moves[1]);
+    db.execute(
+        "CREATE FUNCTION stall_move() RETURNS trigger LANGUAGE plpgsql AS \
+         $$ BEGIN PERFORM pg_sleep(1.5); RETURN NEW; END $$",
+        &[],
+    );
+    db.execute(
+        "CREATE TRIGGER stall_move BEFORE INSERT ON moves FOR EACH ROW EXECUTE FUNCTION stall_move()",
+        &[],
+    );
+    let view = play(&sente, moves[2]);
+    assert_eq!(view["clock_running"], "gote");
+    let full = view["moves"][1]["clocks"]["sides"][1]["remaining_ms"].as_u64();
+    let (_, view) = server.get(&format!("/api/games/{id}"));
+    let stored_gote = view["moves"][1]["clocks"]["sides"][1]["remaining_ms"]
+        .as_u64()
+        .or(full)
+        .expect("gote's clock after its move");
+    let shown = view["gote_clock"]["remaining_ms"]
+        .as_u64()
+        .expect("gote's clock");
+    assert!(
+        stored_gote - shown < 1000,
+        "gote was charged {} ms of sente's 1.5 s write",
+        stored_gote - shown
+    );
+}
+
 /// Between people, a side that does not make its first move in time gets the game aborted
 /// (nobody wins); against the computer there is no such limit.
 fn first_move_time_aborts(db: &Db) {
@@ -1098,6 +1218,8 @@ against_every_database!(
     wrong_tokens_are_refused,
     clock_flag_ends_the_game,
     first_move_time_aborts,
+    ends_are_stored_before_they_are_acknowledged,
+    a_slow_write_is_not_charged_to_the_opponent,
     restart_loses_nothing,
     engine_plays_both_levels,
 );
