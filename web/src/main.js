@@ -623,11 +623,10 @@ async function gamePage(id) {
 
   function connect() {
     const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
-    const query = token ? `?token=${encodeURIComponent(token)}` : '';
-    socket = new WebSocket(`${scheme}://${location.host}/api/games/${id}/ws${query}`);
+    socket = new WebSocket(`${scheme}://${location.host}/api/games/${id}/ws`);
     socket.onmessage = (event) => {
       const message = JSON.parse(event.data);
-      if (message.type === 'hello') seat = message.seat;
+      if (message.type === 'hello') { seat = message.seat; show(); }
       else if (message.type === 'error') {
         error.textContent = message.error;
         // The board showed the refused move already: put the position back.
@@ -641,7 +640,11 @@ async function gamePage(id) {
         show();
       }
     };
-    socket.onopen = showRestored;
+    // The seat's token goes in a message, never in the URL, where proxies log it.
+    socket.onopen = () => {
+      if (token) socket.send(JSON.stringify({ type: 'auth', token, id: 'auth' }));
+      showRestored();
+    };
     socket.onclose = () => {
       if (closed) return;
       showLost();

@@ -483,28 +483,28 @@ async fn analyse(State(hub): State<Arc<Hub>>, body: Bytes) -> Result<Response, A
     }
 }
 
-/// The WebSocket of a game: `?token=` makes the connection a seat; without it, a spectator.
+/// The WebSocket of a game. It starts as a spectator's; an `auth` message with the seat's
+/// token makes it the seat's. The token never travels in the URL, where proxies log it: a
+/// `?token=` is refused.
 async fn game_socket(
     State(hub): State<Arc<Hub>>,
     Path(id): Path<String>,
     Query(query): Query<HashMap<String, String>>,
     upgrade: WebSocketUpgrade,
 ) -> Result<Response, ApiError> {
-    let slot = hub.find(&id).await?;
-    let token = query.get("token").cloned();
-    if let Some(token) = &token
-        && hub.seat_name(&slot, token).await.is_none()
-    {
-        return Err(ApiError::forbidden(
-            "the token does not hold a seat in this game",
+    if query.contains_key("token") {
+        return Err(ApiError::bad_request(
+            "a seat token does not go in the URL (proxies log it): \
+             send {\"type\": \"auth\", \"token\": ...} once connected",
         ));
     }
+    let slot = hub.find(&id).await?;
     // Small buffers: thousands of idle games must not each hold the default 128 KiB.
     Ok(upgrade
         .read_buffer_size(4096)
         .write_buffer_size(4096)
         .max_message_size(BODY_LIMIT)
-        .on_upgrade(move |socket| serve_socket(hub, slot, token, socket)))
+        .on_upgrade(move |socket| serve_socket(hub, slot, socket)))
 }
 
 #[derive(Deserialize)]
@@ -516,6 +516,8 @@ struct SocketCommand {
     #[serde(default)]
     action: Option<String>,
     #[serde(default)]
+    token: Option<String>,
+    #[serde(default)]
     id: Option<Value>,
 }
 
@@ -524,20 +526,12 @@ async fn state_text(hub: &Hub, slot: &GameSlot) -> String {
     json!({"type": "state", "game": hub.view_of(&live, true)}).to_string()
 }
 
-async fn serve_socket(
-    hub: Arc<Hub>,
-    slot: Arc<GameSlot>,
-    token: Option<String>,
-    socket: WebSocket,
-) {
+async fn serve_socket(hub: Arc<Hub>, slot: Arc<GameSlot>, socket: WebSocket) {
     let (mut sink, mut stream) = socket.split();
     // Subscribe before the snapshot so no change falls between the two.
     let mut events = slot.events.subscribe();
-    let seat = match &token {
-        Some(t) => hub.seat_name(&slot, t).await,
-        None => None,
-    };
-    let hello = json!({"type": "hello", "seat": seat}).to_string();
+    let mut token: Option<String> = None;
+    let hello = json!({"type": "hello", "seat": null}).to_string();
     if sink.send(Message::Text(hello.into())).await.is_err() {
         return;
     }
@@ -567,7 +561,7 @@ async fn serve_socket(
                     Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return,
                     Some(Ok(_)) => continue,
                 };
-                let reply = socket_command(&hub, &slot, token.as_deref(), text.as_str()).await;
+                let reply = socket_command(&hub, &slot, &mut token, text.as_str()).await;
                 if sink.send(Message::Text(reply.to_string().into())).await.is_err() {
                     return;
                 }
@@ -576,10 +570,11 @@ async fn serve_socket(
     }
 }
 
+/// Answers one message of a game's socket; `token` is the seat's once an `auth` has held.
 async fn socket_command(
     hub: &Arc<Hub>,
     slot: &Arc<GameSlot>,
-    token: Option<&str>,
+    token: &mut Option<String>,
     text: &str,
 ) -> Value {
     let command: SocketCommand = match serde_json::from_str(text) {
@@ -587,6 +582,18 @@ async fn socket_command(
         Err(e) => return json!({"type": "error", "error": format!("bad message: {e}")}),
     };
     let id = command.id.clone().unwrap_or(Value::Null);
+    if command.kind == "auth" {
+        let presented = command.token.unwrap_or_default();
+        return match hub.seat_name(slot, &presented).await {
+            Some(seat) => {
+                *token = Some(presented);
+                json!({"type": "hello", "id": id, "seat": seat})
+            }
+            None => json!({"type": "error", "id": id, "status": 403,
+                "error": "the token does not hold a seat in this game"}),
+        };
+    }
+    let token = token.as_deref();
     let result = match command.kind.as_str() {
         "move" => match command.usi.as_deref() {
             Some(usi) => hub.play(slot, token, usi.trim()).await,
@@ -600,7 +607,7 @@ async fn socket_command(
         }
         "ping" => return json!({"type": "pong", "id": id, "server_time_ms": hub.now()}),
         other => Err(ApiError::bad_request(format!(
-            "unknown message type {:?}: one of move, resign, abort, draw, ping",
+            "unknown message type {:?}: one of auth, move, resign, abort, draw, ping",
             other.chars().take(40).collect::<String>()
         ))),
     };

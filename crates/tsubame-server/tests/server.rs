@@ -266,18 +266,21 @@ impl Server {
         response(ureq::post(&format!("{}{path}", self.base)).send_bytes(body))
     }
 
+    /// A game's socket: a spectator's, or with a token, a seat's after its `auth` message
+    /// (the answering `hello` is left for the test to read).
     fn socket(&self, game: &str, token: Option<&str>) -> Socket {
-        let url = match token {
-            Some(t) => format!("ws://{}/api/games/{game}/ws?token={t}", self.addr),
-            None => format!("ws://{}/api/games/{game}/ws", self.addr),
-        };
+        let url = format!("ws://{}/api/games/{game}/ws", self.addr);
         let (socket, _) = tungstenite::connect(url).expect("websocket");
         if let MaybeTlsStream::Plain(stream) = socket.get_ref() {
             stream
                 .set_read_timeout(Some(Duration::from_millis(200)))
                 .expect("timeout");
         }
-        Socket(socket)
+        let mut socket = Socket(socket);
+        if let Some(token) = token {
+            socket.send(json!({"type": "auth", "token": token, "id": "auth"}));
+        }
+        socket
     }
 
     /// Creates a game between two people and seats both: (id, sente token, gote token).
@@ -363,7 +366,7 @@ fn full_game(db: &Db, variant: &str, record: &str, ending: (&str, &str)) {
     let hello = spectator.wait_for(Duration::from_secs(5), |v| v["type"] == "hello");
     assert_eq!(hello["seat"], Value::Null);
     let mut gote_socket = server.socket(&id, Some(&gote));
-    let hello = gote_socket.wait_for(Duration::from_secs(5), |v| v["type"] == "hello");
+    let hello = gote_socket.wait_for(Duration::from_secs(5), |v| v["id"] == "auth");
     assert_eq!(hello["seat"], "gote");
     let moves: Vec<&str> = record.split_whitespace().collect();
     for (index, usi) in moves.iter().enumerate() {
@@ -568,6 +571,25 @@ fn wrong_tokens_are_refused(db: &Db) {
     let reply = spectator.wait_for(Duration::from_secs(5), |v| v["id"] == 1);
     assert_eq!(reply["type"], "error");
     assert_eq!(reply["status"], 403);
+    // A socket whose token holds no seat stays a spectator's.
+    let mut pretender = server.socket(&id, Some("nope"));
+    let reply = pretender.wait_for(Duration::from_secs(5), |v| v["id"] == "auth");
+    assert_eq!(
+        (&reply["type"], &reply["status"]),
+        (&json!("error"), &json!(403))
+    );
+    pretender.send(json!({"type": "move", "move": "3d3c", "id": 2}));
+    let reply = pretender.wait_for(Duration::from_secs(5), |v| v["id"] == 2);
+    assert_eq!(reply["status"], 403);
+    // A token in the socket's URL (where proxies log it) is refused, even the right one.
+    let in_url = format!("ws://{}/api/games/{id}/ws?token={sente}", server.addr);
+    match tungstenite::connect(in_url) {
+        Err(tungstenite::Error::Http(response)) => assert_eq!(response.status(), 400),
+        other => panic!(
+            "a token in the URL was not refused: {:?}",
+            other.map(|_| ())
+        ),
+    }
     let (_, view) = server.get(&format!("/api/games/{id}"));
     assert_eq!(view["ply"], 0);
     assert_eq!(view["status"], "playing");
@@ -1069,7 +1091,7 @@ fn tokens_are_stored_hashed(db: &Db) {
     );
     assert_eq!(status, 403, "the replaced token no longer holds the seat");
     let mut socket = server.socket(&id, Some(old_gote));
-    let hello = socket.wait_for(Duration::from_secs(5), |v| v["type"] == "hello");
+    let hello = socket.wait_for(Duration::from_secs(5), |v| v["id"] == "auth");
     assert_eq!(hello["seat"], "gote");
 }
 

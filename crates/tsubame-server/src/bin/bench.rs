@@ -112,9 +112,14 @@ async fn new_game(addr: &str) -> Result<GamePair> {
     let mut state = Value::Null;
     for grant in [&created, &joined] {
         let token = grant["token"].as_str().ok_or_else(|| anyhow!("no token"))?;
-        let (mut socket, _) =
-            connect_async(format!("ws://{addr}/api/games/{id}/ws?token={token}")).await?;
+        let (mut socket, _) = connect_async(format!("ws://{addr}/api/games/{id}/ws")).await?;
         state = read_until(&mut socket, |v| v["type"] == "state").await?["game"].take();
+        let auth = json!({"type": "auth", "token": token, "id": "auth"}).to_string();
+        socket.send(Message::Text(auth.into())).await?;
+        let hello = read_until(&mut socket, |v| v["id"] == "auth").await?;
+        if hello["type"] != "hello" {
+            return Err(anyhow!("the seat's token was refused: {hello}"));
+        }
         sockets.push(socket);
     }
     let sockets: [Socket; 2] = sockets
