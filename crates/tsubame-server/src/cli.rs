@@ -24,6 +24,23 @@ pub struct ServeArgs {
     #[arg(long, env = "TSUBAME_FIRST_MOVE_SECONDS", default_value_t = 30.0,
           value_parser = parse_seconds)]
     pub first_move_seconds: f64,
+    /// Minutes a seek waits for a second player, and a game against the computer for its
+    /// player's first move, before it is aborted.
+    #[arg(long, env = "TSUBAME_SEEK_EXPIRY_MINUTES", default_value_t = 60.0,
+          value_parser = parse_minutes)]
+    pub seek_expiry_minutes: f64,
+}
+
+/// A positive number of minutes, at most a week.
+fn parse_minutes(text: &str) -> Result<f64, String> {
+    let minutes: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number of minutes"))?;
+    if !(minutes.is_finite() && minutes > 0.0 && minutes <= 10_080.0) {
+        return Err(format!("{text:?} is not between 0 and 10080 minutes"));
+    }
+    Ok(minutes)
 }
 
 /// A positive number of seconds, at most a day.
@@ -52,6 +69,7 @@ pub fn run(args: &ServeArgs) -> Result<()> {
         database: args.database.clone(),
         settings: Settings {
             first_move_ms: (args.first_move_seconds * 1000.0).round() as u64,
+            seek_expiry_ms: (args.seek_expiry_minutes * 60_000.0).round() as u64,
         },
     };
     runtime.block_on(serve(config, |addr| {

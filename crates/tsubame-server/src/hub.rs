@@ -333,12 +333,16 @@ pub struct Settings {
     /// Between people, how long each side has for its first move (which runs no clock) before
     /// the game is aborted: a player who never moves cannot hold the other one forever.
     pub first_move_ms: u64,
+    /// How long a seek waits for a second player, and a game against the computer for its
+    /// player's first move, before it is aborted.
+    pub seek_expiry_ms: u64,
 }
 
 impl Default for Settings {
     fn default() -> Self {
         Settings {
             first_move_ms: 30_000,
+            seek_expiry_ms: 3_600_000,
         }
     }
 }
@@ -388,10 +392,25 @@ impl LiveGame {
             .then(|| self.turn_started.saturating_add(settings.first_move_ms))
     }
 
-    /// When the sweeper must look at the game next: the flag time of the running turn, or the
-    /// end of a first move's time; `u64::MAX` when neither applies.
+    /// When a game nobody has really started is aborted: a seek nobody joined, a first move
+    /// between people not made in time, a game against the computer whose player never made
+    /// a first move. Abandoned games must not pile up for ever.
+    fn abort_deadline(&self, settings: &Settings) -> Option<u64> {
+        match self.phase {
+            Phase::Waiting => Some(self.created_at.saturating_add(settings.seek_expiry_ms)),
+            Phase::Finished => None,
+            Phase::Playing if self.moves.len() >= 2 => None,
+            Phase::Playing => self.first_move_deadline(settings).or_else(|| {
+                (self.players[self.side_to_move()] == Player::Human)
+                    .then(|| self.turn_started.saturating_add(settings.seek_expiry_ms))
+            }),
+        }
+    }
+
+    /// When the sweeper must look at the game next: the flag time of the running turn, or
+    /// when an unstarted game is aborted; `u64::MAX` when neither applies.
     fn deadline(&self, settings: &Settings) -> u64 {
-        if let Some(deadline) = self.first_move_deadline(settings) {
+        if let Some(deadline) = self.abort_deadline(settings) {
             return deadline;
         }
         if !self.clock_runs() {
@@ -1146,12 +1165,12 @@ impl Hub {
             .collect();
         for slot in due {
             let mut live = slot.game.lock().await;
-            if live.phase != Phase::Playing {
+            if live.phase == Phase::Finished {
                 continue;
             }
             let now = self.now();
-            if let Some(first_move_deadline) = live.first_move_deadline(&self.settings) {
-                if first_move_deadline <= now {
+            if let Some(abort_deadline) = live.abort_deadline(&self.settings) {
+                if abort_deadline <= now {
                     self.finish_or_retry(&slot, &mut live, None, "aborted")
                         .await;
                 } else {

@@ -802,6 +802,56 @@ fn a_slow_write_is_not_charged_to_the_opponent(db: &Db) {
     );
 }
 
+/// Games nobody really started do not pile up: a seek nobody joins and a game against the
+/// computer whose player never moves are aborted after the expiry, also across a restart; a
+/// joined game is not.
+fn abandoned_games_expire(db: &Db) {
+    let args = ["--seek-expiry-minutes", "0.02"];
+    let server = Server::start_with(db, &args);
+    let (status, seek) = server.post(
+        "/api/games",
+        json!({"variant": "tori", "opponent": "human", "public": true}),
+    );
+    assert_eq!(status, 201, "{seek}");
+    let seek_id = seek["game_id"].as_str().expect("id").to_string();
+    let (_, lobby) = server.get("/api/lobby");
+    assert!(
+        lobby
+            .as_array()
+            .is_some_and(|l| l.iter().any(|g| g["id"] == seek_id.as_str()))
+    );
+    let (status, engine_game) = server.post(
+        "/api/games",
+        json!({"variant": "tori", "opponent": "engine", "side": "sente"}),
+    );
+    assert_eq!(status, 201, "{engine_game}");
+    let engine_id = engine_game["game_id"].as_str().expect("id").to_string();
+    let (joined_id, sente, _) = server.two_player_game("wa", long_clock());
+    let (status, _) = server.post(
+        &format!("/api/games/{joined_id}/moves"),
+        json!({"token": sente, "move": "6k5j"}),
+    );
+    assert_eq!(status, 200);
+    // A seek made just before a restart expires after it, from its creation time.
+    let (_, late_seek) = server.post("/api/games", json!({"variant": "wa", "opponent": "human"}));
+    let late_id = late_seek["game_id"].as_str().expect("id").to_string();
+    server.kill9();
+    let server = Server::start_with(db, &args);
+    std::thread::sleep(Duration::from_millis(1600));
+    for id in [&seek_id, &engine_id, &late_id] {
+        let (status, winner, reason) = db.stored_result(id);
+        assert_eq!(
+            (status.as_str(), winner.as_deref(), reason.as_deref()),
+            ("finished", None, Some("aborted")),
+            "game {id}"
+        );
+    }
+    let (_, lobby) = server.get("/api/lobby");
+    assert_eq!(lobby, json!([]));
+    let (_, view) = server.get(&format!("/api/games/{joined_id}"));
+    assert_eq!(view["status"], "playing", "{view}");
+}
+
 /// Between people, a side that does not make its first move in time gets the game aborted
 /// (nobody wins); against the computer there is no such limit.
 fn first_move_time_aborts(db: &Db) {
@@ -1240,6 +1290,7 @@ against_every_database!(
     wrong_tokens_are_refused,
     clock_flag_ends_the_game,
     first_move_time_aborts,
+    abandoned_games_expire,
     ends_are_stored_before_they_are_acknowledged,
     a_slow_write_is_not_charged_to_the_opponent,
     restart_loses_nothing,
