@@ -8,7 +8,7 @@ use crate::game::HostedGame;
 use crate::hub::{ApiError, GameSlot, Hub, NewGame};
 use axum::Router;
 use axum::body::Bytes;
-use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade, close_code};
 use axum::extract::{DefaultBodyLimit, Path, Query, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -528,6 +528,7 @@ async fn state_text(hub: &Hub, slot: &GameSlot) -> String {
 
 async fn serve_socket(hub: Arc<Hub>, slot: Arc<GameSlot>, socket: WebSocket) {
     let (mut sink, mut stream) = socket.split();
+    let mut shutdown = hub.shutdown_signal();
     // Subscribe before the snapshot so no change falls between the two.
     let mut events = slot.events.subscribe();
     let mut token: Option<String> = None;
@@ -543,7 +544,18 @@ async fn serve_socket(hub: Arc<Hub>, slot: Arc<GameSlot>, socket: WebSocket) {
         return;
     }
     loop {
+        if *shutdown.borrow_and_update() {
+            // 1001 (going away): the client reconnects, to this server once it is back or to
+            // another instance.
+            let close = CloseFrame {
+                code: close_code::AWAY,
+                reason: "the server is restarting".into(),
+            };
+            let _ = sink.send(Message::Close(Some(close))).await;
+            return;
+        }
         tokio::select! {
+            _ = shutdown.changed() => continue,
             event = events.recv() => {
                 let text = match event {
                     Ok(text) => text.to_string(),

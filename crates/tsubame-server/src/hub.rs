@@ -306,6 +306,8 @@ pub struct NewGame {
 pub struct Hub {
     store: Store,
     settings: Settings,
+    /// Becomes `true` when the server stops: every game socket then closes with 1001.
+    shutdown: tokio::sync::watch::Sender<bool>,
     games: StdMutex<HashMap<String, Arc<GameSlot>>>,
     engine_permits: Semaphore,
     epoch: Instant,
@@ -562,6 +564,7 @@ impl Hub {
         let hub = Arc::new(Hub {
             store,
             settings,
+            shutdown: tokio::sync::watch::Sender::new(false),
             games: StdMutex::new(HashMap::new()),
             engine_permits: Semaphore::new(2),
             epoch: Instant::now(),
@@ -585,6 +588,16 @@ impl Hub {
             }
         }
         Ok(hub)
+    }
+
+    /// Tells every game socket that the server is stopping.
+    pub fn begin_shutdown(&self) {
+        self.shutdown.send_replace(true);
+    }
+
+    /// What a game socket watches to learn that the server is stopping.
+    pub fn shutdown_signal(&self) -> tokio::sync::watch::Receiver<bool> {
+        self.shutdown.subscribe()
     }
 
     /// The client's view of a game now; `with_moves` includes the move list.

@@ -129,6 +129,38 @@ pub async fn serve(config: Config, on_ready: impl FnOnce(SocketAddr)) -> Result<
         .await
         .with_context(|| format!("cannot listen on {}", config.listen))?;
     on_ready(listener.local_addr()?);
-    axum::serve(listener, app(hub)).await?;
+    let stopping = hub.clone();
+    // On SIGTERM or Ctrl-C: stop accepting, let requests in flight (and the moves they store)
+    // finish, and close every game socket with 1001 so that clients reconnect.
+    axum::serve(listener, app(hub))
+        .with_graceful_shutdown(async move {
+            stop_requested().await;
+            eprintln!("tsubame serve: stopping");
+            stopping.begin_shutdown();
+        })
+        .await?;
     Ok(())
+}
+
+/// Waits for SIGTERM (what service managers send) or SIGINT.
+async fn stop_requested() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut terminate) => {
+                tokio::select! {
+                    _ = terminate.recv() => {}
+                    _ = tokio::signal::ctrl_c() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
 }

@@ -249,6 +249,23 @@ impl Server {
     }
 
     /// SIGKILL: no chance to flush or say goodbye.
+    /// Sends SIGTERM and waits for the process to end; its exit status.
+    fn terminate(mut self) -> std::process::ExitStatus {
+        let status = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .expect("run kill");
+        assert!(status.success());
+        let until = Instant::now() + Duration::from_secs(10);
+        loop {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                return status;
+            }
+            assert!(Instant::now() < until, "the server did not stop on SIGTERM");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     fn kill9(mut self) {
         self.child.kill().expect("kill");
         self.child.wait().expect("wait");
@@ -348,6 +365,24 @@ impl Socket {
             }
         }
         panic!("no wanted message within {limit:?}");
+    }
+
+    /// Reads until the server closes the socket; the close code.
+    fn wait_for_close(&mut self, limit: Duration) -> Option<u16> {
+        let until = Instant::now() + limit;
+        while Instant::now() < until {
+            match self.0.read() {
+                Ok(Message::Close(frame)) => return frame.map(|f| u16::from(f.code)),
+                Ok(_) => {}
+                Err(tungstenite::Error::Io(e))
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    ) => {}
+                Err(e) => panic!("websocket closed without a close frame: {e}"),
+            }
+        }
+        panic!("the socket was not closed within {limit:?}");
     }
 }
 
@@ -800,6 +835,36 @@ fn a_slow_write_is_not_charged_to_the_opponent(db: &Db) {
         "gote was charged {} ms of sente's 1.5 s write",
         stored_gote - shown
     );
+}
+
+/// SIGTERM stops the server cleanly: every game socket is closed with 1001 (going away) so
+/// clients reconnect, the process exits with success, and what was acknowledged is there when
+/// it starts again.
+fn sigterm_closes_sockets_and_keeps_the_games(db: &Db) {
+    let server = Server::start(db);
+    let (id, sente, gote) = server.two_player_game("tori", long_clock());
+    let mut spectator = server.socket(&id, None);
+    let mut gote_socket = server.socket(&id, Some(&gote));
+    gote_socket.wait_for(Duration::from_secs(5), |v| v["id"] == "auth");
+    let (status, _) = server.post(
+        &format!("/api/games/{id}/moves"),
+        json!({"token": sente, "move": "3d3c"}),
+    );
+    assert_eq!(status, 200);
+    gote_socket.send(json!({"type": "move", "move": "4b3c", "id": 1}));
+    let ack = gote_socket.wait_for(Duration::from_secs(5), |v| v["id"] == 1);
+    assert_eq!(ack["type"], "ack", "{ack}");
+    let status = server.terminate();
+    assert!(status.success(), "exit status {status}");
+    assert_eq!(spectator.wait_for_close(Duration::from_secs(5)), Some(1001));
+    assert_eq!(
+        gote_socket.wait_for_close(Duration::from_secs(5)),
+        Some(1001)
+    );
+    let server = Server::start(db);
+    let (_, view) = server.get(&format!("/api/games/{id}"));
+    assert_eq!(view["ply"], 2, "{view}");
+    assert_eq!(view["status"], "playing");
 }
 
 /// Games nobody really started do not pile up: a seek nobody joins and a game against the
@@ -1291,6 +1356,7 @@ against_every_database!(
     clock_flag_ends_the_game,
     first_move_time_aborts,
     abandoned_games_expire,
+    sigterm_closes_sockets_and_keeps_the_games,
     ends_are_stored_before_they_are_acknowledged,
     a_slow_write_is_not_charged_to_the_opponent,
     restart_loses_nothing,
