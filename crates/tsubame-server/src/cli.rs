@@ -29,6 +29,34 @@ pub struct ServeArgs {
     #[arg(long, env = "TSUBAME_SEEK_EXPIRY_MINUTES", default_value_t = 60.0,
           value_parser = parse_minutes)]
     pub seek_expiry_minutes: f64,
+    /// Log lines on standard error: `text` for people, `json` (one object per line) for a log
+    /// collector. What is logged is set by `TSUBAME_LOG` (`info` by default; e.g. `warn`, or
+    /// `tsubame_server=debug`).
+    #[arg(long, env = "TSUBAME_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+}
+
+/// How log lines are written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    /// Plain lines for people.
+    Text,
+    /// One JSON object per line.
+    Json,
+}
+
+/// Sends log lines to standard error, filtered by `TSUBAME_LOG`. A second call (a test that
+/// starts two servers in one process) keeps the first set-up.
+fn start_logging(format: LogFormat) {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("TSUBAME_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    let _ = match format {
+        LogFormat::Text => builder.try_init(),
+        LogFormat::Json => builder.json().try_init(),
+    };
 }
 
 /// A positive number of minutes, at most a week.
@@ -58,6 +86,7 @@ fn parse_seconds(text: &str) -> Result<f64, String> {
 /// Runs the server until the process is stopped. Prints `listening on http://ADDR` once the
 /// port is bound, so scripts can wait for that line.
 pub fn run(args: &ServeArgs) -> Result<()> {
+    start_logging(args.log_format);
     let mut runtime = tokio::runtime::Builder::new_multi_thread();
     runtime.enable_all();
     if let Some(threads) = args.threads {

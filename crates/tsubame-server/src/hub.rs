@@ -584,7 +584,7 @@ impl Hub {
                     }
                     hub.after_change(&slot).await;
                 }
-                Err(e) => eprintln!("tsubame serve: cannot resume game {}: {e}", row.id),
+                Err(e) => tracing::error!(game = %row.id, "cannot resume the game: {e}"),
             }
         }
         Ok(hub)
@@ -1022,9 +1022,10 @@ impl Hub {
         let winner = outcome.winner.map(|c| usize::from(c == Color::Gote));
         let reason = outcome.reason.name();
         if let Err(e) = self.finish(slot, live, winner, reason).await {
-            eprintln!(
-                "tsubame serve: {} ended by {reason}, result not stored yet: {}",
-                live.id, e.message
+            tracing::warn!(
+                game = %live.id,
+                "ended by {reason}, result not stored yet (stored at the next start): {}",
+                e.message
             );
             let now = self.now();
             self.finish_stored(slot, live, winner, reason, now);
@@ -1159,9 +1160,11 @@ impl Hub {
                 return;
             }
             if let Err(e) = hub.play_locked(&slot, &mut live, side, &reply.best).await {
-                eprintln!(
-                    "tsubame serve: engine move {} refused: {}",
-                    reply.best, e.message
+                tracing::error!(
+                    game = %live.id,
+                    "engine move {} refused: {}",
+                    reply.best,
+                    e.message
                 );
             }
             hub.schedule(&slot, &live);
@@ -1214,9 +1217,10 @@ impl Hub {
         reason: &str,
     ) {
         if let Err(e) = self.finish(slot, live, winner, reason).await {
-            eprintln!(
-                "tsubame serve: {} not ended by {reason} yet: {}",
-                live.id, e.message
+            tracing::warn!(
+                game = %live.id,
+                "not ended by {reason} yet, retrying in a second: {}",
+                e.message
             );
             slot.deadline
                 .store(self.now().saturating_add(1000), Ordering::Relaxed);

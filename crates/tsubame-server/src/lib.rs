@@ -15,14 +15,18 @@ pub mod store;
 
 use anyhow::{Context, Result};
 use axum::Router;
+use axum::body::Body;
 use axum::extract::State;
+use axum::http::Request;
 use axum::http::{HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use rust_embed::RustEmbed;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 use tower_http::set_header::SetResponseHeaderLayer;
+use tower_http::trace::TraceLayer;
 
 /// The built web UI (`web/dist`, produced by `npm run build` in `web/` and committed).
 #[derive(RustEmbed)]
@@ -110,13 +114,40 @@ fn security_headers(router: Router) -> Router {
     })
 }
 
+/// One access-log line per request: method, path, status and time, at `info`. The query string
+/// is left out: whatever a client put there (a token, by mistake) stays out of the logs, as
+/// do bodies and headers.
+fn access_log(router: Router) -> Router {
+    let layer = TraceLayer::new_for_http()
+        .make_span_with(|request: &Request<Body>| {
+            tracing::info_span!(
+                "request",
+                method = %request.method(),
+                path = %request.uri().path(),
+            )
+        })
+        .on_request(())
+        .on_response(
+            |response: &Response, latency: Duration, _span: &tracing::Span| {
+                tracing::info!(
+                    status = response.status().as_u16(),
+                    latency_ms = latency.as_secs_f64() * 1000.0,
+                    "answered"
+                );
+            },
+        );
+    router.layer(layer)
+}
+
 /// The whole application: API, WebSockets, health probes and the web UI.
 pub fn app(hub: Arc<hub::Hub>) -> Router {
     let probes = Router::new()
         .route("/healthz", get(healthz))
         .route("/readyz", get(readyz))
         .with_state(hub.clone());
-    security_headers(api::routes(hub).merge(probes).fallback(static_file))
+    access_log(security_headers(
+        api::routes(hub).merge(probes).fallback(static_file),
+    ))
 }
 
 /// Opens the database, resumes unfinished games, and serves until the process ends.
@@ -135,7 +166,7 @@ pub async fn serve(config: Config, on_ready: impl FnOnce(SocketAddr)) -> Result<
     axum::serve(listener, app(hub))
         .with_graceful_shutdown(async move {
             stop_requested().await;
-            eprintln!("tsubame serve: stopping");
+            tracing::info!("stopping: closing game sockets, finishing requests in flight");
             stopping.begin_shutdown();
         })
         .await?;

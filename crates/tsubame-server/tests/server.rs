@@ -217,6 +217,19 @@ impl Server {
     }
 
     fn start_with(db: &Db, extra_args: &[&str]) -> Server {
+        Server::spawn(db, extra_args, None)
+    }
+
+    /// A server logging at `info` in JSON into a pipe, and that pipe.
+    fn start_with_json_log(db: &Db) -> (Server, std::process::ChildStderr) {
+        let mut server = Server::spawn(db, &["--log-format", "json"], Some("info"));
+        let log = server.child.stderr.take().expect("stderr");
+        (server, log)
+    }
+
+    /// Starts the server binary; with `log_level`, its log goes into a pipe, else only
+    /// warnings and errors go to the test's standard error.
+    fn spawn(db: &Db, extra_args: &[&str], log_level: Option<&str>) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_tsubame-server"))
             .args([
                 "--listen",
@@ -227,8 +240,13 @@ impl Server {
                 "2",
             ])
             .args(extra_args)
+            .env("TSUBAME_LOG", log_level.unwrap_or("warn"))
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(if log_level.is_some() {
+                Stdio::piped()
+            } else {
+                Stdio::inherit()
+            })
             .spawn()
             .expect("start tsubame-server");
         let stdout = child.stdout.take().expect("stdout");
@@ -837,6 +855,50 @@ fn a_slow_write_is_not_charged_to_the_opponent(db: &Db) {
     );
 }
 
+/// The access log has a JSON line per request with its method, path and status, and no
+/// secret: not the seat tokens of bodies, not a token put in a socket's URL by mistake.
+fn access_log_has_requests_and_no_secrets(db: &Db) {
+    let (server, log) = Server::start_with_json_log(db);
+    let (id, sente, gote) = server.two_player_game("tori", long_clock());
+    let (status, _) = server.post(
+        &format!("/api/games/{id}/moves"),
+        json!({"token": sente, "move": "3d3c"}),
+    );
+    assert_eq!(status, 200);
+    let in_url = format!("ws://{}/api/games/{id}/ws?token={gote}", server.addr);
+    assert!(tungstenite::connect(in_url).is_err());
+    let (status, _) = server.get("/api/games/nosuchgame");
+    assert_eq!(status, 404);
+    assert!(server.terminate().success());
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut BufReader::new(log), &mut text).expect("read the log");
+    assert!(
+        !text.contains(&sente) && !text.contains(&gote),
+        "a token is in the log"
+    );
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|_| panic!("not JSON: {line}")))
+        .collect();
+    let answered = |method: &str, path: &str, status: u16| {
+        lines.iter().any(|line| {
+            line["fields"]["status"] == status
+                && line["span"]["method"] == method
+                && line["span"]["path"] == path
+        })
+    };
+    assert!(answered("POST", "/api/games", 201), "{text}");
+    assert!(
+        answered("POST", &format!("/api/games/{id}/moves"), 200),
+        "{text}"
+    );
+    assert!(
+        answered("GET", &format!("/api/games/{id}/ws"), 400),
+        "{text}"
+    );
+    assert!(answered("GET", "/api/games/nosuchgame", 404), "{text}");
+}
+
 /// SIGTERM stops the server cleanly: every game socket is closed with 1001 (going away) so
 /// clients reconnect, the process exits with success, and what was acknowledged is there when
 /// it starts again.
@@ -1357,6 +1419,7 @@ against_every_database!(
     first_move_time_aborts,
     abandoned_games_expire,
     sigterm_closes_sockets_and_keeps_the_games,
+    access_log_has_requests_and_no_secrets,
     ends_are_stored_before_they_are_acknowledged,
     a_slow_write_is_not_charged_to_the_opponent,
     restart_loses_nothing,
