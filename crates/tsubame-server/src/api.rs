@@ -527,6 +527,7 @@ async fn state_text(hub: &Hub, slot: &GameSlot) -> String {
 }
 
 async fn serve_socket(hub: Arc<Hub>, slot: Arc<GameSlot>, socket: WebSocket) {
+    let _open = crate::metrics::GaugeGuard::hold(&hub.metrics().websockets);
     let (mut sink, mut stream) = socket.split();
     let mut shutdown = hub.shutdown_signal();
     // Subscribe before the snapshot so no change falls between the two.

@@ -6,6 +6,7 @@
 
 use crate::clock::{ClockState, ClockView, SideClock, TimeControl};
 use crate::game::{HostedGame, PlayedMove, RulesError};
+use crate::metrics::{GaugeGuard, Metrics};
 use crate::store::{GameRow, MoveRow, Store, token_hash};
 use rand::Rng;
 use serde::Serialize;
@@ -306,6 +307,7 @@ pub struct NewGame {
 pub struct Hub {
     store: Store,
     settings: Settings,
+    metrics: Metrics,
     /// Becomes `true` when the server stops: every game socket then closes with 1001.
     shutdown: tokio::sync::watch::Sender<bool>,
     games: StdMutex<HashMap<String, Arc<GameSlot>>>,
@@ -564,6 +566,7 @@ impl Hub {
         let hub = Arc::new(Hub {
             store,
             settings,
+            metrics: Metrics::new()?,
             shutdown: tokio::sync::watch::Sender::new(false),
             games: StdMutex::new(HashMap::new()),
             engine_permits: Semaphore::new(2),
@@ -588,6 +591,32 @@ impl Hub {
             }
         }
         Ok(hub)
+    }
+
+    /// The server's metrics.
+    pub fn metrics(&self) -> &Metrics {
+        &self.metrics
+    }
+
+    /// The metrics in Prometheus' text format, with the live games counted now.
+    pub async fn metrics_text(&self) -> String {
+        let (mut waiting, mut playing) = (0, 0);
+        for slot in self.live_slots() {
+            match slot.game.lock().await.phase {
+                Phase::Waiting => waiting += 1,
+                Phase::Playing => playing += 1,
+                Phase::Finished => {}
+            }
+        }
+        self.metrics
+            .games
+            .with_label_values(&["waiting"])
+            .set(waiting);
+        self.metrics
+            .games
+            .with_label_values(&["playing"])
+            .set(playing);
+        self.metrics.render()
     }
 
     /// Tells every game socket that the server is stopping.
@@ -923,6 +952,7 @@ impl Hub {
         if text.len() > 32 {
             return Err(ApiError::bad_request("move text is too long"));
         }
+        let arrived = Instant::now();
         let now = self.now();
         let think_ms = now.saturating_sub(live.turn_started);
         let mut clock = live.clock;
@@ -939,10 +969,15 @@ impl Hub {
             think_ms,
             clocks: clock,
         };
+        let write = Instant::now();
         self.store
             .insert_move(&live.id, &move_row(&record))
             .await
             .map_err(|e| ApiError::internal(format!("could not store the move: {e}")))?;
+        self.metrics
+            .database_seconds
+            .observe(write.elapsed().as_secs_f64());
+        self.metrics.moves.inc();
         live.game = game;
         live.clock = clock;
         // The opponent's turn starts once the move is stored and sent, not when it arrived:
@@ -955,6 +990,9 @@ impl Hub {
         } else {
             self.announce(slot, live, "move", Some(record));
         }
+        self.metrics
+            .move_seconds
+            .observe(arrived.elapsed().as_secs_f64());
         Ok(self.view_of(live, false))
     }
 
@@ -969,10 +1007,14 @@ impl Hub {
         reason: &str,
     ) -> Result<(), ApiError> {
         let now = self.now();
+        let write = Instant::now();
         self.store
             .finish_game(&live.id, winner.map(side_name), reason, now as i64)
             .await
             .map_err(|e| ApiError::internal(format!("could not store the result: {e}")))?;
+        self.metrics
+            .database_seconds
+            .observe(write.elapsed().as_secs_f64());
         self.finish_stored(slot, live, winner, reason, now);
         Ok(())
     }
@@ -1008,6 +1050,7 @@ impl Hub {
             reason: reason.to_string(),
         });
         slot.deadline.store(u64::MAX, Ordering::Relaxed);
+        self.metrics.games_ended.with_label_values(&[reason]).inc();
         let last = live.moves.last().cloned();
         self.announce(slot, live, "end", last);
     }
@@ -1145,15 +1188,19 @@ impl Hub {
         let hub = self.clone();
         let slot = slot.clone();
         tokio::spawn(async move {
+            let waiting = GaugeGuard::hold(&hub.metrics.engine_waiting);
             let Ok(_permit) = hub.engine_permits.acquire().await else {
                 return;
             };
+            drop(waiting);
+            let running = GaugeGuard::hold(&hub.metrics.engine_running);
             // Searches run on the blocking pool: the async workers keep serving meanwhile.
             let Ok(Some(reply)) =
                 tokio::task::spawn_blocking(move || game.best_move(&limits)).await
             else {
                 return;
             };
+            drop(running);
             let mut live = slot.game.lock().await;
             // The game may have moved on (resignation, abort, flag) while the engine thought.
             if live.moves.len() != ply || live.phase != Phase::Playing {

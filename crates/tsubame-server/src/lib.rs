@@ -11,6 +11,7 @@ pub mod cli;
 pub mod clock;
 pub mod game;
 pub mod hub;
+pub mod metrics;
 pub mod store;
 
 use anyhow::{Context, Result};
@@ -114,6 +115,18 @@ fn security_headers(router: Router) -> Router {
     })
 }
 
+/// Prometheus metrics: games, moves, move and database latency, sockets, engine work.
+async fn metrics(State(hub): State<Arc<hub::Hub>>) -> Response {
+    (
+        [(
+            header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        )],
+        hub.metrics_text().await,
+    )
+        .into_response()
+}
+
 /// One access-log line per request: method, path, status and time, at `info`. The query string
 /// is left out: whatever a client put there (a token, by mistake) stays out of the logs, as
 /// do bodies and headers.
@@ -144,6 +157,7 @@ pub fn app(hub: Arc<hub::Hub>) -> Router {
     let probes = Router::new()
         .route("/healthz", get(healthz))
         .route("/readyz", get(readyz))
+        .route("/metrics", get(metrics))
         .with_state(hub.clone());
     access_log(security_headers(
         api::routes(hub).merge(probes).fallback(static_file),

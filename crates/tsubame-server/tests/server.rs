@@ -1348,6 +1348,51 @@ fn private_games_are_not_listed(db: &Db) {
 
 /// A liveness and a readiness probe that answer as probes, not with the page, and the
 /// security headers on every kind of response.
+/// `/metrics` counts what happened, in Prometheus' text format.
+fn metrics_count_games_moves_and_sockets(db: &Db) {
+    let server = Server::start(db);
+    let scrape = || {
+        ureq::get(&format!("{}/metrics", server.base))
+            .call()
+            .expect("/metrics")
+            .into_string()
+            .expect("text")
+    };
+    let value = |text: &str, name: &str| -> f64 {
+        text.lines()
+            .find_map(|line| line.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
+            .unwrap_or_else(|| panic!("{name} not in {text}"))
+    };
+    let (id, sente, gote) = server.two_player_game("tori", long_clock());
+    let (seek_status, _) = server.post("/api/games", json!({"variant": "wa", "opponent": "human"}));
+    assert_eq!(seek_status, 201);
+    let mut socket = server.socket(&id, Some(&gote));
+    socket.wait_for(Duration::from_secs(5), |v| v["id"] == "auth");
+    for (token, usi) in [(&sente, "3d3c"), (&gote, "4b3c"), (&sente, "5e5d")] {
+        let (status, _) = server.post(
+            &format!("/api/games/{id}/moves"),
+            json!({"token": token, "move": usi}),
+        );
+        assert_eq!(status, 200);
+    }
+    let (status, _) = server.post(&format!("/api/games/{id}/resign"), json!({"token": gote}));
+    assert_eq!(status, 200);
+    let text = scrape();
+    assert_eq!(value(&text, "tsubame_moves_total"), 3.0);
+    assert_eq!(value(&text, "tsubame_move_seconds_count"), 3.0);
+    assert_eq!(value(&text, "tsubame_websockets"), 1.0);
+    assert_eq!(value(&text, "tsubame_games{status=\"waiting\"}"), 1.0);
+    assert_eq!(value(&text, "tsubame_games{status=\"playing\"}"), 0.0);
+    assert_eq!(
+        value(&text, "tsubame_games_ended_total{reason=\"resignation\"}"),
+        1.0
+    );
+    assert!(value(&text, "tsubame_database_write_seconds_count") >= 4.0);
+    drop(socket);
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(value(&scrape(), "tsubame_websockets"), 0.0);
+}
+
 fn probes_and_security_headers(db: &Db) {
     let server = Server::start(db);
     for (path, body) in [("/healthz", "ok\n"), ("/readyz", "ready\n")] {
@@ -1405,6 +1450,7 @@ fn web_files_are_served_and_missing_ones_are_not_found() {
 }
 
 against_every_database!(
+    metrics_count_games_moves_and_sockets,
     probes_and_security_headers,
     private_games_are_not_listed,
     status_codes_follow_one_rule,

@@ -1,0 +1,142 @@
+//! What the server counts for Prometheus: games, moves, their storage latency, sockets, engine
+//! work and game ends, served as text at `/metrics`.
+//!
+//! Each hub owns its registry (no process-wide recorder), so several servers in one process
+//! (tests) count separately.
+
+use prometheus::{
+    Encoder, Histogram, HistogramOpts, IntCounter, IntCounterVec, IntGauge, IntGaugeVec, Opts,
+    Registry, TextEncoder,
+};
+
+/// The server's counters, gauges and histograms.
+pub struct Metrics {
+    registry: Registry,
+    /// Live games by status (`waiting`, `playing`), set when scraped.
+    pub games: IntGaugeVec,
+    /// Moves stored, by people and engines.
+    pub moves: IntCounter,
+    /// Seconds from a move's arrival to its acknowledgement (checked, stored, announced).
+    pub move_seconds: Histogram,
+    /// Seconds a database write of a move or a result took.
+    pub database_seconds: Histogram,
+    /// Open game WebSockets.
+    pub websockets: IntGauge,
+    /// Engine searches waiting for a slot.
+    pub engine_waiting: IntGauge,
+    /// Engine searches running.
+    pub engine_running: IntGauge,
+    /// Games ended, by reason.
+    pub games_ended: IntCounterVec,
+}
+
+/// Bucket bounds in seconds for latencies from a tenth of a millisecond to ten seconds.
+const LATENCY_BUCKETS: &[f64] = &[
+    0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
+    5.0, 10.0,
+];
+
+impl Metrics {
+    /// A fresh set, registered in a registry of its own.
+    pub fn new() -> Result<Metrics, prometheus::Error> {
+        let registry = Registry::new();
+        let games = IntGaugeVec::new(
+            Opts::new("tsubame_games", "Live games by status"),
+            &["status"],
+        )?;
+        let moves = IntCounter::new("tsubame_moves_total", "Moves stored")?;
+        let move_seconds = Histogram::with_opts(
+            HistogramOpts::new(
+                "tsubame_move_seconds",
+                "Seconds from a move's arrival to its acknowledgement",
+            )
+            .buckets(LATENCY_BUCKETS.to_vec()),
+        )?;
+        let database_seconds = Histogram::with_opts(
+            HistogramOpts::new(
+                "tsubame_database_write_seconds",
+                "Seconds a database write of a move or a result took",
+            )
+            .buckets(LATENCY_BUCKETS.to_vec()),
+        )?;
+        let websockets = IntGauge::new("tsubame_websockets", "Open game WebSockets")?;
+        let engine_waiting = IntGauge::new(
+            "tsubame_engine_searches_waiting",
+            "Engine searches waiting for a slot",
+        )?;
+        let engine_running =
+            IntGauge::new("tsubame_engine_searches_running", "Engine searches running")?;
+        let games_ended = IntCounterVec::new(
+            Opts::new("tsubame_games_ended_total", "Games ended, by reason"),
+            &["reason"],
+        )?;
+        registry.register(Box::new(games.clone()))?;
+        registry.register(Box::new(moves.clone()))?;
+        registry.register(Box::new(move_seconds.clone()))?;
+        registry.register(Box::new(database_seconds.clone()))?;
+        registry.register(Box::new(websockets.clone()))?;
+        registry.register(Box::new(engine_waiting.clone()))?;
+        registry.register(Box::new(engine_running.clone()))?;
+        registry.register(Box::new(games_ended.clone()))?;
+        Ok(Metrics {
+            registry,
+            games,
+            moves,
+            move_seconds,
+            database_seconds,
+            websockets,
+            engine_waiting,
+            engine_running,
+            games_ended,
+        })
+    }
+
+    /// Everything in Prometheus' text exposition format.
+    pub fn render(&self) -> String {
+        let mut buffer = Vec::new();
+        // Encoding into memory fails only for a malformed metric, which the names above are not.
+        let _ = TextEncoder::new().encode(&self.registry.gather(), &mut buffer);
+        String::from_utf8(buffer).unwrap_or_default()
+    }
+}
+
+/// Counts one more of something while it lasts (an open socket, a running search).
+pub struct GaugeGuard(IntGauge);
+
+impl GaugeGuard {
+    /// Raises `gauge` until the guard is dropped.
+    pub fn hold(gauge: &IntGauge) -> GaugeGuard {
+        gauge.inc();
+        GaugeGuard(gauge.clone())
+    }
+}
+
+impl Drop for GaugeGuard {
+    fn drop(&mut self) {
+        self.0.dec();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_what_was_counted() {
+        let metrics = Metrics::new().unwrap();
+        metrics.moves.inc();
+        metrics.moves.inc();
+        metrics.games_ended.with_label_values(&["checkmate"]).inc();
+        {
+            let _socket = GaugeGuard::hold(&metrics.websockets);
+            assert!(metrics.render().contains("tsubame_websockets 1"));
+        }
+        let text = metrics.render();
+        assert!(text.contains("tsubame_moves_total 2"), "{text}");
+        assert!(text.contains("tsubame_websockets 0"), "{text}");
+        assert!(
+            text.contains("tsubame_games_ended_total{reason=\"checkmate\"} 1"),
+            "{text}"
+        );
+    }
+}
