@@ -6,11 +6,12 @@
 use crate::clock::TimeControl;
 use crate::game::HostedGame;
 use crate::hub::{ApiError, GameSlot, Hub, NewGame};
+use crate::metrics::GaugeGuard;
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade, close_code};
-use axum::extract::{DefaultBodyLimit, Path, Query, State};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::extract::{ConnectInfo, DefaultBodyLimit, Path, Query, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use futures_util::{SinkExt, StreamExt};
@@ -18,6 +19,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, HashMap};
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::broadcast::error::RecvError;
@@ -30,7 +32,13 @@ pub const BODY_LIMIT: usize = 64 * 1024;
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let status = StatusCode::from_u16(self.status).unwrap_or(StatusCode::BAD_REQUEST);
-        (status, axum::Json(json!({ "error": self.message }))).into_response()
+        let mut response = (status, axum::Json(json!({ "error": self.message }))).into_response();
+        if status == StatusCode::TOO_MANY_REQUESTS {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from_static("2"));
+        }
+        response
     }
 }
 
@@ -455,8 +463,32 @@ async fn replay(body: Bytes) -> Result<Response, ApiError> {
     Ok(ok(&record_of(&start, &request.moves)?))
 }
 
-/// Asks the engine about a position.
-async fn analyse(State(hub): State<Arc<Hub>>, body: Bytes) -> Result<Response, ApiError> {
+/// The address a request comes from: the peer's, or behind a reverse proxy on the same
+/// machine (a loopback peer), the last address the proxy added to `X-Forwarded-For`.
+fn client_address(peer: SocketAddr, headers: &HeaderMap) -> IpAddr {
+    if peer.ip().is_loopback()
+        && let Some(forwarded) = headers
+            .get_all("x-forwarded-for")
+            .iter()
+            .filter_map(|value| value.to_str().ok())
+            .flat_map(|value| value.split(','))
+            .filter_map(|part| part.trim().parse::<IpAddr>().ok())
+            .next_back()
+    {
+        return forwarded;
+    }
+    peer.ip()
+}
+
+/// Asks the engine about a position. Searches share the server's engine slots: a request
+/// waits for one, and is refused (429, Retry-After) when its address already has its share
+/// or the queue is full.
+async fn analyse(
+    State(hub): State<Arc<Hub>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, ApiError> {
     let request: PositionRequest = parse_body(&body)?;
     let mut game = game_for(&request)?;
     for (index, usi) in request.moves.iter().enumerate() {
@@ -473,7 +505,17 @@ async fn analyse(State(hub): State<Arc<Hub>>, body: Bytes) -> Result<Response, A
         move_time: Some(Duration::from_millis(movetime)),
         ..Limits::default()
     };
-    let _ = &hub;
+    let _ticket = hub
+        .engine()
+        .admit_analysis(client_address(peer, &headers))?;
+    let waiting = GaugeGuard::hold(&hub.metrics().engine_waiting);
+    let _slot = hub
+        .engine()
+        .slot()
+        .await
+        .ok_or_else(|| ApiError::internal("the engine scheduler stopped"))?;
+    drop(waiting);
+    let _running = GaugeGuard::hold(&hub.metrics().engine_running);
     let reply = tokio::task::spawn_blocking(move || game.best_move(&limits))
         .await
         .map_err(|e| ApiError::internal(format!("engine failed: {e}")))?;

@@ -1,5 +1,6 @@
 //! The `tsubame serve` command line.
 
+use crate::engine_work::EngineLimits;
 use crate::hub::Settings;
 use crate::{Config, serve};
 use anyhow::{Context, Result};
@@ -29,6 +30,16 @@ pub struct ServeArgs {
     #[arg(long, env = "TSUBAME_SEEK_EXPIRY_MINUTES", default_value_t = 60.0,
           value_parser = parse_minutes)]
     pub seek_expiry_minutes: f64,
+    /// Engine searches (computer opponents and analysis) that run at once (default: one per
+    /// core).
+    #[arg(long, env = "TSUBAME_ENGINE_SLOTS")]
+    pub engine_slots: Option<usize>,
+    /// Analysis requests that may wait for an engine slot; more get 429 with Retry-After.
+    #[arg(long, env = "TSUBAME_ENGINE_QUEUE", default_value_t = 32)]
+    pub engine_queue: usize,
+    /// Analysis requests one address may have waiting or running.
+    #[arg(long, env = "TSUBAME_ANALYSES_PER_CLIENT", default_value_t = 2)]
+    pub analyses_per_client: usize,
     /// Log lines on standard error: `text` for people, `json` (one object per line) for a log
     /// collector. What is logged is set by `TSUBAME_LOG` (`info` by default; e.g. `warn`, or
     /// `tsubame_server=debug`).
@@ -99,6 +110,14 @@ pub fn run(args: &ServeArgs) -> Result<()> {
         settings: Settings {
             first_move_ms: (args.first_move_seconds * 1000.0).round() as u64,
             seek_expiry_ms: (args.seek_expiry_minutes * 60_000.0).round() as u64,
+            engine: EngineLimits {
+                slots: args
+                    .engine_slots
+                    .unwrap_or(EngineLimits::default().slots)
+                    .max(1),
+                queue: args.engine_queue,
+                per_client: args.analyses_per_client.max(1),
+            },
         },
     };
     runtime.block_on(serve(config, |addr| {

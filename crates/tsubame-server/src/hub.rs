@@ -5,6 +5,7 @@
 //! restart rebuilds the same games from the stored rows.
 
 use crate::clock::{ClockState, ClockView, SideClock, TimeControl};
+use crate::engine_work::{EngineLimits, EngineWork};
 use crate::game::{HostedGame, PlayedMove, RulesError};
 use crate::metrics::{GaugeGuard, Metrics};
 use crate::store::{GameRow, MoveRow, Store, token_hash};
@@ -14,7 +15,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex as StdMutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
-use tokio::sync::{Mutex, Semaphore, broadcast};
+use tokio::sync::{Mutex, broadcast};
 use tsubame_engine::limits::Limits;
 use tsubame_rules::Color;
 use tsubame_rules::Variant;
@@ -73,6 +74,14 @@ impl ApiError {
             RulesError::Start(_) | RulesError::Move(_) | RulesError::Refused(_) => {
                 ApiError::rules(error.to_string())
             }
+        }
+    }
+
+    /// 429: too much at once; the client may try again in a couple of seconds.
+    pub fn busy(message: impl Into<String>) -> ApiError {
+        ApiError {
+            status: 429,
+            message: message.into(),
         }
     }
 
@@ -196,6 +205,11 @@ pub struct LiveGame {
     created_at: u64,
     moves: Vec<MoveRecord>,
     draw_offer: Option<Side>,
+    /// The computer's search waits for a slot: its clock does not run meanwhile, since a
+    /// computer opponent must not lose on time because the server is busy.
+    engine_waiting: bool,
+    /// The ply for which a computer's search was started.
+    engine_search_ply: Option<usize>,
 }
 
 /// A game's lock, its flag time and its announcements.
@@ -311,7 +325,7 @@ pub struct Hub {
     /// Becomes `true` when the server stops: every game socket then closes with 1001.
     shutdown: tokio::sync::watch::Sender<bool>,
     games: StdMutex<HashMap<String, Arc<GameSlot>>>,
-    engine_permits: Semaphore,
+    engine: Arc<EngineWork>,
     epoch: Instant,
     epoch_unix_ms: u64,
 }
@@ -340,6 +354,8 @@ pub struct Settings {
     /// How long a seek waits for a second player, and a game against the computer for its
     /// player's first move, before it is aborted.
     pub seek_expiry_ms: u64,
+    /// Slots and queues of the engine's searches.
+    pub engine: EngineLimits,
 }
 
 impl Default for Settings {
@@ -347,6 +363,7 @@ impl Default for Settings {
         Settings {
             first_move_ms: 30_000,
             seek_expiry_ms: 3_600_000,
+            engine: EngineLimits::default(),
         }
     }
 }
@@ -387,6 +404,7 @@ impl LiveGame {
         self.phase == Phase::Playing
             && self.control != TimeControl::Unlimited
             && self.moves.len() >= 2
+            && !self.engine_waiting
     }
 
     /// Between people, before both have moved: when the side to move's first-move time ends.
@@ -569,7 +587,7 @@ impl Hub {
             metrics: Metrics::new()?,
             shutdown: tokio::sync::watch::Sender::new(false),
             games: StdMutex::new(HashMap::new()),
-            engine_permits: Semaphore::new(2),
+            engine: EngineWork::new(settings.engine),
             epoch: Instant::now(),
             epoch_unix_ms,
         });
@@ -591,6 +609,11 @@ impl Hub {
             }
         }
         Ok(hub)
+    }
+
+    /// The scheduler of engine searches.
+    pub fn engine(&self) -> &Arc<EngineWork> {
+        &self.engine
     }
 
     /// The server's metrics.
@@ -706,6 +729,8 @@ impl Hub {
             created_at: row.created_at.max(0) as u64,
             moves: records,
             draw_offer: None,
+            engine_waiting: false,
+            engine_search_ply: None,
         })
     }
 
@@ -811,6 +836,8 @@ impl Hub {
             created_at: now,
             moves: Vec::new(),
             draw_offer: None,
+            engine_waiting: false,
+            engine_search_ply: None,
             game,
         };
         let row = GameRow {
@@ -1165,34 +1192,51 @@ impl Hub {
 
     /// After a change: sets the flag time and lets the engine move when it is its turn.
     async fn after_change(self: &Arc<Self>, slot: &Arc<GameSlot>) {
-        let live = slot.game.lock().await;
-        self.schedule(slot, &live);
+        let mut live = slot.game.lock().await;
+        self.schedule(slot, &mut live);
     }
 
     /// Sets the flag time of a game and starts the engine's search when it is its turn.
-    fn schedule(self: &Arc<Self>, slot: &Arc<GameSlot>, live: &LiveGame) {
+    fn schedule(self: &Arc<Self>, slot: &Arc<GameSlot>, live: &mut LiveGame) {
+        let engine_to_move =
+            live.phase == Phase::Playing && live.players[live.side_to_move()] == Player::Engine;
+        let ply = live.moves.len();
+        // One search per turn, however often the game is looked at.
+        let start_search = engine_to_move && live.engine_search_ply != Some(ply);
+        if start_search {
+            live.engine_search_ply = Some(ply);
+            live.engine_waiting = true;
+        }
         slot.deadline
             .store(live.deadline(&self.settings), Ordering::Relaxed);
-        if live.phase != Phase::Playing || live.players[live.side_to_move()] != Player::Engine {
+        if !start_search {
             return;
         }
         let side = live.side_to_move();
-        let ply = live.moves.len();
-        let game = live.game.clone();
-        let time_left = live.clock.time_left(
-            &live.control,
-            side,
-            self.now().saturating_sub(live.turn_started),
-        );
-        let limits = engine_limits(live.engine_level, time_left);
         let hub = self.clone();
         let slot = slot.clone();
         tokio::spawn(async move {
             let waiting = GaugeGuard::hold(&hub.metrics.engine_waiting);
-            let Ok(_permit) = hub.engine_permits.acquire().await else {
+            let Some(_permit) = hub.engine.slot().await else {
                 return;
             };
             drop(waiting);
+            let (game, limits) = {
+                let mut live = slot.game.lock().await;
+                if live.moves.len() != ply || live.phase != Phase::Playing {
+                    return;
+                }
+                // The computer's clock starts with its search, not while it waited.
+                live.engine_waiting = false;
+                live.turn_started = hub.now();
+                slot.deadline
+                    .store(live.deadline(&hub.settings), Ordering::Relaxed);
+                let time_left = live.clock.time_left(&live.control, side, 0);
+                (
+                    live.game.clone(),
+                    engine_limits(live.engine_level, time_left),
+                )
+            };
             let running = GaugeGuard::hold(&hub.metrics.engine_running);
             // Searches run on the blocking pool: the async workers keep serving meanwhile.
             let Ok(Some(reply)) =
@@ -1213,8 +1257,10 @@ impl Hub {
                     reply.best,
                     e.message
                 );
+                // Searched again on the next look at the game.
+                live.engine_search_ply = None;
             }
-            hub.schedule(&slot, &live);
+            hub.schedule(&slot, &mut live);
         });
     }
 

@@ -9,6 +9,7 @@
 pub mod api;
 pub mod cli;
 pub mod clock;
+pub mod engine_work;
 pub mod game;
 pub mod hub;
 pub mod metrics;
@@ -177,13 +178,16 @@ pub async fn serve(config: Config, on_ready: impl FnOnce(SocketAddr)) -> Result<
     let stopping = hub.clone();
     // On SIGTERM or Ctrl-C: stop accepting, let requests in flight (and the moves they store)
     // finish, and close every game socket with 1001 so that clients reconnect.
-    axum::serve(listener, app(hub))
-        .with_graceful_shutdown(async move {
-            stop_requested().await;
-            tracing::info!("stopping: closing game sockets, finishing requests in flight");
-            stopping.begin_shutdown();
-        })
-        .await?;
+    axum::serve(
+        listener,
+        app(hub).into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(async move {
+        stop_requested().await;
+        tracing::info!("stopping: closing game sockets, finishing requests in flight");
+        stopping.begin_shutdown();
+    })
+    .await?;
     Ok(())
 }
 

@@ -1348,6 +1348,116 @@ fn private_games_are_not_listed(db: &Db) {
 
 /// A liveness and a readiness probe that answer as probes, not with the page, and the
 /// security headers on every kind of response.
+/// Analysis shares the engine's slots and is bounded: an address gets its share of requests
+/// at once, the queue its length, and the rest a 429 with Retry-After; the answers come.
+fn analysis_is_bounded(db: &Db) {
+    let server = Server::start_with(
+        db,
+        &[
+            "--engine-slots",
+            "1",
+            "--engine-queue",
+            "1",
+            "--analyses-per-client",
+            "2",
+        ],
+    );
+    let base = server.base.clone();
+    let ask = move |forwarded_for: Option<&'static str>| {
+        let base = base.clone();
+        std::thread::spawn(move || {
+            let mut request = ureq::post(&format!("{base}/api/analyse"));
+            if let Some(address) = forwarded_for {
+                request = request.set("X-Forwarded-For", address);
+            }
+            let body = json!({"variant": "tori", "depth": 30, "movetime_ms": 1200});
+            match request.send_string(&body.to_string()) {
+                Ok(response) => (
+                    response.status(),
+                    None,
+                    response.into_string().unwrap_or_default(),
+                ),
+                Err(ureq::Error::Status(status, response)) => (
+                    status,
+                    response.header("retry-after").map(str::to_string),
+                    response.into_string().unwrap_or_default(),
+                ),
+                Err(e) => panic!("analyse: {e}"),
+            }
+        })
+    };
+    let answers: Vec<_> = (0..5).map(|_| ask(None)).collect();
+    let answers: Vec<_> = answers
+        .into_iter()
+        .map(|a| a.join().expect("thread"))
+        .collect();
+    let admitted = answers
+        .iter()
+        .filter(|(status, _, _)| *status == 200)
+        .count();
+    assert_eq!(admitted, 2, "{answers:?}");
+    for (status, retry_after, body) in answers.iter().filter(|(status, _, _)| *status != 200) {
+        assert_eq!(*status, 429, "{body}");
+        assert_eq!(retry_after.as_deref(), Some("2"));
+        assert!(body.contains("this address already has"), "{body}");
+    }
+    // Three addresses behind a proxy on this machine: one slot and a queue of one.
+    let answers: Vec<_> = ["10.0.0.1", "10.0.0.2", "10.0.0.3"]
+        .map(|address| ask(Some(address)))
+        .into_iter()
+        .map(|a| a.join().expect("thread"))
+        .collect();
+    let refused: Vec<_> = answers
+        .iter()
+        .filter(|(status, _, _)| *status == 429)
+        .collect();
+    assert_eq!(refused.len(), 1, "{answers:?}");
+    assert!(refused[0].2.contains("the engine is busy"), "{answers:?}");
+}
+
+/// A computer opponent whose search waits for a busy engine slot is not charged for the wait:
+/// with one slot held by a long analysis, a computer with 1.5 s on its clock still moves.
+fn computer_clock_waits_with_its_search(db: &Db) {
+    let server = Server::start_with(db, &["--engine-slots", "1"]);
+    let clock = json!({"kind": "fischer", "main_ms": 1500, "increment_ms": 0});
+    let (status, game) = server.post(
+        "/api/games",
+        json!({"variant": "tori", "opponent": "engine", "side": "sente", "level": 1, "clock": clock}),
+    );
+    assert_eq!(status, 201, "{game}");
+    let id = game["game_id"].as_str().expect("id").to_string();
+    let token = game["token"].as_str().expect("token").to_string();
+    let mut socket = server.socket(&id, Some(&token));
+    let play = |usi: &str| {
+        let (status, view) = server.post(
+            &format!("/api/games/{id}/moves"),
+            json!({"token": token, "move": usi}),
+        );
+        assert_eq!(status, 200, "{view}");
+    };
+    play("3d3c");
+    socket.wait_for(Duration::from_secs(10), |v| v["game"]["ply"] == 2);
+    let base = server.base.clone();
+    let analysis = std::thread::spawn(move || {
+        let body = json!({"variant": "wa", "depth": 30, "movetime_ms": 3000});
+        ureq::post(&format!("{base}/api/analyse"))
+            .send_string(&body.to_string())
+            .map_or_else(|e| format!("{e}"), |r| r.status().to_string())
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    let (_, view) = server.get(&format!("/api/games/{id}"));
+    let usi = view["legal_moves"][0]
+        .as_str()
+        .expect("a legal move")
+        .to_string();
+    play(&usi);
+    let moved = socket.wait_for(Duration::from_secs(15), |v| {
+        v["game"]["ply"] == 4 || v["type"] == "end"
+    });
+    assert_eq!(moved["game"]["status"], "playing", "{moved}");
+    assert_eq!(analysis.join().expect("thread"), "200");
+}
+
 /// `/metrics` counts what happened, in Prometheus' text format.
 fn metrics_count_games_moves_and_sockets(db: &Db) {
     let server = Server::start(db);
@@ -1450,6 +1560,8 @@ fn web_files_are_served_and_missing_ones_are_not_found() {
 }
 
 against_every_database!(
+    analysis_is_bounded,
+    computer_clock_waits_with_its_search,
     metrics_count_games_moves_and_sockets,
     probes_and_security_headers,
     private_games_are_not_listed,

@@ -1,0 +1,129 @@
+//! One bounded scheduler for every engine search the server runs: computer opponents and
+//! analysis requests share a fixed number of slots (one search per core by default), and
+//! analysis requests are admitted only while the queue and the asking address have room.
+
+use crate::hub::ApiError;
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::sync::{Arc, Mutex};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+
+/// Limits of the engine work.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EngineLimits {
+    /// Searches that run at once.
+    pub slots: usize,
+    /// Analysis requests that may wait for a slot, beyond those running.
+    pub queue: usize,
+    /// Analysis requests one address may have waiting or running.
+    pub per_client: usize,
+}
+
+impl Default for EngineLimits {
+    fn default() -> Self {
+        EngineLimits {
+            slots: std::thread::available_parallelism().map_or(2, |n| n.get()),
+            queue: 32,
+            per_client: 2,
+        }
+    }
+}
+
+/// The scheduler.
+pub struct EngineWork {
+    limits: EngineLimits,
+    slots: Arc<Semaphore>,
+    /// Analysis requests admitted (waiting or running), by address.
+    admitted: Mutex<HashMap<IpAddr, usize>>,
+}
+
+/// An admitted analysis request; dropping it gives its place back.
+pub struct AnalysisTicket {
+    work: Arc<EngineWork>,
+    client: IpAddr,
+}
+
+impl Drop for AnalysisTicket {
+    fn drop(&mut self) {
+        if let Ok(mut admitted) = self.work.admitted.lock()
+            && let Some(count) = admitted.get_mut(&self.client)
+        {
+            *count = count.saturating_sub(1);
+            if *count == 0 {
+                admitted.remove(&self.client);
+            }
+        }
+    }
+}
+
+impl EngineWork {
+    /// A scheduler with these limits (at least one slot).
+    pub fn new(limits: EngineLimits) -> Arc<EngineWork> {
+        let limits = EngineLimits {
+            slots: limits.slots.max(1),
+            ..limits
+        };
+        Arc::new(EngineWork {
+            limits,
+            slots: Arc::new(Semaphore::new(limits.slots)),
+            admitted: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// Admits an analysis request from `client`, or refuses it with 429 when the address
+    /// already has its share or the queue is full.
+    pub fn admit_analysis(self: &Arc<Self>, client: IpAddr) -> Result<AnalysisTicket, ApiError> {
+        let mut admitted = self
+            .admitted
+            .lock()
+            .map_err(|_| ApiError::internal("the engine scheduler failed"))?;
+        let from_client = admitted.get(&client).copied().unwrap_or(0);
+        if from_client >= self.limits.per_client {
+            return Err(ApiError::busy(format!(
+                "this address already has {from_client} analyses waiting or running: \
+                 wait for one to finish"
+            )));
+        }
+        let total: usize = admitted.values().sum();
+        if total >= self.limits.slots + self.limits.queue {
+            return Err(ApiError::busy("the engine is busy: try again shortly"));
+        }
+        *admitted.entry(client).or_insert(0) += 1;
+        Ok(AnalysisTicket {
+            work: self.clone(),
+            client,
+        })
+    }
+
+    /// Waits for a search slot; `None` only if the scheduler is gone.
+    pub async fn slot(&self) -> Option<OwnedSemaphorePermit> {
+        self.slots.clone().acquire_owned().await.ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::net::Ipv4Addr;
+
+    #[test]
+    fn admits_within_the_address_share_and_the_queue() {
+        let work = EngineWork::new(EngineLimits {
+            slots: 1,
+            queue: 2,
+            per_client: 2,
+        });
+        let a = IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1));
+        let b = IpAddr::V4(Ipv4Addr::new(10, 0, 0, 2));
+        let c = IpAddr::V4(Ipv4Addr::new(10, 0, 0, 3));
+        let first = work.admit_analysis(a).unwrap();
+        let _second = work.admit_analysis(a).unwrap();
+        assert_eq!(work.admit_analysis(a).err().map(|e| e.status), Some(429));
+        let _third = work.admit_analysis(b).unwrap();
+        // One slot and a queue of two: three are admitted in all.
+        assert_eq!(work.admit_analysis(c).err().map(|e| e.status), Some(429));
+        drop(first);
+        let _fourth = work.admit_analysis(c).unwrap();
+        assert_eq!(work.admit_analysis(a).err().map(|e| e.status), Some(429));
+    }
+}
