@@ -132,11 +132,22 @@ class Board {
     this.render();
   }
 
-  /** The side length of a square in pixels: what fits the window, or the zoom chosen. */
+  /** The side length of a square in pixels: the zoom chosen, or the largest with which the
+   * board and both hands fit the window, in width and in height, beside the side panel when
+   * the window is wide enough for it to stand beside the board. */
   squareSize() {
     if (this.zoom) return this.zoom;
-    const room = Math.min(window.innerWidth - 40, 760);
-    return Math.max(20, Math.min(56, Math.floor(room / this.position.files)));
+    const { files, ranks } = this.position;
+    const hands = (this.handRoles || []).length > 0;
+    const header = document.querySelector('.top')?.offsetHeight || 40;
+    // Page padding, the frame's padding and coordinates, the hands' padding and gaps.
+    const fixedHeight = header + 24 + 28 + (hands ? 2 * 6 + 2 * 7 : 0) + 8;
+    // Squares are 12/11 as tall as wide; a hand is 0.9 of a square's height.
+    const heightInSquares = (ranks + (hands ? 1.8 : 0)) * 12 / 11;
+    const fromHeight = (window.innerHeight - fixedHeight) / heightInSquares;
+    const sidePanel = window.innerWidth >= 900 ? 300 : 0;
+    const fromWidth = (window.innerWidth - 24 - 34 - sidePanel) / files;
+    return Math.max(14, Math.min(72, Math.floor(Math.min(fromHeight, fromWidth))));
   }
 
   resize() {

@@ -23,7 +23,7 @@ const refusedByPolicy = [];
 before(async () => {
   mkdirSync(shots, { recursive: true });
   server = spawn(bin, ['serve', '--listen', '127.0.0.1:0', '--database', `sqlite://${join(work, 'ui.db')}`],
-    { stdio: ['ignore', 'pipe', 'inherit'] });
+    { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, TSUBAME_LOG: 'warn' } });
   base = await new Promise((done, fail) => {
     server.stdout.on('data', (chunk) => {
       const match = String(chunk).match(/listening on (http:\/\/\S+)/);
@@ -205,10 +205,13 @@ test('Tori against the computer from the lobby: click moves, drop from hand', as
   assert.equal(await page.locator('.board sq').first().getAttribute('data-square'), '1g');
   assert.equal(await page.locator('.hand').last().getAttribute('data-hand'), 'gote');
   await shot(page, 'tori-flipped.png');
-  // The zoom makes the squares bigger.
+  // The zoom overrides the fitted size: smaller, then bigger again.
   const before = (await page.locator('.board').boundingBox()).width;
-  await page.locator('input.zoom').fill('70');
-  assert.ok((await page.locator('.board').boundingBox()).width > before + 50);
+  await page.locator('input.zoom').fill('30');
+  const zoomedOut = (await page.locator('.board').boundingBox()).width;
+  assert.ok(zoomedOut < before - 50, `${before} -> ${zoomedOut}`);
+  await page.locator('input.zoom').fill('60');
+  assert.ok((await page.locator('.board').boundingBox()).width > zoomedOut + 50);
   await page.close();
 });
 
@@ -442,6 +445,37 @@ test('Byo-yomi: after a reload in the middle of a period the clock goes on as th
     `shown ${shownTime}, server ${JSON.stringify(view)}`);
   await shot(page, 'byoyomi-after-reload.png');
   await page.close();
+});
+
+test('The board and both hands fit the window for every game, on a laptop and a phone', async () => {
+  for (const [width, height, device] of [[1366, 850, 'laptop'], [390, 844, 'phone']]) {
+    for (const variant of ['tori', 'wa', 'tenjiku']) {
+      const grant = await apiGame({ variant, opponent: 'engine', side: 'sente', clock: { kind: 'unlimited' } });
+      const page = await newPage(width, height);
+      await openWithToken(page, grant);
+      const boxes = await page.evaluate(() => {
+        const box = (selector, index = 0) => {
+          const node = document.querySelectorAll(selector)[index];
+          if (!node || node.hidden) return null;
+          const r = node.getBoundingClientRect();
+          return { left: r.left, right: r.right, top: r.top, bottom: r.bottom, width: r.width };
+        };
+        return { board: box('.board-wrap'), top: box('.board-area > .hand', 0), bottom: box('.board-area > .hand', 1),
+          square: document.querySelector('.board sq').getBoundingClientRect().width,
+          page: document.documentElement.scrollWidth };
+      });
+      const where = `${variant} on a ${device}: ${JSON.stringify(boxes)}`;
+      const lowest = boxes.bottom ? boxes.bottom.bottom : boxes.board.bottom;
+      assert.ok(lowest <= height, `below the fold: ${where}`);
+      assert.ok(boxes.board.right <= width, `wider than the window: ${where}`);
+      assert.ok(boxes.page <= width, `the page scrolls sideways: ${where}`);
+      assert.equal(Boolean(boxes.top && boxes.bottom), variant !== 'tenjiku', where);
+      // Room is used: Tori's board on a laptop is not a small island in an empty screen.
+      if (variant === 'tori' && device === 'laptop') assert.ok(boxes.square >= 64, where);
+      await shot(page, `fit-${variant}-${device}.png`);
+      await page.close();
+    }
+  }
 });
 
 test('The new-game form explains options in plain words, shows only the clock fields that apply, and takes seconds', async () => {

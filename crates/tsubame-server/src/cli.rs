@@ -4,7 +4,7 @@ use crate::engine_work::EngineLimits;
 use crate::hub::Settings;
 use crate::{Config, serve};
 use anyhow::{Context, Result};
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::net::SocketAddr;
 
 /// Serve the web UI and the play API. Every option can also be given in the environment
@@ -63,6 +63,7 @@ fn start_logging(format: LogFormat) {
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(std::io::stderr().is_terminal())
         .with_writer(std::io::stderr);
     let _ = match format {
         LogFormat::Text => builder.try_init(),
