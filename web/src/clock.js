@@ -26,3 +26,24 @@ export function clockAt(view, control, spent) {
   }
   return { remaining, period, periodsLeft };
 }
+
+/** Under ten seconds a clock shows tenths, as on the play sites. */
+export const TENTHS_BELOW_MS = 10_000;
+
+/**
+ * A clock's text: `h:mm:ss` or `m:ss`, whole seconds rounded up (a clock showing 0:00 has
+ * fallen); under ten seconds `0:09.4`, tenths rounded down.
+ */
+export function formatClock(ms) {
+  const left = Math.max(0, ms);
+  if (left < TENTHS_BELOW_MS) {
+    const tenths = Math.floor(left / 100);
+    return `0:0${Math.floor(tenths / 10)}.${tenths % 10}`;
+  }
+  const total = Math.ceil(left / 1000);
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = total % 60;
+  const mm = String(m).padStart(h ? 2 : 1, '0');
+  return `${h ? `${h}:` : ''}${mm}:${String(s).padStart(2, '0')}`;
+}

@@ -4,7 +4,7 @@
 
 import { Shogiground } from 'shogiground';
 import { parseSfen, parseMove, squareName } from './sfen.js';
-import { clockAt } from './clock.js';
+import { clockAt, formatClock, TENTHS_BELOW_MS } from './clock.js';
 
 const app = document.getElementById('app');
 const latinBox = document.getElementById('latin');
@@ -51,6 +51,7 @@ function tokenFor(id) {
   return localStorage.getItem(`tsubame.token.${id}`);
 }
 
+/** A time control's main time: `10:00`, `0:30`. */
 function formatMs(ms) {
   const total = Math.max(0, Math.ceil(ms / 1000));
   const h = Math.floor(total / 3600);
@@ -610,6 +611,7 @@ async function gamePage(id) {
 
   let lost = false;
   let restoredTimer = null;
+  let confirmingResign = false;
 
   function send(message) {
     error.textContent = '';
@@ -679,14 +681,20 @@ async function gamePage(id) {
     const control = game.time_control;
     const { remaining, period, periodsLeft } =
       clockAt(view, control, running ? performance.now() - received : 0);
-    let main = control.kind === 'unlimited' ? '∞' : formatMs(remaining);
+    let main = control.kind === 'unlimited' ? '∞' : formatClock(remaining);
     let sub = '';
+    // What this player has before the flag falls on this move.
+    let shown = remaining;
     if (control.kind === 'byoyomi') {
-      if (remaining <= 0 && periodsLeft > 0) main = `${Math.ceil(period / 1000)}s`;
+      if (remaining <= 0 && periodsLeft > 0) {
+        main = period < TENTHS_BELOW_MS ? formatClock(period).slice(3) + 's' : `${Math.ceil(period / 1000)}s`;
+        shown = period;
+      }
       sub = `byo-yomi ${periodsLeft}×${control.period_ms / 1000}s`;
     } else if (control.kind === 'fischer') sub = `+${control.increment_ms / 1000}s`;
+    const low = control.kind !== 'unlimited' && shown < TENTHS_BELOW_MS;
     const who = game[`${side}_player`];
-    return el('div', { class: `clock${running ? ' running' : ''}`, 'data-clock': side },
+    return el('div', { class: `clock${running ? ' running' : ''}${low ? ' low' : ''}`, 'data-clock': side },
       el('div', { class: 'p' }, `${side === 'sente' ? '☗' : '☖'} ${side} (${who === 'engine' ? `computer L${game.engine_level}` : who})${seat === side ? ' — you' : ''}`),
       el('div', { class: 't' }, main), el('div', { class: 'p' }, sub));
   }
@@ -708,6 +716,31 @@ async function gamePage(id) {
     if (game.clock_running) clocks.replaceChildren(clockNode(board.flipped ? 'sente' : 'gote'), clockNode(board.flipped ? 'gote' : 'sente'));
     showFirstMove();
   }
+
+  // Replay: 0 the start, 1 back a ply, 2 forward a ply, 3 the position now.
+  function step(where) {
+    if (!game) return;
+    const ply = viewPly === null ? game.ply : viewPly;
+    const target = [0, ply - 1, ply + 1, game.ply][where];
+    viewPly = Math.max(0, Math.min(game.ply, target));
+    if (!record && viewPly !== game.ply) loadRecord();
+    show();
+  }
+
+  // Keys as on the play sites: arrows through the moves, Home/End, `f` to flip.
+  function onKey(event) {
+    if (event.target.closest?.('input, textarea, select') || event.ctrlKey || event.metaKey || event.altKey) return;
+    const where = { Home: 0, ArrowLeft: 1, ArrowRight: 2, End: 3 }[event.key];
+    if (where !== undefined) {
+      event.preventDefault();
+      step(where);
+    } else if (event.key === 'f') {
+      board.flipped = !board.flipped;
+      board.render();
+      show();
+    }
+  }
+  document.addEventListener('keydown', onKey);
 
   function show() {
     if (!game) return;
@@ -745,7 +778,11 @@ async function gamePage(id) {
       if (game.ply < 2) actions.append(el('button', { class: 'secondary', 'data-action': 'abort', onclick: () => send({ type: 'abort' }) }, 'Abort'));
       if (game.status === 'playing') {
         actions.append(el('button', { class: 'secondary', 'data-action': 'draw', onclick: () => send({ type: 'draw', action: 'offer' }) }, 'Offer draw'));
-        actions.append(el('button', { 'data-action': 'resign', onclick: () => { if (confirm('Resign this game?')) send({ type: 'resign' }); } }, 'Resign'));
+        actions.append(confirmingResign
+          ? el('span', { class: 'confirm', 'data-confirm': 'resign' }, 'Resign this game? ',
+            el('button', { 'data-action': 'resign-yes', onclick: () => { confirmingResign = false; send({ type: 'resign' }); } }, 'Yes, resign'),
+            el('button', { class: 'secondary', 'data-action': 'resign-no', onclick: () => { confirmingResign = false; show(); } }, 'No'))
+          : el('button', { 'data-action': 'resign', onclick: () => { confirmingResign = true; show(); } }, 'Resign'));
       }
     }
     const invite = localStorage.getItem(`tsubame.invite.${id}`);
@@ -754,12 +791,8 @@ async function gamePage(id) {
       info.append('Invite link: ', el('code', {}, `${location.origin}/#/join/${id}/${invite}`));
     }
     const replayControls = el('div', { class: 'actions' },
-      ['|◀', '◀', '▶', '▶|'].map((label, i) => el('button', { class: 'secondary', 'data-replay': i, onclick: () => {
-        const target = [0, (ply || 0) - 1, (ply || 0) + 1, game.ply][i];
-        viewPly = Math.max(0, Math.min(game.ply, target));
-        if (!record && viewPly !== game.ply) { loadRecord(); }
-        show();
-      } }, label)));
+      ['|◀', '◀', '▶', '▶|'].map((label, i) => el('button', { class: 'secondary', 'data-replay': i, onclick: () => step(i) }, label)));
+    document.title = `${myTurn ? '● Your move · ' : ''}${title} · Tsubame`;
     moveBox.replaceChildren(el('h2', {}, 'Moves'),
       moveListNode(game.moves, ply, (p) => { viewPly = p; if (!record) loadRecord(); show(); }),
       replayControls);
@@ -768,7 +801,11 @@ async function gamePage(id) {
 
   connect();
   timer = setInterval(tick, 200);
-  cleanup = () => { closed = true; clearInterval(timer); socket?.close(); board.destroy(); };
+  cleanup = () => {
+    closed = true; clearInterval(timer); socket?.close(); board.destroy();
+    document.removeEventListener('keydown', onKey);
+    document.title = 'Tsubame — Tori, Wa and Tenjiku shogi';
+  };
   rerender = show;
 }
 

@@ -447,6 +447,37 @@ test('Byo-yomi: after a reload in the middle of a period the clock goes on as th
   await page.close();
 });
 
+test('Low time shows tenths in red, the tab tells whose move it is, keys replay and flip, resigning asks in the page', async () => {
+  const grant = await apiGame({
+    variant: 'tori', opponent: 'engine', side: 'sente', level: 1,
+    clock: { kind: 'fischer', main_ms: 9500, increment_ms: 0 },
+  });
+  await apiMove(grant, '3d3c');
+  await waitForPly(grant.game_id, 2);
+  const page = await newPage();
+  await openWithToken(page, grant);
+  await page.waitForSelector('[data-clock="sente"].running.low');
+  assert.match(await page.textContent('[data-clock="sente"] .t'), /^0:0\d\.\d$/);
+  assert.match(await page.title(), /^● Your move · Tori shogi/);
+  await shot(page, 'low-time.png');
+  await page.keyboard.press('ArrowLeft');
+  await page.waitForSelector('[data-moves] [data-ply="1"].cur');
+  await page.keyboard.press('End');
+  await page.waitForSelector('[data-moves] [data-ply="2"].cur');
+  await page.keyboard.press('f');
+  await page.waitForSelector('.board.orientation-gote');
+  await page.click('[data-action="resign"]');
+  await page.waitForSelector('[data-confirm="resign"]');
+  await page.click('[data-action="resign-no"]');
+  await page.waitForSelector('[data-action="resign"]');
+  assert.equal((await (await fetch(`${base}/api/games/${grant.game_id}`)).json()).status, 'playing');
+  await page.click('[data-action="resign"]');
+  await page.click('[data-action="resign-yes"]');
+  await page.waitForSelector('[data-result="resignation"]');
+  assert.doesNotMatch(await page.title(), /Your move/);
+  await page.close();
+});
+
 test('The board and both hands fit the window for every game, on a laptop and a phone', async () => {
   for (const [width, height, device] of [[1366, 850, 'laptop'], [390, 844, 'phone']]) {
     for (const variant of ['tori', 'wa', 'tenjiku']) {

@@ -1,7 +1,7 @@
 // Unit tests of the clock the board shows between the server's reports (node --test).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { clockAt } from '../src/clock.js';
+import { clockAt, formatClock } from '../src/clock.js';
 
 const byoyomi = { kind: 'byoyomi', main_ms: 0, periods: 3, period_ms: 3000 };
 
@@ -26,4 +26,15 @@ test('no time passes for the side not to move, and Fischer has no periods', () =
   const fischer = { kind: 'fischer', main_ms: 60000, increment_ms: 1000 };
   const running = { remaining_ms: 5000, periods: 0, period_ms: 0 };
   assert.deepEqual(clockAt(running, fischer, 7000), { remaining: 0, period: 0, periodsLeft: 0 });
+});
+
+test('clocks show tenths under ten seconds, whole seconds rounded up above', () => {
+  assert.equal(formatClock(600000), '10:00');
+  assert.equal(formatClock(59001), '1:00');
+  assert.equal(formatClock(10000), '0:10');
+  assert.equal(formatClock(9999), '0:09.9');
+  assert.equal(formatClock(9450), '0:09.4');
+  assert.equal(formatClock(99), '0:00.0');
+  assert.equal(formatClock(-5), '0:00.0');
+  assert.equal(formatClock(3723000), '1:02:03');
 });
