@@ -7,8 +7,8 @@ use clap::{Args, ValueEnum};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use tsubame_notation::record::{
-    MoveNotation, Record, read_hodges_text, read_kif, read_pgn, write_hodges_text, write_kif,
-    write_pgn,
+    MoveNotation, Record, read_hodges_text, read_kif_with, read_pgn_games, write_hodges_text,
+    write_kif, write_pgn,
 };
 use tsubame_rules::Variant;
 
@@ -60,10 +60,13 @@ pub struct ConvertArgs {
     /// The output's format (default: from the output's extension, else the canonical record).
     #[arg(long, value_enum)]
     to: Option<Format>,
-    /// The game of a Hodges text input (other formats say it themselves).
+    /// The game of a Hodges text input, and of the rule options given (other formats say
+    /// their game themselves).
     #[arg(long, value_parser = variant_parser(), default_value = "tori")]
     variant: Variant,
-    /// A rule option of a Hodges text input, as NAME=VALUE (repeatable).
+    /// A rule option to replay the input under, as NAME=VALUE (repeatable), whatever its
+    /// format: given any, the input is replayed under the game's defaults with these set,
+    /// instead of the rules the file says (or the play site's, for its PGN).
     #[arg(long = "option", value_name = "NAME=VALUE")]
     options: Vec<String>,
     /// The handicap of a Hodges text input.
@@ -102,27 +105,47 @@ pub fn run(args: &ConvertArgs) -> Result<()> {
     let as_text = || {
         String::from_utf8(bytes.clone()).with_context(|| format!("{name}: the text is not UTF-8"))
     };
-    let mut record = match from {
-        Format::Record => Record::parse(&as_text()?).with_context(|| name.clone())?,
+    let rules = if args.options.is_empty() {
+        None
+    } else {
+        Some(options_for(args.variant, &args.options, None)?)
+    };
+    let rules = rules.as_ref();
+    let mut records = match from {
+        Format::Record => {
+            vec![Record::parse_with(&as_text()?, rules).with_context(|| name.clone())?]
+        }
         Format::Hodges => {
             let options = options_for(args.variant, &args.options, args.handicap.as_deref())?;
-            read_hodges_text(&as_text()?, options).with_context(|| name.clone())?
+            vec![read_hodges_text(&as_text()?, options).with_context(|| name.clone())?]
         }
-        Format::Kif => read_kif(&bytes).with_context(|| name.clone())?,
-        Format::Pgn => read_pgn(&as_text()?).with_context(|| name.clone())?,
+        Format::Kif => vec![read_kif_with(&bytes, rules).with_context(|| name.clone())?],
+        Format::Pgn => read_pgn_games(&as_text()?, rules).with_context(|| name.clone())?,
     };
-    if let Some(notation) = args.notation {
-        record.notation = match notation {
-            NotationName::Hodges => MoveNotation::Hodges,
-            NotationName::Usi => MoveNotation::Usi,
-        };
+    if records.len() > 1 && to != Format::Pgn {
+        bail!(
+            "{name} holds {} games: write them as PGN (--to pgn), or one at a time",
+            records.len()
+        );
     }
-    let text = match to {
-        Format::Record => record.to_canonical()?,
-        Format::Hodges => write_hodges_text(&record)?,
-        Format::Kif => write_kif(&record)?,
-        Format::Pgn => write_pgn(&record)?,
-    };
+    let mut text = String::new();
+    for record in &mut records {
+        if let Some(notation) = args.notation {
+            record.notation = match notation {
+                NotationName::Hodges => MoveNotation::Hodges,
+                NotationName::Usi => MoveNotation::Usi,
+            };
+        }
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        text.push_str(&match to {
+            Format::Record => record.to_canonical()?,
+            Format::Hodges => write_hodges_text(record)?,
+            Format::Kif => write_kif(record)?,
+            Format::Pgn => write_pgn(record)?,
+        });
+    }
     match &args.output {
         Some(path) => std::fs::write(path, text)
             .with_context(|| format!("cannot write {}", path.display()))?,

@@ -355,3 +355,44 @@ fn convert_a_tenjiku_record_to_hodges_text_and_back() {
         );
     }
 }
+
+/// A PGN file of several play-site games converts whole, each replayed under the play site's
+/// repetition rule; `--option` replays any format under other rules, and a game that the
+/// other rules end early is refused, naming the move that ended it.
+#[test]
+fn convert_reads_every_game_of_a_pgn_file_and_takes_rule_options() {
+    // Both phoenixes step out and back twice: the start position's third occurrence.
+    let shuffle =
+        "[Variant \"Torishogi\"]\n\n1. Ke2 Ke6 2. Kd1 Kd7 3. Ke2 Ke6 4. Kd1 Kd7 5. Ke2 *\n";
+    let short = "[Variant \"Torishogi\"]\n\n1. Sxe5 Sxc3 *\n";
+    let file = scratch("several.pgn");
+    std::fs::write(&file, format!("{short}\n{shuffle}\n{short}")).unwrap_or_else(|e| panic!("{e}"));
+    let path = file.to_str().unwrap_or("");
+    let out = run(&["convert", path, "--to", "pgn"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert_eq!(text.matches("[Variant \"Torishogi\"]").count(), 3, "{text}");
+    assert!(text.contains("5. Ke2 *"), "{text}");
+    assert!(!text.contains("[Options"), "{text}");
+    // One record per file for the other formats.
+    let out = run(&["convert", path, "--to", "record"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("holds 3 games"), "{}", stderr(&out));
+    // Under threefold repetition the shuffle ends at its eighth move.
+    let out = run(&["convert", path, "--to", "pgn", "--option", "repetition=3"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains("\"Ke2\" comes after the end of the game: 4... Kd7 ended it"),
+        "{err}"
+    );
+    // Other rules travel with the converted records.
+    let strict = ["--option", "drop-mate=illegal", "--option", "repetition=4"];
+    let out = run(&[&["convert", path, "--to", "pgn"][..], &strict[..]].concat());
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("[Options \"drop-mate=illegal,repetition=4"),
+        "{}",
+        stdout(&out)
+    );
+}

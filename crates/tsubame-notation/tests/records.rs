@@ -4,8 +4,8 @@
 
 use std::path::PathBuf;
 use tsubame_notation::record::{
-    GameResult, MoveNotation, Record, RecordErrorKind, read_hodges_text, read_kif, read_pgn,
-    write_hodges_text, write_kif, write_pgn,
+    GameResult, MoveNotation, Record, RecordErrorKind, play_site_options, read_hodges_text,
+    read_kif, read_pgn, read_pgn_games, read_pgn_with, write_hodges_text, write_kif, write_pgn,
 };
 use tsubame_rules::{EndReason, Options, tori};
 
@@ -127,6 +127,7 @@ fn hodges_text_kif_and_pgn_round_trip() {
         assert!(pgn.contains("1. Sxe5 Sxc3 2. Fxc3 Fxe5 "), "{pgn}");
         let from_pgn = read_pgn(&pgn).unwrap_or_else(|e| panic!("{name} as PGN: {e}"));
         assert_eq!(from_pgn.moves, record.moves, "{name}: moves and comments");
+        assert_eq!(from_pgn.options, record.options, "{name}: rule options");
         assert_eq!(from_pgn.result, record.result);
         assert_eq!(
             (&from_pgn.sente, &from_pgn.gote),
@@ -456,4 +457,74 @@ fn a_wa_record_round_trips_and_tori_only_formats_say_so() {
         Some("KIF is written for Tori shogi only")
     );
     assert!(write_pgn(&record).is_err());
+}
+
+/// Both phoenixes step out and back twice: the start position occurs a third time after the
+/// eighth move, and the game goes on.
+const THREE_TIMES: &str = "4g5f 4a5b 5f4g 5b4a 4g5f 4a5b 5f4g 5b4a 4g5f";
+
+fn record_of(options: Options, usi: &str) -> Record {
+    let mut record = Record::new(options);
+    record.moves = usi
+        .split_whitespace()
+        .map(|usi| tsubame_notation::record::RecordMove {
+            usi: usi.to_string(),
+            comment: None,
+        })
+        .collect();
+    record
+}
+
+/// The play site ends Tori games on the fourth occurrence of a position, so its PGN replays
+/// under `repetition=4`: a real game past a threefold repetition reads; under our default (3)
+/// the error names the move that ended the game, not the one after it.
+#[test]
+fn play_site_pgn_replays_under_its_own_repetition_rule() {
+    let pgn = write_pgn(&record_of(play_site_options(), THREE_TIMES)).unwrap();
+    assert!(!pgn.contains("[Options"), "{pgn}");
+    let record = read_pgn(&pgn).unwrap();
+    assert_eq!(record.moves.len(), 9);
+    assert_eq!(record.options.get("repetition").as_deref(), Some("4"));
+    let ours = Options::defaults(tori::spec());
+    let error = read_pgn_with(&pgn, Some(&ours))
+        .err()
+        .map(|e| e.to_string());
+    assert!(
+        error.as_deref().is_some_and(
+            |e| e.contains("comes after the end of the game: 4... ") && e.contains("ended it")
+        ),
+        "{error:?}"
+    );
+    // Rules other than the play site's travel in an Options tag and come back.
+    let strict = Options::parse(tori::spec(), "drop-mate=illegal,repetition=3").unwrap();
+    let pgn = write_pgn(&record_of(strict.clone(), "3d3c 4b3c")).unwrap();
+    assert!(
+        pgn.contains("[Options \"drop-mate=illegal,repetition=3"),
+        "{pgn}"
+    );
+    assert_eq!(read_pgn(&pgn).unwrap().options, strict);
+}
+
+/// A PGN file of many games reads them all, and an error names its line in the whole file.
+#[test]
+fn pgn_files_with_many_games() {
+    let first = write_pgn(&record_of(play_site_options(), "3d3c 4b3c 5e5d")).unwrap();
+    let second = write_pgn(&record_of(play_site_options(), THREE_TIMES)).unwrap();
+    let file = format!("{first}\n{second}\n{first}");
+    let games = read_pgn_games(&file, None).unwrap();
+    let lengths: Vec<usize> = games.iter().map(|g| g.moves.len()).collect();
+    assert_eq!(lengths, vec![3, 9, 3]);
+    // The single-game reader refuses the second game's tags instead of ignoring them.
+    assert!(read_pgn(&file).is_err());
+    let broken = format!("{first}\n{}", second.replace("Kd7", "Kd9"));
+    let line_of_bad_move = broken
+        .lines()
+        .position(|l| l.contains("Kd9"))
+        .map(|i| i + 1);
+    let error = read_pgn_games(&broken, None).err();
+    assert_eq!(
+        error.as_ref().map(|e| e.line()),
+        line_of_bad_move,
+        "{error:?}"
+    );
 }

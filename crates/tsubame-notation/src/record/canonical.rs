@@ -245,6 +245,11 @@ pub(crate) fn decided_by_moves(reason: EndReason) -> bool {
 }
 
 pub(crate) fn read(text: &str) -> Result<Record, RecordError> {
+    read_with(text, None)
+}
+
+/// Reads a canonical record, replayed under `rules` when given instead of its Options tag.
+pub(crate) fn read_with(text: &str, rules: Option<&Options>) -> Result<Record, RecordError> {
     let lines: Vec<&str> = text.lines().collect();
     let mut tags: Vec<TagLine> = Vec::new();
     let mut body_start = lines.len();
@@ -306,6 +311,7 @@ pub(crate) fn read(text: &str) -> Result<Record, RecordError> {
             ));
         }
     }
+    let options = super::with_rules(options, rules, 1)?;
     let mut record = Record::new(options);
     let mut result_line = 0;
     let mut reason_line = 0;

@@ -115,10 +115,12 @@ pub enum RecordErrorKind {
         reason: Box<MoveTextError>,
     },
     /// A move after the rules had already ended the game.
-    #[error("move {written:?} comes after the end of the game ({outcome})")]
+    #[error("move {written:?} comes after the end of the game: {ended_by} ended it ({outcome})")]
     AfterEnd {
         /// The move as written.
         written: String,
+        /// The move that ended the game, numbered (`37... Sx4c`), or the start position.
+        ended_by: String,
         /// How the game had ended.
         outcome: String,
     },

@@ -178,6 +178,12 @@ fn decode(bytes: &[u8]) -> Result<String, RecordError> {
 /// assert_eq!(record.moves[2].usi, "4f5e");
 /// ```
 pub fn read_kif(bytes: &[u8]) -> Result<Record, RecordError> {
+    read_kif_with(bytes, None)
+}
+
+/// Reads a KIF record like [`read_kif`], replaying it under `rules` (when given) instead of
+/// the defaults; its handicap stays the one its 手合割 line sets.
+pub fn read_kif_with(bytes: &[u8], rules: Option<&Options>) -> Result<Record, RecordError> {
     let text = decode(bytes)?;
     let spec = tori::spec();
     let mut options = Options::defaults(spec);
@@ -282,6 +288,7 @@ pub fn read_kif(bytes: &[u8]) -> Result<Record, RecordError> {
             comment: None,
         });
     }
+    let options = super::with_rules(options, rules, 1)?;
     let mut record = Record::new(options);
     for (field, value) in record_fields {
         match field {

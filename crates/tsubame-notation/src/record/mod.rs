@@ -86,8 +86,8 @@ mod replay;
 
 pub use error::{Location, MoveTextError, RecordError, RecordErrorKind, SanError};
 pub use hodges_text::{read_hodges_text, write_hodges_text};
-pub use kif::{read_kif, write_kif};
-pub use pgn::{read_pgn, write_pgn, write_san};
+pub use kif::{read_kif, read_kif_with, write_kif};
+pub use pgn::{play_site_options, read_pgn, read_pgn_games, read_pgn_with, write_pgn, write_san};
 pub use replay::{Replay, Step};
 
 use tsubame_rules::tenjiku::TenjikuPosition;
@@ -236,6 +236,12 @@ impl Record {
         canonical::read(text)
     }
 
+    /// Reads a record in the canonical format like [`Record::parse`], replaying it under
+    /// `rules` (when given) instead of its `Options` tag; its handicap stays the record's.
+    pub fn parse_with(text: &str, rules: Option<&Options>) -> Result<Record, RecordError> {
+        canonical::read_with(text, rules)
+    }
+
     /// Writes the record in the canonical format, its moves in [`Record::notation`].
     pub fn to_canonical(&self) -> Result<String, RecordError> {
         canonical::write(self)
@@ -332,4 +338,34 @@ pub fn hodges_line(options: &Options, sfen: &str, moves: &[String]) -> Vec<Strin
         }
     }
     out
+}
+
+/// The options a record is replayed under: `rules` when a reader is given them (keeping the
+/// handicap the file sets), else the file's own.
+pub(crate) fn with_rules(
+    from_file: Options,
+    rules: Option<&Options>,
+    line: usize,
+) -> Result<Options, RecordError> {
+    let Some(rules) = rules else {
+        return Ok(from_file);
+    };
+    if rules.variant().name != from_file.variant().name {
+        return Err(RecordError::at(
+            line,
+            0,
+            RecordErrorKind::BadOption(format!(
+                "the rule options given are {}'s, the record is {}",
+                rules.variant().title,
+                from_file.variant().title
+            )),
+        ));
+    }
+    let mut options = rules.clone();
+    if let Some(handicap) = from_file.get("handicap") {
+        options
+            .set("handicap", &handicap)
+            .map_err(|e| RecordError::at(line, 0, RecordErrorKind::BadOption(e.to_string())))?;
+    }
+    Ok(options)
 }

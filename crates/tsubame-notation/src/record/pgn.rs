@@ -141,9 +141,30 @@ pub(crate) fn parse_san<B: Bitboard>(position: &Position<B>, text: &str) -> Resu
 /// assert_eq!(record.moves[2].usi, "4f5e");
 /// ```
 pub fn read_pgn(text: &str) -> Result<Record, RecordError> {
+    read_pgn_with(text, None)
+}
+
+/// The rules the play site plays Tori by, and so the rules of its PGN unless an `Options` tag
+/// says otherwise: Fairy-Stockfish's, where a repetition ends the game on the fourth
+/// occurrence of a position.
+///
+/// ```
+/// use tsubame_notation::record::play_site_options;
+/// assert_eq!(play_site_options().get("repetition").as_deref(), Some("4"));
+/// ```
+pub fn play_site_options() -> Options {
+    let mut options = Options::defaults(tori::spec());
+    // The option exists in Tori's spec; a failure would leave the defaults.
+    let _ = options.set("repetition", "4");
+    options
+}
+
+/// Reads one game of the play site's PGN like [`read_pgn`]; `rules`, when given, are the rule
+/// options to replay it under, whatever the file says.
+pub fn read_pgn_with(text: &str, rules: Option<&Options>) -> Result<Record, RecordError> {
     let lines: Vec<&str> = text.lines().collect();
     let mut body_start = lines.len();
-    let mut record = Record::new(Options::defaults(tori::spec()));
+    let mut record = Record::new(play_site_options());
     let mut fen: Option<(String, usize)> = None;
     let mut result_line = 0;
     for (index, line) in lines.iter().enumerate() {
@@ -171,6 +192,12 @@ pub fn read_pgn(text: &str) -> Result<Record, RecordError> {
                 }
             }
             "FEN" => fen = Some((tag.1, index + 1)),
+            // Written by Tsubame for rules other than the play site's.
+            "Options" => {
+                record.options = Options::parse(tori::spec(), &tag.1).map_err(|e| {
+                    RecordError::at(index + 1, 0, RecordErrorKind::BadOption(e.to_string()))
+                })?;
+            }
             "SetUp" => {}
             "White" => record.sente = Some(tag.1),
             "Black" => record.gote = Some(tag.1),
@@ -185,6 +212,7 @@ pub fn read_pgn(text: &str) -> Result<Record, RecordError> {
             _ => record.extra_tags.push(tag),
         }
     }
+    record.options = super::with_rules(record.options.clone(), rules, 1)?;
     let mut fen_line = 1;
     if let Some((fen, line)) = fen {
         fen_line = line;
@@ -250,6 +278,58 @@ pub fn read_pgn(text: &str) -> Result<Record, RecordError> {
     Ok(record)
 }
 
+/// Reads every game of a PGN file of the play site's (a player's or a tournament's games, one
+/// after the other); errors name the line in the whole file.
+///
+/// ```
+/// use tsubame_notation::record::read_pgn_games;
+///
+/// let pgn = "[Variant \"Torishogi\"]\n\n1. Sxe5 Sxc3 *\n\n[Variant \"Torishogi\"]\n\n1. Sxe5 *\n";
+/// let games = read_pgn_games(pgn, None).unwrap();
+/// assert_eq!(games.len(), 2);
+/// assert_eq!(games[1].moves.len(), 1);
+/// ```
+pub fn read_pgn_games(text: &str, rules: Option<&Options>) -> Result<Vec<Record>, RecordError> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut starts = Vec::new();
+    let mut in_moves = false;
+    let mut current_start: Option<usize> = None;
+    for (index, line) in lines.iter().enumerate() {
+        let trimmed = line.trim();
+        if trimmed.is_empty() || trimmed.starts_with('%') {
+            continue;
+        }
+        let is_tag = trimmed.starts_with('[');
+        if current_start.is_none() || (is_tag && in_moves) {
+            starts.push(index);
+            current_start = Some(index);
+            in_moves = false;
+        }
+        if !is_tag {
+            in_moves = true;
+        }
+    }
+    let mut games = Vec::with_capacity(starts.len());
+    for (number, &start) in starts.iter().enumerate() {
+        let end = starts.get(number + 1).copied().unwrap_or(lines.len());
+        // Blank lines before the game keep the line numbers of the whole file in errors.
+        let mut game_text = "\n".repeat(start);
+        for line in lines.get(start..end).unwrap_or(&[]) {
+            game_text.push_str(line);
+            game_text.push('\n');
+        }
+        games.push(read_pgn_with(&game_text, rules)?);
+    }
+    if games.is_empty() {
+        return Err(RecordError::at(
+            1,
+            0,
+            RecordErrorKind::Unexpected("no game in the file".into()),
+        ));
+    }
+    Ok(games)
+}
+
 /// Writes a Tori shogi record as the play site's PGN: the seven standard tags (`White` is
 /// sente), `TimeControl`, `Variant "Torishogi"`, the start `FEN` with `SetUp "1"`, then the
 /// moves in Fairy-Stockfish SAN with their comments, and the result.
@@ -297,6 +377,11 @@ pub fn write_pgn(record: &Record) -> Result<String, RecordError> {
     tag("Variant", "Torishogi");
     tag("FEN", &start.to_fen());
     tag("SetUp", "1");
+    // Rules other than the play site's are written, so that the record reads back as played.
+    let options = super::canonical::options_text(&record.options);
+    if options != super::canonical::options_text(&play_site_options()) {
+        tag("Options", &options);
+    }
     out.push('\n');
     if let Some(comment) = &record.comment {
         out.push_str(&format!("{{{}}} ", comment_text(comment)));

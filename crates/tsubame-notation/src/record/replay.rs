@@ -121,6 +121,7 @@ impl<'a> PositionVisitor<'a> for Resolve<'_> {
             if let Some(outcome) = game.outcome() {
                 return Err(here(RecordErrorKind::AfterEnd {
                     written: written.text.clone(),
+                    ended_by: ended_by(self.moves, index, sente_first),
                     outcome: outcome.to_string(),
                 }));
             }
@@ -222,6 +223,18 @@ pub(crate) fn tenjiku_threatens_royal(position: &TenjikuPosition) -> bool {
     })
 }
 
+/// The move before the `index`th, numbered as written (`37... Sx4c`): the one that ended the
+/// game when the `index`th comes after the end; the start position when there is none.
+fn ended_by(moves: &[WrittenMove], index: usize, sente_first: bool) -> String {
+    match index
+        .checked_sub(1)
+        .and_then(|last| moves.get(last).map(|m| (last, m)))
+    {
+        Some((last, written)) => format!("{} {}", number_label(last, sente_first), written.text),
+        None => "the start position".to_string(),
+    }
+}
+
 fn resolve_tenjiku(work: Resolve<'_>, start: TenjikuPosition) -> Result<Resolved, RecordError> {
     if work.reader == Reader::San {
         return Err(RecordError::at(
@@ -247,6 +260,7 @@ fn resolve_tenjiku(work: Resolve<'_>, start: TenjikuPosition) -> Result<Resolved
         if let Some(outcome) = game.outcome() {
             return Err(here(RecordErrorKind::AfterEnd {
                 written: written.text.clone(),
+                ended_by: ended_by(work.moves, index, sente_first),
                 outcome: outcome.to_string(),
             }));
         }
