@@ -4,6 +4,7 @@
 //! error naming what was wrong instead of the framework's plain-text rejection.
 
 use crate::clock::TimeControl;
+use crate::connections::PeerAddr;
 use crate::game::HostedGame;
 use crate::hub::{ApiError, GameSlot, Hub, NewGame};
 use crate::metrics::GaugeGuard;
@@ -485,7 +486,7 @@ fn client_address(peer: SocketAddr, headers: &HeaderMap) -> IpAddr {
 /// or the queue is full.
 async fn analyse(
     State(hub): State<Arc<Hub>>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    ConnectInfo(PeerAddr(peer)): ConnectInfo<PeerAddr>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, ApiError> {
@@ -575,6 +576,10 @@ async fn serve_socket(hub: Arc<Hub>, slot: Arc<GameSlot>, socket: WebSocket) {
     // Subscribe before the snapshot so no change falls between the two.
     let mut events = slot.events.subscribe();
     let mut token: Option<String> = None;
+    // Pings keep a quiet socket (a spectator's, a player thinking) above the idle limit of the
+    // connection; a client that stops answering them is closed by that limit.
+    let mut pings = tokio::time::interval(hub.settings().connections.idle / 3);
+    pings.tick().await;
     let hello = json!({"type": "hello", "seat": null}).to_string();
     if sink.send(Message::Text(hello.into())).await.is_err() {
         return;
@@ -594,11 +599,27 @@ async fn serve_socket(hub: Arc<Hub>, slot: Arc<GameSlot>, socket: WebSocket) {
                 code: close_code::AWAY,
                 reason: "the server is restarting".into(),
             };
-            let _ = sink.send(Message::Close(Some(close))).await;
+            if sink.send(Message::Close(Some(close))).await.is_ok() {
+                // The closing handshake: wait (briefly) for the client's close, so that the
+                // connection is not cut under a close frame the client has yet to read.
+                let _ = tokio::time::timeout(Duration::from_secs(2), async {
+                    while let Some(Ok(message)) = stream.next().await {
+                        if matches!(message, Message::Close(_)) {
+                            break;
+                        }
+                    }
+                })
+                .await;
+            }
             return;
         }
         tokio::select! {
             _ = shutdown.changed() => continue,
+            _ = pings.tick() => {
+                if sink.send(Message::Ping(Vec::new().into())).await.is_err() {
+                    return;
+                }
+            }
             event = events.recv() => {
                 let text = match event {
                     Ok(text) => text.to_string(),

@@ -1,5 +1,6 @@
 //! The `tsubame serve` command line.
 
+use crate::connections::ConnectionLimits;
 use crate::engine_work::EngineLimits;
 use crate::hub::Settings;
 use crate::{Config, serve};
@@ -40,6 +41,13 @@ pub struct ServeArgs {
     /// Analysis requests one address may have waiting or running.
     #[arg(long, env = "TSUBAME_ANALYSES_PER_CLIENT", default_value_t = 2)]
     pub analyses_per_client: usize,
+    /// Connections one address may hold open at once; more are closed on arrival.
+    #[arg(long, env = "TSUBAME_CONNECTIONS_PER_ADDRESS", default_value_t = 64)]
+    pub connections_per_address: usize,
+    /// Seconds after which a connection on which nothing arrives is closed (game sockets are
+    /// pinged every third of it).
+    #[arg(long, env = "TSUBAME_IDLE_SECONDS", default_value_t = 90.0, value_parser = parse_seconds)]
+    pub idle_seconds: f64,
     /// Log lines on standard error: `text` for people, `json` (one object per line) for a log
     /// collector. What is logged is set by `TSUBAME_LOG` (`info` by default; e.g. `warn`, or
     /// `tsubame_server=debug`).
@@ -118,6 +126,10 @@ pub fn run(args: &ServeArgs) -> Result<()> {
                     .max(1),
                 queue: args.engine_queue,
                 per_client: args.analyses_per_client.max(1),
+            },
+            connections: ConnectionLimits {
+                per_address: args.connections_per_address.max(1),
+                idle: std::time::Duration::from_secs_f64(args.idle_seconds),
             },
         },
     };

@@ -5,6 +5,7 @@
 //! restart rebuilds the same games from the stored rows.
 
 use crate::clock::{ClockState, ClockView, SideClock, TimeControl};
+use crate::connections::ConnectionLimits;
 use crate::engine_work::{EngineLimits, EngineWork};
 use crate::game::{HostedGame, PlayedMove, RulesError};
 use crate::metrics::{GaugeGuard, Metrics};
@@ -356,6 +357,8 @@ pub struct Settings {
     pub seek_expiry_ms: u64,
     /// Slots and queues of the engine's searches.
     pub engine: EngineLimits,
+    /// Connections per address and the idle time (game sockets are pinged well within it).
+    pub connections: ConnectionLimits,
 }
 
 impl Default for Settings {
@@ -364,6 +367,7 @@ impl Default for Settings {
             first_move_ms: 30_000,
             seek_expiry_ms: 3_600_000,
             engine: EngineLimits::default(),
+            connections: ConnectionLimits::default(),
         }
     }
 }
@@ -609,6 +613,11 @@ impl Hub {
             }
         }
         Ok(hub)
+    }
+
+    /// What the operator set.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
     }
 
     /// The scheduler of engine searches.

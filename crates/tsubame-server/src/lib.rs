@@ -9,6 +9,7 @@
 pub mod api;
 pub mod cli;
 pub mod clock;
+pub mod connections;
 pub mod engine_work;
 pub mod game;
 pub mod hub;
@@ -174,13 +175,16 @@ pub async fn serve(config: Config, on_ready: impl FnOnce(SocketAddr)) -> Result<
     let listener = tokio::net::TcpListener::bind(config.listen)
         .await
         .with_context(|| format!("cannot listen on {}", config.listen))?;
-    on_ready(listener.local_addr()?);
+    let open_files = connections::raise_open_file_limit();
+    tracing::info!(?open_files, "open-file limit");
+    let listener = connections::LimitedListener::new(listener, config.settings.connections);
+    on_ready(axum::serve::Listener::local_addr(&listener)?.0);
     let stopping = hub.clone();
     // On SIGTERM or Ctrl-C: stop accepting, let requests in flight (and the moves they store)
     // finish, and close every game socket with 1001 so that clients reconnect.
     axum::serve(
         listener,
-        app(hub).into_make_service_with_connect_info::<SocketAddr>(),
+        app(hub).into_make_service_with_connect_info::<connections::PeerAddr>(),
     )
     .with_graceful_shutdown(async move {
         stop_requested().await;

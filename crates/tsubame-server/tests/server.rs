@@ -390,7 +390,11 @@ impl Socket {
         let until = Instant::now() + limit;
         while Instant::now() < until {
             match self.0.read() {
-                Ok(Message::Close(frame)) => return frame.map(|f| u16::from(f.code)),
+                Ok(Message::Close(frame)) => {
+                    // Sends the answering close, as a well-behaved client does.
+                    let _ = self.0.flush();
+                    return frame.map(|f| u16::from(f.code));
+                }
                 Ok(_) => {}
                 Err(tungstenite::Error::Io(e))
                     if matches!(
@@ -1458,6 +1462,69 @@ fn computer_clock_waits_with_its_search(db: &Db) {
     assert_eq!(analysis.join().expect("thread"), "200");
 }
 
+/// One address cannot hold more than its share of connections (the next ones are closed at
+/// once, and others are still served), and a connection on which nothing arrives is closed
+/// after the idle time, while a game socket, pinged by the server, stays open.
+fn connections_are_bounded(db: &Db) {
+    use std::io::{Read, Write};
+    let server = Server::start_with(
+        db,
+        &["--connections-per-address", "3", "--idle-seconds", "5"],
+    );
+    // Before any request: no pooled HTTP connection of the test's own counts yet.
+    let held: Vec<TcpStream> = (0..3)
+        .map(|_| TcpStream::connect(&server.addr).expect("connect"))
+        .collect();
+    std::thread::sleep(Duration::from_millis(200));
+    let mut refused = TcpStream::connect(&server.addr).expect("connect");
+    refused
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .expect("timeout");
+    let _ = refused.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
+    let mut answer = Vec::new();
+    let read = refused.read_to_end(&mut answer);
+    assert!(
+        read.is_err() || answer.is_empty(),
+        "a fourth connection was served: {:?}",
+        String::from_utf8_lossy(&answer)
+    );
+    // Silent connections are closed after the idle time, which frees the address's share.
+    let started = Instant::now();
+    for mut stream in held {
+        stream
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .expect("timeout");
+        let mut buffer = [0_u8; 16];
+        let read = stream.read(&mut buffer);
+        assert!(matches!(read, Ok(0) | Err(_)), "{read:?}");
+    }
+    assert!(
+        started.elapsed() < Duration::from_secs(9),
+        "{:?}",
+        started.elapsed()
+    );
+    let (status, _) = server.get("/healthz");
+    assert_eq!(status, 200);
+    // A game socket answers the server's pings and outlives the idle time.
+    let (id, _, _) = server.two_player_game("tori", long_clock());
+    let mut socket = server.socket(&id, None);
+    let until = Instant::now() + Duration::from_millis(7000);
+    while Instant::now() < until {
+        match socket.0.read() {
+            Ok(_) => {}
+            Err(tungstenite::Error::Io(e))
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) => {}
+            Err(e) => panic!("the game socket was closed: {e}"),
+        }
+    }
+    socket.send(json!({"type": "ping", "id": "alive"}));
+    let pong = socket.wait_for(Duration::from_secs(5), |v| v["id"] == "alive");
+    assert_eq!(pong["type"], "pong");
+}
+
 /// `/metrics` counts what happened, in Prometheus' text format.
 fn metrics_count_games_moves_and_sockets(db: &Db) {
     let server = Server::start(db);
@@ -1560,6 +1627,7 @@ fn web_files_are_served_and_missing_ones_are_not_found() {
 }
 
 against_every_database!(
+    connections_are_bounded,
     analysis_is_bounded,
     computer_clock_waits_with_its_search,
     metrics_count_games_moves_and_sockets,

@@ -246,6 +246,11 @@ fn main() -> Result<()> {
         .unwrap_or_else(|| format!("sqlite://{}", temp.join("bench.db").display()));
     let mut command = Command::new(&server_bin);
     command.args(["--listen", "127.0.0.1:0", "--database", &database]);
+    // Every simulated player comes from this one address: lift the per-address cap above
+    // the two sockets and a request connection per game; the access log would measure itself.
+    let connections = (args.games * 3 + 64).to_string();
+    command.args(["--connections-per-address", &connections]);
+    command.env("TSUBAME_LOG", "warn");
     if let Some(threads) = args.server_threads {
         command.args(["--threads", &threads.to_string()]);
     }
