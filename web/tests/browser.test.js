@@ -509,6 +509,21 @@ test('The board and both hands fit the window for every game, on a laptop and a 
   }
 });
 
+test('The lobby, analysis and import pages fit a phone: nothing scrolls sideways', async () => {
+  const page = await newPage(390, 844);
+  for (const route of ['', '#/analysis', '#/import']) {
+    await page.goto(`${base}/${route}`);
+    await page.waitForSelector('form.create');
+    const widths = await page.evaluate(() => ({
+      page: document.documentElement.scrollWidth,
+      sfen: document.querySelector('input[name="sfen"]')?.getBoundingClientRect().right ?? 0,
+    }));
+    assert.ok(widths.page <= 390 && widths.sfen <= 390, `${route || 'lobby'}: ${JSON.stringify(widths)}`);
+    await shot(page, `phone-${route.replace('#/', '') || 'lobby'}.png`, { fullPage: true });
+  }
+  await page.close();
+});
+
 test('The new-game form explains options in plain words, shows only the clock fields that apply, and takes seconds', async () => {
   for (const [width, height, name] of [[1366, 850, 'desktop'], [390, 844, 'phone']]) {
     const page = await newPage(width, height);
