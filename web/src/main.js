@@ -333,6 +333,21 @@ class Board {
     this.ground?.setSquareHighlights(squares);
   }
 
+  /** The piece on `from` drawn as it would stand after moving: promoted or as it is. */
+  pieceAfter(from, promote) {
+    const { files, squares } = this.position;
+    const file = Number(from.slice(0, -1));
+    const rank = from.charCodeAt(from.length - 1) - 97;
+    const cell = squares[rank]?.[files - file];
+    if (!cell) return null;
+    const info = this.variant?.roles.find((r) => r.sfen === cell.code);
+    const code = promote && info?.promotes_to ? info.promotes_to : cell.code;
+    const name = this.variant?.roles.find((r) => r.sfen === code)?.name || code;
+    return el('span', { class: `choice-piece pieces-${this.groundVariant}${latinBox.checked ? ' latin' : ''}`,
+      title: name, 'data-piece': code },
+    el('piece', { class: `${this.roleOf(code)} ${cell.color}` }));
+  }
+
   /** Several moves reach the square (promotion or not, a lion's routes): ask which. */
   choose(candidates) {
     this.ground?.setSquareHighlights([]);
@@ -341,17 +356,21 @@ class Board {
       this.onMove(candidates[0].text);
       return;
     }
-    const box = el('div', { class: 'box' }, el('strong', {}, 'Choose the move'));
+    const promotion = candidates.some((c) => c.promote);
+    const box = el('div', { class: 'box' }, el('strong', {}, promotion ? 'Promote?' : 'Choose the move'));
     const dialog = el('div', { class: 'dialog', 'data-dialog': 'choice' }, box);
     for (const mv of candidates) {
       const [from, ...rest] = mv.squares;
       let label = 'Directly';
       if (mv.promote) label = 'Promote';
-      else if (candidates.some((c) => c.promote)) label = 'Do not promote';
+      else if (promotion) label = 'Do not promote';
       else if (rest.length > 1) label = `Via ${rest.slice(0, -1).join(', ')}`;
       else if (rest[0] === from) label = 'Pass';
+      // A promotion shows the two pieces the mover may become, as on the play sites.
+      const shown = promotion ? this.pieceAfter(from, mv.promote) : null;
       box.append(el('button', { 'data-choice': mv.promote ? 'promote' : 'stay',
-        onclick: () => { dialog.remove(); this.onMove(mv.text); } }, `${label} (${mv.text})`));
+        onclick: () => { dialog.remove(); this.onMove(mv.text); } },
+        shown, el('span', {}, `${label} (${mv.text})`)));
     }
     box.append(el('button', { class: 'secondary', onclick: () => { dialog.remove(); this.render(); } }, 'Cancel'));
     document.body.append(dialog);

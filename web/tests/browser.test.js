@@ -313,6 +313,12 @@ test('Wa: a move on a phone-sized screen, and the optional promotion choice', as
   await click(wide, '6d');
   await click(wide, '6c');
   await wide.waitForSelector('[data-dialog="choice"]');
+  // The dialog shows the swallow and the goose it may become, drawn as board pieces.
+  assert.equal(await wide.getAttribute('[data-choice="stay"] [data-piece]', 'data-piece'), 'P');
+  assert.equal(await wide.getAttribute('[data-choice="promote"] [data-piece]', 'data-piece'), '+P');
+  const glyph = await wide.evaluate(() => getComputedStyle(
+    document.querySelector('[data-choice="promote"] piece'), '::after').content);
+  assert.notEqual(glyph, 'none');
   await shot(wide, 'wa-promotion-choice.png');
   await wide.click('[data-choice="promote"]');
   await waitPly(wide, 1);
