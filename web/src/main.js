@@ -5,8 +5,22 @@
 import { Shogiground } from 'shogiground';
 import { parseSfen, parseMove, squareName } from './sfen.js';
 import { clockAt, formatClock, TENTHS_BELOW_MS } from './clock.js';
+import { play as playSound, setMuted } from './sound.js';
 
 const app = document.getElementById('app');
+const soundBox = document.getElementById('sound');
+soundBox.checked = localStorage.getItem('tsubame.sound') !== '0';
+setMuted(!soundBox.checked);
+soundBox.addEventListener('change', () => {
+  localStorage.setItem('tsubame.sound', soundBox.checked ? '1' : '0');
+  setMuted(!soundBox.checked);
+});
+
+/** Plays a game sound; the switch keeps the name of the last one played. */
+function sound(name) {
+  if (playSound(name)) soundBox.parentElement.dataset.played = name;
+}
+
 const latinBox = document.getElementById('latin');
 latinBox.checked = localStorage.getItem('tsubame.latin') === '1';
 latinBox.addEventListener('change', () => {
@@ -387,8 +401,8 @@ const OPTION_WORDS = {
     loses: 'may be played, and the dropper loses at once (the rulebook, pychess-variants)',
     illegal: 'is not a legal move (the Encyclopedia of Chess Variants)' } },
   repetition: { title: 'Repetition', values: {
-    3: 'the move that makes a position occur a third time loses; perpetual check loses for the checker',
-    4: 'the same on the fourth occurrence (pychess-variants, Fairy-Stockfish)' } },
+    3: 'whoever repeats a position a third time loses',
+    4: 'only a fourth time loses (pychess-variants, Fairy-Stockfish)' } },
   owl: { title: 'Owl', values: { off: 'no owl', on: 'each side\'s right-hand crane starts as an owl' } },
   shrike: { title: 'Shrike', values: { off: 'no shrike', on: 'each side starts with a shrike in hand' } },
   handicap: { title: 'Handicap', values: {
@@ -665,6 +679,10 @@ async function gamePage(id) {
         show();
       }
       else if (message.game) {
+        if (message.type === 'end') sound('end');
+        else if (message.type === 'move' && message.game.last) {
+          sound(message.game.check_square ? 'check' : message.game.last.removed?.length ? 'capture' : 'move');
+        }
         const moves = message.game.moves || [...(game?.moves || []), ...(message.game.last ? [message.game.last] : [])];
         game = { ...message.game, moves: moves.filter((m, i, all) => all.findIndex((x) => x.ply === m.ply) === i) };
         received = performance.now();
@@ -730,8 +748,19 @@ async function gamePage(id) {
     firstMove.textContent = `${who} ${Math.ceil(left / 1000)} s to make a first move, or the game is aborted. The clocks start after both first moves.`;
   }
 
+  let lowTimeWarned = false;
+
   function tick() {
     if (!game) return;
+    // Once a game, when the player's own running clock goes under ten seconds.
+    if (!lowTimeWarned && seat && game.clock_running === seat && game.time_control.kind !== 'unlimited') {
+      const { remaining, period, periodsLeft } = clockAt(game[`${seat}_clock`], game.time_control, performance.now() - received);
+      const left = remaining > 0 || periodsLeft === 0 ? remaining : period;
+      if (left < TENTHS_BELOW_MS) {
+        lowTimeWarned = true;
+        sound('low-time');
+      }
+    }
     if (game.clock_running) clocks.replaceChildren(clockNode(board.flipped ? 'sente' : 'gote'), clockNode(board.flipped ? 'gote' : 'sente'));
     showFirstMove();
   }

@@ -184,6 +184,8 @@ test('Tori against the computer from the lobby: click moves, drop from hand', as
   assert.equal(await page.locator('.board sq.dest').count(), 1);
   await click(page, '3c');
   await waitPly(page, 2);
+  // Each move arriving sounds: the last one, the computer's answer, is a move, a capture or a check.
+  assert.match(await page.getAttribute('.toggle.sound', 'data-played') || '', /^(move|capture|check)$/);
   // The captured swallow is in sente's hand: drop it.
   await page.waitForSelector('[data-hand="sente"] [data-drop="S"]');
   await page.click('[data-hand="sente"] [data-drop="S"]');
@@ -464,6 +466,8 @@ test('Low time shows tenths in red, the tab tells whose move it is, keys replay 
   await openWithToken(page, grant);
   await page.waitForSelector('[data-clock="sente"].running.low');
   assert.match(await page.textContent('[data-clock="sente"] .t'), /^0:0\d\.\d$/);
+  // The low-time warning sounds once the player's own clock is under ten seconds.
+  await page.waitForSelector('.toggle.sound[data-played="low-time"]');
   assert.match(await page.title(), /^● Your move · Tori shogi/);
   await shot(page, 'low-time.png');
   await page.keyboard.press('ArrowLeft');
@@ -480,6 +484,7 @@ test('Low time shows tenths in red, the tab tells whose move it is, keys replay 
   await page.click('[data-action="resign"]');
   await page.click('[data-action="resign-yes"]');
   await page.waitForSelector('[data-result="resignation"]');
+  await page.waitForSelector('.toggle.sound[data-played="end"]');
   assert.doesNotMatch(await page.title(), /Your move/);
   await page.close();
 });
