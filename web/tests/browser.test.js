@@ -22,7 +22,9 @@ const refusedByPolicy = [];
 
 before(async () => {
   mkdirSync(shots, { recursive: true });
-  server = spawn(bin, ['serve', '--listen', '127.0.0.1:0', '--database', `sqlite://${join(work, 'ui.db')}`],
+  // Every page of the tests comes from one address and creates games faster than a player.
+  server = spawn(bin, ['serve', '--listen', '127.0.0.1:0', '--database', `sqlite://${join(work, 'ui.db')}`,
+    '--games-per-minute', '1000'],
     { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, TSUBAME_LOG: 'warn' } });
   base = await new Promise((done, fail) => {
     server.stdout.on('data', (chunk) => {

@@ -229,7 +229,13 @@ async fn variants() -> Response {
     ok(&list)
 }
 
-async fn create_game(State(hub): State<Arc<Hub>>, body: Bytes) -> Result<Response, ApiError> {
+async fn create_game(
+    State(hub): State<Arc<Hub>>,
+    ConnectInfo(PeerAddr(peer)): ConnectInfo<PeerAddr>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    hub.admit_creation(client_address(peer, &headers))?;
     let request: CreateRequest = parse_body(&body)?;
     let variant = variant_of(&request.variant)?;
     let mut options = request.options.to_text()?;

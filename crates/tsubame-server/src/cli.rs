@@ -48,6 +48,9 @@ pub struct ServeArgs {
     /// pinged every third of it).
     #[arg(long, env = "TSUBAME_IDLE_SECONDS", default_value_t = 90.0, value_parser = parse_seconds)]
     pub idle_seconds: f64,
+    /// Games one address may create a minute; more get 429 with Retry-After.
+    #[arg(long, env = "TSUBAME_GAMES_PER_MINUTE", default_value_t = 30)]
+    pub games_per_minute: u32,
     /// Log lines on standard error: `text` for people, `json` (one object per line) for a log
     /// collector. What is logged is set by `TSUBAME_LOG` (`info` by default; e.g. `warn`, or
     /// `tsubame_server=debug`).
@@ -127,6 +130,7 @@ pub fn run(args: &ServeArgs) -> Result<()> {
                 queue: args.engine_queue,
                 per_client: args.analyses_per_client.max(1),
             },
+            games_per_minute: args.games_per_minute.max(1),
             connections: ConnectionLimits {
                 per_address: args.connections_per_address.max(1),
                 idle: std::time::Duration::from_secs_f64(args.idle_seconds),

@@ -10,9 +10,12 @@ use crate::engine_work::{EngineLimits, EngineWork};
 use crate::game::{HostedGame, PlayedMove, RulesError};
 use crate::metrics::{GaugeGuard, Metrics};
 use crate::store::{GameRow, MoveRow, Store, token_hash};
+use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use rand::Rng;
 use serde::Serialize;
 use std::collections::HashMap;
+use std::net::IpAddr;
+use std::num::NonZeroU32;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex as StdMutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -322,6 +325,8 @@ pub struct NewGame {
 pub struct Hub {
     store: Store,
     settings: Settings,
+    /// Game creations by address.
+    creations: DefaultKeyedRateLimiter<IpAddr>,
     metrics: Metrics,
     /// Becomes `true` when the server stops: every game socket then closes with 1001.
     shutdown: tokio::sync::watch::Sender<bool>,
@@ -359,6 +364,8 @@ pub struct Settings {
     pub engine: EngineLimits,
     /// Connections per address and the idle time (game sockets are pinged well within it).
     pub connections: ConnectionLimits,
+    /// Games one address may create a minute (in a burst, then one every 60/n seconds).
+    pub games_per_minute: u32,
 }
 
 impl Default for Settings {
@@ -368,6 +375,7 @@ impl Default for Settings {
             seek_expiry_ms: 3_600_000,
             engine: EngineLimits::default(),
             connections: ConnectionLimits::default(),
+            games_per_minute: 30,
         }
     }
 }
@@ -585,7 +593,9 @@ impl Hub {
         let epoch_unix_ms = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_millis() as u64);
+        let per_minute = NonZeroU32::new(settings.games_per_minute).unwrap_or(NonZeroU32::MIN);
         let hub = Arc::new(Hub {
+            creations: RateLimiter::keyed(Quota::per_minute(per_minute)),
             store,
             settings,
             metrics: Metrics::new()?,
@@ -613,6 +623,20 @@ impl Hub {
             }
         }
         Ok(hub)
+    }
+
+    /// Counts a game creation from `client`, or refuses it (429) past the address's rate.
+    pub fn admit_creation(&self, client: IpAddr) -> Result<(), ApiError> {
+        // Addresses that have been quiet for a minute are forgotten, so the table stays small.
+        if self.creations.len() > 10_000 {
+            self.creations.retain_recent();
+        }
+        self.creations.check_key(&client).map_err(|_| {
+            ApiError::busy(format!(
+                "this address has created {} games in the last minute: wait a little",
+                self.settings.games_per_minute
+            ))
+        })
     }
 
     /// What the operator set.

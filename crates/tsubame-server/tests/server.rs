@@ -1462,6 +1462,30 @@ fn computer_clock_waits_with_its_search(db: &Db) {
     assert_eq!(analysis.join().expect("thread"), "200");
 }
 
+/// One address creates at most its games a minute; past that it gets 429 with Retry-After,
+/// while another address (behind a local proxy) still can.
+fn game_creation_is_rate_limited(db: &Db) {
+    let server = Server::start_with(db, &["--games-per-minute", "3"]);
+    let create = |forwarded_for: Option<&str>| {
+        let mut request = ureq::post(&format!("{}/api/games", server.base));
+        if let Some(address) = forwarded_for {
+            request = request.set("X-Forwarded-For", address);
+        }
+        match request.send_string(r#"{"variant": "tori", "opponent": "human"}"#) {
+            Ok(response) => (response.status(), None),
+            Err(ureq::Error::Status(status, response)) => {
+                (status, response.header("retry-after").map(str::to_string))
+            }
+            Err(e) => panic!("create: {e}"),
+        }
+    };
+    for _ in 0..3 {
+        assert_eq!(create(None).0, 201);
+    }
+    assert_eq!(create(None), (429, Some("2".to_string())));
+    assert_eq!(create(Some("10.1.2.3")).0, 201);
+}
+
 /// One address cannot hold more than its share of connections (the next ones are closed at
 /// once, and others are still served), and a connection on which nothing arrives is closed
 /// after the idle time, while a game socket, pinged by the server, stays open.
@@ -1627,6 +1651,7 @@ fn web_files_are_served_and_missing_ones_are_not_found() {
 }
 
 against_every_database!(
+    game_creation_is_rate_limited,
     connections_are_bounded,
     analysis_is_bounded,
     computer_clock_waits_with_its_search,

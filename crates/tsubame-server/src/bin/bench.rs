@@ -250,6 +250,7 @@ fn main() -> Result<()> {
     // the two sockets and a request connection per game; the access log would measure itself.
     let connections = (args.games * 3 + 64).to_string();
     command.args(["--connections-per-address", &connections]);
+    command.args(["--games-per-minute", &connections]);
     command.env("TSUBAME_LOG", "warn");
     if let Some(threads) = args.server_threads {
         command.args(["--threads", &threads.to_string()]);
