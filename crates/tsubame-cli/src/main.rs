@@ -74,6 +74,11 @@ enum Command {
         after_help = "Examples:\n  tsubame serve\n  tsubame serve --listen 0.0.0.0:8080 --database postgres://tsubame@localhost/tsubame"
     )]
     Serve(tsubame_server::cli::ServeArgs),
+    /// Copy the server's SQLite database while it runs, checked before it is named.
+    #[command(
+        after_help = "Examples:\n  tsubame backup --database sqlite:///var/lib/tsubame/tsubame.db --out /backups/tsubame-$(date +%F).db\n\nPostgreSQL databases are backed up with PostgreSQL's own tools (pg_dump)."
+    )]
+    Backup(tsubame_server::cli::BackupArgs),
 }
 
 const PLAY_HELP: &str = "\
@@ -474,6 +479,7 @@ fn main() -> ExitCode {
         Command::Engine(args) => engine(args),
         Command::Match(args) => run_match(args),
         Command::Serve(args) => tsubame_server::cli::run(args),
+        Command::Backup(args) => tsubame_server::cli::run_backup(args),
         Command::Tune(args) => tune::run(args),
         Command::Nnue(args) => nnue::run(args),
         Command::Moves(args) => moves(args),

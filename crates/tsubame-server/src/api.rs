@@ -4,7 +4,7 @@
 //! error naming what was wrong instead of the framework's plain-text rejection.
 
 use crate::clock::TimeControl;
-use crate::connections::PeerAddr;
+use crate::connections::{ConnectionLimits, PeerAddr};
 use crate::game::HostedGame;
 use crate::hub::{ApiError, GameSlot, Hub, NewGame};
 use crate::metrics::GaugeGuard;
@@ -235,7 +235,7 @@ async fn create_game(
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    hub.admit_creation(client_address(peer, &headers))?;
+    hub.admit_creation(client_address(&hub.settings().connections, peer, &headers))?;
     let request: CreateRequest = parse_body(&body)?;
     let variant = variant_of(&request.variant)?;
     let mut options = request.options.to_text()?;
@@ -470,10 +470,11 @@ async fn replay(body: Bytes) -> Result<Response, ApiError> {
     Ok(ok(&record_of(&start, &request.moves)?))
 }
 
-/// The address a request comes from: the peer's, or behind a reverse proxy on the same
-/// machine (a loopback peer), the last address the proxy added to `X-Forwarded-For`.
-fn client_address(peer: SocketAddr, headers: &HeaderMap) -> IpAddr {
-    if peer.ip().is_loopback()
+/// The address a request comes from: the peer's, or when the peer is a trusted reverse proxy
+/// (`--proxy-address`; by default one on the same machine), the last address the proxy
+/// added to `X-Forwarded-For`.
+fn client_address(limits: &ConnectionLimits, peer: SocketAddr, headers: &HeaderMap) -> IpAddr {
+    if limits.is_proxy(peer.ip())
         && let Some(forwarded) = headers
             .get_all("x-forwarded-for")
             .iter()
@@ -512,9 +513,9 @@ async fn analyse(
         move_time: Some(Duration::from_millis(movetime)),
         ..Limits::default()
     };
-    let _ticket = hub
-        .engine()
-        .admit_analysis(client_address(peer, &headers))?;
+    let _ticket =
+        hub.engine()
+            .admit_analysis(client_address(&hub.settings().connections, peer, &headers))?;
     let waiting = GaugeGuard::hold(&hub.metrics().engine_waiting);
     let _slot = hub
         .engine()

@@ -1,12 +1,12 @@
 //! The `tsubame serve` command line.
 
-use crate::connections::ConnectionLimits;
+use crate::connections::{ConnectionLimits, LOOPBACK_PROXIES};
 use crate::engine_work::EngineLimits;
 use crate::hub::Settings;
 use crate::{Config, serve};
 use anyhow::{Context, Result};
 use std::io::{IsTerminal, Write};
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 
 /// Serve the web UI and the play API. Every option can also be given in the environment
 /// (`TSUBAME_LISTEN`, `TSUBAME_DATABASE`, ...); the command line wins.
@@ -48,6 +48,13 @@ pub struct ServeArgs {
     /// pinged every third of it).
     #[arg(long, env = "TSUBAME_IDLE_SECONDS", default_value_t = 90.0, value_parser = parse_seconds)]
     pub idle_seconds: f64,
+    /// A reverse proxy's address (repeat for several; `none` for none). Its connections are
+    /// not held to --connections-per-address (cap clients in the proxy instead), and the
+    /// client is the last address it adds to `X-Forwarded-For`. Default: 127.0.0.1 and ::1, a
+    /// proxy on the same machine.
+    #[arg(long = "proxy-address", env = "TSUBAME_PROXY_ADDRESSES", value_delimiter = ',',
+          value_parser = parse_proxy_address)]
+    pub proxy_addresses: Vec<Option<IpAddr>>,
     /// Games one address may create a minute; more get 429 with Retry-After.
     #[arg(long, env = "TSUBAME_GAMES_PER_MINUTE", default_value_t = 30)]
     pub games_per_minute: u32,
@@ -56,6 +63,29 @@ pub struct ServeArgs {
     /// `tsubame_server=debug`).
     #[arg(long, env = "TSUBAME_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
+}
+
+/// Copy a SQLite database while the server runs: a consistent snapshot (SQLite's
+/// `VACUUM INTO`), checked with SQLite's integrity check before it takes its name.
+#[derive(Clone, Debug, clap::Args)]
+pub struct BackupArgs {
+    /// The database to copy: `sqlite://FILE`, as given to `tsubame serve`.
+    #[arg(long, env = "TSUBAME_DATABASE", default_value = "sqlite://tsubame.db")]
+    pub database: String,
+    /// The new file to write; an existing file is never overwritten.
+    #[arg(long)]
+    pub out: std::path::PathBuf,
+}
+
+/// Takes the backup and prints what it holds.
+pub fn run_backup(args: &BackupArgs) -> Result<()> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let report = runtime.block_on(crate::backup::backup_sqlite(&args.database, &args.out))?;
+    println!("{report}");
+    Ok(())
 }
 
 /// How log lines are written.
@@ -80,6 +110,17 @@ fn start_logging(format: LogFormat) {
         LogFormat::Text => builder.try_init(),
         LogFormat::Json => builder.json().try_init(),
     };
+}
+
+/// An IP address, or `none`.
+fn parse_proxy_address(text: &str) -> Result<Option<IpAddr>, String> {
+    let text = text.trim();
+    if text.eq_ignore_ascii_case("none") {
+        return Ok(None);
+    }
+    text.parse()
+        .map(Some)
+        .map_err(|_| format!("{text:?} is not an IP address (nor `none`)"))
 }
 
 /// A positive number of minutes, at most a week.
@@ -134,6 +175,11 @@ pub fn run(args: &ServeArgs) -> Result<()> {
             connections: ConnectionLimits {
                 per_address: args.connections_per_address.max(1),
                 idle: std::time::Duration::from_secs_f64(args.idle_seconds),
+                proxies: if args.proxy_addresses.is_empty() {
+                    LOOPBACK_PROXIES.into()
+                } else {
+                    args.proxy_addresses.iter().flatten().copied().collect()
+                },
             },
         },
     };

@@ -1,7 +1,9 @@
 //! Bounds on the connections the server holds: at most so many open at once from one address
 //! (more are closed as soon as they are accepted), and a connection on which nothing arrives
 //! for the idle time is closed. Game sockets are pinged more often than that, so only dead or
-//! deliberately silent connections reach it.
+//! deliberately silent connections reach it. A reverse proxy's connections are not capped per
+//! address (the proxy holds one for each of its clients); the cap per client belongs in the
+//! proxy then.
 
 use std::collections::HashMap;
 use std::io;
@@ -15,19 +17,36 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::time::{Instant, Sleep};
 
 /// Limits on connections.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ConnectionLimits {
     /// Connections one address may hold open at once.
     pub per_address: usize,
     /// A connection on which nothing arrives for this long is closed.
     pub idle: Duration,
+    /// Reverse proxies: their connections carry many clients, so they are not held to
+    /// `per_address`, and the client is the last address they add to `X-Forwarded-For`.
+    pub proxies: Arc<[IpAddr]>,
 }
+
+impl ConnectionLimits {
+    /// Whether `ip` is a reverse proxy of this server.
+    pub fn is_proxy(&self, ip: IpAddr) -> bool {
+        self.proxies.contains(&ip)
+    }
+}
+
+/// A proxy on the same machine, the usual deployment (see the README's deployment section).
+pub const LOOPBACK_PROXIES: [IpAddr; 2] = [
+    IpAddr::V4(std::net::Ipv4Addr::LOCALHOST),
+    IpAddr::V6(std::net::Ipv6Addr::LOCALHOST),
+];
 
 impl Default for ConnectionLimits {
     fn default() -> Self {
         ConnectionLimits {
             per_address: 64,
             idle: Duration::from_secs(90),
+            proxies: Arc::from(LOOPBACK_PROXIES),
         }
     }
 }
@@ -63,13 +82,14 @@ impl LimitedListener {
         }
     }
 
-    /// Counts a new connection from `ip`, unless the address already has its share.
+    /// Counts a new connection from `ip`, unless the address already has its share (a proxy
+    /// is counted but never refused: it speaks for many clients).
     fn admit(&self, ip: IpAddr) -> bool {
         let Ok(mut open) = self.open.lock() else {
             return false;
         };
         let count = open.entry(ip).or_insert(0);
-        if *count >= self.limits.per_address {
+        if *count >= self.limits.per_address && !self.limits.is_proxy(ip) {
             return false;
         }
         *count += 1;

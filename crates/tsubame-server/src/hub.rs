@@ -224,6 +224,9 @@ pub struct GameSlot {
     deadline: AtomicU64,
     /// Announcements to everybody watching: JSON text.
     pub events: broadcast::Sender<Arc<str>>,
+    /// When the game was last looked up (server milliseconds): finished games nobody looked at
+    /// for a while leave memory.
+    last_used: AtomicU64,
 }
 
 /// Everything a client sees of a game (no secrets).
@@ -352,7 +355,7 @@ fn random_id() -> String {
 }
 
 /// What a server operator may set for the games it hosts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Settings {
     /// Between people, how long each side has for its first move (which runs no clock) before
     /// the game is aborted: a player who never moves cannot hold the other one forever.
@@ -379,6 +382,9 @@ impl Default for Settings {
         }
     }
 }
+
+/// How long a finished game stays in memory after it was last looked up.
+const FINISHED_KEPT_MS: u64 = 60_000;
 
 /// Engine limits for a level: deeper and longer at higher levels, never more than the clock
 /// allows.
@@ -594,6 +600,7 @@ impl Hub {
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_millis() as u64);
         let per_minute = NonZeroU32::new(settings.games_per_minute).unwrap_or(NonZeroU32::MIN);
+        let settings_engine = settings.engine;
         let hub = Arc::new(Hub {
             creations: RateLimiter::keyed(Quota::per_minute(per_minute)),
             store,
@@ -601,12 +608,13 @@ impl Hub {
             metrics: Metrics::new()?,
             shutdown: tokio::sync::watch::Sender::new(false),
             games: StdMutex::new(HashMap::new()),
-            engine: EngineWork::new(settings.engine),
+            engine: EngineWork::new(settings_engine),
             epoch: Instant::now(),
             epoch_unix_ms,
         });
+        let mut moves_by_game = hub.store.unfinished_games_moves().await?;
         for row in hub.store.unfinished_games().await? {
-            let moves = hub.store.moves(&row.id).await?;
+            let moves = moves_by_game.remove(&row.id).unwrap_or_default();
             match hub.rebuild(&row, &moves) {
                 Ok(live) => {
                     let slot = hub.insert(live);
@@ -656,12 +664,12 @@ impl Hub {
 
     /// The metrics in Prometheus' text format, with the live games counted now.
     pub async fn metrics_text(&self) -> String {
-        let (mut waiting, mut playing) = (0, 0);
+        let (mut waiting, mut playing, mut finished) = (0, 0, 0);
         for slot in self.live_slots() {
             match slot.game.lock().await.phase {
                 Phase::Waiting => waiting += 1,
                 Phase::Playing => playing += 1,
-                Phase::Finished => {}
+                Phase::Finished => finished += 1,
             }
         }
         self.metrics
@@ -672,6 +680,10 @@ impl Hub {
             .games
             .with_label_values(&["playing"])
             .set(playing);
+        self.metrics
+            .games
+            .with_label_values(&["finished"])
+            .set(finished);
         self.metrics.render()
     }
 
@@ -774,6 +786,7 @@ impl Hub {
             deadline: AtomicU64::new(live.deadline(&self.settings)),
             game: Mutex::new(live),
             events,
+            last_used: AtomicU64::new(self.now()),
         });
         if let Ok(mut games) = self.games.lock() {
             games.insert(id, slot.clone());
@@ -781,9 +794,37 @@ impl Hub {
         slot
     }
 
-    /// A live game.
+    /// A game in memory.
     pub fn slot(&self, id: &str) -> Option<Arc<GameSlot>> {
-        self.games.lock().ok()?.get(id).cloned()
+        let slot = self.games.lock().ok()?.get(id).cloned()?;
+        slot.last_used.store(self.now(), Ordering::Relaxed);
+        Some(slot)
+    }
+
+    /// Drops from memory the finished games that nothing holds (no socket, no request) and
+    /// nobody looked up for `idle_ms`; they are loaded again from the database when asked
+    /// for. Returns how many left. Without this every game ever played or viewed would stay.
+    pub fn evict_finished(&self, idle_ms: u64) -> usize {
+        let now = self.now();
+        let Ok(mut games) = self.games.lock() else {
+            return 0;
+        };
+        let before = games.len();
+        // A new reference is only taken under this lock, so a count of one (the map's own)
+        // cannot grow while the game is being dropped.
+        games.retain(|_, slot| {
+            Arc::strong_count(slot) > 1
+                || slot
+                    .last_used
+                    .load(Ordering::Relaxed)
+                    .saturating_add(idle_ms)
+                    > now
+                || slot
+                    .game
+                    .try_lock()
+                    .map_or(true, |live| live.phase != Phase::Finished)
+        });
+        before - games.len()
     }
 
     /// A game, live or loaded from the database (finished games are loaded on demand and kept).
@@ -1353,13 +1394,19 @@ impl Hub {
         }
     }
 
-    /// Runs [`Hub::flag_sweep`] forever, every 50 ms.
+    /// Runs [`Hub::flag_sweep`] forever, every 50 ms, and every ten seconds drops the
+    /// finished games nobody looked at for a minute.
     pub async fn run_flag_sweeper(self: Arc<Self>) {
         let mut tick = tokio::time::interval(Duration::from_millis(50));
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut last_eviction = Instant::now();
         loop {
             tick.tick().await;
             self.flag_sweep().await;
+            if last_eviction.elapsed() >= Duration::from_secs(10) {
+                self.evict_finished(FINISHED_KEPT_MS);
+                last_eviction = Instant::now();
+            }
         }
     }
 
@@ -1422,5 +1469,95 @@ impl Hub {
         out.sort_by_key(|v| std::cmp::Reverse(v.created_at));
         out.truncate(limit);
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A hub over a fresh SQLite file (removed when the test ends).
+    struct TestHub {
+        hub: Arc<Hub>,
+        path: std::path::PathBuf,
+    }
+
+    impl Drop for TestHub {
+        fn drop(&mut self) {
+            for suffix in ["", "-wal", "-shm"] {
+                let _ = std::fs::remove_file(format!("{}{suffix}", self.path.display()));
+            }
+        }
+    }
+
+    async fn test_hub(name: &str) -> TestHub {
+        let path = std::env::temp_dir().join(format!(
+            "tsubame-hub-{name}-{}-{}.db",
+            std::process::id(),
+            rand::thread_rng().r#gen::<u32>()
+        ));
+        let store = Store::open(&format!("sqlite://{}", path.display()))
+            .await
+            .expect("the test database opens");
+        let hub = Hub::open(store, Settings::default())
+            .await
+            .expect("the hub opens");
+        TestHub { hub, path }
+    }
+
+    async fn new_game(hub: &Arc<Hub>) -> SeatGrant {
+        hub.create(NewGame {
+            variant: Variant::Tori,
+            options: String::new(),
+            start_sfen: None,
+            control: TimeControl::Unlimited,
+            against_engine: false,
+            engine_level: 1,
+            creator_side: 0,
+            public: true,
+        })
+        .await
+        .expect("the game is created")
+    }
+
+    #[tokio::test]
+    async fn finished_games_nobody_holds_leave_memory_and_come_back_whole() {
+        let test = test_hub("evict").await;
+        let hub = &test.hub;
+        let finished = new_game(hub).await;
+        let playing = new_game(hub).await;
+        for grant in [&finished, &playing] {
+            let slot = hub.find(&grant.game_id).await.expect("created games exist");
+            hub.join(&slot, grant.invite.as_deref())
+                .await
+                .expect("the open seat is taken");
+        }
+        let slot = hub.find(&finished.game_id).await.expect("the game exists");
+        hub.play(&slot, Some(&finished.token), "4e4d")
+            .await
+            .expect("sente's first move is legal");
+        let ended = hub
+            .resign(&slot, Some(&finished.token))
+            .await
+            .expect("a game in play can be resigned");
+
+        // Held by a socket (here: `slot`), or looked at within the idle time: kept.
+        assert_eq!(hub.evict_finished(0), 0);
+        drop(slot);
+        assert_eq!(hub.evict_finished(60_000), 0);
+        // Nobody holds it and its idle time is over: it leaves; the game in play stays.
+        assert_eq!(hub.evict_finished(0), 1);
+        assert!(hub.slot(&finished.game_id).is_none());
+        assert!(hub.slot(&playing.game_id).is_some());
+
+        let reloaded = hub
+            .find(&finished.game_id)
+            .await
+            .expect("stored games load");
+        let live = reloaded.game.lock().await;
+        let view = hub.view_of(&live, true);
+        assert_eq!(view.status, ended.status);
+        assert_eq!(view.result, ended.result);
+        assert_eq!(live.moves().len(), 1);
     }
 }

@@ -7,6 +7,7 @@
 #![deny(missing_docs)]
 
 pub mod api;
+pub mod backup;
 pub mod cli;
 pub mod clock;
 pub mod connections;
@@ -170,6 +171,7 @@ pub fn app(hub: Arc<hub::Hub>) -> Router {
 /// `on_ready` is told the address actually bound (useful with port 0).
 pub async fn serve(config: Config, on_ready: impl FnOnce(SocketAddr)) -> Result<()> {
     let store = store::Store::open(&config.database).await?;
+    let connection_limits = config.settings.connections.clone();
     let hub = hub::Hub::open(store, config.settings).await?;
     tokio::spawn(hub.clone().run_flag_sweeper());
     let listener = tokio::net::TcpListener::bind(config.listen)
@@ -177,9 +179,10 @@ pub async fn serve(config: Config, on_ready: impl FnOnce(SocketAddr)) -> Result<
         .with_context(|| format!("cannot listen on {}", config.listen))?;
     let open_files = connections::raise_open_file_limit();
     tracing::info!(?open_files, "open-file limit");
-    let listener = connections::LimitedListener::new(listener, config.settings.connections);
+    let listener = connections::LimitedListener::new(listener, connection_limits);
     on_ready(axum::serve::Listener::local_addr(&listener)?.0);
     let stopping = hub.clone();
+    let draining = hub.clone();
     // On SIGTERM or Ctrl-C: stop accepting, let requests in flight (and the moves they store)
     // finish, and close every game socket with 1001 so that clients reconnect.
     axum::serve(
@@ -192,6 +195,12 @@ pub async fn serve(config: Config, on_ready: impl FnOnce(SocketAddr)) -> Result<
         stopping.begin_shutdown();
     })
     .await?;
+    // Upgraded game sockets run outside the HTTP server's own count of connections: wait for
+    // their closing handshakes too, or the process would cut them under their close frames.
+    let until = tokio::time::Instant::now() + Duration::from_secs(5);
+    while draining.metrics().websockets.get() > 0 && tokio::time::Instant::now() < until {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     Ok(())
 }
 

@@ -12,7 +12,8 @@ use prometheus::{
 /// The server's counters, gauges and histograms.
 pub struct Metrics {
     registry: Registry,
-    /// Live games by status (`waiting`, `playing`), set when scraped.
+    /// Games in memory by status (`waiting`, `playing`, and `finished` ones kept a while after
+    /// they were looked at), set when scraped.
     pub games: IntGaugeVec,
     /// Moves stored, by people and engines.
     pub moves: IntCounter,
@@ -41,7 +42,7 @@ impl Metrics {
     pub fn new() -> Result<Metrics, prometheus::Error> {
         let registry = Registry::new();
         let games = IntGaugeVec::new(
-            Opts::new("tsubame_games", "Live games by status"),
+            Opts::new("tsubame_games", "Games in memory by status"),
             &["status"],
         )?;
         let moves = IntCounter::new("tsubame_moves_total", "Moves stored")?;

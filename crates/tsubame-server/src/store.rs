@@ -7,6 +7,7 @@ use sqlx::any::{AnyPoolOptions, install_default_drivers};
 use sqlx::error::BoxDynError;
 use sqlx::migrate::{Migration, MigrationSource, MigrationType, Migrator};
 use sqlx::{AnyPool, Row};
+use std::collections::HashMap;
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 
@@ -105,6 +106,24 @@ pub struct MoveRow {
     pub gote_ms: i64,
     /// Gote's byo-yomi periods after the move.
     pub gote_periods: i64,
+}
+
+/// The columns of a [`MoveRow`], for `SELECT` (qualified: they may be joined with `games`).
+const MOVE_COLUMNS: &str = "moves.ply AS ply, moves.usi AS usi, moves.played_at AS played_at, \
+     moves.think_ms AS think_ms, moves.sente_ms AS sente_ms, moves.sente_periods AS sente_periods, \
+     moves.gote_ms AS gote_ms, moves.gote_periods AS gote_periods";
+
+fn move_from_row(row: &sqlx::any::AnyRow) -> Result<MoveRow> {
+    Ok(MoveRow {
+        ply: row.try_get("ply")?,
+        usi: row.try_get("usi")?,
+        played_at: row.try_get("played_at")?,
+        think_ms: row.try_get("think_ms")?,
+        sente_ms: row.try_get("sente_ms")?,
+        sente_periods: row.try_get("sente_periods")?,
+        gote_ms: row.try_get("gote_ms")?,
+        gote_periods: row.try_get("gote_periods")?,
+    })
 }
 
 /// A move waiting for the group commit, and who to tell when it is stored.
@@ -417,27 +436,34 @@ impl Store {
 
     /// A game's moves in order.
     pub async fn moves(&self, game_id: &str) -> Result<Vec<MoveRow>> {
-        let rows = sqlx::query(
-            "SELECT ply, usi, played_at, think_ms, sente_ms, sente_periods, gote_ms, \
-             gote_periods FROM moves WHERE game_id = $1 ORDER BY ply",
-        )
+        let rows = sqlx::query(&format!(
+            "SELECT {MOVE_COLUMNS} FROM moves WHERE game_id = $1 ORDER BY ply"
+        ))
         .bind(game_id)
         .fetch_all(&self.pool)
         .await?;
-        rows.iter()
-            .map(|row| {
-                Ok(MoveRow {
-                    ply: row.try_get("ply")?,
-                    usi: row.try_get("usi")?,
-                    played_at: row.try_get("played_at")?,
-                    think_ms: row.try_get("think_ms")?,
-                    sente_ms: row.try_get("sente_ms")?,
-                    sente_periods: row.try_get("sente_periods")?,
-                    gote_ms: row.try_get("gote_ms")?,
-                    gote_periods: row.try_get("gote_periods")?,
-                })
-            })
-            .collect()
+        rows.iter().map(move_from_row).collect()
+    }
+
+    /// The moves of every unfinished game, in order, by game id: what a restart needs, in one
+    /// query instead of one per game.
+    pub async fn unfinished_games_moves(&self) -> Result<HashMap<String, Vec<MoveRow>>> {
+        let rows = sqlx::query(&format!(
+            "SELECT moves.game_id AS game_id, {MOVE_COLUMNS} FROM moves \
+             JOIN games ON games.id = moves.game_id \
+             WHERE games.status <> 'finished' ORDER BY moves.game_id, moves.ply"
+        ))
+        .fetch_all(&self.pool)
+        .await?;
+        let mut by_game: HashMap<String, Vec<MoveRow>> = HashMap::new();
+        for row in &rows {
+            let game_id: String = row.try_get("game_id")?;
+            by_game
+                .entry(game_id)
+                .or_default()
+                .push(move_from_row(row)?);
+        }
+        Ok(by_game)
     }
 }
 

@@ -304,18 +304,7 @@ impl Server {
     /// A game's socket: a spectator's, or with a token, a seat's after its `auth` message
     /// (the answering `hello` is left for the test to read).
     fn socket(&self, game: &str, token: Option<&str>) -> Socket {
-        let url = format!("ws://{}/api/games/{game}/ws", self.addr);
-        let (socket, _) = tungstenite::connect(url).expect("websocket");
-        if let MaybeTlsStream::Plain(stream) = socket.get_ref() {
-            stream
-                .set_read_timeout(Some(Duration::from_millis(200)))
-                .expect("timeout");
-        }
-        let mut socket = Socket(socket);
-        if let Some(token) = token {
-            socket.send(json!({"type": "auth", "token": token, "id": "auth"}));
-        }
-        socket
+        socket_at(&self.addr, game, token)
     }
 
     /// Creates a game between two people and seats both: (id, sente token, gote token).
@@ -351,6 +340,23 @@ fn response(result: Result<ureq::Response, ureq::Error>) -> (u16, Value) {
         Err(ureq::Error::Status(code, r)) => (code, r.into_json().unwrap_or(Value::Null)),
         Err(e) => panic!("request failed: {e}"),
     }
+}
+
+/// A game's socket at `addr` (the server's, or a proxy's): a spectator's, or with a token, a
+/// seat's after its `auth` message.
+fn socket_at(addr: &str, game: &str, token: Option<&str>) -> Socket {
+    let url = format!("ws://{addr}/api/games/{game}/ws");
+    let (socket, _) = tungstenite::connect(url).expect("websocket");
+    if let MaybeTlsStream::Plain(stream) = socket.get_ref() {
+        stream
+            .set_read_timeout(Some(Duration::from_millis(200)))
+            .expect("timeout");
+    }
+    let mut socket = Socket(socket);
+    if let Some(token) = token {
+        socket.send(json!({"type": "auth", "token": token, "id": "auth"}));
+    }
+    socket
 }
 
 struct Socket(WebSocket<MaybeTlsStream<TcpStream>>);
@@ -909,7 +915,7 @@ fn access_log_has_requests_and_no_secrets(db: &Db) {
 fn sigterm_closes_sockets_and_keeps_the_games(db: &Db) {
     let server = Server::start(db);
     let (id, sente, gote) = server.two_player_game("tori", long_clock());
-    let mut spectator = server.socket(&id, None);
+    let spectator = server.socket(&id, None);
     let mut gote_socket = server.socket(&id, Some(&gote));
     gote_socket.wait_for(Duration::from_secs(5), |v| v["id"] == "auth");
     let (status, _) = server.post(
@@ -920,13 +926,18 @@ fn sigterm_closes_sockets_and_keeps_the_games(db: &Db) {
     gote_socket.send(json!({"type": "move", "move": "4b3c", "id": 1}));
     let ack = gote_socket.wait_for(Duration::from_secs(5), |v| v["id"] == 1);
     assert_eq!(ack["type"], "ack", "{ack}");
+    // The clients read all along, as pages do: the server waits for their answering close.
+    let closes: Vec<_> = [spectator, gote_socket]
+        .into_iter()
+        .map(|mut socket| {
+            std::thread::spawn(move || socket.wait_for_close(Duration::from_secs(10)))
+        })
+        .collect();
     let status = server.terminate();
     assert!(status.success(), "exit status {status}");
-    assert_eq!(spectator.wait_for_close(Duration::from_secs(5)), Some(1001));
-    assert_eq!(
-        gote_socket.wait_for_close(Duration::from_secs(5)),
-        Some(1001)
-    );
+    for close in closes {
+        assert_eq!(close.join().expect("the reader ends"), Some(1001));
+    }
     let server = Server::start(db);
     let (_, view) = server.get(&format!("/api/games/{id}"));
     assert_eq!(view["ply"], 2, "{view}");
@@ -1491,9 +1502,34 @@ fn game_creation_is_rate_limited(db: &Db) {
 /// after the idle time, while a game socket, pinged by the server, stays open.
 fn connections_are_bounded(db: &Db) {
     use std::io::{Read, Write};
+    // A proxy on this machine speaks for many clients: its connections are never capped.
+    let behind_proxy = Server::start_with(db, &["--connections-per-address", "3"]);
+    let through_proxy: Vec<TcpStream> = (0..6)
+        .map(|_| TcpStream::connect(&behind_proxy.addr).expect("connect"))
+        .collect();
+    for mut stream in through_proxy {
+        stream
+            .set_read_timeout(Some(Duration::from_secs(5)))
+            .expect("timeout");
+        stream
+            .write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            .expect("send");
+        let mut answer = [0_u8; 12];
+        stream.read_exact(&mut answer).expect("answered");
+        assert_eq!(&answer, b"HTTP/1.1 200");
+    }
+    drop(behind_proxy);
+
     let server = Server::start_with(
         db,
-        &["--connections-per-address", "3", "--idle-seconds", "5"],
+        &[
+            "--connections-per-address",
+            "3",
+            "--idle-seconds",
+            "5",
+            "--proxy-address",
+            "none",
+        ],
     );
     // Before any request: no pooled HTTP connection of the test's own counts yet.
     let held: Vec<TcpStream> = (0..3)
@@ -1676,3 +1712,279 @@ against_every_database!(
     restart_loses_nothing,
     engine_plays_both_levels,
 );
+
+/// `tsubame backup` while moves are being played: every copy passes SQLite's integrity check,
+/// holds every move acknowledged before it began with no gaps, and a server started on it
+/// resumes the games; it never overwrites a file and never backs up a missing database.
+#[test]
+fn backups_are_consistent_while_games_are_played() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use tsubame_server::backup::backup_sqlite;
+
+    let db = Db::sqlite();
+    let server = Server::start(&db);
+    let games: Vec<(String, String, String)> = (0..3)
+        .map(|_| server.two_player_game("tori", long_clock()))
+        .collect();
+    let acknowledged: Arc<Vec<AtomicUsize>> =
+        Arc::new(games.iter().map(|_| AtomicUsize::new(0)).collect());
+    let stop = Arc::new(AtomicBool::new(false));
+    let mover = {
+        let (base, games, acknowledged, stop) = (
+            server.base.clone(),
+            games.clone(),
+            acknowledged.clone(),
+            stop.clone(),
+        );
+        std::thread::spawn(move || {
+            let mut seed = 0x9e37_79b9_u64;
+            while !stop.load(Ordering::Relaxed) {
+                for (index, (id, sente, gote)) in games.iter().enumerate() {
+                    let (_, view) = response(ureq::get(&format!("{base}/api/games/{id}")).call());
+                    let legal = view["legal_moves"].as_array().cloned().unwrap_or_default();
+                    if view["status"] != "playing" || legal.is_empty() {
+                        continue;
+                    }
+                    seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                    let usi = &legal[(seed >> 33) as usize % legal.len()];
+                    let token = if view["side_to_move"] == "sente" {
+                        sente
+                    } else {
+                        gote
+                    };
+                    let (status, _) = response(
+                        ureq::post(&format!("{base}/api/games/{id}/moves"))
+                            .send_json(json!({"token": token, "move": usi})),
+                    );
+                    if status == 200 {
+                        acknowledged[index].fetch_add(1, Ordering::SeqCst);
+                    }
+                }
+            }
+        })
+    };
+
+    let copies = tempdir::Dir::new();
+    for round in 0..3 {
+        std::thread::sleep(Duration::from_millis(300));
+        let before: Vec<usize> = acknowledged
+            .iter()
+            .map(|n| n.load(Ordering::SeqCst))
+            .collect();
+        let out = copies.0.join(format!("backup-{round}.db"));
+        let report = runtime()
+            .block_on(backup_sqlite(&db.url(), &out))
+            .expect("the backup is taken while moves are played");
+        assert_eq!(report.games, 3);
+        let copy = Db::Sqlite(tempdir::Dir::new());
+        std::fs::rename(&out, copy.url().trim_start_matches("sqlite://")).expect("move the copy");
+        let unfinished = games
+            .iter()
+            .filter(|(id, _, _)| copy.stored_result(id).0 != "finished")
+            .count();
+        assert_eq!(report.unfinished_games, unfinished as i64);
+        let mut total = 0;
+        for ((id, _, _), before) in games.iter().zip(&before) {
+            let stored = copy.stored_moves(id);
+            let plies: Vec<i64> = stored.iter().map(|(ply, _)| *ply).collect();
+            assert_eq!(plies, (1..=stored.len() as i64).collect::<Vec<_>>());
+            assert!(
+                stored.len() >= *before,
+                "round {round}: {} moves in the copy, {before} acknowledged before it began",
+                stored.len()
+            );
+            total += stored.len();
+        }
+        assert_eq!(report.moves, total as i64);
+        assert!(report.moves > 0);
+        if round == 2 {
+            stop.store(true, Ordering::Relaxed);
+            mover.join().expect("the mover ends");
+            // The copy is a working database: a server on it resumes the games.
+            let restored = Server::start(&copy);
+            for (id, _, _) in &games {
+                let (status, view) = restored.get(&format!("/api/games/{id}"));
+                assert_eq!(status, 200);
+                assert_eq!(
+                    view["status"].as_str(),
+                    Some(copy.stored_result(id).0.as_str())
+                );
+                assert_eq!(
+                    view["ply"].as_u64(),
+                    Some(copy.stored_moves(id).len() as u64)
+                );
+            }
+            break;
+        }
+    }
+
+    let existing = copies.0.join("existing.db");
+    std::fs::write(&existing, b"keep me").expect("write a file");
+    let refused = runtime()
+        .block_on(backup_sqlite(&db.url(), &existing))
+        .expect_err("an existing file is never overwritten");
+    assert!(refused.to_string().contains("already exists"), "{refused}");
+    assert_eq!(std::fs::read(&existing).expect("still there"), b"keep me");
+    let missing = format!("sqlite://{}", copies.0.join("no-such.db").display());
+    let refused = runtime()
+        .block_on(backup_sqlite(&missing, &copies.0.join("out.db")))
+        .expect_err("a missing database is an error");
+    assert!(
+        refused.to_string().contains("no database file"),
+        "{refused}"
+    );
+    assert!(!copies.0.join("no-such.db").exists());
+    assert!(!copies.0.join("out.db").exists());
+}
+
+/// An nginx started with the README's `deploy/nginx.conf` (TLS lines taken out: certificates
+/// are nginx's business) in front of the server, when nginx is installed.
+struct Nginx {
+    child: Child,
+    addr: String,
+    _dir: tempdir::Dir,
+}
+
+impl Nginx {
+    fn start(upstream: &str) -> Option<Nginx> {
+        let binary = ["/usr/sbin/nginx", "/usr/bin/nginx"]
+            .into_iter()
+            .find(|path| std::path::Path::new(path).exists())?;
+        let free_port = || {
+            std::net::TcpListener::bind("127.0.0.1:0")
+                .and_then(|l| l.local_addr())
+                .expect("a free port")
+                .port()
+        };
+        let (https_port, http_port) = (free_port(), free_port());
+        let deployed = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../deploy/nginx.conf"
+        ))
+        .expect("deploy/nginx.conf");
+        let site: String = deployed
+            .lines()
+            .filter(|line| {
+                let line = line.trim();
+                !line.starts_with("ssl_") && !line.starts_with("listen [::]")
+            })
+            .map(|line| {
+                line.replace("server 127.0.0.1:8080;", &format!("server {upstream};"))
+                    .replace(
+                        "listen 443 ssl http2;",
+                        &format!("listen 127.0.0.1:{https_port};"),
+                    )
+                    .replace("listen 80;", &format!("listen 127.0.0.1:{http_port};"))
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        assert!(
+            site.contains(&format!("listen 127.0.0.1:{https_port};")),
+            "{site}"
+        );
+        let dir = tempdir::Dir::new();
+        let d = dir.0.display();
+        let config = format!(
+            "daemon off;\nmaster_process off;\npid {d}/nginx.pid;\nerror_log {d}/error.log;\n\
+             events {{ worker_connections 256; }}\n\
+             http {{\naccess_log off;\nclient_body_temp_path {d}/body;\nproxy_temp_path {d}/proxy;\n\
+             fastcgi_temp_path {d}/fastcgi;\nuwsgi_temp_path {d}/uwsgi;\nscgi_temp_path {d}/scgi;\n\
+             {site}\n}}\n"
+        );
+        std::fs::write(dir.0.join("nginx.conf"), config).expect("write nginx.conf");
+        let child = Command::new(binary)
+            .args(["-p", &d.to_string(), "-e", &format!("{d}/error.log"), "-c"])
+            .arg(dir.0.join("nginx.conf"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start nginx");
+        let addr = format!("127.0.0.1:{https_port}");
+        let until = Instant::now() + Duration::from_secs(10);
+        while TcpStream::connect(&addr).is_err() {
+            assert!(
+                Instant::now() < until,
+                "nginx did not start: see {d}/error.log"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Some(Nginx {
+            child,
+            addr,
+            _dir: dir,
+        })
+    }
+}
+
+impl Drop for Nginx {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The deployment the README describes works: through nginx, requests and game WebSockets
+/// reach the server, more sockets than the per-address cap are served (the proxy speaks for
+/// many clients), and a client cannot forge its address past the proxy.
+#[test]
+fn games_are_played_through_the_documented_nginx_proxy() {
+    let db = Db::sqlite();
+    let server = Server::start_with(
+        &db,
+        &["--connections-per-address", "3", "--games-per-minute", "3"],
+    );
+    let Some(nginx) = Nginx::start(&server.addr) else {
+        eprintln!("SKIPPED: nginx is not installed");
+        return;
+    };
+    let base = format!("http://{}", nginx.addr);
+    let (status, body) = response(ureq::get(&format!("{base}/healthz")).call());
+    assert_eq!((status, body), (200, Value::Null));
+    let (status, created) = response(
+        ureq::post(&format!("{base}/api/games"))
+            .set("X-Forwarded-For", "10.0.0.1")
+            .send_json(json!({"variant": "tori", "opponent": "human", "clock": long_clock()})),
+    );
+    assert_eq!(status, 201, "{created}");
+    let id = created["game_id"].as_str().expect("id").to_string();
+    let (status, joined) = response(
+        ureq::post(&format!("{base}/api/games/{id}/join"))
+            .send_json(json!({"invite": created["invite"]})),
+    );
+    assert_eq!(status, 200, "{joined}");
+    let sente = created["token"].as_str().expect("token").to_string();
+
+    // Six sockets at once through the proxy, twice the per-address cap.
+    let mut watchers: Vec<Socket> = (0..5).map(|_| socket_at(&nginx.addr, &id, None)).collect();
+    let mut player = socket_at(&nginx.addr, &id, Some(&sente));
+    let hello = player.wait_for(Duration::from_secs(5), |v| v["id"] == "auth");
+    assert_eq!(hello["seat"], "sente", "{hello}");
+    player.send(json!({"type": "move", "move": "3d3c", "id": 1}));
+    let ack = player.wait_for(Duration::from_secs(5), |v| v["id"] == 1);
+    assert_eq!(
+        (ack["type"].as_str(), ack["ply"].as_u64()),
+        (Some("ack"), Some(1))
+    );
+    for watcher in &mut watchers {
+        let seen = watcher.wait_for(Duration::from_secs(5), |v| v["type"] == "move");
+        assert_eq!(seen["game"]["last"]["usi"], "3d3c", "{seen}");
+    }
+
+    // The proxy appends the real peer to X-Forwarded-For: a forged header changes nothing,
+    // so the fourth game of this client in a minute is refused whatever it claims.
+    for forged in ["10.0.0.2", "10.0.0.3"] {
+        let (status, _) = response(
+            ureq::post(&format!("{base}/api/games"))
+                .set("X-Forwarded-For", forged)
+                .send_json(json!({"variant": "tori"})),
+        );
+        assert_eq!(status, 201);
+    }
+    let (status, refused) = response(
+        ureq::post(&format!("{base}/api/games"))
+            .set("X-Forwarded-For", "10.0.0.4")
+            .send_json(json!({"variant": "tori"})),
+    );
+    assert_eq!(status, 429, "{refused}");
+}
