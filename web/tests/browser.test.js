@@ -611,3 +611,41 @@ test('A lost connection is shown, the game goes on once it is back, and the noti
   await page.waitForFunction(() => document.querySelector('[data-connection]').textContent === '', null, { timeout: 6000 });
   await page.close();
 });
+
+test('Every piece is drawn with the bundled font, whatever fonts the machine has', async () => {
+  const page = await newPage(1280, 1000);
+  await page.goto(`${base}/#/analysis`);
+  await page.waitForSelector('.board sq[data-square]');
+  const variants = await (await fetch(`${base}/api/variants`)).json();
+  const glyphs = new Map();
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('DOM.enable');
+  await cdp.send('CSS.enable');
+  for (const variant of variants) {
+    await page.selectOption('select[name="variant"]', variant.name);
+    await page.fill('input[name="sfen"]', variant.start_sfen);
+    await page.click('[data-action="load"]');
+    await page.waitForFunction((s) => document.querySelector('.board')?.dataset.sfen === s, variant.start_sfen);
+    await page.evaluate(() => document.fonts.ready);
+    // Which font Chromium really drew each piece's kanji with: this machine has IPA Mincho too.
+    const { root } = await cdp.send('DOM.getDocument', { depth: -1, pierce: true });
+    const pieces = [];
+    const walk = (node) => {
+      if (node.localName === 'piece') pieces.push(...(node.pseudoElements || []).filter((p) => p.pseudoType === 'after'));
+      for (const child of node.children || []) walk(child);
+    };
+    walk(root);
+    assert.ok(pieces.length >= 20, `${variant.name}: ${pieces.length} pieces found`);
+    for (const pseudo of pieces) {
+      const { fonts } = await cdp.send('CSS.getPlatformFontsForNode', { nodeId: pseudo.nodeId });
+      for (const font of fonts) glyphs.set(font.familyName, (glyphs.get(font.familyName) || 0) + font.glyphCount);
+    }
+  }
+  assert.deepEqual([...glyphs.keys()], ['Noto Serif JP'], `fonts used: ${JSON.stringify([...glyphs])}`);
+  const faces = await page.evaluate(() => [...document.fonts].map((f) => [f.family.replace(/"/g, ''), f.status]));
+  assert.deepEqual(faces, [['Tsubame Pieces', 'loaded']]);
+  const font = await fetch(`${base}/assets/tsubame-pieces.woff2`);
+  assert.equal(font.headers.get('content-type'), 'font/woff2');
+  assert.ok((await font.arrayBuffer()).byteLength < 100_000);
+  await page.close();
+});

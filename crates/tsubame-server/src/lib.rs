@@ -226,3 +226,33 @@ async fn stop_requested() {
         let _ = tokio::signal::ctrl_c().await;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+    use tsubame_rules::Variant;
+
+    /// The bundled piece font (`web/scripts/build-piece-font`) holds the characters listed in
+    /// `web/src/fonts/piece-chars.txt`: that list must be every kanji of every piece, or a
+    /// piece added to the rules would be drawn in whatever font the machine has, or not at all.
+    #[test]
+    fn the_piece_font_lists_every_kanji_of_the_rules() {
+        let wanted: BTreeSet<char> = Variant::ALL
+            .into_iter()
+            .flat_map(|variant| variant.spec().roles.iter())
+            .flat_map(|role| role.kanji.chars())
+            .filter(|c| !c.is_whitespace())
+            .collect();
+        let listed: BTreeSet<char> = include_str!("../../../web/src/fonts/piece-chars.txt")
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect();
+        assert_eq!(
+            listed,
+            wanted,
+            "web/src/fonts/piece-chars.txt must hold exactly {:?}; then run \
+             web/scripts/build-piece-font and npm run build",
+            wanted.iter().collect::<String>()
+        );
+    }
+}
