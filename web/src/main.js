@@ -973,6 +973,165 @@ function analysisPage() {
   rerender = () => { if (record) board.render(); };
 }
 
+
+// ---------------------------------------------------------------------------------------------
+// Rules pages: everything about pieces is drawn from the server's rules data (the move
+// vectors the move generator itself reads), so a diagram cannot disagree with play.
+
+const RULES_INTRO = {
+  tori: 'Tori shogi ("bird shogi"), invented by Toyota Genryū in 1799, is a small, sharp game of birds on a 7×7 board in which captured birds come back as drops, as in shogi.',
+  wa: 'Wa shogi ("harmony shogi") is a large-board shogi in which every piece is named for an animal. It is played with drops, as most players do today, or without them.',
+  tenjiku: 'Tenjiku shogi ("exotic shogi"), dating back to the 15th or 16th century, is played on a 16×16 board: fire demons burn their neighbours, lions move twice, and generals jump along whole lines of lesser pieces.',
+};
+
+// When a move promotes, per game (the rules library checks it; these are its words).
+const PROMOTION_WORDS = {
+  tori: 'and must, on any move that starts or ends in it (into, within or out of); a falcon dropped in the zone promotes on its next move',
+  wa: 'if the player wishes, on any move that starts or ends in it; a piece that could never move again (a sparrow pawn or oxcart on the last rank) must',
+  tenjiku: 'if the player wishes; which moves may promote is set by the promotion rule option below',
+};
+
+// What the powers of Tenjiku pieces mean, in words, next to their diagrams.
+const POWER_WORDS = {
+  lion: 'Lion power: two king steps in one move, capturing on either square or both; it may capture an adjacent piece without moving (igui), jump to any square two away, or pass.',
+  'lion-hawk': 'Lion power as the lion\'s (under the "tsa" option: any move within two squares instead).',
+  line: 'Lion power along the marked lines: one or two steps with a capture on either or both, igui on the first square, or a pass.',
+  area: (n) => `Area move: up to ${n} king steps in one move through empty squares, ending on a capture or an empty square (or back where it started: a pass).`,
+  burns: 'Burns: after it moves, every enemy piece on the eight squares around it is removed, except enemy fire demons; and an enemy piece whose move ends next to it is removed too (kings included). A fire demon that ends its move next to an enemy one is burned itself (see the rule options).',
+  jump: (level) => `Range jump along the marked lines: it jumps over any number of pieces of lower rank (level ${level}) to capture beyond them.`,
+  tetrarch: 'Heavenly tetrarch: igui on all eight neighbours; slides diagonally and vertically from the second square on (jumping the first); moves two or three squares sideways, jumping the first.',
+  free_eagle: 'Its moves depend on the free-eagle rule option (see below).',
+};
+
+/** The squares a diagram marks, keyed `left,forward`, with what reaches them. */
+function diagramMarks(role, radius) {
+  const marks = new Map();
+  const mark = (left, forward, kind) => {
+    if (Math.max(Math.abs(left), Math.abs(forward)) > radius || (left === 0 && forward === 0)) return;
+    const key = `${left},${forward}`;
+    marks.set(key, [...(marks.get(key) || []), kind]);
+  };
+  for (const move of role.moves) {
+    if (!move.slide) { mark(move.left, move.forward, 'step'); continue; }
+    const limit = move.limit || radius * 2;
+    for (let n = 1; n <= limit; n++) mark(move.left * n, move.forward * n, n === limit && move.limit ? 'step' : 'slide');
+  }
+  const powers = role.powers;
+  if (powers) {
+    const around = (reach, kind) => {
+      for (let l = -reach; l <= reach; l++) for (let f = -reach; f <= reach; f++) mark(l, f, kind);
+    };
+    if (powers.lion === 'full' || powers.lion === 'lion-hawk') around(2, 'lion');
+    for (const [l, f] of powers.lion?.line || []) { mark(l, f, 'lion'); mark(2 * l, 2 * f, 'lion'); }
+    if (powers.area) around(powers.area, 'area');
+    for (const [l, f] of powers.range_jump?.directions || []) for (let n = 1; n <= radius; n++) mark(l * n, f * n, 'jump');
+    if (powers.burns) around(1, 'burn');
+  }
+  return marks;
+}
+
+/** A movement diagram: the piece in the middle, every square it reaches marked. */
+function moveDiagram(variant, role, radius) {
+  const marks = diagramMarks(role, radius);
+  const grid = el('div', { class: 'diagram', style: `--cells:${2 * radius + 1}`, role: 'img',
+    'aria-label': `how the ${role.name} moves` });
+  for (let forward = radius; forward >= -radius; forward--) {
+    for (let left = radius; left >= -radius; left--) {
+      const kinds = marks.get(`${left},${forward}`) || [];
+      grid.append(el('span', { class: ['cell', ...new Set(kinds)].join(' '),
+        'data-left': left, 'data-forward': forward, 'data-marks': kinds.join(' ') || null }));
+    }
+  }
+  const centre = grid.children[radius * (2 * radius + 1) + radius];
+  centre.classList.add('centre');
+  centre.append(pieceFace(variant, role));
+  return grid;
+}
+
+/** A piece drawn as on the board, outside any board. */
+function pieceFace(variant, role) {
+  const index = variant.roles.indexOf(role);
+  return el('span', { class: `pieces-${variant.name} rule-piece` },
+    el('piece', { class: `${roleClass(role, index)} sente` }));
+}
+
+/** The notes under a Tenjiku piece's diagram. */
+function powerNotes(role) {
+  const p = role.powers;
+  if (!p) return [];
+  const notes = [];
+  if (p.lion === 'full') notes.push(POWER_WORDS.lion);
+  if (p.lion === 'lion-hawk') notes.push(POWER_WORDS['lion-hawk']);
+  if (p.lion?.line) notes.push(POWER_WORDS.line);
+  if (p.area) notes.push(POWER_WORDS.area(p.area));
+  if (p.range_jump) notes.push(POWER_WORDS.jump(p.range_jump.level));
+  if (p.burns) notes.push(POWER_WORDS.burns);
+  if (p.tetrarch) notes.push(POWER_WORDS.tetrarch);
+  if (p.free_eagle) notes.push(POWER_WORDS.free_eagle);
+  return notes;
+}
+
+function title(name) {
+  return name.charAt(0).toUpperCase() + name.slice(1);
+}
+
+function rulesPage(name) {
+  const variant = variantInfo(name) || variants[0];
+  const radius = variant.name === 'tenjiku' ? 4 : 3;
+  const setup = new Board({ onMove: () => {} });
+  setup.zoom = { tori: 34, wa: 26, tenjiku: 20 }[variant.name] || 24;
+  const counts = parseSfen(variant.start_sfen).squares.flat().filter((c) => c && c.color === 'sente').length;
+  const promoting = variant.roles.filter((r) => r.promotes_to);
+  const facts = [
+    `A ${variant.files}×${variant.ranks} board; each side starts with ${counts} pieces. Sente (☗, below) moves first.`,
+    `The aim is to checkmate or capture the enemy ${variant.roles.filter((r) => r.royal).map((r) => r.name).join(' (and ')}${variant.roles.filter((r) => r.royal).length > 1 ? ', if there is one)' : ''}.`,
+    variant.drops
+      ? 'A captured piece changes sides and goes to the captor\'s hand; instead of moving, a player may drop a piece from hand onto any empty square (with the limits below).'
+      : 'Captured pieces leave the game.',
+    `Promotion zone: the ${variant.promotion_zone} ranks on the far side. ${promoting.length} kinds promote, ${PROMOTION_WORDS[variant.name] || 'on a move that starts or ends in it'}.${variant.drops ? ' A captured promoted piece goes to hand unpromoted; drops never promote.' : ''}`,
+    ...variant.roles.filter((r) => r.drop && (r.drop.max_per_file || r.drop.barred_far_ranks || r.drop.mate_restricted)).map((r) => {
+      const limits = [];
+      if (r.drop.max_per_file) limits.push(`not onto a file already holding ${r.drop.max_per_file} of the dropper's ${r.name}s`);
+      if (r.drop.barred_far_ranks) limits.push(`not onto the last ${r.drop.barred_far_ranks === 1 ? 'rank' : `${r.drop.barred_far_ranks} ranks`}`);
+      if (r.drop.mate_restricted) limits.push('a drop that mates at once falls under the drop-mate rule option');
+      return `${title(r.name)} drops: ${limits.join('; ')}.`;
+    }),
+  ].filter(Boolean);
+  const cards = variant.roles.filter((r) => !r.promoted_from).map((role) => {
+    const promoted = role.promotes_to ? variant.roles.find((r) => r.sfen === role.promotes_to) : null;
+    const side = (r) => el('div', { class: 'piece-rule', 'data-piece': r.sfen },
+      el('h3', {}, title(r.name), ' ', el('small', {}, `${r.kanji} · ${r.hodges}`)),
+      moveDiagram(variant, r, radius),
+      powerNotes(r).map((note) => el('p', { class: 'note' }, note)));
+    return el('section', { class: 'panel piece-card' }, side(role),
+      promoted ? el('div', { class: 'promotes' }, el('p', { class: 'note' }, `Promotes to the ${promoted.name}:`), side(promoted)) : null);
+  });
+  const options = variant.options.map((option) => {
+    const words = OPTION_WORDS[option.name] || {};
+    return el('li', {}, el('strong', {}, `${words.title || option.name}: `),
+      words.values ? option.values.map((v) => `${v === option.values[0] ? '' : '; '}${words.values[v] || v}`).join('')
+        : (words.number || option.help));
+  });
+  app.replaceChildren(el('div', { class: 'rules' },
+    el('nav', { class: 'rule-tabs' }, variants.map((v) => el('a', { href: `#/rules/${v.name}`,
+      class: v.name === variant.name ? 'current' : '' }, v.title))),
+    el('h1', {}, `${variant.title}: the rules`),
+    el('p', {}, RULES_INTRO[variant.name] || ''),
+    el('div', { class: 'rules-top' }, setup.root, el('section', { class: 'panel' }, el('h2', {}, 'How it is played'),
+      el('ul', {}, facts.map((f) => el('li', {}, f))))),
+    el('h2', {}, 'The pieces'),
+    el('p', { class: 'legend' }, 'Seen from sente (moving up). ',
+      el('span', { class: 'cell step' }), ' one move to that square  ',
+      el('span', { class: 'cell slide' }), ' any distance along the line, over empty squares  ',
+      variant.name === 'tenjiku' ? [el('span', { class: 'cell lion' }), ' lion move  ', el('span', { class: 'cell area' }), ' area move  ',
+        el('span', { class: 'cell jump' }), ' range jump  ', el('span', { class: 'cell burn' }), ' burned'] : null),
+    el('div', { class: 'piece-cards' }, cards),
+    options.length ? [el('h2', {}, 'Rule options'), el('ul', {}, options)] : null));
+  setup.setState({ variant: variant.name, sfen: variant.start_sfen, interactive: false });
+  cleanup = () => setup.destroy();
+  rerender = () => setup.render();
+}
+
 // ---------------------------------------------------------------------------------------------
 
 async function route() {
@@ -983,6 +1142,7 @@ async function route() {
   if (parts[0] === 'join' && parts[1]) return joinPage(parts[1], parts[2]);
   if (parts[0] === 'import') return importPage();
   if (parts[0] === 'analysis') return analysisPage();
+  if (parts[0] === 'rules') return rulesPage(parts[1] || 'tori');
   return lobbyPage();
 }
 

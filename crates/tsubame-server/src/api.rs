@@ -26,6 +26,8 @@ use std::time::Duration;
 use tokio::sync::broadcast::error::RecvError;
 use tsubame_engine::limits::Limits;
 use tsubame_rules::Variant;
+use tsubame_rules::betza::Reach;
+use tsubame_rules::tenjiku;
 
 /// Largest request body accepted.
 pub const BODY_LIMIT: usize = 64 * 1024;
@@ -190,6 +192,72 @@ fn variant_of(name: &str) -> Result<Variant, ApiError> {
         .map_err(|e: tsubame_rules::UnknownVariant| ApiError::bad_request(e.to_string()))
 }
 
+/// A kind's ordinary moves, as the move generator reads them from its Betza string: each a
+/// vector from sente's side (`left`, `forward`), leapt once or slid along (`limit` 0: no limit).
+fn role_moves(betza: &str) -> Vec<Value> {
+    tsubame_rules::betza::parse(betza)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|atom| match atom.reach {
+            Reach::Leap => json!({"left": atom.left, "forward": atom.forward, "slide": false}),
+            Reach::Slide { limit } => json!({
+                "left": atom.left, "forward": atom.forward, "slide": true, "limit": limit,
+            }),
+        })
+        .collect()
+}
+
+/// The directions of a Tenjiku direction set as (left, forward) unit vectors.
+fn direction_vectors(set: tenjiku::DirSet) -> Vec<[i8; 2]> {
+    const VECTORS: [[i8; 2]; 8] = [
+        [0, 1],
+        [1, 1],
+        [1, 0],
+        [1, -1],
+        [0, -1],
+        [-1, -1],
+        [-1, 0],
+        [-1, 1],
+    ];
+    VECTORS
+        .into_iter()
+        .enumerate()
+        .filter(|(bit, _)| set & (1 << bit) != 0)
+        .map(|(_, v)| v)
+        .collect()
+}
+
+/// What a Tenjiku kind does beyond its Betza moves (lion power, area moves, range jumps, the
+/// tetrarch's moves, burning), from the rules library's own table; `None` for none.
+fn tenjiku_powers(role: Option<tsubame_rules::Role>) -> Option<Value> {
+    let powers = tenjiku::powers(role?)?;
+    let lion = match powers.lion {
+        tenjiku::Lion::None => Value::Null,
+        tenjiku::Lion::Full => json!("full"),
+        tenjiku::Lion::LionHawk => json!("lion-hawk"),
+        tenjiku::Lion::Line(set) => json!({"line": direction_vectors(set)}),
+    };
+    let plain = lion.is_null()
+        && powers.area == 0
+        && powers.range_jump.is_none()
+        && !powers.tetrarch
+        && !powers.burns
+        && !powers.free_eagle;
+    (!plain).then(|| {
+        json!({
+            "lion": lion,
+            "area": powers.area,
+            "range_jump": powers.range_jump.map(|jump| json!({
+                "directions": direction_vectors(jump.dirs), "level": jump.level,
+            })),
+            "tetrarch": powers.tetrarch,
+            "burns": powers.burns,
+            "free_eagle": powers.free_eagle,
+            "rank": powers.rank,
+        })
+    })
+}
+
 async fn variants() -> Response {
     let list: Vec<Value> = Variant::ALL
         .into_iter()
@@ -204,6 +272,17 @@ async fn variants() -> Response {
                         "name": r.name, "sfen": r.sfen, "hodges": r.hodges, "kanji": r.kanji,
                         "royal": r.royal,
                         "promotes_to": r.promotes_to.map(|p| spec.role(p).sfen),
+                        "promoted_from": r.promoted_from.map(|p| spec.role(p).sfen),
+                        "betza": r.betza,
+                        "moves": role_moves(r.betza),
+                        "powers": (variant == Variant::Tenjiku)
+                            .then(|| tenjiku_powers(spec.role_by_sfen(r.sfen)))
+                            .flatten(),
+                        "drop": {
+                            "barred_far_ranks": r.drop.barred_far_ranks,
+                            "max_per_file": r.drop.max_per_file,
+                            "mate_restricted": r.drop.mate_restricted,
+                        },
                     })
                 })
                 .collect();
@@ -221,7 +300,7 @@ async fn variants() -> Response {
             json!({
                 "name": spec.name, "title": spec.title, "files": files, "ranks": ranks,
                 "available": true, "start_sfen": spec.start_sfen, "roles": roles,
-                "options": options, "promotion_zone": spec.promotion.zone_depth,
+                "options": options, "drops": spec.drops, "promotion_zone": spec.promotion.zone_depth,
                 "promotion_compulsory": spec.promotion.compulsory,
             })
         })
