@@ -119,12 +119,19 @@ class Board {
     this.bottomHand = el('div', { class: 'hand' });
     this.zoomInput = el('input', { type: 'range', min: 20, max: 72, class: 'zoom', 'aria-label': 'zoom',
       oninput: (e) => { this.zoom = Number(e.target.value); this.resize(); } });
+    // The piece inspector: touching any piece (either side's, on the board or in hand) shows
+    // its name and how it moves.
+    this.inspector = el('section', { class: 'inspector', hidden: true });
     this.root.append(this.topHand,
       el('div', { class: 'board-wrap' }, this.boardNode),
       this.bottomHand,
       el('div', { class: 'actions' },
         el('button', { class: 'secondary', 'data-action': 'flip', onclick: () => { this.flipped = !this.flipped; this.render(); } }, 'Flip board'),
-        el('label', { class: 'zoom' }, 'Zoom ', this.zoomInput)));
+        el('label', { class: 'zoom' }, 'Zoom ', this.zoomInput)),
+      this.inspector);
+    for (const node of [this.boardNode, this.topHand, this.bottomHand]) {
+      node.addEventListener('pointerdown', (event) => this.inspectAt(event));
+    }
     this.onWindowResize = () => this.resize();
     window.addEventListener('resize', this.onWindowResize);
   }
@@ -338,6 +345,45 @@ class Board {
         if (piece) wrap.dataset.drop = this.roleToCode.get(piece.sgRole) || '';
       }
     }
+  }
+
+  /** Shows the piece under a pointer in the inspector. */
+  inspectAt(event) {
+    if (!this.position || !this.variant) return;
+    const handPiece = event.target.closest?.('.hand piece');
+    if (handPiece) {
+      const hand = handPiece.closest('.hand');
+      this.inspect(this.roleToCode.get(handPiece.sgRole), hand.dataset.hand);
+      return;
+    }
+    const square = [...this.boardNode.querySelectorAll('sq[data-square]')].find((sq) => {
+      const r = sq.getBoundingClientRect();
+      return event.clientX >= r.left && event.clientX < r.right && event.clientY >= r.top && event.clientY < r.bottom;
+    });
+    if (!square) return;
+    const name = square.dataset.square;
+    const file = Number(name.match(/^\d+/)[0]);
+    const rank = name.charCodeAt(name.length - 1) - 97;
+    const cell = this.position.squares[rank]?.[this.position.files - file];
+    if (cell) this.inspect(cell.code, cell.color);
+  }
+
+  inspect(code, color) {
+    const role = this.variant.roles.find((r) => r.sfen === code);
+    if (!role) return;
+    const radius = this.variant.name === 'tenjiku' ? 4 : 3;
+    this.inspector.replaceChildren(
+      el('h3', {}, title(role.name), ' ', el('small', {}, `${role.kanji} · ${role.hodges}`)),
+      el('div', { class: 'inspector-body' }, moveDiagram(this.variant, role, radius),
+        el('div', {},
+          powerNotes(role).map((note) => el('p', { class: 'note' }, note)),
+          role.promotes_to ? el('p', { class: 'note' }, `Promotes to the ${this.variant.roles.find((r) => r.sfen === role.promotes_to)?.name}.`) : null,
+          role.promoted_from ? el('p', { class: 'note' }, `A promoted ${this.variant.roles.find((r) => r.sfen === role.promoted_from)?.name}.`) : null,
+          el('p', { class: 'note' }, `${color === 'gote' ? 'Gote' : 'Sente'}'s piece, shown moving up the page. `,
+            el('a', { href: `#/rules/${this.variant.name}` }, 'All the rules')))));
+    this.inspector.dataset.inspector = code;
+    this.inspector.dataset.color = color;
+    this.inspector.hidden = false;
   }
 
   /** A selected piece that may move back to its own square shows that square as a destination. */

@@ -711,3 +711,32 @@ test('Rules pages: every piece\'s diagram marks exactly where the move generator
   }
   await page.close();
 });
+
+test('The piece inspector: touching any piece, either side\'s, shows its name and moves', async () => {
+  const page = await newPage(390, 844);
+  await page.goto(`${base}/#/analysis`);
+  await page.waitForSelector('.board sq[data-square]');
+  await page.selectOption('select[name="variant"]', 'tenjiku');
+  const tenjiku = (await (await fetch(`${base}/api/variants`)).json()).find((v) => v.name === 'tenjiku');
+  await page.fill('input[name="sfen"]', tenjiku.start_sfen);
+  await page.click('[data-action="load"]');
+  await page.waitForFunction((s) => document.querySelector('.board')?.dataset.sfen === s, tenjiku.start_sfen);
+  // Gote's lion: on a phone Tenjiku's squares are tiny, the inspector is not.
+  const lionSquare = '8b';
+  await click(page, lionSquare);
+  await page.waitForSelector('.inspector[data-inspector]:not([hidden])');
+  assert.equal(await page.getAttribute('.inspector', 'data-inspector'), 'L!');
+  assert.equal(await page.getAttribute('.inspector', 'data-color'), 'gote');
+  assert.match(await page.textContent('.inspector h3'), /^Lion/);
+  assert.match(await page.textContent('.inspector'), /Lion power/);
+  const lionMarks = await page.locator('.inspector .cell.lion').count();
+  assert.equal(lionMarks, 24, 'every square within two of the lion');
+  await page.locator('.inspector').scrollIntoViewIfNeeded();
+  await shot(page, 'inspector-tenjiku-phone.png');
+  // Sente's own pawn: selecting it to move shows it in the inspector too.
+  await click(page, '5l');
+  await page.waitForFunction(() => document.querySelector('.inspector')?.dataset.inspector === 'P');
+  assert.equal(await page.getAttribute('.inspector', 'data-color'), 'sente');
+  assert.equal(await page.locator('.inspector .cell.step').count(), 1);
+  await page.close();
+});
