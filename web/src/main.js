@@ -653,13 +653,44 @@ function keepInView(container) {
   list.scrollTop = current ? current.offsetTop - list.offsetTop - list.clientHeight / 2 : list.scrollHeight;
 }
 
-function exportNode(record) {
-  const parts = [el('h2', {}, 'Export'),
-    el('label', {}, 'SFEN + USI moves'), el('textarea', { rows: 3, readonly: true, 'data-export': 'usi' }, record.usi_record),
-    el('label', {}, 'Hodges'), el('textarea', { rows: 4, readonly: true, 'data-export': 'hodges' }, record.hodges_text)];
-  if (record.fen) parts.push(el('label', {}, 'Play-site FEN (final position)'),
-    el('textarea', { rows: 2, readonly: true, 'data-export': 'fen' }, record.fen));
-  return el('div', { class: 'panel' }, parts);
+/** Export: every form the game has, each with Copy and Download. */
+function exportNode(record, name = 'game') {
+  const forms = [
+    ['usi', 'SFEN + USI moves', record.usi_record, 'usi.txt'],
+    ['hodges', 'Hodges', record.hodges_text, 'hodges.txt'],
+    ['kif', 'KIF', record.exports?.kif, 'kif'],
+    ['pgn', 'Play-site PGN', record.exports?.pgn, 'pgn'],
+    ['record', 'Tsubame record', record.exports?.record, 'tsr'],
+    ['fen', 'Play-site FEN (final position)', record.fen, 'fen.txt'],
+  ].filter(([, , text]) => text);
+  const status = el('small', { class: 'help', 'aria-live': 'polite' });
+  const parts = forms.map(([key, label, text, extension]) => {
+    const copy = async () => {
+      try {
+        await navigator.clipboard.writeText(text);
+        status.textContent = `${label} copied.`;
+      } catch {
+        const box = parts.find((p) => p.dataset.exportForm === key)?.querySelector('textarea');
+        box?.select();
+        status.textContent = 'Copy is not allowed here: the text is selected, press Ctrl+C.';
+      }
+    };
+    const download = () => {
+      const link = el('a', { href: URL.createObjectURL(new Blob([text], { type: 'text/plain;charset=utf-8' })),
+        download: `tsubame-${record.variant}-${name}.${extension}` });
+      document.body.append(link);
+      link.click();
+      link.remove();
+      setTimeout(() => URL.revokeObjectURL(link.href), 1000);
+    };
+    return el('div', { class: 'export-form', 'data-export-form': key },
+      el('div', { class: 'export-head' }, el('label', {}, label),
+        el('button', { class: 'secondary small', type: 'button', 'data-copy': key, onclick: copy }, 'Copy'),
+        el('button', { class: 'secondary small', type: 'button', 'data-download': key, onclick: download }, 'Download')),
+      el('textarea', { rows: key === 'hodges' || key === 'kif' || key === 'pgn' || key === 'record' ? 4 : 2,
+        readonly: true, 'data-export': key }, text));
+  });
+  return el('div', { class: 'panel' }, el('h2', {}, 'Export'), parts, status);
 }
 
 async function gamePage(id) {
@@ -751,7 +782,7 @@ async function gamePage(id) {
   async function loadRecord() {
     try {
       record = await api(`/api/games/${id}/record`);
-      extra.replaceChildren(exportNode(record));
+      extra.replaceChildren(exportNode(record, id));
       show();
     } catch (e) {
       error.textContent = e.message;
@@ -962,12 +993,60 @@ function importPage() {
     keepInView(moveBox);
     exportBox.replaceChildren(exportNode(record));
   }
-  const form = positionForm({ title: 'Import a record', withMoves: true, submit: async (request) => {
+  const form = positionForm({ title: 'Or set up SFEN and USI moves', withMoves: true, submit: async (request) => {
     record = await api('/api/replay', request);
     ply = record.usi.length;
     show();
   } });
-  app.replaceChildren(el('div', { class: 'play' }, board.root, el('div', { class: 'side-area' }, form, moveBox, exportBox)));
+  // A record file or pasted text in any format the server reads; a file of several games
+  // offers them in a list.
+  const pasted = el('textarea', { name: 'record', rows: 6,
+    placeholder: 'Paste a record: KIF, the play site\'s PGN (one game or many), a Tsubame record, or Hodges moves' });
+  const file = el('input', { type: 'file', name: 'record-file', accept: '.kif,.kifu,.pgn,.tsr,.txt,.record,text/plain' });
+  const format = el('select', { name: 'format' }, [['auto', 'recognise the format'], ['kif', 'KIF'], ['pgn', 'PGN (play site)'],
+    ['record', 'Tsubame record'], ['hodges', 'Hodges moves']].map(([v, label]) => el('option', { value: v }, label)));
+  const hodgesGame = el('select', { name: 'hodges-variant' },
+    variants.filter((v) => v.available).map((v) => el('option', { value: v.name }, v.title)));
+  const picker = el('select', { name: 'game-pick', hidden: true });
+  const importError = el('div', { class: 'error' });
+  let imported = [];
+  const showImported = (index) => {
+    record = imported[index];
+    ply = record.usi.length;
+    show();
+  };
+  picker.addEventListener('change', () => showImported(Number(picker.value)));
+  const readRecord = async (body) => {
+    importError.textContent = '';
+    const query = new URLSearchParams({ format: format.value, variant: hodgesGame.value });
+    try {
+      const response = await fetch(`/api/import?${query}`, { method: 'POST', body });
+      const data = await response.json().catch(() => ({ error: `HTTP ${response.status}` }));
+      if (!response.ok) throw new Error(data.error || `HTTP ${response.status}`);
+      imported = data.games;
+      const label = (g, i) => {
+        // PGN writes `?` for what it does not know.
+        const known = (v) => (v && !/^[?.]+$/.test(v) ? v : null);
+        const t = Object.fromEntries(Object.entries(g.tags || {}).map(([k, v]) => [k, known(v)]));
+        const players = t.sente || t.gote ? `${t.sente || '?'} – ${t.gote || '?'}` : `game ${i + 1}`;
+        return `${i + 1}. ${players}${t.date ? `, ${t.date}` : ''} (${t.result || '*'}, ${g.usi.length} plies)`;
+      };
+      picker.replaceChildren(...imported.map((g, i) => el('option', { value: i }, label(g, i))));
+      picker.hidden = imported.length < 2;
+      if (imported.length) showImported(0);
+    } catch (e) {
+      importError.textContent = e.message;
+    }
+  };
+  file.addEventListener('change', async () => {
+    // Sent as bytes: a KIF file may be Shift-JIS, which the server reads.
+    if (file.files?.[0]) await readRecord(await file.files[0].arrayBuffer());
+  });
+  const importForm = el('form', { class: 'panel create', onsubmit: (event) => { event.preventDefault(); readRecord(pasted.value); } },
+    el('h2', {}, 'Import a record'), pasted,
+    el('label', {}, 'File ', file), el('label', {}, 'Format ', format), el('label', {}, 'Game (Hodges moves) ', hodgesGame),
+    el('button', { type: 'submit', 'data-action': 'import' }, 'Import'), picker, importError);
+  app.replaceChildren(el('div', { class: 'play' }, board.root, el('div', { class: 'side-area' }, importForm, moveBox, exportBox, form)));
   // Before a record is loaded: the chosen game's start position, and no empty record panel.
   moveBox.hidden = true;
   const variantSelect = form.querySelector('select[name="variant"]');

@@ -740,3 +740,43 @@ test('The piece inspector: touching any piece, either side\'s, shows its name an
   assert.equal(await page.locator('.inspector .cell.step').count(), 1);
   await page.close();
 });
+
+test('Import a PGN file of several games, pick one, and download and copy its exports', async () => {
+  const page = await newPage(1366, 900);
+  const replay = async (moves) => (await fetch(`${base}/api/replay`, { method: 'POST',
+    body: JSON.stringify({ variant: 'tori', moves }) })).json();
+  const first = await replay(['3d3c', '4b3c', '5e5d']);
+  const second = await replay(['5e5d', '5c5d', '4g3f', '4a3b']);
+  const file = `${first.exports.pgn}\n\n${second.exports.pgn}`;
+  await page.goto(`${base}/#/import`);
+  await page.waitForSelector('[data-action="import"]');
+  await page.setInputFiles('input[name="record-file"]', { name: 'two.pgn', mimeType: 'text/plain', buffer: Buffer.from(file) });
+  await page.waitForSelector('select[name="game-pick"]:not([hidden])');
+  assert.equal(await page.locator('select[name="game-pick"] option').count(), 2);
+  await page.waitForFunction((s) => document.querySelector('.board')?.dataset.sfen === s, first.sfen);
+  await page.selectOption('select[name="game-pick"]', '1');
+  await page.waitForFunction((s) => document.querySelector('.board')?.dataset.sfen === s, second.sfen);
+  assert.match(await page.locator('[data-export="hodges"]').inputValue(), /^1\. Swx5d Swx5d\n2\. Ph-3f Ph-3b$/);
+  await shot(page, 'import-pgn-games.png');
+  // Each export downloads as a file named for the game and the format.
+  for (const [key, extension] of [['kif', 'kif'], ['pgn', 'pgn'], ['record', 'tsr']]) {
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click(`[data-download="${key}"]`)]);
+    assert.equal(download.suggestedFilename(), `tsubame-tori-game.${extension}`);
+    const saved = join(work, `download.${extension}`);
+    await download.saveAs(saved);
+    assert.equal((await import('node:fs')).readFileSync(saved, 'utf8'), await page.locator(`[data-export="${key}"]`).inputValue());
+  }
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+  await page.click('[data-copy="kif"]');
+  await page.waitForFunction(() => /copied|selected/.test(document.querySelector('[aria-live]')?.textContent || ''));
+  // A pasted KIF is recognised without naming its format.
+  await page.fill('textarea[name="record"]', first.exports.kif);
+  await page.click('[data-action="import"]');
+  await page.waitForFunction((s) => document.querySelector('.board')?.dataset.sfen === s, first.sfen);
+  assert.ok(await page.locator('select[name="game-pick"]').isHidden());
+  // Garbage is refused with the reader's reason.
+  await page.fill('textarea[name="record"]', '[Event "x"]\n1. Zz9 *');
+  await page.click('[data-action="import"]');
+  await page.waitForFunction(() => /^pgn: /.test(document.querySelector('.create .error')?.textContent || ''));
+  await page.close();
+});

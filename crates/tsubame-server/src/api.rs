@@ -25,12 +25,20 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::broadcast::error::RecvError;
 use tsubame_engine::limits::Limits;
+use tsubame_notation::record::{
+    GameResult, Record, RecordError, RecordMove, read_hodges_text, read_kif_with, read_pgn_games,
+    write_kif, write_pgn,
+};
 use tsubame_rules::Variant;
 use tsubame_rules::betza::Reach;
 use tsubame_rules::tenjiku;
+use tsubame_rules::{EndReason, Options};
 
 /// Largest request body accepted.
 pub const BODY_LIMIT: usize = 64 * 1024;
+
+/// The largest record file `POST /api/import` takes: a PGN of many games.
+pub const IMPORT_BODY_LIMIT: usize = 2 * 1024 * 1024;
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
@@ -510,7 +518,73 @@ fn record_of(game_start: &HostedGame, moves: &[String]) -> Result<Value, ApiErro
         })),
         "legal_moves": walk.legal_moves(),
         "sfen": walk.sfen(),
+        "exports": export_texts(game_start, moves, walk.outcome().map(|o| {
+            (GameResult::from_outcome(o), Some(o.reason))
+        })),
     }))
+}
+
+/// The game in the notation library's formats: its canonical record, and for Tori the KIF and
+/// the play site's PGN (a form a format cannot hold, such as a Wa KIF, is `null`). `end` is
+/// the result to write, when the game has one.
+fn export_texts(
+    game_start: &HostedGame,
+    moves: &[String],
+    end: Option<(GameResult, Option<EndReason>)>,
+) -> Value {
+    let spec = game_start.variant().spec();
+    let Ok(options) = Options::parse(spec, &game_start.options_text()) else {
+        return Value::Null;
+    };
+    let start = game_start.start_sfen();
+    let mut record = Record::new(options);
+    let default_start = HostedGame::new(game_start.variant(), &game_start.options_text(), None)
+        .map(|game| game.start_sfen());
+    if default_start.ok().as_deref() != Some(start.as_str()) {
+        record.start_sfen = Some(start);
+    }
+    record.moves = moves
+        .iter()
+        .map(|usi| RecordMove {
+            usi: usi.clone(),
+            comment: None,
+        })
+        .collect();
+    if let Some((result, reason)) = end {
+        record.result = result;
+        record.reason = reason;
+    }
+    json!({
+        "record": record.to_canonical().ok(),
+        "kif": write_kif(&record).ok(),
+        "pgn": write_pgn(&record).ok(),
+    })
+}
+
+/// The server's result of a game as a record's result and reason (an aborted game has none).
+fn record_end(result: Option<&crate::hub::GameResult>) -> Option<(GameResult, Option<EndReason>)> {
+    let result = result?;
+    if result.reason == "aborted" {
+        return None;
+    }
+    const REASONS: [EndReason; 9] = [
+        EndReason::Checkmate,
+        EndReason::Stalemate,
+        EndReason::Repetition,
+        EndReason::PerpetualCheck,
+        EndReason::DropMate,
+        EndReason::Resignation,
+        EndReason::Time,
+        EndReason::MoveLimit,
+        EndReason::RoyalCaptured,
+    ];
+    let reason = REASONS.into_iter().find(|r| r.name() == result.reason);
+    let winner = match result.winner {
+        Some("sente") => GameResult::SenteWins,
+        Some("gote") => GameResult::GoteWins,
+        _ => GameResult::NoWinner,
+    };
+    Some((winner, reason))
 }
 
 async fn game_record(
@@ -527,8 +601,10 @@ async fn game_record(
     .map_err(|e| ApiError::internal(e.to_string()))?;
     let moves: Vec<String> = live.moves().iter().map(|m| m.played.usi.clone()).collect();
     let mut record = record_of(&start, &moves)?;
+    let result = hub.view_of(&live, false).result;
+    record["exports"] = export_texts(&start, &moves, record_end(result.as_ref()));
     record["id"] = json!(id);
-    record["result"] = json!(hub.view_of(&live, false).result);
+    record["result"] = json!(result);
     Ok(ok(&record))
 }
 
@@ -547,6 +623,132 @@ async fn replay(body: Bytes) -> Result<Response, ApiError> {
     let request: PositionRequest = parse_body(&body)?;
     let start = game_for(&request)?;
     Ok(ok(&record_of(&start, &request.moves)?))
+}
+
+/// What `POST /api/import` reads: the format (or `auto`), and for Hodges text, which has no
+/// tags, the game and its options.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ImportQuery {
+    #[serde(default)]
+    format: Option<String>,
+    #[serde(default)]
+    variant: Option<String>,
+    #[serde(default)]
+    options: Option<String>,
+}
+
+/// The most games one import returns.
+const IMPORT_GAMES: usize = 200;
+
+/// The format a record's text is most likely in.
+fn detect_format(text: &str) -> &'static str {
+    let head: String = text.chars().take(4000).collect();
+    let lower = head.to_lowercase();
+    // The play site's PGN names the game `torishogi` and carries a FEN tag; a Tsubame record
+    // names it by its short name (`tori`, `wa`, `tenjiku`).
+    let play_site = lower.contains("[variant \"torishogi\"]") || lower.contains("[fen ");
+    if head.contains("[Variant ") && !play_site {
+        "record"
+    } else if head.trim_start().starts_with('[') {
+        "pgn"
+    } else if head.contains("手数") || head.contains("先手：") || head.contains("開始日時")
+    {
+        "kif"
+    } else {
+        "hodges"
+    }
+}
+
+/// Reads a record file or pasted text (the body, as it is: KIF may be Shift-JIS) in the
+/// canonical format, KIF, the play site's PGN (every game of the file) or Hodges text, and
+/// answers each game as `/api/replay` does, with its tags.
+async fn import(Query(query): Query<ImportQuery>, body: Bytes) -> Result<Response, ApiError> {
+    let text = || {
+        std::str::from_utf8(&body).map_err(|_| {
+            ApiError::bad_request("the record is not UTF-8 text (only KIF may be Shift-JIS)")
+        })
+    };
+    let format = match query.format.as_deref() {
+        None | Some("auto") => match std::str::from_utf8(&body) {
+            Ok(text) => detect_format(text),
+            Err(_) => "kif",
+        },
+        Some(format @ ("record" | "kif" | "pgn" | "hodges")) => match format {
+            "record" => "record",
+            "kif" => "kif",
+            "pgn" => "pgn",
+            _ => "hodges",
+        },
+        Some(other) => {
+            return Err(ApiError::bad_request(format!(
+                "unknown format {:?}: one of auto, record, kif, pgn, hodges",
+                other.chars().take(40).collect::<String>()
+            )));
+        }
+    };
+    let refused = |e: RecordError| ApiError::rules(format!("{format}: {e}"));
+    let records = match format {
+        "record" => vec![Record::parse(text()?).map_err(refused)?],
+        "kif" => vec![read_kif_with(&body, None).map_err(refused)?],
+        "pgn" => read_pgn_games(text()?, None).map_err(refused)?,
+        _ => {
+            let variant = variant_of(query.variant.as_deref().unwrap_or("tori"))?;
+            let options = Options::parse(variant.spec(), query.options.as_deref().unwrap_or(""))
+                .map_err(|e| ApiError::bad_request(e.to_string()))?;
+            vec![read_hodges_text(text()?, options).map_err(refused)?]
+        }
+    };
+    if records.len() > IMPORT_GAMES {
+        return Err(ApiError::bad_request(format!(
+            "the file holds {} games: at most {IMPORT_GAMES} are imported at once",
+            records.len()
+        )));
+    }
+    let mut games = Vec::new();
+    for record in &records {
+        let variant = Variant::from_name(record.variant().name).ok_or_else(|| {
+            ApiError::bad_request(format!("unknown game {}", record.variant().name))
+        })?;
+        let start = HostedGame::new(
+            variant,
+            &options_text(&record.options),
+            record.start_sfen.as_deref(),
+        )
+        .map_err(ApiError::from_rules)?;
+        let moves: Vec<String> = record.moves.iter().map(|m| m.usi.clone()).collect();
+        let mut game = record_of(&start, &moves)?;
+        game["exports"] = export_texts(&start, &moves, Some((record.result, record.reason)));
+        game["tags"] = json!({
+            "sente": record.sente, "gote": record.gote, "date": record.date,
+            "time_control": record.time_control,
+            "result": match record.result {
+                GameResult::SenteWins => "1-0",
+                GameResult::GoteWins => "0-1",
+                GameResult::NoWinner => "1/2-1/2",
+                GameResult::Unfinished => "*",
+            },
+            "reason": record.reason.map(EndReason::name),
+            "format": format,
+        });
+        games.push(game);
+    }
+    Ok(ok(&json!({ "format": format, "games": games })))
+}
+
+/// Options as `name=value,...` text, every option named.
+fn options_text(options: &Options) -> String {
+    options
+        .variant()
+        .options
+        .iter()
+        .filter_map(|spec| {
+            options
+                .get(spec.name)
+                .map(|value| format!("{}={value}", spec.name))
+        })
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 /// The address a request comes from: the peer's, or when the peer is a trusted reverse proxy
@@ -798,6 +1000,10 @@ pub fn routes(hub: Arc<Hub>) -> Router {
         .route("/api/games/{id}/record", get(game_record))
         .route("/api/games/{id}/ws", get(game_socket))
         .route("/api/replay", post(replay))
+        .route(
+            "/api/import",
+            post(import).layer(DefaultBodyLimit::max(IMPORT_BODY_LIMIT)),
+        )
         .route("/api/analyse", post(analyse))
         .route("/api/{*rest}", get(api_not_found).post(api_not_found))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))

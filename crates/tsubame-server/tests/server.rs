@@ -1988,3 +1988,91 @@ fn games_are_played_through_the_documented_nginx_proxy() {
     );
     assert_eq!(status, 429, "{refused}");
 }
+
+fn post_text(server: &Server, path: &str, body: &[u8]) -> (u16, Value) {
+    response(ureq::post(&format!("{}{path}", server.base)).send_bytes(body))
+}
+
+/// A game's record exports as the canonical record, KIF and the play site's PGN (with its
+/// result and reason), and each export imports back to the same moves; a PGN file with several
+/// games imports them all; garbage is refused with the reason.
+#[test]
+fn records_export_and_import_in_every_format() {
+    let db = Db::sqlite();
+    let server = Server::start(&db);
+    let (id, sente, gote) = server.two_player_game("tori", long_clock());
+    let moves: Vec<&str> = TORI_GAME.split_whitespace().take(10).collect();
+    for (index, usi) in moves.iter().enumerate() {
+        let token = if index % 2 == 0 { &sente } else { &gote };
+        let (status, _) = server.post(
+            &format!("/api/games/{id}/moves"),
+            json!({"token": token, "move": usi}),
+        );
+        assert_eq!(status, 200);
+    }
+    let (status, _) = server.post(&format!("/api/games/{id}/resign"), json!({"token": gote}));
+    assert_eq!(status, 200);
+    let (status, record) = server.get(&format!("/api/games/{id}/record"));
+    assert_eq!(status, 200);
+    let exports = &record["exports"];
+    let canonical = exports["record"].as_str().expect("a canonical record");
+    assert!(canonical.contains("[Result \"1-0\"]"), "{canonical}");
+    assert!(
+        canonical.contains("[Reason \"resignation\"]"),
+        "{canonical}"
+    );
+    let kif = exports["kif"].as_str().expect("a Tori game has a KIF");
+    let pgn = exports["pgn"].as_str().expect("a Tori game has a PGN");
+    for (format, text) in [("record", canonical), ("kif", kif), ("pgn", pgn)] {
+        for query in [format!("?format={format}"), String::new()] {
+            let (status, imported) =
+                post_text(&server, &format!("/api/import{query}"), text.as_bytes());
+            assert_eq!(status, 200, "{format}{query}: {imported}");
+            assert_eq!(imported["format"], format, "{query}");
+            let game = &imported["games"][0];
+            assert_eq!(game["usi"], json!(moves), "{format}");
+            assert_eq!(game["tags"]["result"], "1-0", "{format}");
+        }
+    }
+    // Hodges text has no tags: the game is named in the query.
+    let (status, imported) = post_text(
+        &server,
+        "/api/import?format=hodges&variant=tori",
+        record["hodges_text"].as_str().expect("hodges").as_bytes(),
+    );
+    assert_eq!(status, 200, "{imported}");
+    assert_eq!(imported["games"][0]["usi"], json!(moves));
+    // Two games in one PGN file.
+    let two = format!("{pgn}\n\n{pgn}");
+    let (status, imported) = post_text(&server, "/api/import", two.as_bytes());
+    assert_eq!(status, 200, "{imported}");
+    assert_eq!(imported["games"].as_array().map(Vec::len), Some(2));
+    // A Wa game: no KIF or play-site PGN, but its canonical record goes both ways.
+    let (status, wa) = server.post(
+        "/api/replay",
+        json!({"variant": "wa", "moves": WA_GAME.split_whitespace().take(6).collect::<Vec<_>>()}),
+    );
+    assert_eq!(status, 200);
+    assert_eq!(wa["exports"]["kif"], Value::Null);
+    let wa_record = wa["exports"]["record"].as_str().expect("a Wa record");
+    let (status, imported) = post_text(&server, "/api/import", wa_record.as_bytes());
+    assert_eq!(status, 200, "{imported}");
+    assert_eq!(imported["games"][0]["usi"], wa["usi"]);
+    // Refusals say why.
+    let (status, refused) = post_text(
+        &server,
+        "/api/import?format=pgn",
+        b"[Event \"x\"]\n1. Zz9 *",
+    );
+    assert_eq!(status, 422, "{refused}");
+    assert!(
+        refused["error"]
+            .as_str()
+            .is_some_and(|e| e.starts_with("pgn: ")),
+        "{refused}"
+    );
+    let (status, refused) = post_text(&server, "/api/import?format=record", &[0xff, 0xfe, 0x00]);
+    assert_eq!(status, 400, "{refused}");
+    let (status, refused) = post_text(&server, "/api/import?format=docx", b"x");
+    assert_eq!(status, 400, "{refused}");
+}
