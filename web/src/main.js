@@ -143,7 +143,10 @@ class Board {
     this.ground = null;
   }
 
-  setState({ variant, sfen, legal = [], lastMove = null, check = null, interactive = true }) {
+  /** `premoveFor`: the player's colour while the other side is to move, to let them premove
+   * (and predrop); the premove is played once their turn comes, if it is legal then. */
+  setState({ variant, sfen, legal = [], lastMove = null, check = null, interactive = true, premoveFor = null }) {
+    this.premoveFor = premoveFor;
     this.variant = variantInfo(variant);
     this.sfen = sfen;
     this.position = parseSfen(sfen);
@@ -272,7 +275,7 @@ class Board {
       sfen: { hands: this.handsSfen() },
       orientation,
       turnColor: this.position.turn,
-      activeColor: this.interactive ? this.position.turn : undefined,
+      activeColor: this.interactive ? this.position.turn : (this.premoveFor || undefined),
       checks: this.check ? [this.check] : false,
       lastDests: this.lastMove ? this.lastMove.squares : undefined,
       lastPiece: this.lastMove?.drop ? { role: this.roleOf(this.lastMove.drop), color: this.position.turn === 'sente' ? 'gote' : 'sente' } : undefined,
@@ -281,6 +284,8 @@ class Board {
       movable: { free: false, dests: moves, showDests: true },
       droppable: { free: false, dests: drops, showDests: true },
       drawable: { squares: [] },
+      premovable: { enabled: Boolean(this.premoveFor) },
+      predroppable: { enabled: Boolean(this.premoveFor) && this.handRoles.length > 0 },
     };
     this.boardNode.dataset.sfen = this.sfen;
     this.boardNode.style.setProperty('--files', files);
@@ -306,8 +311,12 @@ class Board {
         sfen: { ...config.sfen, board: Array(ranks).fill(String(files)).join('/') },
         squareRatio: [11, 12],
         scaleDownPieces: false,
-        premovable: { enabled: false },
-        predroppable: { enabled: false },
+        // Premove destinations from the pieces' own moves (shogiground's are chess and
+        // shogi pieces'): where the piece could go if the board stayed as it is, slides
+        // running through pieces, which may have moved by then. Legality is the server's,
+        // when the turn comes.
+        premovable: { ...config.premovable, showDests: true, generate: (key) => this.premoveDests(key) },
+        predroppable: { ...config.predroppable, showDests: true, generate: () => this.predropDests() },
         drawable: { enabled: false, visible: true, squares: [] },
         highlight: { lastDests: true, check: true },
         animation: { enabled: true, duration: 200 },
@@ -321,6 +330,9 @@ class Board {
         },
       }, { board: this.boardNode, hands: { top: this.topHand, bottom: this.bottomHand } });
     } else {
+      // The hands' roles are the variant's, set when the board is made: shogiground resets
+      // its whole state (a premove included) whenever a `set` names them again.
+      delete config.hands;
       this.ground.set(config, true);
     }
     // The board's own sfen is only the size: the pieces (whose codes shogiground's parser
@@ -334,6 +346,50 @@ class Board {
     for (const key of this.ground.state.pieces.keys()) if (!wanted.has(key)) change.set(key, undefined);
     if (change.size) this.ground.setPieces(change);
     this.label();
+    // The player's turn has come: a premove (or predrop) waiting for it is played if it is
+    // legal now, and dropped if not.
+    if (this.interactive && !this.ground.playPremove()) this.ground.playPredrop();
+  }
+
+  /** Squares a piece of the premoving side could reach from `key`, by its move vectors and
+   * powers, whatever stands in the way. */
+  premoveDests(key) {
+    const { files, ranks } = this.position;
+    const file = Number(key.match(/^\d+/)[0]);
+    const rank = key.charCodeAt(key.length - 1) - 97;
+    const cell = this.position.squares[rank]?.[files - file];
+    const role = cell && this.variant.roles.find((r) => r.sfen === cell.code);
+    if (!role) return [];
+    const sign = cell.color === 'sente' ? 1 : -1;
+    const out = new Set();
+    const add = (left, forward) => {
+      const f = file + sign * left;
+      const r = rank - sign * forward;
+      if (f >= 1 && f <= files && r >= 0 && r < ranks && !(left === 0 && forward === 0)) out.add(squareName(f, r));
+    };
+    const reach = Math.max(files, ranks);
+    for (const move of role.moves) {
+      const limit = move.slide ? (move.limit || reach) : 1;
+      for (let n = 1; n <= limit; n++) add(move.left * n, move.forward * n);
+    }
+    const powers = role.powers;
+    if (powers) {
+      const around = (d) => { for (let l = -d; l <= d; l++) for (let f = -d; f <= d; f++) add(l, f); };
+      if (powers.lion === 'full' || powers.lion === 'lion-hawk') around(2);
+      for (const [l, f] of powers.lion?.line || []) { add(l, f); add(2 * l, 2 * f); }
+      if (powers.area) around(powers.area);
+      for (const [l, f] of powers.range_jump?.directions || []) for (let n = 1; n <= reach; n++) add(l * n, f * n);
+      if (powers.tetrarch) around(3);
+    }
+    return [...out];
+  }
+
+  /** Every empty square: a predrop may go anywhere now empty. */
+  predropDests() {
+    const { files, ranks, squares } = this.position;
+    const out = [];
+    for (let r = 0; r < ranks; r++) for (let f = 1; f <= files; f++) if (!squares[r][files - f]) out.push(squareName(f, r));
+    return out;
   }
 
   /** Marks the board's squares and hand pieces with their names, for people and tests. */
@@ -881,6 +937,7 @@ async function gamePage(id) {
       lastMove: ply > 0 ? game.moves[ply - 1]?.usi : null,
       check: live ? game.check_square : null,
       interactive: live && myTurn,
+      premoveFor: live && seat && game.status === 'playing' && !myTurn ? seat : null,
     });
     const title = variantInfo(game.variant)?.title || game.variant;
     status.textContent = game.status === 'waiting' ? `${title}: waiting for the second player`

@@ -780,3 +780,41 @@ test('Import a PGN file of several games, pick one, and download and copy its ex
   await page.waitForFunction(() => /^pgn: /.test(document.querySelector('.create .error')?.textContent || ''));
   await page.close();
 });
+
+test('Premove: set during the opponent\'s turn, played when it comes if legal, dropped if not', async () => {
+  const grant = await apiGame({ variant: 'tori', opponent: 'human', clock: { kind: 'unlimited' } });
+  const joined = await (await fetch(`${base}/api/games/${grant.game_id}/join`,
+    { method: 'POST', body: JSON.stringify({ invite: grant.invite }) })).json();
+  const gote = { game_id: grant.game_id, token: joined.token };
+  const page = await newPage();
+  await openWithToken(page, grant);
+  await page.waitForSelector('[data-status]:has-text("your move")');
+  await playByClicks(page, '1e1d');
+  await waitPly(page, 1);
+  // Gote to move: sente premoves its swallow's capture on 3c.
+  await click(page, '3d');
+  await page.waitForSelector('.board sq.pre-dest');
+  await click(page, '3c');
+  await page.waitForSelector('.board sq.current-pre');
+  await shot(page, 'premove-set.png');
+  await apiMove(gote, '7c7d');
+  // The premove goes out as soon as gote's move arrives.
+  await waitPly(page, 3);
+  const afterPremove = await (await fetch(`${base}/api/games/${grant.game_id}`)).json();
+  assert.equal(afterPremove.moves[2].usi, '3d3c');
+  // A premove onto a square the own swallow still holds when the turn comes is dropped.
+  await click(page, '4f');
+  await click(page, '5e');
+  await page.waitForSelector('.board sq.current-pre');
+  await apiMove(gote, '4b3c');
+  await waitPly(page, 4);
+  await page.waitForTimeout(800);
+  const afterDropped = await (await fetch(`${base}/api/games/${grant.game_id}`)).json();
+  assert.equal(afterDropped.ply, 4);
+  assert.equal(afterDropped.side_to_move, 'sente');
+  assert.equal(await page.locator('.board sq.current-pre').count(), 0);
+  // The turn is the player's as usual.
+  await playByClicks(page, '2e2d');
+  await waitPly(page, 5);
+  await page.close();
+});
