@@ -688,17 +688,36 @@ function clockText(control) {
 // ---------------------------------------------------------------------------------------------
 // Play
 
-function moveListNode(moves, current, onPick) {
-  const node = el('div', { class: 'moves', 'data-moves': moves.length });
+// The notations a move list can be read in; the Japanese (KIF) and play-site forms exist for
+// Tori only, other games show Hodges there.
+const NOTATIONS = [['hodges', 'Hodges'], ['short', 'Play site'], ['japanese', '日本式'], ['usi', 'USI']];
+
+function notation() {
+  const chosen = localStorage.getItem('tsubame.notation');
+  return NOTATIONS.some(([key]) => key === chosen) ? chosen : 'hodges';
+}
+
+function moveText(m) {
+  return m[notation()] || m.hodges;
+}
+
+/** A move list with a choice of notation (remembered); `onNotation` redraws it. */
+function moveListNode(moves, current, onPick, onNotation) {
+  const list = el('div', { class: 'moves', 'data-moves': moves.length, 'data-notation': notation() });
   for (let i = 0; i < moves.length; i += 2) {
-    node.append(el('span', {}, `${i / 2 + 1}.`));
+    list.append(el('span', {}, `${i / 2 + 1}.`));
     for (const m of [moves[i], moves[i + 1]]) {
-      if (!m) { node.append(el('span')); continue; }
-      node.append(el('span', { class: `mv${m.ply === current ? ' cur' : ''}`, 'data-ply': m.ply,
-        onclick: () => onPick(m.ply) }, m.hodges));
+      if (!m) { list.append(el('span')); continue; }
+      list.append(el('span', { class: `mv${m.ply === current ? ' cur' : ''}`, 'data-ply': m.ply,
+        onclick: () => onPick(m.ply) }, moveText(m)));
     }
   }
-  return node;
+  if (!onNotation) return list;
+  const choice = el('select', { name: 'notation', 'aria-label': 'notation', onchange: (e) => {
+    localStorage.setItem('tsubame.notation', e.target.value);
+    onNotation();
+  } }, NOTATIONS.map(([key, label]) => el('option', { value: key, selected: key === notation() }, label)));
+  return el('div', { class: 'move-list' }, el('label', { class: 'notation' }, 'Notation ', choice), list);
 }
 
 /** Scrolls a move list so that its current move (or its end) is visible. */
@@ -976,7 +995,7 @@ async function gamePage(id) {
       ['|◀', '◀', '▶', '▶|'].map((label, i) => el('button', { class: 'secondary', 'data-replay': i, onclick: () => step(i) }, label)));
     document.title = `${myTurn ? '● Your move · ' : ''}${title} · Tsubame`;
     moveBox.replaceChildren(el('h2', {}, 'Moves'),
-      moveListNode(game.moves, ply, (p) => { viewPly = p; if (!record) loadRecord(); show(); }),
+      moveListNode(game.moves, ply, (p) => { viewPly = p; if (!record) loadRecord(); show(); }, () => show()),
       replayControls);
     keepInView(moveBox);
   }
@@ -1040,8 +1059,9 @@ function importPage() {
   function show() {
     board.setState({ variant: record.variant, sfen: record.positions[ply], interactive: false,
       lastMove: ply > 0 ? record.usi[ply - 1] : null });
-    const moves = record.hodges.map((h, i) => ({ ply: i + 1, hodges: h }));
-    moveBox.replaceChildren(el('h2', {}, 'Record'), moveListNode(moves, ply, (p) => { ply = p; show(); }),
+    const moves = record.hodges.map((h, i) => ({ ply: i + 1, hodges: h, usi: record.usi[i],
+      japanese: record.japanese?.[i], short: record.short?.[i] }));
+    moveBox.replaceChildren(el('h2', {}, 'Record'), moveListNode(moves, ply, (p) => { ply = p; show(); }, () => show()),
       el('div', { class: 'actions' }, ['|◀', '◀', '▶', '▶|'].map((label, i) => el('button', { class: 'secondary', 'data-replay': i,
         onclick: () => { ply = Math.max(0, Math.min(record.usi.length, [0, ply - 1, ply + 1, record.usi.length][i])); show(); } }, label))),
       // replaceChildren writes a null as the text "null": leave the result out instead.

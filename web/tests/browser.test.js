@@ -758,6 +758,13 @@ test('Import a PGN file of several games, pick one, and download and copy its ex
   await page.waitForFunction((s) => document.querySelector('.board')?.dataset.sfen === s, second.sfen);
   assert.match(await page.locator('[data-export="hodges"]').inputValue(), /^1\. Swx5d Swx5d\n2\. Ph-3f Ph-3b$/);
   await shot(page, 'import-pgn-games.png');
+  // The move list in another notation: Japanese (KIF's), the play site's, USI; remembered.
+  await page.selectOption('select[name="notation"]', 'japanese');
+  await page.waitForFunction(() => document.querySelector('.moves [data-ply="1"]')?.textContent === '５四燕(55)');
+  assert.equal(await page.textContent('.moves [data-ply="2"]'), '同　燕(53)');
+  await page.selectOption('select[name="notation"]', 'usi');
+  await page.waitForFunction(() => document.querySelector('.moves [data-ply="3"]')?.textContent === '4g3f');
+  await page.selectOption('select[name="notation"]', 'hodges');
   // Each export downloads as a file named for the game and the format.
   for (const [key, extension] of [['kif', 'kif'], ['pgn', 'pgn'], ['record', 'tsr']]) {
     const [download] = await Promise.all([page.waitForEvent('download'), page.click(`[data-download="${key}"]`)]);

@@ -476,6 +476,8 @@ fn record_of(game_start: &HostedGame, moves: &[String]) -> Result<Value, ApiErro
     let mut positions = vec![walk.sfen()];
     let mut hodges = Vec::new();
     let mut removed = Vec::new();
+    let mut japanese = Vec::new();
+    let mut short = Vec::new();
     for (index, usi) in moves.iter().enumerate() {
         let played = walk
             .play(usi)
@@ -483,6 +485,8 @@ fn record_of(game_start: &HostedGame, moves: &[String]) -> Result<Value, ApiErro
         positions.push(walk.sfen());
         hodges.push(played.hodges);
         removed.push(played.removed);
+        japanese.extend(played.japanese);
+        short.extend(played.short);
     }
     let start = game_start.start_sfen();
     let usi_record = if moves.is_empty() {
@@ -508,6 +512,8 @@ fn record_of(game_start: &HostedGame, moves: &[String]) -> Result<Value, ApiErro
         "usi_record": usi_record,
         "hodges": hodges,
         "hodges_text": hodges_text,
+        "japanese": (japanese.len() == moves.len() && !moves.is_empty()).then_some(japanese),
+        "short": (short.len() == moves.len() && !moves.is_empty()).then_some(short),
         "removed": removed,
         "positions": positions,
         "fen": (variant == Variant::Tori).then(|| walk.fen()),

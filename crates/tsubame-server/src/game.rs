@@ -9,8 +9,11 @@ use tsubame_engine::eval::EvalParams;
 use tsubame_engine::limits::Limits;
 use tsubame_engine::search::{Score, search_any};
 use tsubame_engine::tt::TranspositionTable;
-use tsubame_notation::write_hodges_any;
+use tsubame_notation::record::write_kif_move;
+use tsubame_notation::{write_hodges_any, write_short};
+use tsubame_rules::tenjiku::TenjikuPosition;
 use tsubame_rules::{AnyGame, AnyGameError, Color, MoveError, OptionError, Options, Variant};
+use tsubame_rules::{Bitboard, Move, Position, PositionVisitor, Square};
 
 /// What playing one move did, for the move list and the board.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -21,6 +24,36 @@ pub struct PlayedMove {
     pub hodges: String,
     /// Every square whose piece was taken off the board by the move (a capture, a burn).
     pub removed: Vec<String>,
+    /// Tori: the move in Japanese, as KIF writes it (`３三燕(34)`, `同　鷹(45)`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub japanese: Option<String>,
+    /// Tori: the move in the play site's short notation (`S3433`, `S*44`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub short: Option<String>,
+}
+
+/// The Tori-only forms of a move: KIF's Japanese text and the play site's short notation.
+struct ToriTexts {
+    mv: Move,
+    previous_to: Option<Square>,
+}
+
+impl<'a> PositionVisitor<'a> for ToriTexts {
+    type Output = (Option<String>, Option<String>);
+
+    fn board<B: Bitboard>(self, position: &'a Position<B>) -> Self::Output {
+        if position.tables().spec.name != "tori" {
+            return (None, None);
+        }
+        (
+            write_kif_move(position, self.mv, self.previous_to),
+            Some(write_short(position, self.mv)),
+        )
+    }
+
+    fn tenjiku(self, _: &'a TenjikuPosition) -> Self::Output {
+        (None, None)
+    }
 }
 
 /// A hosted game of any variant, with its rule options and history, seen as text.
@@ -140,6 +173,8 @@ impl HostedGame {
         let position = self.game.position();
         let mv = position.parse_usi(text)?;
         let hodges = write_hodges_any(&position, mv);
+        let previous_to = self.game.moves().last().map(|m| m.to());
+        let (japanese, short) = position.visit(ToriTexts { mv, previous_to });
         let removed = position
             .removed_squares(mv)
             .into_iter()
@@ -150,6 +185,8 @@ impl HostedGame {
             usi: position.to_usi(mv),
             hodges,
             removed,
+            japanese,
+            short,
         })
     }
 

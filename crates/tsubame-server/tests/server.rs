@@ -2010,6 +2010,11 @@ fn records_export_and_import_in_every_format() {
         );
         assert_eq!(status, 200);
     }
+    // Tori moves carry their Japanese (KIF) and play-site forms too.
+    let (_, view) = server.get(&format!("/api/games/{id}"));
+    assert_eq!(view["moves"][0]["japanese"], "３三燕(34)");
+    assert_eq!(view["moves"][0]["short"], "Sx33");
+    assert_eq!(view["moves"][1]["japanese"], "同　鷹(42)");
     let (status, _) = server.post(&format!("/api/games/{id}/resign"), json!({"token": gote}));
     assert_eq!(status, 200);
     let (status, record) = server.get(&format!("/api/games/{id}/record"));

@@ -93,8 +93,6 @@ pub fn write_kif(record: &Record) -> Result<String, RecordError> {
     }
     out.push_str(MOVES_HEADER);
     out.push('\n');
-    let spec = record.variant();
-    let geometry = tori::tables().geometry;
     let mut previous_to = None;
     for (index, step) in replay.steps.iter().enumerate() {
         let position = tsubame_rules::Position::from_sfen(
@@ -106,33 +104,9 @@ pub fn write_kif(record: &Record) -> Result<String, RecordError> {
         let mv = position
             .parse_usi(&step.usi)
             .map_err(|e| unsupported(&e.to_string()))?;
-        let to = mv.to();
-        let mut text = if previous_to == Some(to) {
-            "同　".to_string()
-        } else {
-            square_text(geometry.file(to), geometry.rank(to))
-                .ok_or_else(|| unsupported("KIF squares go up to 9"))?
-        };
-        previous_to = Some(to);
-        match mv.kind() {
-            tsubame_rules::MoveKind::Normal { from, promote, .. } => {
-                let role = position.piece_at(from).map(|p| p.role);
-                text.push_str(role.map_or("?", |r| spec.role(r).kanji));
-                if promote {
-                    text.push('成');
-                }
-                text.push_str(&format!(
-                    "({}{})",
-                    geometry.file(from),
-                    geometry.rank(from) + 1
-                ));
-            }
-            tsubame_rules::MoveKind::Drop { role, .. }
-            | tsubame_rules::MoveKind::Exchange { role, .. } => {
-                text.push_str(spec.role(role).kanji);
-                text.push('打');
-            }
-        }
+        let text = write_kif_move(&position, mv, previous_to)
+            .ok_or_else(|| unsupported("KIF squares go up to 9"))?;
+        previous_to = Some(mv.to());
         out.push_str(&format!("{:>4} {text}\n", index + 1));
         if let Some(comment) = record.moves.get(index).and_then(|m| m.comment.as_ref()) {
             out.push_str(&format!("*{comment}\n"));
@@ -152,6 +126,58 @@ pub fn write_kif(record: &Record) -> Result<String, RecordError> {
         GameResult::Unfinished => {}
     }
     Ok(out)
+}
+
+/// One move as KIF writes it: the destination (`３三`, or `同　` when it is the square the
+/// previous move went to), the piece's kanji, `成` for a promotion, and where it came from
+/// (`(34)`) or `打` for a drop: `３三燕(34)`, `同　鷹(45)`, `４四燕打`, `３一燕成(32)`.
+/// `None` on a board wider or longer than nine squares, which KIF cannot name.
+///
+/// ```
+/// use tsubame_notation::record::write_kif_move;
+/// use tsubame_rules::{tori, Options, Position};
+///
+/// let rules = Options::defaults(tori::spec()).rule_set();
+/// let position = Position::from_sfen(tori::tables(), tori::spec().start_sfen, rules).unwrap();
+/// let mv = position.parse_usi("3d3c").unwrap();
+/// assert_eq!(write_kif_move(&position, mv, None).as_deref(), Some("３三燕(34)"));
+/// ```
+pub fn write_kif_move<B: tsubame_rules::Bitboard>(
+    position: &tsubame_rules::Position<B>,
+    mv: tsubame_rules::Move,
+    previous_to: Option<tsubame_rules::Square>,
+) -> Option<String> {
+    let geometry = position.tables().geometry;
+    let spec = position.tables().spec;
+    let to = mv.to();
+    let mut text = if previous_to == Some(to) {
+        "同　".to_string()
+    } else {
+        square_text(geometry.file(to), geometry.rank(to))?
+    };
+    match mv.kind() {
+        tsubame_rules::MoveKind::Normal { from, promote, .. } => {
+            if geometry.file(from) > 9 || geometry.rank(from) >= 9 {
+                return None;
+            }
+            let role = position.piece_at(from).map(|p| p.role);
+            text.push_str(role.map_or("?", |r| spec.role(r).kanji));
+            if promote {
+                text.push('成');
+            }
+            text.push_str(&format!(
+                "({}{})",
+                geometry.file(from),
+                geometry.rank(from) + 1
+            ));
+        }
+        tsubame_rules::MoveKind::Drop { role, .. }
+        | tsubame_rules::MoveKind::Exchange { role, .. } => {
+            text.push_str(spec.role(role).kanji);
+            text.push('打');
+        }
+    }
+    Some(text)
 }
 
 /// Decodes KIF bytes: UTF-8, or else Shift-JIS.
