@@ -82,7 +82,7 @@ pub fn run(depth: u32) -> Result<Vec<Row>, BenchError> {
     let mut rows = Vec::new();
     for (variant, positions, depth) in games {
         let options = variant.default_options();
-        let params = EvalParams::for_variant(variant.spec());
+        let params = EvalParams::engine_default(variant);
         for sfen in positions {
             let position = AnyPosition::from_sfen(&options, sfen).map_err(|error| BenchError {
                 sfen: sfen.to_string(),

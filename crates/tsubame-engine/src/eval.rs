@@ -77,9 +77,10 @@ pub struct EvalParams {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Evaluation {
     /// The weights of [`EvalParams`]: material, placement, mobility, royal safety.
-    #[default]
     Classical,
     /// A network ([`crate::nnue`]) where the game has one; the classical evaluation where not.
+    /// The default: Tori plays with its built-in network, Wa and Tenjiku classically.
+    #[default]
     Network,
     /// Piece values only: the baseline strength is measured against.
     Material,
@@ -437,6 +438,20 @@ impl EvalParams {
             mop_up_edge: if game == Some(Variant::Wa) { 12 } else { 0 },
             mop_up_tropism: if game == Some(Variant::Wa) { 3 } else { 0 },
             network: None,
+        }
+    }
+
+    /// What the engine plays a game with when nothing is set ([`Evaluation::default`]): the
+    /// game's built-in network where it has one, with [`EvalParams::for_variant`] behind it.
+    pub fn engine_default(variant: Variant) -> EvalParams {
+        let classical = EvalParams::for_variant(variant.spec());
+        match Evaluation::default() {
+            Evaluation::Network => EvalParams {
+                network: Network::built_in(variant),
+                ..classical
+            },
+            Evaluation::Material => classical.material_only(),
+            Evaluation::Classical => classical,
         }
     }
 

@@ -662,7 +662,8 @@ mod tests {
     #[test]
     fn a_network_file_switches_to_the_network_for_its_game_only() {
         let mut session = Session::new();
-        assert_eq!(session.evaluation(), Evaluation::Classical);
+        assert_eq!(session.evaluation(), Evaluation::Network);
+        session.set_evaluation(Evaluation::Classical);
         let network = Network::uniform(Variant::Tori, 40).unwrap();
         let path = temp_file("tori.nnue", &network.to_bytes());
         session.set_eval_file(&path).unwrap();
@@ -696,7 +697,7 @@ mod tests {
         let path = temp_file("damaged.nnue", &bytes);
         let error = session.set_eval_file(&path).unwrap_err();
         assert!(error.to_string().contains("damaged"), "{error}");
-        assert_eq!(session.evaluation(), Evaluation::Classical);
+        assert_eq!(session.evaluation(), Evaluation::default());
         let binary = temp_file("binary", &[0xff, 0xfe, 0x00, 0x01]);
         let error = session.set_eval_file(&binary).unwrap_err();
         assert!(error.to_string().contains("neither a network"), "{error}");

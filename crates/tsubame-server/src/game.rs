@@ -208,7 +208,8 @@ impl HostedGame {
             walk.play_unchecked(mv);
         }
         let position = self.game.position();
-        let params = EvalParams::for_variant(self.game.variant().spec());
+        // As the engine plays by default: Tori with its network.
+        let params = EvalParams::engine_default(self.game.variant());
         // A small table per search: many games search side by side and none keeps one alive.
         let tt = Arc::new(TranspositionTable::new(8));
         let mut score = None;
