@@ -21,6 +21,19 @@ function sound(name) {
   if (playSound(name)) soundBox.parentElement.dataset.played = name;
 }
 
+// The theme: the system's (auto), light or dark, remembered.
+const themeSelect = document.getElementById('theme');
+function applyTheme(choice) {
+  if (choice === 'light' || choice === 'dark') document.documentElement.dataset.theme = choice;
+  else delete document.documentElement.dataset.theme;
+}
+themeSelect.value = ['light', 'dark'].includes(localStorage.getItem('tsubame.theme')) ? localStorage.getItem('tsubame.theme') : 'auto';
+applyTheme(themeSelect.value);
+themeSelect.addEventListener('change', () => {
+  localStorage.setItem('tsubame.theme', themeSelect.value);
+  applyTheme(themeSelect.value);
+});
+
 const latinBox = document.getElementById('latin');
 latinBox.checked = localStorage.getItem('tsubame.latin') === '1';
 latinBox.addEventListener('change', () => {

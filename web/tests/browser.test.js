@@ -825,3 +825,29 @@ test('Premove: set during the opponent\'s turn, played when it comes if legal, d
   await waitPly(page, 5);
   await page.close();
 });
+
+test('Themes: the system\'s dark scheme by default, light or dark by choice, remembered', async () => {
+  const context = await browser.newContext({ viewport: { width: 1366, height: 850 }, colorScheme: 'dark' });
+  const page = await context.newPage();
+  page.on('pageerror', (e) => { throw e; });
+  watchPolicy(page);
+  const lightness = () => page.evaluate(() => {
+    const [r, g, b] = getComputedStyle(document.body).backgroundColor.match(/\d+/g).map(Number);
+    return (r + g + b) / 3;
+  });
+  await page.goto(`${base}/`);
+  await page.waitForSelector('[data-action="create"]');
+  assert.equal(await page.inputValue('#theme'), 'auto');
+  assert.ok(await lightness() < 60, 'the system is dark: so is the page');
+  await shot(page, 'theme-dark-lobby.png');
+  const game = await apiGame({ variant: 'wa', opponent: 'engine', level: 1, side: 'sente', clock: { kind: 'unlimited' } });
+  await openWithToken(page, game);
+  await shot(page, 'theme-dark-game.png');
+  await page.selectOption('#theme', 'light');
+  assert.ok(await lightness() > 200, 'light by choice');
+  await page.reload();
+  await page.waitForSelector('.board sq');
+  assert.equal(await page.inputValue('#theme'), 'light');
+  assert.ok(await lightness() > 200, 'the choice is remembered');
+  await context.close();
+});
