@@ -507,6 +507,91 @@ class Board {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Home: the three games, quick pairing and the computer, at the top of the lobby.
+
+// Quick-pairing time controls per game (main minutes + byo-yomi seconds), longer for the
+// bigger boards.
+const QUICK_CONTROLS = {
+  tori: [[3, 10], [5, 10], [10, 30]],
+  wa: [[10, 30], [20, 30], [30, 60]],
+  tenjiku: [[20, 30], [30, 60], [60, 60]],
+};
+
+function quickClock([minutes, seconds]) {
+  return { kind: 'byoyomi', main_ms: minutes * 60000, periods: 1, period_ms: seconds * 1000 };
+}
+
+function sameClock(a, b) {
+  return JSON.stringify(a) === JSON.stringify({ ...b });
+}
+
+/** The style rules naming a variant's pieces, added once. */
+function ensurePieceStyles(variant) {
+  const styleId = `pieces-${variant.name}`;
+  if (document.getElementById(styleId)) return;
+  const roles = new Map(variant.roles.map((info, index) => [info.sfen, roleClass(info, index)]));
+  document.head.append(el('style', { id: styleId }, pieceStyles(variant, roles)));
+}
+
+/** A small picture of a position: squares and pieces, no hands, not interactive. */
+function miniBoard(variantName, sfen, cell) {
+  const variant = variantInfo(variantName);
+  const position = parseSfen(sfen);
+  ensurePieceStyles(variant);
+  const grid = el('div', { class: `mini-board pieces-${variant.name} orientation-sente`,
+    style: `--cell:${cell}px; --files:${position.files}`, 'aria-hidden': 'true' });
+  position.squares.forEach((row) => row.forEach((piece) => {
+    const info = piece && variant.roles.find((r) => r.sfen === piece.code);
+    grid.append(el('span', { class: 'mini-sq' },
+      info ? el('piece', { class: `${roleClass(info, variant.roles.indexOf(info))} ${piece.color}` }) : null));
+  }));
+  return grid;
+}
+
+/** Joins an open seek of this game and clock, or makes one, and opens the game. */
+async function quickPair(variant, control) {
+  const clock = quickClock(control);
+  const seeks = await api('/api/lobby');
+  const match = seeks.find((g) => g.variant === variant && sameClock(g.time_control, clock)
+    && !localStorage.getItem(`tsubame.token.${g.id}`));
+  const grant = match
+    ? await api(`/api/games/${match.id}/join`, {})
+    : await api('/api/games', { variant, opponent: 'human', side: 'random', clock, public: true });
+  localStorage.setItem(`tsubame.token.${grant.game_id}`, grant.token);
+  location.hash = `#/game/${grant.game_id}`;
+}
+
+async function playComputer(variant) {
+  const clock = quickClock(QUICK_CONTROLS[variant][1]);
+  const grant = await api('/api/games', { variant, opponent: 'engine', level: 2, side: 'sente', clock });
+  localStorage.setItem(`tsubame.token.${grant.game_id}`, grant.token);
+  location.hash = `#/game/${grant.game_id}`;
+}
+
+function homeNode() {
+  const error = el('div', { class: 'error', 'data-home-error': '' });
+  const attempt = (action) => async () => {
+    error.textContent = '';
+    try { await action(); } catch (e) { error.textContent = e.message; }
+  };
+  const cards = variants.filter((v) => v.available).map((v) => el('section', { class: 'panel game-card', 'data-game': v.name },
+    miniBoard(v.name, v.start_sfen, v.name === 'tenjiku' ? 8 : v.name === 'wa' ? 12 : 18),
+    el('div', { class: 'game-card-text' },
+      el('h2', {}, v.title),
+      el('p', {}, RULES_INTRO[v.name] || ''),
+      el('div', { class: 'quick' }, (QUICK_CONTROLS[v.name] || []).map((control) => el('button', {
+        type: 'button', 'data-quick': `${v.name} ${control[0]}+${control[1]}`,
+        title: `${control[0]} min, then ${control[1]} s a move: paired with the next player who asks`,
+        onclick: attempt(() => quickPair(v.name, control)) }, `${control[0]}+${control[1]}s`))),
+      el('div', { class: 'row' },
+        el('button', { type: 'button', class: 'secondary', 'data-computer': v.name, onclick: attempt(() => playComputer(v.name)) }, 'Play the computer'),
+        el('a', { href: `#/rules/${v.name}` }, 'Rules and pieces')))));
+  return el('div', { class: 'home' },
+    el('p', { class: 'tagline' }, 'Three historic shogi games: pick a clock to be paired with the next player who picks it, or play the computer.'),
+    el('div', { class: 'game-cards' }, cards), error);
+}
+
+// ---------------------------------------------------------------------------------------------
 // Lobby
 
 // Rule options in plain words: the server names them for programs (`drop-mate: loses`); a
@@ -663,7 +748,10 @@ async function lobbyPage() {
   const lists = el('div', { class: 'panel' },
     el('h2', {}, 'Open seeks'), el('table', { class: 'games' }, seeks),
     el('h2', {}, 'Games'), el('table', { class: 'games' }, games));
-  app.replaceChildren(el('div', { class: 'columns' }, form, lists));
+  const playing = el('div', { class: 'live-games' });
+  const home = homeNode();
+  app.replaceChildren(home, el('section', { class: 'live' }, el('h2', {}, 'Being played now'), playing),
+    el('h2', {}, 'A game of your own'), el('div', { class: 'columns' }, form, lists));
 
   async function refresh() {
     try {
@@ -678,6 +766,11 @@ async function lobbyPage() {
             localStorage.setItem(`tsubame.token.${g.id}`, grant.token);
             location.hash = `#/game/${g.id}`;
           } }, 'Join')))) : [el('tr', {}, el('td', {}, 'No open seeks.'))]));
+      const live = list.filter((g) => g.status === 'playing').slice(0, 6);
+      playing.replaceChildren(...(live.length ? live.map((g) => el('a', { class: 'live-game', href: `#/game/${g.id}`, 'data-live': g.id },
+        miniBoard(g.variant, g.sfen, g.variant === 'tenjiku' ? 7 : 13),
+        el('span', {}, `${variantInfo(g.variant)?.title || g.variant}: ${g.sente_player} – ${g.gote_player}, move ${g.ply + 1}`)))
+        : [el('p', { class: 'help' }, 'No game is being played right now: start one.')]));
       games.replaceChildren(...list.map((g) => el('tr', {},
         el('td', {}, el('a', { href: `#/game/${g.id}` }, g.id)), el('td', {}, g.variant),
         el('td', {}, `${g.sente_player} – ${g.gote_player}`),

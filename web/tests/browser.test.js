@@ -851,3 +851,37 @@ test('Themes: the system\'s dark scheme by default, light or dark by choice, rem
   assert.ok(await lightness() > 200, 'the choice is remembered');
   await context.close();
 });
+
+test('Home: quick pairing joins the next player who picks the same game and clock', async () => {
+  const first = await otherPersonPage(1366, 900);
+  await first.goto(`${base}/`);
+  await first.waitForSelector('[data-quick="tori 3+10"]');
+  assert.equal(await first.locator('.game-card').count(), 3);
+  await shot(first, 'home.png');
+  await first.click('[data-quick="tori 3+10"]');
+  await first.waitForSelector('.board sq');
+  const gameUrl = first.url();
+  const id = gameUrl.split('/').pop();
+  const waiting = await (await fetch(`${base}/api/games/${id}`)).json();
+  assert.equal(waiting.status, 'waiting');
+  assert.deepEqual(waiting.time_control, { kind: 'byoyomi', main_ms: 180000, periods: 1, period_ms: 10000 });
+  // Another person asking for the same game and clock is paired with the first.
+  const second = await otherPersonPage(390, 844);
+  await second.goto(`${base}/`);
+  await second.waitForSelector('[data-quick="tori 3+10"]');
+  await second.click('[data-quick="tori 3+10"]');
+  await second.waitForSelector('.board sq');
+  assert.equal(second.url().split('/').pop(), id);
+  const paired = await (await fetch(`${base}/api/games/${id}`)).json();
+  assert.equal(paired.status, 'playing');
+  // The game is on the home page's list of games being played, with its board.
+  const watcher = await newPage(1366, 900);
+  await watcher.goto(`${base}/`);
+  await watcher.waitForSelector(`[data-live="${id}"] .mini-board piece`);
+  await shot(watcher, 'home-live.png');
+  // Playing the computer from a game's card.
+  await watcher.click('[data-computer="wa"]');
+  await watcher.waitForSelector('.board sq');
+  assert.equal(await watcher.locator('.board sq').count(), 121);
+  for (const page of [first, second, watcher]) await page.close();
+});
