@@ -507,6 +507,87 @@ class Board {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Game analysis: the engine over every position of a record, through the server's bounded
+// analysis queue, one position at a time; an evaluation graph with the biggest mistakes.
+
+const EVAL_CAP = 2000;
+
+/** A score for the side to move (`cp 35`, `mate -3`) as centipawns for sente, capped. */
+function senteCentipawns(score, senteToMove) {
+  const [kind, value] = String(score || 'cp 0').split(' ');
+  const n = Number(value) || 0;
+  const own = kind === 'mate' ? (n > 0 ? EVAL_CAP : -EVAL_CAP) : Math.max(-EVAL_CAP, Math.min(EVAL_CAP, n));
+  return senteToMove ? own : -own;
+}
+
+function gameAnalysisNode(record, onPick) {
+  const box = el('div', { class: 'game-analysis' });
+  const button = el('button', { type: 'button', class: 'secondary', 'data-action': 'analyse-game' }, 'Analyse this game');
+  const status = el('small', { class: 'help', 'data-analysis-status': '' });
+  box.append(button, status);
+  button.addEventListener('click', async () => {
+    button.disabled = true;
+    const evals = [];
+    const plies = record.usi.length;
+    for (let ply = 0; ply <= plies; ply++) {
+      status.textContent = `Analysing position ${ply + 1} of ${plies + 1}…`;
+      const senteToMove = / b /.test(` ${record.positions[ply].split(' ').slice(1).join(' ')} `);
+      try {
+        const reply = await api('/api/analyse', { variant: record.variant, options: record.options,
+          sfen: record.start_sfen, moves: record.usi.slice(0, ply), depth: 12, movetime_ms: 150 });
+        evals.push(senteCentipawns(reply.score, senteToMove));
+      } catch (e) {
+        // The game is over here: the side to move has lost, or nobody won.
+        const winner = record.outcome?.winner || record.result?.winner;
+        evals.push(winner === 'sente' ? EVAL_CAP : winner === 'gote' ? -EVAL_CAP : evals[evals.length - 1] || 0);
+      }
+    }
+    status.textContent = '';
+    box.replaceChildren(evalGraph(record, evals, onPick));
+  });
+  return box;
+}
+
+function evalGraph(record, evals, onPick) {
+  const width = 300;
+  const height = 120;
+  const x = (ply) => (evals.length > 1 ? (ply / (evals.length - 1)) * width : 0);
+  const y = (cp) => height / 2 - (cp / EVAL_CAP) * (height / 2);
+  const svgNs = 'http://www.w3.org/2000/svg';
+  const svg = document.createElementNS(svgNs, 'svg');
+  svg.setAttribute('viewBox', `-4 -4 ${width + 8} ${height + 8}`);
+  svg.setAttribute('class', 'eval-graph');
+  svg.setAttribute('role', 'img');
+  svg.setAttribute('aria-label', 'evaluation over the game, sente above');
+  const shape = (tag, attrs) => {
+    const node = document.createElementNS(svgNs, tag);
+    for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+    svg.append(node);
+    return node;
+  };
+  shape('rect', { x: 0, y: 0, width, height: height / 2, class: 'eval-sente' });
+  shape('rect', { x: 0, y: height / 2, width, height: height / 2, class: 'eval-gote' });
+  shape('polyline', { points: evals.map((cp, ply) => `${x(ply)},${y(cp)}`).join(' '), class: 'eval-line' });
+  // A mistake: the mover's evaluation drops by 200 or more; the three worst are marked.
+  const losses = record.usi.map((usi, i) => {
+    const moverIsSente = evals.length > i + 1 && / b /.test(` ${record.positions[i].split(' ').slice(1).join(' ')} `);
+    const drop = moverIsSente ? evals[i] - evals[i + 1] : evals[i + 1] - evals[i];
+    return { ply: i + 1, drop, text: record.hodges[i] };
+  }).filter((m) => m.drop >= 200).sort((a, b) => b.drop - a.drop).slice(0, 3);
+  evals.forEach((cp, ply) => {
+    const mistake = losses.some((m) => m.ply === ply);
+    const dot = shape('circle', { cx: x(ply), cy: y(cp), r: mistake ? 4 : 2.2, class: mistake ? 'eval-mistake' : 'eval-point',
+      'data-eval-ply': ply });
+    dot.addEventListener('click', () => onPick(ply));
+  });
+  return el('div', {}, svg, losses.length
+    ? el('ol', { class: 'mistakes' }, losses.map((m) => el('li', { 'data-mistake': m.ply },
+      el('a', { href: '#', onclick: (e) => { e.preventDefault(); onPick(m.ply); } },
+        `${Math.ceil(m.ply / 2)}${m.ply % 2 ? '.' : '…'} ${m.text}`), ` loses ${(m.drop / 100).toFixed(1)}`)))
+    : el('p', { class: 'help' }, 'No move lost 2 pawns or more.'));
+}
+
+// ---------------------------------------------------------------------------------------------
 // Home: the three games, quick pairing and the computer, at the top of the lobby.
 
 // Quick-pairing time controls per game (main minutes + byo-yomi seconds), longer for the
@@ -963,7 +1044,10 @@ async function gamePage(id) {
   async function loadRecord() {
     try {
       record = await api(`/api/games/${id}/record`);
-      extra.replaceChildren(exportNode(record, id));
+      // A finished game can be analysed; one in play is not (the engine would help a player).
+      extra.replaceChildren(game?.status === 'finished'
+        ? el('div', { class: 'panel' }, el('h2', {}, 'Analysis'), gameAnalysisNode(record, (p) => { viewPly = p; show(); }))
+        : '', exportNode(record, id));
       show();
     } catch (e) {
       error.textContent = e.message;
@@ -1160,6 +1244,8 @@ function importPage() {
   const board = new Board({ onMove: () => {} });
   const moveBox = el('div', { class: 'panel' });
   const exportBox = el('div');
+  const analysisBox = el('div', { class: 'panel' });
+  let analysedRecord = null;
   let record = null;
   let ply = 0;
   function show() {
@@ -1175,6 +1261,11 @@ function importPage() {
     moveBox.hidden = false;
     keepInView(moveBox);
     exportBox.replaceChildren(exportNode(record));
+    analysisBox.hidden = false;
+    if (analysedRecord !== record) {
+      analysedRecord = record;
+      analysisBox.replaceChildren(el('h2', {}, 'Analysis'), gameAnalysisNode(record, (p) => { ply = p; show(); }));
+    }
   }
   const form = positionForm({ title: 'Or set up SFEN and USI moves', withMoves: true, submit: async (request) => {
     record = await api('/api/replay', request);
@@ -1229,9 +1320,10 @@ function importPage() {
     el('h2', {}, 'Import a record'), pasted,
     el('label', {}, 'File ', file), el('label', {}, 'Format ', format), el('label', {}, 'Game (Hodges moves) ', hodgesGame),
     el('button', { type: 'submit', 'data-action': 'import' }, 'Import'), picker, importError);
-  app.replaceChildren(el('div', { class: 'play' }, board.root, el('div', { class: 'side-area' }, importForm, moveBox, exportBox, form)));
+  app.replaceChildren(el('div', { class: 'play' }, board.root, el('div', { class: 'side-area' }, importForm, moveBox, analysisBox, exportBox, form)));
   // Before a record is loaded: the chosen game's start position, and no empty record panel.
   moveBox.hidden = true;
+  analysisBox.hidden = true;
   const variantSelect = form.querySelector('select[name="variant"]');
   const showStart = () => {
     const info = variantInfo(variantSelect.value);

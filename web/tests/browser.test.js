@@ -885,3 +885,21 @@ test('Home: quick pairing joins the next player who picks the same game and cloc
   assert.equal(await watcher.locator('.board sq').count(), 121);
   for (const page of [first, second, watcher]) await page.close();
 });
+
+test('Analyse this game: an evaluation graph over every position, the worst moves marked', async () => {
+  const page = await newPage(1366, 900);
+  await page.goto(`${base}/#/import`);
+  await page.waitForSelector('[data-action="load"]');
+  await page.fill('textarea[name="moves"]', '3d3c 4b3c 5e5d 5c5d 4g3f 4a3b S*3d 3c2b');
+  await page.click('[data-action="load"]');
+  await page.waitForSelector('[data-action="analyse-game"]');
+  await page.click('[data-action="analyse-game"]');
+  await page.waitForSelector('.eval-graph', { timeout: 30000 });
+  assert.equal(await page.locator('.eval-graph [data-eval-ply]').count(), 9);
+  await page.locator('.game-analysis').scrollIntoViewIfNeeded();
+  await shot(page, 'game-analysis.png');
+  // A point of the graph is a position of the game.
+  await page.locator('.eval-graph [data-eval-ply="2"]').click();
+  await page.waitForSelector('.moves .mv.cur[data-ply="2"]');
+  await page.close();
+});
