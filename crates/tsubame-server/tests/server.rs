@@ -307,6 +307,18 @@ impl Server {
         socket_at(&self.addr, game, token)
     }
 
+    /// Plays `moves` in game `id` from its start, sente first, each acknowledged.
+    fn play_moves(&self, id: &str, sente: &str, gote: &str, moves: &[&str]) {
+        for (index, usi) in moves.iter().enumerate() {
+            let token = if index % 2 == 0 { sente } else { gote };
+            let (status, body) = self.post(
+                &format!("/api/games/{id}/moves"),
+                json!({"token": token, "move": usi}),
+            );
+            assert_eq!(status, 200, "move {} ({usi}): {body}", index + 1);
+        }
+    }
+
     /// Creates a game between two people and seats both: (id, sente token, gote token).
     fn two_player_game(&self, variant: &str, clock: Value) -> (String, String, String) {
         let (status, created) = self.post(
@@ -1033,14 +1045,7 @@ fn restart_loses_nothing(db: &Db) {
     let server = Server::start(db);
     let (id, sente, gote) = server.two_player_game("tori", long_clock());
     let moves: Vec<&str> = TORI_GAME.split_whitespace().take(7).collect();
-    for (index, usi) in moves.iter().enumerate() {
-        let token = if index % 2 == 0 { &sente } else { &gote };
-        let (status, _) = server.post(
-            &format!("/api/games/{id}/moves"),
-            json!({"token": token, "move": usi}),
-        );
-        assert_eq!(status, 200);
-    }
+    server.play_moves(&id, &sente, &gote, &moves);
     let (_, before) = server.get(&format!("/api/games/{id}"));
     // An engine game where the engine is about to answer.
     let (status, engine_game) = server.post(
@@ -2002,14 +2007,7 @@ fn records_export_and_import_in_every_format() {
     let server = Server::start(&db);
     let (id, sente, gote) = server.two_player_game("tori", long_clock());
     let moves: Vec<&str> = TORI_GAME.split_whitespace().take(10).collect();
-    for (index, usi) in moves.iter().enumerate() {
-        let token = if index % 2 == 0 { &sente } else { &gote };
-        let (status, _) = server.post(
-            &format!("/api/games/{id}/moves"),
-            json!({"token": token, "move": usi}),
-        );
-        assert_eq!(status, 200);
-    }
+    server.play_moves(&id, &sente, &gote, &moves);
     // Tori moves carry their Japanese (KIF) and play-site forms too.
     let (_, view) = server.get(&format!("/api/games/{id}"));
     assert_eq!(view["moves"][0]["japanese"], "３三燕(34)");
