@@ -123,28 +123,26 @@ fn parse_proxy_address(text: &str) -> Result<Option<IpAddr>, String> {
         .map_err(|_| format!("{text:?} is not an IP address (nor `none`)"))
 }
 
-/// A positive number of minutes, at most a week.
-fn parse_minutes(text: &str) -> Result<f64, String> {
-    let minutes: f64 = text
+/// A positive number of `unit`s, at most `most`.
+fn parse_positive(text: &str, unit: &str, most: f64) -> Result<f64, String> {
+    let value: f64 = text
         .trim()
         .parse()
-        .map_err(|_| format!("{text:?} is not a number of minutes"))?;
-    if !(minutes.is_finite() && minutes > 0.0 && minutes <= 10_080.0) {
-        return Err(format!("{text:?} is not between 0 and 10080 minutes"));
+        .map_err(|_| format!("{text:?} is not a number of {unit}"))?;
+    if !(value.is_finite() && value > 0.0 && value <= most) {
+        return Err(format!("{text:?} is not above 0 and at most {most} {unit}"));
     }
-    Ok(minutes)
+    Ok(value)
+}
+
+/// A positive number of minutes, at most a week.
+fn parse_minutes(text: &str) -> Result<f64, String> {
+    parse_positive(text, "minutes", 10_080.0)
 }
 
 /// A positive number of seconds, at most a day.
 fn parse_seconds(text: &str) -> Result<f64, String> {
-    let seconds: f64 = text
-        .trim()
-        .parse()
-        .map_err(|_| format!("{text:?} is not a number of seconds"))?;
-    if !(seconds.is_finite() && seconds > 0.0 && seconds <= 86_400.0) {
-        return Err(format!("{text:?} is not between 0 and 86400 seconds"));
-    }
-    Ok(seconds)
+    parse_positive(text, "seconds", 86_400.0)
 }
 
 /// Runs the server until the process is stopped. Prints `listening on http://ADDR` once the
