@@ -26,8 +26,8 @@ use std::time::Duration;
 use tokio::sync::broadcast::error::RecvError;
 use tsubame_engine::limits::Limits;
 use tsubame_notation::record::{
-    GameResult, Record, RecordError, RecordMove, read_hodges_text, read_kif_with, read_pgn_games,
-    write_kif, write_pgn,
+    GameResult, Record, RecordError, RecordMove, end_reason_from_name, read_hodges_text,
+    read_kif_with, read_pgn_games, write_kif, write_pgn,
 };
 use tsubame_rules::Variant;
 use tsubame_rules::betza::Reach;
@@ -538,12 +538,8 @@ fn export_texts(
     moves: &[String],
     end: Option<(GameResult, Option<EndReason>)>,
 ) -> Value {
-    let spec = game_start.variant().spec();
-    let Ok(options) = Options::parse(spec, &game_start.options_text()) else {
-        return Value::Null;
-    };
     let start = game_start.start_sfen();
-    let mut record = Record::new(options);
+    let mut record = Record::new(game_start.options().clone());
     let default_start = HostedGame::new(game_start.variant(), &game_start.options_text(), None)
         .map(|game| game.start_sfen());
     if default_start.ok().as_deref() != Some(start.as_str()) {
@@ -573,18 +569,7 @@ fn record_end(result: Option<&crate::hub::GameResult>) -> Option<(GameResult, Op
     if result.reason == "aborted" {
         return None;
     }
-    const REASONS: [EndReason; 9] = [
-        EndReason::Checkmate,
-        EndReason::Stalemate,
-        EndReason::Repetition,
-        EndReason::PerpetualCheck,
-        EndReason::DropMate,
-        EndReason::Resignation,
-        EndReason::Time,
-        EndReason::MoveLimit,
-        EndReason::RoyalCaptured,
-    ];
-    let reason = REASONS.into_iter().find(|r| r.name() == result.reason);
+    let reason = end_reason_from_name(&result.reason);
     let winner = match result.winner {
         Some("sente") => GameResult::SenteWins,
         Some("gote") => GameResult::GoteWins,
@@ -644,6 +629,9 @@ struct ImportQuery {
     options: Option<String>,
 }
 
+/// The formats `POST /api/import` reads.
+const IMPORT_FORMATS: [&str; 4] = ["record", "kif", "pgn", "hodges"];
+
 /// The most games one import returns.
 const IMPORT_GAMES: usize = 200;
 
@@ -680,18 +668,16 @@ async fn import(Query(query): Query<ImportQuery>, body: Bytes) -> Result<Respons
             Ok(text) => detect_format(text),
             Err(_) => "kif",
         },
-        Some(format @ ("record" | "kif" | "pgn" | "hodges")) => match format {
-            "record" => "record",
-            "kif" => "kif",
-            "pgn" => "pgn",
-            _ => "hodges",
-        },
-        Some(other) => {
-            return Err(ApiError::bad_request(format!(
-                "unknown format {:?}: one of auto, record, kif, pgn, hodges",
-                other.chars().take(40).collect::<String>()
-            )));
-        }
+        Some(named) => IMPORT_FORMATS
+            .into_iter()
+            .find(|&format| format == named)
+            .ok_or_else(|| {
+                ApiError::bad_request(format!(
+                    "unknown format {:?}: one of auto, {}",
+                    named.chars().take(40).collect::<String>(),
+                    IMPORT_FORMATS.join(", ")
+                ))
+            })?,
     };
     let refused = |e: RecordError| ApiError::rules(format!("{format}: {e}"));
     let records = match format {
@@ -718,7 +704,7 @@ async fn import(Query(query): Query<ImportQuery>, body: Bytes) -> Result<Respons
         })?;
         let start = HostedGame::new(
             variant,
-            &options_text(&record.options),
+            &record.options.to_string(),
             record.start_sfen.as_deref(),
         )
         .map_err(ApiError::from_rules)?;
@@ -728,33 +714,13 @@ async fn import(Query(query): Query<ImportQuery>, body: Bytes) -> Result<Respons
         game["tags"] = json!({
             "sente": record.sente, "gote": record.gote, "date": record.date,
             "time_control": record.time_control,
-            "result": match record.result {
-                GameResult::SenteWins => "1-0",
-                GameResult::GoteWins => "0-1",
-                GameResult::NoWinner => "1/2-1/2",
-                GameResult::Unfinished => "*",
-            },
+            "result": record.result.token(),
             "reason": record.reason.map(EndReason::name),
             "format": format,
         });
         games.push(game);
     }
     Ok(ok(&json!({ "format": format, "games": games })))
-}
-
-/// Options as `name=value,...` text, every option named.
-fn options_text(options: &Options) -> String {
-    options
-        .variant()
-        .options
-        .iter()
-        .filter_map(|spec| {
-            options
-                .get(spec.name)
-                .map(|value| format!("{}={value}", spec.name))
-        })
-        .collect::<Vec<_>>()
-        .join(",")
 }
 
 /// The address a request comes from: the peer's, or when the peer is a trusted reverse proxy

@@ -112,6 +112,11 @@ impl HostedGame {
         self.game.variant()
     }
 
+    /// The rule options.
+    pub fn options(&self) -> &Options {
+        self.game.options()
+    }
+
     /// The rule options in their canonical text form (`name=value,...`).
     pub fn options_text(&self) -> String {
         self.game.options().to_string()
