@@ -3,7 +3,7 @@
 // goes to the server, which answers with the new position.
 
 import { Shogiground } from 'shogiground';
-import { parseSfen, parseMove, squareName } from './sfen.js';
+import { parseSfen, parseMove, squareName, squareOf } from './sfen.js';
 import { clockAt, formatClock, TENTHS_BELOW_MS } from './clock.js';
 import { play as playSound, setMuted } from './sound.js';
 
@@ -368,9 +368,8 @@ class Board {
    * powers, whatever stands in the way. */
   premoveDests(key) {
     const { files, ranks } = this.position;
-    const file = Number(key.match(/^\d+/)[0]);
-    const rank = key.charCodeAt(key.length - 1) - 97;
-    const cell = this.position.squares[rank]?.[files - file];
+    const { file, rank } = squareOf(key);
+    const cell = this.cellAt(key);
     const role = cell && this.variant.roles.find((r) => r.sfen === cell.code);
     if (!role) return [];
     const sign = cell.color === 'sente' ? 1 : -1;
@@ -430,10 +429,7 @@ class Board {
       return event.clientX >= r.left && event.clientX < r.right && event.clientY >= r.top && event.clientY < r.bottom;
     });
     if (!square) return;
-    const name = square.dataset.square;
-    const file = Number(name.match(/^\d+/)[0]);
-    const rank = name.charCodeAt(name.length - 1) - 97;
-    const cell = this.position.squares[rank]?.[this.position.files - file];
+    const cell = this.cellAt(square.dataset.square);
     if (cell) this.inspect(cell.code, cell.color);
   }
 
@@ -463,11 +459,14 @@ class Board {
   }
 
   /** The piece on `from` drawn as it would stand after moving: promoted or as it is. */
+  /** The piece on a square (`{ code, color }`), or nothing. */
+  cellAt(name) {
+    const { file, rank } = squareOf(name);
+    return this.position.squares[rank]?.[this.position.files - file];
+  }
+
   pieceAfter(from, promote) {
-    const { files, squares } = this.position;
-    const file = Number(from.slice(0, -1));
-    const rank = from.charCodeAt(from.length - 1) - 97;
-    const cell = squares[rank]?.[files - file];
+    const cell = this.cellAt(from);
     if (!cell) return null;
     const info = this.variant?.roles.find((r) => r.sfen === cell.code);
     const code = promote && info?.promotes_to ? info.promotes_to : cell.code;

@@ -6,6 +6,11 @@ export function squareName(file, rank) {
   return `${file}${String.fromCharCode(97 + rank)}`;
 }
 
+/** The file number and rank index of a square name: `squareOf('12c')` is `{ file: 12, rank: 2 }`. */
+export function squareOf(name) {
+  return { file: Number(name.slice(0, -1)), rank: name.charCodeAt(name.length - 1) - 97 };
+}
+
 /** Reads `board side hand ply` into rows of pieces (left to right from sente's view). */
 export function parseSfen(sfen) {
   const [board = '', side = 'b', hand = '-'] = sfen.trim().split(/\s+/);

@@ -1,7 +1,7 @@
 // Unit tests of the SFEN and move parsing the board draws from (node --test).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseSfen, parseMove } from '../src/sfen.js';
+import { parseSfen, parseMove, squareName, squareOf } from '../src/sfen.js';
 
 test('tori start position', () => {
   const p = parseSfen('rpckcpl/3f3/sssssss/2s1S2/SSSSSSS/3F3/LPCKCPR b - 1');
@@ -38,4 +38,11 @@ test('moves of every shape', () => {
   assert.deepEqual(parseMove('6f5e6d').squares, ['6f', '5e', '6d']);
   assert.deepEqual(parseMove('16p15o').squares, ['16p', '15o']);
   assert.equal(parseMove('junk'), null);
+});
+
+test('square names and their coordinates go both ways, two-digit files included', () => {
+  for (const [name, file, rank] of [['1a', 1, 0], ['7g', 7, 6], ['12c', 12, 2], ['16p', 16, 15]]) {
+    assert.deepEqual(squareOf(name), { file, rank });
+    assert.equal(squareName(file, rank), name);
+  }
 });
