@@ -3,10 +3,11 @@
 //! Request bodies are read as bytes and parsed here, so every malformed request gets a JSON
 //! error naming what was wrong instead of the framework's plain-text rejection.
 
+use crate::account_api::Viewer;
 use crate::clock::TimeControl;
 use crate::connections::{ConnectionLimits, PeerAddr};
 use crate::game::HostedGame;
-use crate::hub::{ApiError, GameSlot, Hub, NewGame};
+use crate::hub::{ApiError, Credential, GameSlot, Hub, NewGame};
 use crate::metrics::GaugeGuard;
 use axum::Router;
 use axum::body::Bytes;
@@ -117,6 +118,9 @@ struct CreateRequest {
     clock: TimeControl,
     #[serde(default)]
     public: bool,
+    /// Whether the result changes the players' ratings (both players logged in).
+    #[serde(default)]
+    rated: bool,
 }
 
 fn default_opponent() -> String {
@@ -166,6 +170,10 @@ fn default_draw_action() -> String {
 struct JoinRequest {
     #[serde(default)]
     invite: Option<String>,
+    /// A seat token the joiner already holds in this game (a guest's own seek), so that
+    /// joining it is refused instead of seating them against themselves.
+    #[serde(default)]
+    token: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -320,6 +328,7 @@ async fn create_game(
     State(hub): State<Arc<Hub>>,
     ConnectInfo(PeerAddr(peer)): ConnectInfo<PeerAddr>,
     headers: HeaderMap,
+    viewer: Viewer,
     body: Bytes,
 ) -> Result<Response, ApiError> {
     hub.admit_creation(client_address(&hub.settings().connections, peer, &headers))?;
@@ -357,6 +366,14 @@ async fn create_game(
             )));
         }
     };
+    if request.rated && viewer.account.is_none() {
+        return Err(ApiError::forbidden("log in to create a rated game"));
+    }
+    if request.rated && against_engine {
+        return Err(ApiError::bad_request(
+            "games against the computer are not rated",
+        ));
+    }
     let grant = hub
         .create(NewGame {
             variant,
@@ -366,6 +383,8 @@ async fn create_game(
             against_engine,
             engine_level: request.level,
             creator_side,
+            creator: viewer.sitter(),
+            rated: request.rated,
             public: request.public,
         })
         .await?;
@@ -384,51 +403,78 @@ async fn list_games(
             "status must be waiting, playing or finished",
         ));
     }
-    let limit = match query.get("limit") {
+    let limit = limit_of(&query)?;
+    Ok(ok(&hub.list(status, limit).await?))
+}
+
+/// A list's `limit` query parameter: 1 to 500, 100 when not given.
+pub(crate) fn limit_of(query: &HashMap<String, String>) -> Result<usize, ApiError> {
+    match query.get("limit") {
         Some(text) => text
             .parse::<usize>()
             .ok()
             .filter(|n| (1..=500).contains(n))
-            .ok_or_else(|| ApiError::bad_request("limit must be a number from 1 to 500"))?,
-        None => 100,
-    };
-    Ok(ok(&hub.list(status, limit).await?))
+            .ok_or_else(|| ApiError::bad_request("limit must be a number from 1 to 500")),
+        None => Ok(100),
+    }
 }
 
 async fn lobby(State(hub): State<Arc<Hub>>) -> Response {
     ok(&hub.lobby().await)
 }
 
+/// A game with, for a logged-in player, `you`: the seat their account holds (a player can
+/// pick up their game on any device).
 async fn get_game(
     State(hub): State<Arc<Hub>>,
     Path(id): Path<String>,
+    viewer: Viewer,
 ) -> Result<Response, ApiError> {
     let slot = hub.find(&id).await?;
     let live = slot.game.lock().await;
-    Ok(ok(&hub.view_of(&live, true)))
+    let mut view = serde_json::to_value(hub.view_of(&live, true))
+        .map_err(|e| ApiError::internal(e.to_string()))?;
+    view["you"] = json!(live.viewer_seat(&viewer.credential(None)));
+    Ok(ok(&view))
 }
 
 async fn join_game(
     State(hub): State<Arc<Hub>>,
     Path(id): Path<String>,
+    headers: HeaderMap,
+    viewer: Viewer,
     body: Bytes,
 ) -> Result<Response, ApiError> {
     let request: JoinRequest = parse_body(&body)?;
+    let token = token_of(&headers, request.token);
     let slot = hub.find(&id).await?;
-    Ok(ok(&hub.join(&slot, request.invite.as_deref()).await?))
+    let grant = hub
+        .join(
+            &slot,
+            request.invite.as_deref(),
+            viewer.sitter(),
+            &viewer.credential(token.as_deref()),
+        )
+        .await?;
+    Ok(ok(&grant))
 }
 
 async fn post_move(
     State(hub): State<Arc<Hub>>,
     Path(id): Path<String>,
     headers: HeaderMap,
+    viewer: Viewer,
     body: Bytes,
 ) -> Result<Response, ApiError> {
     let request: MoveRequest = parse_body(&body)?;
     let token = token_of(&headers, request.token);
     let slot = hub.find(&id).await?;
     Ok(ok(&hub
-        .play(&slot, token.as_deref(), request.usi.trim())
+        .play(
+            &slot,
+            &viewer.credential(token.as_deref()),
+            request.usi.trim(),
+        )
         .await?))
 }
 
@@ -436,37 +482,44 @@ async fn resign(
     State(hub): State<Arc<Hub>>,
     Path(id): Path<String>,
     headers: HeaderMap,
+    viewer: Viewer,
     body: Bytes,
 ) -> Result<Response, ApiError> {
     let request: TokenRequest = parse_body(&body)?;
     let token = token_of(&headers, request.token);
     let slot = hub.find(&id).await?;
-    Ok(ok(&hub.resign(&slot, token.as_deref()).await?))
+    Ok(ok(&hub
+        .resign(&slot, &viewer.credential(token.as_deref()))
+        .await?))
 }
 
 async fn abort(
     State(hub): State<Arc<Hub>>,
     Path(id): Path<String>,
     headers: HeaderMap,
+    viewer: Viewer,
     body: Bytes,
 ) -> Result<Response, ApiError> {
     let request: TokenRequest = parse_body(&body)?;
     let token = token_of(&headers, request.token);
     let slot = hub.find(&id).await?;
-    Ok(ok(&hub.abort(&slot, token.as_deref()).await?))
+    Ok(ok(&hub
+        .abort(&slot, &viewer.credential(token.as_deref()))
+        .await?))
 }
 
 async fn draw(
     State(hub): State<Arc<Hub>>,
     Path(id): Path<String>,
     headers: HeaderMap,
+    viewer: Viewer,
     body: Bytes,
 ) -> Result<Response, ApiError> {
     let request: DrawRequest = parse_body(&body)?;
     let token = token_of(&headers, request.token);
     let slot = hub.find(&id).await?;
     Ok(ok(&hub
-        .draw(&slot, token.as_deref(), &request.action)
+        .draw(&slot, &viewer.credential(token.as_deref()), &request.action)
         .await?))
 }
 
@@ -726,7 +779,11 @@ async fn import(Query(query): Query<ImportQuery>, body: Bytes) -> Result<Respons
 /// The address a request comes from: the peer's, or when the peer is a trusted reverse proxy
 /// (`--proxy-address`; by default one on the same machine), the last address the proxy
 /// added to `X-Forwarded-For`.
-fn client_address(limits: &ConnectionLimits, peer: SocketAddr, headers: &HeaderMap) -> IpAddr {
+pub(crate) fn client_address(
+    limits: &ConnectionLimits,
+    peer: SocketAddr,
+    headers: &HeaderMap,
+) -> IpAddr {
     if limits.is_proxy(peer.ip())
         && let Some(forwarded) = headers
             .get_all("x-forwarded-for")
@@ -793,6 +850,7 @@ async fn game_socket(
     State(hub): State<Arc<Hub>>,
     Path(id): Path<String>,
     Query(query): Query<HashMap<String, String>>,
+    headers: HeaderMap,
     upgrade: WebSocketUpgrade,
 ) -> Result<Response, ApiError> {
     if query.contains_key("token") {
@@ -802,12 +860,16 @@ async fn game_socket(
         ));
     }
     let slot = hub.find(&id).await?;
+    let account = Viewer::of_socket(&hub, &headers)
+        .await?
+        .account
+        .map(|account| account.id);
     // Small buffers: thousands of idle games must not each hold the default 128 KiB.
     Ok(upgrade
         .read_buffer_size(4096)
         .write_buffer_size(4096)
         .max_message_size(BODY_LIMIT)
-        .on_upgrade(move |socket| serve_socket(hub, slot, socket)))
+        .on_upgrade(move |socket| serve_socket(hub, slot, account, socket)))
 }
 
 #[derive(Deserialize)]
@@ -829,7 +891,14 @@ async fn state_text(hub: &Hub, slot: &GameSlot) -> String {
     json!({"type": "state", "game": hub.view_of(&live, true)}).to_string()
 }
 
-async fn serve_socket(hub: Arc<Hub>, slot: Arc<GameSlot>, socket: WebSocket) {
+/// Serves a game's socket; `account` is the logged-in player's (from the upgrade's cookie),
+/// whose seat the socket acts for without an `auth`.
+async fn serve_socket(
+    hub: Arc<Hub>,
+    slot: Arc<GameSlot>,
+    account: Option<String>,
+    socket: WebSocket,
+) {
     let _open = crate::metrics::GaugeGuard::hold(&hub.metrics().websockets);
     let (mut sink, mut stream) = socket.split();
     let mut shutdown = hub.shutdown_signal();
@@ -840,7 +909,16 @@ async fn serve_socket(hub: Arc<Hub>, slot: Arc<GameSlot>, socket: WebSocket) {
     // connection; a client that stops answering them is closed by that limit.
     let mut pings = tokio::time::interval(hub.settings().connections.idle / 3);
     pings.tick().await;
-    let hello = json!({"type": "hello", "seat": null}).to_string();
+    let seat = hub
+        .seat_name(
+            &slot,
+            &Credential {
+                token: None,
+                account: account.as_deref(),
+            },
+        )
+        .await;
+    let hello = json!({"type": "hello", "seat": seat}).to_string();
     if sink.send(Message::Text(hello.into())).await.is_err() {
         return;
     }
@@ -897,7 +975,9 @@ async fn serve_socket(hub: Arc<Hub>, slot: Arc<GameSlot>, socket: WebSocket) {
                     Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return,
                     Some(Ok(_)) => continue,
                 };
-                let reply = socket_command(&hub, &slot, &mut token, text.as_str()).await;
+                let reply =
+                    socket_command(&hub, &slot, &mut token, account.as_deref(), text.as_str())
+                        .await;
                 if sink.send(Message::Text(reply.to_string().into())).await.is_err() {
                     return;
                 }
@@ -906,11 +986,13 @@ async fn serve_socket(hub: Arc<Hub>, slot: Arc<GameSlot>, socket: WebSocket) {
     }
 }
 
-/// Answers one message of a game's socket; `token` is the seat's once an `auth` has held.
+/// Answers one message of a game's socket; `token` is the seat's once an `auth` has held,
+/// `account` the logged-in player's.
 async fn socket_command(
     hub: &Arc<Hub>,
     slot: &Arc<GameSlot>,
     token: &mut Option<String>,
+    account: Option<&str>,
     text: &str,
 ) -> Value {
     let command: SocketCommand = match serde_json::from_str(text) {
@@ -920,7 +1002,11 @@ async fn socket_command(
     let id = command.id.clone().unwrap_or(Value::Null);
     if command.kind == "auth" {
         let presented = command.token.unwrap_or_default();
-        return match hub.seat_name(slot, &presented).await {
+        let presenting = Credential {
+            token: Some(&presented),
+            account: None,
+        };
+        return match hub.seat_name(slot, &presenting).await {
             Some(seat) => {
                 *token = Some(presented);
                 json!({"type": "hello", "id": id, "seat": seat})
@@ -929,16 +1015,19 @@ async fn socket_command(
                 "error": "the token does not hold a seat in this game"}),
         };
     }
-    let token = token.as_deref();
+    let who = Credential {
+        token: token.as_deref(),
+        account,
+    };
     let result = match command.kind.as_str() {
         "move" => match command.usi.as_deref() {
-            Some(usi) => hub.play(slot, token, usi.trim()).await,
+            Some(usi) => hub.play(slot, &who, usi.trim()).await,
             None => Err(ApiError::bad_request("a move message needs \"move\"")),
         },
-        "resign" => hub.resign(slot, token).await,
-        "abort" => hub.abort(slot, token).await,
+        "resign" => hub.resign(slot, &who).await,
+        "abort" => hub.abort(slot, &who).await,
         "draw" => {
-            hub.draw(slot, token, command.action.as_deref().unwrap_or("offer"))
+            hub.draw(slot, &who, command.action.as_deref().unwrap_or("offer"))
                 .await
         }
         "ping" => return json!({"type": "pong", "id": id, "server_time_ms": hub.now()}),
@@ -977,6 +1066,7 @@ pub fn routes(hub: Arc<Hub>) -> Router {
             post(import).layer(DefaultBodyLimit::max(IMPORT_BODY_LIMIT)),
         )
         .route("/api/analyse", post(analyse))
+        .merge(crate::account_api::routes())
         .route("/api/{*rest}", get(api_not_found).post(api_not_found))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .layer(axum::middleware::map_response(errors_as_json))

@@ -1,5 +1,6 @@
 //! The `tsubame serve` command line.
 
+use crate::accounts::AccountLimits;
 use crate::connections::{ConnectionLimits, LOOPBACK_PROXIES};
 use crate::engine_work::EngineLimits;
 use crate::hub::Settings;
@@ -26,6 +27,10 @@ pub struct ServeArgs {
     #[arg(long, env = "TSUBAME_FIRST_MOVE_SECONDS", default_value_t = 30.0,
           value_parser = parse_seconds)]
     pub first_move_seconds: f64,
+    /// How long a login lasts, in seconds (30 days by default).
+    #[arg(long, env = "TSUBAME_SESSION_SECONDS", default_value_t = 2_592_000.0,
+          value_parser = parse_session_seconds)]
+    pub session_seconds: f64,
     /// Minutes a seek waits for a second player, and a game against the computer for its
     /// player's first move, before it is aborted.
     #[arg(long, env = "TSUBAME_SEEK_EXPIRY_MINUTES", default_value_t = 60.0,
@@ -140,6 +145,11 @@ fn parse_minutes(text: &str) -> Result<f64, String> {
     parse_positive(text, "minutes", 10_080.0)
 }
 
+/// A positive number of seconds, at most a year.
+fn parse_session_seconds(text: &str) -> Result<f64, String> {
+    parse_positive(text, "seconds", 366.0 * 86_400.0)
+}
+
 /// A positive number of seconds, at most a day.
 fn parse_seconds(text: &str) -> Result<f64, String> {
     parse_positive(text, "seconds", 86_400.0)
@@ -170,6 +180,10 @@ pub fn run(args: &ServeArgs) -> Result<()> {
                 per_client: args.analyses_per_client.max(1),
             },
             games_per_minute: args.games_per_minute.max(1),
+            accounts: AccountLimits {
+                session_ttl_ms: (args.session_seconds * 1000.0).round().max(1.0) as u64,
+                ..AccountLimits::default()
+            },
             connections: ConnectionLimits {
                 per_address: args.connections_per_address.max(1),
                 idle: std::time::Duration::from_secs_f64(args.idle_seconds),

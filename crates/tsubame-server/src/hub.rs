@@ -4,12 +4,13 @@
 //! applied in memory and announced, so what a player was told is always in the database; a
 //! restart rebuilds the same games from the stored rows.
 
+use crate::accounts::{AccountLimits, Accounts};
 use crate::clock::{ClockState, ClockView, SideClock, TimeControl};
 use crate::connections::ConnectionLimits;
 use crate::engine_work::{EngineLimits, EngineWork};
 use crate::game::{HostedGame, PlayedMove, RulesError};
 use crate::metrics::{GaugeGuard, Metrics};
-use crate::store::{GameRow, MoveRow, Store, token_hash};
+use crate::store::{GameRow, MoveRow, StartedSeats, Store, token_hash};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use rand::Rng;
 use serde::Serialize;
@@ -203,6 +204,12 @@ pub struct LiveGame {
     /// Each seat's token as its SHA-256 hash (hex), empty while nobody holds the seat: the
     /// plain token is handed to its player once and kept nowhere.
     token_hashes: [String; 2],
+    /// Each seat's account id, if an account holds it: its sessions act for the seat.
+    accounts: [Option<String>; 2],
+    /// The names shown for each seat.
+    names: [String; 2],
+    /// Whether the result changes the players' ratings.
+    rated: bool,
     engine_level: u8,
     invite: String,
     public: bool,
@@ -279,6 +286,12 @@ pub struct GameView {
     pub sente_player: Player,
     /// Who sits where.
     pub gote_player: Player,
+    /// The name shown for sente: a user name, a guest's `Guest-…` name, or the computer's.
+    pub sente_name: String,
+    /// The name shown for gote.
+    pub gote_name: String,
+    /// Whether the result changes the players' ratings.
+    pub rated: bool,
     /// Engine strength (1 to 5) when an engine plays.
     pub engine_level: u8,
     /// The side that offers a draw.
@@ -320,8 +333,30 @@ pub struct NewGame {
     pub engine_level: u8,
     /// The creator's seat: 0 for sente, 1 for gote.
     pub creator_side: Side,
+    /// Who creates it.
+    pub creator: Sitter,
+    /// Whether the result changes the players' ratings (only between two accounts).
+    pub rated: bool,
     /// Listed in the lobby.
     pub public: bool,
+}
+
+/// Who takes a seat: an account, or a guest with a generated name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Sitter {
+    /// The account's id; none for a guest.
+    pub account: Option<String>,
+    /// The name shown.
+    pub name: String,
+}
+
+/// What a request presents to act for a seat: the seat's token, a logged-in account, or both.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Credential<'a> {
+    /// The seat's secret token.
+    pub token: Option<&'a str>,
+    /// The id of the account logged in.
+    pub account: Option<&'a str>,
 }
 
 /// All live games, the database and the engine's worker limit.
@@ -335,6 +370,7 @@ pub struct Hub {
     shutdown: tokio::sync::watch::Sender<bool>,
     games: StdMutex<HashMap<String, Arc<GameSlot>>>,
     engine: Arc<EngineWork>,
+    accounts: Accounts,
     epoch: Instant,
     epoch_unix_ms: u64,
 }
@@ -369,6 +405,8 @@ pub struct Settings {
     pub connections: ConnectionLimits,
     /// Games one address may create a minute (in a burst, then one every 60/n seconds).
     pub games_per_minute: u32,
+    /// Limits on sign-ups and logins, and how long a login lasts.
+    pub accounts: AccountLimits,
 }
 
 impl Default for Settings {
@@ -379,8 +417,14 @@ impl Default for Settings {
             engine: EngineLimits::default(),
             connections: ConnectionLimits::default(),
             games_per_minute: 30,
+            accounts: AccountLimits::default(),
         }
     }
+}
+
+/// The name shown for the computer at a level.
+fn engine_name(level: u8) -> String {
+    format!("Computer level {level}")
 }
 
 /// How long a finished game stays in memory after it was last looked up.
@@ -474,6 +518,27 @@ impl LiveGame {
         matches.iter().position(|&m| m)
     }
 
+    /// The seat a credential acts for: the token's, else the logged-in account's. Only a
+    /// person's seat can be acted for.
+    fn seat_for(&self, who: &Credential) -> Option<Side> {
+        let by_token = who.token.and_then(|token| self.seat_of(token));
+        let by_account = || {
+            who.account.and_then(|account| {
+                self.accounts
+                    .iter()
+                    .position(|seated| seated.as_deref() == Some(account))
+            })
+        };
+        by_token
+            .or_else(by_account)
+            .filter(|&side| self.players[side] == Player::Human)
+    }
+
+    /// The seat the viewer holds, if any: what a page shows as "you".
+    pub fn viewer_seat(&self, who: &Credential) -> Option<&'static str> {
+        self.seat_for(who).map(side_name)
+    }
+
     /// The client's view at server time `now`; `with_moves` includes the move list.
     pub fn view(&self, now: u64, settings: &Settings, with_moves: bool) -> GameView {
         let (files, ranks) = self.game.variant().board_size();
@@ -517,6 +582,9 @@ impl LiveGame {
                 .map(|deadline| deadline.saturating_sub(now)),
             sente_player: self.players[0],
             gote_player: self.players[1],
+            sente_name: self.names[0].clone(),
+            gote_name: self.names[1].clone(),
+            rated: self.rated,
             engine_level: self.engine_level,
             draw_offer: self.draw_offer.map(side_name),
             public: self.public,
@@ -603,6 +671,7 @@ impl Hub {
         let settings_engine = settings.engine;
         let hub = Arc::new(Hub {
             creations: RateLimiter::keyed(Quota::per_minute(per_minute)),
+            accounts: Accounts::new(store.clone(), settings.accounts),
             store,
             settings,
             metrics: Metrics::new()?,
@@ -650,6 +719,11 @@ impl Hub {
     /// What the operator set.
     pub fn settings(&self) -> &Settings {
         &self.settings
+    }
+
+    /// Accounts and their sessions.
+    pub fn accounts(&self) -> &Accounts {
+        &self.accounts
     }
 
     /// The scheduler of engine searches.
@@ -768,6 +842,9 @@ impl Hub {
                 Player::from_name(&row.gote_player),
             ],
             token_hashes: [row.sente_token_hash.clone(), row.gote_token_hash.clone()],
+            accounts: row.accounts.clone(),
+            names: row.names.clone(),
+            rated: row.rated,
             engine_level: row.engine_level.clamp(1, 5) as u8,
             invite: row.invite.clone(),
             public: row.public,
@@ -877,7 +954,20 @@ impl Hub {
                 "the start position is already decided",
             ));
         }
+        if new.rated && (new.against_engine || new.creator.account.is_none()) {
+            return Err(ApiError::bad_request(
+                "only games between two logged-in players can be rated",
+            ));
+        }
         let creator = new.creator_side.min(1);
+        let engine_level = new.engine_level.clamp(1, 5);
+        let mut accounts = [None, None];
+        accounts[creator] = new.creator.account.clone();
+        let mut names = [String::new(), String::new()];
+        names[creator] = new.creator.name.clone();
+        if new.against_engine {
+            names[1 - creator] = engine_name(engine_level);
+        }
         let mut players = [Player::Open, Player::Open];
         players[creator] = Player::Human;
         players[1 - creator] = if new.against_engine {
@@ -904,7 +994,10 @@ impl Hub {
             result: None,
             players,
             token_hashes,
-            engine_level: new.engine_level.clamp(1, 5),
+            accounts,
+            names,
+            rated: new.rated,
+            engine_level,
             invite: random_hex(8),
             public: new.public && !new.against_engine,
             created_at: now,
@@ -934,6 +1027,9 @@ impl Hub {
             created_at: now as i64,
             started_at: new.against_engine.then_some(now as i64),
             finished_at: None,
+            accounts: live.accounts.clone(),
+            names: live.names.clone(),
+            rated: live.rated,
         };
         self.store
             .insert_game(&row)
@@ -951,14 +1047,26 @@ impl Hub {
     }
 
     /// Takes the open seat of a game with its invite (or of a public game without one).
+    /// `who` is what the joiner presents: someone who already holds the other seat cannot
+    /// play against themselves.
     pub async fn join(
         self: &Arc<Self>,
         slot: &Arc<GameSlot>,
         invite: Option<&str>,
+        joiner: Sitter,
+        who: &Credential<'_>,
     ) -> Result<SeatGrant, ApiError> {
         let mut live = slot.game.lock().await;
         if live.phase != Phase::Waiting {
             return Err(ApiError::conflict("this game has no open seat"));
+        }
+        if live.seat_for(who).is_some() {
+            return Err(ApiError::conflict(
+                "this is your own game: you cannot join it (cancel it instead)",
+            ));
+        }
+        if live.rated && joiner.account.is_none() {
+            return Err(ApiError::forbidden("log in to play a rated game"));
         }
         let invited =
             invite.is_some_and(|i| constant_time_eq(i.as_bytes(), live.invite.as_bytes()));
@@ -975,18 +1083,25 @@ impl Hub {
         let joiner_token = random_hex(16);
         let mut token_hashes = live.token_hashes.clone();
         token_hashes[open] = token_hash(&joiner_token);
+        let mut accounts = live.accounts.clone();
+        accounts[open] = joiner.account;
+        let mut names = live.names.clone();
+        names[open] = joiner.name;
         let now = self.now();
+        let seats = StartedSeats {
+            players: [players[0].name(), players[1].name()],
+            token_hashes: [&token_hashes[0], &token_hashes[1]],
+            accounts: [accounts[0].as_deref(), accounts[1].as_deref()],
+            names: [&names[0], &names[1]],
+        };
         self.store
-            .start_game(
-                &live.id,
-                [players[0].name(), players[1].name()],
-                [&token_hashes[0], &token_hashes[1]],
-                now as i64,
-            )
+            .start_game(&live.id, &seats, now as i64)
             .await
             .map_err(|e| ApiError::internal(format!("could not store the join: {e}")))?;
         live.players = players;
         live.token_hashes = token_hashes;
+        live.accounts = accounts;
+        live.names = names;
         live.phase = Phase::Playing;
         live.turn_started = now;
         let grant = SeatGrant {
@@ -1001,23 +1116,31 @@ impl Hub {
         Ok(grant)
     }
 
-    /// The seat a token holds, or an error naming what is wrong.
-    fn seat(live: &LiveGame, token: Option<&str>) -> Result<Side, ApiError> {
-        let token = token.ok_or_else(|| ApiError::forbidden("a seat token is required"))?;
-        live.seat_of(token)
-            .filter(|&side| live.players[side] == Player::Human)
-            .ok_or_else(|| ApiError::forbidden("the token does not hold a seat in this game"))
+    /// The seat a credential acts for, or an error naming what is wrong.
+    fn seat(live: &LiveGame, who: &Credential) -> Result<Side, ApiError> {
+        if who.token.is_none() && who.account.is_none() {
+            return Err(ApiError::forbidden(
+                "a seat token or a login holding a seat is required",
+            ));
+        }
+        live.seat_for(who).ok_or_else(|| {
+            ApiError::forbidden(if who.token.is_some() {
+                "the token does not hold a seat in this game"
+            } else {
+                "your account does not hold a seat in this game"
+            })
+        })
     }
 
     /// Plays a move for the seat holding `token`; answers once the move is stored.
     pub async fn play(
         self: &Arc<Self>,
         slot: &Arc<GameSlot>,
-        token: Option<&str>,
+        who: &Credential<'_>,
         text: &str,
     ) -> Result<GameView, ApiError> {
         let mut live = slot.game.lock().await;
-        let side = Self::seat(&live, token)?;
+        let side = Self::seat(&live, who)?;
         let view = self.play_locked(slot, &mut live, side, text).await?;
         drop(live);
         self.after_change(slot).await;
@@ -1189,10 +1312,10 @@ impl Hub {
     pub async fn resign(
         &self,
         slot: &Arc<GameSlot>,
-        token: Option<&str>,
+        who: &Credential<'_>,
     ) -> Result<GameView, ApiError> {
         let mut live = slot.game.lock().await;
-        let side = Self::seat(&live, token)?;
+        let side = Self::seat(&live, who)?;
         if live.phase != Phase::Playing {
             return Err(ApiError::conflict("only a game in play can be resigned"));
         }
@@ -1205,10 +1328,10 @@ impl Hub {
     pub async fn abort(
         &self,
         slot: &Arc<GameSlot>,
-        token: Option<&str>,
+        who: &Credential<'_>,
     ) -> Result<GameView, ApiError> {
         let mut live = slot.game.lock().await;
-        Self::seat(&live, token)?;
+        Self::seat(&live, who)?;
         if live.phase == Phase::Finished {
             return Err(ApiError::conflict("the game is already over"));
         }
@@ -1225,11 +1348,11 @@ impl Hub {
     pub async fn draw(
         &self,
         slot: &Arc<GameSlot>,
-        token: Option<&str>,
+        who: &Credential<'_>,
         action: &str,
     ) -> Result<GameView, ApiError> {
         let mut live = slot.game.lock().await;
-        let side = Self::seat(&live, token)?;
+        let side = Self::seat(&live, who)?;
         if live.phase != Phase::Playing {
             return Err(ApiError::conflict(
                 "draws are offered only in a game in play",
@@ -1410,12 +1533,9 @@ impl Hub {
         }
     }
 
-    /// The seat a token holds in a game, if any (for the WebSocket greeting).
-    pub async fn seat_name(&self, slot: &GameSlot, token: &str) -> Option<&'static str> {
-        let live = slot.game.lock().await;
-        live.seat_of(token)
-            .filter(|&s| live.players[s] == Player::Human)
-            .map(side_name)
+    /// The seat a credential holds in a game, if any (for the WebSocket greeting).
+    pub async fn seat_name(&self, slot: &GameSlot, who: &Credential<'_>) -> Option<&'static str> {
+        slot.game.lock().await.viewer_seat(who)
     }
 
     /// Public games with an open seat.
@@ -1470,6 +1590,42 @@ impl Hub {
         out.truncate(limit);
         Ok(out)
     }
+
+    /// An account's games, newest first, optionally of one status.
+    pub async fn account_games(
+        &self,
+        account_id: &str,
+        status: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<GameView>, ApiError> {
+        let ids = self
+            .store
+            .account_game_ids(account_id, status, limit as i64)
+            .await
+            .map_err(|e| ApiError::internal(format!("database: {e}")))?;
+        let now = self.now();
+        let mut out = Vec::with_capacity(ids.len());
+        for id in ids {
+            if let Ok(slot) = self.find(&id).await {
+                out.push(slot.game.lock().await.summary(now, &self.settings));
+            }
+        }
+        Ok(out)
+    }
+
+    /// How many games in play wait for a move of this account's.
+    pub async fn your_turn_count(&self, account_id: &str) -> usize {
+        let mut count = 0;
+        for slot in self.live_slots() {
+            let live = slot.game.lock().await;
+            let to_move = live.side_to_move();
+            if live.phase == Phase::Playing && live.accounts[to_move].as_deref() == Some(account_id)
+            {
+                count += 1;
+            }
+        }
+        count
+    }
 }
 
 #[cfg(test)]
@@ -1514,6 +1670,11 @@ mod tests {
             against_engine: false,
             engine_level: 1,
             creator_side: 0,
+            creator: Sitter {
+                account: None,
+                name: "Guest-sente".into(),
+            },
+            rated: false,
             public: true,
         })
         .await
@@ -1528,16 +1689,29 @@ mod tests {
         let playing = new_game(hub).await;
         for grant in [&finished, &playing] {
             let slot = hub.find(&grant.game_id).await.expect("created games exist");
-            hub.join(&slot, grant.invite.as_deref())
-                .await
-                .expect("the open seat is taken");
+            let joiner = Sitter {
+                account: None,
+                name: "Guest-gote".into(),
+            };
+            hub.join(
+                &slot,
+                grant.invite.as_deref(),
+                joiner,
+                &Credential::default(),
+            )
+            .await
+            .expect("the open seat is taken");
         }
         let slot = hub.find(&finished.game_id).await.expect("the game exists");
-        hub.play(&slot, Some(&finished.token), "4e4d")
+        let sente = Credential {
+            token: Some(&finished.token),
+            account: None,
+        };
+        hub.play(&slot, &sente, "4e4d")
             .await
             .expect("sente's first move is legal");
         let ended = hub
-            .resign(&slot, Some(&finished.token))
+            .resign(&slot, &sente)
             .await
             .expect("a game in play can be resigned");
 

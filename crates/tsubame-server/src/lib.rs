@@ -6,6 +6,8 @@
 
 #![deny(missing_docs)]
 
+pub mod account_api;
+pub mod accounts;
 pub mod api;
 pub mod backup;
 pub mod cli;

@@ -14,12 +14,17 @@ use tokio::sync::{mpsc, oneshot};
 /// The schema's migrations (`migrations/`), built into the binary: version, description and
 /// SQL, as `sqlx migrate` names them from the file names, so databases it migrated carry the
 /// same versions and checksums.
-const MIGRATIONS: [(i64, &str, &str); 2] = [
+const MIGRATIONS: [(i64, &str, &str); 3] = [
     (1, "games", include_str!("../migrations/0001_games.sql")),
     (
         2,
         "hashed tokens",
         include_str!("../migrations/0002_hashed_tokens.sql"),
+    ),
+    (
+        3,
+        "accounts",
+        include_str!("../migrations/0003_accounts.sql"),
     ),
 ];
 
@@ -85,6 +90,39 @@ pub struct GameRow {
     pub started_at: Option<i64>,
     /// When the game ended, unix milliseconds.
     pub finished_at: Option<i64>,
+    /// The accounts on sente's and gote's seats (none for a guest, the computer or an open
+    /// seat).
+    pub accounts: [Option<String>; 2],
+    /// The names shown for sente and gote.
+    pub names: [String; 2],
+    /// Whether the result changes the players' ratings.
+    pub rated: bool,
+}
+
+/// An account as stored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AccountRow {
+    /// The account's id (never shown: names are).
+    pub id: String,
+    /// The user name as chosen.
+    pub name: String,
+    /// The Argon2id hash of the password, as a PHC string.
+    pub password_hash: String,
+    /// Unix milliseconds.
+    pub created_at: i64,
+}
+
+/// Both seats of a game that has just started, as [`Store::start_game`] stores them.
+#[derive(Clone, Copy, Debug)]
+pub struct StartedSeats<'a> {
+    /// `human` or `engine` for sente and gote.
+    pub players: [&'a str; 2],
+    /// The seats' token hashes.
+    pub token_hashes: [&'a str; 2],
+    /// The seats' accounts, if any.
+    pub accounts: [Option<&'a str>; 2],
+    /// The names shown.
+    pub names: [&'a str; 2],
 }
 
 /// A move as stored, with both clocks after it.
@@ -237,7 +275,8 @@ async fn hash_plain_tokens(pool: &AnyPool) -> Result<()> {
 
 const GAME_COLUMNS: &str = "id, variant, options, start_sfen, time_control, sente_player, \
      gote_player, engine_level, sente_token_hash, gote_token_hash, invite, public, status, winner, \
-     reason, created_at, started_at, finished_at";
+     reason, created_at, started_at, finished_at, sente_account, gote_account, sente_name, \
+     gote_name, rated";
 
 fn game_from_row(row: &sqlx::any::AnyRow) -> Result<GameRow> {
     Ok(GameRow {
@@ -259,7 +298,24 @@ fn game_from_row(row: &sqlx::any::AnyRow) -> Result<GameRow> {
         created_at: row.try_get("created_at")?,
         started_at: row.try_get("started_at")?,
         finished_at: row.try_get("finished_at")?,
+        accounts: [row.try_get("sente_account")?, row.try_get("gote_account")?],
+        names: [row.try_get("sente_name")?, row.try_get("gote_name")?],
+        rated: row.try_get::<i64, _>("rated")? != 0,
     })
+}
+
+fn account_from_row(row: &sqlx::any::AnyRow) -> Result<AccountRow> {
+    Ok(AccountRow {
+        id: row.try_get("id")?,
+        name: row.try_get("name")?,
+        password_hash: row.try_get("password_hash")?,
+        created_at: row.try_get("created_at")?,
+    })
+}
+
+/// The key a name is unique under: its lowercase form.
+pub fn name_key(name: &str) -> String {
+    name.to_lowercase()
 }
 
 impl Store {
@@ -316,8 +372,9 @@ impl Store {
         sqlx::query(
             "INSERT INTO games (id, variant, options, start_sfen, time_control, sente_player, \
              gote_player, engine_level, sente_token_hash, gote_token_hash, invite, public, status, \
-             winner, reason, created_at, started_at, finished_at, tokens_hashed) VALUES ($1, $2, \
-             $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, 1)",
+             winner, reason, created_at, started_at, finished_at, sente_account, gote_account, \
+             sente_name, gote_name, rated, tokens_hashed) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, \
+             $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, 1)",
         )
         .bind(&game.id)
         .bind(&game.variant)
@@ -337,29 +394,38 @@ impl Store {
         .bind(game.created_at)
         .bind(game.started_at)
         .bind(game.finished_at)
+        .bind(&game.accounts[0])
+        .bind(&game.accounts[1])
+        .bind(&game.names[0])
+        .bind(&game.names[1])
+        .bind(i64::from(game.rated))
         .execute(&self.pool)
         .await?;
         Ok(())
     }
 
     /// Records that the open seat was taken and the game started, with both seats' token
-    /// hashes (the one who joined gets a token only now).
+    /// hashes (the one who joined gets a token only now), accounts and names.
     pub async fn start_game(
         &self,
         id: &str,
-        players: [&str; 2],
-        token_hashes: [&str; 2],
+        seats: &StartedSeats<'_>,
         started_at: i64,
     ) -> Result<()> {
         sqlx::query(
             "UPDATE games SET sente_player = $1, gote_player = $2, sente_token_hash = $3, \
-             gote_token_hash = $4, status = 'playing', started_at = $5 WHERE id = $6",
+             gote_token_hash = $4, status = 'playing', started_at = $5, sente_account = $6, \
+             gote_account = $7, sente_name = $8, gote_name = $9 WHERE id = $10",
         )
-        .bind(players[0])
-        .bind(players[1])
-        .bind(token_hashes[0])
-        .bind(token_hashes[1])
+        .bind(seats.players[0])
+        .bind(seats.players[1])
+        .bind(seats.token_hashes[0])
+        .bind(seats.token_hashes[1])
         .bind(started_at)
+        .bind(seats.accounts[0])
+        .bind(seats.accounts[1])
+        .bind(seats.names[0])
+        .bind(seats.names[1])
         .bind(id)
         .execute(&self.pool)
         .await?;
@@ -432,6 +498,122 @@ impl Store {
         .fetch_all(&self.pool)
         .await?;
         rows.iter().map(game_from_row).collect()
+    }
+
+    /// Stores a new account; `false` when the name (without regard to case) is taken.
+    pub async fn insert_account(&self, account: &AccountRow) -> Result<bool> {
+        let inserted = sqlx::query(
+            "INSERT INTO accounts (id, name, name_key, password_hash, created_at) \
+             VALUES ($1, $2, $3, $4, $5)",
+        )
+        .bind(&account.id)
+        .bind(&account.name)
+        .bind(name_key(&account.name))
+        .bind(&account.password_hash)
+        .bind(account.created_at)
+        .execute(&self.pool)
+        .await;
+        match inserted {
+            Ok(_) => Ok(true),
+            Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Ok(false),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// The account of a name, without regard to case.
+    pub async fn account_by_name(&self, name: &str) -> Result<Option<AccountRow>> {
+        let row = sqlx::query(
+            "SELECT id, name, password_hash, created_at FROM accounts WHERE name_key = $1",
+        )
+        .bind(name_key(name))
+        .fetch_optional(&self.pool)
+        .await?;
+        row.as_ref().map(account_from_row).transpose()
+    }
+
+    /// Stores a login session by the hash of its value.
+    pub async fn insert_session(
+        &self,
+        token_hash: &str,
+        account_id: &str,
+        created_at: i64,
+        expires_at: i64,
+    ) -> Result<()> {
+        sqlx::query(
+            "INSERT INTO sessions (token_hash, account_id, created_at, expires_at) \
+             VALUES ($1, $2, $3, $4)",
+        )
+        .bind(token_hash)
+        .bind(account_id)
+        .bind(created_at)
+        .bind(expires_at)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// The account a session (by the hash of its value) belongs to, unless it expired by `now`.
+    pub async fn session_account(&self, token_hash: &str, now: i64) -> Result<Option<AccountRow>> {
+        let row = sqlx::query(
+            "SELECT accounts.id AS id, accounts.name AS name, \
+             accounts.password_hash AS password_hash, accounts.created_at AS created_at \
+             FROM sessions JOIN accounts ON accounts.id = sessions.account_id \
+             WHERE sessions.token_hash = $1 AND sessions.expires_at > $2",
+        )
+        .bind(token_hash)
+        .bind(now)
+        .fetch_optional(&self.pool)
+        .await?;
+        row.as_ref().map(account_from_row).transpose()
+    }
+
+    /// Ends a session.
+    pub async fn delete_session(&self, token_hash: &str) -> Result<()> {
+        sqlx::query("DELETE FROM sessions WHERE token_hash = $1")
+            .bind(token_hash)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// Forgets the sessions expired by `now`; returns how many.
+    pub async fn delete_expired_sessions(&self, now: i64) -> Result<u64> {
+        let done = sqlx::query("DELETE FROM sessions WHERE expires_at <= $1")
+            .bind(now)
+            .execute(&self.pool)
+            .await?;
+        Ok(done.rows_affected())
+    }
+
+    /// The ids of an account's games, newest first, optionally of one status.
+    pub async fn account_game_ids(
+        &self,
+        account_id: &str,
+        status: Option<&str>,
+        limit: i64,
+    ) -> Result<Vec<String>> {
+        let ids: Vec<(String,)> = sqlx::query_as(
+            "SELECT id FROM games WHERE (sente_account = $1 OR gote_account = $1) \
+             AND ($2 = '' OR status = $2) ORDER BY created_at DESC LIMIT $3",
+        )
+        .bind(account_id)
+        .bind(status.unwrap_or(""))
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(ids.into_iter().map(|(id,)| id).collect())
+    }
+
+    /// How many games an account has played to the end (aborted ones not counted).
+    pub async fn account_finished_game_count(&self, account_id: &str) -> Result<i64> {
+        let (count,): (i64,) = sqlx::query_as(
+            "SELECT COUNT(*) FROM games WHERE (sente_account = $1 OR gote_account = $1) \
+             AND status = 'finished' AND reason <> 'aborted'",
+        )
+        .bind(account_id)
+        .fetch_one(&self.pool)
+        .await?;
+        Ok(count)
     }
 
     /// A game's moves in order.

@@ -1,0 +1,349 @@
+//! The account endpoints (`/api/account/…`, `/api/players/…`) and who a request comes from.
+//!
+//! A session travels in an HttpOnly, SameSite=Lax cookie. A request that carries it and changes
+//! something must come from the site's own pages: a browser says where a request comes from
+//! (`Sec-Fetch-Site`, `Origin`), and a cross-site one is refused, so another site cannot make a
+//! logged-in player's browser move, resign or log out for them.
+
+use crate::accounts::{Account, NewSession, SESSION_COOKIE, guest_name};
+use crate::connections::PeerAddr;
+use crate::hub::{ApiError, Credential, Hub, Sitter};
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{ConnectInfo, FromRequestParts, Path, Query, State};
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, HeaderValue, Method, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use serde::Deserialize;
+use serde_json::json;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// The value of the session cookie, if the request has one.
+fn session_cookie(headers: &HeaderMap) -> Option<&str> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(name, _)| *name == SESSION_COOKIE)
+        .map(|(_, value)| value.trim())
+}
+
+/// Whether a browser says the request comes from another site: `Sec-Fetch-Site` when it is
+/// sent, else an `Origin` whose host is not the request's. A request with neither does not
+/// come from a browser page (every current browser sends one of them on a cross-site request
+/// that could carry cookies).
+pub fn is_cross_site(headers: &HeaderMap) -> bool {
+    if let Some(site) = headers.get("sec-fetch-site") {
+        return !matches!(site.to_str(), Ok("same-origin") | Ok("none"));
+    }
+    let Some(origin) = headers.get(header::ORIGIN) else {
+        return false;
+    };
+    let origin_host = origin
+        .to_str()
+        .ok()
+        .and_then(|origin| origin.split_once("://"))
+        .map(|(_, host)| host);
+    let host = headers
+        .get(header::HOST)
+        .and_then(|host| host.to_str().ok());
+    match (origin_host, host) {
+        (Some(origin_host), Some(host)) => !origin_host.eq_ignore_ascii_case(host),
+        _ => true,
+    }
+}
+
+/// Who a request comes from: the account of its session cookie, if any, and the cookie's
+/// value. Extracting it refuses (403) a cross-site request that carries the cookie and would
+/// change something.
+#[derive(Clone, Debug, Default)]
+pub struct Viewer {
+    /// The logged-in account.
+    pub account: Option<Account>,
+    /// The session cookie's value, when there is one.
+    session: Option<String>,
+}
+
+impl Viewer {
+    /// What the request presents to act for a seat, with a seat token if it has one.
+    pub fn credential<'a>(&'a self, token: Option<&'a str>) -> Credential<'a> {
+        Credential {
+            token,
+            account: self.account.as_ref().map(|a| a.id.as_str()),
+        }
+    }
+
+    /// Who takes a seat for this request: the account, or a new guest.
+    pub fn sitter(&self) -> Sitter {
+        match &self.account {
+            Some(account) => Sitter {
+                account: Some(account.id.clone()),
+                name: account.username.clone(),
+            },
+            None => Sitter {
+                account: None,
+                name: guest_name(),
+            },
+        }
+    }
+
+    /// The viewer of a WebSocket upgrade: its cookie counts only when the page that opens the
+    /// socket is the site's own (a cross-site page gets a spectator's socket).
+    pub async fn of_socket(hub: &Hub, headers: &HeaderMap) -> Result<Viewer, ApiError> {
+        if is_cross_site(headers) {
+            return Ok(Viewer::default());
+        }
+        Viewer::of_headers(hub, headers).await
+    }
+
+    async fn of_headers(hub: &Hub, headers: &HeaderMap) -> Result<Viewer, ApiError> {
+        let Some(token) = session_cookie(headers) else {
+            return Ok(Viewer::default());
+        };
+        Ok(Viewer {
+            account: hub.accounts().session(token, hub.now()).await?,
+            session: Some(token.to_string()),
+        })
+    }
+}
+
+impl FromRequestParts<Arc<Hub>> for Viewer {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, hub: &Arc<Hub>) -> Result<Viewer, ApiError> {
+        let changes = !matches!(parts.method, Method::GET | Method::HEAD | Method::OPTIONS);
+        if changes && session_cookie(&parts.headers).is_some() && is_cross_site(&parts.headers) {
+            return Err(ApiError::forbidden(
+                "a request from another site cannot act for a logged-in player",
+            ));
+        }
+        Viewer::of_headers(hub, &parts.headers).await
+    }
+}
+
+/// Logging in from another site's page is refused too: it would log the player's browser into
+/// someone else's account.
+fn refuse_cross_site(headers: &HeaderMap) -> Result<(), ApiError> {
+    if is_cross_site(headers) {
+        return Err(ApiError::forbidden(
+            "logging in is possible only from this site's own pages",
+        ));
+    }
+    Ok(())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LoginRequest {
+    username: String,
+    password: String,
+}
+
+/// Whether the client reached the server over HTTPS (through a trusted proxy that says so):
+/// the cookie is then marked `Secure`.
+fn over_https(hub: &Hub, peer: std::net::SocketAddr, headers: &HeaderMap) -> bool {
+    hub.settings().connections.is_proxy(peer.ip())
+        && headers
+            .get("x-forwarded-proto")
+            .and_then(|value| value.to_str().ok())
+            .is_some_and(|proto| proto.eq_ignore_ascii_case("https"))
+}
+
+fn cookie_header(value: &str, max_age_s: u64, secure: bool) -> Result<HeaderValue, ApiError> {
+    let secure = if secure { "; Secure" } else { "" };
+    HeaderValue::from_str(&format!(
+        "{SESSION_COOKIE}={value}; Path=/; HttpOnly; SameSite=Lax; Max-Age={max_age_s}{secure}"
+    ))
+    .map_err(|e| ApiError::internal(format!("cookie: {e}")))
+}
+
+fn logged_in(
+    hub: &Hub,
+    session: NewSession,
+    secure: bool,
+    status: u16,
+) -> Result<Response, ApiError> {
+    let cookie = cookie_header(
+        &session.token,
+        hub.accounts().session_ttl_ms() / 1000,
+        secure,
+    )?;
+    let status = axum::http::StatusCode::from_u16(status).unwrap_or(axum::http::StatusCode::OK);
+    let mut response = (status, axum::Json(json!({ "account": session.account }))).into_response();
+    response.headers_mut().insert(header::SET_COOKIE, cookie);
+    response
+        .headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    Ok(response)
+}
+
+fn parse_login(body: &Bytes) -> Result<LoginRequest, ApiError> {
+    serde_json::from_slice(body).map_err(|e| {
+        ApiError::bad_request(format!(
+            "bad request body: {e} (expected {{\"username\": ..., \"password\": ...}})"
+        ))
+    })
+}
+
+async fn signup(
+    State(hub): State<Arc<Hub>>,
+    ConnectInfo(PeerAddr(peer)): ConnectInfo<PeerAddr>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    refuse_cross_site(&headers)?;
+    let request = parse_login(&body)?;
+    let client = crate::api::client_address(&hub.settings().connections, peer, &headers);
+    let session = hub
+        .accounts()
+        .signup(&request.username, &request.password, client, hub.now())
+        .await?;
+    logged_in(&hub, session, over_https(&hub, peer, &headers), 201)
+}
+
+async fn login(
+    State(hub): State<Arc<Hub>>,
+    ConnectInfo(PeerAddr(peer)): ConnectInfo<PeerAddr>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    refuse_cross_site(&headers)?;
+    let request = parse_login(&body)?;
+    let client = crate::api::client_address(&hub.settings().connections, peer, &headers);
+    let session = hub
+        .accounts()
+        .login(&request.username, &request.password, client, hub.now())
+        .await?;
+    logged_in(&hub, session, over_https(&hub, peer, &headers), 200)
+}
+
+async fn logout(
+    State(hub): State<Arc<Hub>>,
+    ConnectInfo(PeerAddr(peer)): ConnectInfo<PeerAddr>,
+    headers: HeaderMap,
+    viewer: Viewer,
+) -> Result<Response, ApiError> {
+    if let Some(session) = &viewer.session {
+        hub.accounts().logout(session).await?;
+    }
+    let mut response = axum::Json(json!({ "account": null })).into_response();
+    response.headers_mut().insert(
+        header::SET_COOKIE,
+        cookie_header("", 0, over_https(&hub, peer, &headers))?,
+    );
+    Ok(response)
+}
+
+async fn who_am_i(State(hub): State<Arc<Hub>>, viewer: Viewer) -> Response {
+    let your_turn = match &viewer.account {
+        Some(account) => hub.your_turn_count(&account.id).await,
+        None => 0,
+    };
+    let mut response =
+        axum::Json(json!({ "account": viewer.account, "your_turn": your_turn })).into_response();
+    response
+        .headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}
+
+async fn account_named(hub: &Hub, name: &str) -> Result<Account, ApiError> {
+    hub.accounts()
+        .by_name(name)
+        .await?
+        .ok_or_else(|| ApiError::not_found(format!("no player is called {name:?}")))
+}
+
+async fn player(
+    State(hub): State<Arc<Hub>>,
+    Path(name): Path<String>,
+) -> Result<Response, ApiError> {
+    let account = account_named(&hub, &name).await?;
+    let games = hub
+        .store()
+        .account_finished_game_count(&account.id)
+        .await
+        .map_err(|e| ApiError::internal(format!("database: {e}")))?;
+    Ok(axum::Json(json!({
+        "username": account.username,
+        "joined": account.created_at,
+        "games": games,
+    }))
+    .into_response())
+}
+
+async fn player_games(
+    State(hub): State<Arc<Hub>>,
+    Path(name): Path<String>,
+    Query(query): Query<HashMap<String, String>>,
+) -> Result<Response, ApiError> {
+    let status = query.get("status").map(String::as_str);
+    if let Some(s) = status
+        && !["waiting", "playing", "finished"].contains(&s)
+    {
+        return Err(ApiError::bad_request(
+            "status must be waiting, playing or finished",
+        ));
+    }
+    let limit = crate::api::limit_of(&query)?;
+    let account = account_named(&hub, &name).await?;
+    Ok(axum::Json(hub.account_games(&account.id, status, limit).await?).into_response())
+}
+
+/// The account routes.
+pub fn routes() -> Router<Arc<Hub>> {
+    Router::new()
+        .route("/api/account", get(who_am_i))
+        .route("/api/account/signup", post(signup))
+        .route("/api/account/login", post(login))
+        .route("/api/account/logout", post(logout))
+        .route("/api/players/{name}", get(player))
+        .route("/api/players/{name}/games", get(player_games))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(pairs: &[(&'static str, &'static str)]) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for (name, value) in pairs {
+            map.append(*name, HeaderValue::from_static(value));
+        }
+        map
+    }
+
+    #[test]
+    fn cross_site_requests_are_told_apart() {
+        assert!(!is_cross_site(&headers(&[])));
+        assert!(!is_cross_site(&headers(&[(
+            "sec-fetch-site",
+            "same-origin"
+        )])));
+        assert!(is_cross_site(&headers(&[("sec-fetch-site", "cross-site")])));
+        assert!(is_cross_site(&headers(&[("sec-fetch-site", "same-site")])));
+        assert!(!is_cross_site(&headers(&[
+            ("origin", "https://play.example"),
+            ("host", "play.example")
+        ])));
+        assert!(is_cross_site(&headers(&[
+            ("origin", "https://evil.example"),
+            ("host", "play.example")
+        ])));
+        assert!(is_cross_site(&headers(&[
+            ("origin", "null"),
+            ("host", "play.example")
+        ])));
+    }
+
+    #[test]
+    fn the_session_cookie_is_found_among_others() {
+        let map = headers(&[("cookie", "theme=dark; tsubame_session=abc ; x=1")]);
+        assert_eq!(session_cookie(&map), Some("abc"));
+        assert_eq!(session_cookie(&headers(&[("cookie", "theme=dark")])), None);
+    }
+}

@@ -1,0 +1,445 @@
+//! Player accounts: sign-up, login sessions and the checks around them.
+//!
+//! Passwords are kept only as Argon2id hashes and session values only as SHA-256 hashes.
+//! Hashing a password is deliberately slow and takes memory, so only a few run at once and a
+//! flood of logins is refused (429) instead of queueing without bound; logins are also limited
+//! per user name and per address, and a wrong name and a wrong password get the same answer
+//! after the same work.
+
+use crate::hub::ApiError;
+use crate::store::{AccountRow, Store, token_hash};
+use argon2::Argon2;
+use argon2::password_hash::rand_core::OsRng;
+use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
+use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+use rand::Rng;
+use serde::Serialize;
+use std::net::IpAddr;
+use std::num::NonZeroU32;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+use tokio::sync::Semaphore;
+
+/// The name of the session cookie.
+pub const SESSION_COOKIE: &str = "tsubame_session";
+
+/// How long a login lasts.
+pub const SESSION_TTL_MS: u64 = 30 * 24 * 3600 * 1000;
+
+/// Shortest and longest user names, in characters.
+pub const NAME_LENGTH: std::ops::RangeInclusive<usize> = 3..=20;
+
+/// Shortest password, in characters.
+pub const PASSWORD_MIN_CHARS: usize = 8;
+
+/// Longest password, in bytes: hashing cost must not be the client's to choose.
+pub const PASSWORD_MAX_BYTES: usize = 1024;
+
+/// Guests' names start with this; no account name may.
+pub const GUEST_PREFIX: &str = "Guest-";
+
+/// Password hashes computed at once (each takes about 19 MiB for a few tens of milliseconds).
+const HASHING_SLOTS: usize = 2;
+
+/// Hashes waiting for a slot before further logins are refused.
+const HASHING_QUEUE: usize = 32;
+
+/// The same answer for a wrong name and a wrong password.
+const WRONG_LOGIN: &str = "wrong user name or password";
+
+/// A logged-in player, as requests see them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Account {
+    /// The account's id (internal: players are known by name).
+    #[serde(skip)]
+    pub id: String,
+    /// The user name as chosen.
+    pub username: String,
+    /// When the account was made, unix milliseconds.
+    pub created_at: i64,
+}
+
+impl From<AccountRow> for Account {
+    fn from(row: AccountRow) -> Account {
+        Account {
+            id: row.id,
+            username: row.name,
+            created_at: row.created_at,
+        }
+    }
+}
+
+/// Why a name cannot be an account's, or `Ok`.
+pub fn check_username(name: &str) -> Result<(), ApiError> {
+    let length = name.chars().count();
+    if !NAME_LENGTH.contains(&length) {
+        return Err(ApiError::bad_request(format!(
+            "a user name has {} to {} characters (this one has {length})",
+            NAME_LENGTH.start(),
+            NAME_LENGTH.end()
+        )));
+    }
+    if let Some(bad) = name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'))
+    {
+        return Err(ApiError::bad_request(format!(
+            "a user name has only letters a-z, digits, _ and - (not {bad:?})"
+        )));
+    }
+    if name
+        .to_ascii_lowercase()
+        .starts_with(&GUEST_PREFIX.to_ascii_lowercase())
+    {
+        return Err(ApiError::bad_request(format!(
+            "names starting with {GUEST_PREFIX} are guests' names"
+        )));
+    }
+    Ok(())
+}
+
+/// Why a password cannot be used, or `Ok`.
+pub fn check_password(password: &str) -> Result<(), ApiError> {
+    if password.chars().count() < PASSWORD_MIN_CHARS {
+        return Err(ApiError::bad_request(format!(
+            "a password has at least {PASSWORD_MIN_CHARS} characters"
+        )));
+    }
+    if password.len() > PASSWORD_MAX_BYTES {
+        return Err(ApiError::bad_request(format!(
+            "a password has at most {PASSWORD_MAX_BYTES} bytes"
+        )));
+    }
+    Ok(())
+}
+
+/// A name for a guest: `Guest-` and five letters or digits.
+pub fn guest_name() -> String {
+    const ALPHABET: &[u8] = b"abcdefghijkmnpqrstuvwxyz23456789";
+    let mut rng = rand::thread_rng();
+    let tail: String = (0..5)
+        .map(|_| char::from(ALPHABET[rng.gen_range(0..ALPHABET.len())]))
+        .collect();
+    format!("{GUEST_PREFIX}{tail}")
+}
+
+fn random_hex(bytes: usize) -> String {
+    let mut rng = rand::thread_rng();
+    (0..bytes)
+        .map(|_| format!("{:02x}", rng.r#gen::<u8>()))
+        .collect()
+}
+
+fn internal(e: impl std::fmt::Display) -> ApiError {
+    ApiError::internal(format!("database: {e}"))
+}
+
+/// A new session: its value (for the cookie, shown once) and the account.
+#[derive(Debug)]
+pub struct NewSession {
+    /// The cookie's value.
+    pub token: String,
+    /// Who logged in.
+    pub account: Account,
+}
+
+/// Accounts and sessions over the database, with the limits on logins.
+pub struct Accounts {
+    store: Store,
+    logins_by_name: DefaultKeyedRateLimiter<String>,
+    logins_by_address: DefaultKeyedRateLimiter<IpAddr>,
+    signups_by_address: DefaultKeyedRateLimiter<IpAddr>,
+    hashing: Semaphore,
+    hashing_waiting: AtomicUsize,
+    /// A hash of no one's password, checked against when a name is unknown so that the answer
+    /// takes as long as for a wrong password.
+    decoy_hash: OnceLock<String>,
+    session_ttl_ms: u64,
+}
+
+/// Limits on sign-ups and logins.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AccountLimits {
+    /// Login attempts for one user name in a burst, then one per `login_period`.
+    pub logins_per_name: u32,
+    /// Login attempts from one address in a burst, then one per `login_period` / 4.
+    pub logins_per_address: u32,
+    /// The time one more login attempt is allowed after.
+    pub login_period: Duration,
+    /// Sign-ups from one address in a burst, then one per `signup_period`.
+    pub signups_per_address: u32,
+    /// The time one more sign-up is allowed after.
+    pub signup_period: Duration,
+    /// How long a login lasts, milliseconds.
+    pub session_ttl_ms: u64,
+}
+
+impl Default for AccountLimits {
+    fn default() -> Self {
+        AccountLimits {
+            logins_per_name: 5,
+            logins_per_address: 20,
+            login_period: Duration::from_secs(60),
+            signups_per_address: 5,
+            signup_period: Duration::from_secs(600),
+            session_ttl_ms: SESSION_TTL_MS,
+        }
+    }
+}
+
+fn quota(burst: u32, period: Duration) -> Quota {
+    let burst = NonZeroU32::new(burst).unwrap_or(NonZeroU32::MIN);
+    Quota::with_period(period.max(Duration::from_millis(1)))
+        .unwrap_or_else(|| Quota::per_second(NonZeroU32::MIN))
+        .allow_burst(burst)
+}
+
+impl Accounts {
+    /// Accounts over `store` with these limits.
+    pub fn new(store: Store, limits: AccountLimits) -> Accounts {
+        Accounts {
+            store,
+            logins_by_name: RateLimiter::keyed(quota(limits.logins_per_name, limits.login_period)),
+            logins_by_address: RateLimiter::keyed(quota(
+                limits.logins_per_address,
+                limits.login_period / 4,
+            )),
+            signups_by_address: RateLimiter::keyed(quota(
+                limits.signups_per_address,
+                limits.signup_period,
+            )),
+            hashing: Semaphore::new(HASHING_SLOTS),
+            hashing_waiting: AtomicUsize::new(0),
+            decoy_hash: OnceLock::new(),
+            session_ttl_ms: limits.session_ttl_ms,
+        }
+    }
+
+    /// Runs a password hash or check on the blocking pool, a few at a time; refuses (429)
+    /// when too many already wait.
+    async fn hashing<T: Send + 'static>(
+        &self,
+        work: impl FnOnce() -> T + Send + 'static,
+    ) -> Result<T, ApiError> {
+        if self.hashing_waiting.fetch_add(1, Ordering::SeqCst) >= HASHING_QUEUE {
+            self.hashing_waiting.fetch_sub(1, Ordering::SeqCst);
+            return Err(ApiError::busy("too many logins at once: try again shortly"));
+        }
+        let permit = self.hashing.acquire().await;
+        self.hashing_waiting.fetch_sub(1, Ordering::SeqCst);
+        let _permit = permit.map_err(|_| ApiError::internal("password hashing stopped"))?;
+        tokio::task::spawn_blocking(work)
+            .await
+            .map_err(|e| ApiError::internal(format!("password hashing failed: {e}")))
+    }
+
+    async fn hash_password(&self, password: String) -> Result<String, ApiError> {
+        self.hashing(move || {
+            let salt = SaltString::generate(&mut OsRng);
+            Argon2::default()
+                .hash_password(password.as_bytes(), &salt)
+                .map(|hash| hash.to_string())
+                .map_err(|e| ApiError::internal(format!("password hashing failed: {e}")))
+        })
+        .await?
+    }
+
+    async fn verify_password(&self, password: String, hash: String) -> Result<bool, ApiError> {
+        self.hashing(move || {
+            PasswordHash::new(&hash)
+                .map(|parsed| {
+                    Argon2::default()
+                        .verify_password(password.as_bytes(), &parsed)
+                        .is_ok()
+                })
+                .unwrap_or(false)
+        })
+        .await
+    }
+
+    async fn decoy(&self) -> Result<String, ApiError> {
+        if let Some(hash) = self.decoy_hash.get() {
+            return Ok(hash.clone());
+        }
+        let hash = self.hash_password(random_hex(16)).await?;
+        Ok(self.decoy_hash.get_or_init(|| hash).clone())
+    }
+
+    async fn open_session(&self, account: Account, now: u64) -> Result<NewSession, ApiError> {
+        let token = random_hex(32);
+        let expires = now.saturating_add(self.session_ttl_ms);
+        self.store
+            .insert_session(&token_hash(&token), &account.id, now as i64, expires as i64)
+            .await
+            .map_err(internal)?;
+        Ok(NewSession { token, account })
+    }
+
+    /// Makes an account and logs it in.
+    pub async fn signup(
+        &self,
+        name: &str,
+        password: &str,
+        client: IpAddr,
+        now: u64,
+    ) -> Result<NewSession, ApiError> {
+        check_username(name)?;
+        check_password(password)?;
+        if self.signups_by_address.len() > 10_000 {
+            self.signups_by_address.retain_recent();
+        }
+        self.signups_by_address
+            .check_key(&client)
+            .map_err(|_| ApiError::busy("too many new accounts from this address: try later"))?;
+        if self
+            .store
+            .account_by_name(name)
+            .await
+            .map_err(internal)?
+            .is_some()
+        {
+            return Err(ApiError::conflict(format!("the name {name} is taken")));
+        }
+        let row = AccountRow {
+            id: random_hex(12),
+            name: name.to_string(),
+            password_hash: self.hash_password(password.to_string()).await?,
+            created_at: now as i64,
+        };
+        // Two sign-ups for one name at once: the database's unique key decides.
+        if !self.store.insert_account(&row).await.map_err(internal)? {
+            return Err(ApiError::conflict(format!("the name {name} is taken")));
+        }
+        tracing::info!(name, "new account");
+        self.open_session(row.into(), now).await
+    }
+
+    /// Checks a name and password and opens a session.
+    pub async fn login(
+        &self,
+        name: &str,
+        password: &str,
+        client: IpAddr,
+        now: u64,
+    ) -> Result<NewSession, ApiError> {
+        if self.logins_by_name.len() > 10_000 {
+            self.logins_by_name.retain_recent();
+        }
+        if self.logins_by_address.len() > 10_000 {
+            self.logins_by_address.retain_recent();
+        }
+        self.logins_by_address.check_key(&client).map_err(|_| {
+            ApiError::busy("too many login attempts from this address: wait a minute")
+        })?;
+        // Names too long to be anyone's share one key, so they cannot fill the limiter.
+        let key: String = crate::store::name_key(name)
+            .chars()
+            .take(*NAME_LENGTH.end() + 1)
+            .collect();
+        self.logins_by_name
+            .check_key(&key)
+            .map_err(|_| ApiError::busy("too many login attempts for this name: wait a minute"))?;
+        if password.len() > PASSWORD_MAX_BYTES {
+            return Err(ApiError::forbidden(WRONG_LOGIN));
+        }
+        let account = if NAME_LENGTH.contains(&name.chars().count()) {
+            self.store.account_by_name(name).await.map_err(internal)?
+        } else {
+            None
+        };
+        let (hash, account) = match account {
+            Some(row) => (row.password_hash.clone(), Some(row)),
+            None => (self.decoy().await?, None),
+        };
+        let matches = self.verify_password(password.to_string(), hash).await?;
+        match account {
+            Some(row) if matches => {
+                // A good moment to forget old sessions; failing to is no reason to refuse.
+                if let Err(e) = self.store.delete_expired_sessions(now as i64).await {
+                    tracing::warn!("could not delete expired sessions: {e}");
+                }
+                self.open_session(row.into(), now).await
+            }
+            _ => Err(ApiError::forbidden(WRONG_LOGIN)),
+        }
+    }
+
+    /// Ends the session with this cookie value (nothing when there is none).
+    pub async fn logout(&self, token: &str) -> Result<(), ApiError> {
+        self.store
+            .delete_session(&token_hash(token))
+            .await
+            .map_err(internal)
+    }
+
+    /// The account logged in with this cookie value, unless the session ended or expired.
+    pub async fn session(&self, token: &str, now: u64) -> Result<Option<Account>, ApiError> {
+        if token.len() != 64 {
+            return Ok(None);
+        }
+        Ok(self
+            .store
+            .session_account(&token_hash(token), now as i64)
+            .await
+            .map_err(internal)?
+            .map(Account::from))
+    }
+
+    /// The account of a name, without regard to case.
+    pub async fn by_name(&self, name: &str) -> Result<Option<Account>, ApiError> {
+        if !NAME_LENGTH.contains(&name.chars().count()) {
+            return Ok(None);
+        }
+        Ok(self
+            .store
+            .account_by_name(name)
+            .await
+            .map_err(internal)?
+            .map(Account::from))
+    }
+
+    /// How long a login lasts, milliseconds.
+    pub fn session_ttl_ms(&self) -> u64 {
+        self.session_ttl_ms
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn user_names_follow_the_rules() {
+        for good in ["abc", "Sente_2", "a-b", "x".repeat(20).as_str()] {
+            assert_eq!(check_username(good), Ok(()), "{good}");
+        }
+        for bad in [
+            "ab",
+            "",
+            &"x".repeat(21),
+            "a b",
+            "名人名人",
+            "<script>",
+            "guest-abc",
+            "GUEST-x1",
+        ] {
+            assert!(check_username(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn passwords_are_long_enough_and_bounded() {
+        assert!(check_password("1234567").is_err());
+        assert_eq!(check_password("12345678"), Ok(()));
+        assert_eq!(check_password("駒駒駒駒駒駒駒駒"), Ok(()));
+        assert!(check_password(&"x".repeat(PASSWORD_MAX_BYTES + 1)).is_err());
+    }
+
+    #[test]
+    fn guest_names_are_not_account_names() {
+        let name = guest_name();
+        assert!(name.starts_with(GUEST_PREFIX));
+        assert!(check_username(&name).is_err());
+    }
+}

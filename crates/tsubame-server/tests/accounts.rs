@@ -1,0 +1,469 @@
+//! Accounts over the real server: sign-up, login, sessions, seats held by a login, guests,
+//! cross-site protection and login limits, against SQLite and (when `TSUBAME_TEST_POSTGRES`
+//! names a server) PostgreSQL.
+
+mod common;
+
+use common::*;
+use serde_json::{Value, json};
+use std::time::Duration;
+
+const PASSWORD: &str = "correct horse battery";
+
+/// Sign-up, who-am-I, login and logout, names unique without regard to case, bad names and
+/// passwords refused, sessions that survive a restart, and nothing secret stored in plain.
+fn sign_up_log_in_and_out(db: &Db) {
+    let server = Server::start(db);
+    let mut alice = Browser::new(&server);
+    let signed_up = alice.sign_up("Alice_1", PASSWORD);
+    assert_eq!(signed_up["account"]["username"], "Alice_1");
+    let cookie_header = alice.last_set_cookie.clone().expect("a cookie is set");
+    for attribute in ["HttpOnly", "SameSite=Lax", "Path=/", "Max-Age=2592000"] {
+        assert!(cookie_header.contains(attribute), "{cookie_header}");
+    }
+    let (status, me) = alice.get("/api/account");
+    assert_eq!(status, 200);
+    assert_eq!(me["account"]["username"], "Alice_1");
+    assert_eq!(me["your_turn"], 0);
+
+    // Without the cookie nobody is logged in.
+    let (_, nobody) = server.get("/api/account");
+    assert_eq!(nobody["account"], Value::Null);
+
+    // The name is taken in any case.
+    let mut other = Browser::new(&server);
+    let (status, body) = other.post(
+        "/api/account/signup",
+        json!({"username": "alice_1", "password": PASSWORD}),
+    );
+    assert_eq!(status, 409, "{body}");
+    assert!(body["error"].as_str().unwrap().contains("taken"));
+
+    for (name, password, what) in [
+        ("ab", PASSWORD, "characters"),
+        (&*"x".repeat(21), PASSWORD, "characters"),
+        ("two words", PASSWORD, "letters"),
+        ("<b>bold</b>", PASSWORD, "letters"),
+        ("名人名人", PASSWORD, "letters"),
+        ("Guest-abcde", PASSWORD, "guests"),
+        ("bob_2", "", "at least 8"),
+        ("bob_2", "short", "at least 8"),
+        ("bob_2", &*"p".repeat(5000), "at most"),
+    ] {
+        let (status, body) = other.post(
+            "/api/account/signup",
+            json!({"username": name, "password": password}),
+        );
+        assert_eq!(status, 400, "{name:?}: {body}");
+        assert!(
+            body["error"].as_str().unwrap().contains(what),
+            "{name:?}: {body}"
+        );
+    }
+    let (status, body) = other.post("/api/account/signup", json!({"username": "bob_2"}));
+    assert_eq!(status, 400, "{body}");
+    assert!(
+        body["error"].as_str().unwrap().contains("password"),
+        "{body}"
+    );
+    assert!(other.cookie.is_none());
+
+    // A wrong password and an unknown name get the same answer.
+    let (wrong_password_status, wrong_password) = other.post(
+        "/api/account/login",
+        json!({"username": "Alice_1", "password": "not the password"}),
+    );
+    let (unknown_name_status, unknown_name) = other.post(
+        "/api/account/login",
+        json!({"username": "nobody_here", "password": PASSWORD}),
+    );
+    assert_eq!(wrong_password_status, 403);
+    assert_eq!((unknown_name_status, &unknown_name), (403, &wrong_password));
+    assert!(other.cookie.is_none());
+
+    // Logging in from a second browser (any case of the name) gives a second session.
+    let mut alice_phone = Browser::new(&server);
+    let (status, body) = alice_phone.post(
+        "/api/account/login",
+        json!({"username": "ALICE_1", "password": PASSWORD}),
+    );
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["account"]["username"], "Alice_1");
+    assert_ne!(alice_phone.cookie, alice.cookie);
+
+    // Sessions survive a restart.
+    let laptop_cookie = alice.cookie.clone();
+    let phone_cookie = alice_phone.cookie.clone();
+    drop((alice, alice_phone, other));
+    drop(server);
+    let server = Server::start(db);
+    let mut alice_phone = Browser::new(&server);
+    alice_phone.cookie = phone_cookie.clone();
+    let (_, me) = alice_phone.get("/api/account");
+    assert_eq!(me["account"]["username"], "Alice_1", "after a restart");
+
+    // Logging out ends that session only, and clears the cookie.
+    let (status, _) = alice_phone.post("/api/account/logout", json!({}));
+    assert_eq!(status, 200);
+    assert!(alice_phone.cookie.is_none());
+    assert!(
+        alice_phone
+            .last_set_cookie
+            .as_deref()
+            .unwrap()
+            .contains("Max-Age=0")
+    );
+    let mut replay = Browser::new(&server);
+    replay.cookie = phone_cookie;
+    let (_, me) = replay.get("/api/account");
+    assert_eq!(me["account"], Value::Null, "a logged-out session is gone");
+    let mut laptop = Browser::new(&server);
+    laptop.cookie = laptop_cookie;
+    let (_, me) = laptop.get("/api/account");
+    assert_eq!(
+        me["account"]["username"], "Alice_1",
+        "the other session goes on"
+    );
+
+    // Neither the password nor any session value is stored in plain text.
+    let accounts = stored_texts(db, "accounts");
+    let sessions = stored_texts(db, "sessions");
+    assert!(
+        accounts.iter().any(|t| t.starts_with("$argon2id$")),
+        "{accounts:?}"
+    );
+    assert!(
+        !accounts
+            .iter()
+            .chain(&sessions)
+            .any(|t| t.contains(PASSWORD))
+    );
+    assert!(!sessions.is_empty());
+    let laptop_value = laptop
+        .cookie
+        .as_deref()
+        .unwrap()
+        .trim_start_matches("tsubame_session=");
+    assert_eq!(laptop_value.len(), 64);
+    assert!(
+        !sessions.iter().any(|t| t == laptop_value),
+        "a plain session value is stored"
+    );
+    assert!(sessions.contains(&sha256_hex(laptop_value)), "{sessions:?}");
+}
+
+/// A logged-in player's seats follow their login: names on the game, moves without a token,
+/// resuming from another browser, no joining one's own seek, rated games only between
+/// accounts, and the player pages.
+fn seats_follow_the_login(db: &Db) {
+    let server = Server::start(db);
+    let mut alice = Browser::new(&server);
+    alice.sign_up("alice", PASSWORD);
+    let mut bob = Browser::new(&server);
+    bob.sign_up("bob", PASSWORD);
+
+    // Rated needs a login, and a person on the other side.
+    let (status, body) = server.post(
+        "/api/games",
+        json!({"variant": "tori", "opponent": "human", "rated": true, "public": true}),
+    );
+    assert_eq!(status, 403, "{body}");
+    let (status, body) = alice.post(
+        "/api/games",
+        json!({"variant": "tori", "opponent": "engine", "rated": true}),
+    );
+    assert_eq!(status, 400, "{body}");
+
+    let (status, created) = alice.post(
+        "/api/games",
+        json!({"variant": "tori", "opponent": "human", "rated": true, "public": true,
+               "clock": long_clock()}),
+    );
+    assert_eq!(status, 201, "{created}");
+    let id = created["game_id"].as_str().unwrap().to_string();
+
+    // Alice cannot join her own seek, by login or by token; a guest cannot take a rated seat.
+    let (status, body) = alice.post(&format!("/api/games/{id}/join"), json!({}));
+    assert_eq!(status, 409, "{body}");
+    assert!(
+        body["error"].as_str().unwrap().contains("own game"),
+        "{body}"
+    );
+    let (status, body) = server.post(
+        &format!("/api/games/{id}/join"),
+        json!({"token": created["token"]}),
+    );
+    assert_eq!(status, 409, "{body}");
+    let (status, body) = server.post(&format!("/api/games/{id}/join"), json!({}));
+    assert_eq!(status, 403, "{body}");
+    assert!(body["error"].as_str().unwrap().contains("log in"), "{body}");
+
+    let (status, joined) = bob.post(&format!("/api/games/{id}/join"), json!({}));
+    assert_eq!(status, 200, "{joined}");
+    assert_eq!(joined["seat"], "gote");
+
+    let (_, view) = server.get(&format!("/api/games/{id}"));
+    assert_eq!(view["sente_name"], "alice");
+    assert_eq!(view["gote_name"], "bob");
+    assert_eq!(view["rated"], true);
+    assert_eq!(view["you"], Value::Null, "a spectator holds no seat");
+    let (_, view) = bob.get(&format!("/api/games/{id}"));
+    assert_eq!(view["you"], "gote");
+
+    // Moves by login alone; one player's login does not move for the other.
+    let (status, body) = alice.post(&format!("/api/games/{id}/moves"), json!({"move": "3d3c"}));
+    assert_eq!(status, 200, "{body}");
+    let (_, me) = bob.get("/api/account");
+    assert_eq!(me["your_turn"], 1);
+    let (status, body) = alice.post(&format!("/api/games/{id}/moves"), json!({"move": "4b3c"}));
+    assert_eq!(status, 409, "not alice's turn: {body}");
+    let (status, body) = server.post(&format!("/api/games/{id}/moves"), json!({"move": "4b3c"}));
+    assert_eq!(status, 403, "{body}");
+
+    // Bob picks the game up in another browser and moves over its socket.
+    let mut bob_phone = Browser::new(&server);
+    let (status, _) = bob_phone.post(
+        "/api/account/login",
+        json!({"username": "bob", "password": PASSWORD}),
+    );
+    assert_eq!(status, 200);
+    let (_, view) = bob_phone.get(&format!("/api/games/{id}"));
+    assert_eq!(view["you"], "gote");
+    let mut socket = bob_phone.socket(&id);
+    let hello = socket.wait_for(Duration::from_secs(5), |m| m["type"] == "hello");
+    assert_eq!(hello["seat"], "gote");
+    socket.send(json!({"type": "move", "move": "4b3c", "id": 1}));
+    let ack = socket.wait_for(Duration::from_secs(5), |m| m["id"] == 1);
+    assert_eq!(ack["type"], "ack", "{ack}");
+    let (_, me) = bob.get("/api/account");
+    assert_eq!(me["your_turn"], 0);
+
+    // A cross-site page gets a spectator's socket even with the cookie.
+    {
+        use tungstenite::client::IntoClientRequest;
+        let mut request = format!("ws://{}/api/games/{id}/ws", server.addr)
+            .into_client_request()
+            .unwrap();
+        let headers = request.headers_mut();
+        headers.insert("cookie", bob.cookie.clone().unwrap().parse().unwrap());
+        headers.insert("origin", "https://evil.example".parse().unwrap());
+        let (raw, _) = tungstenite::connect(request).expect("websocket");
+        if let tungstenite::stream::MaybeTlsStream::Plain(stream) = raw.get_ref() {
+            stream
+                .set_read_timeout(Some(Duration::from_millis(200)))
+                .unwrap();
+        }
+        let mut cross = Socket(raw);
+        let hello = cross.wait_for(Duration::from_secs(5), |m| m["type"] == "hello");
+        assert_eq!(hello["seat"], Value::Null);
+    }
+
+    // Player pages: the count of games played to the end and the games, newest first.
+    let (status, alice_page) = server.get("/api/players/ALICE");
+    assert_eq!(status, 200, "{alice_page}");
+    assert_eq!(alice_page["username"], "alice");
+    assert_eq!(alice_page["games"], 0);
+    let (status, body) = alice.post(&format!("/api/games/{id}/resign"), json!({}));
+    assert_eq!(status, 200, "{body}");
+    let (_, alice_page) = server.get("/api/players/alice");
+    assert_eq!(alice_page["games"], 1);
+    let (status, games) = server.get("/api/players/bob/games?status=finished&limit=10");
+    assert_eq!(status, 200);
+    let games = games.as_array().unwrap();
+    assert_eq!(games.len(), 1);
+    assert_eq!(games[0]["id"], id.as_str());
+    assert_eq!(games[0]["result"]["winner"], "gote");
+    let (status, _) = server.get("/api/players/nobody_at_all");
+    assert_eq!(status, 404);
+    let (status, _) = server.get("/api/players/bob/games?status=won");
+    assert_eq!(status, 400);
+    let (status, _) = server.get(&format!("/api/players/{}", "x".repeat(5000)));
+    assert_eq!(status, 404);
+
+    // Guests still play, under generated names; a guest cannot join their own seek either.
+    let (status, seek) = server.post(
+        "/api/games",
+        json!({"variant": "tori", "opponent": "human", "public": true}),
+    );
+    assert_eq!(status, 201);
+    let guest_game = seek["game_id"].as_str().unwrap();
+    let (status, _) = server.post(
+        &format!("/api/games/{guest_game}/join"),
+        json!({"token": seek["token"]}),
+    );
+    assert_eq!(status, 409);
+    let (status, joined) = server.post(&format!("/api/games/{guest_game}/join"), json!({}));
+    assert_eq!(status, 200, "{joined}");
+    let (_, view) = server.get(&format!("/api/games/{guest_game}"));
+    for side in ["sente_name", "gote_name"] {
+        let name = view[side].as_str().unwrap();
+        assert!(name.starts_with("Guest-") && name.len() == 11, "{name}");
+    }
+    assert_ne!(view["sente_name"], view["gote_name"]);
+    assert_eq!(view["rated"], false);
+    let (status, body) = server.post(
+        &format!("/api/games/{guest_game}/moves"),
+        json!({"token": seek["token"], "move": "3d3c"}),
+    );
+    assert_eq!(status, 200, "{body}");
+
+    // Against the computer, the name says its level.
+    let (status, computer) = alice.post(
+        "/api/games",
+        json!({"variant": "tori", "opponent": "engine", "level": 3}),
+    );
+    assert_eq!(status, 201);
+    let (_, view) = server.get(&format!(
+        "/api/games/{}",
+        computer["game_id"].as_str().unwrap()
+    ));
+    assert_eq!(view["sente_name"], "alice");
+    assert_eq!(view["gote_name"], "Computer level 3");
+}
+
+/// A request carrying the session cookie from another site's page is refused when it would
+/// change something, and so is logging in from one.
+fn cross_site_requests_are_refused(db: &Db) {
+    let server = Server::start(db);
+    let mut alice = Browser::new(&server);
+    alice.sign_up("alice", PASSWORD);
+    let (status, created) = alice.post(
+        "/api/games",
+        json!({"variant": "tori", "opponent": "engine"}),
+    );
+    assert_eq!(status, 201);
+    let id = created["game_id"].as_str().unwrap().to_string();
+    let cross_site: [&[(&str, &str)]; 3] = [
+        &[("sec-fetch-site", "cross-site")],
+        &[("sec-fetch-site", "same-site")],
+        &[("origin", "https://evil.example")],
+    ];
+    for headers in cross_site {
+        let (status, body) = alice.send(
+            "POST",
+            &format!("/api/games/{id}/moves"),
+            Some(json!({"move": "3d3c"})),
+            headers,
+        );
+        assert_eq!(status, 403, "{headers:?}: {body}");
+        assert!(
+            body["error"].as_str().unwrap().contains("another site"),
+            "{body}"
+        );
+        let (status, _) = alice.send("POST", "/api/account/logout", Some(json!({})), headers);
+        assert_eq!(status, 403, "{headers:?}");
+        let mut visitor = Browser::new(&server);
+        let (status, _) = visitor.send(
+            "POST",
+            "/api/account/login",
+            Some(json!({"username": "alice", "password": PASSWORD})),
+            headers,
+        );
+        assert_eq!(status, 403, "{headers:?}");
+        assert!(visitor.cookie.is_none());
+    }
+    // Reading is not changing: a cross-site GET still answers (without acting for anyone).
+    let (status, _) = alice.send(
+        "GET",
+        &format!("/api/games/{id}"),
+        None,
+        &[("sec-fetch-site", "cross-site")],
+    );
+    assert_eq!(status, 200);
+    // The same page's own origin is fine.
+    let origin = format!("http://{}", server.addr);
+    let (status, body) = alice.send(
+        "POST",
+        &format!("/api/games/{id}/moves"),
+        Some(json!({"move": "3d3c"})),
+        &[("origin", &origin)],
+    );
+    assert_eq!(status, 200, "{body}");
+    // The game was never moved by the refused requests: one move stored.
+    assert_eq!(
+        db.stored_moves(&id).first().map(|m| m.1.as_str()),
+        Some("3d3c")
+    );
+}
+
+/// Login attempts are limited per name and per address; the limit holds for the right
+/// password too, so guessing cannot go on at full speed.
+fn logins_are_rate_limited(db: &Db) {
+    let server = Server::start(db);
+    let mut alice = Browser::new(&server);
+    alice.sign_up("alice", PASSWORD);
+    let mut attacker = Browser::new(&server);
+    let mut statuses = Vec::new();
+    for _ in 0..6 {
+        let (status, _) = attacker.post(
+            "/api/account/login",
+            json!({"username": "Alice", "password": "guess guess"}),
+        );
+        statuses.push(status);
+    }
+    assert_eq!(statuses, [403, 403, 403, 403, 403, 429]);
+    let (status, body) = attacker.post(
+        "/api/account/login",
+        json!({"username": "alice", "password": PASSWORD}),
+    );
+    assert_eq!(status, 429, "{body}");
+    assert!(
+        body["error"].as_str().unwrap().contains("this name"),
+        "{body}"
+    );
+    assert!(attacker.cookie.is_none());
+    // Other names from the same address: the address's own limit (20 in a burst) ends it.
+    let mut refused_at = None;
+    for n in 0..30 {
+        let (status, _) = attacker.post(
+            "/api/account/login",
+            json!({"username": format!("user{n}"), "password": "guess guess"}),
+        );
+        if status == 429 {
+            refused_at = Some(n);
+            break;
+        }
+        assert_eq!(status, 403);
+    }
+    // 6 + 1 attempts above, then 13 more fill the burst of 20.
+    assert_eq!(refused_at, Some(13));
+}
+
+/// A session ends when it expires: the cookie no longer logs in, and no longer moves.
+fn sessions_expire(db: &Db) {
+    let server = Server::start_with(db, &["--session-seconds", "1"]);
+    let mut alice = Browser::new(&server);
+    alice.sign_up("alice", PASSWORD);
+    assert!(
+        alice
+            .last_set_cookie
+            .as_deref()
+            .unwrap()
+            .contains("Max-Age=1")
+    );
+    let (status, created) = alice.post(
+        "/api/games",
+        json!({"variant": "tori", "opponent": "engine"}),
+    );
+    assert_eq!(status, 201);
+    let id = created["game_id"].as_str().unwrap().to_string();
+    std::thread::sleep(Duration::from_millis(1300));
+    let (_, me) = alice.get("/api/account");
+    assert_eq!(me["account"], Value::Null);
+    let (status, body) = alice.post(&format!("/api/games/{id}/moves"), json!({"move": "3d3c"}));
+    assert_eq!(status, 403, "{body}");
+    // The seat's token still holds it.
+    let (status, body) = alice.post(
+        &format!("/api/games/{id}/moves"),
+        json!({"move": "3d3c", "token": created["token"]}),
+    );
+    assert_eq!(status, 200, "{body}");
+}
+
+against_every_database!(
+    sign_up_log_in_and_out,
+    seats_follow_the_login,
+    cross_site_requests_are_refused,
+    logins_are_rate_limited,
+    sessions_expire,
+);

@@ -1,0 +1,582 @@
+//! What the server's integration tests share: databases to test against (SQLite, and
+//! PostgreSQL when `TSUBAME_TEST_POSTGRES` names a server), the server process, HTTP and
+//! WebSocket clients.
+#![allow(dead_code)] // each test binary uses its own part of it
+
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+use tungstenite::stream::MaybeTlsStream;
+use tungstenite::{Message, WebSocket};
+
+/// Where a test's games are stored.
+pub enum Db {
+    Sqlite(tempdir::Dir),
+    Postgres(String),
+}
+
+pub mod tempdir {
+    /// A directory removed when dropped.
+    pub struct Dir(pub std::path::PathBuf);
+    impl Dir {
+        pub fn new() -> Dir {
+            let path = std::env::temp_dir().join(format!(
+                "tsubame-server-test-{}-{:x}",
+                std::process::id(),
+                rand_u64()
+            ));
+            std::fs::create_dir_all(&path).expect("temp dir");
+            Dir(path)
+        }
+    }
+    impl Drop for Dir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+    pub fn rand_u64() -> u64 {
+        use std::hash::{BuildHasher, RandomState};
+        RandomState::new().hash_one(std::time::SystemTime::now())
+    }
+}
+
+impl Db {
+    pub fn sqlite() -> Db {
+        Db::Sqlite(tempdir::Dir::new())
+    }
+
+    /// A fresh database on the test PostgreSQL server, if there is one.
+    pub fn postgres() -> Option<Db> {
+        let base = std::env::var("TSUBAME_TEST_POSTGRES").ok()?;
+        let name = format!("tsubame_test_{:x}", tempdir::rand_u64());
+        runtime().block_on(async {
+            use sqlx::Connection;
+            let mut conn = sqlx::PgConnection::connect(&base)
+                .await
+                .expect("connect to the test PostgreSQL");
+            sqlx::Executor::execute(&mut conn, format!("CREATE DATABASE {name}").as_str())
+                .await
+                .expect("create a test database");
+        });
+        let (prefix, _) = base.rsplit_once('/').expect("postgres URL with a database");
+        Some(Db::Postgres(format!("{prefix}/{name}")))
+    }
+
+    pub fn url(&self) -> String {
+        match self {
+            Db::Sqlite(dir) => format!("sqlite://{}", dir.0.join("games.db").display()),
+            Db::Postgres(url) => url.clone(),
+        }
+    }
+
+    /// Stored moves of a game: (ply, usi).
+    pub fn stored_moves(&self, game: &str) -> Vec<(i64, String)> {
+        let url = self.url();
+        runtime().block_on(async {
+            sqlx::any::install_default_drivers();
+            let pool = sqlx::AnyPool::connect(&url)
+                .await
+                .expect("open the database");
+            let rows: Vec<(i64, String)> =
+                sqlx::query_as("SELECT ply, usi FROM moves WHERE game_id = $1 ORDER BY ply")
+                    .bind(game)
+                    .fetch_all(&pool)
+                    .await
+                    .expect("read moves");
+            pool.close().await;
+            rows
+        })
+    }
+
+    /// The stored status, winner and reason of a game.
+    pub fn stored_result(&self, game: &str) -> (String, Option<String>, Option<String>) {
+        let url = self.url();
+        runtime().block_on(async {
+            sqlx::any::install_default_drivers();
+            let pool = sqlx::AnyPool::connect(&url)
+                .await
+                .expect("open the database");
+            let row: (String, Option<String>, Option<String>) =
+                sqlx::query_as("SELECT status, winner, reason FROM games WHERE id = $1")
+                    .bind(game)
+                    .fetch_one(&pool)
+                    .await
+                    .expect("read the game");
+            pool.close().await;
+            row
+        })
+    }
+}
+
+impl Db {
+    /// Runs one statement on the database (with the server stopped).
+    pub fn execute(&self, statement: &str, binds: &[&str]) {
+        let url = self.url();
+        runtime().block_on(async {
+            sqlx::any::install_default_drivers();
+            let pool = sqlx::AnyPool::connect(&url)
+                .await
+                .expect("open the database");
+            let mut query = sqlx::query(statement);
+            for bind in binds {
+                query = query.bind(*bind);
+            }
+            query.execute(&pool).await.expect("run the statement");
+            pool.close().await;
+        })
+    }
+
+    /// Every text the `games` table holds for a game, column by column.
+    pub fn stored_game_texts(&self, game: &str) -> Vec<String> {
+        let url = self.url();
+        runtime().block_on(async {
+            use sqlx::{Column, Row};
+            sqlx::any::install_default_drivers();
+            let pool = sqlx::AnyPool::connect(&url)
+                .await
+                .expect("open the database");
+            let row = sqlx::query("SELECT * FROM games WHERE id = $1")
+                .bind(game)
+                .fetch_one(&pool)
+                .await
+                .expect("read the game");
+            let texts = row
+                .columns()
+                .iter()
+                .filter_map(|column| row.try_get::<Option<String>, _>(column.ordinal()).ok())
+                .flatten()
+                .collect();
+            pool.close().await;
+            texts
+        })
+    }
+
+    /// The stored token hashes of a game: (sente, gote, whether marked hashed).
+    pub fn stored_token_hashes(&self, game: &str) -> (String, String, i64) {
+        let url = self.url();
+        runtime().block_on(async {
+            sqlx::any::install_default_drivers();
+            let pool = sqlx::AnyPool::connect(&url)
+                .await
+                .expect("open the database");
+            let row: (String, String, i64) = sqlx::query_as(
+                "SELECT sente_token_hash, gote_token_hash, tokens_hashed FROM games WHERE id = $1",
+            )
+            .bind(game)
+            .fetch_one(&pool)
+            .await
+            .expect("read the game");
+            pool.close().await;
+            row
+        })
+    }
+}
+
+/// SHA-256 in lowercase hex, computed here independently of the server's code.
+pub fn sha256_hex(text: &str) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
+}
+
+pub fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime")
+}
+
+/// The server process.
+pub struct Server {
+    pub child: Child,
+    pub base: String,
+    pub addr: String,
+}
+
+impl Server {
+    pub fn start(db: &Db) -> Server {
+        Server::start_with(db, &[])
+    }
+
+    pub fn start_with(db: &Db, extra_args: &[&str]) -> Server {
+        Server::spawn(db, extra_args, None)
+    }
+
+    /// A server logging at `info` in JSON into a pipe, and that pipe.
+    pub fn start_with_json_log(db: &Db) -> (Server, std::process::ChildStderr) {
+        let mut server = Server::spawn(db, &["--log-format", "json"], Some("info"));
+        let log = server.child.stderr.take().expect("stderr");
+        (server, log)
+    }
+
+    /// Starts the server binary; with `log_level`, its log goes into a pipe, else only
+    /// warnings and errors go to the test's standard error.
+    pub fn spawn(db: &Db, extra_args: &[&str], log_level: Option<&str>) -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_tsubame-server"))
+            .args([
+                "--listen",
+                "127.0.0.1:0",
+                "--database",
+                &db.url(),
+                "--threads",
+                "2",
+            ])
+            .args(extra_args)
+            .env("TSUBAME_LOG", log_level.unwrap_or("warn"))
+            .stdout(Stdio::piped())
+            .stderr(if log_level.is_some() {
+                Stdio::piped()
+            } else {
+                Stdio::inherit()
+            })
+            .spawn()
+            .expect("start tsubame-server");
+        let stdout = child.stdout.take().expect("stdout");
+        let mut line = String::new();
+        BufReader::new(stdout)
+            .read_line(&mut line)
+            .expect("read the address");
+        let addr = line
+            .trim()
+            .strip_prefix("listening on http://")
+            .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+            .to_string();
+        Server {
+            child,
+            base: format!("http://{addr}"),
+            addr,
+        }
+    }
+
+    /// SIGKILL: no chance to flush or say goodbye.
+    /// Sends SIGTERM and waits for the process to end; its exit status.
+    pub fn terminate(mut self) -> std::process::ExitStatus {
+        let status = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .expect("run kill");
+        assert!(status.success());
+        let until = Instant::now() + Duration::from_secs(10);
+        loop {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                return status;
+            }
+            assert!(Instant::now() < until, "the server did not stop on SIGTERM");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    pub fn kill9(mut self) {
+        self.child.kill().expect("kill");
+        self.child.wait().expect("wait");
+    }
+
+    pub fn get(&self, path: &str) -> (u16, Value) {
+        response(ureq::get(&format!("{}{path}", self.base)).call())
+    }
+
+    pub fn post(&self, path: &str, body: Value) -> (u16, Value) {
+        response(ureq::post(&format!("{}{path}", self.base)).send_json(body))
+    }
+
+    pub fn post_raw(&self, path: &str, body: &[u8]) -> (u16, Value) {
+        response(ureq::post(&format!("{}{path}", self.base)).send_bytes(body))
+    }
+
+    /// A game's socket: a spectator's, or with a token, a seat's after its `auth` message
+    /// (the answering `hello` is left for the test to read).
+    pub fn socket(&self, game: &str, token: Option<&str>) -> Socket {
+        socket_at(&self.addr, game, token)
+    }
+
+    /// Plays `moves` in game `id` from its start, sente first, each acknowledged.
+    pub fn play_moves(&self, id: &str, sente: &str, gote: &str, moves: &[&str]) {
+        for (index, usi) in moves.iter().enumerate() {
+            let token = if index % 2 == 0 { sente } else { gote };
+            let (status, body) = self.post(
+                &format!("/api/games/{id}/moves"),
+                json!({"token": token, "move": usi}),
+            );
+            assert_eq!(status, 200, "move {} ({usi}): {body}", index + 1);
+        }
+    }
+
+    /// Creates a game between two people and seats both: (id, sente token, gote token).
+    pub fn two_player_game(&self, variant: &str, clock: Value) -> (String, String, String) {
+        let (status, created) = self.post(
+            "/api/games",
+            json!({"variant": variant, "opponent": "human", "clock": clock}),
+        );
+        assert_eq!(status, 201, "{created}");
+        let id = created["game_id"].as_str().expect("id").to_string();
+        let (status, joined) = self.post(
+            &format!("/api/games/{id}/join"),
+            json!({"invite": created["invite"]}),
+        );
+        assert_eq!(status, 200, "{joined}");
+        assert_eq!(joined["seat"], "gote");
+        let sente = created["token"].as_str().expect("token").to_string();
+        let gote = joined["token"].as_str().expect("token").to_string();
+        (id, sente, gote)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+pub fn response(result: Result<ureq::Response, ureq::Error>) -> (u16, Value) {
+    match result {
+        Ok(r) => (r.status(), r.into_json().unwrap_or(Value::Null)),
+        Err(ureq::Error::Status(code, r)) => (code, r.into_json().unwrap_or(Value::Null)),
+        Err(e) => panic!("request failed: {e}"),
+    }
+}
+
+/// A game's socket at `addr` (the server's, or a proxy's): a spectator's, or with a token, a
+/// seat's after its `auth` message.
+pub fn socket_at(addr: &str, game: &str, token: Option<&str>) -> Socket {
+    let url = format!("ws://{addr}/api/games/{game}/ws");
+    let (socket, _) = tungstenite::connect(url).expect("websocket");
+    if let MaybeTlsStream::Plain(stream) = socket.get_ref() {
+        stream
+            .set_read_timeout(Some(Duration::from_millis(200)))
+            .expect("timeout");
+    }
+    let mut socket = Socket(socket);
+    if let Some(token) = token {
+        socket.send(json!({"type": "auth", "token": token, "id": "auth"}));
+    }
+    socket
+}
+
+pub struct Socket(pub WebSocket<MaybeTlsStream<TcpStream>>);
+
+impl Socket {
+    pub fn send(&mut self, value: Value) {
+        self.0
+            .send(Message::Text(value.to_string().into()))
+            .expect("send");
+    }
+
+    /// Reads messages until one satisfies `want` (within `limit`), returning it.
+    pub fn wait_for(&mut self, limit: Duration, want: impl Fn(&Value) -> bool) -> Value {
+        let until = Instant::now() + limit;
+        while Instant::now() < until {
+            match self.0.read() {
+                Ok(Message::Text(text)) => {
+                    let value: Value = serde_json::from_str(text.as_str()).expect("json");
+                    if want(&value) {
+                        return value;
+                    }
+                }
+                Ok(_) => {}
+                Err(tungstenite::Error::Io(e))
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    ) => {}
+                Err(e) => panic!("websocket: {e}"),
+            }
+        }
+        panic!("no wanted message within {limit:?}");
+    }
+
+    /// Reads until the server closes the socket; the close code.
+    pub fn wait_for_close(&mut self, limit: Duration) -> Option<u16> {
+        let until = Instant::now() + limit;
+        while Instant::now() < until {
+            match self.0.read() {
+                Ok(Message::Close(frame)) => {
+                    // Sends the answering close, as a well-behaved client does.
+                    let _ = self.0.flush();
+                    return frame.map(|f| u16::from(f.code));
+                }
+                Ok(_) => {}
+                Err(tungstenite::Error::Io(e))
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    ) => {}
+                Err(e) => panic!("websocket closed without a close frame: {e}"),
+            }
+        }
+        panic!("the socket was not closed within {limit:?}");
+    }
+}
+
+pub const LONG_BYOYOMI: &str =
+    r#"{"kind": "byoyomi", "main_ms": 600000, "periods": 3, "period_ms": 30000}"#;
+
+pub fn long_clock() -> Value {
+    serde_json::from_str(LONG_BYOYOMI).expect("clock")
+}
+
+/// Runs each named test (a function taking `&Db`) once against SQLite and once against
+/// PostgreSQL (skipped, with a note, when no test server is set).
+macro_rules! against_every_database {
+    ($($name:ident),* $(,)?) => {
+        mod sqlite {
+            $(
+                #[test]
+                fn $name() {
+                    super::$name(&super::Db::sqlite());
+                }
+            )*
+        }
+        mod postgres {
+            $(
+                #[test]
+                fn $name() {
+                    match super::Db::postgres() {
+                        Some(db) => super::$name(&db),
+                        None => eprintln!(
+                            "SKIPPED against PostgreSQL: TSUBAME_TEST_POSTGRES is not set \
+                             (scripts/test sets it once it has started a local server)"
+                        ),
+                    }
+                }
+            )*
+        }
+    };
+}
+pub(crate) use against_every_database;
+
+/// One person's browser on the site: it keeps the session cookie the server sets and sends it
+/// back, with the headers a browser sends from the site's own pages.
+pub struct Browser<'a> {
+    pub server: &'a Server,
+    /// The session cookie (`tsubame_session=…`), once logged in.
+    pub cookie: Option<String>,
+    /// The last `Set-Cookie` header the server sent.
+    pub last_set_cookie: Option<String>,
+}
+
+impl<'a> Browser<'a> {
+    pub fn new(server: &'a Server) -> Browser<'a> {
+        Browser {
+            server,
+            cookie: None,
+            last_set_cookie: None,
+        }
+    }
+
+    /// A request from the site's own page (`Sec-Fetch-Site: same-origin`), with the cookie.
+    pub fn get(&mut self, path: &str) -> (u16, Value) {
+        self.send("GET", path, None, &[("sec-fetch-site", "same-origin")])
+    }
+
+    pub fn post(&mut self, path: &str, body: Value) -> (u16, Value) {
+        self.send(
+            "POST",
+            path,
+            Some(body),
+            &[("sec-fetch-site", "same-origin")],
+        )
+    }
+
+    /// A request with other headers than a same-origin page's (still with the cookie).
+    pub fn send(
+        &mut self,
+        method: &str,
+        path: &str,
+        body: Option<Value>,
+        headers: &[(&str, &str)],
+    ) -> (u16, Value) {
+        let mut request = ureq::request(method, &format!("{}{path}", self.server.base));
+        for (name, value) in headers {
+            request = request.set(name, value);
+        }
+        if let Some(cookie) = &self.cookie {
+            request = request.set("Cookie", cookie);
+        }
+        let result = match body {
+            Some(body) => request.send_json(body),
+            None => request.call(),
+        };
+        let (status, response) = match result {
+            Ok(r) => (r.status(), r),
+            Err(ureq::Error::Status(code, r)) => (code, r),
+            Err(e) => panic!("request failed: {e}"),
+        };
+        if let Some(set) = response.header("set-cookie") {
+            self.last_set_cookie = Some(set.to_string());
+            let pair = set.split(';').next().unwrap_or_default().trim().to_string();
+            self.cookie = pair
+                .split_once('=')
+                .filter(|(_, value)| !value.is_empty())
+                .map(|_| pair.clone());
+        }
+        (status, response.into_json().unwrap_or(Value::Null))
+    }
+
+    /// Signs up (and so logs in) as `name`.
+    pub fn sign_up(&mut self, name: &str, password: &str) -> Value {
+        let (status, body) = self.post(
+            "/api/account/signup",
+            json!({"username": name, "password": password}),
+        );
+        assert_eq!(status, 201, "sign-up of {name}: {body}");
+        body
+    }
+
+    /// This browser's socket for a game, with its cookie.
+    pub fn socket(&self, game: &str) -> Socket {
+        use tungstenite::client::IntoClientRequest;
+        let url = format!("ws://{}/api/games/{game}/ws", self.server.addr);
+        let mut request = url.into_client_request().expect("request");
+        if let Some(cookie) = &self.cookie {
+            request
+                .headers_mut()
+                .insert("cookie", cookie.parse().expect("cookie header"));
+        }
+        request.headers_mut().insert(
+            "origin",
+            format!("http://{}", self.server.addr)
+                .parse()
+                .expect("origin"),
+        );
+        let (socket, _) = tungstenite::connect(request).expect("websocket");
+        if let MaybeTlsStream::Plain(stream) = socket.get_ref() {
+            stream
+                .set_read_timeout(Some(Duration::from_millis(200)))
+                .expect("timeout");
+        }
+        Socket(socket)
+    }
+}
+
+/// Every text value of every row of a table (what a copy of the database would show).
+pub fn stored_texts(db: &Db, table: &str) -> Vec<String> {
+    let url = db.url();
+    runtime().block_on(async {
+        use sqlx::{Column, Row};
+        sqlx::any::install_default_drivers();
+        let pool = sqlx::AnyPool::connect(&url)
+            .await
+            .expect("open the database");
+        let rows = sqlx::query(&format!("SELECT * FROM {table}"))
+            .fetch_all(&pool)
+            .await
+            .expect("read the table");
+        let texts = rows
+            .iter()
+            .flat_map(|row| {
+                row.columns()
+                    .iter()
+                    .filter_map(|column| row.try_get::<Option<String>, _>(column.ordinal()).ok())
+                    .flatten()
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        pool.close().await;
+        texts
+    })
+}
