@@ -8,6 +8,7 @@
 use crate::accounts::{Account, NewSession, SESSION_COOKIE, guest_name};
 use crate::connections::PeerAddr;
 use crate::hub::{ApiError, Credential, Hub, Sitter};
+use crate::ratings::{RATING_GAMES, Speed};
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{ConnectInfo, FromRequestParts, Path, Query, State};
@@ -16,9 +17,12 @@ use axum::http::{HeaderMap, HeaderValue, Method, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde::Deserialize;
-use serde_json::json;
+use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::sync::Arc;
+
+/// The most rating-history points a player page sends (the newest).
+const HISTORY_POINTS: i64 = 500;
 
 /// The value of the session cookie, if the request has one.
 fn session_cookie(headers: &HeaderMap) -> Option<&str> {
@@ -263,15 +267,49 @@ async fn player(
     Path(name): Path<String>,
 ) -> Result<Response, ApiError> {
     let account = account_named(&hub, &name).await?;
-    let games = hub
-        .store()
+    let database = |e: anyhow::Error| ApiError::internal(format!("database: {e}"));
+    let store = hub.store();
+    let games = store
         .account_finished_game_count(&account.id)
         .await
-        .map_err(|e| ApiError::internal(format!("database: {e}")))?;
+        .map_err(database)?;
+    let mut ratings = store.ratings_of(&account.id).await.map_err(database)?;
+    let order = |game: &str, speed: &str| {
+        let game = RATING_GAMES.iter().position(|g| *g == game);
+        let speed = Speed::ALL.iter().position(|s| s.name() == speed);
+        (game, speed)
+    };
+    ratings.sort_by_key(|r| order(&r.game, &r.speed));
+    let ratings: Vec<Value> = ratings
+        .iter()
+        .map(|r| {
+            json!({
+                "game": r.game, "speed": r.speed,
+                "rating": r.rating.rating.round() as i64,
+                "deviation": r.rating.deviation.round() as i64,
+                "provisional": r.rating.provisional(),
+                "games": r.games,
+            })
+        })
+        .collect();
+    let history: Vec<Value> = store
+        .rating_history(&account.id, HISTORY_POINTS)
+        .await
+        .map_err(database)?
+        .iter()
+        .map(|p| {
+            json!({
+                "game": p.game, "speed": p.speed, "game_id": p.game_id,
+                "rating": p.rating, "at": p.at,
+            })
+        })
+        .collect();
     Ok(axum::Json(json!({
         "username": account.username,
         "joined": account.created_at,
         "games": games,
+        "ratings": ratings,
+        "history": history,
     }))
     .into_response())
 }

@@ -121,6 +121,9 @@ struct CreateRequest {
     /// Whether the result changes the players' ratings (both players logged in).
     #[serde(default)]
     rated: bool,
+    /// Who may join a seek: `[least, most]` rating.
+    #[serde(default)]
+    rating_range: Option<[i64; 2]>,
 }
 
 fn default_opponent() -> String {
@@ -385,6 +388,7 @@ async fn create_game(
             creator_side,
             creator: viewer.sitter(),
             rated: request.rated,
+            rating_range: request.rating_range.map(|[min, max]| (min, max)),
             public: request.public,
         })
         .await?;

@@ -1,4 +1,5 @@
-//! Game clocks kept by the server: byo-yomi, Fischer increment, or none.
+//! Game clocks kept by the server: byo-yomi, Fischer increment, days per move
+//! (correspondence), or none.
 //!
 //! Times are whole milliseconds. A clock only changes when a move ends a turn; while a turn
 //! runs, what a player has left is worked out from when the turn started, so the same state
@@ -29,7 +30,18 @@ pub enum TimeControl {
         /// Added after each move.
         increment_ms: u64,
     },
+    /// Correspondence: every move within `days_per_move` days; time not used is not kept.
+    Correspondence {
+        /// Days for each move, 1 to 14.
+        days_per_move: u32,
+    },
 }
+
+/// A day in milliseconds.
+pub const DAY_MS: u64 = 24 * 3600 * 1000;
+
+/// The most days per move a correspondence game may give.
+pub const MAX_DAYS_PER_MOVE: u32 = 14;
 
 /// The longest main time, period or increment accepted (a week), so sums never overflow.
 pub const MAX_TIME_MS: u64 = 7 * 24 * 3600 * 1000;
@@ -54,6 +66,9 @@ pub enum ClockError {
     /// Fischer without main time.
     #[error("clock: Fischer needs main time (main_ms > 0)")]
     NoFischerTime,
+    /// Days per move out of 1 to 14.
+    #[error("clock: correspondence gives 1 to {MAX_DAYS_PER_MOVE} days per move")]
+    DaysPerMove,
 }
 
 impl TimeControl {
@@ -92,6 +107,22 @@ impl TimeControl {
                 }
                 Ok(())
             }
+            TimeControl::Correspondence { days_per_move } => {
+                if !(1..=MAX_DAYS_PER_MOVE).contains(&days_per_move) {
+                    return Err(ClockError::DaysPerMove);
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// The time for one move of a correspondence game.
+    pub fn per_move_ms(&self) -> Option<u64> {
+        match *self {
+            TimeControl::Correspondence { days_per_move } => {
+                Some(u64::from(days_per_move) * DAY_MS)
+            }
+            _ => None,
         }
     }
 
@@ -110,6 +141,10 @@ impl TimeControl {
             },
             TimeControl::Fischer { main_ms, .. } => SideClock {
                 remaining_ms: main_ms,
+                periods: 0,
+            },
+            TimeControl::Correspondence { days_per_move } => SideClock {
+                remaining_ms: u64::from(days_per_move) * DAY_MS,
                 periods: 0,
             },
         };
@@ -145,7 +180,7 @@ impl ClockState {
             TimeControl::Byoyomi { period_ms, .. } => clock
                 .remaining_ms
                 .saturating_add(period_ms.saturating_mul(u64::from(clock.periods))),
-            TimeControl::Fischer { .. } => clock.remaining_ms,
+            TimeControl::Fischer { .. } | TimeControl::Correspondence { .. } => clock.remaining_ms,
         };
         Some(total.saturating_sub(elapsed_ms))
     }
@@ -163,6 +198,14 @@ impl ClockState {
                     return false;
                 }
                 clock.remaining_ms = clock.remaining_ms - elapsed_ms + increment_ms;
+                true
+            }
+            TimeControl::Correspondence { days_per_move } => {
+                let per_move = u64::from(days_per_move) * DAY_MS;
+                if elapsed_ms >= per_move {
+                    return false;
+                }
+                clock.remaining_ms = per_move;
                 true
             }
             TimeControl::Byoyomi { period_ms, .. } => {
@@ -191,7 +234,7 @@ impl ClockState {
         };
         match *control {
             TimeControl::Unlimited => ClockView::default(),
-            TimeControl::Fischer { .. } => ClockView {
+            TimeControl::Fischer { .. } | TimeControl::Correspondence { .. } => ClockView {
                 remaining_ms: clock.remaining_ms.saturating_sub(elapsed_ms),
                 periods: 0,
                 period_ms: 0,
@@ -284,6 +327,25 @@ mod tests {
             }
         );
         assert_eq!(state.display(&BYO, 1, 2000), ClockView::default());
+    }
+
+    #[test]
+    fn correspondence_gives_the_same_days_for_every_move() {
+        let control = TimeControl::Correspondence { days_per_move: 2 };
+        assert_eq!(control.validate(), Ok(()));
+        let mut state = control.initial();
+        assert_eq!(state.time_left(&control, 0, 0), Some(2 * DAY_MS));
+        assert!(state.end_turn(&control, 0, DAY_MS + 5));
+        // Time not used is not kept: the next move has two days again.
+        assert_eq!(state.time_left(&control, 0, 0), Some(2 * DAY_MS));
+        assert_eq!(state.display(&control, 0, DAY_MS).remaining_ms, DAY_MS);
+        assert!(!state.end_turn(&control, 1, 2 * DAY_MS));
+        for days in [0, MAX_DAYS_PER_MOVE + 1] {
+            let bad = TimeControl::Correspondence {
+                days_per_move: days,
+            };
+            assert_eq!(bad.validate(), Err(ClockError::DaysPerMove));
+        }
     }
 
     #[test]

@@ -10,7 +10,8 @@ use crate::connections::ConnectionLimits;
 use crate::engine_work::{EngineLimits, EngineWork};
 use crate::game::{HostedGame, PlayedMove, RulesError};
 use crate::metrics::{GaugeGuard, Metrics};
-use crate::store::{GameRow, MoveRow, StartedSeats, Store, token_hash};
+use crate::ratings::{SeatRating, Speed, rating_game};
+use crate::store::{GameRow, MoveRow, RatedEnd, StartedSeats, Store, token_hash};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use rand::Rng;
 use serde::Serialize;
@@ -210,6 +211,11 @@ pub struct LiveGame {
     names: [String; 2],
     /// Whether the result changes the players' ratings.
     rated: bool,
+    /// Each seat's rating when the game started (an account's, in a game with a clock), and
+    /// the change once a rated game is over.
+    ratings: [Option<SeatRating>; 2],
+    /// A seek's rating range: who may join it.
+    rating_range: Option<(i64, i64)>,
     engine_level: u8,
     invite: String,
     public: bool,
@@ -292,6 +298,14 @@ pub struct GameView {
     pub gote_name: String,
     /// Whether the result changes the players' ratings.
     pub rated: bool,
+    /// Sente's rating when the game started, and its change once rated.
+    pub sente_rating: Option<SeatRating>,
+    /// Gote's rating.
+    pub gote_rating: Option<SeatRating>,
+    /// The game's speed (from its clock): what it is rated as.
+    pub speed: Option<Speed>,
+    /// A seek's rating range: the least and most rating of who may join.
+    pub rating_range: Option<(i64, i64)>,
     /// Engine strength (1 to 5) when an engine plays.
     pub engine_level: u8,
     /// The side that offers a draw.
@@ -337,6 +351,8 @@ pub struct NewGame {
     pub creator: Sitter,
     /// Whether the result changes the players' ratings (only between two accounts).
     pub rated: bool,
+    /// Who may join a seek: the least and most rating.
+    pub rating_range: Option<(i64, i64)>,
     /// Listed in the lobby.
     pub public: bool,
 }
@@ -472,8 +488,11 @@ impl LiveGame {
     /// Between people, before both have moved: when the side to move's first-move time ends.
     fn first_move_deadline(&self, settings: &Settings) -> Option<u64> {
         let between_people = self.players.iter().all(|&p| p == Player::Human);
-        (self.phase == Phase::Playing && between_people && self.moves.len() < 2)
-            .then(|| self.turn_started.saturating_add(settings.first_move_ms))
+        (self.phase == Phase::Playing && between_people && self.moves.len() < 2).then(|| {
+            // A correspondence game gives its days for the first move too.
+            let allowed = self.control.per_move_ms().unwrap_or(settings.first_move_ms);
+            self.turn_started.saturating_add(allowed)
+        })
     }
 
     /// When a game nobody has really started is aborted: a seek nobody joined, a first move
@@ -481,7 +500,13 @@ impl LiveGame {
     /// a first move. Abandoned games must not pile up for ever.
     fn abort_deadline(&self, settings: &Settings) -> Option<u64> {
         match self.phase {
-            Phase::Waiting => Some(self.created_at.saturating_add(settings.seek_expiry_ms)),
+            Phase::Waiting => {
+                // A correspondence seek waits at least as long as one move may take.
+                let wait = settings
+                    .seek_expiry_ms
+                    .max(self.control.per_move_ms().unwrap_or(0));
+                Some(self.created_at.saturating_add(wait))
+            }
             Phase::Finished => None,
             Phase::Playing if self.moves.len() >= 2 => None,
             Phase::Playing => self.first_move_deadline(settings).or_else(|| {
@@ -585,6 +610,10 @@ impl LiveGame {
             sente_name: self.names[0].clone(),
             gote_name: self.names[1].clone(),
             rated: self.rated,
+            sente_rating: self.ratings[0],
+            gote_rating: self.ratings[1],
+            speed: Speed::of(&self.control),
+            rating_range: self.rating_range,
             engine_level: self.engine_level,
             draw_offer: self.draw_offer.map(side_name),
             public: self.public,
@@ -721,6 +750,30 @@ impl Hub {
         &self.settings
     }
 
+    /// An account's rating for a game's category, as its seat shows it; none for a guest or
+    /// a game without a clock. A player with no rated game yet has the starting rating.
+    async fn seat_rating(
+        &self,
+        account: Option<&str>,
+        game: &HostedGame,
+        control: &TimeControl,
+    ) -> Result<Option<SeatRating>, ApiError> {
+        let (Some(account), Some(speed)) = (account, Speed::of(control)) else {
+            return Ok(None);
+        };
+        let rating = self
+            .store
+            .rating(
+                account,
+                rating_game(game.variant(), &game.options_text()),
+                speed.name(),
+            )
+            .await
+            .map_err(|e| ApiError::internal(format!("database: {e}")))?
+            .unwrap_or_default();
+        Ok(Some(SeatRating::of(&rating)))
+    }
+
     /// Accounts and their sessions.
     pub fn accounts(&self) -> &Accounts {
         &self.accounts
@@ -845,6 +898,8 @@ impl Hub {
             accounts: row.accounts.clone(),
             names: row.names.clone(),
             rated: row.rated,
+            ratings: row.seat_ratings,
+            rating_range: row.rating_range,
             engine_level: row.engine_level.clamp(1, 5) as u8,
             invite: row.invite.clone(),
             public: row.public,
@@ -959,12 +1014,26 @@ impl Hub {
                 "only games between two logged-in players can be rated",
             ));
         }
+        if new.rated && Speed::of(&new.control).is_none() {
+            return Err(ApiError::bad_request("a rated game needs a clock"));
+        }
+        if let Some((min, max)) = new.rating_range
+            && (min > max || new.against_engine)
+        {
+            return Err(ApiError::bad_request(
+                "a rating range is from a lower to a higher rating, for a seek",
+            ));
+        }
         let creator = new.creator_side.min(1);
         let engine_level = new.engine_level.clamp(1, 5);
         let mut accounts = [None, None];
         accounts[creator] = new.creator.account.clone();
         let mut names = [String::new(), String::new()];
         names[creator] = new.creator.name.clone();
+        let mut ratings = [None, None];
+        ratings[creator] = self
+            .seat_rating(new.creator.account.as_deref(), &game, &new.control)
+            .await?;
         if new.against_engine {
             names[1 - creator] = engine_name(engine_level);
         }
@@ -997,6 +1066,8 @@ impl Hub {
             accounts,
             names,
             rated: new.rated,
+            ratings,
+            rating_range: new.rating_range,
             engine_level,
             invite: random_hex(8),
             public: new.public && !new.against_engine,
@@ -1030,6 +1101,8 @@ impl Hub {
             accounts: live.accounts.clone(),
             names: live.names.clone(),
             rated: live.rated,
+            seat_ratings: live.ratings,
+            rating_range: live.rating_range,
         };
         self.store
             .insert_game(&row)
@@ -1068,6 +1141,25 @@ impl Hub {
         if live.rated && joiner.account.is_none() {
             return Err(ApiError::forbidden("log in to play a rated game"));
         }
+        let joiner_rating = self
+            .seat_rating(joiner.account.as_deref(), &live.game, &live.control)
+            .await?;
+        if let Some((min, max)) = live.rating_range {
+            match joiner_rating {
+                Some(seat) if (min..=max).contains(&seat.rating) => {}
+                Some(seat) => {
+                    return Err(ApiError::forbidden(format!(
+                        "this seek is for ratings {min} to {max}; yours is {}",
+                        seat.rating
+                    )));
+                }
+                None => {
+                    return Err(ApiError::forbidden(format!(
+                        "this seek is for ratings {min} to {max}: log in to join it"
+                    )));
+                }
+            }
+        }
         let invited =
             invite.is_some_and(|i| constant_time_eq(i.as_bytes(), live.invite.as_bytes()));
         if !invited && !live.public {
@@ -1087,12 +1179,15 @@ impl Hub {
         accounts[open] = joiner.account;
         let mut names = live.names.clone();
         names[open] = joiner.name;
+        let mut ratings = live.ratings;
+        ratings[open] = joiner_rating;
         let now = self.now();
         let seats = StartedSeats {
             players: [players[0].name(), players[1].name()],
             token_hashes: [&token_hashes[0], &token_hashes[1]],
             accounts: [accounts[0].as_deref(), accounts[1].as_deref()],
             names: [&names[0], &names[1]],
+            ratings,
         };
         self.store
             .start_game(&live.id, &seats, now as i64)
@@ -1102,6 +1197,7 @@ impl Hub {
         live.token_hashes = token_hashes;
         live.accounts = accounts;
         live.names = names;
+        live.ratings = ratings;
         live.phase = Phase::Playing;
         live.turn_started = now;
         let grant = SeatGrant {
@@ -1232,10 +1328,38 @@ impl Hub {
     ) -> Result<(), ApiError> {
         let now = self.now();
         let write = Instant::now();
-        self.store
-            .finish_game(&live.id, winner.map(side_name), reason, now as i64)
-            .await
-            .map_err(|e| ApiError::internal(format!("could not store the result: {e}")))?;
+        let game = rating_game(live.game.variant(), &live.game.options_text());
+        let speed = Speed::of(&live.control);
+        let rated_seats = match (&live.accounts, speed) {
+            ([Some(sente), Some(gote)], Some(speed)) if live.rated && reason != "aborted" => {
+                Some(RatedEnd {
+                    accounts: [sente.as_str(), gote.as_str()],
+                    game,
+                    speed: speed.name(),
+                })
+            }
+            _ => None,
+        };
+        let stored = match rated_seats {
+            Some(rated) => self
+                .store
+                .finish_rated_game(&live.id, winner, reason, now as i64, rated)
+                .await
+                .map(|changes| {
+                    for (seat, change) in live.ratings.iter_mut().zip(changes.into_iter().flatten())
+                    {
+                        if let Some(seat) = seat {
+                            seat.change = Some(change);
+                        }
+                    }
+                }),
+            None => {
+                self.store
+                    .finish_game(&live.id, winner.map(side_name), reason, now as i64)
+                    .await
+            }
+        };
+        stored.map_err(|e| ApiError::internal(format!("could not store the result: {e}")))?;
         self.metrics
             .database_seconds
             .observe(write.elapsed().as_secs_f64());
@@ -1675,10 +1799,80 @@ mod tests {
                 name: "Guest-sente".into(),
             },
             rated: false,
+            rating_range: None,
             public: true,
         })
         .await
         .expect("the game is created")
+    }
+
+    #[tokio::test]
+    async fn a_rated_game_is_rated_once() {
+        use crate::store::AccountRow;
+        let test = test_hub("rated-once").await;
+        let hub = &test.hub;
+        for id in ["a1", "b2"] {
+            let row = AccountRow {
+                id: id.into(),
+                name: format!("player-{id}"),
+                password_hash: "$argon2id$unused".into(),
+                created_at: 0,
+            };
+            assert!(hub.store().insert_account(&row).await.expect("stored"));
+        }
+        let sitter = |id: &str| Sitter {
+            account: Some(id.into()),
+            name: format!("player-{id}"),
+        };
+        let grant = hub
+            .create(NewGame {
+                variant: Variant::Tori,
+                options: String::new(),
+                start_sfen: None,
+                control: TimeControl::Correspondence { days_per_move: 3 },
+                against_engine: false,
+                engine_level: 1,
+                creator_side: 0,
+                creator: sitter("a1"),
+                rated: true,
+                rating_range: None,
+                public: true,
+            })
+            .await
+            .expect("a rated correspondence seek");
+        let slot = hub.find(&grant.game_id).await.expect("the game exists");
+        hub.join(&slot, None, sitter("b2"), &Credential::default())
+            .await
+            .expect("the second account joins");
+        let rated = RatedEnd {
+            accounts: ["a1", "b2"],
+            game: "tori",
+            speed: "correspondence",
+        };
+        let first = hub
+            .store()
+            .finish_rated_game(&grant.game_id, Some(1), "resignation", 1, rated)
+            .await
+            .expect("stored");
+        assert_eq!(first, Some([-162, 162]));
+        let second = hub
+            .store()
+            .finish_rated_game(&grant.game_id, Some(0), "resignation", 2, rated)
+            .await
+            .expect("answered");
+        assert_eq!(second, None, "a finished game is not rated again");
+        let ratings = hub.store().ratings_of("b2").await.expect("read");
+        assert_eq!(ratings.len(), 1);
+        assert_eq!(ratings[0].games, 1);
+        assert_eq!(ratings[0].rating.rating.round(), 1662.0);
+        assert_eq!(
+            hub.store()
+                .rating_history("a1", 10)
+                .await
+                .expect("read")
+                .len(),
+            1
+        );
     }
 
     #[tokio::test]

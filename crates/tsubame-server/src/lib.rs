@@ -17,6 +17,7 @@ pub mod engine_work;
 pub mod game;
 pub mod hub;
 pub mod metrics;
+pub mod ratings;
 pub mod store;
 
 use anyhow::{Context, Result};

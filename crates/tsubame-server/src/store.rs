@@ -1,6 +1,7 @@
 //! Persistence: games, their options and clocks, every move with its time, and results, in
 //! SQLite or PostgreSQL through the same migrations and queries.
 
+use crate::ratings::{Rating, SeatRating, after_game};
 use anyhow::{Context, Result};
 use futures_util::future::BoxFuture;
 use sqlx::any::{AnyPoolOptions, install_default_drivers};
@@ -14,7 +15,7 @@ use tokio::sync::{mpsc, oneshot};
 /// The schema's migrations (`migrations/`), built into the binary: version, description and
 /// SQL, as `sqlx migrate` names them from the file names, so databases it migrated carry the
 /// same versions and checksums.
-const MIGRATIONS: [(i64, &str, &str); 3] = [
+const MIGRATIONS: [(i64, &str, &str); 4] = [
     (1, "games", include_str!("../migrations/0001_games.sql")),
     (
         2,
@@ -26,6 +27,7 @@ const MIGRATIONS: [(i64, &str, &str); 3] = [
         "accounts",
         include_str!("../migrations/0003_accounts.sql"),
     ),
+    (4, "ratings", include_str!("../migrations/0004_ratings.sql")),
 ];
 
 /// [`MIGRATIONS`] as a source for sqlx's migrator.
@@ -97,6 +99,10 @@ pub struct GameRow {
     pub names: [String; 2],
     /// Whether the result changes the players' ratings.
     pub rated: bool,
+    /// Each seat's rating when the game started, and its change once rated.
+    pub seat_ratings: [Option<SeatRating>; 2],
+    /// A seek's rating range: the least and most rating of who may join.
+    pub rating_range: Option<(i64, i64)>,
 }
 
 /// An account as stored.
@@ -123,6 +129,8 @@ pub struct StartedSeats<'a> {
     pub accounts: [Option<&'a str>; 2],
     /// The names shown.
     pub names: [&'a str; 2],
+    /// The seats' ratings as the game starts.
+    pub ratings: [Option<SeatRating>; 2],
 }
 
 /// A move as stored, with both clocks after it.
@@ -175,6 +183,8 @@ struct PendingMove {
 #[derive(Clone, Debug)]
 pub struct Store {
     pool: AnyPool,
+    /// PostgreSQL rather than SQLite: rows can be locked.
+    postgres: bool,
     moves: mpsc::UnboundedSender<PendingMove>,
 }
 
@@ -276,7 +286,8 @@ async fn hash_plain_tokens(pool: &AnyPool) -> Result<()> {
 const GAME_COLUMNS: &str = "id, variant, options, start_sfen, time_control, sente_player, \
      gote_player, engine_level, sente_token_hash, gote_token_hash, invite, public, status, winner, \
      reason, created_at, started_at, finished_at, sente_account, gote_account, sente_name, \
-     gote_name, rated";
+     gote_name, rated, sente_rating, gote_rating, sente_provisional, gote_provisional, \
+     sente_rating_change, gote_rating_change, rating_min, rating_max";
 
 fn game_from_row(row: &sqlx::any::AnyRow) -> Result<GameRow> {
     Ok(GameRow {
@@ -301,7 +312,65 @@ fn game_from_row(row: &sqlx::any::AnyRow) -> Result<GameRow> {
         accounts: [row.try_get("sente_account")?, row.try_get("gote_account")?],
         names: [row.try_get("sente_name")?, row.try_get("gote_name")?],
         rated: row.try_get::<i64, _>("rated")? != 0,
+        seat_ratings: [
+            seat_rating_from_row(row, "sente")?,
+            seat_rating_from_row(row, "gote")?,
+        ],
+        rating_range: match (row.try_get("rating_min")?, row.try_get("rating_max")?) {
+            (Some(min), Some(max)) => Some((min, max)),
+            _ => None,
+        },
     })
+}
+
+fn seat_rating_from_row(row: &sqlx::any::AnyRow, side: &str) -> Result<Option<SeatRating>> {
+    let rating: Option<i64> = row.try_get(format!("{side}_rating").as_str())?;
+    let provisional: i64 = row.try_get(format!("{side}_provisional").as_str())?;
+    let change: Option<i64> = row.try_get(format!("{side}_rating_change").as_str())?;
+    Ok(rating.map(|rating| SeatRating {
+        rating,
+        provisional: provisional != 0,
+        change,
+    }))
+}
+
+/// One rating as a player page shows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RatingRow {
+    /// `tori`, `wa`, `wa-nodrops` or `tenjiku`.
+    pub game: String,
+    /// `blitz`, `rapid`, `classical` or `correspondence`.
+    pub speed: String,
+    /// The rating.
+    pub rating: Rating,
+    /// Rated games played in this category.
+    pub games: i64,
+}
+
+/// A point of a player's rating history.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RatingPoint {
+    /// The category's game.
+    pub game: String,
+    /// The category's speed.
+    pub speed: String,
+    /// The game whose result made it.
+    pub game_id: String,
+    /// The rating after it, whole points.
+    pub rating: i64,
+    /// When, unix milliseconds.
+    pub at: i64,
+}
+
+/// A rated game's end: who played and in which category.
+#[derive(Clone, Copy, Debug)]
+pub struct RatedEnd<'a> {
+    /// Sente's and gote's accounts.
+    pub accounts: [&'a str; 2],
+    /// The rating game (`tori`, ...).
+    pub game: &'a str,
+    /// The speed.
+    pub speed: &'a str,
 }
 
 fn account_from_row(row: &sqlx::any::AnyRow) -> Result<AccountRow> {
@@ -355,7 +424,11 @@ impl Store {
             .context("cannot hash the seat tokens stored before hashing")?;
         let (moves, queue) = mpsc::unbounded_channel();
         tokio::spawn(move_writer(pool.clone(), queue));
-        Ok(Store { pool, moves })
+        Ok(Store {
+            pool,
+            moves,
+            postgres: !sqlite,
+        })
     }
 
     /// Whether the database answers a query within two seconds.
@@ -373,8 +446,10 @@ impl Store {
             "INSERT INTO games (id, variant, options, start_sfen, time_control, sente_player, \
              gote_player, engine_level, sente_token_hash, gote_token_hash, invite, public, status, \
              winner, reason, created_at, started_at, finished_at, sente_account, gote_account, \
-             sente_name, gote_name, rated, tokens_hashed) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, \
-             $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, 1)",
+             sente_name, gote_name, rated, sente_rating, gote_rating, sente_provisional, \
+             gote_provisional, rating_min, rating_max, tokens_hashed) VALUES ($1, $2, $3, $4, $5, \
+             $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, \
+             $24, $25, $26, $27, $28, $29, 1)",
         )
         .bind(&game.id)
         .bind(&game.variant)
@@ -399,6 +474,12 @@ impl Store {
         .bind(&game.names[0])
         .bind(&game.names[1])
         .bind(i64::from(game.rated))
+        .bind(game.seat_ratings[0].map(|r| r.rating))
+        .bind(game.seat_ratings[1].map(|r| r.rating))
+        .bind(game.seat_ratings[0].map_or(0, |r| i64::from(r.provisional)))
+        .bind(game.seat_ratings[1].map_or(0, |r| i64::from(r.provisional)))
+        .bind(game.rating_range.map(|(min, _)| min))
+        .bind(game.rating_range.map(|(_, max)| max))
         .execute(&self.pool)
         .await?;
         Ok(())
@@ -415,7 +496,8 @@ impl Store {
         sqlx::query(
             "UPDATE games SET sente_player = $1, gote_player = $2, sente_token_hash = $3, \
              gote_token_hash = $4, status = 'playing', started_at = $5, sente_account = $6, \
-             gote_account = $7, sente_name = $8, gote_name = $9 WHERE id = $10",
+             gote_account = $7, sente_name = $8, gote_name = $9, sente_rating = $10, \
+             gote_rating = $11, sente_provisional = $12, gote_provisional = $13 WHERE id = $14",
         )
         .bind(seats.players[0])
         .bind(seats.players[1])
@@ -426,6 +508,10 @@ impl Store {
         .bind(seats.accounts[1])
         .bind(seats.names[0])
         .bind(seats.names[1])
+        .bind(seats.ratings[0].map(|r| r.rating))
+        .bind(seats.ratings[1].map(|r| r.rating))
+        .bind(seats.ratings[0].map_or(0, |r| i64::from(r.provisional)))
+        .bind(seats.ratings[1].map_or(0, |r| i64::from(r.provisional)))
         .bind(id)
         .execute(&self.pool)
         .await?;
@@ -446,6 +532,173 @@ impl Store {
             .await
             .map_err(|_| anyhow::anyhow!("the move writer has stopped"))??;
         Ok(())
+    }
+
+    /// Stores the result of a rated game and both players' new ratings in one transaction;
+    /// returns the rating changes (whole points), or `None` when the game was already over
+    /// (a game is never rated twice).
+    pub async fn finish_rated_game(
+        &self,
+        id: &str,
+        winner: Option<usize>,
+        reason: &str,
+        finished_at: i64,
+        rated: RatedEnd<'_>,
+    ) -> Result<Option<[i64; 2]>> {
+        let mut tx = self.pool.begin().await?;
+        if self.postgres {
+            // Two games of one player ending at once must not both start from the same
+            // rating: the accounts' rows are locked, always in the same order.
+            let mut ids = rated.accounts;
+            ids.sort_unstable();
+            sqlx::query("SELECT id FROM accounts WHERE id IN ($1, $2) ORDER BY id FOR UPDATE")
+                .bind(ids[0])
+                .bind(ids[1])
+                .fetch_all(&mut *tx)
+                .await?;
+        }
+        let winner_name = winner.map(|side| if side == 0 { "sente" } else { "gote" });
+        let ended = sqlx::query(
+            "UPDATE games SET status = 'finished', winner = $1, reason = $2, finished_at = $3 \
+             WHERE id = $4 AND status <> 'finished'",
+        )
+        .bind(winner_name)
+        .bind(reason)
+        .bind(finished_at)
+        .bind(id)
+        .execute(&mut *tx)
+        .await?;
+        if ended.rows_affected() == 0 {
+            tx.rollback().await?;
+            return Ok(None);
+        }
+        let mut before = [Rating::default(); 2];
+        let mut played = [0i64; 2];
+        for (side, account) in rated.accounts.iter().enumerate() {
+            let row: Option<(i64, i64, i64, i64)> = sqlx::query_as(
+                "SELECT rating_milli, deviation_milli, volatility_nano, games FROM ratings \
+                 WHERE account_id = $1 AND game = $2 AND speed = $3",
+            )
+            .bind(*account)
+            .bind(rated.game)
+            .bind(rated.speed)
+            .fetch_optional(&mut *tx)
+            .await?;
+            if let Some((rating, deviation, volatility, games)) = row {
+                before[side] = Rating::from_stored(rating, deviation, volatility);
+                played[side] = games;
+            }
+        }
+        let after = after_game(before[0], before[1], winner);
+        let mut changes = [0i64; 2];
+        for side in 0..2 {
+            let (rating, deviation, volatility) = after[side].to_stored();
+            sqlx::query(
+                "INSERT INTO ratings (account_id, game, speed, rating_milli, deviation_milli, \
+                 volatility_nano, games, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) \
+                 ON CONFLICT (account_id, game, speed) DO UPDATE SET \
+                 rating_milli = excluded.rating_milli, deviation_milli = excluded.deviation_milli, \
+                 volatility_nano = excluded.volatility_nano, games = excluded.games, \
+                 updated_at = excluded.updated_at",
+            )
+            .bind(rated.accounts[side])
+            .bind(rated.game)
+            .bind(rated.speed)
+            .bind(rating)
+            .bind(deviation)
+            .bind(volatility)
+            .bind(played[side] + 1)
+            .bind(finished_at)
+            .execute(&mut *tx)
+            .await?;
+            sqlx::query(
+                "INSERT INTO rating_history (account_id, game_id, game, speed, rating_milli, \
+                 deviation_milli, at) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+            )
+            .bind(rated.accounts[side])
+            .bind(id)
+            .bind(rated.game)
+            .bind(rated.speed)
+            .bind(rating)
+            .bind(deviation)
+            .bind(finished_at)
+            .execute(&mut *tx)
+            .await?;
+            changes[side] = after[side].rating.round() as i64 - before[side].rating.round() as i64;
+        }
+        sqlx::query(
+            "UPDATE games SET sente_rating_change = $1, gote_rating_change = $2 WHERE id = $3",
+        )
+        .bind(changes[0])
+        .bind(changes[1])
+        .bind(id)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(Some(changes))
+    }
+
+    /// An account's rating in one category, if it has played a rated game in it.
+    pub async fn rating(
+        &self,
+        account_id: &str,
+        game: &str,
+        speed: &str,
+    ) -> Result<Option<Rating>> {
+        let row: Option<(i64, i64, i64)> = sqlx::query_as(
+            "SELECT rating_milli, deviation_milli, volatility_nano FROM ratings \
+             WHERE account_id = $1 AND game = $2 AND speed = $3",
+        )
+        .bind(account_id)
+        .bind(game)
+        .bind(speed)
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(row.map(|(r, d, v)| Rating::from_stored(r, d, v)))
+    }
+
+    /// All of an account's ratings.
+    pub async fn ratings_of(&self, account_id: &str) -> Result<Vec<RatingRow>> {
+        let rows: Vec<(String, String, i64, i64, i64, i64)> = sqlx::query_as(
+            "SELECT game, speed, rating_milli, deviation_milli, volatility_nano, games \
+             FROM ratings WHERE account_id = $1",
+        )
+        .bind(account_id)
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows
+            .into_iter()
+            .map(|(game, speed, r, d, v, games)| RatingRow {
+                game,
+                speed,
+                rating: Rating::from_stored(r, d, v),
+                games,
+            })
+            .collect())
+    }
+
+    /// An account's rating history, oldest first (the newest `limit` points).
+    pub async fn rating_history(&self, account_id: &str, limit: i64) -> Result<Vec<RatingPoint>> {
+        let rows: Vec<(String, String, String, i64, i64)> = sqlx::query_as(
+            "SELECT game, speed, game_id, rating_milli, at FROM rating_history \
+             WHERE account_id = $1 ORDER BY at DESC LIMIT $2",
+        )
+        .bind(account_id)
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
+        let mut points: Vec<RatingPoint> = rows
+            .into_iter()
+            .map(|(game, speed, game_id, rating, at)| RatingPoint {
+                game,
+                speed,
+                game_id,
+                rating: (rating as f64 / 1000.0).round() as i64,
+                at,
+            })
+            .collect();
+        points.reverse();
+        Ok(points)
     }
 
     /// Stores the result.

@@ -460,7 +460,226 @@ fn sessions_expire(db: &Db) {
     assert_eq!(status, 200, "{body}");
 }
 
+/// A rated seek between two accounts, as far as both are seated.
+fn rated_game(creator: &mut Browser, joiner: &mut Browser, clock: Value) -> String {
+    let (status, created) = creator.post(
+        "/api/games",
+        json!({"variant": "tori", "opponent": "human", "rated": true, "public": true,
+               "clock": clock}),
+    );
+    assert_eq!(status, 201, "{created}");
+    let id = created["game_id"].as_str().unwrap().to_string();
+    let (status, joined) = joiner.post(&format!("/api/games/{id}/join"), json!({}));
+    assert_eq!(status, 200, "{joined}");
+    id
+}
+
+/// The players' Glicko-2 ratings after rated games: the worked first game (1500/350 each:
+/// the winner gains 162 points, the loser loses as many), stored in the same transaction as
+/// the result, shown on the game and the player page with history; aborted, casual and
+/// already-finished games change nothing; seeks can ask for a rating range.
+fn rated_games_change_ratings(db: &Db) {
+    let server = Server::start(db);
+    let mut alice = Browser::new(&server);
+    alice.sign_up("alice", PASSWORD);
+    let mut bob = Browser::new(&server);
+    bob.sign_up("bob", PASSWORD);
+    // Ten minutes and 30-second byo-yomi: about 22 minutes for a game, rapid.
+    let rapid = json!({"kind": "byoyomi", "main_ms": 600000, "periods": 1, "period_ms": 30000});
+
+    // A rated game needs a clock; an aborted rated game is not rated.
+    let (status, body) = alice.post(
+        "/api/games",
+        json!({"variant": "tori", "opponent": "human", "rated": true}),
+    );
+    assert_eq!(status, 400, "{body}");
+    let aborted = rated_game(&mut alice, &mut bob, rapid.clone());
+    let (status, _) = alice.post(&format!("/api/games/{aborted}/abort"), json!({}));
+    assert_eq!(status, 200);
+    let (_, page) = server.get("/api/players/alice");
+    assert_eq!(page["ratings"], json!([]), "an aborted game is not rated");
+
+    let id = rated_game(&mut alice, &mut bob, rapid.clone());
+    let (_, view) = server.get(&format!("/api/games/{id}"));
+    assert_eq!(view["speed"], "rapid");
+    for side in ["sente_rating", "gote_rating"] {
+        assert_eq!(
+            view[side],
+            json!({"rating": 1500, "provisional": true, "change": null})
+        );
+    }
+    alice.post(&format!("/api/games/{id}/moves"), json!({"move": "3d3c"}));
+    bob.post(&format!("/api/games/{id}/moves"), json!({"move": "4b3c"}));
+    let mut watcher = server.socket(&id, None);
+    let (status, body) = bob.post(&format!("/api/games/{id}/resign"), json!({}));
+    assert_eq!(status, 200, "{body}");
+    let end = watcher.wait_for(Duration::from_secs(5), |m| m["type"] == "end");
+    assert_eq!(end["game"]["sente_rating"]["change"], 162, "{end}");
+    assert_eq!(end["game"]["gote_rating"]["change"], -162, "{end}");
+
+    let (_, page) = server.get("/api/players/alice");
+    assert_eq!(
+        page["ratings"],
+        json!([{"game": "tori", "speed": "rapid", "rating": 1662, "deviation": 290,
+                "provisional": true, "games": 1}])
+    );
+    assert_eq!(page["history"].as_array().unwrap().len(), 1);
+    assert_eq!(page["history"][0]["rating"], 1662);
+    assert_eq!(page["history"][0]["game_id"], id.as_str());
+    let (_, page) = server.get("/api/players/bob");
+    assert_eq!(page["ratings"][0]["rating"], 1338);
+
+    // Finishing it again changes nothing twice.
+    let (status, _) = alice.post(&format!("/api/games/{id}/resign"), json!({}));
+    assert_eq!(status, 409);
+    let (_, again) = server.get("/api/players/alice");
+    assert_eq!(again["ratings"][0]["games"], 1);
+
+    // A casual game between them shows their ratings and changes none.
+    let (status, created) = bob.post(
+        "/api/games",
+        json!({"variant": "tori", "opponent": "human", "public": true, "clock": rapid}),
+    );
+    assert_eq!(status, 201);
+    let casual = created["game_id"].as_str().unwrap().to_string();
+    alice.post(&format!("/api/games/{casual}/join"), json!({}));
+    let (_, view) = server.get(&format!("/api/games/{casual}"));
+    assert_eq!(view["rated"], false);
+    assert_eq!(view["sente_rating"]["rating"], 1338);
+    assert_eq!(view["gote_rating"]["rating"], 1662);
+    bob.post(
+        &format!("/api/games/{casual}/moves"),
+        json!({"move": "3d3c"}),
+    );
+    alice.post(
+        &format!("/api/games/{casual}/moves"),
+        json!({"move": "4b3c"}),
+    );
+    alice.post(&format!("/api/games/{casual}/resign"), json!({}));
+    let (_, view) = server.get(&format!("/api/games/{casual}"));
+    assert_eq!(view["sente_rating"]["change"], Value::Null);
+    let (_, page) = server.get("/api/players/bob");
+    assert_eq!(page["ratings"][0]["rating"], 1338);
+    assert_eq!(
+        page["games"], 2,
+        "played to the end: the rated and the casual game"
+    );
+
+    // A second rated game, drawn, starts from the new ratings: the lower-rated player gains.
+    let drawn = rated_game(&mut bob, &mut alice, rapid.clone());
+    let (_, view) = server.get(&format!("/api/games/{drawn}"));
+    assert_eq!(view["sente_rating"]["rating"], 1338);
+    bob.post(
+        &format!("/api/games/{drawn}/moves"),
+        json!({"move": "3d3c"}),
+    );
+    alice.post(
+        &format!("/api/games/{drawn}/moves"),
+        json!({"move": "4b3c"}),
+    );
+    bob.post(
+        &format!("/api/games/{drawn}/draw"),
+        json!({"action": "offer"}),
+    );
+    let (status, body) = alice.post(
+        &format!("/api/games/{drawn}/draw"),
+        json!({"action": "accept"}),
+    );
+    assert_eq!(status, 200, "{body}");
+    let (_, view) = server.get(&format!("/api/games/{drawn}"));
+    let bob_change = view["sente_rating"]["change"].as_i64().unwrap();
+    let alice_change = view["gote_rating"]["change"].as_i64().unwrap();
+    assert!(bob_change > 0 && alice_change < 0, "{view}");
+    let (_, page) = server.get("/api/players/alice");
+    assert_eq!(page["history"].as_array().unwrap().len(), 2);
+    assert_eq!(page["ratings"][0]["games"], 2);
+
+    // Rating ranges: only players within it may join.
+    let (status, body) = alice.post(
+        "/api/games",
+        json!({"variant": "tori", "opponent": "human", "rated": true, "public": true,
+               "clock": rapid, "rating_range": [1700, 1600]}),
+    );
+    assert_eq!(status, 400, "{body}");
+    let (status, seek) = alice.post(
+        "/api/games",
+        json!({"variant": "tori", "opponent": "human", "rated": true, "public": true,
+               "clock": rapid, "rating_range": [1450, 1700]}),
+    );
+    assert_eq!(status, 201, "{seek}");
+    let seek_id = seek["game_id"].as_str().unwrap();
+    let (status, body) = bob.post(&format!("/api/games/{seek_id}/join"), json!({}));
+    assert_eq!(status, 403, "{body}");
+    assert!(
+        body["error"].as_str().unwrap().contains("1450 to 1700"),
+        "{body}"
+    );
+    let mut carol = Browser::new(&server);
+    carol.sign_up("carol", PASSWORD);
+    let (status, body) = carol.post(&format!("/api/games/{seek_id}/join"), json!({}));
+    assert_eq!(status, 200, "a new player's 1500 is in range: {body}");
+
+    // The ratings are stored as exact integers, with the history.
+    let stored = stored_texts(db, "rating_history");
+    assert!(stored.iter().any(|t| t == &id), "{stored:?}");
+}
+
+/// Correspondence: days per move (1 to 14), the first move too, time not used not kept, and
+/// a "your turn" count for the player who must move.
+fn correspondence_games_give_days_per_move(db: &Db) {
+    const DAY_MS: i64 = 24 * 3600 * 1000;
+    // One second for a first move in live games: correspondence must not use it.
+    let server = Server::start_with(db, &["--first-move-seconds", "1"]);
+    let mut alice = Browser::new(&server);
+    alice.sign_up("alice", PASSWORD);
+    let mut bob = Browser::new(&server);
+    bob.sign_up("bob", PASSWORD);
+    for days in [0, 15] {
+        let (status, body) = alice.post(
+            "/api/games",
+            json!({"variant": "tori", "opponent": "human",
+                   "clock": {"kind": "correspondence", "days_per_move": days}}),
+        );
+        assert_eq!(status, 400, "{days}: {body}");
+        assert!(
+            body["error"].as_str().unwrap().contains("1 to 14"),
+            "{body}"
+        );
+    }
+    let id = rated_game(
+        &mut alice,
+        &mut bob,
+        json!({"kind": "correspondence", "days_per_move": 2}),
+    );
+    std::thread::sleep(Duration::from_millis(1500));
+    let (_, view) = server.get(&format!("/api/games/{id}"));
+    assert_eq!(view["status"], "playing", "{view}");
+    assert_eq!(view["speed"], "correspondence");
+    let first_left = view["first_move_ms_left"].as_i64().unwrap();
+    assert!(
+        first_left > 2 * DAY_MS - 60_000 && first_left <= 2 * DAY_MS,
+        "{first_left}"
+    );
+    let (_, me) = alice.get("/api/account");
+    assert_eq!(me["your_turn"], 1);
+    for (ply, usi) in ["3d3c", "4b3c", "5e5d"].into_iter().enumerate() {
+        let player = if ply % 2 == 0 { &mut alice } else { &mut bob };
+        let (status, body) = player.post(&format!("/api/games/{id}/moves"), json!({"move": usi}));
+        assert_eq!(status, 200, "{body}");
+    }
+    let (_, view) = server.get(&format!("/api/games/{id}"));
+    assert_eq!(view["clock_running"], "gote");
+    assert_eq!(view["sente_clock"]["remaining_ms"], 2 * DAY_MS);
+    assert!(view["gote_clock"]["remaining_ms"].as_i64().unwrap() <= 2 * DAY_MS);
+    let (_, me) = bob.get("/api/account");
+    assert_eq!(me["your_turn"], 1);
+    let (_, me) = alice.get("/api/account");
+    assert_eq!(me["your_turn"], 0);
+}
+
 against_every_database!(
+    correspondence_games_give_days_per_move,
+    rated_games_change_ratings,
     sign_up_log_in_and_out,
     seats_follow_the_login,
     cross_site_requests_are_refused,
