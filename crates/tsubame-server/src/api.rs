@@ -4,6 +4,8 @@
 //! error naming what was wrong instead of the framework's plain-text rejection.
 
 use crate::account_api::Viewer;
+use crate::accounts::Account;
+use crate::chat::Room;
 use crate::clock::TimeControl;
 use crate::connections::{ConnectionLimits, PeerAddr};
 use crate::game::HostedGame;
@@ -527,6 +529,68 @@ async fn draw(
         .await?))
 }
 
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ChatRequest {
+    #[serde(default)]
+    token: Option<String>,
+    text: String,
+}
+
+/// Says a line in the game's chat (the players' room for a seat, else the spectators').
+async fn post_chat(
+    State(hub): State<Arc<Hub>>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    viewer: Viewer,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let request: ChatRequest = parse_body(&body)?;
+    let token = token_of(&headers, request.token);
+    let slot = hub.find(&id).await?;
+    let name = viewer.account.as_ref().map(|a| a.username.as_str());
+    let line = hub
+        .say(
+            &slot,
+            &viewer.credential(token.as_deref()),
+            name,
+            &request.text,
+        )
+        .await?;
+    Ok((StatusCode::CREATED, axum::Json(line)).into_response())
+}
+
+/// The chat room the viewer sees (by login, or the seat token in `Authorization`) and its
+/// newest lines.
+async fn get_chat(
+    State(hub): State<Arc<Hub>>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    viewer: Viewer,
+) -> Result<Response, ApiError> {
+    let token = token_of(&headers, None);
+    let slot = hub.find(&id).await?;
+    let (room, lines) = hub
+        .chat_history(&slot, &viewer.credential(token.as_deref()))
+        .await?;
+    Ok(ok(&json!({"room": room, "lines": lines})))
+}
+
+async fn rematch(
+    State(hub): State<Arc<Hub>>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    viewer: Viewer,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let request: DrawRequest = parse_body(&body)?;
+    let token = token_of(&headers, request.token);
+    let slot = hub.find(&id).await?;
+    Ok(ok(&hub
+        .rematch(&slot, &viewer.credential(token.as_deref()), &request.action)
+        .await?))
+}
+
 /// A record in every export form, with the position after each ply for replay.
 fn record_of(game_start: &HostedGame, moves: &[String]) -> Result<Value, ApiError> {
     let mut walk = game_start.clone();
@@ -864,10 +928,7 @@ async fn game_socket(
         ));
     }
     let slot = hub.find(&id).await?;
-    let account = Viewer::of_socket(&hub, &headers)
-        .await?
-        .account
-        .map(|account| account.id);
+    let account = Viewer::of_socket(&hub, &headers).await?.account;
     // Small buffers: thousands of idle games must not each hold the default 128 KiB.
     Ok(upgrade
         .read_buffer_size(4096)
@@ -887,6 +948,8 @@ struct SocketCommand {
     #[serde(default)]
     token: Option<String>,
     #[serde(default)]
+    text: Option<String>,
+    #[serde(default)]
     id: Option<Value>,
 }
 
@@ -895,12 +958,18 @@ async fn state_text(hub: &Hub, slot: &GameSlot) -> String {
     json!({"type": "state", "game": hub.view_of(&live, true)}).to_string()
 }
 
-/// Serves a game's socket; `account` is the logged-in player's (from the upgrade's cookie),
+/// The chat lines a socket's viewer sees, as one message.
+async fn chat_history_text(hub: &Hub, slot: &GameSlot, who: &Credential<'_>) -> Option<String> {
+    let (room, lines) = hub.chat_history(slot, who).await.ok()?;
+    Some(json!({"type": "chat_history", "room": room, "lines": lines}).to_string())
+}
+
+/// Serves a game's socket; `account` is the logged-in viewer's (from the upgrade's cookie),
 /// whose seat the socket acts for without an `auth`.
 async fn serve_socket(
     hub: Arc<Hub>,
     slot: Arc<GameSlot>,
-    account: Option<String>,
+    account: Option<Account>,
     socket: WebSocket,
 ) {
     let _open = crate::metrics::GaugeGuard::hold(&hub.metrics().websockets);
@@ -908,7 +977,9 @@ async fn serve_socket(
     let mut shutdown = hub.shutdown_signal();
     // Subscribe before the snapshot so no change falls between the two.
     let mut events = slot.events.subscribe();
+    let mut chat = slot.chat.subscribe();
     let mut token: Option<String> = None;
+    let account_id = account.as_ref().map(|a| a.id.as_str());
     // Pings keep a quiet socket (a spectator's, a player thinking) above the idle limit of the
     // connection; a client that stops answering them is closed by that limit.
     let mut pings = tokio::time::interval(hub.settings().connections.idle / 3);
@@ -918,10 +989,16 @@ async fn serve_socket(
             &slot,
             &Credential {
                 token: None,
-                account: account.as_deref(),
+                account: account_id,
             },
         )
         .await;
+    // The chat room this socket sees: the players' once it holds a seat.
+    let mut room = if seat.is_some() {
+        Room::Players
+    } else {
+        Room::Spectators
+    };
     let hello = json!({"type": "hello", "seat": seat}).to_string();
     if sink.send(Message::Text(hello.into())).await.is_err() {
         return;
@@ -930,6 +1007,15 @@ async fn serve_socket(
         .send(Message::Text(state_text(&hub, &slot).await.into()))
         .await
         .is_err()
+    {
+        return;
+    }
+    let viewer = Credential {
+        token: None,
+        account: account_id,
+    };
+    if let Some(history) = chat_history_text(&hub, &slot, &viewer).await
+        && sink.send(Message::Text(history.into())).await.is_err()
     {
         return;
     }
@@ -973,6 +1059,25 @@ async fn serve_socket(
                     return;
                 }
             }
+            line = chat.recv() => {
+                let text = match line {
+                    Ok(line) if line.room == room => {
+                        json!({"type": "chat", "line": *line}).to_string()
+                    }
+                    Ok(_) => continue,
+                    Err(RecvError::Lagged(_)) => {
+                        let who = Credential { token: token.as_deref(), account: account_id };
+                        match chat_history_text(&hub, &slot, &who).await {
+                            Some(history) => history,
+                            None => continue,
+                        }
+                    }
+                    Err(RecvError::Closed) => return,
+                };
+                if sink.send(Message::Text(text.into())).await.is_err() {
+                    return;
+                }
+            }
             incoming = stream.next() => {
                 let text = match incoming {
                     Some(Ok(Message::Text(text))) => text,
@@ -980,10 +1085,21 @@ async fn serve_socket(
                     Some(Ok(_)) => continue,
                 };
                 let reply =
-                    socket_command(&hub, &slot, &mut token, account.as_deref(), text.as_str())
+                    socket_command(&hub, &slot, &mut token, account.as_ref(), text.as_str())
                         .await;
+                let seated = reply["type"] == "hello" && !reply["seat"].is_null();
                 if sink.send(Message::Text(reply.to_string().into())).await.is_err() {
                     return;
+                }
+                if seated && room != Room::Players {
+                    // Now a player's socket: the players' room, from its history.
+                    room = Room::Players;
+                    let who = Credential { token: token.as_deref(), account: account_id };
+                    if let Some(history) = chat_history_text(&hub, &slot, &who).await
+                        && sink.send(Message::Text(history.into())).await.is_err()
+                    {
+                        return;
+                    }
                 }
             }
         }
@@ -991,12 +1107,12 @@ async fn serve_socket(
 }
 
 /// Answers one message of a game's socket; `token` is the seat's once an `auth` has held,
-/// `account` the logged-in player's.
+/// `account` the logged-in viewer's.
 async fn socket_command(
     hub: &Arc<Hub>,
     slot: &Arc<GameSlot>,
     token: &mut Option<String>,
-    account: Option<&str>,
+    account: Option<&Account>,
     text: &str,
 ) -> Value {
     let command: SocketCommand = match serde_json::from_str(text) {
@@ -1021,8 +1137,22 @@ async fn socket_command(
     }
     let who = Credential {
         token: token.as_deref(),
-        account,
+        account: account.map(|a| a.id.as_str()),
     };
+    if command.kind == "chat" {
+        let said = hub
+            .say(
+                slot,
+                &who,
+                account.map(|a| a.username.as_str()),
+                command.text.as_deref().unwrap_or_default(),
+            )
+            .await;
+        return match said {
+            Ok(line) => json!({"type": "ack", "id": id, "chat": line.id}),
+            Err(e) => json!({"type": "error", "id": id, "status": e.status, "error": e.message}),
+        };
+    }
     let result = match command.kind.as_str() {
         "move" => match command.usi.as_deref() {
             Some(usi) => hub.play(slot, &who, usi.trim()).await,
@@ -1034,9 +1164,14 @@ async fn socket_command(
             hub.draw(slot, &who, command.action.as_deref().unwrap_or("offer"))
                 .await
         }
+        "rematch" => {
+            hub.rematch(slot, &who, command.action.as_deref().unwrap_or("offer"))
+                .await
+        }
         "ping" => return json!({"type": "pong", "id": id, "server_time_ms": hub.now()}),
         other => Err(ApiError::bad_request(format!(
-            "unknown message type {:?}: one of auth, move, resign, abort, draw, ping",
+            "unknown message type {:?}: one of auth, move, resign, abort, draw, rematch, chat, \
+             ping",
             other.chars().take(40).collect::<String>()
         ))),
     };
@@ -1062,6 +1197,8 @@ pub fn routes(hub: Arc<Hub>) -> Router {
         .route("/api/games/{id}/resign", post(resign))
         .route("/api/games/{id}/abort", post(abort))
         .route("/api/games/{id}/draw", post(draw))
+        .route("/api/games/{id}/rematch", post(rematch))
+        .route("/api/games/{id}/chat", get(get_chat).post(post_chat))
         .route("/api/games/{id}/record", get(game_record))
         .route("/api/games/{id}/ws", get(game_socket))
         .route("/api/replay", post(replay))

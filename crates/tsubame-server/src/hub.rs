@@ -5,6 +5,7 @@
 //! restart rebuilds the same games from the stored rows.
 
 use crate::accounts::{AccountLimits, Accounts};
+use crate::chat::{ChatLine, HISTORY_LINES, Room, clean_line};
 use crate::clock::{ClockState, ClockView, SideClock, TimeControl};
 use crate::connections::ConnectionLimits;
 use crate::engine_work::{EngineLimits, EngineWork};
@@ -227,6 +228,10 @@ pub struct LiveGame {
     engine_waiting: bool,
     /// The ply for which a computer's search was started.
     engine_search_ply: Option<usize>,
+    /// After the game, the side that offers a rematch.
+    rematch_offer: Option<Side>,
+    /// The rematch, once both agreed.
+    rematch_id: Option<String>,
 }
 
 /// A game's lock, its flag time and its announcements.
@@ -237,6 +242,8 @@ pub struct GameSlot {
     deadline: AtomicU64,
     /// Announcements to everybody watching: JSON text.
     pub events: broadcast::Sender<Arc<str>>,
+    /// Chat lines as they are said; each socket passes on those of the room it sees.
+    pub chat: broadcast::Sender<Arc<ChatLine>>,
     /// When the game was last looked up (server milliseconds): finished games nobody looked at
     /// for a while leave memory.
     last_used: AtomicU64,
@@ -306,6 +313,10 @@ pub struct GameView {
     pub speed: Option<Speed>,
     /// A seek's rating range: the least and most rating of who may join.
     pub rating_range: Option<(i64, i64)>,
+    /// After the game: the side that offers a rematch.
+    pub rematch_offer: Option<&'static str>,
+    /// The rematch's game id, once both players agreed.
+    pub rematch_id: Option<String>,
     /// Engine strength (1 to 5) when an engine plays.
     pub engine_level: u8,
     /// The side that offers a draw.
@@ -387,6 +398,8 @@ pub struct Hub {
     games: StdMutex<HashMap<String, Arc<GameSlot>>>,
     engine: Arc<EngineWork>,
     accounts: Accounts,
+    /// Chat lines by sender (account, or guest seat).
+    chat_senders: DefaultKeyedRateLimiter<String>,
     epoch: Instant,
     epoch_unix_ms: u64,
 }
@@ -437,6 +450,12 @@ impl Default for Settings {
         }
     }
 }
+
+/// Chat lines one sender may say in a burst, then one per [`CHAT_LINE_PERIOD`].
+const CHAT_BURST: NonZeroU32 = NonZeroU32::new(5).expect("five is not zero");
+
+/// How often a sender may say one more line once the burst is spent.
+const CHAT_LINE_PERIOD: Duration = Duration::from_secs(2);
 
 /// The name shown for the computer at a level.
 fn engine_name(level: u8) -> String {
@@ -543,6 +562,38 @@ impl LiveGame {
         matches.iter().position(|&m| m)
     }
 
+    /// The row of a game that has just been made (no move played yet).
+    fn new_row(&self) -> Result<GameRow, ApiError> {
+        let started = self.phase == Phase::Playing;
+        Ok(GameRow {
+            id: self.id.clone(),
+            variant: self.game.variant().name().to_string(),
+            options: self.game.options_text(),
+            start_sfen: self.game.start_sfen(),
+            time_control: serde_json::to_string(&self.control)
+                .map_err(|e| ApiError::internal(e.to_string()))?,
+            sente_player: self.players[0].name().to_string(),
+            gote_player: self.players[1].name().to_string(),
+            engine_level: i64::from(self.engine_level),
+            sente_token_hash: self.token_hashes[0].clone(),
+            gote_token_hash: self.token_hashes[1].clone(),
+            invite: self.invite.clone(),
+            public: self.public,
+            status: self.phase.name().to_string(),
+            winner: None,
+            reason: None,
+            created_at: self.created_at as i64,
+            started_at: started.then_some(self.turn_started as i64),
+            finished_at: None,
+            accounts: self.accounts.clone(),
+            names: self.names.clone(),
+            rated: self.rated,
+            seat_ratings: self.ratings,
+            rating_range: self.rating_range,
+            rematch_id: None,
+        })
+    }
+
     /// The seat a credential acts for: the token's, else the logged-in account's. Only a
     /// person's seat can be acted for.
     fn seat_for(&self, who: &Credential) -> Option<Side> {
@@ -614,6 +665,8 @@ impl LiveGame {
             gote_rating: self.ratings[1],
             speed: Speed::of(&self.control),
             rating_range: self.rating_range,
+            rematch_offer: self.rematch_offer.map(side_name),
+            rematch_id: self.rematch_id.clone(),
             engine_level: self.engine_level,
             draw_offer: self.draw_offer.map(side_name),
             public: self.public,
@@ -701,6 +754,11 @@ impl Hub {
         let hub = Arc::new(Hub {
             creations: RateLimiter::keyed(Quota::per_minute(per_minute)),
             accounts: Accounts::new(store.clone(), settings.accounts),
+            chat_senders: RateLimiter::keyed(
+                Quota::with_period(CHAT_LINE_PERIOD)
+                    .unwrap_or_else(|| Quota::per_second(NonZeroU32::MIN))
+                    .allow_burst(CHAT_BURST),
+            ),
             store,
             settings,
             metrics: Metrics::new()?,
@@ -908,16 +966,20 @@ impl Hub {
             draw_offer: None,
             engine_waiting: false,
             engine_search_ply: None,
+            rematch_offer: None,
+            rematch_id: row.rematch_id.clone(),
         })
     }
 
     fn insert(&self, live: LiveGame) -> Arc<GameSlot> {
         let (events, _) = broadcast::channel(64);
+        let (chat, _) = broadcast::channel(32);
         let id = live.id.clone();
         let slot = Arc::new(GameSlot {
             deadline: AtomicU64::new(live.deadline(&self.settings)),
             game: Mutex::new(live),
             events,
+            chat,
             last_used: AtomicU64::new(self.now()),
         });
         if let Ok(mut games) = self.games.lock() {
@@ -1076,34 +1138,11 @@ impl Hub {
             draw_offer: None,
             engine_waiting: false,
             engine_search_ply: None,
+            rematch_offer: None,
+            rematch_id: None,
             game,
         };
-        let row = GameRow {
-            id: live.id.clone(),
-            variant: live.game.variant().name().to_string(),
-            options: live.game.options_text(),
-            start_sfen: live.game.start_sfen(),
-            time_control: serde_json::to_string(&live.control)
-                .map_err(|e| ApiError::internal(e.to_string()))?,
-            sente_player: live.players[0].name().to_string(),
-            gote_player: live.players[1].name().to_string(),
-            engine_level: i64::from(live.engine_level),
-            sente_token_hash: live.token_hashes[0].clone(),
-            gote_token_hash: live.token_hashes[1].clone(),
-            invite: live.invite.clone(),
-            public: live.public,
-            status: phase.name().to_string(),
-            winner: None,
-            reason: None,
-            created_at: now as i64,
-            started_at: new.against_engine.then_some(now as i64),
-            finished_at: None,
-            accounts: live.accounts.clone(),
-            names: live.names.clone(),
-            rated: live.rated,
-            seat_ratings: live.ratings,
-            rating_range: live.rating_range,
-        };
+        let row = live.new_row()?;
         self.store
             .insert_game(&row)
             .await
@@ -1660,6 +1699,201 @@ impl Hub {
     /// The seat a credential holds in a game, if any (for the WebSocket greeting).
     pub async fn seat_name(&self, slot: &GameSlot, who: &Credential<'_>) -> Option<&'static str> {
         slot.game.lock().await.viewer_seat(who)
+    }
+
+    /// Says a line in a game's chat: a player in the players' room, anyone else (logged in)
+    /// in the spectators'. `account_name` is the logged-in speaker's name.
+    pub async fn say(
+        &self,
+        slot: &GameSlot,
+        who: &Credential<'_>,
+        account_name: Option<&str>,
+        text: &str,
+    ) -> Result<ChatLine, ApiError> {
+        let text = clean_line(text)?;
+        let (game_id, room, author, sender) = {
+            let live = slot.game.lock().await;
+            match live.seat_for(who) {
+                Some(side) => (
+                    live.id.clone(),
+                    Room::Players,
+                    live.names[side].clone(),
+                    live.accounts[side]
+                        .clone()
+                        .unwrap_or_else(|| format!("{}:{}", live.id, side_name(side))),
+                ),
+                None => match (who.account, account_name) {
+                    (Some(account), Some(name)) => (
+                        live.id.clone(),
+                        Room::Spectators,
+                        name.to_string(),
+                        account.to_string(),
+                    ),
+                    _ => {
+                        return Err(ApiError::forbidden(
+                            "only the players and logged-in spectators can chat",
+                        ));
+                    }
+                },
+            }
+        };
+        if self.chat_senders.len() > 10_000 {
+            self.chat_senders.retain_recent();
+        }
+        self.chat_senders
+            .check_key(&sender)
+            .map_err(|_| ApiError::busy("too many chat lines: wait a moment"))?;
+        let line = ChatLine {
+            id: random_hex(8),
+            room,
+            author,
+            text,
+            at: self.now(),
+        };
+        let account = match room {
+            Room::Players => who.account.filter(|a| *a == sender),
+            Room::Spectators => who.account,
+        };
+        let stored = self
+            .store
+            .insert_chat(&game_id, &line, account)
+            .await
+            .map_err(|e| ApiError::internal(format!("could not store the line: {e}")))?;
+        if !stored {
+            return Err(ApiError::conflict("this game's chat is full"));
+        }
+        let _ = slot.chat.send(Arc::new(line.clone()));
+        Ok(line)
+    }
+
+    /// The room a credential sees in a game, and its newest lines.
+    pub async fn chat_history(
+        &self,
+        slot: &GameSlot,
+        who: &Credential<'_>,
+    ) -> Result<(Room, Vec<ChatLine>), ApiError> {
+        let (game_id, room) = {
+            let live = slot.game.lock().await;
+            let room = if live.seat_for(who).is_some() {
+                Room::Players
+            } else {
+                Room::Spectators
+            };
+            (live.id.clone(), room)
+        };
+        let lines = self
+            .store
+            .chat_lines(&game_id, room, HISTORY_LINES)
+            .await
+            .map_err(|e| ApiError::internal(format!("database: {e}")))?;
+        Ok((room, lines))
+    }
+
+    /// Offers, accepts or declines a rematch after a game between people. When both want one,
+    /// a new game starts with the same rules, clock and rating, colours swapped; each player's
+    /// seat token (and login) of this game holds their seat in the new one.
+    pub async fn rematch(
+        self: &Arc<Self>,
+        slot: &Arc<GameSlot>,
+        who: &Credential<'_>,
+        action: &str,
+    ) -> Result<GameView, ApiError> {
+        let mut live = slot.game.lock().await;
+        let side = Self::seat(&live, who)?;
+        if live.phase != Phase::Finished {
+            return Err(ApiError::conflict(
+                "a rematch is offered once the game is over",
+            ));
+        }
+        if live.players.contains(&Player::Engine) {
+            return Err(ApiError::conflict(
+                "against the computer, start a new game instead",
+            ));
+        }
+        if live.rematch_id.is_some() {
+            return Ok(self.view_of(&live, false));
+        }
+        let opponent_offers = live.rematch_offer == Some(1 - side);
+        match action {
+            "offer" | "accept" if opponent_offers => {
+                let rematch = self.start_rematch(&live).await?;
+                self.store
+                    .set_rematch(&live.id, &rematch)
+                    .await
+                    .map_err(|e| ApiError::internal(format!("could not store the rematch: {e}")))?;
+                live.rematch_id = Some(rematch);
+                live.rematch_offer = None;
+            }
+            "offer" => live.rematch_offer = Some(side),
+            "accept" => return Err(ApiError::conflict("there is no rematch offer to accept")),
+            "decline" => {
+                if !opponent_offers {
+                    return Err(ApiError::conflict("there is no rematch offer to decline"));
+                }
+                live.rematch_offer = None;
+            }
+            other => {
+                return Err(ApiError::bad_request(format!(
+                    "rematch action {other:?} is not one of offer, accept, decline"
+                )));
+            }
+        }
+        self.announce(slot, &live, "state", None);
+        Ok(self.view_of(&live, false))
+    }
+
+    /// Stores and starts the rematch of a finished game; its id.
+    async fn start_rematch(self: &Arc<Self>, old: &LiveGame) -> Result<String, ApiError> {
+        let game = HostedGame::new(
+            old.game.variant(),
+            &old.game.options_text(),
+            Some(&old.game.start_sfen()),
+        )
+        .map_err(ApiError::from_rules)?;
+        let swap = |pair: &[Option<String>; 2]| [pair[1].clone(), pair[0].clone()];
+        let accounts = swap(&old.accounts);
+        let mut ratings = [None, None];
+        for (side, account) in accounts.iter().enumerate() {
+            ratings[side] = self
+                .seat_rating(account.as_deref(), &game, &old.control)
+                .await?;
+        }
+        let now = self.now();
+        let live = LiveGame {
+            id: random_id(),
+            clock: old.control.initial(),
+            control: old.control,
+            turn_started: now,
+            phase: Phase::Playing,
+            result: None,
+            players: [Player::Human, Player::Human],
+            token_hashes: [old.token_hashes[1].clone(), old.token_hashes[0].clone()],
+            accounts,
+            names: [old.names[1].clone(), old.names[0].clone()],
+            rated: old.rated,
+            ratings,
+            rating_range: None,
+            engine_level: old.engine_level,
+            invite: random_hex(8),
+            public: old.public,
+            created_at: now,
+            moves: Vec::new(),
+            draw_offer: None,
+            engine_waiting: false,
+            engine_search_ply: None,
+            rematch_offer: None,
+            rematch_id: None,
+            game,
+        };
+        let row = live.new_row()?;
+        self.store
+            .insert_game(&row)
+            .await
+            .map_err(|e| ApiError::internal(format!("could not store the rematch: {e}")))?;
+        let id = live.id.clone();
+        let slot = self.insert(live);
+        self.after_change(&slot).await;
+        Ok(id)
     }
 
     /// Public games with an open seat.

@@ -1,6 +1,7 @@
 //! Persistence: games, their options and clocks, every move with its time, and results, in
 //! SQLite or PostgreSQL through the same migrations and queries.
 
+use crate::chat::{ChatLine, MAX_LINES_PER_ROOM, Room};
 use crate::ratings::{Rating, SeatRating, after_game};
 use anyhow::{Context, Result};
 use futures_util::future::BoxFuture;
@@ -15,7 +16,7 @@ use tokio::sync::{mpsc, oneshot};
 /// The schema's migrations (`migrations/`), built into the binary: version, description and
 /// SQL, as `sqlx migrate` names them from the file names, so databases it migrated carry the
 /// same versions and checksums.
-const MIGRATIONS: [(i64, &str, &str); 4] = [
+const MIGRATIONS: [(i64, &str, &str); 5] = [
     (1, "games", include_str!("../migrations/0001_games.sql")),
     (
         2,
@@ -28,6 +29,11 @@ const MIGRATIONS: [(i64, &str, &str); 4] = [
         include_str!("../migrations/0003_accounts.sql"),
     ),
     (4, "ratings", include_str!("../migrations/0004_ratings.sql")),
+    (
+        5,
+        "chat and rematch",
+        include_str!("../migrations/0005_chat_and_rematch.sql"),
+    ),
 ];
 
 /// [`MIGRATIONS`] as a source for sqlx's migrator.
@@ -103,6 +109,8 @@ pub struct GameRow {
     pub seat_ratings: [Option<SeatRating>; 2],
     /// A seek's rating range: the least and most rating of who may join.
     pub rating_range: Option<(i64, i64)>,
+    /// The rematch, once both players agreed to one.
+    pub rematch_id: Option<String>,
 }
 
 /// An account as stored.
@@ -287,7 +295,7 @@ const GAME_COLUMNS: &str = "id, variant, options, start_sfen, time_control, sent
      gote_player, engine_level, sente_token_hash, gote_token_hash, invite, public, status, winner, \
      reason, created_at, started_at, finished_at, sente_account, gote_account, sente_name, \
      gote_name, rated, sente_rating, gote_rating, sente_provisional, gote_provisional, \
-     sente_rating_change, gote_rating_change, rating_min, rating_max";
+     sente_rating_change, gote_rating_change, rating_min, rating_max, rematch_id";
 
 fn game_from_row(row: &sqlx::any::AnyRow) -> Result<GameRow> {
     Ok(GameRow {
@@ -320,6 +328,7 @@ fn game_from_row(row: &sqlx::any::AnyRow) -> Result<GameRow> {
             (Some(min), Some(max)) => Some((min, max)),
             _ => None,
         },
+        rematch_id: row.try_get("rematch_id")?,
     })
 }
 
@@ -699,6 +708,77 @@ impl Store {
             .collect();
         points.reverse();
         Ok(points)
+    }
+
+    /// Stores a chat line, unless its room already holds [`MAX_LINES_PER_ROOM`] lines;
+    /// `false` then.
+    pub async fn insert_chat(
+        &self,
+        game_id: &str,
+        line: &ChatLine,
+        account_id: Option<&str>,
+    ) -> Result<bool> {
+        let mut tx = self.pool.begin().await?;
+        let (count,): (i64,) =
+            sqlx::query_as("SELECT COUNT(*) FROM chat WHERE game_id = $1 AND room = $2")
+                .bind(game_id)
+                .bind(line.room.name())
+                .fetch_one(&mut *tx)
+                .await?;
+        if count >= MAX_LINES_PER_ROOM {
+            tx.rollback().await?;
+            return Ok(false);
+        }
+        sqlx::query(
+            "INSERT INTO chat (id, game_id, room, author, account_id, body, at) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        )
+        .bind(&line.id)
+        .bind(game_id)
+        .bind(line.room.name())
+        .bind(&line.author)
+        .bind(account_id)
+        .bind(&line.text)
+        .bind(line.at as i64)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    /// The newest `limit` lines of a game's room, oldest first.
+    pub async fn chat_lines(&self, game_id: &str, room: Room, limit: i64) -> Result<Vec<ChatLine>> {
+        let rows: Vec<(String, String, String, String, i64)> = sqlx::query_as(
+            "SELECT id, room, author, body, at FROM chat WHERE game_id = $1 AND room = $2 \
+             ORDER BY at DESC, id DESC LIMIT $3",
+        )
+        .bind(game_id)
+        .bind(room.name())
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
+        let mut lines: Vec<ChatLine> = rows
+            .into_iter()
+            .map(|(id, room, author, text, at)| ChatLine {
+                id,
+                room: Room::from_name(&room),
+                author,
+                text,
+                at: at.max(0) as u64,
+            })
+            .collect();
+        lines.reverse();
+        Ok(lines)
+    }
+
+    /// Records the rematch a finished game led to.
+    pub async fn set_rematch(&self, game_id: &str, rematch_id: &str) -> Result<()> {
+        sqlx::query("UPDATE games SET rematch_id = $1 WHERE id = $2")
+            .bind(rematch_id)
+            .bind(game_id)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
     }
 
     /// Stores the result.

@@ -677,7 +677,178 @@ fn correspondence_games_give_days_per_move(db: &Db) {
     assert_eq!(me["your_turn"], 0);
 }
 
+/// Chat: the players' room and the spectators' room apart, lines as plain text, bounded and
+/// rate-limited, kept with the game; and rematches with colours swapped, for accounts and for
+/// guests (whose seat tokens carry over).
+fn chat_and_rematch(db: &Db) {
+    let server = Server::start(db);
+    let mut alice = Browser::new(&server);
+    alice.sign_up("alice", PASSWORD);
+    let mut bob = Browser::new(&server);
+    bob.sign_up("bob", PASSWORD);
+    let mut carol = Browser::new(&server);
+    carol.sign_up("carol", PASSWORD);
+    let id = rated_game(&mut alice, &mut bob, long_clock());
+    let mut bob_socket = bob.socket(&id);
+    let history = bob_socket.wait_for(Duration::from_secs(5), |m| m["type"] == "chat_history");
+    assert_eq!(history["room"], "players");
+    let mut carol_socket = carol.socket(&id);
+    let history = carol_socket.wait_for(Duration::from_secs(5), |m| m["type"] == "chat_history");
+    assert_eq!(history["room"], "spectators");
+
+    let html = "<img src=x onerror=alert(1)> good luck";
+    let (status, line) = alice.post(&format!("/api/games/{id}/chat"), json!({"text": html}));
+    assert_eq!(status, 201, "{line}");
+    let heard = bob_socket.wait_for(Duration::from_secs(5), |m| m["type"] == "chat");
+    assert_eq!(heard["line"]["text"], html, "kept as text, not changed");
+    assert_eq!(heard["line"]["author"], "alice");
+    assert_eq!(heard["line"]["room"], "players");
+    carol_socket.send(json!({"type": "chat", "text": "nice opening", "id": 7}));
+    let ack = carol_socket.wait_for(Duration::from_secs(5), |m| m["id"] == 7);
+    assert_eq!(ack["type"], "ack", "{ack}");
+    let heard = carol_socket.wait_for(Duration::from_secs(5), |m| m["type"] == "chat");
+    assert_eq!(heard["line"]["text"], "nice opening");
+    assert_eq!(heard["line"]["author"], "carol");
+    // Neither room reaches the other.
+    let (_, players) = bob.get(&format!("/api/games/{id}/chat"));
+    assert_eq!(players["room"], "players");
+    let texts: Vec<&str> = players["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(texts, [html]);
+    let (_, spectators) = server.get(&format!("/api/games/{id}/chat"));
+    assert_eq!(spectators["room"], "spectators");
+    assert_eq!(spectators["lines"].as_array().unwrap().len(), 1);
+    assert_eq!(spectators["lines"][0]["text"], "nice opening");
+
+    // Anonymous spectators read but do not write; empty and long lines are refused.
+    let (status, _) = server.post(&format!("/api/games/{id}/chat"), json!({"text": "hi"}));
+    assert_eq!(status, 403);
+    let (status, _) = alice.post(&format!("/api/games/{id}/chat"), json!({"text": "  \n "}));
+    assert_eq!(status, 400);
+    let (status, body) = alice.post(
+        &format!("/api/games/{id}/chat"),
+        json!({"text": "x".repeat(301)}),
+    );
+    assert_eq!(status, 400, "{body}");
+
+    // A flood: a burst of five lines, then 429.
+    let statuses: Vec<u16> = (0..8)
+        .map(|n| {
+            bob.post(
+                &format!("/api/games/{id}/chat"),
+                json!({"text": format!("spam {n}")}),
+            )
+            .0
+        })
+        .collect();
+    assert_eq!(&statuses[..5], &[201; 5]);
+    assert_eq!(statuses[7], 429, "{statuses:?}");
+    let (_, players) = alice.get(&format!("/api/games/{id}/chat"));
+    assert!(players["lines"].as_array().unwrap().len() <= 7);
+
+    // Rematch: only after the game; the other side accepts; colours swap, rated stays.
+    let (status, _) = alice.post(
+        &format!("/api/games/{id}/rematch"),
+        json!({"action": "offer"}),
+    );
+    assert_eq!(status, 409, "not before the game is over");
+    alice.post(&format!("/api/games/{id}/moves"), json!({"move": "3d3c"}));
+    bob.post(&format!("/api/games/{id}/moves"), json!({"move": "4b3c"}));
+    let (status, _) = bob.post(&format!("/api/games/{id}/resign"), json!({}));
+    assert_eq!(status, 200);
+    let (status, _) = carol.post(
+        &format!("/api/games/{id}/rematch"),
+        json!({"action": "offer"}),
+    );
+    assert_eq!(status, 403, "a spectator has no rematch to offer");
+    let (status, _) = alice.post(
+        &format!("/api/games/{id}/rematch"),
+        json!({"action": "accept"}),
+    );
+    assert_eq!(status, 409, "nothing to accept yet");
+    let (status, view) = alice.post(
+        &format!("/api/games/{id}/rematch"),
+        json!({"action": "offer"}),
+    );
+    assert_eq!(status, 200, "{view}");
+    assert_eq!(view["rematch_offer"], "sente");
+    let (status, view) = bob.post(
+        &format!("/api/games/{id}/rematch"),
+        json!({"action": "accept"}),
+    );
+    assert_eq!(status, 200, "{view}");
+    let rematch = view["rematch_id"].as_str().expect("a rematch").to_string();
+    let (_, again) = bob.post(
+        &format!("/api/games/{id}/rematch"),
+        json!({"action": "offer"}),
+    );
+    assert_eq!(again["rematch_id"], rematch.as_str(), "one rematch only");
+    let (_, new_game) = bob.get(&format!("/api/games/{rematch}"));
+    assert_eq!(new_game["status"], "playing");
+    assert_eq!(new_game["sente_name"], "bob");
+    assert_eq!(new_game["gote_name"], "alice");
+    assert_eq!(new_game["rated"], true);
+    assert_eq!(new_game["you"], "sente");
+    assert_eq!(
+        new_game["sente_rating"]["rating"], 1338,
+        "ratings after the first game"
+    );
+    let (status, body) = bob.post(
+        &format!("/api/games/{rematch}/moves"),
+        json!({"move": "3d3c"}),
+    );
+    assert_eq!(status, 200, "{body}");
+
+    // Guests: each one's seat token holds their swapped seat in the rematch.
+    let (id, sente, gote) = server.two_player_game("tori", long_clock());
+    server.play_moves(&id, &sente, &gote, &["3d3c", "4b3c"]);
+    let (status, _) = server.post(&format!("/api/games/{id}/resign"), json!({"token": sente}));
+    assert_eq!(status, 200);
+    server.post(
+        &format!("/api/games/{id}/rematch"),
+        json!({"token": gote, "action": "offer"}),
+    );
+    let (status, view) = server.post(
+        &format!("/api/games/{id}/rematch"),
+        json!({"token": sente, "action": "offer"}),
+    );
+    assert_eq!(status, 200, "{view}");
+    let rematch = view["rematch_id"].as_str().unwrap();
+    let (status, body) = server.post(
+        &format!("/api/games/{rematch}/moves"),
+        json!({"token": gote, "move": "3d3c"}),
+    );
+    assert_eq!(
+        status, 200,
+        "the old gote moves first as the new sente: {body}"
+    );
+    let (status, _) = server.post(
+        &format!("/api/games/{rematch}/chat"),
+        json!({"token": sente, "text": "again!"}),
+    );
+    assert_eq!(status, 201, "guest players chat in their room");
+
+    // Against the computer there is no rematch to agree on.
+    let (_, computer) = alice.post(
+        "/api/games",
+        json!({"variant": "tori", "opponent": "engine"}),
+    );
+    let computer_id = computer["game_id"].as_str().unwrap();
+    alice.post(&format!("/api/games/{computer_id}/resign"), json!({}));
+    alice.post(&format!("/api/games/{computer_id}/abort"), json!({}));
+    let (status, _) = alice.post(
+        &format!("/api/games/{computer_id}/rematch"),
+        json!({"action": "offer"}),
+    );
+    assert_eq!(status, 409);
+}
+
 against_every_database!(
+    chat_and_rematch,
     correspondence_games_give_days_per_move,
     rated_games_change_ratings,
     sign_up_log_in_and_out,

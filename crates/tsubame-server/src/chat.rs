@@ -1,0 +1,99 @@
+//! Chat in a game: the players talk in their room, logged-in spectators in theirs, and
+//! neither room is shown to the other (spectators must not be able to whisper to a player).
+//!
+//! Lines are plain text, checked and bounded here; pages show them as text, never as markup.
+
+use crate::hub::ApiError;
+use serde::Serialize;
+
+/// The longest line, in characters.
+pub const MAX_CHARS: usize = 300;
+
+/// The most lines one room of one game keeps: a flood cannot grow the database without bound.
+pub const MAX_LINES_PER_ROOM: i64 = 1000;
+
+/// The lines a client gets when it connects (the newest).
+pub const HISTORY_LINES: i64 = 200;
+
+/// Where a line is said.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Room {
+    /// The two players.
+    Players,
+    /// Everybody else (logged in).
+    Spectators,
+}
+
+impl Room {
+    /// The name stored and sent.
+    pub fn name(self) -> &'static str {
+        match self {
+            Room::Players => "players",
+            Room::Spectators => "spectators",
+        }
+    }
+
+    /// The room of a stored name.
+    pub fn from_name(name: &str) -> Room {
+        if name == "players" {
+            Room::Players
+        } else {
+            Room::Spectators
+        }
+    }
+}
+
+/// One line of chat.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ChatLine {
+    /// Unique id.
+    pub id: String,
+    /// Which room.
+    pub room: Room,
+    /// The name shown: a user name, a guest's name.
+    pub author: String,
+    /// What was said.
+    pub text: String,
+    /// Unix milliseconds.
+    pub at: u64,
+}
+
+/// A line as it will be stored: trimmed, control characters (line breaks included) turned into
+/// spaces, or why it cannot be said.
+pub fn clean_line(text: &str) -> Result<String, ApiError> {
+    let cleaned: String = text
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    let cleaned = cleaned.trim();
+    if cleaned.is_empty() {
+        return Err(ApiError::bad_request("a chat line cannot be empty"));
+    }
+    let length = cleaned.chars().count();
+    if length > MAX_CHARS {
+        return Err(ApiError::bad_request(format!(
+            "a chat line has at most {MAX_CHARS} characters (this one has {length})"
+        )));
+    }
+    Ok(cleaned.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_are_trimmed_bounded_and_on_one_line() {
+        assert_eq!(clean_line("  good game \n").unwrap(), "good game");
+        assert_eq!(clean_line("a\nb\u{7}c").unwrap(), "a b c");
+        assert_eq!(
+            clean_line("<b>hi</b>").unwrap(),
+            "<b>hi</b>",
+            "kept as text"
+        );
+        assert!(clean_line(" \t\n").is_err());
+        assert!(clean_line(&"x".repeat(MAX_CHARS + 1)).is_err());
+        assert!(clean_line(&"駒".repeat(MAX_CHARS)).is_ok());
+    }
+}
