@@ -587,6 +587,211 @@ function evalGraph(record, evals, onPick) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Players: who is logged in, sign-up and login, names and ratings, player pages
+
+const accountBox = document.getElementById('account');
+/** `{account, your_turn}` from the server: who is logged in, and how many games wait for them. */
+let me = { account: null, your_turn: 0 };
+
+function myName() {
+  return me.account?.username || null;
+}
+
+async function refreshAccount() {
+  try {
+    me = await api('/api/account');
+  } catch {
+    me = { account: null, your_turn: 0 };
+  }
+  showAccount();
+}
+
+function showAccount() {
+  const name = myName();
+  accountBox.replaceChildren(...(name
+    ? [el('a', { href: `#/@/${name}`, 'data-me': name }, name),
+      me.your_turn ? el('a', { href: `#/@/${name}`, class: 'your-turn', 'data-your-turn': me.your_turn,
+        title: 'Games waiting for your move' }, `${me.your_turn} your turn`) : null,
+      el('button', { type: 'button', class: 'link', 'data-action': 'logout', onclick: logout }, 'Log out')]
+    : [el('a', { href: '#/login', 'data-action': 'login' }, 'Log in'),
+      el('a', { href: '#/signup', 'data-action': 'signup' }, 'Sign up')]).filter(Boolean));
+}
+
+async function logout() {
+  try { await api('/api/account/logout', {}); } catch { /* the cookie is cleared either way */ }
+  await refreshAccount();
+  route();
+}
+
+/** The sign-up and login pages: one form, a name and a password. */
+function accountPage(kind) {
+  const signup = kind === 'signup';
+  const error = el('div', { class: 'error', 'data-account-error': '' });
+  const username = el('input', { name: 'username', autocomplete: 'username', required: true,
+    minlength: signup ? 3 : undefined, maxlength: signup ? 20 : undefined, pattern: signup ? '[A-Za-z0-9_-]+' : undefined });
+  const password = el('input', { name: 'password', type: 'password', required: true,
+    autocomplete: signup ? 'new-password' : 'current-password', minlength: signup ? 8 : undefined });
+  const back = sessionStorage.getItem('tsubame.after-login') || '#/';
+  const form = el('form', { class: 'panel account-form', onsubmit: async (event) => {
+    event.preventDefault();
+    error.textContent = '';
+    try {
+      await api(`/api/account/${kind}`, { username: username.value.trim(), password: password.value });
+      sessionStorage.removeItem('tsubame.after-login');
+      await refreshAccount();
+      location.hash = back;
+    } catch (e) {
+      error.textContent = e.message;
+    }
+  } },
+  el('h2', {}, signup ? 'Sign up' : 'Log in'),
+  el('label', {}, 'User name', username),
+  signup ? el('small', { class: 'help' }, '3 to 20 letters, digits, _ and -.') : null,
+  el('label', {}, 'Password', password),
+  signup ? el('small', { class: 'help' }, 'At least 8 characters.') : null,
+  el('button', { type: 'submit', 'data-action': `${kind}-submit` }, signup ? 'Create account' : 'Log in'),
+  error,
+  el('p', { class: 'help' }, signup
+    ? ['Have an account? ', el('a', { href: '#/login' }, 'Log in')]
+    : ['New here? ', el('a', { href: '#/signup' }, 'Sign up'), ' — or play as a guest from the ', el('a', { href: '#/' }, 'lobby'), '.']));
+  app.replaceChildren(form);
+  username.focus();
+}
+
+/** A rating as shown: `1662?` while provisional. */
+function ratingText(rating) {
+  return rating ? `${rating.rating}${rating.provisional ? '?' : ''}` : '';
+}
+
+function changeText(change) {
+  return change > 0 ? `+${change}` : String(change);
+}
+
+/** Whether a name is an account's (guests' and the computer's are not). */
+function isAccountName(name, player) {
+  return player === 'human' && name && !name.startsWith('Guest-');
+}
+
+/** A seat's player as shown on boards and lists: the name (a link to their page for an
+ * account), the rating when the game started, and once rated, its change. */
+function playerNode(game, side) {
+  const name = game[`${side}_name`] || (game[`${side}_player`] === 'open' ? 'waiting…' : side);
+  const rating = game[`${side}_rating`];
+  return el('span', { class: 'player', 'data-player': side },
+    isAccountName(name, game[`${side}_player`])
+      ? el('a', { href: `#/@/${name}`, 'data-player-name': name }, name) : el('span', { 'data-player-name': name }, name),
+    rating ? el('span', { class: 'rating', 'data-rating': side }, ` ${ratingText(rating)}`) : null,
+    rating?.change != null ? el('span', { class: `rating-change ${rating.change >= 0 ? 'up' : 'down'}`, 'data-rating-change': side },
+      ` ${changeText(rating.change)}`) : null);
+}
+
+function playersNode(game) {
+  return el('span', { class: 'players' }, playerNode(game, 'sente'), ' – ', playerNode(game, 'gote'));
+}
+
+const GAME_TITLES = { tori: 'Tori', wa: 'Wa', 'wa-nodrops': 'Wa (no drops)', tenjiku: 'Tenjiku' };
+
+/** A rating history as a small line chart: one line per speed, rating against game number. */
+function ratingChart(points) {
+  const width = 320;
+  const height = 120;
+  const pad = 6;
+  const ratings = points.map((p) => p.rating);
+  const low = Math.min(...ratings) - 20;
+  const high = Math.max(...ratings) + 20;
+  const x = (i) => pad + (points.length > 1 ? (i / (points.length - 1)) * (width - 2 * pad) : (width - 2 * pad) / 2);
+  const y = (r) => height - pad - ((r - low) / (high - low)) * (height - 2 * pad);
+  const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+  svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
+  svg.setAttribute('class', 'rating-chart');
+  const speeds = [...new Set(points.map((p) => p.speed))];
+  const add = (tag, attrs) => {
+    const node = document.createElementNS('http://www.w3.org/2000/svg', tag);
+    for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+    svg.append(node);
+    return node;
+  };
+  for (const level of [low + 20, high - 20]) {
+    add('line', { x1: pad, x2: width - pad, y1: y(level), y2: y(level), class: 'grid' });
+    add('text', { x: pad, y: y(level) - 2, class: 'axis' }).textContent = String(Math.round(level));
+  }
+  speeds.forEach((speed) => {
+    const mine = points.map((p, i) => [p, i]).filter(([p]) => p.speed === speed);
+    add('polyline', { points: mine.map(([p, i]) => `${x(i)},${y(p.rating)}`).join(' '), class: `line speed-${speed}` });
+    for (const [p, i] of mine) add('circle', { cx: x(i), cy: y(p.rating), r: 2.5, class: `dot speed-${speed}` });
+  });
+  return svg;
+}
+
+/** What a finished game was for `name`: won, lost, drawn or aborted. */
+function outcomeFor(game, name) {
+  if (!game.result) return game.status;
+  if (game.result.reason === 'aborted') return 'aborted';
+  if (!game.result.winner) return `draw (${game.result.reason})`;
+  const mine = game.sente_name === name ? 'sente' : 'gote';
+  return `${game.result.winner === mine ? 'won' : 'lost'} (${game.result.reason})`;
+}
+
+async function playerPage(name) {
+  let player;
+  let games;
+  try {
+    [player, games] = await Promise.all([
+      api(`/api/players/${encodeURIComponent(name)}`),
+      api(`/api/players/${encodeURIComponent(name)}/games?limit=100`),
+    ]);
+  } catch (e) {
+    app.replaceChildren(el('p', { class: 'error' }, e.message));
+    return;
+  }
+  const own = myName()?.toLowerCase() === player.username.toLowerCase();
+  const joined = new Date(player.joined).toLocaleDateString();
+  const ratingRows = player.ratings.map((r) => el('tr', { 'data-rating-row': `${r.game} ${r.speed}` },
+    el('td', {}, GAME_TITLES[r.game] || r.game), el('td', {}, r.speed),
+    el('td', { class: 'num' }, `${r.rating}${r.provisional ? '?' : ''}`),
+    el('td', { class: 'num', title: 'rating deviation' }, `±${r.deviation}`),
+    el('td', { class: 'num' }, r.games)));
+  const charts = Object.keys(GAME_TITLES).map((g) => {
+    const points = player.history.filter((p) => p.game === g);
+    return points.length ? el('figure', { class: 'chart', 'data-chart': g },
+      el('figcaption', {}, `${GAME_TITLES[g]}: ${[...new Set(points.map((p) => p.speed))].join(', ')}`), ratingChart(points)) : null;
+  });
+  const sideOf = (g) => (g.sente_name?.toLowerCase() === player.username.toLowerCase() ? 'sente' : 'gote');
+  const ongoing = games.filter((g) => g.status !== 'finished')
+    .map((g) => ({ g, turn: g.status === 'playing' && g.side_to_move === sideOf(g) }))
+    .sort((a, b) => Number(b.turn) - Number(a.turn));
+  const finished = games.filter((g) => g.status === 'finished');
+  const opponent = (g) => playerNode(g, sideOf(g) === 'sente' ? 'gote' : 'sente');
+  app.replaceChildren(el('div', { class: 'profile', 'data-profile': player.username },
+    el('section', { class: 'panel' },
+      el('h2', {}, player.username),
+      el('p', { class: 'help' }, `Joined ${joined} · ${player.games} game${player.games === 1 ? '' : 's'} played`),
+      player.ratings.length
+        ? el('table', { class: 'games ratings' }, el('tr', {}, el('th', {}, 'Game'), el('th', {}, 'Speed'),
+          el('th', {}, 'Rating'), el('th', {}, 'RD'), el('th', {}, 'Rated games')), ratingRows)
+        : el('p', {}, 'No rated game yet: ratings start at 1500 and show a ? until they settle.'),
+      el('div', { class: 'charts' }, charts)),
+    el('section', { class: 'panel' },
+      el('h2', {}, 'Ongoing games'),
+      ongoing.length ? el('table', { class: 'games' }, ongoing.map(({ g, turn }) => el('tr', { 'data-ongoing': g.id },
+        el('td', {}, turn ? el('strong', { class: 'your-turn-mark' }, own ? 'your turn' : 'to move')
+          : g.status === 'waiting' ? 'seeking' : 'opponent\'s turn'),
+        el('td', {}, variantInfo(g.variant)?.title || g.variant), el('td', {}, 'vs ', opponent(g)),
+        el('td', {}, clockText(g.time_control)), el('td', {}, el('a', { href: `#/game/${g.id}`, 'data-open-game': g.id }, 'open')))))
+        : el('p', { class: 'help' }, 'None.'),
+      el('h2', {}, 'Finished games'),
+      finished.length ? el('table', { class: 'games' }, finished.map((g) => el('tr', { 'data-finished': g.id },
+        el('td', {}, new Date(g.created_at).toLocaleDateString()),
+        el('td', {}, variantInfo(g.variant)?.title || g.variant, g.rated ? ' · rated' : ''),
+        el('td', {}, clockText(g.time_control)),
+        el('td', {}, 'vs ', opponent(g)),
+        el('td', { 'data-outcome': outcomeFor(g, g[`${sideOf(g)}_name`]) }, outcomeFor(g, g[`${sideOf(g)}_name`]),
+          g[`${sideOf(g)}_rating`]?.change != null ? ` ${changeText(g[`${sideOf(g)}_rating`].change)}` : ''),
+        el('td', {}, el('a', { href: `#/game/${g.id}` }, 'replay')))))
+        : el('p', { class: 'help' }, 'None yet.'))));
+}
+
+// ---------------------------------------------------------------------------------------------
 // Home: the three games, quick pairing and the computer, at the top of the lobby.
 
 // Quick-pairing time controls per game (main minutes + byo-yomi seconds), longer for the
@@ -628,12 +833,19 @@ function miniBoard(variantName, sfen, cell) {
   return grid;
 }
 
+/** Whether a seek is this browser's (its seat token) or this account's. */
+function isOwnSeek(game) {
+  const name = myName();
+  return Boolean(localStorage.getItem(`tsubame.token.${game.id}`))
+    || (name !== null && [game.sente_name, game.gote_name].includes(name));
+}
+
 /** Joins an open seek of this game and clock, or makes one, and opens the game. */
 async function quickPair(variant, control) {
   const clock = quickClock(control);
   const seeks = await api('/api/lobby');
   const match = seeks.find((g) => g.variant === variant && sameClock(g.time_control, clock)
-    && !localStorage.getItem(`tsubame.token.${g.id}`));
+    && !isOwnSeek(g) && !g.rated && !g.rating_range);
   const grant = match
     ? await api(`/api/games/${match.id}/join`, {})
     : await api('/api/games', { variant, opponent: 'human', side: 'random', clock, public: true });
@@ -743,9 +955,19 @@ function secondsText(seconds) {
   return seconds % 60 ? `${Math.floor(seconds / 60)} min ${seconds % 60} s` : `${seconds / 60} min`;
 }
 
+/** What each computer level does (the server's search limits for it). */
+const COMPUTER_LEVELS = [
+  'looks one move ahead, at most 0.2 s',
+  'two moves ahead, at most 0.4 s',
+  'four moves ahead, at most 0.8 s',
+  'six moves ahead, at most 1.5 s',
+  'ten moves ahead, at most 3 s a move',
+];
+
 const CLOCK_WORDS = {
   byoyomi: 'After the main time, every move must be made within one period; each period overrun is used up, and the last one lost loses the game.',
   fischer: 'Every move adds the increment to the mover\'s time.',
+  correspondence: 'Every move within the days chosen; the game waits for days, and the page of each player counts the games waiting for their move.',
   unlimited: 'No clock.',
 };
 
@@ -764,15 +986,32 @@ async function lobbyPage() {
   const byoyomiFields = el('span', { class: 'row' }, el('label', {}, 'Periods ', periods),
     el('label', {}, 'of ', periodSec, ' s'));
   const fischerFields = el('label', {}, 'Increment ', incSec, ' s per move');
+  const days = el('select', { name: 'days' },
+    Array.from({ length: 14 }, (_, i) => i + 1).map((n) => el('option', { value: n, selected: n === 3 }, n)));
+  const daysField = el('label', {}, days, ' days per move');
   const clockKind = el('select', { name: 'clock', onchange: () => showClockFields() },
     el('option', { value: 'byoyomi' }, 'Byo-yomi'), el('option', { value: 'fischer' }, 'Fischer (increment)'),
+    el('option', { value: 'correspondence' }, 'Correspondence (days per move)'),
     el('option', { value: 'unlimited' }, 'Unlimited'));
+  const rated = el('input', { type: 'checkbox', name: 'rated', 'data-rated': '' });
+  const ratedHelp = el('small', { class: 'help' });
+  const rangeMin = el('input', { type: 'number', name: 'rating-min', min: 0, max: 4000, step: 50, placeholder: 'any', style: 'width:5.5rem' });
+  const rangeMax = el('input', { type: 'number', name: 'rating-max', min: 0, max: 4000, step: 50, placeholder: 'any', style: 'width:5.5rem' });
+  const levelSelect = el('select', { name: 'level' },
+    COMPUTER_LEVELS.map((level, i) => el('option', { value: i + 1, selected: i === 1 }, `${i + 1}: ${level}`)));
   function showClockFields() {
     const kind = clockKind.value;
-    mainField.hidden = kind === 'unlimited';
+    mainField.hidden = kind === 'unlimited' || kind === 'correspondence';
     byoyomiFields.hidden = kind !== 'byoyomi';
     fischerFields.hidden = kind !== 'fischer';
+    daysField.hidden = kind !== 'correspondence';
     clockHelp.textContent = CLOCK_WORDS[kind];
+    const human = form.querySelector('[name="opponent"]:checked')?.value === 'human';
+    rated.disabled = !myName() || !human || kind === 'unlimited';
+    if (rated.disabled) rated.checked = false;
+    ratedHelp.textContent = !myName() ? 'Log in to play rated games.'
+      : !human ? 'Games against the computer are not rated.'
+        : kind === 'unlimited' ? 'A rated game needs a clock.' : 'Rated games change both players\' Glicko-2 ratings.';
   }
   const error = el('div', { class: 'error' });
   const form = el('form', { class: 'create panel', onsubmit: async (event) => {
@@ -791,11 +1030,16 @@ async function lobbyPage() {
         period_ms: Number(periodSec.value) * 1000 };
     } else if (clockKind.value === 'fischer') {
       clock = { kind: 'fischer', main_ms: mainMs, increment_ms: Number(incSec.value) * 1000 };
+    } else if (clockKind.value === 'correspondence') {
+      clock = { kind: 'correspondence', days_per_move: Number(days.value) };
     }
+    const range = rangeMin.value !== '' || rangeMax.value !== ''
+      ? [rangeMin.value === '' ? 0 : Number(rangeMin.value), rangeMax.value === '' ? 4000 : Number(rangeMax.value)] : undefined;
     try {
       const grant = await api('/api/games', {
         variant: variantSelect.value, options, opponent: data.get('opponent'),
         level: Number(data.get('level')), side: data.get('side'), clock, public: data.get('public') === 'on',
+        rated: rated.checked, rating_range: data.get('opponent') === 'human' ? range : undefined,
       });
       localStorage.setItem(`tsubame.token.${grant.game_id}`, grant.token);
       if (grant.invite) localStorage.setItem(`tsubame.invite.${grant.game_id}`, grant.invite);
@@ -808,15 +1052,17 @@ async function lobbyPage() {
   el('label', {}, 'Game: ', variantSelect),
   optionBox,
   el('div', { class: 'row' },
-    el('label', {}, el('input', { type: 'radio', name: 'opponent', value: 'engine', checked: true }), ' Computer'),
-    el('label', {}, el('input', { type: 'radio', name: 'opponent', value: 'human' }), ' A person (invite link)'),
+    el('label', {}, el('input', { type: 'radio', name: 'opponent', value: 'engine', checked: true, onchange: () => showClockFields() }), ' Computer'),
+    el('label', {}, el('input', { type: 'radio', name: 'opponent', value: 'human', onchange: () => showClockFields() }), ' A person (invite link)'),
     el('label', {}, el('input', { type: 'checkbox', name: 'public' }), ' list in the lobby')),
+  el('div', { class: 'row' }, el('label', {}, rated, ' Rated'), el('label', {}, 'Opponent rating ', rangeMin, ' to ', rangeMax)),
+  ratedHelp,
   el('div', { class: 'row' },
-    el('label', {}, 'Level ', el('select', { name: 'level' }, [1, 2, 3, 4, 5].map((n) => el('option', { value: n, selected: n === 2 }, n)))),
+    el('label', {}, 'Level ', levelSelect),
     el('label', {}, 'Play as ', el('select', { name: 'side' },
       el('option', { value: 'sente' }, 'Sente (☗)'), el('option', { value: 'gote' }, 'Gote (☖)'),
       el('option', { value: 'random' }, 'Random')))),
-  el('div', { class: 'row' }, el('label', {}, 'Clock ', clockKind), mainField, byoyomiFields, fischerFields),
+  el('div', { class: 'row' }, el('label', {}, 'Clock ', clockKind), mainField, byoyomiFields, fischerFields, daysField),
   clockHelp,
   el('button', { type: 'submit', 'data-action': 'create' }, 'Start game'),
   error);
@@ -836,24 +1082,41 @@ async function lobbyPage() {
   async function refresh() {
     try {
       const [lobby, list] = await Promise.all([api('/api/lobby'), api('/api/games?limit=30')]);
-      seeks.replaceChildren(...(lobby.length ? lobby.map((g) => el('tr', { 'data-seek': g.id },
-        el('td', {}, g.variant), el('td', {}, clockText(g.time_control)),
-        // A seek this browser made holds its seat's token: it is opened, not joined.
-        el('td', {}, localStorage.getItem(`tsubame.token.${g.id}`)
-          ? el('a', { href: `#/game/${g.id}`, 'data-own-seek': '' }, 'your seek')
-          : el('button', { onclick: async () => {
-            const grant = await api(`/api/games/${g.id}/join`, {});
-            localStorage.setItem(`tsubame.token.${g.id}`, grant.token);
-            location.hash = `#/game/${g.id}`;
-          } }, 'Join')))) : [el('tr', {}, el('td', {}, 'No open seeks.'))]));
+      seeks.replaceChildren(...(lobby.length ? lobby.map((g) => {
+        const creator = g.sente_player === 'human' ? 'sente' : 'gote';
+        const own = isOwnSeek(g);
+        const seekError = el('span', { class: 'error' });
+        return el('tr', { 'data-seek': g.id },
+          el('td', {}, playerNode(g, creator)),
+          el('td', {}, variantInfo(g.variant)?.title || g.variant),
+          el('td', {}, clockText(g.time_control)),
+          el('td', { 'data-seek-mode': g.rated ? 'rated' : 'casual' }, g.rated ? 'rated' : 'casual',
+            g.rating_range ? ` ${g.rating_range[0]}–${g.rating_range[1]}` : ''),
+          // Your own seek is opened or cancelled, never joined.
+          el('td', {}, own
+            ? [el('a', { href: `#/game/${g.id}`, 'data-own-seek': '' }, 'your seek'), ' ',
+              el('button', { class: 'secondary small', 'data-cancel-seek': g.id, onclick: async () => {
+                try {
+                  await api(`/api/games/${g.id}/abort`, { token: tokenFor(g.id) || undefined });
+                  refresh();
+                } catch (e) { seekError.textContent = e.message; }
+              } }, 'Cancel')]
+            : el('button', { 'data-join': g.id, onclick: async () => {
+              try {
+                const grant = await api(`/api/games/${g.id}/join`, {});
+                localStorage.setItem(`tsubame.token.${g.id}`, grant.token);
+                location.hash = `#/game/${g.id}`;
+              } catch (e) { seekError.textContent = e.message; }
+            } }, 'Join'), seekError));
+      }) : [el('tr', {}, el('td', {}, 'No open seeks.'))]));
       const live = list.filter((g) => g.status === 'playing').slice(0, 6);
       playing.replaceChildren(...(live.length ? live.map((g) => el('a', { class: 'live-game', href: `#/game/${g.id}`, 'data-live': g.id },
         miniBoard(g.variant, g.sfen, g.variant === 'tenjiku' ? 7 : 13),
-        el('span', {}, `${variantInfo(g.variant)?.title || g.variant}: ${g.sente_player} – ${g.gote_player}, move ${g.ply + 1}`)))
+        el('span', {}, `${variantInfo(g.variant)?.title || g.variant}: `, playersNode(g), `, move ${g.ply + 1}`)))
         : [el('p', { class: 'help' }, 'No game is being played right now: start one.')]));
       games.replaceChildren(...list.map((g) => el('tr', {},
-        el('td', {}, el('a', { href: `#/game/${g.id}` }, g.id)), el('td', {}, g.variant),
-        el('td', {}, `${g.sente_player} – ${g.gote_player}`),
+        el('td', {}, el('a', { href: `#/game/${g.id}` }, g.id)), el('td', {}, variantInfo(g.variant)?.title || g.variant),
+        el('td', {}, playersNode(g)),
         el('td', {}, g.result ? `${g.result.winner || 'no winner'} (${g.result.reason})` : g.status))));
     } catch (e) {
       seeks.replaceChildren(el('tr', {}, el('td', { class: 'error' }, e.message)));
@@ -868,6 +1131,7 @@ async function lobbyPage() {
 function clockText(control) {
   if (!control || control.kind === 'unlimited') return 'unlimited';
   if (control.kind === 'fischer') return `${formatMs(control.main_ms)} + ${control.increment_ms / 1000}s`;
+  if (control.kind === 'correspondence') return `${control.days_per_move} day${control.days_per_move === 1 ? '' : 's'}/move`;
   return `${formatMs(control.main_ms)} + ${control.periods}×${control.period_ms / 1000}s`;
 }
 
@@ -954,6 +1218,65 @@ function exportNode(record, name = 'game') {
   return el('div', { class: 'panel' }, el('h2', {}, 'Export'), parts, status);
 }
 
+/** A correspondence clock: days and hours, hours and minutes, then the usual clock. */
+function formatDays(ms) {
+  const hours = Math.floor(ms / 3_600_000);
+  if (hours >= 24) return `${Math.floor(hours / 24)}d ${hours % 24}h`;
+  if (hours >= 1) return `${hours}h ${Math.floor((ms % 3_600_000) / 60_000)}m`;
+  return formatClock(ms);
+}
+
+/** A game's chat: the room this page sees, lines shown as text, a box to write, and for a
+ * player, a switch that mutes the opponent (remembered for the game). */
+function chatPanel(id, say) {
+  const lines = el('div', { class: 'chat-lines', 'data-chat-lines': '', role: 'log', 'aria-live': 'polite' });
+  const input = el('input', { maxlength: 300, placeholder: 'Say something…', 'aria-label': 'Chat message', 'data-chat-input': '' });
+  const heading = el('h2', {}, 'Chat');
+  const note = el('small', { class: 'help', 'data-chat-note': '' });
+  const muteKey = `tsubame.mute.${id}`;
+  const mute = el('input', { type: 'checkbox', 'data-chat-mute': '', checked: localStorage.getItem(muteKey) === '1' });
+  const muteLabel = el('label', { class: 'help' }, mute, ' Mute the opponent');
+  const form = el('form', { class: 'chat-form', onsubmit: (event) => {
+    event.preventDefault();
+    const text = input.value.trim();
+    if (text) say(text);
+    input.value = '';
+  } }, input, el('button', { type: 'submit', class: 'small', 'data-action': 'chat-send' }, 'Send'));
+  const root = el('div', { class: 'panel chat', 'data-chat': '' }, heading, lines, form, note, muteLabel);
+  let room = null;
+  let all = [];
+  let opponentName = null;
+  let canWrite = false;
+  function draw() {
+    const hidden = room === 'players' && mute.checked && opponentName;
+    lines.replaceChildren(...all.filter((line) => !(hidden && line.author === opponentName)).map((line) => el('div', { class: 'chat-line', 'data-chat-line': line.id },
+      el('span', { class: 'chat-author' }, line.author), ' ', el('span', { class: 'chat-text' }, line.text))));
+    lines.scrollTop = lines.scrollHeight;
+  }
+  mute.addEventListener('change', () => { localStorage.setItem(muteKey, mute.checked ? '1' : '0'); draw(); });
+  return {
+    root,
+    history(newRoom, newLines) {
+      room = newRoom;
+      all = newLines;
+      heading.textContent = room === 'players' ? 'Chat with your opponent' : 'Spectators\' chat';
+      draw();
+    },
+    add(line) {
+      if (all.some((l) => l.id === line.id)) return;
+      all = [...all, line].slice(-200);
+      draw();
+    },
+    setGame(game, seat) {
+      opponentName = seat ? game[`${seat === 'sente' ? 'gote' : 'sente'}_name`] : null;
+      canWrite = Boolean(seat) || Boolean(myName());
+      muteLabel.hidden = !seat;
+      form.hidden = !canWrite;
+      note.textContent = canWrite ? '' : 'Log in to chat with the other spectators.';
+    },
+  };
+}
+
 async function gamePage(id) {
   const token = tokenFor(id);
   const board = new Board({ onMove: (usi) => send({ type: 'move', move: usi }) });
@@ -967,9 +1290,10 @@ async function gamePage(id) {
   const moveBox = el('div', { class: 'panel' });
   const extra = el('div');
   const info = el('div', { class: 'invite' });
+  const chat = chatPanel(id, (text) => send({ type: 'chat', text, id: 'chat' }));
   app.replaceChildren(el('div', { class: 'play' }, board.root,
     el('div', { class: 'side-area' }, el('div', { class: 'panel' }, status, connection, clocks, firstMove, result, actions, error, info),
-      moveBox, extra)));
+      moveBox, chat.root, extra)));
 
   let game = null;
   let seat = null;
@@ -1011,15 +1335,26 @@ async function gamePage(id) {
     socket.onmessage = (event) => {
       const message = JSON.parse(event.data);
       if (message.type === 'hello') { seat = message.seat; show(); }
+      else if (message.type === 'chat_history') chat.history(message.room, message.lines, game, seat);
+      else if (message.type === 'chat') chat.add(message.line);
       else if (message.type === 'error') {
         error.textContent = message.error;
         // The board showed the refused move already: put the position back.
         show();
       }
       else if (message.game) {
+        // A move changes how many games wait for this player.
+        if (myName() && (message.type === 'move' || message.type === 'end')) refreshAccount();
         if (message.type === 'end') sound('end');
         else if (message.type === 'move' && message.game.last) {
           sound(message.game.check_square ? 'check' : message.game.last.removed?.length ? 'capture' : 'move');
+        }
+        // Both players agreed to a rematch while this page was open: go to it, with this
+        // seat's token, which holds the swapped seat there.
+        if (message.game.rematch_id && game && !game.rematch_id && seat) {
+          if (token) localStorage.setItem(`tsubame.token.${message.game.rematch_id}`, token);
+          location.hash = `#/game/${message.game.rematch_id}`;
+          return;
         }
         const moves = message.game.moves || [...(game?.moves || []), ...(message.game.last ? [message.game.last] : [])];
         game = { ...message.game, moves: moves.filter((m, i, all) => all.findIndex((x) => x.ply === m.ply) === i) };
@@ -1059,7 +1394,8 @@ async function gamePage(id) {
     const control = game.time_control;
     const { remaining, period, periodsLeft } =
       clockAt(view, control, running ? performance.now() - received : 0);
-    let main = control.kind === 'unlimited' ? '∞' : formatClock(remaining);
+    let main = control.kind === 'unlimited' ? '∞'
+      : control.kind === 'correspondence' ? formatDays(remaining) : formatClock(remaining);
     let sub = '';
     // What this player has before the flag falls on this move.
     let shown = remaining;
@@ -1070,10 +1406,10 @@ async function gamePage(id) {
       }
       sub = `byo-yomi ${periodsLeft}×${control.period_ms / 1000}s`;
     } else if (control.kind === 'fischer') sub = `+${control.increment_ms / 1000}s`;
+    else if (control.kind === 'correspondence') sub = `${clockText(control)}`;
     const low = control.kind !== 'unlimited' && shown < TENTHS_BELOW_MS;
-    const who = game[`${side}_player`];
     return el('div', { class: `clock${running ? ' running' : ''}${low ? ' low' : ''}`, 'data-clock': side },
-      el('div', { class: 'p' }, `${side === 'sente' ? '☗' : '☖'} ${side} (${who === 'engine' ? `computer L${game.engine_level}` : who})${seat === side ? ' — you' : ''}`),
+      el('div', { class: 'p' }, `${side === 'sente' ? '☗' : '☖'} `, playerNode(game, side), seat === side ? ' — you' : ''),
       el('div', { class: 't' }, main), el('div', { class: 'p' }, sub));
   }
 
@@ -1147,7 +1483,8 @@ async function gamePage(id) {
       interactive: live && myTurn,
       premoveFor: live && seat && game.status === 'playing' && !myTurn ? seat : null,
     });
-    const title = variantInfo(game.variant)?.title || game.variant;
+    const title = `${variantInfo(game.variant)?.title || game.variant}${game.rated ? ' · rated' : ''}`;
+    chat.setGame(game, seat);
     status.textContent = game.status === 'waiting' ? `${title}: waiting for the second player`
       : game.status === 'finished' ? `${title}: game over`
         : `${title}: ${game.side_to_move} to move${myTurn ? ' — your move' : ''}${game.check_square ? ' (check)' : ''}`;
@@ -1157,6 +1494,20 @@ async function gamePage(id) {
     if (game.result) {
       const who = game.result.winner ? `${game.result.winner} wins` : 'No winner';
       result.append(el('div', { class: 'result', 'data-result': game.result.reason }, `${who} — ${game.result.reason}`));
+    }
+    const betweenPeople = game.sente_player === 'human' && game.gote_player === 'human';
+    if (game.status === 'finished' && betweenPeople) {
+      if (game.rematch_id) {
+        result.append(el('div', { 'data-rematch-link': game.rematch_id }, 'Rematch: ', el('a', { href: `#/game/${game.rematch_id}` }, 'open the game')));
+      } else if (game.rematch_offer && game.rematch_offer !== seat) {
+        result.append(el('div', { 'data-rematch-offer': game.rematch_offer }, `${game[`${game.rematch_offer}_name`] || game.rematch_offer} wants a rematch `,
+          seat ? el('button', { 'data-action': 'rematch-accept', onclick: () => send({ type: 'rematch', action: 'accept' }) }, 'Accept') : null,
+          seat ? el('button', { class: 'secondary', 'data-action': 'rematch-decline', onclick: () => send({ type: 'rematch', action: 'decline' }) }, 'Decline') : null));
+      } else if (seat) {
+        result.append(game.rematch_offer === seat
+          ? el('div', { 'data-rematch-offered': '' }, 'Rematch offered: waiting for the answer…')
+          : el('button', { 'data-action': 'rematch', onclick: () => send({ type: 'rematch', action: 'offer' }) }, 'Rematch'));
+      }
     }
     if (game.draw_offer && game.draw_offer !== seat) {
       result.append(el('div', {}, `${game.draw_offer} offers a draw `,
@@ -1536,12 +1887,16 @@ function rulesPage(name) {
 async function route() {
   cleanup();
   cleanup = () => {};
+  // Each page shows who is logged in and how many games wait for them as of now.
+  refreshAccount();
   const parts = location.hash.replace(/^#\/?/, '').split('/');
   if (parts[0] === 'game' && parts[1]) return gamePage(parts[1]);
   if (parts[0] === 'join' && parts[1]) return joinPage(parts[1], parts[2]);
   if (parts[0] === 'import') return importPage();
   if (parts[0] === 'analysis') return analysisPage();
   if (parts[0] === 'rules') return rulesPage(parts[1] || 'tori');
+  if (parts[0] === 'login' || parts[0] === 'signup') return accountPage(parts[0]);
+  if (parts[0] === '@' && parts[1]) return playerPage(decodeURIComponent(parts[1]));
   return lobbyPage();
 }
 
@@ -1552,6 +1907,8 @@ async function start() {
     app.replaceChildren(el('p', { class: 'error' }, `cannot reach the server: ${e.message}`));
     return;
   }
+  await refreshAccount();
+  setInterval(refreshAccount, 15000);
   window.addEventListener('hashchange', route);
   route();
 }

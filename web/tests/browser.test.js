@@ -275,7 +275,9 @@ test('Lobby: a listed seek made in one browser is joined from the lobby list in 
   await creator.goto(`${base}/`);
   const own = creator.locator(`[data-seek="${id}"]`);
   await own.waitFor();
-  assert.equal(await own.locator('button').count(), 0);
+  // It can be cancelled, never joined.
+  assert.equal(await own.locator('[data-join]').count(), 0);
+  assert.equal(await own.locator('[data-cancel-seek]').count(), 1);
   await shot(creator, 'lobby-own-seek.png');
   await own.locator('[data-own-seek]').click();
   await creator.waitForURL(`**/#/game/${id}`);
@@ -902,4 +904,143 @@ test('Analyse this game: an evaluation graph over every position, the worst move
   await page.locator('.eval-graph [data-eval-ply="2"]').click();
   await page.waitForSelector('.moves .mv.cur[data-ply="2"]');
   await page.close();
+});
+
+/** Signs up from the header's link in this page's own browser context. */
+async function signUp(page, name) {
+  await page.goto(`${base}/`);
+  await page.click('[data-action="signup"]');
+  await page.fill('input[name="username"]', name);
+  await page.fill('input[name="password"]', 'a long enough password');
+  await page.click('[data-action="signup-submit"]');
+  await page.waitForSelector(`[data-me="${name}"]`);
+}
+
+test('Accounts: two players sign up, play a rated game by clicking, chat, see their new ratings, rematch, and resume on another device', async () => {
+  const alice = await otherPersonPage();
+  const bob = await otherPersonPage();
+  // The login form refuses a wrong password with the same words as an unknown name.
+  await alice.goto(`${base}/#/login`);
+  await alice.fill('input[name="username"]', 'nobody');
+  await alice.fill('input[name="password"]', 'whatever1234');
+  await alice.click('[data-action="login-submit"]');
+  await alice.waitForSelector('[data-account-error]:has-text("wrong user name or password")');
+  await shot(alice, 'login-error.png');
+  await signUp(alice, 'alice');
+  await signUp(bob, 'bob');
+
+  // Alice seeks a rated game with a clock; her own seek offers Cancel, not Join.
+  await alice.goto(`${base}/`);
+  await alice.waitForSelector('[data-action="create"]');
+  await alice.selectOption('select[name="variant"]', 'tori');
+  await alice.check('input[name="opponent"][value="human"]');
+  await alice.check('input[name="public"]');
+  await alice.selectOption('select[name="side"]', 'sente');
+  await alice.selectOption('select[name="clock"]', 'byoyomi');
+  await alice.check('[data-rated]');
+  await alice.click('[data-action="create"]');
+  await alice.waitForSelector('[data-status]:has-text("rated")');
+  const id = alice.url().match(/#\/game\/(\w+)/)[1];
+  await alice.goto(`${base}/`);
+  await alice.locator(`[data-seek="${id}"] [data-cancel-seek]`).waitFor();
+  assert.equal(await alice.locator(`[data-seek="${id}"] [data-join]`).count(), 0);
+
+  // Bob sees who seeks, with her provisional rating, and joins.
+  await bob.goto(`${base}/`);
+  const seek = bob.locator(`[data-seek="${id}"]`);
+  await seek.waitFor();
+  assert.match(await seek.innerText(), /alice 1500\?/);
+  assert.equal(await seek.locator('[data-seek-mode]').innerText(), 'rated');
+  await shot(bob, 'lobby-rated-seek.png');
+  await seek.locator('[data-join]').click();
+  await bob.waitForURL(`**/#/game/${id}`);
+  await alice.goto(`${base}/#/game/${id}`);
+  for (const page of [alice, bob]) {
+    await page.waitForSelector('[data-clock="sente"] [data-player-name="alice"]');
+    await page.waitForSelector('[data-clock="gote"] [data-player-name="bob"]');
+  }
+  await bob.waitForSelector('[data-clock="gote"]:has-text("you")');
+
+  // They chat while playing; a line with markup arrives as the text it is.
+  await playLine(alice, bob, TORI_MATE.split(' ').slice(0, 4).join(' '));
+  await alice.fill('[data-chat-input]', 'good luck <b>bob</b>');
+  await alice.click('[data-action="chat-send"]');
+  await bob.waitForSelector('[data-chat-line]:has-text("good luck")');
+  assert.equal(await bob.locator('[data-chat-line] .chat-text').first().innerText(), 'good luck <b>bob</b>');
+  assert.equal(await bob.locator('[data-chat-lines] b').count(), 0, 'no markup from chat');
+  await bob.fill('[data-chat-input]', 'thanks, you too');
+  await bob.press('[data-chat-input]', 'Enter');
+  await alice.waitForSelector('[data-chat-line]:has-text("thanks, you too")');
+  // Bob mutes alice: her lines leave his page, his own stay.
+  await bob.check('[data-chat-mute]');
+  assert.equal(await bob.locator('[data-chat-line]:has-text("good luck")').count(), 0);
+  assert.equal(await bob.locator('[data-chat-line]:has-text("thanks")').count(), 1);
+  await bob.uncheck('[data-chat-mute]');
+  await shot(bob, 'rated-game-chat.png');
+  await playLine(alice, bob, TORI_MATE.split(' ').slice(4).join(' '), 4);
+
+  // Mate: both see the result and the rating changes of the worked first game.
+  for (const page of [alice, bob]) {
+    await page.waitForSelector('[data-result="checkmate"]');
+    await page.waitForSelector('[data-rating-change="sente"]');
+    assert.equal((await page.locator('[data-clock="sente"] [data-rating-change]').innerText()).trim(), '+162');
+    assert.equal((await page.locator('[data-clock="gote"] [data-rating-change]').innerText()).trim(), '-162');
+  }
+  await shot(alice, 'rated-game-over.png');
+
+  // Bob asks for a rematch, alice accepts: both land in the new game, colours swapped.
+  await bob.click('[data-action="rematch"]');
+  await bob.waitForSelector('[data-rematch-offered]');
+  await alice.waitForSelector('[data-rematch-offer="gote"]');
+  await alice.click('[data-action="rematch-accept"]');
+  for (const page of [alice, bob]) {
+    await page.waitForFunction((old) => !location.hash.includes(old), id);
+  }
+  const rematch = bob.url().match(/#\/game\/(\w+)/)[1];
+  assert.notEqual(rematch, id);
+  await bob.waitForSelector('[data-clock="sente"]:has-text("you")');
+  await bob.waitForSelector('[data-clock="sente"] [data-rating]:has-text("1338")');
+  await alice.waitForSelector('[data-clock="gote"]:has-text("you")');
+  await playByClicks(bob, '3d3c');
+  await waitPly(bob, 1);
+
+  // Alice picks the game up on another device: logged in there, her seat follows her.
+  const phone = await otherPersonPage(390, 844);
+  await phone.goto(`${base}/#/login`);
+  await phone.fill('input[name="username"]', 'ALICE');
+  await phone.fill('input[name="password"]', 'a long enough password');
+  await phone.click('[data-action="login-submit"]');
+  await phone.waitForSelector('[data-me="alice"]');
+  await phone.waitForSelector('[data-your-turn="1"]');
+  await phone.click('[data-your-turn]');
+  await phone.waitForSelector(`[data-ongoing="${rematch}"]:has-text("your turn")`);
+  await phone.click(`[data-open-game="${rematch}"]`);
+  await phone.waitForSelector('[data-clock="gote"]:has-text("you")');
+  await playByClicks(phone, '4b3c');
+  await waitPly(bob, 2);
+  assert.equal(await bob.locator('[data-moves] [data-ply="2"]').innerText(), 'Fax3c');
+  await shot(phone, 'resumed-on-phone.png');
+
+  // Her page: the rating with its history chart, the ongoing and the finished game.
+  await phone.goto(`${base}/#/@/alice`);
+  await phone.waitForSelector('[data-rating-row="tori rapid"]');
+  assert.match(await phone.locator('[data-rating-row="tori rapid"]').innerText(), /1662\?/);
+  await phone.waitForSelector('[data-chart="tori"] svg circle');
+  assert.match(await phone.locator(`[data-finished="${id}"]`).innerText(), /won \(checkmate\)\s*\+162/);
+  assert.match(await phone.locator(`[data-finished="${id}"]`).innerText(), /bob/);
+  await shot(phone, 'profile-phone.png', { fullPage: true });
+  assert.ok(await phone.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth),
+    'the player page does not scroll sideways on a phone');
+  await alice.goto(`${base}/#/@/alice`);
+  await alice.waitForSelector('[data-chart="tori"] svg circle');
+  await shot(alice, 'profile.png');
+
+  // A guest still plays, under a generated name.
+  const guest = await otherPersonPage();
+  await guest.goto(`${base}/`);
+  await guest.waitForSelector('[data-action="login"]');
+  await guest.click('[data-computer="tori"]');
+  await guest.waitForSelector('[data-clock="sente"] [data-player-name^="Guest-"]');
+  await guest.waitForSelector('[data-clock="gote"] [data-player-name="Computer level 2"]');
+  for (const page of [alice, bob, phone, guest]) await page.close();
 });
