@@ -379,6 +379,42 @@ fn a_fixed_move_time_is_used() {
     }
 }
 
+/// The `Level` option holds every search to the play server's computer levels: level 2 stops
+/// at depth 2 even when given a long clock, and answers well within its 0.4 s.
+#[test]
+fn a_level_holds_the_search_to_its_depth_and_time() {
+    let mut engine = Engine::start();
+    engine.send("usi");
+    let options = engine.until("usiok");
+    assert!(
+        options
+            .iter()
+            .any(|l| l == "option name Level type spin default 0 min 0 max 5")
+    );
+    engine.send("setoption name Level value 2");
+    engine.send("isready");
+    engine.until("readyok");
+    engine.send("position startpos");
+    let asked = Instant::now();
+    engine.send("go btime 600000 wtime 600000 byoyomi 10000");
+    let lines = engine.until("bestmove");
+    let took = asked.elapsed();
+    let deepest = lines
+        .iter()
+        .filter_map(|l| l.strip_prefix("info depth "))
+        .filter_map(|rest| rest.split_whitespace().next()?.parse::<u32>().ok())
+        .max();
+    assert_eq!(deepest, Some(2), "{lines:?}");
+    assert!(took < Duration::from_millis(450), "answered after {took:?}");
+    engine.send("setoption name Level value 6");
+    engine.send("isready");
+    let lines = engine.until("readyok");
+    assert!(
+        lines.iter().any(|l| l.contains("level (0 to 5)")),
+        "{lines:?}"
+    );
+}
+
 #[test]
 fn a_mated_side_resigns() {
     let mut engine = Engine::start();

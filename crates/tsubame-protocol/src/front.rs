@@ -176,6 +176,15 @@ impl Front {
                 Ok(())
             }
             "EvalFile" => Ok(self.session.set_eval_file(value)?),
+            "Level" => {
+                let level: u8 = value
+                    .parse()
+                    .ok()
+                    .filter(|n| *n <= 5)
+                    .ok_or_else(|| not_a_number("level (0 to 5)", value))?;
+                self.session.set_level(level);
+                Ok(())
+            }
             _ => {
                 // The variant being played first: several games share option names.
                 let current = self.session.variant();
@@ -379,6 +388,7 @@ impl Front {
             Evaluation::default().name()
         ));
         self.say("option name EvalFile type string default <empty>");
+        self.say("option name Level type spin default 0 min 0 max 5");
         self.say(&format!(
             "option name {} type check default false",
             dialect.ponder_option

@@ -293,6 +293,8 @@ pub struct Session {
     hash_mib: usize,
     threads: usize,
     evaluation: Evaluation,
+    /// A strength level (1 to 5) every search is held to; none for full strength.
+    level: Option<u8>,
     network_file: Option<Arc<Network>>,
     eval_file: Option<tsubame_engine::params::ParamFile>,
     tt: Arc<TranspositionTable>,
@@ -355,6 +357,7 @@ impl Session {
             hash_mib: 64,
             threads: 1,
             evaluation: Evaluation::default(),
+            level: None,
             network_file: None,
             eval_file: None,
             tt: Arc::new(TranspositionTable::new(64)),
@@ -425,6 +428,12 @@ impl Session {
         }
         self.threads = threads;
         Ok(())
+    }
+
+    /// Holds every search to a strength level (1 weakest to 5, the play server's computer
+    /// levels); 0 plays at full strength.
+    pub fn set_level(&mut self, level: u8) {
+        self.level = (level > 0).then_some(level.min(5));
     }
 
     /// Chooses the evaluation: classical, the network, or material only (the baseline
@@ -583,6 +592,10 @@ impl Session {
         let limits = Limits {
             started: limits.started.or_else(|| Some(Instant::now())),
             ..limits
+        };
+        let limits = match self.level {
+            Some(level) => limits.at_level(level),
+            None => limits,
         };
         self.wait();
         self.stop.store(false, Ordering::Relaxed);

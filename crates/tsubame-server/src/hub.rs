@@ -23,7 +23,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex as StdMutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use tokio::sync::{Mutex, broadcast};
-use tsubame_engine::limits::Limits;
+use tsubame_engine::limits::{Clock, Limits};
 use tsubame_rules::Color;
 use tsubame_rules::Variant;
 
@@ -465,22 +465,18 @@ fn engine_name(level: u8) -> String {
 /// How long a finished game stays in memory after it was last looked up.
 const FINISHED_KEPT_MS: u64 = 60_000;
 
-/// Engine limits for a level: deeper and longer at higher levels, never more than the clock
-/// allows.
+/// Engine limits for a level (the engine's own [`Limits::at_level`]): deeper and longer at
+/// higher levels, never more than the time left on the clock allows.
 fn engine_limits(level: u8, time_left: Option<u64>) -> Limits {
-    let (depth, cap_ms) = match level {
-        0 | 1 => (1, 200),
-        2 => (2, 400),
-        3 => (4, 800),
-        4 => (6, 1500),
-        _ => (10, 3000),
-    };
-    let budget = time_left.map_or(cap_ms, |left| (left / 20).clamp(20, cap_ms));
+    let clock = time_left.map(|left| Clock {
+        remaining: Duration::from_millis(left),
+        ..Clock::default()
+    });
     Limits {
-        depth: Some(depth),
-        move_time: Some(Duration::from_millis(budget + 60)),
+        clock,
         ..Limits::default()
     }
+    .at_level(level)
 }
 
 impl LiveGame {
