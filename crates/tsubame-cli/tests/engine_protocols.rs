@@ -415,6 +415,49 @@ fn a_level_holds_the_search_to_its_depth_and_time() {
     );
 }
 
+/// MultiPV: each depth reports that many lines, numbered, best first, each starting with a
+/// different move; the best move is the first line's.
+#[test]
+fn multipv_reports_the_best_lines_of_each_depth() {
+    let mut engine = Engine::start();
+    engine.send("usi");
+    let options = engine.until("usiok");
+    assert!(
+        options
+            .iter()
+            .any(|l| l == "option name MultiPV type spin default 1 min 1 max 500")
+    );
+    engine.send("setoption name MultiPV value 3");
+    engine.send("position startpos");
+    engine.send("go depth 4");
+    let lines = engine.until("bestmove");
+    let at_four: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.starts_with("info depth 4 "))
+        .collect();
+    assert_eq!(at_four.len(), 3, "{lines:?}");
+    let mut firsts = Vec::new();
+    for (index, line) in at_four.iter().enumerate() {
+        assert!(line.contains(&format!(" multipv {} ", index + 1)), "{line}");
+        let first = line
+            .split(" pv ")
+            .nth(1)
+            .and_then(|pv| pv.split_whitespace().next());
+        firsts.push(first.expect("a pv").to_string());
+    }
+    firsts.dedup();
+    assert_eq!(firsts.len(), 3, "{at_four:?}");
+    let best = lines.last().unwrap().split_whitespace().nth(1).unwrap();
+    assert_eq!(best, firsts[0]);
+    engine.send("setoption name MultiPV value 0");
+    engine.send("isready");
+    let lines = engine.until("readyok");
+    assert!(
+        lines.iter().any(|l| l.contains("line count (1 to 500)")),
+        "{lines:?}"
+    );
+}
+
 #[test]
 fn a_mated_side_resigns() {
     let mut engine = Engine::start();

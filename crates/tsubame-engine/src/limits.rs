@@ -27,6 +27,9 @@ pub struct Limits {
     pub clock: Option<Clock>,
     /// Search until stopped, whatever else is set.
     pub infinite: bool,
+    /// How many best moves to find and report, each with its line (MultiPV); 0 and 1 both
+    /// mean one. More lines cost time: each is searched to the same depth.
+    pub lines: u32,
     /// When the time began to count: the arrival of the command that started the search, so
     /// that the work done before the search proper (copying the game, starting its thread) is
     /// paid from the budget and not on top of it. Unset, the search's own start.

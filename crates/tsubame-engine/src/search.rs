@@ -74,6 +74,8 @@ pub struct Info {
     pub pv: Vec<Move>,
     /// Per mille of the table written in this search.
     pub hashfull: u32,
+    /// Which of the best lines this is, 1 for the best (MultiPV).
+    pub multipv: u32,
 }
 
 impl Info {
@@ -93,6 +95,9 @@ pub struct Outcome {
     pub ponder: Option<Move>,
     /// The last completed iteration's report.
     pub info: Info,
+    /// With [`Limits::lines`] above one, the best lines found, best first (the first is
+    /// `info`); otherwise `info` alone.
+    pub lines: Vec<Info>,
 }
 
 /// State shared by the threads of one search.
@@ -128,6 +133,11 @@ struct Worker<'a, P: SearchPosition> {
     static_evals: Vec<i32>,
     /// Score of the root's best move so far in the current iteration.
     root_score: i32,
+    /// Root moves left out of the current search: the first moves of the better lines already
+    /// found in this iteration (MultiPV).
+    root_excluded: Vec<Move>,
+    /// The best lines of the last iteration, best first.
+    lines: Vec<Info>,
     move_lists: Vec<Vec<Move>>,
     pv: Vec<Vec<Move>>,
     lmr: Vec<Vec<i32>>,
@@ -245,6 +255,8 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
             played,
             static_evals: vec![0; MAX_PLY + 2],
             root_score: 0,
+            root_excluded: Vec::new(),
+            lines: Vec::new(),
             move_lists: (0..=MAX_PLY).map(|_| Vec::with_capacity(256)).collect(),
             pv: (0..=MAX_PLY).map(|_| Vec::with_capacity(32)).collect(),
             lmr: lmr_table(),
@@ -582,6 +594,9 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
         let mut best_move = None;
         for index in 0..moves.len() {
             let mv = pick_next(&mut moves, &mut scores, index);
+            if ply == 0 && self.root_excluded.contains(&mv) {
+                continue;
+            }
             let quiet = !self.is_capture(mv) && !mv.is_promotion();
             // Read before the move is made (it depends on the moves leading here), and only
             // where a late-move reduction may use it.
@@ -669,6 +684,10 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
             }
         }
         self.move_lists[ply] = moves;
+        // A root searched without some of its moves has no result of its own to keep.
+        if ply == 0 && !self.root_excluded.is_empty() {
+            return best;
+        }
         let bound = if best >= beta {
             Bound::Lower
         } else if alpha > original_alpha {
@@ -793,7 +812,60 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
             time: self.shared.start.elapsed(),
             pv: self.pv[0].clone(),
             hashfull: self.shared.tt.hashfull(),
+            multipv: 1,
         }
+    }
+
+    /// After the best line of an iteration (`best`, worth `value`): the next best lines, each
+    /// a full-window search of the root without the first moves of the lines before it; then
+    /// all of them, ordered by score (a later search may see further than an earlier one), are
+    /// reported. Stops early when the search is stopped; the lines then come from the last
+    /// iteration that found them all.
+    fn more_lines(
+        &mut self,
+        depth: u32,
+        (best, value): (Info, i32),
+        wanted: usize,
+        report: &mut dyn FnMut(&Info),
+    ) {
+        let mut lines = vec![(value, best)];
+        let complete = loop {
+            if lines.len() >= wanted {
+                break true;
+            }
+            self.root_excluded = lines
+                .iter()
+                .filter_map(|(_, l)| l.pv.first().copied())
+                .collect();
+            let value = self.search(depth as i32, -INFINITY, INFINITY, 0, None);
+            if self.stopped() || self.pv[0].is_empty() {
+                break false;
+            }
+            lines.push((value, self.info(depth, value)));
+        };
+        self.root_excluded.clear();
+        // A stable sort: equal scores keep the order they were found in.
+        lines.sort_by_key(|(value, _)| std::cmp::Reverse(*value));
+        let mut lines: Vec<Info> = lines.into_iter().map(|(_, info)| info).collect();
+        if !complete {
+            // Keep the earlier iteration's lines where this one did not get to them.
+            let found: Vec<Option<Move>> = lines.iter().map(|l| l.pv.first().copied()).collect();
+            for earlier in std::mem::take(&mut self.lines) {
+                if lines.len() >= wanted {
+                    break;
+                }
+                if !found.contains(&earlier.pv.first().copied()) {
+                    lines.push(earlier);
+                }
+            }
+        }
+        for (index, line) in lines.iter_mut().enumerate() {
+            line.multipv = index as u32 + 1;
+            if self.main {
+                report(line);
+            }
+        }
+        self.lines = lines;
     }
 
     /// Iterative deepening; the main thread reports each iteration.
@@ -801,6 +873,7 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
         &mut self,
         max_depth: u32,
         depth_offset: u32,
+        wanted_lines: usize,
         report: &mut dyn FnMut(&Info),
     ) -> Option<Info> {
         let mut last: Option<Info> = None;
@@ -835,8 +908,13 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
                 // The unfinished iteration's best move so far was searched to the full depth,
                 // deeper than the last finished iteration looked: the time was not wasted.
                 if !self.pv[0].is_empty() {
-                    let info = self.info(depth, self.root_score);
-                    if self.main {
+                    let mut info = self.info(depth, self.root_score);
+                    if wanted_lines > 1 {
+                        // Stopped: only the earlier iteration's other lines are kept.
+                        let best = (info.clone(), self.root_score);
+                        self.more_lines(depth, best, wanted_lines, report);
+                        info = self.lines[0].clone();
+                    } else if self.main {
                         report(&info);
                     }
                     last = Some(info);
@@ -848,8 +926,11 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
                     break;
                 }
             } else {
-                let info = self.info(depth, score);
-                if self.main {
+                let mut info = self.info(depth, score);
+                if wanted_lines > 1 {
+                    self.more_lines(depth, (info.clone(), score), wanted_lines, report);
+                    info = self.lines[0].clone();
+                } else if self.main {
                     report(&info);
                 }
                 last = Some(info);
@@ -912,6 +993,7 @@ pub fn search<P: SearchPosition>(
         });
     }
     let fallback = legal.first().copied();
+    let wanted_lines = (limits.lines.max(1) as usize).min(legal.len().max(1));
     let result = std::thread::scope(|scope| {
         for helper in 1..threads.max(1) {
             let shared = &shared;
@@ -925,7 +1007,7 @@ pub fn search<P: SearchPosition>(
                     history_checks,
                     false,
                 );
-                worker.iterate(max_depth, (helper % 2) as u32, &mut |_| {});
+                worker.iterate(max_depth, (helper % 2) as u32, 1, &mut |_| {});
             });
         }
         let mut worker = Worker::new(
@@ -936,10 +1018,11 @@ pub fn search<P: SearchPosition>(
             history_checks,
             true,
         );
-        let info = worker.iterate(max_depth, 0, report);
+        let info = worker.iterate(max_depth, 0, wanted_lines, report);
         shared.stop.store(true, Ordering::Relaxed);
-        info
+        (info, std::mem::take(&mut worker.lines))
     });
+    let (result, lines) = result;
     let info = result.unwrap_or(Info {
         depth: 0,
         seldepth: 0,
@@ -948,6 +1031,7 @@ pub fn search<P: SearchPosition>(
         time: shared.start.elapsed(),
         pv: fallback.into_iter().collect(),
         hashfull: 0,
+        multipv: 1,
     });
     let best = info
         .pv
@@ -960,7 +1044,17 @@ pub fn search<P: SearchPosition>(
     } else {
         None
     };
-    Outcome { best, ponder, info }
+    let lines = if lines.len() > 1 {
+        lines
+    } else {
+        vec![info.clone()]
+    };
+    Outcome {
+        best,
+        ponder,
+        info,
+        lines,
+    }
 }
 
 /// [`search`] on a position of any game: the game is chosen here, once, and the search runs on
@@ -1032,7 +1126,7 @@ impl AnySearch<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tsubame_rules::{Options, tori, wa};
+    use tsubame_rules::{Options, Position, tori, wa};
 
     fn shared() -> Shared {
         Shared {
@@ -1043,6 +1137,64 @@ mod tests {
             budget: None,
             node_limit: None,
         }
+    }
+
+    /// MultiPV: the mating drop first, then other moves, each once, scores falling; asking
+    /// for more lines than there are moves gives one per move.
+    #[test]
+    fn several_lines_are_the_best_moves_in_order() {
+        let rules = Options::defaults(tori::spec()).rule_set();
+        let position =
+            Position::from_sfen(tori::tables(), "5sk/5s1/6C/7/7/7/K6 b F 1", rules).unwrap();
+        let params = EvalParams::for_variant(tori::spec());
+        let run = |lines: u32| {
+            let limits = Limits {
+                depth: Some(3),
+                lines,
+                ..Limits::default()
+            };
+            let mut reported = Vec::new();
+            let outcome = search(
+                &position,
+                &[],
+                &[],
+                &limits,
+                &params,
+                Arc::new(TranspositionTable::new(4)),
+                Arc::new(AtomicBool::new(false)),
+                1,
+                &mut |info| reported.push((info.depth, info.multipv)),
+            );
+            (outcome, reported)
+        };
+        let (single, _) = run(1);
+        assert_eq!(single.lines, vec![single.info.clone()]);
+        let (outcome, reported) = run(4);
+        assert_eq!(outcome.lines.len(), 4);
+        assert_eq!(outcome.lines[0], outcome.info);
+        assert_eq!(position.to_usi(outcome.lines[0].pv[0]), "F*1b");
+        assert!(matches!(outcome.lines[0].score, Score::Mate(_)));
+        let firsts: Vec<Move> = outcome.lines.iter().map(|l| l.pv[0]).collect();
+        for (i, mv) in firsts.iter().enumerate() {
+            assert!(!firsts[..i].contains(mv), "a move twice: {firsts:?}");
+        }
+        let value = |score: &Score| match *score {
+            Score::Mate(plies) if plies > 0 => 100_000 - plies,
+            Score::Mate(plies) => -100_000 - plies,
+            Score::Centipawns(cp) => cp,
+        };
+        for pair in outcome.lines.windows(2) {
+            assert!(value(&pair[0].score) >= value(&pair[1].score), "{pair:?}");
+        }
+        assert_eq!(
+            outcome.lines.iter().map(|l| l.multipv).collect::<Vec<_>>(),
+            [1, 2, 3, 4]
+        );
+        // Every line of every depth is reported, the best first.
+        assert!(reported.contains(&(3, 4)), "{reported:?}");
+        let legal = position.legal_moves().len();
+        let (all, _) = run(500);
+        assert_eq!(all.lines.len(), legal);
     }
 
     #[test]

@@ -176,6 +176,15 @@ impl Front {
                 Ok(())
             }
             "EvalFile" => Ok(self.session.set_eval_file(value)?),
+            "MultiPV" => {
+                let lines: u32 = value
+                    .parse()
+                    .ok()
+                    .filter(|n| (1..=crate::session::MAX_LINES).contains(n))
+                    .ok_or_else(|| not_a_number("line count (1 to 500)", value))?;
+                self.session.set_lines(lines);
+                Ok(())
+            }
             "Level" => {
                 let level: u8 = value
                     .parse()
@@ -389,6 +398,7 @@ impl Front {
         ));
         self.say("option name EvalFile type string default <empty>");
         self.say("option name Level type spin default 0 min 0 max 5");
+        self.say("option name MultiPV type spin default 1 min 1 max 500");
         self.say(&format!(
             "option name {} type check default false",
             dialect.ponder_option
@@ -438,15 +448,17 @@ pub fn info_line(
         Score::Centipawns(cp) => format!("cp {cp}"),
         Score::Mate(plies) => format!("mate {}", mate(plies)),
     };
-    let mut line = format!(
-        "info depth {} seldepth {} score {score} nodes {} nps {} time {} hashfull {}",
-        info.depth,
-        info.seldepth,
+    let mut line = format!("info depth {} seldepth {}", info.depth, info.seldepth);
+    if let Some(index) = report.multipv {
+        line.push_str(&format!(" multipv {index}"));
+    }
+    line.push_str(&format!(
+        " score {score} nodes {} nps {} time {} hashfull {}",
         info.nodes,
         info.nps(),
         info.time.as_millis(),
         info.hashfull
-    );
+    ));
     if !report.pv.is_empty() {
         let pv: Vec<String> = report.pv.iter().map(|m| mv(m)).collect();
         line.push_str(" pv ");

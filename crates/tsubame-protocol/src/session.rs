@@ -284,6 +284,8 @@ pub struct InfoText {
     pub info: Info,
     /// The principal variation, USI move text.
     pub pv: Vec<String>,
+    /// Which line this is when several were asked for (MultiPV); none for one line.
+    pub multipv: Option<u32>,
 }
 
 /// Engine options and the game, shared by every protocol.
@@ -295,6 +297,8 @@ pub struct Session {
     evaluation: Evaluation,
     /// A strength level (1 to 5) every search is held to; none for full strength.
     level: Option<u8>,
+    /// How many best lines a search reports (MultiPV).
+    lines: u32,
     network_file: Option<Arc<Network>>,
     eval_file: Option<tsubame_engine::params::ParamFile>,
     tt: Arc<TranspositionTable>,
@@ -309,6 +313,10 @@ impl Default for Session {
 }
 
 type SearchSetting = (Limits, Arc<TranspositionTable>, Arc<AtomicBool>, usize);
+
+/// The most lines a search may be asked for (MultiPV): more than any position has moves
+/// in Tori or Wa, and a bound on the work of one search in Tenjiku.
+pub const MAX_LINES: u32 = 500;
 
 /// Searches `position` (after the game's positions `keys` and `checks`) and reports as text.
 fn run_search(
@@ -331,6 +339,7 @@ fn run_search(
         &mut |info| {
             on_info(InfoText {
                 pv: position.line_to_usi(&info.pv),
+                multipv: (limits.lines > 1).then_some(info.multipv),
                 info: info.clone(),
             })
         },
@@ -358,6 +367,7 @@ impl Session {
             threads: 1,
             evaluation: Evaluation::default(),
             level: None,
+            lines: 1,
             network_file: None,
             eval_file: None,
             tt: Arc::new(TranspositionTable::new(64)),
@@ -428,6 +438,11 @@ impl Session {
         }
         self.threads = threads;
         Ok(())
+    }
+
+    /// How many best moves each search reports with their lines (MultiPV), 1 to 500.
+    pub fn set_lines(&mut self, lines: u32) {
+        self.lines = lines.clamp(1, MAX_LINES);
     }
 
     /// Holds every search to a strength level (1 weakest to 5, the play server's computer
@@ -591,6 +606,10 @@ impl Session {
     ) {
         let limits = Limits {
             started: limits.started.or_else(|| Some(Instant::now())),
+            ..limits
+        };
+        let limits = Limits {
+            lines: self.lines,
             ..limits
         };
         let limits = match self.level {

@@ -40,6 +40,9 @@ use tsubame_rules::{EndReason, Options};
 /// Largest request body accepted.
 pub const BODY_LIMIT: usize = 64 * 1024;
 
+/// The most best lines `POST /api/analyse` gives.
+pub const MAX_ANALYSIS_LINES: u32 = 10;
+
 /// The largest record file `POST /api/import` takes: a PGN of many games.
 pub const IMPORT_BODY_LIMIT: usize = 2 * 1024 * 1024;
 
@@ -195,6 +198,9 @@ struct PositionRequest {
     depth: Option<u32>,
     #[serde(default)]
     movetime_ms: Option<u64>,
+    /// How many best lines to return (1 to 10).
+    #[serde(default)]
+    lines: Option<u32>,
 }
 
 /// A token from the `Authorization: Bearer` header or the body.
@@ -886,9 +892,16 @@ async fn analyse(
     }
     let depth = request.depth.unwrap_or(8).clamp(1, 30);
     let movetime = request.movetime_ms.unwrap_or(1000).clamp(10, 10_000);
+    let lines = request.lines.unwrap_or(1);
+    if !(1..=MAX_ANALYSIS_LINES).contains(&lines) {
+        return Err(ApiError::bad_request(format!(
+            "lines must be 1 to {MAX_ANALYSIS_LINES}"
+        )));
+    }
     let limits = Limits {
         depth: Some(depth),
         move_time: Some(Duration::from_millis(movetime)),
+        lines,
         ..Limits::default()
     };
     let _ticket =

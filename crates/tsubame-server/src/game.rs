@@ -72,6 +72,30 @@ pub struct EngineReply {
     pub score: Option<String>,
     /// The line it expects, USI text.
     pub pv: Vec<String>,
+    /// The depth searched.
+    pub depth: u32,
+    /// The best lines, best first, when several were asked for (`Limits::lines`); the first
+    /// is the move above.
+    pub lines: Vec<EngineLine>,
+}
+
+/// One of several best lines.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct EngineLine {
+    /// Its first move, USI text.
+    #[serde(rename = "move")]
+    pub first: String,
+    /// Its evaluation for the side to move, as in [`EngineReply::score`].
+    pub score: String,
+    /// The line, USI text.
+    pub pv: Vec<String>,
+}
+
+fn score_text(score: Score) -> String {
+    match score {
+        Score::Centipawns(cp) => format!("cp {cp}"),
+        Score::Mate(plies) => format!("mate {plies}"),
+    }
 }
 
 /// Why the rules refused to start a game or play a move.
@@ -219,6 +243,7 @@ impl HostedGame {
         let tt = Arc::new(TranspositionTable::new(8));
         let mut score = None;
         let mut pv = Vec::new();
+        let mut depth = 0;
         let outcome = search_any(
             &position,
             &keys,
@@ -229,18 +254,32 @@ impl HostedGame {
             Arc::new(AtomicBool::new(false)),
             1,
             &mut |info| {
-                score = Some(match info.score {
-                    Score::Centipawns(cp) => format!("cp {cp}"),
-                    Score::Mate(plies) => format!("mate {plies}"),
-                });
-                pv = position.line_to_usi(&info.pv);
+                if info.multipv == 1 {
+                    score = Some(score_text(info.score));
+                    pv = position.line_to_usi(&info.pv);
+                    depth = info.depth;
+                }
             },
         );
         let best = outcome.best?;
+        let lines = outcome
+            .lines
+            .iter()
+            .filter_map(|line| {
+                let usi = position.line_to_usi(&line.pv);
+                Some(EngineLine {
+                    first: usi.first()?.clone(),
+                    score: score_text(line.score),
+                    pv: usi,
+                })
+            })
+            .collect();
         Some(EngineReply {
             best: position.to_usi(best),
             score,
             pv,
+            depth,
+            lines,
         })
     }
 }

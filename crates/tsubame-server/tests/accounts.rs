@@ -319,6 +319,16 @@ fn seats_follow_the_login(db: &Db) {
     ));
     assert_eq!(view["sente_name"], "alice");
     assert_eq!(view["gote_name"], "Computer level 3");
+    // Games against the computer are in the player's history.
+    let (_, games) = server.get("/api/players/alice/games?status=playing");
+    assert!(
+        games
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|g| g["id"] == computer["game_id"]),
+        "{games}"
+    );
 }
 
 /// A request carrying the session cookie from another site's page is refused when it would

@@ -999,6 +999,25 @@ fn analysis_is_bounded(db: &Db) {
         .collect();
     assert_eq!(refused.len(), 1, "{answers:?}");
     assert!(refused[0].2.contains("the engine is busy"), "{answers:?}");
+    // Several best lines: each a different first move, the best first; at most ten.
+    let (status, reply) = server.post(
+        "/api/analyse",
+        json!({"variant": "tori", "depth": 4, "lines": 3}),
+    );
+    assert_eq!(status, 200, "{reply}");
+    let lines = reply["lines"].as_array().expect("lines");
+    assert_eq!(lines.len(), 3, "{reply}");
+    assert_eq!(lines[0]["move"], reply["best"]);
+    assert_eq!(reply["depth"], 4);
+    let firsts: std::collections::HashSet<&str> =
+        lines.iter().map(|l| l["move"].as_str().unwrap()).collect();
+    assert_eq!(firsts.len(), 3, "{reply}");
+    for line in lines {
+        assert_eq!(line["pv"][0], line["move"]);
+        assert!(line["score"].as_str().unwrap().starts_with("cp "), "{line}");
+    }
+    let (status, body) = server.post("/api/analyse", json!({"variant": "tori", "lines": 11}));
+    assert_eq!(status, 400, "{body}");
 }
 
 /// A computer opponent whose search waits for a busy engine slot is not charged for the wait:
