@@ -78,7 +78,8 @@ async function otherPersonPage(width = 1200, height = 900) {
   const page = await context.newPage();
   page.on('pageerror', (e) => { throw e; });
   watchPolicy(page);
-  page.on('close', () => context.close());
+  // The browser may already be closing (after the last test): nothing is left to close then.
+  page.on('close', () => context.close().catch(() => {}));
   return page;
 }
 
@@ -422,9 +423,46 @@ test('import a record and ask the engine on the analysis board', async () => {
   await page.mouse.move(toX, toY, { steps: 8 });
   await page.mouse.up();
   await page.waitForFunction(() => document.querySelector('.board')?.dataset.sfen.startsWith('rpckcpl/7/ssssfss/'));
-  await page.click('[data-action="analyse"]');
-  await page.waitForSelector('[data-best]', { timeout: 20000 });
+  await page.check('[data-engine-toggle]');
+  await page.waitForSelector('[data-line="1"]', { timeout: 20000 });
+  await page.close();
+});
+
+test('Analysis board: the engine\'s best lines deepen by themselves, the bar follows, and moves grow a tree of variations', async () => {
+  const page = await newPage();
+  await page.goto(`${base}/#/analysis`);
+  await page.waitForSelector('.board sq');
+  await page.selectOption('[data-lines]', '3');
+  await page.check('[data-engine-toggle]');
+  // Three lines, each a different first move, going deeper without being asked again.
+  await page.waitForFunction(() => Number(document.querySelector('[data-engine-status]')?.dataset.depth) >= 8, null, { timeout: 30000 });
+  assert.equal(await page.locator('[data-line]').count(), 3);
+  const firsts = (await page.locator('[data-line] .line-moves').allInnerTexts()).map((t) => t.split(' ')[0]);
+  assert.equal(new Set(firsts).size, 3, firsts.join(', '));
+  assert.match(await page.locator('[data-line="1"] [data-line-score]').innerText(), /^[+-]\d+\.\d\d$|^[+-]M\d+$/);
+  assert.notEqual(await page.locator('[data-eval-bar]').getAttribute('data-sente'), null);
   await shot(page, 'analysis.png');
+  // Clicking the best line plays its first move on the board.
+  await page.click('[data-line="1"]');
+  await page.waitForSelector('[data-tree-move]');
+  const played = await page.locator('[data-tree-move]').first().getAttribute('data-tree-move');
+  assert.equal(played.split(' ').length, 1);
+  // Back to the start, a different first move: a variation beside the first.
+  await page.click('[data-tree="start"]');
+  await page.waitForFunction(() => document.querySelector('.board')?.dataset.sfen.startsWith('rpckcpl/3f3/sssssss/2s1S2/SSSSSSS/'));
+  const other = played === '3d3c' ? ['5e5d', '5d'] : ['3d3c', '3c'];
+  await click(page, other[0].slice(0, 2));
+  await click(page, other[1]);
+  await page.waitForSelector('[data-variation] [data-tree-move]');
+  assert.equal(await page.locator('[data-variation] [data-tree-move]').getAttribute('data-tree-move'), other[0]);
+  // The engine follows the position shown; the tree takes you back to the main line.
+  await page.waitForFunction(() => Number(document.querySelector('[data-engine-status]')?.dataset.depth) >= 4, null, { timeout: 30000 });
+  await page.click(`[data-tree-move="${played}"]`);
+  await page.waitForSelector(`[data-tree-move="${played}"].current`);
+  await shot(page, 'analysis-tree.png');
+  // Turned off, the engine stops and says how to turn it on.
+  await page.uncheck('[data-engine-toggle]');
+  await page.waitForSelector('[data-engine-status]:has-text("Turn the engine on")');
   await page.close();
 });
 
@@ -1031,7 +1069,8 @@ test('Accounts: two players sign up, play a rated game by clicking, chat, see th
   await shot(phone, 'profile-phone.png', { fullPage: true });
   assert.ok(await phone.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth),
     'the player page does not scroll sideways on a phone');
-  await alice.goto(`${base}/#/@/alice`);
+  // The page has an address of its own to share.
+  await alice.goto(`${base}/@/alice`);
   await alice.waitForSelector('[data-chart="tori"] svg circle');
   await shot(alice, 'profile.png');
 
