@@ -140,7 +140,10 @@ class Board {
       this.bottomHand,
       el('div', { class: 'actions' },
         el('button', { class: 'secondary', 'data-action': 'flip', onclick: () => { this.flipped = !this.flipped; this.render(); } }, 'Flip board'),
-        el('label', { class: 'zoom' }, 'Zoom ', this.zoomInput)),
+        el('label', { class: 'zoom' }, 'Zoom ', this.zoomInput),
+        // Back to the size that fits the window, after zooming in to read a big board.
+        el('button', { class: 'secondary small', 'data-action': 'fit', title: 'Fit the board to the window',
+          onclick: () => { this.zoom = null; this.resize(); } }, 'Fit')),
       this.inspector);
     for (const node of [this.boardNode, this.topHand, this.bottomHand]) {
       node.addEventListener('pointerdown', (event) => this.inspectAt(event));

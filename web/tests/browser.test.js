@@ -1083,3 +1083,40 @@ test('Accounts: two players sign up, play a rated game by clicking, chat, see th
   await guest.waitForSelector('[data-clock="gote"] [data-player-name="Computer level 2"]');
   for (const page of [alice, bob, phone, guest]) await page.close();
 });
+
+test('Tenjiku on a phone: zoom in to read the pieces, pan across the board inside its frame, play, and fit again', async () => {
+  const page = await newPage(390, 844);
+  await page.goto(`${base}/`);
+  await page.waitForSelector('[data-computer="tenjiku"]');
+  await page.click('#latin');
+  await page.click('[data-computer="tenjiku"]');
+  await page.waitForSelector('.board sq');
+  const square = async () => (await page.locator('.board [data-square="1a"]').boundingBox()).width;
+  const fitted = await square();
+  assert.ok(fitted <= 24, `fitted squares: ${fitted}`);
+  const sideways = () => page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
+  assert.equal(await sideways(), false);
+  // Zoomed in, the pieces' letters are large enough to read, and the board pans inside its own
+  // frame: the page itself never scrolls sideways.
+  await page.locator('input.zoom').fill('44');
+  await page.waitForFunction(() => document.querySelector('.board [data-square="1a"]').getBoundingClientRect().width >= 43);
+  const letters = await page.evaluate(() => parseFloat(getComputedStyle(document.querySelector('.board piece.sente'), '::after').fontSize));
+  assert.ok(letters >= 12, `piece letters: ${letters}px`);
+  assert.equal(await sideways(), false);
+  const area = page.locator('.board-area');
+  assert.ok(await area.evaluate((node) => node.scrollWidth > node.clientWidth + 200), 'the board is wider than its frame');
+  await area.evaluate((node) => { node.scrollLeft = node.scrollWidth; });
+  const corner = await page.locator('.board [data-square="1l"]').boundingBox();
+  assert.ok(corner.x >= 0 && corner.x + corner.width <= 390, `1l on screen: ${JSON.stringify(corner)}`);
+  await shot(page, 'tenjiku-phone-zoomed.png');
+  // A move by tapping in the zoomed board: sente's pawn on 1l one square forward.
+  await page.locator('.board [data-square="1l"]').click({ force: true });
+  await page.waitForSelector('.board sq.dest');
+  await page.locator('.board [data-square="1k"]').click({ force: true });
+  await waitPly(page, 1);
+  await page.click('[data-action="fit"]');
+  await page.waitForFunction((before) => document.querySelector('.board [data-square="1a"]').getBoundingClientRect().width <= before + 0.5, fitted);
+  assert.equal(await sideways(), false);
+  await page.click('#latin');
+  await page.close();
+});
