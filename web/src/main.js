@@ -1221,6 +1221,13 @@ function exportNode(record, name = 'game') {
   return el('div', { class: 'panel' }, el('h2', {}, 'Export'), parts, status);
 }
 
+/** The tab's icon carries a red dot while it is the player's move, as the title does. */
+function showTurnIcon(myTurn) {
+  const icon = document.querySelector('link[rel="icon"]');
+  const href = myTurn ? '/favicon-turn.svg' : '/favicon.svg';
+  if (icon && icon.getAttribute('href') !== href) icon.setAttribute('href', href);
+}
+
 /** A correspondence clock: days and hours, hours and minutes, then the usual clock. */
 function formatDays(ms) {
   const hours = Math.floor(ms / 3_600_000);
@@ -1537,6 +1544,7 @@ async function gamePage(id) {
     const replayControls = el('div', { class: 'actions' },
       ['|◀', '◀', '▶', '▶|'].map((label, i) => el('button', { class: 'secondary', 'data-replay': i, onclick: () => step(i) }, label)));
     document.title = `${myTurn ? '● Your move · ' : ''}${title} · Tsubame`;
+    showTurnIcon(myTurn);
     moveBox.replaceChildren(el('h2', {}, 'Moves'),
       moveListNode(game.moves, ply, (p) => { viewPly = p; if (!record) loadRecord(); show(); }, () => show()),
       replayControls);
@@ -1549,6 +1557,7 @@ async function gamePage(id) {
     closed = true; clearInterval(timer); socket?.close(); board.destroy();
     document.removeEventListener('keydown', onKey);
     document.title = 'Tsubame — Tori, Wa and Tenjiku shogi';
+    showTurnIcon(false);
   };
   rerender = show;
 }

@@ -511,6 +511,11 @@ test('Low time shows tenths in red, the tab tells whose move it is, keys replay 
   // The low-time warning sounds once the player's own clock is under ten seconds.
   await page.waitForSelector('.toggle.sound[data-played="low-time"]');
   assert.match(await page.title(), /^● Your move · Tori shogi/);
+  // So does the tab's icon, with a red dot.
+  assert.equal(await page.getAttribute('link[rel="icon"]', 'href'), '/favicon-turn.svg');
+  const icon = await fetch(`${base}/favicon-turn.svg`);
+  assert.equal(icon.status, 200);
+  assert.equal(icon.headers.get('content-type'), 'image/svg+xml');
   await shot(page, 'low-time.png');
   await page.keyboard.press('ArrowLeft');
   await page.waitForSelector('[data-moves] [data-ply="1"].cur');
@@ -528,6 +533,7 @@ test('Low time shows tenths in red, the tab tells whose move it is, keys replay 
   await page.waitForSelector('[data-result="resignation"]');
   await page.waitForSelector('.toggle.sound[data-played="end"]');
   assert.doesNotMatch(await page.title(), /Your move/);
+  assert.equal(await page.getAttribute('link[rel="icon"]', 'href'), '/favicon.svg');
   await page.close();
 });
 
