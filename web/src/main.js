@@ -846,12 +846,14 @@ function isOwnSeek(game) {
 /** Joins an open seek of this game and clock, or makes one, and opens the game. */
 async function quickPair(variant, control) {
   const clock = quickClock(control);
+  // Logged in, quick pairing is rated, as on the play sites; guests play casual games.
+  const rated = Boolean(myName());
   const seeks = await api('/api/lobby');
   const match = seeks.find((g) => g.variant === variant && sameClock(g.time_control, clock)
-    && !isOwnSeek(g) && !g.rated && !g.rating_range);
+    && !isOwnSeek(g) && g.rated === rated && !g.rating_range);
   const grant = match
     ? await api(`/api/games/${match.id}/join`, {})
-    : await api('/api/games', { variant, opponent: 'human', side: 'random', clock, public: true });
+    : await api('/api/games', { variant, opponent: 'human', side: 'random', clock, public: true, rated });
   localStorage.setItem(`tsubame.token.${grant.game_id}`, grant.token);
   location.hash = `#/game/${grant.game_id}`;
 }
@@ -876,7 +878,7 @@ function homeNode() {
       el('p', {}, RULES_INTRO[v.name] || ''),
       el('div', { class: 'quick' }, (QUICK_CONTROLS[v.name] || []).map((control) => el('button', {
         type: 'button', 'data-quick': `${v.name} ${control[0]}+${control[1]}`,
-        title: `${control[0]} min, then ${control[1]} s a move: paired with the next player who asks`,
+        title: `${control[0]} min, then ${control[1]} s a move: paired with the next player who asks (rated when logged in)`,
         onclick: attempt(() => quickPair(v.name, control)) }, `${control[0]}+${control[1]}s`))),
       el('div', { class: 'row' },
         el('button', { type: 'button', class: 'secondary', 'data-computer': v.name, onclick: attempt(() => playComputer(v.name)) }, 'Play the computer'),

@@ -1080,6 +1080,16 @@ test('Accounts: two players sign up, play a rated game by clicking, chat, see th
   await alice.waitForSelector('[data-chart="tori"] svg circle');
   await shot(alice, 'profile.png');
 
+  // Logged in, quick pairing is rated: bob's seek is taken by alice, not by a guest.
+  await bob.goto(`${base}/`);
+  await bob.click('[data-quick="tori 3+10"]');
+  await bob.waitForSelector('[data-status]:has-text("rated")');
+  const quick = bob.url().match(/#\/game\/(\w+)/)[1];
+  await alice.goto(`${base}/`);
+  await alice.click('[data-quick="tori 3+10"]');
+  await alice.waitForURL(`**/#/game/${quick}`);
+  await alice.waitForSelector('[data-clock] [data-player-name="bob"]');
+
   // A guest still plays, under a generated name.
   const guest = await otherPersonPage();
   await guest.goto(`${base}/`);
