@@ -146,6 +146,13 @@ fn replay(variant: &str, record: &str, reason: &str) {
         .unwrap_or("")
         .split_whitespace()
         .collect();
+    // Every engine answer's time is in the record, one per move after the opening's.
+    let opening: usize = tag("OpeningPlies").parse().unwrap();
+    let times: Vec<u64> = tag("MoveTimes")
+        .split_whitespace()
+        .map(|t| t.parse().unwrap())
+        .collect();
+    assert_eq!(times.len(), moves.len() - opening, "{record}");
     let status = match variant {
         "tori" => play(tori::tables(), &start, &options, &moves),
         "tenjiku" => {

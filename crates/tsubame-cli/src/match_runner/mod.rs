@@ -93,6 +93,9 @@ pub struct GameReport {
     pub moves: Vec<String>,
     /// How many of `moves` are the opening's random plies.
     pub opening_plies: usize,
+    /// How long each engine answer took, milliseconds, in order (the answers after the
+    /// opening's random plies, a last one that lost on time included).
+    pub think_ms: Vec<u64>,
     /// The ending.
     pub end: GameEnd,
 }
@@ -358,6 +361,10 @@ fn record_text(
     if !report.end.detail.is_empty() {
         let _ = writeln!(text, "[Detail \"{}\"]", report.end.detail.replace('"', "'"));
     }
+    if !report.think_ms.is_empty() {
+        let times: Vec<String> = report.think_ms.iter().map(u64::to_string).collect();
+        let _ = writeln!(text, "[MoveTimes \"{}\"]", times.join(" "));
+    }
     let _ = writeln!(text);
     for chunk in report.moves.chunks(10) {
         let _ = writeln!(text, "{}", chunk.join(" "));
@@ -450,6 +457,7 @@ fn play_game(config: &MatchConfig, index: u32, engines: &mut [Option<Engine>; 2]
         start_sfen: start_sfen.clone(),
         moves: Vec::new(),
         opening_plies: 0,
+        think_ms: Vec::new(),
         end: GameEnd {
             winner: None,
             reason: String::new(),
@@ -483,12 +491,14 @@ fn play_game(config: &MatchConfig, index: u32, engines: &mut [Option<Engine>; 2]
     let start_fen = game.start().to_fen();
     let (width, height) = (spec.width, spec.height);
     let mut clock = Clock::new(config.time, config.margin);
+    // What the ending's record says beyond its reason (how late a move on time was).
+    let mut end_detail = String::new();
     report.end = loop {
         if let Status::Finished(outcome) = game.status() {
             break GameEnd {
                 winner: outcome.winner,
                 reason: outcome.reason.name().to_string(),
-                detail: String::new(),
+                detail: std::mem::take(&mut end_detail),
             };
         }
         let engine_plies = report.moves.len() - report.opening_plies;
@@ -543,7 +553,17 @@ fn play_game(config: &MatchConfig, index: u32, engines: &mut [Option<Engine>; 2]
                 );
             }
         };
+        report.think_ms.push(elapsed.as_millis() as u64);
+        let allowed = clock.allowed(color);
         if !clock.charge(color, elapsed) {
+            end_detail = match allowed {
+                Some(allowed) => format!(
+                    "answered after {} ms; {} ms were allowed",
+                    elapsed.as_millis(),
+                    allowed.as_millis()
+                ),
+                None => format!("answered after {} ms", elapsed.as_millis()),
+            };
             game.lose_on_time(color);
             continue;
         }
