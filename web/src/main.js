@@ -45,11 +45,12 @@ let variants = [];
 let rerender = () => {};
 let cleanup = () => {};
 
-async function api(path, body) {
-  const response = await fetch(path, body === undefined ? {} : {
+async function api(path, body, signal) {
+  const response = await fetch(path, body === undefined ? { signal } : {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(body),
+    signal,
   });
   const data = await response.json().catch(() => ({ error: `HTTP ${response.status}` }));
   if (!response.ok) throw Object.assign(new Error(data.error || `HTTP ${response.status}`), { status: response.status });
@@ -1830,11 +1831,16 @@ function analysisPage() {
     think();
   }
 
-  // One search at a time from this page: a position left behind finishes its search before
-  // the next one is asked for, so the page never holds more than its share of the engine.
+  // One search at a time from this page: the search of a position left behind is called off
+  // (the server stops it when its request goes away) before the next one is asked for, so the
+  // page never holds more than its share of the engine.
   let inFlight = Promise.resolve();
+  let calledOff = null;
   function analyseOneAtATime(body) {
-    const run = inFlight.then(() => api('/api/analyse', body));
+    calledOff?.abort();
+    const controller = new AbortController();
+    calledOff = controller;
+    const run = inFlight.then(() => api('/api/analyse', body, controller.signal));
     inFlight = run.catch(() => {});
     return run;
   }
@@ -1842,6 +1848,7 @@ function analysisPage() {
   /** Analyses the position now shown, deeper and deeper, until another position is shown. */
   async function think() {
     const mine = ++generation;
+    calledOff?.abort();
     linesBox.replaceChildren();
     bar.set(null);
     if (!engineOn.checked || !record) {
@@ -1861,7 +1868,7 @@ function analysisPage() {
         try {
           reply = await analyseOneAtATime({ ...asked, depth, movetime_ms: 3000, lines: Number(lineCount.value) });
         } catch (e) {
-          if (mine !== generation) return;
+          if (mine !== generation || e.name === 'AbortError') return;
           // The server's engine is busy (other players, or a search of a position left a
           // moment ago that is still finishing): try again shortly.
           if (e.status === 429 && attempt < 10) {
@@ -1938,6 +1945,7 @@ function analysisPage() {
   load();
   cleanup = () => {
     generation += 1;
+    calledOff?.abort();
     resize.disconnect();
     board.destroy();
     document.removeEventListener('keydown', onKey);

@@ -25,6 +25,7 @@ use serde_json::{Value, json};
 use std::collections::{BTreeMap, HashMap};
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 use tokio::sync::broadcast::error::RecvError;
 use tsubame_engine::limits::Limits;
@@ -872,6 +873,15 @@ pub(crate) fn client_address(
     peer.ip()
 }
 
+/// Sets a search's stop flag when dropped: with the request's future, when the client leaves.
+struct StopWhenDropped(Arc<AtomicBool>);
+
+impl Drop for StopWhenDropped {
+    fn drop(&mut self) {
+        self.0.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
 /// Asks the engine about a position. Searches share the server's engine slots: a request
 /// waits for one, and is refused (429, Retry-After) when its address already has its share
 /// or the queue is full.
@@ -915,7 +925,11 @@ async fn analyse(
         .ok_or_else(|| ApiError::internal("the engine scheduler stopped"))?;
     drop(waiting);
     let _running = GaugeGuard::hold(&hub.metrics().engine_running);
-    let reply = tokio::task::spawn_blocking(move || game.best_move(&limits))
+    // A client that goes away (another position asked for, the page left) stops its search:
+    // the slot is not held for an answer nobody reads.
+    let stop = Arc::new(AtomicBool::new(false));
+    let _stop_when_dropped = StopWhenDropped(stop.clone());
+    let reply = tokio::task::spawn_blocking(move || game.best_move(&limits, stop))
         .await
         .map_err(|e| ApiError::internal(format!("engine failed: {e}")))?;
     match reply {

@@ -224,8 +224,9 @@ impl HostedGame {
         self.game.outcome()
     }
 
-    /// Searches the current position; `None` when the side to move has no move.
-    pub fn best_move(&self, limits: &Limits) -> Option<EngineReply> {
+    /// Searches the current position; `None` when the side to move has no move. Setting
+    /// `stop` ends the search early (with the best move found so far).
+    pub fn best_move(&self, limits: &Limits, stop: Arc<AtomicBool>) -> Option<EngineReply> {
         // The keys and checks of the positions before this one, for repetition; the game's
         // own moves are legal, so they are replayed unchecked.
         let mut walk = self.game.start();
@@ -251,7 +252,7 @@ impl HostedGame {
             limits,
             &params,
             tt,
-            Arc::new(AtomicBool::new(false)),
+            stop,
             1,
             &mut |info| {
                 if info.multipv == 1 {

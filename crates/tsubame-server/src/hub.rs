@@ -19,7 +19,7 @@ use serde::Serialize;
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::num::NonZeroU32;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex as StdMutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use tokio::sync::{Mutex, broadcast};
@@ -1595,8 +1595,10 @@ impl Hub {
             };
             let running = GaugeGuard::hold(&hub.metrics.engine_running);
             // Searches run on the blocking pool: the async workers keep serving meanwhile.
-            let Ok(Some(reply)) =
-                tokio::task::spawn_blocking(move || game.best_move(&limits)).await
+            let Ok(Some(reply)) = tokio::task::spawn_blocking(move || {
+                game.best_move(&limits, Arc::new(AtomicBool::new(false)))
+            })
+            .await
             else {
                 return;
             };

@@ -1020,6 +1020,49 @@ fn analysis_is_bounded(db: &Db) {
     assert_eq!(status, 400, "{body}");
 }
 
+/// A client that leaves stops its analysis: an analysis of 10 s whose client gives up after
+/// 0.3 s does not go on using a core for nobody (the server's CPU time over the next second),
+/// and the next analysis is answered at once.
+fn a_client_that_leaves_stops_its_analysis(db: &Db) {
+    let server = Server::start_with(db, &["--engine-slots", "1"]);
+    let cpu_ticks = |pid: u32| -> u64 {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("proc stat");
+        // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+        let fields: Vec<&str> = stat
+            .rsplit_once(')')
+            .unwrap()
+            .1
+            .split_whitespace()
+            .collect();
+        fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
+    };
+    let url = format!("{}/api/analyse", server.base);
+    let impatient = ureq::AgentBuilder::new()
+        .timeout(Duration::from_millis(300))
+        .build();
+    let long = json!({"variant": "tori", "depth": 60, "movetime_ms": 10000});
+    let gave_up = impatient.post(&url).send_string(&long.to_string());
+    assert!(gave_up.is_err(), "the long analysis answered within 0.3 s");
+    std::thread::sleep(Duration::from_millis(200));
+    let pid = server.child.id();
+    let before = cpu_ticks(pid);
+    std::thread::sleep(Duration::from_secs(1));
+    let used = cpu_ticks(pid) - before;
+    // A search running on would use about 100 ticks (one core) in that second.
+    assert!(
+        used < 30,
+        "the server used {used} ticks of CPU after the client left"
+    );
+    let asked = Instant::now();
+    let (status, reply) = server.post("/api/analyse", json!({"variant": "tori", "depth": 2}));
+    assert_eq!(status, 200, "{reply}");
+    assert!(
+        asked.elapsed() < Duration::from_secs(3),
+        "the next analysis waited {:?}",
+        asked.elapsed()
+    );
+}
+
 /// A computer opponent whose search waits for a busy engine slot is not charged for the wait:
 /// with one slot held by a long analysis, a computer with 1.5 s on its clock still moves.
 fn computer_clock_waits_with_its_search(db: &Db) {
@@ -1277,6 +1320,7 @@ fn web_files_are_served_and_missing_ones_are_not_found() {
 }
 
 against_every_database!(
+    a_client_that_leaves_stops_its_analysis,
     game_creation_is_rate_limited,
     connections_are_bounded,
     analysis_is_bounded,
