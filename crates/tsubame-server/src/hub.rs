@@ -1969,10 +1969,25 @@ impl Hub {
         Ok(out)
     }
 
-    /// How many games in play wait for a move of this account's.
+    /// How many games in play wait for a move of this account's: its games in play (from the
+    /// database's index by account, not a walk over every game in memory) whose side to move
+    /// is the account's.
     pub async fn your_turn_count(&self, account_id: &str) -> usize {
+        let ids = match self
+            .store
+            .account_game_ids(account_id, Some("playing"), 1000)
+            .await
+        {
+            Ok(ids) => ids,
+            Err(e) => {
+                tracing::warn!("could not count the games waiting for a player: {e}");
+                return 0;
+            }
+        };
         let mut count = 0;
-        for slot in self.live_slots() {
+        for id in ids {
+            // Games in play are all in memory.
+            let Some(slot) = self.slot(&id) else { continue };
             let live = slot.game.lock().await;
             let to_move = live.side_to_move();
             if live.phase == Phase::Playing && live.accounts[to_move].as_deref() == Some(account_id)
