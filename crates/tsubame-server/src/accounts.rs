@@ -222,12 +222,19 @@ impl Accounts {
         &self,
         work: impl FnOnce() -> T + Send + 'static,
     ) -> Result<T, ApiError> {
+        /// Counts a waiting hash until dropped: also when the request that waits goes away.
+        struct Waiting<'a>(&'a AtomicUsize);
+        impl Drop for Waiting<'_> {
+            fn drop(&mut self) {
+                self.0.fetch_sub(1, Ordering::SeqCst);
+            }
+        }
+        let waiting = Waiting(&self.hashing_waiting);
         if self.hashing_waiting.fetch_add(1, Ordering::SeqCst) >= HASHING_QUEUE {
-            self.hashing_waiting.fetch_sub(1, Ordering::SeqCst);
             return Err(ApiError::busy("too many logins at once: try again shortly"));
         }
         let permit = self.hashing.acquire().await;
-        self.hashing_waiting.fetch_sub(1, Ordering::SeqCst);
+        drop(waiting);
         let _permit = permit.map_err(|_| ApiError::internal("password hashing stopped"))?;
         tokio::task::spawn_blocking(work)
             .await

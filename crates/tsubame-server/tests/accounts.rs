@@ -857,7 +857,66 @@ fn chat_and_rematch(db: &Db) {
     assert_eq!(status, 409);
 }
 
+/// Password hashing is bounded: a flood of logins from many addresses gets 429 beyond the
+/// queue, and logins whose clients left while waiting do not stay counted: afterwards logins
+/// work again.
+fn a_login_flood_is_bounded_and_leaves_nothing_behind(db: &Db) {
+    let server = Server::start(db);
+    let mut alice = Browser::new(&server);
+    alice.sign_up("alice", PASSWORD);
+    let url = format!("{}/api/account/login", server.base);
+    let flood = |timeout_ms: u64, count: usize| -> Vec<Option<u16>> {
+        let threads: Vec<_> = (0..count)
+            .map(|n| {
+                let url = url.clone();
+                std::thread::spawn(move || {
+                    let agent = ureq::AgentBuilder::new()
+                        .timeout(Duration::from_millis(timeout_ms))
+                        .build();
+                    let body = json!({"username": format!("flood{n}"), "password": "guess guess"});
+                    match agent
+                        .post(&url)
+                        .set(
+                            "X-Forwarded-For",
+                            &format!("10.1.{}.{}", n / 200, n % 200 + 1),
+                        )
+                        .send_string(&body.to_string())
+                    {
+                        Ok(r) => Some(r.status()),
+                        Err(ureq::Error::Status(code, _)) => Some(code),
+                        Err(_) => None,
+                    }
+                })
+            })
+            .collect();
+        threads.into_iter().map(|t| t.join().unwrap()).collect()
+    };
+    // Patient clients: the queue holds 32 behind the hashes running; the rest are refused.
+    let answers = flood(30_000, 80);
+    let refused = answers.iter().filter(|a| **a == Some(429)).count();
+    assert!(refused > 0, "{answers:?}");
+    assert!(
+        answers.iter().all(|a| matches!(a, Some(403) | Some(429))),
+        "{answers:?}"
+    );
+    // Impatient clients: they leave while waiting.
+    let gone = flood(20, 80);
+    assert!(gone.iter().any(Option::is_none), "{gone:?}");
+    std::thread::sleep(Duration::from_secs(3));
+    for n in 0..3 {
+        let mut phone = Browser::new(&server);
+        let (status, body) = phone.send(
+            "POST",
+            "/api/account/login",
+            Some(json!({"username": "alice", "password": PASSWORD})),
+            &[("x-forwarded-for", ["10.9.0.1", "10.9.0.2", "10.9.0.3"][n])],
+        );
+        assert_eq!(status, 200, "login {n} after the flood: {body}");
+    }
+}
+
 against_every_database!(
+    a_login_flood_is_bounded_and_leaves_nothing_behind,
     chat_and_rematch,
     correspondence_games_give_days_per_move,
     rated_games_change_ratings,
