@@ -914,9 +914,9 @@ mod tests {
     }
 
     /// The built-in network's evaluations of the positions above, as the README gives them.
-    const START_EVAL: i32 = -1;
-    const FALCON_UP_EVAL: i32 = 2544;
-    const FALCON_UP_GOTE_EVAL: i32 = -2487;
+    const START_EVAL: i32 = -16;
+    const FALCON_UP_EVAL: i32 = 2377;
+    const FALCON_UP_GOTE_EVAL: i32 = -2394;
 
     #[test]
     fn the_board_turns_with_the_perspective() {
