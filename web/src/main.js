@@ -964,11 +964,11 @@ function secondsText(seconds) {
 /** What each computer level does (the engine's search limits for it) and how strong it played
  * in Tori against the level below (`scripts/strength-levels`, 40 games each). */
 const COMPUTER_LEVELS = [
-  'one move ahead, 0.2 s: for a first game',
-  'two moves ahead, 0.4 s: won 30 of 40 against level 1',
-  'four moves ahead, 0.8 s: won 39 of 40 against level 2',
-  'six moves ahead, 1.5 s: won 38 of 40 against level 3',
-  'ten moves ahead, 3 s: won 40 of 40 against level 4, near full strength',
+  ['one move ahead', 'Looks one move ahead, at most 0.2 s a move: for a first game.'],
+  ['two moves ahead', 'Two moves ahead, 0.4 s: won 30 of 40 games against level 1.'],
+  ['four moves ahead', 'Four moves ahead, 0.8 s: won 39 of 40 against level 2.'],
+  ['six moves ahead', 'Six moves ahead, 1.5 s: won 38 of 40 against level 3.'],
+  ['ten moves ahead', 'Ten moves ahead, 3 s: won 40 of 40 against level 4, and is close to the engine at full strength in fast games.'],
 ];
 
 const CLOCK_WORDS = {
@@ -1004,8 +1004,10 @@ async function lobbyPage() {
   const ratedHelp = el('small', { class: 'help' });
   const rangeMin = el('input', { type: 'number', name: 'rating-min', min: 0, max: 4000, step: 50, placeholder: 'any', style: 'width:5.5rem' });
   const rangeMax = el('input', { type: 'number', name: 'rating-max', min: 0, max: 4000, step: 50, placeholder: 'any', style: 'width:5.5rem' });
-  const levelSelect = el('select', { name: 'level' },
-    COMPUTER_LEVELS.map((level, i) => el('option', { value: i + 1, selected: i === 1 }, `${i + 1}: ${level}`)));
+  const levelHelp = el('small', { class: 'help', 'data-level-help': '' });
+  const levelSelect = el('select', { name: 'level', onchange: () => { levelHelp.textContent = COMPUTER_LEVELS[levelSelect.value - 1][1]; } },
+    COMPUTER_LEVELS.map(([short], i) => el('option', { value: i + 1, selected: i === 1 }, `${i + 1}: ${short}`)));
+  levelHelp.textContent = COMPUTER_LEVELS[1][1];
   function showClockFields() {
     const kind = clockKind.value;
     mainField.hidden = kind === 'unlimited' || kind === 'correspondence';
@@ -1069,6 +1071,7 @@ async function lobbyPage() {
     el('label', {}, 'Play as ', el('select', { name: 'side' },
       el('option', { value: 'sente' }, 'Sente (☗)'), el('option', { value: 'gote' }, 'Gote (☖)'),
       el('option', { value: 'random' }, 'Random')))),
+  levelHelp,
   el('div', { class: 'row' }, el('label', {}, 'Clock ', clockKind), mainField, byoyomiFields, fischerFields, daysField),
   clockHelp,
   el('button', { type: 'submit', 'data-action': 'create' }, 'Start game'),

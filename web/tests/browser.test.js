@@ -570,6 +570,20 @@ test('The board and both hands fit the window for every game, on a laptop and a 
 
 test('The lobby, analysis and import pages fit a phone: nothing scrolls sideways', async () => {
   const page = await newPage(390, 844);
+  // A seek and a game with long names and ratings in the lobby's lists.
+  const context = await browser.newContext();
+  const long = await context.newPage();
+  await long.goto(`${base}/#/signup`);
+  await long.fill('input[name="username"]', 'a_very_long_name_xyz');
+  await long.fill('input[name="password"]', 'a long enough password');
+  await long.click('[data-action="signup-submit"]');
+  await long.waitForSelector('[data-me="a_very_long_name_xyz"]');
+  const seek = await long.evaluate(async () => (await fetch('/api/games', { method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ variant: 'tenjiku', opponent: 'human', public: true, rated: true,
+      clock: { kind: 'byoyomi', main_ms: 3600000, periods: 10, period_ms: 60000 }, rating_range: [1000, 2000] }) })).json());
+  assert.ok(seek.game_id, JSON.stringify(seek));
+  await context.close();
   for (const route of ['', '#/analysis', '#/import']) {
     await page.goto(`${base}/${route}`);
     await page.waitForSelector('form.create');
@@ -577,6 +591,9 @@ test('The lobby, analysis and import pages fit a phone: nothing scrolls sideways
       page: document.documentElement.scrollWidth,
       sfen: document.querySelector('input[name="sfen"]')?.getBoundingClientRect().right ?? 0,
     }));
+    if (!route) await page.waitForSelector(`[data-seek="${seek.game_id}"]`);
+    const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+    assert.ok(wide <= 390, `${route || 'lobby'}: ${wide}`);
     assert.ok(widths.page <= 390 && widths.sfen <= 390, `${route || 'lobby'}: ${JSON.stringify(widths)}`);
     await shot(page, `phone-${route.replace('#/', '') || 'lobby'}.png`, { fullPage: true });
   }
