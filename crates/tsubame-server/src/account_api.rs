@@ -193,20 +193,44 @@ fn parse_login(body: &Bytes) -> Result<LoginRequest, ApiError> {
     })
 }
 
+/// How a session is opened: with a new account, or by logging in to one.
+#[derive(Clone, Copy)]
+enum Entry {
+    SignUp,
+    LogIn,
+}
+
+async fn enter(
+    hub: &Hub,
+    peer: std::net::SocketAddr,
+    headers: &HeaderMap,
+    body: &Bytes,
+    entry: Entry,
+) -> Result<Response, ApiError> {
+    refuse_cross_site(headers)?;
+    let request = parse_login(body)?;
+    let client = crate::api::client_address(&hub.settings().connections, peer, headers);
+    let (name, password, now) = (&request.username, &request.password, hub.now());
+    let (session, status) = match entry {
+        Entry::SignUp => (
+            hub.accounts().signup(name, password, client, now).await?,
+            201,
+        ),
+        Entry::LogIn => (
+            hub.accounts().login(name, password, client, now).await?,
+            200,
+        ),
+    };
+    logged_in(hub, session, over_https(hub, peer, headers), status)
+}
+
 async fn signup(
     State(hub): State<Arc<Hub>>,
     ConnectInfo(PeerAddr(peer)): ConnectInfo<PeerAddr>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    refuse_cross_site(&headers)?;
-    let request = parse_login(&body)?;
-    let client = crate::api::client_address(&hub.settings().connections, peer, &headers);
-    let session = hub
-        .accounts()
-        .signup(&request.username, &request.password, client, hub.now())
-        .await?;
-    logged_in(&hub, session, over_https(&hub, peer, &headers), 201)
+    enter(&hub, peer, &headers, &body, Entry::SignUp).await
 }
 
 async fn login(
@@ -215,14 +239,7 @@ async fn login(
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    refuse_cross_site(&headers)?;
-    let request = parse_login(&body)?;
-    let client = crate::api::client_address(&hub.settings().connections, peer, &headers);
-    let session = hub
-        .accounts()
-        .login(&request.username, &request.password, client, hub.now())
-        .await?;
-    logged_in(&hub, session, over_https(&hub, peer, &headers), 200)
+    enter(&hub, peer, &headers, &body, Entry::LogIn).await
 }
 
 async fn logout(
@@ -319,14 +336,7 @@ async fn player_games(
     Path(name): Path<String>,
     Query(query): Query<HashMap<String, String>>,
 ) -> Result<Response, ApiError> {
-    let status = query.get("status").map(String::as_str);
-    if let Some(s) = status
-        && !["waiting", "playing", "finished"].contains(&s)
-    {
-        return Err(ApiError::bad_request(
-            "status must be waiting, playing or finished",
-        ));
-    }
+    let status = crate::api::status_of(&query)?;
     let limit = crate::api::limit_of(&query)?;
     let account = account_named(&hub, &name).await?;
     Ok(axum::Json(hub.account_games(&account.id, status, limit).await?).into_response())

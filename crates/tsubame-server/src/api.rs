@@ -408,16 +408,19 @@ async fn list_games(
     State(hub): State<Arc<Hub>>,
     Query(query): Query<HashMap<String, String>>,
 ) -> Result<Response, ApiError> {
-    let status = query.get("status").map(String::as_str);
-    if let Some(s) = status
-        && !["waiting", "playing", "finished"].contains(&s)
-    {
-        return Err(ApiError::bad_request(
-            "status must be waiting, playing or finished",
-        ));
-    }
+    let status = status_of(&query)?;
     let limit = limit_of(&query)?;
     Ok(ok(&hub.list(status, limit).await?))
+}
+
+/// A list's `status` query parameter, if given: `waiting`, `playing` or `finished`.
+pub(crate) fn status_of(query: &HashMap<String, String>) -> Result<Option<&str>, ApiError> {
+    match query.get("status").map(String::as_str) {
+        Some(status) if !["waiting", "playing", "finished"].contains(&status) => Err(
+            ApiError::bad_request("status must be waiting, playing or finished"),
+        ),
+        status => Ok(status),
+    }
 }
 
 /// A list's `limit` query parameter: 1 to 500, 100 when not given.

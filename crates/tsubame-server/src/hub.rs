@@ -558,6 +558,37 @@ impl LiveGame {
         matches.iter().position(|&m| m)
     }
 
+    /// A game just made at `now`, with no seat taken, no move and no offer: the caller sets
+    /// its seats and settings.
+    fn made(game: HostedGame, control: TimeControl, now: u64) -> LiveGame {
+        LiveGame {
+            id: random_id(),
+            clock: control.initial(),
+            control,
+            turn_started: now,
+            phase: Phase::Waiting,
+            result: None,
+            players: [Player::Open, Player::Open],
+            token_hashes: [String::new(), String::new()],
+            accounts: [None, None],
+            names: [String::new(), String::new()],
+            rated: false,
+            ratings: [None, None],
+            rating_range: None,
+            engine_level: 1,
+            invite: random_hex(8),
+            public: false,
+            created_at: now,
+            moves: Vec::new(),
+            draw_offer: None,
+            engine_waiting: false,
+            engine_search_ply: None,
+            rematch_offer: None,
+            rematch_id: None,
+            game,
+        }
+    }
+
     /// The row of a game that has just been made (no move played yet).
     fn new_row(&self) -> Result<GameRow, ApiError> {
         let started = self.phase == Phase::Playing;
@@ -1113,12 +1144,7 @@ impl Hub {
             Phase::Waiting
         };
         let live = LiveGame {
-            id: random_id(),
-            clock: new.control.initial(),
-            control: new.control,
-            turn_started: now,
             phase,
-            result: None,
             players,
             token_hashes,
             accounts,
@@ -1127,31 +1153,29 @@ impl Hub {
             ratings,
             rating_range: new.rating_range,
             engine_level,
-            invite: random_hex(8),
             public: new.public && !new.against_engine,
-            created_at: now,
-            moves: Vec::new(),
-            draw_offer: None,
-            engine_waiting: false,
-            engine_search_ply: None,
-            rematch_offer: None,
-            rematch_id: None,
-            game,
+            ..LiveGame::made(game, new.control, now)
         };
-        let row = live.new_row()?;
-        self.store
-            .insert_game(&row)
-            .await
-            .map_err(|e| ApiError::internal(format!("could not store the game: {e}")))?;
         let grant = SeatGrant {
             game_id: live.id.clone(),
             seat: side_name(creator),
             token: creator_token,
             invite: (!new.against_engine).then(|| live.invite.clone()),
         };
+        self.store_new(live).await?;
+        Ok(grant)
+    }
+
+    /// Stores a game just made, then hosts it: its clock and, on its turn, the computer.
+    async fn store_new(self: &Arc<Self>, live: LiveGame) -> Result<(), ApiError> {
+        let row = live.new_row()?;
+        self.store
+            .insert_game(&row)
+            .await
+            .map_err(|e| ApiError::internal(format!("could not store the game: {e}")))?;
         let slot = self.insert(live);
         self.after_change(&slot).await;
-        Ok(grant)
+        Ok(())
     }
 
     /// Takes the open seat of a game with its invite (or of a public game without one).
@@ -1858,39 +1882,19 @@ impl Hub {
         }
         let now = self.now();
         let live = LiveGame {
-            id: random_id(),
-            clock: old.control.initial(),
-            control: old.control,
-            turn_started: now,
             phase: Phase::Playing,
-            result: None,
             players: [Player::Human, Player::Human],
             token_hashes: [old.token_hashes[1].clone(), old.token_hashes[0].clone()],
             accounts,
             names: [old.names[1].clone(), old.names[0].clone()],
             rated: old.rated,
             ratings,
-            rating_range: None,
             engine_level: old.engine_level,
-            invite: random_hex(8),
             public: old.public,
-            created_at: now,
-            moves: Vec::new(),
-            draw_offer: None,
-            engine_waiting: false,
-            engine_search_ply: None,
-            rematch_offer: None,
-            rematch_id: None,
-            game,
+            ..LiveGame::made(game, old.control, now)
         };
-        let row = live.new_row()?;
-        self.store
-            .insert_game(&row)
-            .await
-            .map_err(|e| ApiError::internal(format!("could not store the rematch: {e}")))?;
         let id = live.id.clone();
-        let slot = self.insert(live);
-        self.after_change(&slot).await;
+        self.store_new(live).await?;
         Ok(id)
     }
 

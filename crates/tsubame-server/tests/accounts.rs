@@ -239,24 +239,9 @@ fn seats_follow_the_login(db: &Db) {
     assert_eq!(me["your_turn"], 0);
 
     // A cross-site page gets a spectator's socket even with the cookie.
-    {
-        use tungstenite::client::IntoClientRequest;
-        let mut request = format!("ws://{}/api/games/{id}/ws", server.addr)
-            .into_client_request()
-            .unwrap();
-        let headers = request.headers_mut();
-        headers.insert("cookie", bob.cookie.clone().unwrap().parse().unwrap());
-        headers.insert("origin", "https://evil.example".parse().unwrap());
-        let (raw, _) = tungstenite::connect(request).expect("websocket");
-        if let tungstenite::stream::MaybeTlsStream::Plain(stream) = raw.get_ref() {
-            stream
-                .set_read_timeout(Some(Duration::from_millis(200)))
-                .unwrap();
-        }
-        let mut cross = Socket(raw);
-        let hello = cross.wait_for(Duration::from_secs(5), |m| m["type"] == "hello");
-        assert_eq!(hello["seat"], Value::Null);
-    }
+    let mut cross = bob.socket_from(&id, "https://evil.example");
+    let hello = cross.wait_for(Duration::from_secs(5), |m| m["type"] == "hello");
+    assert_eq!(hello["seat"], Value::Null);
 
     // Player pages: the count of games played to the end and the games, newest first.
     let (status, alice_page) = server.get("/api/players/ALICE");

@@ -343,14 +343,7 @@ pub fn response(result: Result<ureq::Response, ureq::Error>) -> (u16, Value) {
 /// A game's socket at `addr` (the server's, or a proxy's): a spectator's, or with a token, a
 /// seat's after its `auth` message.
 pub fn socket_at(addr: &str, game: &str, token: Option<&str>) -> Socket {
-    let url = format!("ws://{addr}/api/games/{game}/ws");
-    let (socket, _) = tungstenite::connect(url).expect("websocket");
-    if let MaybeTlsStream::Plain(stream) = socket.get_ref() {
-        stream
-            .set_read_timeout(Some(Duration::from_millis(200)))
-            .expect("timeout");
-    }
-    let mut socket = Socket(socket);
+    let mut socket = Socket::connect(format!("ws://{addr}/api/games/{game}/ws"));
     if let Some(token) = token {
         socket.send(json!({"type": "auth", "token": token, "id": "auth"}));
     }
@@ -360,6 +353,34 @@ pub fn socket_at(addr: &str, game: &str, token: Option<&str>) -> Socket {
 pub struct Socket(pub WebSocket<MaybeTlsStream<TcpStream>>);
 
 impl Socket {
+    /// Opens a socket whose reads give up after 200 ms, so that waits can check their time.
+    pub fn connect(request: impl tungstenite::client::IntoClientRequest) -> Socket {
+        let (socket, _) = tungstenite::connect(request).expect("websocket");
+        if let MaybeTlsStream::Plain(stream) = socket.get_ref() {
+            stream
+                .set_read_timeout(Some(Duration::from_millis(200)))
+                .expect("timeout");
+        }
+        Socket(socket)
+    }
+
+    /// The next message, or `None` when none came within the read timeout; an error says
+    /// why the socket failed.
+    pub fn next_message(&mut self) -> Result<Option<Message>, String> {
+        match self.0.read() {
+            Ok(message) => Ok(Some(message)),
+            Err(tungstenite::Error::Io(e))
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                Ok(None)
+            }
+            Err(e) => Err(e.to_string()),
+        }
+    }
+
     pub fn send(&mut self, value: Value) {
         self.0
             .send(Message::Text(value.to_string().into()))
@@ -370,19 +391,14 @@ impl Socket {
     pub fn wait_for(&mut self, limit: Duration, want: impl Fn(&Value) -> bool) -> Value {
         let until = Instant::now() + limit;
         while Instant::now() < until {
-            match self.0.read() {
-                Ok(Message::Text(text)) => {
+            match self.next_message() {
+                Ok(Some(Message::Text(text))) => {
                     let value: Value = serde_json::from_str(text.as_str()).expect("json");
                     if want(&value) {
                         return value;
                     }
                 }
                 Ok(_) => {}
-                Err(tungstenite::Error::Io(e))
-                    if matches!(
-                        e.kind(),
-                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                    ) => {}
                 Err(e) => panic!("websocket: {e}"),
             }
         }
@@ -393,18 +409,13 @@ impl Socket {
     pub fn wait_for_close(&mut self, limit: Duration) -> Option<u16> {
         let until = Instant::now() + limit;
         while Instant::now() < until {
-            match self.0.read() {
-                Ok(Message::Close(frame)) => {
+            match self.next_message() {
+                Ok(Some(Message::Close(frame))) => {
                     // Sends the answering close, as a well-behaved client does.
                     let _ = self.0.flush();
                     return frame.map(|f| u16::from(f.code));
                 }
                 Ok(_) => {}
-                Err(tungstenite::Error::Io(e))
-                    if matches!(
-                        e.kind(),
-                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                    ) => {}
                 Err(e) => panic!("websocket closed without a close frame: {e}"),
             }
         }
@@ -527,8 +538,13 @@ impl<'a> Browser<'a> {
         body
     }
 
-    /// This browser's socket for a game, with its cookie.
+    /// This browser's socket for a game, with its cookie, opened by the site's own page.
     pub fn socket(&self, game: &str) -> Socket {
+        self.socket_from(game, &format!("http://{}", self.server.addr))
+    }
+
+    /// This browser's socket for a game, with its cookie, opened by a page of `origin`.
+    pub fn socket_from(&self, game: &str, origin: &str) -> Socket {
         use tungstenite::client::IntoClientRequest;
         let url = format!("ws://{}/api/games/{game}/ws", self.server.addr);
         let mut request = url.into_client_request().expect("request");
@@ -537,19 +553,10 @@ impl<'a> Browser<'a> {
                 .headers_mut()
                 .insert("cookie", cookie.parse().expect("cookie header"));
         }
-        request.headers_mut().insert(
-            "origin",
-            format!("http://{}", self.server.addr)
-                .parse()
-                .expect("origin"),
-        );
-        let (socket, _) = tungstenite::connect(request).expect("websocket");
-        if let MaybeTlsStream::Plain(stream) = socket.get_ref() {
-            stream
-                .set_read_timeout(Some(Duration::from_millis(200)))
-                .expect("timeout");
-        }
-        Socket(socket)
+        request
+            .headers_mut()
+            .insert("origin", origin.parse().expect("origin"));
+        Socket::connect(request)
     }
 }
 
