@@ -4,7 +4,7 @@
 //! Lines are plain text, checked and bounded here; pages show them as text, never as markup.
 
 use crate::hub::ApiError;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The longest line, in characters.
 pub const MAX_CHARS: usize = 300;
@@ -16,7 +16,7 @@ pub const MAX_LINES_PER_ROOM: i64 = 1000;
 pub const HISTORY_LINES: i64 = 200;
 
 /// Where a line is said.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Room {
     /// The two players.
@@ -45,7 +45,7 @@ impl Room {
 }
 
 /// One line of chat.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ChatLine {
     /// Unique id.
     pub id: String,

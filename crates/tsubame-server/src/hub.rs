@@ -3,6 +3,14 @@
 //! Every game in play lives in memory behind its own lock. A change is stored before it is
 //! applied in memory and announced, so what a player was told is always in the database; a
 //! restart rebuilds the same games from the stored rows.
+//!
+//! Several instances may share one PostgreSQL database. The database is then the authority:
+//! each change is stored only over the version of the game it was made from (so of two
+//! instances changing a game at once, one wins and the other reloads the game and checks the
+//! request again), each committed change is announced with `NOTIFY` and every instance keeps
+//! its games in memory as stored and tells its own watchers, and what falls due (a flag, an
+//! expiry, a computer's move whose instance stopped) is claimed by one instance with
+//! `FOR UPDATE SKIP LOCKED`. Clocks run from the turn start stored with each change.
 
 use crate::accounts::{AccountLimits, Accounts};
 use crate::chat::{ChatLine, HISTORY_LINES, Room, clean_line};
@@ -12,7 +20,10 @@ use crate::engine_work::{EngineLimits, EngineWork};
 use crate::game::{HostedGame, PlayedMove, RulesError};
 use crate::metrics::{GaugeGuard, Metrics};
 use crate::ratings::{SeatRating, Speed, rating_game};
-use crate::store::{GameRow, MoveRow, RatedEnd, StartedSeats, Store, token_hash};
+use crate::store::{
+    CHAT_CHANNEL, Change, GAME_CHANNEL, GameRow, GameState, MoveRow, RatedEnd, StartedSeats, Store,
+    token_hash,
+};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use rand::Rng;
 use serde::Serialize;
@@ -193,6 +204,7 @@ pub struct MoveRecord {
 }
 
 /// One game in memory.
+#[derive(Clone)]
 pub struct LiveGame {
     id: String,
     game: HostedGame,
@@ -232,6 +244,9 @@ pub struct LiveGame {
     rematch_offer: Option<Side>,
     /// The rematch, once both agreed.
     rematch_id: Option<String>,
+    /// How many changes the game has had, as stored: a change is stored only over the version
+    /// it was made from, so that of two instances changing the game at once one succeeds.
+    version: i64,
 }
 
 /// A game's lock, its flag time and its announcements.
@@ -247,6 +262,9 @@ pub struct GameSlot {
     /// When the game was last looked up (server milliseconds): finished games nobody looked at
     /// for a while leave memory.
     last_used: AtomicU64,
+    /// On a shared database: until when this instance has claimed the game's due work (its
+    /// flag, its expiry, an overdue computer move); the others leave it alone meanwhile.
+    claimed_until: AtomicU64,
 }
 
 /// Everything a client sees of a game (no secrets).
@@ -402,6 +420,11 @@ pub struct Hub {
     chat_senders: DefaultKeyedRateLimiter<String>,
     epoch: Instant,
     epoch_unix_ms: u64,
+    /// This instance's name in its announcements, so that it skips its own.
+    instance: String,
+    /// On a shared database, the connection that listens for the other instances'
+    /// announcements, opened before the games are loaded so that nothing falls between.
+    listener: StdMutex<Option<sqlx::postgres::PgListener>>,
 }
 
 fn random_hex(bytes: usize) -> String {
@@ -546,6 +569,94 @@ impl LiveGame {
         }
     }
 
+    /// When an instance must look at the stored game next: its deadline, or for the
+    /// computer's turn when its move is overdue (the instance searching it has stopped), so
+    /// that another instance takes the search up.
+    fn due_at(&self, settings: &Settings) -> Option<i64> {
+        if self.phase == Phase::Playing && self.players[self.side_to_move()] == Player::Engine {
+            return i64::try_from(self.turn_started.saturating_add(ENGINE_OVERDUE_MS)).ok();
+        }
+        match self.deadline(settings) {
+            u64::MAX => None,
+            deadline => i64::try_from(deadline).ok(),
+        }
+    }
+
+    /// The stored state of the game as it is in memory.
+    fn state(&self, settings: &Settings) -> GameState {
+        GameState {
+            version: self.version,
+            turn_started_at: i64::try_from(self.turn_started).unwrap_or(i64::MAX),
+            draw_offer: self.draw_offer.map(side_name),
+            rematch_offer: self.rematch_offer.map(side_name),
+            engine_waiting: self.engine_waiting,
+            due_at: self.due_at(settings),
+        }
+    }
+
+    /// The change that leads from version `from_version` to the game as it is in memory
+    /// (whose version is the next), with the notice for other instances.
+    fn change(&self, settings: &Settings, from_version: i64, notice: &Notice) -> Change {
+        Change {
+            id: self.id.clone(),
+            from_version,
+            state: self.state(settings),
+            notice: serde_json::to_string(notice).unwrap_or_default(),
+        }
+    }
+
+    /// The change that leads from version `from_version` to the game as it is in memory,
+    /// for a change that adds no move.
+    fn state_change(&self, settings: &Settings, from_version: i64) -> Change {
+        let notice = Notice {
+            id: self.id.clone(),
+            version: self.version,
+            moved: None,
+        };
+        self.change(settings, from_version, &notice)
+    }
+
+    /// Takes over what the stored row says about everything but the moves.
+    fn take_row(&mut self, row: &GameRow) {
+        self.phase = match row.status.as_str() {
+            "waiting" => Phase::Waiting,
+            "finished" => Phase::Finished,
+            _ => Phase::Playing,
+        };
+        self.result = row.reason.as_ref().map(|reason| GameResult {
+            winner: row
+                .winner
+                .as_deref()
+                .and_then(side_from_name)
+                .map(side_name),
+            reason: reason.clone(),
+        });
+        self.players = [
+            Player::from_name(&row.sente_player),
+            Player::from_name(&row.gote_player),
+        ];
+        self.token_hashes = [row.sente_token_hash.clone(), row.gote_token_hash.clone()];
+        self.accounts = row.accounts.clone();
+        self.names = row.names.clone();
+        self.rated = row.rated;
+        self.ratings = row.seat_ratings;
+        self.rating_range = row.rating_range;
+        self.rematch_id = row.rematch_id.clone();
+        self.version = row.state.version;
+        self.draw_offer = row.state.draw_offer.and_then(side_from_name);
+        self.rematch_offer = row.state.rematch_offer.and_then(side_from_name);
+        self.engine_waiting = row.state.engine_waiting;
+    }
+
+    /// Plays a stored move onto the game.
+    fn take_move(&mut self, mv: &MoveRow) -> Result<(), RulesError> {
+        let played = self.game.play(&mv.usi)?;
+        let record = move_record(mv, played);
+        self.clock = record.clocks;
+        self.moves.push(record);
+        Ok(())
+    }
+
     fn seat_of(&self, token: &str) -> Option<Side> {
         let presented = token_hash(token);
         // Both seats are compared every time so the answer takes the same time either way.
@@ -585,12 +696,13 @@ impl LiveGame {
             engine_search_ply: None,
             rematch_offer: None,
             rematch_id: None,
+            version: 0,
             game,
         }
     }
 
     /// The row of a game that has just been made (no move played yet).
-    fn new_row(&self) -> Result<GameRow, ApiError> {
+    fn new_row(&self, settings: &Settings) -> Result<GameRow, ApiError> {
         let started = self.phase == Phase::Playing;
         Ok(GameRow {
             id: self.id.clone(),
@@ -618,6 +730,7 @@ impl LiveGame {
             seat_ratings: self.ratings,
             rating_range: self.rating_range,
             rematch_id: None,
+            state: self.state(settings),
         })
     }
 
@@ -726,6 +839,71 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
+/// A stored move as the game's record holds it.
+fn move_record(mv: &MoveRow, played: PlayedMove) -> MoveRecord {
+    MoveRecord {
+        ply: mv.ply.max(0) as usize,
+        played,
+        played_at: mv.played_at.max(0) as u64,
+        think_ms: mv.think_ms.max(0) as u64,
+        clocks: ClockState {
+            sides: [
+                SideClock {
+                    remaining_ms: mv.sente_ms.max(0) as u64,
+                    periods: mv.sente_periods.max(0) as u32,
+                },
+                SideClock {
+                    remaining_ms: mv.gote_ms.max(0) as u64,
+                    periods: mv.gote_periods.max(0) as u32,
+                },
+            ],
+        },
+    }
+}
+
+/// What an instance announces to the others when it has stored a change to a game
+/// (PostgreSQL's `NOTIFY`): the game and its new version, and for a move the move itself, so
+/// that an instance one version behind follows without reading the database.
+#[derive(Debug, Serialize, serde::Deserialize)]
+struct Notice {
+    id: String,
+    version: i64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    moved: Option<MovedNotice>,
+}
+
+/// A move in a [`Notice`], with the state it led to.
+#[derive(Debug, Serialize, serde::Deserialize)]
+struct MovedNotice {
+    row: MoveRow,
+    turn_started_at: u64,
+    engine_waiting: bool,
+}
+
+/// A chat line as announced to the other instances.
+#[derive(Debug, Serialize, serde::Deserialize)]
+struct ChatNotice {
+    game: String,
+    /// The instance that stored it (which has passed it on already).
+    from: String,
+    line: ChatLine,
+}
+
+/// How long an instance keeps the due games it claims: long enough to act at the exact time
+/// its own clocks say (they may be a little later than the stored due time).
+const CLAIM_MS: u64 = 2_000;
+
+/// The most due games claimed at once.
+const CLAIMS_AT_ONCE: i64 = 64;
+
+/// The error of a change that lost the race with another instance's change to the game.
+const STALE: &str = "the game changed meanwhile (on another server): look at it again";
+
+/// After how long a computer's move that has not come counts as lost with the instance that
+/// was searching it, and another instance searches it: well past the longest level's search
+/// (3 s) and a short wait for a search slot.
+const ENGINE_OVERDUE_MS: u64 = 10_000;
+
 fn move_row(record: &MoveRecord) -> MoveRow {
     let [sente, gote] = record.clocks.sides;
     MoveRow {
@@ -794,26 +972,194 @@ impl Hub {
             engine: EngineWork::new(settings_engine),
             epoch: Instant::now(),
             epoch_unix_ms,
+            instance: random_hex(8),
+            listener: StdMutex::new(None),
         });
+        let listener = hub.store.listener().await?;
+        if let Ok(mut slot) = hub.listener.lock() {
+            *slot = listener;
+        }
         let mut moves_by_game = hub.store.unfinished_games_moves().await?;
         for row in hub.store.unfinished_games().await? {
             let moves = moves_by_game.remove(&row.id).unwrap_or_default();
             match hub.rebuild(&row, &moves) {
                 Ok(live) => {
                     let slot = hub.insert(live);
-                    {
-                        // The last move ended the game, but its result was not stored then.
-                        let mut live = slot.game.lock().await;
-                        if live.phase == Phase::Playing && live.game.outcome().is_some() {
-                            hub.finish_by_rules(&slot, &mut live).await;
-                        }
+                    let mut live = slot.game.lock().await;
+                    // The last move ended the game, but its result was not stored then.
+                    if live.phase == Phase::Playing && live.game.outcome().is_some() {
+                        hub.finish_by_rules(&slot, &mut live).await;
                     }
-                    hub.after_change(&slot).await;
+                    // On a shared database, a computer's search that another instance has
+                    // started is left to it (and taken up here only once overdue).
+                    if hub.store.shared() && !live.engine_waiting {
+                        live.engine_search_ply = Some(live.moves.len());
+                    }
+                    hub.schedule(&slot, &mut live);
+                    if hub.store.shared() && live.engine_search_ply == Some(live.moves.len()) {
+                        // Overdue: searched here unless its instance answers.
+                        live.engine_search_ply = None;
+                    }
                 }
                 Err(e) => tracing::error!(game = %row.id, "cannot resume the game: {e}"),
             }
         }
         Ok(hub)
+    }
+
+    /// On a shared database, follows the changes and chat lines the other instances announce,
+    /// for as long as the server runs: every game in memory stays as stored, new games are
+    /// loaded (so lobbies and lists are the same on every instance), and this instance's
+    /// watchers see every move, end and line wherever it was made. After a lost connection,
+    /// and every half minute, the games in memory are compared with the stored versions.
+    pub async fn follow_other_instances(self: Arc<Self>) {
+        let mut failures = 0u32;
+        loop {
+            let opened = self
+                .listener
+                .lock()
+                .ok()
+                .and_then(|mut opened| opened.take());
+            let listening = match opened {
+                Some(listener) => Ok(Some(listener)),
+                None => self.store.listener().await,
+            };
+            let mut listener = match listening {
+                Ok(Some(listener)) => listener,
+                Ok(None) => return,
+                Err(e) => {
+                    failures += 1;
+                    if failures == 1 || failures % 60 == 0 {
+                        tracing::warn!("cannot listen to the other instances: {e:#}");
+                    }
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                    continue;
+                }
+            };
+            failures = 0;
+            // Whatever was announced while nobody listened.
+            self.catch_up_with_database().await;
+            let mut check = tokio::time::interval(Duration::from_secs(30));
+            check.tick().await;
+            loop {
+                tokio::select! {
+                    notification = listener.try_recv() => match notification {
+                        Ok(Some(notification)) => {
+                            let hub = self.clone();
+                            let channel = notification.channel().to_string();
+                            let payload = notification.payload().to_string();
+                            tokio::spawn(async move { hub.take_notice(&channel, &payload).await });
+                        }
+                        Ok(None) => break,
+                        Err(e) => {
+                            tracing::warn!("lost the other instances' announcements: {e}");
+                            break;
+                        }
+                    },
+                    _ = check.tick() => {
+                        let hub = self.clone();
+                        tokio::spawn(async move { hub.catch_up_with_database().await });
+                    }
+                }
+            }
+        }
+    }
+
+    /// Takes in what another instance announced.
+    async fn take_notice(self: &Arc<Self>, channel: &str, payload: &str) {
+        if channel == CHAT_CHANNEL {
+            match serde_json::from_str::<ChatNotice>(payload) {
+                Ok(notice) if notice.from != self.instance => {
+                    if let Some(slot) = self.slot(&notice.game) {
+                        let _ = slot.chat.send(Arc::new(notice.line));
+                    }
+                }
+                Ok(_) => {}
+                Err(e) => tracing::warn!("unreadable chat announcement: {e}"),
+            }
+            return;
+        }
+        if channel != GAME_CHANNEL {
+            return;
+        }
+        let notice = match serde_json::from_str::<Notice>(payload) {
+            Ok(notice) => notice,
+            Err(e) => {
+                tracing::warn!("unreadable game announcement: {e}");
+                return;
+            }
+        };
+        let Some(slot) = self.slot(&notice.id) else {
+            // A game this instance does not hold yet: a new one, one being played elsewhere.
+            if let Err(e) = self.find(&notice.id).await {
+                tracing::warn!(game = %notice.id, "cannot load an announced game: {}", e.message);
+            }
+            return;
+        };
+        let mut live = slot.game.lock().await;
+        if notice.version <= live.version {
+            return;
+        }
+        if let Some(moved) = &notice.moved
+            && notice.version == live.version + 1
+            && moved.row.ply == live.moves.len() as i64 + 1
+            && live.phase == Phase::Playing
+        {
+            let phase = live.phase;
+            let plies = live.moves.len();
+            if live.take_move(&moved.row).is_ok() {
+                live.turn_started = moved.turn_started_at;
+                live.engine_waiting = moved.engine_waiting;
+                live.draw_offer = None;
+                live.version = notice.version;
+                self.announce_catch_up(&slot, &live, plies, phase);
+                return;
+            }
+        }
+        if let Err(e) = self.refresh(&slot, &mut live).await {
+            tracing::warn!(game = %notice.id, "cannot reload a changed game: {}", e.message);
+        }
+    }
+
+    /// Compares every unfinished stored game with memory: reloads those behind, loads those
+    /// missing. What a lost announcement would otherwise leave stale.
+    async fn catch_up_with_database(self: &Arc<Self>) {
+        let versions = match self.store.unfinished_versions().await {
+            Ok(versions) => versions,
+            Err(e) => {
+                tracing::warn!("cannot compare the games with the database: {e}");
+                return;
+            }
+        };
+        // Games in memory that are no longer unfinished in the database ended elsewhere.
+        let unfinished: std::collections::HashSet<&str> =
+            versions.iter().map(|(id, _)| id.as_str()).collect();
+        for slot in self.live_slots() {
+            let mut live = slot.game.lock().await;
+            if live.phase != Phase::Finished
+                && !unfinished.contains(live.id.as_str())
+                && let Err(e) = self.refresh(&slot, &mut live).await
+            {
+                tracing::warn!(game = %live.id, "cannot reload an ended game: {}", e.message);
+            }
+        }
+        for (id, version) in versions {
+            match self.slot(&id) {
+                Some(slot) => {
+                    let mut live = slot.game.lock().await;
+                    if live.version < version
+                        && let Err(e) = self.refresh(&slot, &mut live).await
+                    {
+                        tracing::warn!(game = %id, "cannot reload a changed game: {}", e.message);
+                    }
+                }
+                None => {
+                    if let Err(e) = self.find(&id).await {
+                        tracing::warn!(game = %id, "cannot load a game: {}", e.message);
+                    }
+                }
+            }
+        }
     }
 
     /// Counts a game creation from `client`, or refuses it (429) past the address's rate.
@@ -924,78 +1270,34 @@ impl Hub {
         self.epoch_unix_ms + self.epoch.elapsed().as_millis() as u64
     }
 
+    /// A game from its stored row and moves. On a database other instances share, the
+    /// running turn started when the row says; otherwise a resumed turn starts now (time the
+    /// server was down is charged to nobody).
     fn rebuild(&self, row: &GameRow, moves: &[MoveRow]) -> Result<LiveGame, RebuildError> {
         let variant = Variant::from_name(&row.variant)
             .ok_or_else(|| RebuildError::Variant(row.variant.clone()))?;
         let control: TimeControl =
             serde_json::from_str(&row.time_control).map_err(RebuildError::TimeControl)?;
-        let mut game = HostedGame::new(variant, &row.options, Some(&row.start_sfen))?;
-        let mut clock = control.initial();
-        let mut records = Vec::new();
-        for mv in moves {
-            let played = game.play(&mv.usi)?;
-            clock = ClockState {
-                sides: [
-                    SideClock {
-                        remaining_ms: mv.sente_ms.max(0) as u64,
-                        periods: mv.sente_periods.max(0) as u32,
-                    },
-                    SideClock {
-                        remaining_ms: mv.gote_ms.max(0) as u64,
-                        periods: mv.gote_periods.max(0) as u32,
-                    },
-                ],
-            };
-            records.push(MoveRecord {
-                ply: mv.ply.max(0) as usize,
-                played,
-                played_at: mv.played_at.max(0) as u64,
-                think_ms: mv.think_ms.max(0) as u64,
-                clocks: clock,
-            });
-        }
-        let phase = match row.status.as_str() {
-            "waiting" => Phase::Waiting,
-            "finished" => Phase::Finished,
-            _ => Phase::Playing,
+        let game = HostedGame::new(variant, &row.options, Some(&row.start_sfen))?;
+        let stored_turn = u64::try_from(row.state.turn_started_at).unwrap_or(0);
+        let turn_started = if self.store.shared() && stored_turn > 0 {
+            stored_turn
+        } else {
+            self.now()
         };
-        let result = row.reason.as_ref().map(|reason| GameResult {
-            winner: row
-                .winner
-                .as_deref()
-                .and_then(side_from_name)
-                .map(side_name),
-            reason: reason.clone(),
-        });
-        Ok(LiveGame {
+        let mut live = LiveGame {
             id: row.id.clone(),
-            game,
-            control,
-            clock,
-            turn_started: self.now(),
-            phase,
-            result,
-            players: [
-                Player::from_name(&row.sente_player),
-                Player::from_name(&row.gote_player),
-            ],
-            token_hashes: [row.sente_token_hash.clone(), row.gote_token_hash.clone()],
-            accounts: row.accounts.clone(),
-            names: row.names.clone(),
-            rated: row.rated,
-            ratings: row.seat_ratings,
-            rating_range: row.rating_range,
             engine_level: row.engine_level.clamp(1, 5) as u8,
             invite: row.invite.clone(),
             public: row.public,
             created_at: row.created_at.max(0) as u64,
-            moves: records,
-            draw_offer: None,
-            engine_waiting: false,
-            engine_search_ply: None,
-            rematch_offer: None,
-            rematch_id: row.rematch_id.clone(),
-        })
+            ..LiveGame::made(game, control, turn_started)
+        };
+        live.take_row(row);
+        for mv in moves {
+            live.take_move(mv)?;
+        }
+        Ok(live)
     }
 
     fn insert(&self, live: LiveGame) -> Arc<GameSlot> {
@@ -1003,7 +1305,8 @@ impl Hub {
         let (chat, _) = broadcast::channel(32);
         let id = live.id.clone();
         let slot = Arc::new(GameSlot {
-            deadline: AtomicU64::new(live.deadline(&self.settings)),
+            deadline: AtomicU64::new(self.sweep_deadline(&live)),
+            claimed_until: AtomicU64::new(0),
             game: Mutex::new(live),
             events,
             chat,
@@ -1167,10 +1470,19 @@ impl Hub {
     }
 
     /// Stores a game just made, then hosts it: its clock and, on its turn, the computer.
-    async fn store_new(self: &Arc<Self>, live: LiveGame) -> Result<(), ApiError> {
-        let row = live.new_row()?;
+    async fn store_new(self: &Arc<Self>, mut live: LiveGame) -> Result<(), ApiError> {
+        // The computer's search, when it moves first, has not started.
+        live.engine_waiting =
+            live.phase == Phase::Playing && live.players[live.side_to_move()] == Player::Engine;
+        let row = live.new_row(&self.settings)?;
+        let notice = serde_json::to_string(&Notice {
+            id: live.id.clone(),
+            version: live.version,
+            moved: None,
+        })
+        .unwrap_or_default();
         self.store
-            .insert_game(&row)
+            .insert_game(&row, &notice)
             .await
             .map_err(|e| ApiError::internal(format!("could not store the game: {e}")))?;
         let slot = self.insert(live);
@@ -1182,6 +1494,18 @@ impl Hub {
     /// `who` is what the joiner presents: someone who already holds the other seat cannot
     /// play against themselves.
     pub async fn join(
+        self: &Arc<Self>,
+        slot: &Arc<GameSlot>,
+        invite: Option<&str>,
+        joiner: Sitter,
+        who: &Credential<'_>,
+    ) -> Result<SeatGrant, ApiError> {
+        self.retry_stale(slot, || self.join_once(slot, invite, joiner.clone(), who))
+            .await
+    }
+
+    /// One try of the above.
+    async fn join_once(
         self: &Arc<Self>,
         slot: &Arc<GameSlot>,
         invite: Option<&str>,
@@ -1241,17 +1565,7 @@ impl Hub {
         let mut ratings = live.ratings;
         ratings[open] = joiner_rating;
         let now = self.now();
-        let seats = StartedSeats {
-            players: [players[0].name(), players[1].name()],
-            token_hashes: [&token_hashes[0], &token_hashes[1]],
-            accounts: [accounts[0].as_deref(), accounts[1].as_deref()],
-            names: [&names[0], &names[1]],
-            ratings,
-        };
-        self.store
-            .start_game(&live.id, &seats, now as i64)
-            .await
-            .map_err(|e| ApiError::internal(format!("could not store the join: {e}")))?;
+        let before = live.clone();
         live.players = players;
         live.token_hashes = token_hashes;
         live.accounts = accounts;
@@ -1259,6 +1573,29 @@ impl Hub {
         live.ratings = ratings;
         live.phase = Phase::Playing;
         live.turn_started = now;
+        live.version += 1;
+        let change = live.state_change(&self.settings, before.version);
+        let stored = {
+            let seats = StartedSeats {
+                players: [live.players[0].name(), live.players[1].name()],
+                token_hashes: [&live.token_hashes[0], &live.token_hashes[1]],
+                accounts: [live.accounts[0].as_deref(), live.accounts[1].as_deref()],
+                names: [&live.names[0], &live.names[1]],
+                ratings: live.ratings,
+            };
+            self.store.start_game(&change, &seats, now as i64).await
+        };
+        match stored {
+            Ok(true) => {}
+            Ok(false) => {
+                *live = before;
+                return Err(self.stale(slot, &mut live).await);
+            }
+            Err(e) => {
+                *live = before;
+                return Err(ApiError::internal(format!("could not store the join: {e}")));
+            }
+        }
         let grant = SeatGrant {
             game_id: live.id.clone(),
             seat: side_name(open),
@@ -1294,10 +1631,13 @@ impl Hub {
         who: &Credential<'_>,
         text: &str,
     ) -> Result<GameView, ApiError> {
-        let mut live = slot.game.lock().await;
-        let side = Self::seat(&live, who)?;
-        let view = self.play_locked(slot, &mut live, side, text).await?;
-        drop(live);
+        let view = self
+            .retry_stale(slot, || async {
+                let mut live = slot.game.lock().await;
+                let side = Self::seat(&live, who)?;
+                self.play_locked(slot, &mut live, side, text).await
+            })
+            .await?;
         self.after_change(slot).await;
         Ok(view)
     }
@@ -1348,22 +1688,57 @@ impl Hub {
             think_ms,
             clocks: clock,
         };
+        let row = move_row(&record);
+        // The game as the move leaves it, stored with the move; put back if it is not stored.
+        let before = (
+            std::mem::replace(&mut live.game, game),
+            live.clock,
+            live.turn_started,
+            live.draw_offer,
+            live.engine_waiting,
+        );
+        live.clock = clock;
+        live.turn_started = now;
+        live.moves.push(record.clone());
+        live.draw_offer = None;
+        live.engine_waiting = live.phase == Phase::Playing
+            && live.players[live.side_to_move()] == Player::Engine
+            && live.game.outcome().is_none();
+        live.version += 1;
+        let notice = Notice {
+            id: live.id.clone(),
+            version: live.version,
+            moved: Some(MovedNotice {
+                row: row.clone(),
+                turn_started_at: now,
+                engine_waiting: live.engine_waiting,
+            }),
+        };
+        let change = live.change(&self.settings, live.version - 1, &notice);
         let write = Instant::now();
-        self.store
-            .insert_move(&live.id, &move_row(&record))
-            .await
-            .map_err(|e| ApiError::internal(format!("could not store the move: {e}")))?;
+        let stored = self.store.insert_move(change, &row).await;
+        if !matches!(stored, Ok(true)) {
+            live.version -= 1;
+            live.moves.pop();
+            (
+                live.game,
+                live.clock,
+                live.turn_started,
+                live.draw_offer,
+                live.engine_waiting,
+            ) = before;
+            return Err(match stored {
+                Err(e) => ApiError::internal(format!("could not store the move: {e}")),
+                _ => self.stale(slot, live).await,
+            });
+        }
         self.metrics
             .database_seconds
             .observe(write.elapsed().as_secs_f64());
         self.metrics.moves.inc();
-        live.game = game;
-        live.clock = clock;
         // The opponent's turn starts once the move is stored and sent, not when it arrived:
         // a slow write is charged to nobody.
         live.turn_started = self.now();
-        live.moves.push(record.clone());
-        live.draw_offer = None;
         if live.game.outcome().is_some() {
             self.finish_by_rules(slot, live).await;
         } else {
@@ -1399,31 +1774,168 @@ impl Hub {
             }
             _ => None,
         };
+        let notice = Notice {
+            id: live.id.clone(),
+            version: live.version + 1,
+            moved: None,
+        };
+        let change = Change {
+            id: live.id.clone(),
+            from_version: live.version,
+            state: GameState {
+                version: live.version + 1,
+                turn_started_at: live.turn_started as i64,
+                draw_offer: None,
+                rematch_offer: None,
+                engine_waiting: false,
+                due_at: None,
+            },
+            notice: serde_json::to_string(&notice).unwrap_or_default(),
+        };
         let stored = match rated_seats {
             Some(rated) => self
                 .store
-                .finish_rated_game(&live.id, winner, reason, now as i64, rated)
+                .finish_rated_game(&change, winner, reason, now as i64, rated)
                 .await
                 .map(|changes| {
-                    for (seat, change) in live.ratings.iter_mut().zip(changes.into_iter().flatten())
-                    {
+                    let Some(changes) = changes else {
+                        return false;
+                    };
+                    for (seat, change) in live.ratings.iter_mut().zip(changes) {
                         if let Some(seat) = seat {
                             seat.change = Some(change);
                         }
                     }
+                    true
                 }),
             None => {
                 self.store
-                    .finish_game(&live.id, winner.map(side_name), reason, now as i64)
+                    .finish_game(&change, winner.map(side_name), reason, now as i64)
                     .await
             }
         };
-        stored.map_err(|e| ApiError::internal(format!("could not store the result: {e}")))?;
+        match stored {
+            Ok(true) => {}
+            Ok(false) => return Err(self.stale(slot, live).await),
+            Err(e) => {
+                return Err(ApiError::internal(format!(
+                    "could not store the result: {e}"
+                )));
+            }
+        }
+        live.version += 1;
         self.metrics
             .database_seconds
             .observe(write.elapsed().as_secs_f64());
         self.finish_stored(slot, live, winner, reason, now);
         Ok(())
+    }
+
+    /// Stores a change made to the game in memory (whose version is already the next),
+    /// one that adds nothing but its state; when it cannot be stored, the game is put back
+    /// as `before` (and reloaded, if another instance changed it).
+    async fn store_state(
+        &self,
+        slot: &GameSlot,
+        live: &mut LiveGame,
+        before: LiveGame,
+    ) -> Result<(), ApiError> {
+        let change = live.state_change(&self.settings, before.version);
+        match self.store.change_state(&change).await {
+            Ok(true) => Ok(()),
+            Ok(false) => {
+                *live = before;
+                Err(self.stale(slot, live).await)
+            }
+            Err(e) => {
+                *live = before;
+                Err(ApiError::internal(format!(
+                    "could not store the change: {e}"
+                )))
+            }
+        }
+    }
+
+    /// Runs `attempt`, and once more when it lost the race with another instance's change
+    /// (the game has been reloaded by then), or when on a shared database it was refused
+    /// (409, 403) while this instance had not yet heard of the game's latest change: the
+    /// request is checked again on the game as stored (a move after the opponent's offer, a
+    /// move sent here just after the opponent's move was made on another instance, a seat
+    /// taken on another instance).
+    async fn retry_stale<T, Attempt>(
+        &self,
+        slot: &GameSlot,
+        mut attempt: impl FnMut() -> Attempt,
+    ) -> Result<T, ApiError>
+    where
+        Attempt: std::future::Future<Output = Result<T, ApiError>>,
+    {
+        match attempt().await {
+            Err(e) if e.message == STALE => attempt().await,
+            Err(e) if self.store.shared() && matches!(e.status, 403 | 409) => {
+                {
+                    let mut live = slot.game.lock().await;
+                    let version = live.version;
+                    if self.refresh(slot, &mut live).await.is_err() || live.version == version {
+                        return Err(e);
+                    }
+                }
+                attempt().await
+            }
+            result => result,
+        }
+    }
+
+    /// After another instance changed the game first: the game is reloaded (and the change
+    /// announced); the error says to look again.
+    async fn stale(&self, slot: &GameSlot, live: &mut LiveGame) -> ApiError {
+        match self.refresh(slot, live).await {
+            Ok(()) => ApiError::conflict(STALE),
+            Err(e) => e,
+        }
+    }
+
+    /// Brings a game in memory up to its stored version: the moves stored since, then the
+    /// row; announces what changed to this instance's watchers.
+    async fn refresh(&self, slot: &GameSlot, live: &mut LiveGame) -> Result<(), ApiError> {
+        let (row, moves) = self
+            .store
+            .game_since(&live.id, live.moves.len() as i64)
+            .await
+            .map_err(|e| ApiError::internal(format!("database: {e}")))?
+            .ok_or_else(|| ApiError::not_found(format!("no game with id {:?}", live.id)))?;
+        if row.state.version <= live.version && moves.is_empty() {
+            return Ok(());
+        }
+        let (plies, phase) = (live.moves.len(), live.phase);
+        for mv in &moves {
+            live.take_move(mv).map_err(|e| {
+                ApiError::internal(format!("stored game {} is damaged: {e}", live.id))
+            })?;
+        }
+        live.take_row(&row);
+        if let Ok(turn_started) = u64::try_from(row.state.turn_started_at)
+            && turn_started > 0
+        {
+            live.turn_started = turn_started;
+        }
+        self.announce_catch_up(slot, live, plies, phase);
+        Ok(())
+    }
+
+    /// Tells this instance's watchers of a game what changed elsewhere: the game's end, the
+    /// one new move, or the whole game.
+    fn announce_catch_up(&self, slot: &GameSlot, live: &LiveGame, plies: usize, phase: Phase) {
+        slot.deadline
+            .store(self.sweep_deadline(live), Ordering::Relaxed);
+        // The games_ended metric counts the ends this instance stored, not those it hears of.
+        if live.phase == Phase::Finished && phase != Phase::Finished {
+            self.announce(slot, live, "end", live.moves.last().cloned());
+        } else if live.moves.len() == plies + 1 && live.phase == phase {
+            self.announce(slot, live, "move", live.moves.last().cloned());
+        } else {
+            self.announce(slot, live, "state", None);
+        }
     }
 
     /// Ends a game in memory whose end is stored (or follows from its stored moves), and
@@ -1497,14 +2009,17 @@ impl Hub {
         slot: &Arc<GameSlot>,
         who: &Credential<'_>,
     ) -> Result<GameView, ApiError> {
-        let mut live = slot.game.lock().await;
-        let side = Self::seat(&live, who)?;
-        if live.phase != Phase::Playing {
-            return Err(ApiError::conflict("only a game in play can be resigned"));
-        }
-        self.finish(slot, &mut live, Some(1 - side), "resignation")
-            .await?;
-        Ok(self.view_of(&live, false))
+        self.retry_stale(slot, || async {
+            let mut live = slot.game.lock().await;
+            let side = Self::seat(&live, who)?;
+            if live.phase != Phase::Playing {
+                return Err(ApiError::conflict("only a game in play can be resigned"));
+            }
+            self.finish(slot, &mut live, Some(1 - side), "resignation")
+                .await?;
+            Ok(self.view_of(&live, false))
+        })
+        .await
     }
 
     /// Aborts a game before both players have moved (or while a seat is open).
@@ -1513,22 +2028,36 @@ impl Hub {
         slot: &Arc<GameSlot>,
         who: &Credential<'_>,
     ) -> Result<GameView, ApiError> {
-        let mut live = slot.game.lock().await;
-        Self::seat(&live, who)?;
-        if live.phase == Phase::Finished {
-            return Err(ApiError::conflict("the game is already over"));
-        }
-        if live.moves.len() >= 2 {
-            return Err(ApiError::conflict(
-                "a game can only be aborted before both players have moved",
-            ));
-        }
-        self.finish(slot, &mut live, None, "aborted").await?;
-        Ok(self.view_of(&live, false))
+        self.retry_stale(slot, || async {
+            let mut live = slot.game.lock().await;
+            Self::seat(&live, who)?;
+            if live.phase == Phase::Finished {
+                return Err(ApiError::conflict("the game is already over"));
+            }
+            if live.moves.len() >= 2 {
+                return Err(ApiError::conflict(
+                    "a game can only be aborted before both players have moved",
+                ));
+            }
+            self.finish(slot, &mut live, None, "aborted").await?;
+            Ok(self.view_of(&live, false))
+        })
+        .await
     }
 
     /// Offers, accepts or declines a draw. Offering when the opponent already offers accepts.
     pub async fn draw(
+        &self,
+        slot: &Arc<GameSlot>,
+        who: &Credential<'_>,
+        action: &str,
+    ) -> Result<GameView, ApiError> {
+        self.retry_stale(slot, || self.draw_once(slot, who, action))
+            .await
+    }
+
+    /// One try of the above.
+    async fn draw_once(
         &self,
         slot: &Arc<GameSlot>,
         who: &Credential<'_>,
@@ -1550,15 +2079,23 @@ impl Hub {
                 if live.players[1 - side] == Player::Engine {
                     return Err(ApiError::conflict("the engine does not accept draws"));
                 }
-                live.draw_offer = Some(side);
-                self.announce(slot, &live, "state", None);
+                if live.draw_offer != Some(side) {
+                    let before = live.clone();
+                    live.draw_offer = Some(side);
+                    live.version += 1;
+                    self.store_state(slot, &mut live, before).await?;
+                    self.announce(slot, &live, "state", None);
+                }
             }
             "accept" => return Err(ApiError::conflict("there is no draw offer to accept")),
             "decline" => {
                 if !opponent_offers {
                     return Err(ApiError::conflict("there is no draw offer to decline"));
                 }
+                let before = live.clone();
                 live.draw_offer = None;
+                live.version += 1;
+                self.store_state(slot, &mut live, before).await?;
                 self.announce(slot, &live, "state", None);
             }
             other => {
@@ -1576,6 +2113,17 @@ impl Hub {
         self.schedule(slot, &mut live);
     }
 
+    /// When the sweeper must look at a game in memory next: its deadline, and on the
+    /// computer's turn also when its move is overdue.
+    fn sweep_deadline(&self, live: &LiveGame) -> u64 {
+        let deadline = live.deadline(&self.settings);
+        if live.phase == Phase::Playing && live.players[live.side_to_move()] == Player::Engine {
+            deadline.min(live.turn_started.saturating_add(ENGINE_OVERDUE_MS))
+        } else {
+            deadline
+        }
+    }
+
     /// Sets the flag time of a game and starts the engine's search when it is its turn.
     fn schedule(self: &Arc<Self>, slot: &Arc<GameSlot>, live: &mut LiveGame) {
         let engine_to_move =
@@ -1585,10 +2133,9 @@ impl Hub {
         let start_search = engine_to_move && live.engine_search_ply != Some(ply);
         if start_search {
             live.engine_search_ply = Some(ply);
-            live.engine_waiting = true;
         }
         slot.deadline
-            .store(live.deadline(&self.settings), Ordering::Relaxed);
+            .store(self.sweep_deadline(live), Ordering::Relaxed);
         if !start_search {
             return;
         }
@@ -1596,89 +2143,132 @@ impl Hub {
         let hub = self.clone();
         let slot = slot.clone();
         tokio::spawn(async move {
-            let waiting = GaugeGuard::hold(&hub.metrics.engine_waiting);
-            let Some(_permit) = hub.engine.slot().await else {
-                return;
-            };
-            drop(waiting);
-            let (game, limits) = {
-                let mut live = slot.game.lock().await;
-                if live.moves.len() != ply || live.phase != Phase::Playing {
-                    return;
-                }
-                // The computer's clock starts with its search, not while it waited.
-                live.engine_waiting = false;
-                live.turn_started = hub.now();
-                slot.deadline
-                    .store(live.deadline(&hub.settings), Ordering::Relaxed);
-                let time_left = live.clock.time_left(&live.control, side, 0);
-                (
-                    live.game.clone(),
-                    engine_limits(live.engine_level, time_left),
-                )
-            };
-            let running = GaugeGuard::hold(&hub.metrics.engine_running);
-            // Searches run on the blocking pool: the async workers keep serving meanwhile.
-            let Ok(Some(reply)) = tokio::task::spawn_blocking(move || {
-                game.best_move(&limits, Arc::new(AtomicBool::new(false)))
-            })
-            .await
-            else {
-                return;
-            };
-            drop(running);
+            let searched = hub.engine_move(&slot, side, ply).await;
             let mut live = slot.game.lock().await;
-            // The game may have moved on (resignation, abort, flag) while the engine thought.
-            if live.moves.len() != ply || live.phase != Phase::Playing {
-                return;
-            }
-            if let Err(e) = hub.play_locked(&slot, &mut live, side, &reply.best).await {
-                tracing::error!(
-                    game = %live.id,
-                    "engine move {} refused: {}",
-                    reply.best,
-                    e.message
-                );
-                // Searched again on the next look at the game.
+            if !searched && live.engine_search_ply == Some(ply) {
+                // Searched again when the move is overdue.
                 live.engine_search_ply = None;
             }
             hub.schedule(&slot, &mut live);
         });
     }
 
-    /// Ends every game whose flag has fallen; the server runs this a few times a second.
+    /// Searches and plays the computer's move at `ply`; `false` when this instance did not
+    /// (the game moved on, another instance searches it, or the search failed).
+    async fn engine_move(self: &Arc<Self>, slot: &Arc<GameSlot>, side: Side, ply: usize) -> bool {
+        let waiting = GaugeGuard::hold(&self.metrics.engine_waiting);
+        let Some(_permit) = self.engine.slot().await else {
+            return false;
+        };
+        drop(waiting);
+        let (game, limits) = {
+            let mut live = slot.game.lock().await;
+            if live.moves.len() != ply || live.phase != Phase::Playing {
+                return false;
+            }
+            // The computer's clock starts with its search, not while it waited. Storing that
+            // is also what keeps a second instance from searching the same move.
+            let before = live.clone();
+            live.engine_waiting = false;
+            live.turn_started = self.now();
+            live.version += 1;
+            if let Err(e) = self.store_state(slot, &mut live, before).await {
+                if e.message != STALE {
+                    tracing::warn!(game = %live.id, "computer's search not started: {}", e.message);
+                }
+                return false;
+            }
+            slot.deadline
+                .store(self.sweep_deadline(&live), Ordering::Relaxed);
+            let time_left = live.clock.time_left(&live.control, side, 0);
+            (
+                live.game.clone(),
+                engine_limits(live.engine_level, time_left),
+            )
+        };
+        let running = GaugeGuard::hold(&self.metrics.engine_running);
+        // Searches run on the blocking pool: the async workers keep serving meanwhile.
+        let Ok(Some(reply)) = tokio::task::spawn_blocking(move || {
+            game.best_move(&limits, Arc::new(AtomicBool::new(false)))
+        })
+        .await
+        else {
+            return false;
+        };
+        drop(running);
+        let mut live = slot.game.lock().await;
+        // The game may have moved on (resignation, abort, flag) while the engine thought.
+        if live.moves.len() != ply || live.phase != Phase::Playing {
+            return true;
+        }
+        if let Err(e) = self.play_locked(slot, &mut live, side, &reply.best).await {
+            tracing::error!(
+                game = %live.id,
+                "engine move {} refused: {}",
+                reply.best,
+                e.message
+            );
+            return false;
+        }
+        true
+    }
+
+    /// Ends every game whose flag has fallen, and takes up overdue computer moves; the server
+    /// runs this 20 times a second. On a shared database only the games this instance has
+    /// claimed are its to end.
     pub async fn flag_sweep(self: &Arc<Self>) {
         let now = self.now();
+        let shared = self.store.shared();
         let due: Vec<Arc<GameSlot>> = self
             .live_slots()
             .into_iter()
-            .filter(|s| s.deadline.load(Ordering::Relaxed) <= now)
+            .filter(|s| {
+                s.deadline.load(Ordering::Relaxed) <= now
+                    && (!shared || s.claimed_until.load(Ordering::Relaxed) > now)
+            })
             .collect();
         for slot in due {
-            let mut live = slot.game.lock().await;
-            if live.phase == Phase::Finished {
-                continue;
-            }
-            let now = self.now();
-            if let Some(abort_deadline) = live.abort_deadline(&self.settings) {
-                if abort_deadline <= now {
-                    self.finish_or_retry(&slot, &mut live, None, "aborted")
-                        .await;
-                } else {
-                    slot.deadline
-                        .store(live.deadline(&self.settings), Ordering::Relaxed);
-                }
-                continue;
-            }
-            let side = live.side_to_move();
-            let elapsed = now.saturating_sub(live.turn_started);
-            if live.clock_runs() && live.clock.time_left(&live.control, side, elapsed) == Some(0) {
-                self.finish_or_retry(&slot, &mut live, Some(1 - side), "time")
-                    .await;
+            self.sweep(&slot).await;
+        }
+    }
+
+    /// Does what is due in one game: an abort, a flag, the computer's overdue move.
+    async fn sweep(self: &Arc<Self>, slot: &Arc<GameSlot>) {
+        let mut live = slot.game.lock().await;
+        if live.phase == Phase::Finished {
+            return;
+        }
+        let now = self.now();
+        if let Some(abort_deadline) = live.abort_deadline(&self.settings) {
+            if abort_deadline <= now {
+                self.finish_or_retry(slot, &mut live, None, "aborted").await;
             } else {
                 slot.deadline
-                    .store(live.deadline(&self.settings), Ordering::Relaxed);
+                    .store(self.sweep_deadline(&live), Ordering::Relaxed);
             }
+            return;
+        }
+        let side = live.side_to_move();
+        let engine_turn = live.players[side] == Player::Engine;
+        let elapsed = now.saturating_sub(live.turn_started);
+        let flag_fell =
+            live.clock_runs() && live.clock.time_left(&live.control, side, elapsed) == Some(0);
+        let overdue = engine_turn && elapsed >= ENGINE_OVERDUE_MS;
+        // On a shared database an overdue computer move is the searching instance's loss,
+        // not the computer's: another instance searches it again.
+        if flag_fell && !(overdue && self.store.shared()) {
+            self.finish_or_retry(slot, &mut live, Some(1 - side), "time")
+                .await;
+        } else if overdue && live.engine_search_ply != Some(live.moves.len()) {
+            tracing::warn!(game = %live.id, "the computer's move is overdue: searching it here");
+            self.schedule(slot, &mut live);
+        } else if overdue {
+            // This instance's search is still waiting for a slot.
+            slot.deadline
+                .store(now.saturating_add(1000), Ordering::Relaxed);
+        } else {
+            slot.deadline
+                .store(self.sweep_deadline(&live), Ordering::Relaxed);
         }
     }
 
@@ -1692,6 +2282,9 @@ impl Hub {
         reason: &str,
     ) {
         if let Err(e) = self.finish(slot, live, winner, reason).await {
+            if e.message == STALE {
+                return;
+            }
             tracing::warn!(
                 game = %live.id,
                 "not ended by {reason} yet, retrying in a second: {}",
@@ -1702,14 +2295,50 @@ impl Hub {
         }
     }
 
+    /// On a shared database, claims the stored games that are due (for [`CLAIM_MS`]) so that
+    /// this instance's sweeper, and no other's, deals with them.
+    pub async fn claim_due_games(self: &Arc<Self>) {
+        let now = self.now();
+        let until = now.saturating_add(CLAIM_MS);
+        let ids = match self
+            .store
+            .claim_due(now as i64, until as i64, CLAIMS_AT_ONCE)
+            .await
+        {
+            Ok(ids) => ids,
+            Err(e) => {
+                tracing::warn!("cannot claim due games: {e}");
+                return;
+            }
+        };
+        for id in ids {
+            match self.find(&id).await {
+                Ok(slot) => {
+                    slot.claimed_until.store(until, Ordering::Relaxed);
+                    // Memory may be behind the row that made the game due.
+                    let mut live = slot.game.lock().await;
+                    if let Err(e) = self.refresh(&slot, &mut live).await {
+                        tracing::warn!(game = %id, "cannot reload a due game: {}", e.message);
+                    }
+                }
+                Err(e) => tracing::warn!(game = %id, "cannot load a due game: {}", e.message),
+            }
+        }
+    }
+
     /// Runs [`Hub::flag_sweep`] forever, every 50 ms, and every ten seconds drops the
     /// finished games nobody looked at for a minute.
     pub async fn run_flag_sweeper(self: Arc<Self>) {
         let mut tick = tokio::time::interval(Duration::from_millis(50));
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let mut last_eviction = Instant::now();
+        let mut last_claim = Instant::now();
         loop {
             tick.tick().await;
+            if self.store.shared() && last_claim.elapsed() >= Duration::from_millis(100) {
+                self.claim_due_games().await;
+                last_claim = Instant::now();
+            }
             self.flag_sweep().await;
             if last_eviction.elapsed() >= Duration::from_secs(10) {
                 self.evict_finished(FINISHED_KEPT_MS);
@@ -1776,9 +2405,15 @@ impl Hub {
             Room::Players => who.account.filter(|a| *a == sender),
             Room::Spectators => who.account,
         };
+        let notice = serde_json::to_string(&ChatNotice {
+            game: game_id.clone(),
+            from: self.instance.clone(),
+            line: line.clone(),
+        })
+        .unwrap_or_default();
         let stored = self
             .store
-            .insert_chat(&game_id, &line, account)
+            .insert_chat(&game_id, &line, account, &notice)
             .await
             .map_err(|e| ApiError::internal(format!("could not store the line: {e}")))?;
         if !stored {
@@ -1820,6 +2455,17 @@ impl Hub {
         who: &Credential<'_>,
         action: &str,
     ) -> Result<GameView, ApiError> {
+        self.retry_stale(slot, || self.rematch_once(slot, who, action))
+            .await
+    }
+
+    /// One try of the above.
+    async fn rematch_once(
+        self: &Arc<Self>,
+        slot: &Arc<GameSlot>,
+        who: &Credential<'_>,
+        action: &str,
+    ) -> Result<GameView, ApiError> {
         let mut live = slot.game.lock().await;
         let side = Self::seat(&live, who)?;
         if live.phase != Phase::Finished {
@@ -1839,20 +2485,43 @@ impl Hub {
         match action {
             "offer" | "accept" if opponent_offers => {
                 let rematch = self.start_rematch(&live).await?;
-                self.store
-                    .set_rematch(&live.id, &rematch)
-                    .await
-                    .map_err(|e| ApiError::internal(format!("could not store the rematch: {e}")))?;
-                live.rematch_id = Some(rematch);
+                let before = live.clone();
+                live.rematch_id = Some(rematch.clone());
                 live.rematch_offer = None;
+                live.version += 1;
+                let change = live.state_change(&self.settings, before.version);
+                match self.store.set_rematch(&change, &rematch).await {
+                    Ok(true) => {}
+                    Ok(false) => {
+                        // The new game stays unplayed and is aborted after its first-move
+                        // time: the other instance's change (the other player's own accept,
+                        // say) decides which rematch the players see.
+                        *live = before;
+                        return Err(self.stale(slot, &mut live).await);
+                    }
+                    Err(e) => {
+                        *live = before;
+                        return Err(ApiError::internal(format!(
+                            "could not store the rematch: {e}"
+                        )));
+                    }
+                }
             }
-            "offer" => live.rematch_offer = Some(side),
+            "offer" => {
+                let before = live.clone();
+                live.rematch_offer = Some(side);
+                live.version += 1;
+                self.store_state(slot, &mut live, before).await?;
+            }
             "accept" => return Err(ApiError::conflict("there is no rematch offer to accept")),
             "decline" => {
                 if !opponent_offers {
                     return Err(ApiError::conflict("there is no rematch offer to decline"));
                 }
+                let before = live.clone();
                 live.rematch_offer = None;
+                live.version += 1;
+                self.store_state(slot, &mut live, before).await?;
             }
             other => {
                 return Err(ApiError::bad_request(format!(
@@ -2100,18 +2769,37 @@ mod tests {
             game: "tori",
             speed: "correspondence",
         };
+        let version = slot.game.lock().await.version;
+        let end_from = |from_version: i64| Change {
+            id: grant.game_id.clone(),
+            from_version,
+            state: GameState {
+                version: from_version + 1,
+                ..GameState::default()
+            },
+            notice: String::new(),
+        };
         let first = hub
             .store()
-            .finish_rated_game(&grant.game_id, Some(1), "resignation", 1, rated)
+            .finish_rated_game(&end_from(version), Some(1), "resignation", 1, rated)
             .await
             .expect("stored");
         assert_eq!(first, Some([-162, 162]));
         let second = hub
             .store()
-            .finish_rated_game(&grant.game_id, Some(0), "resignation", 2, rated)
+            .finish_rated_game(&end_from(version), Some(0), "resignation", 2, rated)
             .await
             .expect("answered");
-        assert_eq!(second, None, "a finished game is not rated again");
+        assert_eq!(
+            second, None,
+            "a change from a replaced version is not stored"
+        );
+        let third = hub
+            .store()
+            .finish_rated_game(&end_from(version + 1), Some(0), "resignation", 2, rated)
+            .await
+            .expect("answered");
+        assert_eq!(third, None, "a finished game is not rated again");
         let ratings = hub.store().ratings_of("b2").await.expect("read");
         assert_eq!(ratings.len(), 1);
         assert_eq!(ratings[0].games, 1);

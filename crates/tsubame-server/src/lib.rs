@@ -178,6 +178,7 @@ pub async fn serve(config: Config, on_ready: impl FnOnce(SocketAddr)) -> Result<
     let connection_limits = config.settings.connections.clone();
     let hub = hub::Hub::open(store, config.settings).await?;
     tokio::spawn(hub.clone().run_flag_sweeper());
+    tokio::spawn(hub.clone().follow_other_instances());
     let listener = tokio::net::TcpListener::bind(config.listen)
         .await
         .with_context(|| format!("cannot listen on {}", config.listen))?;

@@ -16,7 +16,7 @@ use tokio::sync::{mpsc, oneshot};
 /// The schema's migrations (`migrations/`), built into the binary: version, description and
 /// SQL, as `sqlx migrate` names them from the file names, so databases it migrated carry the
 /// same versions and checksums.
-const MIGRATIONS: [(i64, &str, &str); 5] = [
+const MIGRATIONS: [(i64, &str, &str); 6] = [
     (1, "games", include_str!("../migrations/0001_games.sql")),
     (
         2,
@@ -33,6 +33,11 @@ const MIGRATIONS: [(i64, &str, &str); 5] = [
         5,
         "chat and rematch",
         include_str!("../migrations/0005_chat_and_rematch.sql"),
+    ),
+    (
+        6,
+        "shared instances",
+        include_str!("../migrations/0006_shared_instances.sql"),
     ),
 ];
 
@@ -111,6 +116,101 @@ pub struct GameRow {
     pub rating_range: Option<(i64, i64)>,
     /// The rematch, once both players agreed to one.
     pub rematch_id: Option<String>,
+    /// What changes while the game is played, and its version.
+    pub state: GameState,
+}
+
+/// The part of a game's row that changes while it is played, written whole with every change
+/// (with the moves or the result the change adds), and the version that change made.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GameState {
+    /// How many changes the game has had: a change is stored only over the version it read.
+    pub version: i64,
+    /// When the running turn started, unix milliseconds: the clocks derive from it.
+    pub turn_started_at: i64,
+    /// The side that offers a draw.
+    pub draw_offer: Option<&'static str>,
+    /// After the game, the side that offers a rematch.
+    pub rematch_offer: Option<&'static str>,
+    /// The computer is to move and its search has not started yet: its clock waits.
+    pub engine_waiting: bool,
+    /// When an instance must look at the game next (a flag falls, an unstarted game expires,
+    /// the computer's move is overdue), unix milliseconds; none when nothing is pending.
+    pub due_at: Option<i64>,
+}
+
+/// A change to a stored game: the version it was made from, the state it leads to, and the
+/// notice other instances get once it is committed (PostgreSQL only).
+#[derive(Clone, Debug)]
+pub struct Change {
+    /// The game.
+    pub id: String,
+    /// The version the change was made from: when the stored game has another, nothing is
+    /// written (another instance changed the game first).
+    pub from_version: i64,
+    /// The state after the change (its version is `from_version + 1`).
+    pub state: GameState,
+    /// What other instances are told, on [`GAME_CHANNEL`].
+    pub notice: String,
+}
+
+/// The PostgreSQL channel on which each committed change to a game is announced.
+pub const GAME_CHANNEL: &str = "tsubame_games";
+
+/// The PostgreSQL channel on which each chat line is announced.
+pub const CHAT_CHANNEL: &str = "tsubame_chat";
+
+fn side_text(name: Option<String>) -> Option<&'static str> {
+    match name.as_deref() {
+        Some("sente") => Some("sente"),
+        Some("gote") => Some("gote"),
+        _ => None,
+    }
+}
+
+/// Writes a change's state over the version it was made from, and queues its notice for the
+/// commit; `false` (nothing written) when the stored game has another version.
+async fn write_state(
+    connection: &mut sqlx::AnyConnection,
+    change: &Change,
+    postgres: bool,
+) -> Result<bool, sqlx::Error> {
+    let state = &change.state;
+    let written = sqlx::query(
+        "UPDATE games SET version = $1, turn_started_at = $2, draw_offer = $3, \
+         rematch_offer = $4, engine_waiting = $5, due_at = $6 WHERE id = $7 AND version = $8",
+    )
+    .bind(state.version)
+    .bind(state.turn_started_at)
+    .bind(state.draw_offer)
+    .bind(state.rematch_offer)
+    .bind(i64::from(state.engine_waiting))
+    .bind(state.due_at)
+    .bind(&change.id)
+    .bind(change.from_version)
+    .execute(&mut *connection)
+    .await?;
+    if written.rows_affected() != 1 {
+        return Ok(false);
+    }
+    if postgres {
+        notify(connection, GAME_CHANNEL, &change.notice).await?;
+    }
+    Ok(true)
+}
+
+/// Announces `payload` on a PostgreSQL channel when the transaction commits.
+async fn notify(
+    connection: &mut sqlx::AnyConnection,
+    channel: &str,
+    payload: &str,
+) -> Result<(), sqlx::Error> {
+    sqlx::query("SELECT pg_notify($1, $2)")
+        .bind(channel)
+        .bind(payload)
+        .execute(connection)
+        .await?;
+    Ok(())
 }
 
 /// An account as stored.
@@ -142,7 +242,7 @@ pub struct StartedSeats<'a> {
 }
 
 /// A move as stored, with both clocks after it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct MoveRow {
     /// 1 for the first move.
     pub ply: i64,
@@ -182,24 +282,40 @@ fn move_from_row(row: &sqlx::any::AnyRow) -> Result<MoveRow> {
 
 /// A move waiting for the group commit, and who to tell when it is stored.
 struct PendingMove {
-    game_id: String,
+    change: Change,
     row: MoveRow,
-    done: oneshot::Sender<Result<(), sqlx::Error>>,
+    done: oneshot::Sender<Result<bool, sqlx::Error>>,
 }
 
 /// The database.
 #[derive(Clone, Debug)]
 pub struct Store {
     pool: AnyPool,
-    /// PostgreSQL rather than SQLite: rows can be locked.
+    /// PostgreSQL rather than SQLite: rows can be locked, changes announced.
     postgres: bool,
     moves: mpsc::UnboundedSender<PendingMove>,
+    /// Where the database is, for the listening connection.
+    url: String,
 }
 
 impl std::fmt::Debug for PendingMove {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "PendingMove({} {})", self.game_id, self.row.ply)
+        write!(f, "PendingMove({} {})", self.change.id, self.row.ply)
     }
+}
+
+/// Stores a move with its game's new state; `false` (nothing written) when the game has
+/// changed since the move was checked.
+async fn store_move(
+    connection: &mut sqlx::AnyConnection,
+    pending: &PendingMove,
+    postgres: bool,
+) -> Result<bool, sqlx::Error> {
+    if !write_state(connection, &pending.change, postgres).await? {
+        return Ok(false);
+    }
+    insert_move_row(connection, &pending.change.id, &pending.row).await?;
+    Ok(true)
 }
 
 async fn insert_move_row(
@@ -227,7 +343,11 @@ async fn insert_move_row(
 
 /// Stores moves as they come, all those waiting in one transaction: one disk flush serves
 /// many games, and each move is still acknowledged only once its transaction is committed.
-async fn move_writer(pool: AnyPool, mut queue: mpsc::UnboundedReceiver<PendingMove>) {
+async fn move_writer(
+    pool: AnyPool,
+    postgres: bool,
+    mut queue: mpsc::UnboundedReceiver<PendingMove>,
+) {
     while let Some(first) = queue.recv().await {
         let mut batch = vec![first];
         while batch.len() < 512 {
@@ -238,21 +358,29 @@ async fn move_writer(pool: AnyPool, mut queue: mpsc::UnboundedReceiver<PendingMo
         }
         let together = async {
             let mut tx = pool.begin().await?;
+            let mut stored = Vec::with_capacity(batch.len());
             for pending in &batch {
-                insert_move_row(&mut *tx, &pending.game_id, &pending.row).await?;
+                stored.push(store_move(&mut tx, pending, postgres).await?);
             }
-            tx.commit().await
+            tx.commit().await?;
+            Ok::<_, sqlx::Error>(stored)
         }
         .await;
-        if together.is_ok() {
-            for pending in batch {
-                let _ = pending.done.send(Ok(()));
+        if let Ok(stored) = together {
+            for (pending, stored) in batch.into_iter().zip(stored) {
+                let _ = pending.done.send(Ok(stored));
             }
             continue;
         }
         // One bad row must not sink the others: store them one by one.
         for pending in batch {
-            let result = insert_move_row(&pool, &pending.game_id, &pending.row).await;
+            let result = async {
+                let mut tx = pool.begin().await?;
+                let stored = store_move(&mut tx, &pending, postgres).await?;
+                tx.commit().await?;
+                Ok(stored)
+            }
+            .await;
             let _ = pending.done.send(result);
         }
     }
@@ -295,7 +423,8 @@ const GAME_COLUMNS: &str = "id, variant, options, start_sfen, time_control, sent
      gote_player, engine_level, sente_token_hash, gote_token_hash, invite, public, status, winner, \
      reason, created_at, started_at, finished_at, sente_account, gote_account, sente_name, \
      gote_name, rated, sente_rating, gote_rating, sente_provisional, gote_provisional, \
-     sente_rating_change, gote_rating_change, rating_min, rating_max, rematch_id";
+     sente_rating_change, gote_rating_change, rating_min, rating_max, rematch_id, version, \
+     turn_started_at, draw_offer, rematch_offer, engine_waiting, due_at";
 
 fn game_from_row(row: &sqlx::any::AnyRow) -> Result<GameRow> {
     Ok(GameRow {
@@ -329,6 +458,17 @@ fn game_from_row(row: &sqlx::any::AnyRow) -> Result<GameRow> {
             _ => None,
         },
         rematch_id: row.try_get("rematch_id")?,
+        state: GameState {
+            version: row.try_get("version")?,
+            // Games stored before turns were: the turn started when the game was last changed.
+            turn_started_at: row
+                .try_get::<Option<i64>, _>("turn_started_at")?
+                .unwrap_or(0),
+            draw_offer: side_text(row.try_get("draw_offer")?),
+            rematch_offer: side_text(row.try_get("rematch_offer")?),
+            engine_waiting: row.try_get::<i64, _>("engine_waiting")? != 0,
+            due_at: row.try_get("due_at")?,
+        },
     })
 }
 
@@ -410,7 +550,7 @@ impl Store {
         // SQLite takes one writer at a time: one connection queues writes instead of
         // failing them as busy.
         let pool = AnyPoolOptions::new()
-            .max_connections(if sqlite { 1 } else { 8 })
+            .max_connections(if sqlite { 1 } else { 16 })
             .connect(&url)
             .await
             .with_context(|| format!("cannot open database {url}"))?;
@@ -432,12 +572,35 @@ impl Store {
             .await
             .context("cannot hash the seat tokens stored before hashing")?;
         let (moves, queue) = mpsc::unbounded_channel();
-        tokio::spawn(move_writer(pool.clone(), queue));
+        tokio::spawn(move_writer(pool.clone(), !sqlite, queue));
         Ok(Store {
             pool,
             moves,
             postgres: !sqlite,
+            url: url.clone(),
         })
+    }
+
+    /// Whether this is PostgreSQL, which several instances may share: changes are then
+    /// announced to the other instances, and due games are claimed by one of them.
+    pub fn shared(&self) -> bool {
+        self.postgres
+    }
+
+    /// A connection listening for the changes and chat lines other instances announce
+    /// ([`GAME_CHANNEL`], [`CHAT_CHANNEL`]); none for SQLite, which only one instance uses.
+    pub async fn listener(&self) -> Result<Option<sqlx::postgres::PgListener>> {
+        if !self.postgres {
+            return Ok(None);
+        }
+        let mut listener = sqlx::postgres::PgListener::connect(&self.url)
+            .await
+            .context("cannot listen for other instances' changes")?;
+        listener
+            .listen_all([GAME_CHANNEL, CHAT_CHANNEL])
+            .await
+            .context("cannot listen for other instances' changes")?;
+        Ok(Some(listener))
     }
 
     /// Whether the database answers a query within two seconds.
@@ -449,16 +612,18 @@ impl Store {
         Ok(())
     }
 
-    /// Stores a new game.
-    pub async fn insert_game(&self, game: &GameRow) -> Result<()> {
+    /// Stores a new game; `notice` tells the other instances (PostgreSQL).
+    pub async fn insert_game(&self, game: &GameRow, notice: &str) -> Result<()> {
+        let mut tx = self.pool.begin().await?;
         sqlx::query(
             "INSERT INTO games (id, variant, options, start_sfen, time_control, sente_player, \
              gote_player, engine_level, sente_token_hash, gote_token_hash, invite, public, status, \
              winner, reason, created_at, started_at, finished_at, sente_account, gote_account, \
              sente_name, gote_name, rated, sente_rating, gote_rating, sente_provisional, \
-             gote_provisional, rating_min, rating_max, tokens_hashed) VALUES ($1, $2, $3, $4, $5, \
-             $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, \
-             $24, $25, $26, $27, $28, $29, 1)",
+             gote_provisional, rating_min, rating_max, tokens_hashed, version, turn_started_at, \
+             engine_waiting, due_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, \
+             $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, \
+             1, $30, $31, $32, $33)",
         )
         .bind(&game.id)
         .bind(&game.variant)
@@ -489,19 +654,115 @@ impl Store {
         .bind(game.seat_ratings[1].map_or(0, |r| i64::from(r.provisional)))
         .bind(game.rating_range.map(|(min, _)| min))
         .bind(game.rating_range.map(|(_, max)| max))
-        .execute(&self.pool)
+        .bind(game.state.version)
+        .bind(game.state.turn_started_at)
+        .bind(i64::from(game.state.engine_waiting))
+        .bind(game.state.due_at)
+        .execute(&mut *tx)
         .await?;
+        if self.postgres {
+            notify(&mut tx, GAME_CHANNEL, notice).await?;
+        }
+        tx.commit().await?;
         Ok(())
+    }
+
+    /// Stores a change that adds nothing but its state (an offer, the computer's search
+    /// starting); `false` when the game changed meanwhile.
+    pub async fn change_state(&self, change: &Change) -> Result<bool> {
+        let mut tx = self.pool.begin().await?;
+        if !write_state(&mut tx, change, self.postgres).await? {
+            tx.rollback().await?;
+            return Ok(false);
+        }
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    /// Claims up to `limit` unfinished games that are due at `now` and that no instance has
+    /// claimed, for this instance until `until`; their ids. Rows another transaction holds
+    /// (a move being stored) are skipped, not waited for: their due time is being rewritten.
+    pub async fn claim_due(&self, now: i64, until: i64, limit: i64) -> Result<Vec<String>> {
+        let rows: Vec<(String,)> = if self.postgres {
+            sqlx::query_as(
+                "UPDATE games SET claimed_until = $1 WHERE id IN (SELECT id FROM games \
+                 WHERE due_at <= $2 AND claimed_until <= $2 AND status <> 'finished' \
+                 ORDER BY due_at LIMIT $3 FOR UPDATE SKIP LOCKED) RETURNING id",
+            )
+        } else {
+            sqlx::query_as(
+                "UPDATE games SET claimed_until = $1 WHERE id IN (SELECT id FROM games \
+                 WHERE due_at <= $2 AND claimed_until <= $2 AND status <> 'finished' \
+                 ORDER BY due_at LIMIT $3) RETURNING id",
+            )
+        }
+        .bind(until)
+        .bind(now)
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows.into_iter().map(|(id,)| id).collect())
+    }
+
+    /// Every unfinished game's id and version: what an instance compares its games with
+    /// after it may have missed announcements.
+    pub async fn unfinished_versions(&self) -> Result<Vec<(String, i64)>> {
+        Ok(
+            sqlx::query_as("SELECT id, version FROM games WHERE status <> 'finished'")
+                .fetch_all(&self.pool)
+                .await?,
+        )
+    }
+
+    /// A game's row and its moves after ply `after`, read together: the moves are exactly
+    /// those of the row's version.
+    pub async fn game_since(
+        &self,
+        id: &str,
+        after: i64,
+    ) -> Result<Option<(GameRow, Vec<MoveRow>)>> {
+        let mut tx = self.pool.begin().await?;
+        if self.postgres {
+            // Both reads see one snapshot (SQLite's read transaction does so already).
+            sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+                .execute(&mut *tx)
+                .await?;
+        }
+        let row = sqlx::query(&format!("SELECT {GAME_COLUMNS} FROM games WHERE id = $1"))
+            .bind(id)
+            .fetch_optional(&mut *tx)
+            .await?;
+        let Some(row) = row.as_ref().map(game_from_row).transpose()? else {
+            tx.rollback().await?;
+            return Ok(None);
+        };
+        let moves = sqlx::query(&format!(
+            "SELECT {MOVE_COLUMNS} FROM moves WHERE game_id = $1 AND ply > $2 ORDER BY ply"
+        ))
+        .bind(id)
+        .bind(after)
+        .fetch_all(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(Some((
+            row,
+            moves.iter().map(move_from_row).collect::<Result<_>>()?,
+        )))
     }
 
     /// Records that the open seat was taken and the game started, with both seats' token
     /// hashes (the one who joined gets a token only now), accounts and names.
     pub async fn start_game(
         &self,
-        id: &str,
+        change: &Change,
         seats: &StartedSeats<'_>,
         started_at: i64,
-    ) -> Result<()> {
+    ) -> Result<bool> {
+        let mut tx = self.pool.begin().await?;
+        if !write_state(&mut tx, change, self.postgres).await? {
+            tx.rollback().await?;
+            return Ok(false);
+        }
         sqlx::query(
             "UPDATE games SET sente_player = $1, gote_player = $2, sente_token_hash = $3, \
              gote_token_hash = $4, status = 'playing', started_at = $5, sente_account = $6, \
@@ -521,40 +782,46 @@ impl Store {
         .bind(seats.ratings[1].map(|r| r.rating))
         .bind(seats.ratings[0].map_or(0, |r| i64::from(r.provisional)))
         .bind(seats.ratings[1].map_or(0, |r| i64::from(r.provisional)))
-        .bind(id)
-        .execute(&self.pool)
+        .bind(&change.id)
+        .execute(&mut *tx)
         .await?;
-        Ok(())
+        tx.commit().await?;
+        Ok(true)
     }
 
-    /// Stores one move; it counts as played once this returns.
-    pub async fn insert_move(&self, game_id: &str, mv: &MoveRow) -> Result<()> {
+    /// Stores one move with its game's new state; it counts as played once this returns
+    /// `true`. `false`: the game changed since the move was checked, and nothing was stored.
+    pub async fn insert_move(&self, change: Change, mv: &MoveRow) -> Result<bool> {
         let (done, stored) = oneshot::channel();
         self.moves
             .send(PendingMove {
-                game_id: game_id.to_string(),
+                change,
                 row: mv.clone(),
                 done,
             })
             .map_err(|_| anyhow::anyhow!("the move writer has stopped"))?;
-        stored
+        Ok(stored
             .await
-            .map_err(|_| anyhow::anyhow!("the move writer has stopped"))??;
-        Ok(())
+            .map_err(|_| anyhow::anyhow!("the move writer has stopped"))??)
     }
 
     /// Stores the result of a rated game and both players' new ratings in one transaction;
-    /// returns the rating changes (whole points), or `None` when the game was already over
-    /// (a game is never rated twice).
+    /// returns the rating changes (whole points), or `None` when the game was already over or
+    /// has changed meanwhile (a game is never rated twice).
     pub async fn finish_rated_game(
         &self,
-        id: &str,
+        change: &Change,
         winner: Option<usize>,
         reason: &str,
         finished_at: i64,
         rated: RatedEnd<'_>,
     ) -> Result<Option<[i64; 2]>> {
+        let id = change.id.as_str();
         let mut tx = self.pool.begin().await?;
+        if !write_state(&mut tx, change, self.postgres).await? {
+            tx.rollback().await?;
+            return Ok(None);
+        }
         if self.postgres {
             // Two games of one player ending at once must not both start from the same
             // rating: the accounts' rows are locked, always in the same order.
@@ -712,11 +979,13 @@ impl Store {
 
     /// Stores a chat line, unless its room already holds [`MAX_LINES_PER_ROOM`] lines;
     /// `false` then.
+    /// `notice` tells the other instances (PostgreSQL).
     pub async fn insert_chat(
         &self,
         game_id: &str,
         line: &ChatLine,
         account_id: Option<&str>,
+        notice: &str,
     ) -> Result<bool> {
         let mut tx = self.pool.begin().await?;
         let (count,): (i64,) =
@@ -742,6 +1011,9 @@ impl Store {
         .bind(line.at as i64)
         .execute(&mut *tx)
         .await?;
+        if self.postgres {
+            notify(&mut tx, CHAT_CHANNEL, notice).await?;
+        }
         tx.commit().await?;
         Ok(true)
     }
@@ -771,35 +1043,51 @@ impl Store {
         Ok(lines)
     }
 
-    /// Records the rematch a finished game led to.
-    pub async fn set_rematch(&self, game_id: &str, rematch_id: &str) -> Result<()> {
+    /// Records the rematch a finished game led to; `false` when the game changed meanwhile.
+    pub async fn set_rematch(&self, change: &Change, rematch_id: &str) -> Result<bool> {
+        let mut tx = self.pool.begin().await?;
+        if !write_state(&mut tx, change, self.postgres).await? {
+            tx.rollback().await?;
+            return Ok(false);
+        }
         sqlx::query("UPDATE games SET rematch_id = $1 WHERE id = $2")
             .bind(rematch_id)
-            .bind(game_id)
-            .execute(&self.pool)
+            .bind(&change.id)
+            .execute(&mut *tx)
             .await?;
-        Ok(())
+        tx.commit().await?;
+        Ok(true)
     }
 
-    /// Stores the result.
+    /// Stores the result; `false` when the game changed meanwhile (or was already over).
     pub async fn finish_game(
         &self,
-        id: &str,
+        change: &Change,
         winner: Option<&str>,
         reason: &str,
         finished_at: i64,
-    ) -> Result<()> {
-        sqlx::query(
+    ) -> Result<bool> {
+        let mut tx = self.pool.begin().await?;
+        if !write_state(&mut tx, change, self.postgres).await? {
+            tx.rollback().await?;
+            return Ok(false);
+        }
+        let ended = sqlx::query(
             "UPDATE games SET status = 'finished', winner = $1, reason = $2, finished_at = $3 \
-             WHERE id = $4",
+             WHERE id = $4 AND status <> 'finished'",
         )
         .bind(winner)
         .bind(reason)
         .bind(finished_at)
-        .bind(id)
-        .execute(&self.pool)
+        .bind(&change.id)
+        .execute(&mut *tx)
         .await?;
-        Ok(())
+        if ended.rows_affected() == 0 {
+            tx.rollback().await?;
+            return Ok(false);
+        }
+        tx.commit().await?;
+        Ok(true)
     }
 
     /// One game, if stored.

@@ -690,6 +690,44 @@ fn restart_loses_nothing(db: &Db) {
     assert_eq!(db.stored_moves(&engine_id).len(), 2);
 }
 
+/// Draw and rematch offers are stored: a restart in between loses neither.
+fn offers_survive_a_restart(db: &Db) {
+    let server = Server::start(db);
+    let (id, sente, gote) = server.two_player_game("tori", long_clock());
+    let moves: Vec<&str> = TORI_GAME.split_whitespace().take(2).collect();
+    server.play_moves(&id, &sente, &gote, &moves);
+    let (status, view) = server.post(
+        &format!("/api/games/{id}/draw"),
+        json!({"token": sente, "action": "offer"}),
+    );
+    assert_eq!(status, 200, "{view}");
+    server.kill9();
+    let server = Server::start(db);
+    let (_, view) = server.get(&format!("/api/games/{id}"));
+    assert_eq!(view["draw_offer"], "sente", "{view}");
+    let (status, view) = server.post(
+        &format!("/api/games/{id}/draw"),
+        json!({"token": gote, "action": "accept"}),
+    );
+    assert_eq!(status, 200, "{view}");
+    assert_eq!(view["result"]["reason"], "agreement");
+    let (status, view) = server.post(
+        &format!("/api/games/{id}/rematch"),
+        json!({"token": gote, "action": "offer"}),
+    );
+    assert_eq!(status, 200, "{view}");
+    server.kill9();
+    let server = Server::start(db);
+    let (_, view) = server.get(&format!("/api/games/{id}"));
+    assert_eq!(view["rematch_offer"], "gote", "{view}");
+    let (status, view) = server.post(
+        &format!("/api/games/{id}/rematch"),
+        json!({"token": sente, "action": "accept"}),
+    );
+    assert_eq!(status, 200, "{view}");
+    assert!(view["rematch_id"].is_string(), "{view}");
+}
+
 fn engine_plays_both_levels(db: &Db) {
     let server = Server::start(db);
     for level in [1, 3] {
@@ -1338,6 +1376,7 @@ against_every_database!(
     ends_are_stored_before_they_are_acknowledged,
     a_slow_write_is_not_charged_to_the_opponent,
     restart_loses_nothing,
+    offers_survive_a_restart,
     engine_plays_both_levels,
 );
 

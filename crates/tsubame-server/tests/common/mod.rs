@@ -1,7 +1,7 @@
 //! What the server's integration tests share: databases to test against (SQLite, and
 //! PostgreSQL when `TSUBAME_TEST_POSTGRES` names a server), the server process, HTTP and
 //! WebSocket clients.
-#![allow(dead_code)] // each test binary uses its own part of it
+#![allow(dead_code, unused_macros, unused_imports)] // each test binary uses its own part of it
 
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader};
