@@ -7,6 +7,12 @@
 //! only after the move is stored. Moves are random legal moves taken from the server's own
 //! announcements; a game that ends is replaced by a new one. Prints p50/p90/p99/max round trips
 //! and the server's resident memory (now and peak) from /proc.
+//!
+//! With `--instances N` (PostgreSQL only) it starts N servers on one database, and each game's
+//! players sit on different instances: every move is made on one instance and reaches the
+//! opponent through another. It then also prints how long a move took to reach the opponent's
+//! socket. `--fresh-postgres URL` makes a new database on that server for the run (and drops
+//! it afterwards), so that no earlier run's games are loaded.
 
 use anyhow::{Context, Result, anyhow, bail};
 use futures_util::{SinkExt, StreamExt};
@@ -46,6 +52,13 @@ struct Args {
     /// Async worker threads of the server.
     #[arg(long)]
     server_threads: Option<usize>,
+    /// Servers to start on the one database (more than one needs PostgreSQL).
+    #[arg(long, default_value_t = 1)]
+    instances: usize,
+    /// A PostgreSQL server URL (`postgres://user@host/db`): a fresh database is made there
+    /// for the run and dropped after it.
+    #[arg(long, conflicts_with = "database")]
+    fresh_postgres: Option<String>,
 }
 
 type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
@@ -91,9 +104,11 @@ struct GamePair {
     state: Value,
 }
 
-async fn new_game(addr: &str) -> Result<GamePair> {
+/// A game made on `addrs[0]` and joined on `addrs[1]`, each player's socket on the instance
+/// it used.
+async fn new_game(addrs: &[String; 2]) -> Result<GamePair> {
     let created = post(
-        addr,
+        &addrs[0],
         "/api/games",
         &json!({"variant": "tori", "opponent": "human"}),
     )
@@ -103,14 +118,14 @@ async fn new_game(addr: &str) -> Result<GamePair> {
         .ok_or_else(|| anyhow!("create failed: {created}"))?
         .to_string();
     let joined = post(
-        addr,
+        &addrs[1],
         &format!("/api/games/{id}/join"),
         &json!({"invite": created["invite"]}),
     )
     .await?;
     let mut sockets = Vec::new();
     let mut state = Value::Null;
-    for grant in [&created, &joined] {
+    for (grant, addr) in [&created, &joined].into_iter().zip(addrs) {
         let token = grant["token"].as_str().ok_or_else(|| anyhow!("no token"))?;
         let (mut socket, _) = connect_async(format!("ws://{addr}/api/games/{id}/ws")).await?;
         state = read_until(&mut socket, |v| v["type"] == "state").await?["game"].take();
@@ -131,12 +146,15 @@ async fn new_game(addr: &str) -> Result<GamePair> {
 #[derive(Default)]
 struct Totals {
     round_trips_us: Vec<u64>,
+    /// From sending a move to the opponent's socket announcing it.
+    delivered_us: Vec<u64>,
     errors: usize,
     games_finished: usize,
 }
 
+#[allow(clippy::too_many_arguments)]
 async fn play(
-    addr: String,
+    addrs: [String; 2],
     mut pair: GamePair,
     start: Instant,
     offset: Duration,
@@ -145,6 +163,7 @@ async fn play(
     totals: Arc<Mutex<Totals>>,
 ) -> Result<()> {
     let mut round_trips = Vec::new();
+    let mut delivered = Vec::new();
     let mut errors = 0;
     let mut finished = 0;
     let mut next = start + offset;
@@ -167,7 +186,7 @@ async fn play(
         };
         if state["status"] != "playing" {
             finished += 1;
-            pair = new_game(&addr).await?;
+            pair = new_game(&addrs).await?;
             known = Some(pair.state.clone());
             ply = 0;
             continue;
@@ -196,6 +215,12 @@ async fn play(
         round_trips.push(sent.elapsed().as_micros() as u64);
         if reply["type"] == "ack" {
             ply += 1;
+            // The opponent's socket (on another instance, with several) announces the move.
+            let opponent = &mut pair.sockets[1 - mover];
+            let seen = read_until(opponent, |v| v["game"]["ply"].as_u64() >= Some(ply)).await?;
+            delivered.push(sent.elapsed().as_micros() as u64);
+            // The opponent moves next, from what its socket has just announced.
+            known = Some(seen["game"].clone());
         } else {
             errors += 1;
             known = Some(state);
@@ -203,6 +228,7 @@ async fn play(
     }
     let mut totals = totals.lock().await;
     totals.round_trips_us.extend(round_trips);
+    totals.delivered_us.extend(delivered);
     totals.errors += errors;
     totals.games_finished += finished;
     Ok(())
@@ -229,23 +255,15 @@ fn percentile(sorted: &[u64], p: f64) -> f64 {
     sorted[index.min(sorted.len() - 1)] as f64 / 1000.0
 }
 
-fn main() -> Result<()> {
-    let args = <Args as clap::Parser>::parse();
-    let server_bin = match &args.server {
-        Some(path) => path.clone(),
-        None => std::env::current_exe()?
-            .parent()
-            .ok_or_else(|| anyhow!("no directory"))?
-            .join("tsubame-server"),
-    };
-    let temp = std::env::temp_dir().join(format!("tsubame-bench-{}", std::process::id()));
-    std::fs::create_dir_all(&temp)?;
-    let database = args
-        .database
-        .clone()
-        .unwrap_or_else(|| format!("sqlite://{}", temp.join("bench.db").display()));
-    let mut command = Command::new(&server_bin);
-    command.args(["--listen", "127.0.0.1:0", "--database", &database]);
+/// One started server: its process and address.
+struct Instance {
+    process: std::process::Child,
+    addr: String,
+}
+
+fn start_instance(server_bin: &std::path::Path, database: &str, args: &Args) -> Result<Instance> {
+    let mut command = Command::new(server_bin);
+    command.args(["--listen", "127.0.0.1:0", "--database", database]);
     // Every simulated player comes from this one address: lift the per-address cap above
     // the two sockets and a request connection per game; the access log would measure itself.
     let connections = (args.games * 3 + 64).to_string();
@@ -255,50 +273,131 @@ fn main() -> Result<()> {
     if let Some(threads) = args.server_threads {
         command.args(["--threads", &threads.to_string()]);
     }
-    let mut server = command
+    let mut process = command
         .stdout(Stdio::piped())
         .spawn()
         .with_context(|| format!("cannot start {}", server_bin.display()))?;
-    let pid = server.id();
     let mut line = String::new();
-    BufReader::new(server.stdout.take().ok_or_else(|| anyhow!("no stdout"))?)
+    BufReader::new(process.stdout.take().ok_or_else(|| anyhow!("no stdout"))?)
         .read_line(&mut line)?;
     let addr = line
         .trim()
         .strip_prefix("listening on http://")
         .ok_or_else(|| anyhow!("unexpected server output {line:?}"))?
         .to_string();
-    let result = tokio::runtime::Builder::new_multi_thread()
+    Ok(Instance { process, addr })
+}
+
+/// Creates (`drop` false) or drops a database on a PostgreSQL server.
+async fn fresh_database(server_url: &str, name: &str, drop: bool) -> Result<String> {
+    use sqlx::Connection;
+    let mut connection = sqlx::PgConnection::connect(server_url)
+        .await
+        .with_context(|| format!("cannot connect to {server_url}"))?;
+    let statement = if drop {
+        format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    } else {
+        format!("CREATE DATABASE {name}")
+    };
+    sqlx::Executor::execute(&mut connection, statement.as_str()).await?;
+    let (prefix, _) = server_url
+        .rsplit_once('/')
+        .ok_or_else(|| anyhow!("a PostgreSQL URL ends with /database"))?;
+    Ok(format!("{prefix}/{name}"))
+}
+
+fn main() -> Result<()> {
+    let args = <Args as clap::Parser>::parse();
+    if args.games == 0 || args.interval_ms == 0 || args.instances == 0 {
+        bail!("--games, --interval-ms and --instances must be positive");
+    }
+    let server_bin = match &args.server {
+        Some(path) => path.clone(),
+        None => std::env::current_exe()?
+            .parent()
+            .ok_or_else(|| anyhow!("no directory"))?
+            .join("tsubame-server"),
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
-        .build()?
-        .block_on(run(&args, addr, pid));
-    let _ = server.kill();
-    let _ = server.wait();
+        .build()?;
+    let temp = std::env::temp_dir().join(format!("tsubame-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&temp)?;
+    let fresh_name = format!("tsubame_bench_{}", std::process::id());
+    let database = match (&args.database, &args.fresh_postgres) {
+        (Some(database), _) => database.clone(),
+        (None, Some(server)) => runtime.block_on(fresh_database(server, &fresh_name, false))?,
+        (None, None) => format!("sqlite://{}", temp.join("bench.db").display()),
+    };
+    if args.instances > 1 && !database.starts_with("postgres") {
+        bail!("several instances share a PostgreSQL database: give --fresh-postgres or --database");
+    }
+    let mut instances = Vec::new();
+    let mut started = Ok(());
+    for _ in 0..args.instances {
+        match start_instance(&server_bin, &database, &args) {
+            Ok(instance) => instances.push(instance),
+            Err(e) => {
+                started = Err(e);
+                break;
+            }
+        }
+    }
+    let result = started.and_then(|()| {
+        let addrs: Vec<String> = instances.iter().map(|i| i.addr.clone()).collect();
+        let pids: Vec<u32> = instances.iter().map(|i| i.process.id()).collect();
+        runtime.block_on(run(&args, addrs, pids))
+    });
+    for instance in &mut instances {
+        let _ = instance.process.kill();
+        let _ = instance.process.wait();
+    }
+    if let Some(server) = &args.fresh_postgres
+        && let Err(e) = runtime.block_on(fresh_database(server, &fresh_name, true))
+    {
+        eprintln!("could not drop the benchmark database {fresh_name}: {e:#}");
+    }
     let _ = std::fs::remove_dir_all(&temp);
     result
 }
 
-async fn run(args: &Args, addr: String, pid: u32) -> Result<()> {
-    if args.games == 0 || args.interval_ms == 0 {
-        bail!("--games and --interval-ms must be positive");
-    }
-    let (idle_rss, _) = rss_kib(pid);
+async fn run(args: &Args, addrs: Vec<String>, pids: Vec<u32>) -> Result<()> {
+    let rss_total = |pids: &[u32]| {
+        pids.iter().fold((0, 0), |(rss, peak), &pid| {
+            let (r, p) = rss_kib(pid);
+            (rss + r, peak + p)
+        })
+    };
+    let (idle_rss, _) = rss_total(&pids);
     println!(
-        "server pid {pid} at {addr}; creating {} games ({} WebSockets)...",
+        "{} server(s) at {}; creating {} games ({} WebSockets)...",
+        addrs.len(),
+        addrs.join(", "),
         args.games,
         args.games * 2
     );
+    // Game i is made on instance i and joined on the next: its players sit on different
+    // instances whenever there are several.
+    let seats_of = |index: usize| {
+        [
+            addrs[index % addrs.len()].clone(),
+            addrs[(index + 1) % addrs.len()].clone(),
+        ]
+    };
     let setup = Instant::now();
     let mut pairs = Vec::with_capacity(args.games);
     for chunk_start in (0..args.games).step_by(50) {
-        let chunk = (chunk_start..args.games.min(chunk_start + 50)).map(|_| new_game(&addr));
+        let chunk = (chunk_start..args.games.min(chunk_start + 50)).map(|index| {
+            let seats = seats_of(index);
+            async move { new_game(&seats).await }
+        });
         for pair in futures_util::future::join_all(chunk).await {
             pairs.push(pair?);
         }
     }
-    let (connected_rss, _) = rss_kib(pid);
+    let (connected_rss, _) = rss_total(&pids);
     println!(
-        "connected in {:.1} s; server RSS idle {} MiB, with all games {} MiB",
+        "connected in {:.1} s; servers' RSS idle {} MiB, with all games {} MiB",
         setup.elapsed().as_secs_f64(),
         idle_rss / 1024,
         connected_rss / 1024
@@ -314,7 +413,7 @@ async fn run(args: &Args, addr: String, pid: u32) -> Result<()> {
         .map(|(index, pair)| {
             let offset = interval * index as u32 / count.max(1) as u32;
             tokio::spawn(play(
-                addr.clone(),
+                seats_of(index),
                 pair,
                 start,
                 offset,
@@ -337,10 +436,12 @@ async fn run(args: &Args, addr: String, pid: u32) -> Result<()> {
             Err(e) => eprintln!("game client panicked: {e}"),
         }
     }
-    let (rss, peak) = rss_kib(pid);
+    let (rss, peak) = rss_total(&pids);
     let mut totals = totals.lock().await;
     totals.round_trips_us.sort_unstable();
+    totals.delivered_us.sort_unstable();
     let trips = &totals.round_trips_us;
+    let delivered = &totals.delivered_us;
     println!(
         "{} games, a move every {} ms each, {} s: {} moves ({:.0}/s), {} refused, {} games finished and replaced, {} clients failed",
         args.games,
@@ -360,7 +461,14 @@ async fn run(args: &Args, addr: String, pid: u32) -> Result<()> {
         percentile(trips, 1.0)
     );
     println!(
-        "server memory: RSS {} MiB now, peak {} MiB",
+        "move to the opponent's socket: p50 {:.2} ms, p90 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+        percentile(delivered, 0.50),
+        percentile(delivered, 0.90),
+        percentile(delivered, 0.99),
+        percentile(delivered, 1.0)
+    );
+    println!(
+        "servers' memory: RSS {} MiB now, peaks {} MiB",
         rss / 1024,
         peak / 1024
     );
