@@ -1983,7 +1983,18 @@ impl Hub {
         };
         let winner = outcome.winner.map(|c| usize::from(c == Color::Gote));
         let reason = outcome.reason.name();
-        if let Err(e) = self.finish(slot, live, winner, reason).await {
+        let mut stored = self.finish(slot, live, winner, reason).await;
+        if let Err(e) = &stored
+            && e.message == STALE
+        {
+            // Another instance changed the game first (on a shared database, another instance
+            // resuming it may have stored this very end): the game is reloaded by now.
+            if live.phase == Phase::Finished {
+                return;
+            }
+            stored = self.finish(slot, live, winner, reason).await;
+        }
+        if let Err(e) = stored {
             tracing::warn!(
                 game = %live.id,
                 "ended by {reason}, result not stored yet (stored at the next start): {}",
@@ -2295,7 +2306,7 @@ impl Hub {
         }
     }
 
-    /// On a shared database, claims the stored games that are due (for [`CLAIM_MS`]) so that
+    /// On a shared database, claims the stored games that are due (for two seconds) so that
     /// this instance's sweeper, and no other's, deals with them.
     pub async fn claim_due_games(self: &Arc<Self>) {
         let now = self.now();
