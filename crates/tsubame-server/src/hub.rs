@@ -2157,10 +2157,13 @@ impl Hub {
             let searched = hub.engine_move(&slot, side, ply).await;
             let mut live = slot.game.lock().await;
             if !searched && live.engine_search_ply == Some(ply) {
-                // Searched again when the move is overdue.
+                // Searched again only once the move is overdue, not at once: when another
+                // instance is searching it, two instances restarting their searches on each
+                // other's changes would never let either move.
                 live.engine_search_ply = None;
             }
-            hub.schedule(&slot, &mut live);
+            slot.deadline
+                .store(hub.sweep_deadline(&live), Ordering::Relaxed);
         });
     }
 
