@@ -878,6 +878,7 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
     ) -> Option<Info> {
         let mut last: Option<Info> = None;
         let mut score = 0;
+        let mut steadiness = Steadiness::default();
         let mut depth = 1 + depth_offset;
         while depth <= max_depth {
             let mut window = 30;
@@ -926,6 +927,7 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
                     break;
                 }
             } else {
+                steadiness.record(self.pv[0][0], score);
                 let mut info = self.info(depth, score);
                 if wanted_lines > 1 {
                     self.more_lines(depth, (info.clone(), score), wanted_lines, report);
@@ -938,10 +940,11 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
             if self.stopped() {
                 break;
             }
-            if let Some(budget) = self.shared.budget {
-                if self.main && self.shared.start.elapsed() >= budget.soft {
-                    break;
-                }
+            if let Some(budget) = self.shared.budget
+                && self.main
+                && self.shared.start.elapsed() >= steadiness.soft_limit(budget)
+            {
+                break;
             }
             if score.abs() >= MATE_BOUND && depth as i32 > (MATE - score.abs()) + 2 {
                 break;
@@ -949,6 +952,53 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
             depth += 1;
         }
         last
+    }
+}
+
+/// How the root's best move and score moved from iteration to iteration. Under a clock, a
+/// search whose best move keeps changing or whose score is falling gets more of its time before
+/// it stops deepening, and one whose best move has settled gets less, saving time for the moves
+/// where it matters (a fixed move time is always used whole).
+#[derive(Default)]
+struct Steadiness {
+    best: Option<Move>,
+    /// Iterations in a row that kept the best move.
+    kept: u32,
+    /// Best-move changes, each iteration's count halved the next.
+    changes: f64,
+    /// How far the score fell in the last iteration (negative when it rose).
+    fall: i32,
+    score: Option<i32>,
+}
+
+impl Steadiness {
+    /// Notes an iteration's best move and score.
+    fn record(&mut self, best: Move, score: i32) {
+        let changed = self.best.is_some_and(|previous| previous != best);
+        self.changes = self.changes / 2.0 + if changed { 1.0 } else { 0.0 };
+        self.kept = if changed { 0 } else { self.kept + 1 };
+        self.fall = self.score.map_or(0, |previous| previous - score);
+        self.score = Some(score);
+        self.best = Some(best);
+    }
+
+    /// The time after which no new iteration starts: the budget's soft time scaled by how
+    /// unsettled the search is, never past the hard time.
+    fn soft_limit(&self, budget: Budget) -> Duration {
+        if budget.soft >= budget.hard {
+            return budget.soft;
+        }
+        let unsettled = 1.0 + self.changes.min(1.5);
+        let falling = (1.0 + f64::from(self.fall) / 150.0).clamp(0.75, 1.5);
+        let settled = match self.kept {
+            0..=1 => 1.0,
+            2..=3 => 0.85,
+            _ => 0.65,
+        };
+        budget
+            .soft
+            .mul_f64(unsettled * falling * settled)
+            .min(budget.hard)
     }
 }
 
@@ -1126,7 +1176,7 @@ impl AnySearch<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tsubame_rules::{Options, Position, tori, wa};
+    use tsubame_rules::{Options, Position, Square, tori, wa};
 
     fn shared() -> Shared {
         Shared {
@@ -1137,6 +1187,43 @@ mod tests {
             budget: None,
             node_limit: None,
         }
+    }
+
+    /// Under a clock, a settled search stops deepening sooner than the budget's soft time,
+    /// one whose best move keeps changing or whose score falls goes on longer, never past the
+    /// hard time; a fixed move time is used whole whatever the search does.
+    #[test]
+    fn steadiness_spends_time_where_the_search_is_unsettled() {
+        let ms = Duration::from_millis;
+        let clock = Budget {
+            soft: ms(400),
+            hard: ms(1200),
+        };
+        let [a, b] = [
+            Move::normal(Square::from_index(0), Square::from_index(1), false),
+            Move::normal(Square::from_index(2), Square::from_index(3), false),
+        ];
+        let mut settled = Steadiness::default();
+        for _ in 0..6 {
+            settled.record(a, 50);
+        }
+        assert!(settled.soft_limit(clock) < ms(300));
+        let mut unsettled = Steadiness::default();
+        for (index, score) in [50, 40, 10, -30, -80].into_iter().enumerate() {
+            unsettled.record(if index % 2 == 0 { a } else { b }, score);
+        }
+        assert!(unsettled.soft_limit(clock) > ms(800));
+        let mut collapsing = Steadiness::default();
+        for (index, score) in [0, -100, -300, -600].into_iter().enumerate() {
+            collapsing.record(if index % 2 == 0 { a } else { b }, score);
+        }
+        assert_eq!(collapsing.soft_limit(clock), clock.hard);
+        let fixed = Budget {
+            soft: ms(300),
+            hard: ms(300),
+        };
+        assert_eq!(unsettled.soft_limit(fixed), ms(300));
+        assert_eq!(settled.soft_limit(fixed), ms(300));
     }
 
     /// MultiPV: the mating drop first, then other moves, each once, scores falling; asking
