@@ -1928,6 +1928,11 @@ impl Hub {
     fn announce_catch_up(&self, slot: &GameSlot, live: &LiveGame, plies: usize, phase: Phase) {
         slot.deadline
             .store(self.sweep_deadline(live), Ordering::Relaxed);
+        if live.phase == Phase::Playing && live.game.outcome().is_some() {
+            // The move ended the game by the rules: its instance stores the result next, and
+            // that change announces the end (a sweep stores it if that instance stopped).
+            return;
+        }
         // The games_ended metric counts the ends this instance stored, not those it hears of.
         if live.phase == Phase::Finished && phase != Phase::Finished {
             self.announce(slot, live, "end", live.moves.last().cloned());
@@ -2250,6 +2255,11 @@ impl Hub {
     async fn sweep(self: &Arc<Self>, slot: &Arc<GameSlot>) {
         let mut live = slot.game.lock().await;
         if live.phase == Phase::Finished {
+            return;
+        }
+        if live.game.outcome().is_some() {
+            // Ended by its last move, whose instance did not get to store the result.
+            self.finish_by_rules(slot, &mut live).await;
             return;
         }
         let now = self.now();

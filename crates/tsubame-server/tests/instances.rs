@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{Db, LONG_BYOYOMI, Server, Socket};
+use common::{Db, LONG_BYOYOMI, Server, Socket, TORI_GAME};
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
 
@@ -207,6 +207,43 @@ fn a_game_is_played_across_two_instances() {
     assert_eq!(end["game"]["result"]["reason"], "resignation");
     assert_eq!(end["game"]["result"]["winner"], "gote");
     assert_eq!(db.stored_result(&id).2.as_deref(), Some("resignation"));
+}
+
+/// A whole game, its moves alternating between the instances: the mate made on one ends the
+/// game on the other's sockets too, and no socket is ever told of a game in play with no
+/// legal move (the mating move comes with the end, not before it).
+#[test]
+fn a_mate_made_on_one_instance_ends_the_game_on_both() {
+    let Some((db, first, second)) = two_instances() else {
+        return;
+    };
+    let (id, sente, gote) =
+        first.two_player_game("tori", serde_json::from_str(LONG_BYOYOMI).expect("clock"));
+    let mut watchers = [watch(&first, &id), watch(&second, &id)];
+    let moves: Vec<&str> = TORI_GAME.split_whitespace().collect();
+    for (index, usi) in moves.iter().enumerate() {
+        let server = if index % 3 == 0 { &first } else { &second };
+        let token = if index % 2 == 0 { &sente } else { &gote };
+        let (status, view) = play(server, &id, token, usi);
+        assert_eq!(status, 200, "move {} ({usi}): {view}", index + 1);
+    }
+    for watcher in &mut watchers {
+        let end = watcher.wait_for(Duration::from_secs(5), |m| {
+            let playing_without_moves = m["game"]["status"] == "playing"
+                && m["game"]["legal_moves"]
+                    .as_array()
+                    .is_some_and(Vec::is_empty);
+            assert!(
+                !playing_without_moves,
+                "a game in play with no legal move: {m}"
+            );
+            m["type"] == "end"
+        });
+        assert_eq!(end["game"]["result"]["reason"], "checkmate");
+        assert_eq!(end["game"]["result"]["winner"], "gote");
+        assert_eq!(end["game"]["ply"], moves.len());
+    }
+    assert_eq!(db.stored_result(&id).2.as_deref(), Some("checkmate"));
 }
 
 #[test]

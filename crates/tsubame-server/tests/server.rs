@@ -11,15 +11,6 @@ use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// A Tori game between two people that gote wins by checkmate on the 120th move.
-const TORI_GAME: &str = "3d3c 4b3c 5e5d 5c5d 4g3f 4a3b S*3d 3c2b S*4d 5a4b 4d4c 4b4c 3f2f S*3c \
-S*4d 4c4b 4f3f S*1d 1e1d 1c1d 3d3c 2b3c S*3d 3c2b S*6b S*1f 1g1f S*1e S*1b 1a1b 4d4c 4b4c 4e4d \
-4c4d 6b6a+ 1e1f+ 2f1f R*1e 1f2f S*6b P*1g S*7f 7g7f S*5f 5g5f 5d5e 5f4g S*4f 4g4f 5e5f+ 1g1e 1d1e \
-R*5b P*4c 5b5a 5f5d S*1c 1b1c S*7b 7a7b 3d3c 2b3c 3e3d 3c3d S*3c 4d3c S*1d 1c1d 5a6b 5d7f 6a6c \
-L*1f 4f3e 3d3e 3f3e C*1g 2f3f 3b2b F*4a 3c4b 4a3a+ 2b3a C*5f F*6f S*3b 3a3b 3f4g 6f7e+ 3e3d 4b3c \
-3d3c 3b3c C*3e S*6f S*4d F*4e 5f4e 4c4e 4g3f 6f6g+ F*4c 3c2b 4c4b+ C*5f 3g4f P*3d 3f3g S*3f 3e3f \
-3d3f 3g3f C*4g 3f3g 4g4f 3g4f 7e5g 4f3f C*3e 3f3g 5g4f";
-
 /// A Wa game that gote wins by checkmate on the 62nd move.
 const WA_GAME: &str = "6k5j 6a7b 1i1h 1c1d 11i11h 2b1c 8i7h 8c7d 10j11i 7d7h 7i7h X*5e 4i5h 5e3g \
 11i5c+ 5a4b 5c4c 4b4c 5h5a+ 1c7i+ X*2e F*5d R*7j 7i8h 2e2c 5d2g 3i3h 3g3h 5j4j 3h4i 4j3i 2g3h 3i2h \
