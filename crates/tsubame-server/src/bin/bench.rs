@@ -59,6 +59,17 @@ struct Args {
     /// for the run and dropped after it.
     #[arg(long, conflicts_with = "database")]
     fresh_postgres: Option<String>,
+    /// Client processes the games are split over (each process's sockets count against its
+    /// own open-file limit: 10,000 games are 20,000 sockets).
+    #[arg(long, default_value_t = 1)]
+    clients: usize,
+    /// Internal: play against these running servers (comma-separated) and write the samples
+    /// to `--samples`, as one of the `--clients` processes.
+    #[arg(long, hide = true, requires = "samples")]
+    attach: Option<String>,
+    /// Internal: where an attached client writes its samples.
+    #[arg(long, hide = true)]
+    samples: Option<std::path::PathBuf>,
 }
 
 type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
@@ -150,6 +161,8 @@ struct Totals {
     delivered_us: Vec<u64>,
     errors: usize,
     games_finished: usize,
+    /// Game clients that failed.
+    failures: usize,
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -308,8 +321,34 @@ async fn fresh_database(server_url: &str, name: &str, drop: bool) -> Result<Stri
 
 fn main() -> Result<()> {
     let args = <Args as clap::Parser>::parse();
-    if args.games == 0 || args.interval_ms == 0 || args.instances == 0 {
-        bail!("--games, --interval-ms and --instances must be positive");
+    if args.games == 0 || args.interval_ms == 0 || args.instances == 0 || args.clients == 0 {
+        bail!("--games, --interval-ms, --instances and --clients must be positive");
+    }
+    if let (Some(attach), Some(samples)) = (&args.attach, &args.samples) {
+        let addrs: Vec<String> = attach.split(',').map(str::to_string).collect();
+        let totals = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()?
+            .block_on(play_games(&args, &addrs))?;
+        let line = |values: &[u64]| {
+            values
+                .iter()
+                .map(u64::to_string)
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        std::fs::write(
+            samples,
+            format!(
+                "{}\n{}\n{} {} {}\n",
+                line(&totals.round_trips_us),
+                line(&totals.delivered_us),
+                totals.errors,
+                totals.games_finished,
+                totals.failures
+            ),
+        )?;
+        return Ok(());
     }
     let server_bin = match &args.server {
         Some(path) => path.clone(),
@@ -346,7 +385,7 @@ fn main() -> Result<()> {
     let result = started.and_then(|()| {
         let addrs: Vec<String> = instances.iter().map(|i| i.addr.clone()).collect();
         let pids: Vec<u32> = instances.iter().map(|i| i.process.id()).collect();
-        runtime.block_on(run(&args, addrs, pids))
+        runtime.block_on(run(&args, addrs, pids, &temp))
     });
     for instance in &mut instances {
         let _ = instance.process.kill();
@@ -361,21 +400,8 @@ fn main() -> Result<()> {
     result
 }
 
-async fn run(args: &Args, addrs: Vec<String>, pids: Vec<u32>) -> Result<()> {
-    let rss_total = |pids: &[u32]| {
-        pids.iter().fold((0, 0), |(rss, peak), &pid| {
-            let (r, p) = rss_kib(pid);
-            (rss + r, peak + p)
-        })
-    };
-    let (idle_rss, _) = rss_total(&pids);
-    println!(
-        "{} server(s) at {}; creating {} games ({} WebSockets)...",
-        addrs.len(),
-        addrs.join(", "),
-        args.games,
-        args.games * 2
-    );
+/// Makes `--games` games on the servers at `addrs` and plays them for `--seconds`.
+async fn play_games(args: &Args, addrs: &[String]) -> Result<Totals> {
     // Game i is made on instance i and joined on the next: its players sit on different
     // instances whenever there are several.
     let seats_of = |index: usize| {
@@ -395,12 +421,10 @@ async fn run(args: &Args, addrs: Vec<String>, pids: Vec<u32>) -> Result<()> {
             pairs.push(pair?);
         }
     }
-    let (connected_rss, _) = rss_total(&pids);
     println!(
-        "connected in {:.1} s; servers' RSS idle {} MiB, with all games {} MiB",
-        setup.elapsed().as_secs_f64(),
-        idle_rss / 1024,
-        connected_rss / 1024
+        "{} games connected in {:.1} s",
+        args.games,
+        setup.elapsed().as_secs_f64()
     );
     let interval = Duration::from_millis(args.interval_ms);
     let start = Instant::now() + Duration::from_millis(200);
@@ -436,8 +460,85 @@ async fn run(args: &Args, addrs: Vec<String>, pids: Vec<u32>) -> Result<()> {
             Err(e) => eprintln!("game client panicked: {e}"),
         }
     }
+    let mut totals = std::mem::take(&mut *totals.lock().await);
+    totals.failures = failures;
+    Ok(totals)
+}
+
+/// Reads the samples an attached client process wrote.
+fn read_samples(path: &std::path::Path, totals: &mut Totals) -> Result<()> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("a client wrote no samples to {}", path.display()))?;
+    let mut lines = text.lines();
+    let mut numbers = || -> Vec<u64> {
+        lines
+            .next()
+            .unwrap_or_default()
+            .split_whitespace()
+            .filter_map(|n| n.parse().ok())
+            .collect()
+    };
+    totals.round_trips_us.extend(numbers());
+    totals.delivered_us.extend(numbers());
+    let counts = numbers();
+    totals.errors += counts.first().copied().unwrap_or(0) as usize;
+    totals.games_finished += counts.get(1).copied().unwrap_or(0) as usize;
+    totals.failures += counts.get(2).copied().unwrap_or(0) as usize;
+    Ok(())
+}
+
+async fn run(
+    args: &Args,
+    addrs: Vec<String>,
+    pids: Vec<u32>,
+    temp: &std::path::Path,
+) -> Result<()> {
+    let rss_total = |pids: &[u32]| {
+        pids.iter().fold((0, 0), |(rss, peak), &pid| {
+            let (r, p) = rss_kib(pid);
+            (rss + r, peak + p)
+        })
+    };
+    let (idle_rss, _) = rss_total(&pids);
+    println!(
+        "{} server(s) at {}; {} games ({} WebSockets) from {} client process(es)...",
+        addrs.len(),
+        addrs.join(", "),
+        args.games,
+        args.games * 2,
+        args.clients
+    );
+    let mut totals = if args.clients == 1 {
+        play_games(args, &addrs).await?
+    } else {
+        let me = std::env::current_exe()?;
+        let mut children = Vec::new();
+        for client in 0..args.clients {
+            // The games split as evenly as they go.
+            let games = args.games / args.clients + usize::from(client < args.games % args.clients);
+            let samples = temp.join(format!("samples-{client}"));
+            let child = tokio::process::Command::new(&me)
+                .args(["--games", &games.to_string()])
+                .args(["--seconds", &args.seconds.to_string()])
+                .args(["--interval-ms", &args.interval_ms.to_string()])
+                .args(["--attach", &addrs.join(",")])
+                .arg("--samples")
+                .arg(&samples)
+                .spawn()
+                .context("cannot start a client process")?;
+            children.push((child, samples));
+        }
+        let mut totals = Totals::default();
+        for (mut child, samples) in children {
+            if !child.wait().await?.success() {
+                bail!("a client process failed");
+            }
+            read_samples(&samples, &mut totals)?;
+        }
+        totals
+    };
+    let failures = totals.failures;
     let (rss, peak) = rss_total(&pids);
-    let mut totals = totals.lock().await;
     totals.round_trips_us.sort_unstable();
     totals.delivered_us.sort_unstable();
     let trips = &totals.round_trips_us;
@@ -468,7 +569,8 @@ async fn run(args: &Args, addrs: Vec<String>, pids: Vec<u32>) -> Result<()> {
         percentile(delivered, 1.0)
     );
     println!(
-        "servers' memory: RSS {} MiB now, peaks {} MiB",
+        "servers' memory: RSS {} MiB idle, {} MiB after the run, peaks {} MiB",
+        idle_rss / 1024,
         rss / 1024,
         peak / 1024
     );
