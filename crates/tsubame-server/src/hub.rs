@@ -608,12 +608,7 @@ impl LiveGame {
     /// The change that leads from version `from_version` to the game as it is in memory,
     /// for a change that adds no move.
     fn state_change(&self, settings: &Settings, from_version: i64) -> Change {
-        let notice = Notice {
-            id: self.id.clone(),
-            version: self.version,
-            moved: None,
-        };
-        self.change(settings, from_version, &notice)
+        self.change(settings, from_version, &Notice::of(&self.id, self.version))
     }
 
     /// Takes over what the stored row says about everything but the moves.
@@ -872,6 +867,17 @@ struct Notice {
     moved: Option<MovedNotice>,
 }
 
+impl Notice {
+    /// The notice of a change that adds no move.
+    fn of(id: &str, version: i64) -> Notice {
+        Notice {
+            id: id.to_string(),
+            version,
+            moved: None,
+        }
+    }
+}
+
 /// A move in a [`Notice`], with the state it led to.
 #[derive(Debug, Serialize, serde::Deserialize)]
 struct MovedNotice {
@@ -990,15 +996,13 @@ impl Hub {
                     if live.phase == Phase::Playing && live.game.outcome().is_some() {
                         hub.finish_by_rules(&slot, &mut live).await;
                     }
-                    // On a shared database, a computer's search that another instance has
-                    // started is left to it (and taken up here only once overdue).
                     if hub.store.shared() && !live.engine_waiting {
-                        live.engine_search_ply = Some(live.moves.len());
-                    }
-                    hub.schedule(&slot, &mut live);
-                    if hub.store.shared() && live.engine_search_ply == Some(live.moves.len()) {
-                        // Overdue: searched here unless its instance answers.
-                        live.engine_search_ply = None;
+                        // On a shared database, a computer's search that another instance has
+                        // started is left to it (and taken up here only once overdue).
+                        slot.deadline
+                            .store(hub.sweep_deadline(&live), Ordering::Relaxed);
+                    } else {
+                        hub.schedule(&slot, &mut live);
                     }
                 }
                 Err(e) => tracing::error!(game = %row.id, "cannot resume the game: {e}"),
@@ -1475,12 +1479,7 @@ impl Hub {
         live.engine_waiting =
             live.phase == Phase::Playing && live.players[live.side_to_move()] == Player::Engine;
         let row = live.new_row(&self.settings)?;
-        let notice = serde_json::to_string(&Notice {
-            id: live.id.clone(),
-            version: live.version,
-            moved: None,
-        })
-        .unwrap_or_default();
+        let notice = serde_json::to_string(&Notice::of(&live.id, live.version)).unwrap_or_default();
         self.store
             .insert_game(&row, &notice)
             .await
@@ -1774,11 +1773,7 @@ impl Hub {
             }
             _ => None,
         };
-        let notice = Notice {
-            id: live.id.clone(),
-            version: live.version + 1,
-            moved: None,
-        };
+        let notice = Notice::of(&live.id, live.version + 1);
         let change = Change {
             id: live.id.clone(),
             from_version: live.version,

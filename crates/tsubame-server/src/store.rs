@@ -683,24 +683,23 @@ impl Store {
     /// claimed, for this instance until `until`; their ids. Rows another transaction holds
     /// (a move being stored) are skipped, not waited for: their due time is being rewritten.
     pub async fn claim_due(&self, now: i64, until: i64, limit: i64) -> Result<Vec<String>> {
-        let rows: Vec<(String,)> = if self.postgres {
-            sqlx::query_as(
-                "UPDATE games SET claimed_until = $1 WHERE id IN (SELECT id FROM games \
-                 WHERE due_at <= $2 AND claimed_until <= $2 AND status <> 'finished' \
-                 ORDER BY due_at LIMIT $3 FOR UPDATE SKIP LOCKED) RETURNING id",
-            )
+        // SQLite has one writer at a time, and no row locks to skip.
+        let skip_locked = if self.postgres {
+            " FOR UPDATE SKIP LOCKED"
         } else {
-            sqlx::query_as(
-                "UPDATE games SET claimed_until = $1 WHERE id IN (SELECT id FROM games \
-                 WHERE due_at <= $2 AND claimed_until <= $2 AND status <> 'finished' \
-                 ORDER BY due_at LIMIT $3) RETURNING id",
-            )
-        }
-        .bind(until)
-        .bind(now)
-        .bind(limit)
-        .fetch_all(&self.pool)
-        .await?;
+            ""
+        };
+        let claim = format!(
+            "UPDATE games SET claimed_until = $1 WHERE id IN (SELECT id FROM games \
+             WHERE due_at <= $2 AND claimed_until <= $2 AND status <> 'finished' \
+             ORDER BY due_at LIMIT $3{skip_locked}) RETURNING id"
+        );
+        let rows: Vec<(String,)> = sqlx::query_as(&claim)
+            .bind(until)
+            .bind(now)
+            .bind(limit)
+            .fetch_all(&self.pool)
+            .await?;
         Ok(rows.into_iter().map(|(id,)| id).collect())
     }
 

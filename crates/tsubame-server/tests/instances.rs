@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{Db, LONG_BYOYOMI, Server, Socket, TORI_GAME};
+use common::{Db, Server, Socket, TORI_GAME, long_clock};
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
 
@@ -84,7 +84,7 @@ fn a_game_is_played_across_two_instances() {
     let (status, created) = first.post(
         "/api/games",
         json!({"variant": "tori", "opponent": "human", "public": true,
-               "clock": serde_json::from_str::<Value>(LONG_BYOYOMI).expect("clock")}),
+               "clock": long_clock()}),
     );
     assert_eq!(status, 201, "{created}");
     let id = created["game_id"].as_str().expect("id").to_string();
@@ -217,8 +217,7 @@ fn a_mate_made_on_one_instance_ends_the_game_on_both() {
     let Some((db, first, second)) = two_instances() else {
         return;
     };
-    let (id, sente, gote) =
-        first.two_player_game("tori", serde_json::from_str(LONG_BYOYOMI).expect("clock"));
+    let (id, sente, gote) = first.two_player_game("tori", long_clock());
     let mut watchers = [watch(&first, &id), watch(&second, &id)];
     let moves: Vec<&str> = TORI_GAME.split_whitespace().collect();
     for (index, usi) in moves.iter().enumerate() {
@@ -289,7 +288,7 @@ fn a_computer_move_lost_with_its_instance_is_searched_by_another() {
     let (status, created) = first.post(
         "/api/games",
         json!({"variant": "tenjiku", "opponent": "engine", "level": 5,
-               "clock": serde_json::from_str::<Value>(LONG_BYOYOMI).expect("clock")}),
+               "clock": long_clock()}),
     );
     assert_eq!(status, 201, "{created}");
     let id = created["game_id"].as_str().expect("id").to_string();

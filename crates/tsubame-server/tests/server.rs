@@ -681,41 +681,35 @@ fn restart_loses_nothing(db: &Db) {
     assert_eq!(db.stored_moves(&engine_id).len(), 2);
 }
 
+/// An offer's action (`draw` or `rematch`) for a seat.
+fn offer(server: &Server, id: &str, kind: &str, token: &str, action: &str) -> Value {
+    let (status, view) = server.post(
+        &format!("/api/games/{id}/{kind}"),
+        json!({"token": token, "action": action}),
+    );
+    assert_eq!(status, 200, "{kind} {action}: {view}");
+    view
+}
+
 /// Draw and rematch offers are stored: a restart in between loses neither.
 fn offers_survive_a_restart(db: &Db) {
     let server = Server::start(db);
     let (id, sente, gote) = server.two_player_game("tori", long_clock());
     let moves: Vec<&str> = TORI_GAME.split_whitespace().take(2).collect();
     server.play_moves(&id, &sente, &gote, &moves);
-    let (status, view) = server.post(
-        &format!("/api/games/{id}/draw"),
-        json!({"token": sente, "action": "offer"}),
-    );
-    assert_eq!(status, 200, "{view}");
+    offer(&server, &id, "draw", &sente, "offer");
     server.kill9();
     let server = Server::start(db);
     let (_, view) = server.get(&format!("/api/games/{id}"));
     assert_eq!(view["draw_offer"], "sente", "{view}");
-    let (status, view) = server.post(
-        &format!("/api/games/{id}/draw"),
-        json!({"token": gote, "action": "accept"}),
-    );
-    assert_eq!(status, 200, "{view}");
+    let view = offer(&server, &id, "draw", &gote, "accept");
     assert_eq!(view["result"]["reason"], "agreement");
-    let (status, view) = server.post(
-        &format!("/api/games/{id}/rematch"),
-        json!({"token": gote, "action": "offer"}),
-    );
-    assert_eq!(status, 200, "{view}");
+    offer(&server, &id, "rematch", &gote, "offer");
     server.kill9();
     let server = Server::start(db);
     let (_, view) = server.get(&format!("/api/games/{id}"));
     assert_eq!(view["rematch_offer"], "gote", "{view}");
-    let (status, view) = server.post(
-        &format!("/api/games/{id}/rematch"),
-        json!({"token": sente, "action": "accept"}),
-    );
-    assert_eq!(status, 200, "{view}");
+    let view = offer(&server, &id, "rematch", &sente, "accept");
     assert!(view["rematch_id"].is_string(), "{view}");
 }
 
