@@ -93,6 +93,76 @@ impl<B: Bitboard> MoveSink<B> for Vec<Move> {
     }
 }
 
+/// Collects only the moves that give check and capture nothing: a piece that attacks the
+/// opponent's royal piece from its new square, a piece whose step aside opens a line onto it,
+/// a drop next to or in line with it.
+struct QuietChecks<'a, B: Bitboard> {
+    position: &'a Position<B>,
+    /// The opponent's royal square.
+    royal: usize,
+    occupied: B,
+    enemy: B,
+    out: &'a mut Vec<Move>,
+}
+
+impl<B: Bitboard> QuietChecks<'_, B> {
+    /// Whether the mover's pieces other than the one on `from` attack the royal square with
+    /// `occupied` as the occupied squares.
+    fn others_attack(&self, from: usize, occupied: B) -> bool {
+        let us = self.position.side_to_move();
+        !(self.position.attackers(self.royal, us, occupied) & !B::single(from)).is_empty()
+    }
+}
+
+impl<B: Bitboard> MoveSink<B> for QuietChecks<'_, B> {
+    fn board_moves(&mut self, from: usize, targets: B, promote: bool) {
+        let targets = targets & !self.enemy;
+        let Some(piece) = self.position.piece_of_code(self.position.mailbox[from]) else {
+            return;
+        };
+        if targets.is_empty() {
+            return;
+        }
+        let t = self.position.tables();
+        let role = if promote {
+            t.spec.roles[piece.role.index()]
+                .promotes_to
+                .unwrap_or(piece.role)
+        } else {
+            piece.role
+        };
+        let vacated = self.occupied ^ B::single(from);
+        // The squares from which the moved piece, as what it becomes, attacks the royal piece.
+        let direct = t.attacks(!piece.color, role, self.royal, vacated);
+        let mut checking = targets & direct;
+        // Leaving `from` can only uncover a line when it uncovers one with `to` still empty;
+        // `to` may then block it again.
+        if self.others_attack(from, vacated) {
+            for to in (targets & !direct).iter() {
+                if self.others_attack(from, vacated | B::single(to)) {
+                    checking |= B::single(to);
+                }
+            }
+        }
+        self.out.board_moves(from, checking, promote);
+    }
+
+    fn drops(&mut self, role: Role, targets: B) {
+        let them = !self.position.side_to_move();
+        let direct = self
+            .position
+            .tables()
+            .attacks(them, role, self.royal, self.occupied);
+        self.out.drops(role, targets & direct);
+    }
+
+    fn one(&mut self, mv: Move) {
+        if self.position.gives_check(mv) {
+            self.out.push(mv);
+        }
+    }
+}
+
 /// Counts moves without building them.
 pub(crate) struct Counter(pub u64);
 
@@ -330,6 +400,35 @@ impl<B: Bitboard> Position<B> {
     pub fn generate_captures(&self, moves: &mut Vec<Move>) {
         let enemy = self.occupied_by(!self.side);
         self.generate(&mut Captures { enemy, out: moves });
+    }
+
+    /// Appends the legal moves that give check without capturing (promotions included): what
+    /// a search's quiescence adds to the captures to see mates one move past its horizon.
+    /// The same moves as filtering [`Position::legal_moves`] by [`Position::gives_check`] and
+    /// leaving out captures, without playing any of them.
+    ///
+    /// ```
+    /// use tsubame_rules::{tori, Options, Position};
+    /// let rules = Options::defaults(tori::spec()).rule_set();
+    /// // A swallow in hand checks only from the square in front of the phoenix.
+    /// let position = Position::from_sfen(tori::tables(), "3k3/7/7/7/7/7/3K3 b S 1", rules).unwrap();
+    /// let mut checks = Vec::new();
+    /// position.generate_quiet_checks(&mut checks);
+    /// let mut checks: Vec<String> = checks.iter().map(|m| position.to_usi(*m)).collect();
+    /// checks.sort();
+    /// assert_eq!(checks, ["S*4b"]);
+    /// ```
+    pub fn generate_quiet_checks(&self, moves: &mut Vec<Move>) {
+        let Some(royal) = self.royal_square(!self.side) else {
+            return;
+        };
+        self.generate(&mut QuietChecks {
+            position: self,
+            royal,
+            occupied: self.occupied(),
+            enemy: self.occupied_by(!self.side),
+            out: moves,
+        });
     }
 
     /// How many legal moves there are, without building them.

@@ -1,6 +1,7 @@
 //! Invariants over random legal play: make/unmake restores the position, the incremental key
 //! equals a key computed from scratch, text formats round-trip, and the generator yields exactly
-//! the legal moves (checked against an independent make-and-test over all pseudo-legal moves).
+//! the legal moves (checked against an independent make-and-test over all pseudo-legal moves),
+//! and its captures and quiet checks are those of the legal moves.
 
 use proptest::prelude::*;
 use tsubame_rules::{Bitboard, Options, Position, tori, wa};
@@ -130,6 +131,20 @@ fn check_exact_legal_set<B: Bitboard>(position: &Position<B>) {
         .filter(|m| !m.is_from_hand() && position.piece_at(m.to()).is_some())
         .collect();
     assert_eq!(captures, expected, "captures in {}", position.to_sfen());
+    let mut quiet_checks = Vec::new();
+    position.generate_quiet_checks(&mut quiet_checks);
+    quiet_checks.sort();
+    let expected: Vec<_> = sorted
+        .iter()
+        .copied()
+        .filter(|&m| !expected.contains(&m) && position.gives_check(m))
+        .collect();
+    assert_eq!(
+        quiet_checks,
+        expected,
+        "quiet checks in {}",
+        position.to_sfen()
+    );
 }
 
 proptest! {
