@@ -18,8 +18,11 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::mpsc::channel;
 use std::time::{Duration, Instant};
+use tsubame_notation::record::{
+    GameResult, MoveNotation, Record, RecordError, RecordMove, end_reason_from_name,
+};
 use tsubame_protocol::client::{Clock, Engine, Failure, Reply, Turn};
-use tsubame_rules::{AnyGame, Color, Options, Status, Variant};
+use tsubame_rules::{AnyGame, Color, EndReason, Options, Status, Variant};
 
 /// How long past its allowed time the match waits for a `bestmove` before it gives up on the
 /// engine as hung, kills it and restarts it.
@@ -212,8 +215,10 @@ pub fn run(config: &MatchConfig) -> Result<Summary> {
             bar.set_message(format!("{}-{}-{}", tally.wins, tally.draws, tally.losses));
             if let Some(dir) = &config.records {
                 let path = dir.join(format!("game-{:04}.txt", report.index + 1));
-                let text = record_text(spec.name, config, &names, &report);
-                if let Err(error) = std::fs::write(&path, text) {
+                let written = record_text(config, &names, &report)
+                    .map_err(|error| error.to_string())
+                    .and_then(|text| std::fs::write(&path, text).map_err(|e| e.to_string()));
+                if let Err(error) = written {
                     bar.suspend(|| eprintln!("cannot write {}: {error}", path.display()));
                 }
             }
@@ -333,43 +338,67 @@ pub fn summary_text(config: &MatchConfig, summary: &Summary) -> String {
     text
 }
 
+/// The game's record in the canonical format (so that `tsubame analyse`, `convert` and the
+/// rules library read it): the players, the control, the start position and the USI moves,
+/// moves in USI, with the match's own facts as extra tags. An ending the rules do not name (an engine's
+/// crash, illegal move or false claim, the match's move limit) is the `Termination` tag, with
+/// no `Reason`.
 fn record_text(
-    variant: &str,
     config: &MatchConfig,
     names: &[String; 2],
     report: &GameReport,
-) -> String {
+) -> Result<String, RecordError> {
     let (sente, gote) = if report.engine1_sente {
         (&names[0], &names[1])
     } else {
         (&names[1], &names[0])
     };
-    let mut text = String::new();
-    let _ = writeln!(text, "[Variant \"{variant}\"]");
-    let options: Vec<String> = config
-        .options
+    let mut record = Record::new(config.options.clone());
+    record.start_sfen = Some(report.start_sfen.clone());
+    record.sente = Some(sente.clone());
+    record.gote = Some(gote.clone());
+    record.time_control = Some(config.time.to_string());
+    record.result = match report.end.winner {
+        Some(Color::Sente) => GameResult::SenteWins,
+        Some(Color::Gote) => GameResult::GoteWins,
+        None => GameResult::NoWinner,
+    };
+    record.notation = MoveNotation::Usi;
+    record.moves = report
+        .moves
         .iter()
-        .map(|(name, value)| format!("{name}={value}"))
+        .map(|usi| RecordMove {
+            usi: usi.clone(),
+            comment: None,
+        })
         .collect();
-    let _ = writeln!(text, "[Options \"{}\"]", options.join(" "));
-    let _ = writeln!(text, "[Sente \"{sente}\"]");
-    let _ = writeln!(text, "[Gote \"{gote}\"]");
-    let _ = writeln!(text, "[Start \"{}\"]", report.start_sfen);
-    let _ = writeln!(text, "[OpeningPlies \"{}\"]", report.opening_plies);
-    let _ = writeln!(text, "[Result \"{}\"]", result_text(report.end.winner));
-    let _ = writeln!(text, "[Reason \"{}\"]", report.end.reason);
+    // A rules reason only where the rules say so: the match's own move limit is no rules
+    // ending, and a reader would refuse a `move-limit` the moves do not reach.
+    let ended = record.replay()?.outcome;
+    record.reason = end_reason_from_name(&report.end.reason).filter(|&reason| {
+        matches!(reason, EndReason::Time | EndReason::Resignation)
+            || ended.is_some_and(|outcome| outcome.reason == reason)
+    });
+    if record.reason.is_none() {
+        record
+            .extra_tags
+            .push(("Termination".into(), report.end.reason.clone()));
+    }
+    record
+        .extra_tags
+        .push(("OpeningPlies".into(), report.opening_plies.to_string()));
     if !report.end.detail.is_empty() {
-        let _ = writeln!(text, "[Detail \"{}\"]", report.end.detail.replace('"', "'"));
+        record
+            .extra_tags
+            .push(("Detail".into(), report.end.detail.clone()));
     }
     if !report.think_ms.is_empty() {
         let times: Vec<String> = report.think_ms.iter().map(u64::to_string).collect();
-        let _ = writeln!(text, "[MoveTimes \"{}\"]", times.join(" "));
+        record
+            .extra_tags
+            .push(("MoveTimes".into(), times.join(" ")));
     }
-    let _ = writeln!(text);
-    for chunk in report.moves.chunks(10) {
-        let _ = writeln!(text, "{}", chunk.join(" "));
-    }
-    text
+    record.to_canonical()
 }
 
 /// The start of game `index`: a position and the random plies played from it. Openings are

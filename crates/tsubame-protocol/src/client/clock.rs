@@ -142,6 +142,36 @@ impl FromStr for TimeControl {
     }
 }
 
+/// Seconds as written in a control: whole seconds bare, else up to milliseconds.
+fn seconds_text(duration: Duration) -> String {
+    let ms = duration.as_millis();
+    if ms % 1000 == 0 {
+        (ms / 1000).to_string()
+    } else {
+        format!("{:.3}", duration.as_secs_f64())
+            .trim_end_matches('0')
+            .to_string()
+    }
+}
+
+/// The control as it is written on the command line (`10+1b`, `10+0.1`, `movetime=200`,
+/// `nodes=5000`, `depth=4`); it reads back as the same control.
+impl std::fmt::Display for TimeControl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            TimeControl::Byoyomi { main, period } => {
+                write!(f, "{}+{}b", seconds_text(main), seconds_text(period))
+            }
+            TimeControl::Fischer { main, increment } => {
+                write!(f, "{}+{}", seconds_text(main), seconds_text(increment))
+            }
+            TimeControl::MoveTime(time) => write!(f, "movetime={}", time.as_millis()),
+            TimeControl::Nodes(nodes) => write!(f, "nodes={nodes}"),
+            TimeControl::Depth(depth) => write!(f, "depth={depth}"),
+        }
+    }
+}
+
 /// Both players' clocks in one game.
 #[derive(Clone, Debug)]
 pub struct Clock {
@@ -263,6 +293,26 @@ impl Clock {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn writes_every_form_as_it_reads() {
+        for text in [
+            "10+1b",
+            "10+0.1",
+            "0+2b",
+            "60+1",
+            "2.5+0.05",
+            "300+0",
+            "movetime=200",
+            "nodes=5000",
+            "depth=4",
+        ] {
+            let control: TimeControl = text.parse().unwrap();
+            assert_eq!(control.to_string(), text);
+        }
+        // A bare main time is sudden death, written with its zero increment.
+        assert_eq!("10".parse::<TimeControl>().unwrap().to_string(), "10+0");
+    }
 
     #[test]
     fn parses_every_form() {
