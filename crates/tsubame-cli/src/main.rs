@@ -212,6 +212,10 @@ struct MatchArgs {
     /// Directory for one record file per game.
     #[arg(long, value_name = "DIR")]
     records: Option<std::path::PathBuf>,
+    /// Count the games already recorded in --records and play only the rest: a stopped match
+    /// goes on where it was (same engines, rules, control and openings, or it is refused).
+    #[arg(long)]
+    resume: bool,
     /// Plies after which a game is drawn (0: no limit beyond the rules').
     #[arg(long, value_name = "N", default_value_t = 600)]
     max_plies: u32,
@@ -280,6 +284,7 @@ fn run_match(args: &MatchArgs) -> Result<()> {
         random_plies: args.random_plies,
         concurrency: args.concurrency,
         records: args.records.clone(),
+        resume: args.resume,
         max_plies: args.max_plies,
         sprt: args.sprt,
     };

@@ -456,3 +456,70 @@ fn the_sprt_stops_a_hopeless_match_early() {
     assert!(stdout.contains(": accept H0"), "{stdout}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_stopped_match_resumes_from_its_records() {
+    let dir = scratch("resume");
+    let records_dir = dir.join("records");
+    let engine = format!("{BIN} engine usi");
+    let arguments = |time: &'static str| {
+        vec![
+            "--variant".to_string(),
+            "tori".into(),
+            "--engine1".into(),
+            engine.clone(),
+            "--engine2".into(),
+            engine.clone(),
+            "--games".into(),
+            "4".into(),
+            "--time".into(),
+            time.into(),
+            "--records".into(),
+            records_dir.to_str().unwrap().into(),
+        ]
+    };
+    let first: Vec<String> = arguments("depth=1");
+    let first: Vec<&str> = first.iter().map(String::as_str).collect();
+    let before = wdl(&run_match(&first));
+    let kept = std::fs::read_to_string(records_dir.join("game-0001.txt")).unwrap();
+    let game4 = std::fs::read_to_string(records_dir.join("game-0004.txt")).unwrap();
+    // As if the match had stopped after game 1 (game 4 finished early on another thread).
+    std::fs::remove_file(records_dir.join("game-0002.txt")).unwrap();
+    std::fs::remove_file(records_dir.join("game-0003.txt")).unwrap();
+    let mut resumed = first.clone();
+    resumed.push("--resume");
+    let stdout = run_match(&resumed);
+    assert!(
+        stdout.contains("2 games already recorded; 2 to play"),
+        "{stdout}"
+    );
+    // The recorded games are counted, not played again or rewritten; depth-1 self-play is
+    // deterministic, so the replayed games end as they did.
+    assert_eq!(wdl(&stdout), before, "{stdout}");
+    assert_eq!(
+        std::fs::read_to_string(records_dir.join("game-0001.txt")).unwrap(),
+        kept
+    );
+    assert_eq!(
+        std::fs::read_to_string(records_dir.join("game-0004.txt")).unwrap(),
+        game4
+    );
+    for record in records(&records_dir) {
+        check_record(&record);
+    }
+    // Records of another match are refused, not mixed in.
+    let mut other: Vec<String> = arguments("depth=2");
+    other.push("--resume".into());
+    let output = Command::new(BIN)
+        .arg("match")
+        .args(&other)
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("game-0001.txt is a game of another match (another time control)"),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

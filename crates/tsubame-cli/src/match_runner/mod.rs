@@ -56,6 +56,9 @@ pub struct MatchConfig {
     pub concurrency: usize,
     /// Where to write one record per game.
     pub records: Option<PathBuf>,
+    /// Count the games already recorded in `records` instead of playing them again, so that a
+    /// stopped match goes on where it was.
+    pub resume: bool,
     /// Plies after which a game is a draw; 0 for no limit.
     pub max_plies: u32,
     /// The sequential test that may stop the match early.
@@ -177,23 +180,72 @@ pub fn run(config: &MatchConfig) -> Result<Summary> {
         ProgressStyle::with_template("{bar:40} {pos}/{len} games {msg}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
+    let recorded = if config.resume {
+        recorded_games(config, &names)?
+    } else {
+        Vec::new()
+    };
+    let pending: Vec<u32> = (0..config.games)
+        .filter(|index| !recorded.iter().any(|r| r.index == *index))
+        .collect();
     let next = AtomicU32::new(0);
     let stop = AtomicBool::new(false);
     let (sender, receiver) = channel::<GameReport>();
     let mut tally = Tally::default();
     let mut reasons = BTreeMap::new();
     let mut sprt_state = None;
+    // Counts a game, prints its line and writes its record (unless it was read from one).
+    let mut count = |report: &GameReport, write: bool| {
+        match report.engine1_result() {
+            1 => tally.wins += 1,
+            0 => tally.draws += 1,
+            _ => tally.losses += 1,
+        }
+        *reasons.entry(report.end.reason.clone()).or_insert(0) += 1;
+        let line = game_line(config, &names, report, &tally);
+        bar.suspend(|| println!("{line}"));
+        bar.inc(1);
+        bar.set_message(format!("{}-{}-{}", tally.wins, tally.draws, tally.losses));
+        if let Some(dir) = config.records.as_ref().filter(|_| write) {
+            let path = dir.join(record_name(report.index));
+            let written = record_text(config, &names, report)
+                .map_err(|error| error.to_string())
+                .and_then(|text| std::fs::write(&path, text).map_err(|e| e.to_string()));
+            if let Err(error) = written {
+                bar.suspend(|| eprintln!("cannot write {}: {error}", path.display()));
+            }
+        }
+        if let Some(sprt) = &config.sprt {
+            let verdict = sprt.verdict(&tally);
+            sprt_state = Some((sprt.llr(&tally), verdict));
+            if verdict != Verdict::Continue && !stop.swap(true, Ordering::Relaxed) {
+                bar.suspend(|| println!("SPRT: {verdict} after {} games; stopping", tally.games()));
+            }
+        }
+    };
+    if !recorded.is_empty() {
+        bar.suspend(|| {
+            println!(
+                "{} games already recorded; {} to play",
+                recorded.len(),
+                pending.len()
+            )
+        });
+    }
+    for report in &recorded {
+        count(report, false);
+    }
     std::thread::scope(|scope| {
         for _ in 0..concurrency {
             let sender = sender.clone();
-            let (next, stop) = (&next, &stop);
+            let (next, stop, pending) = (&next, &stop, &pending);
             scope.spawn(move || {
                 let mut engines: [Option<Engine>; 2] = [None, None];
                 while !stop.load(Ordering::Relaxed) {
-                    let index = next.fetch_add(1, Ordering::Relaxed);
-                    if index >= config.games {
+                    let Some(&index) = pending.get(next.fetch_add(1, Ordering::Relaxed) as usize)
+                    else {
                         break;
-                    }
+                    };
                     let report = play_game(config, index, &mut engines);
                     if sender.send(report).is_err() {
                         break;
@@ -203,34 +255,7 @@ pub fn run(config: &MatchConfig) -> Result<Summary> {
         }
         drop(sender);
         for report in receiver {
-            match report.engine1_result() {
-                1 => tally.wins += 1,
-                0 => tally.draws += 1,
-                _ => tally.losses += 1,
-            }
-            *reasons.entry(report.end.reason.clone()).or_insert(0) += 1;
-            let line = game_line(config, &names, &report, &tally);
-            bar.suspend(|| println!("{line}"));
-            bar.inc(1);
-            bar.set_message(format!("{}-{}-{}", tally.wins, tally.draws, tally.losses));
-            if let Some(dir) = &config.records {
-                let path = dir.join(format!("game-{:04}.txt", report.index + 1));
-                let written = record_text(config, &names, &report)
-                    .map_err(|error| error.to_string())
-                    .and_then(|text| std::fs::write(&path, text).map_err(|e| e.to_string()));
-                if let Err(error) = written {
-                    bar.suspend(|| eprintln!("cannot write {}: {error}", path.display()));
-                }
-            }
-            if let Some(sprt) = &config.sprt {
-                let verdict = sprt.verdict(&tally);
-                sprt_state = Some((sprt.llr(&tally), verdict));
-                if verdict != Verdict::Continue && !stop.swap(true, Ordering::Relaxed) {
-                    bar.suspend(|| {
-                        println!("SPRT: {verdict} after {} games; stopping", tally.games())
-                    });
-                }
-            }
+            count(&report, true);
         }
     });
     bar.finish_and_clear();
@@ -336,6 +361,94 @@ pub fn summary_text(config: &MatchConfig, summary: &Summary) -> String {
         );
     }
     text
+}
+
+/// The record file of game `index` (from 0).
+fn record_name(index: u32) -> String {
+    format!("game-{:04}.txt", index + 1)
+}
+
+/// The games of this match already in its records directory, read back into their reports.
+/// A record that is not this match's game (other rules, control, engines or opening) is an
+/// error: counting it would mix two matches.
+fn recorded_games(config: &MatchConfig, names: &[String; 2]) -> Result<Vec<GameReport>> {
+    let Some(dir) = &config.records else {
+        bail!("--resume needs --records: the games to go on from are read there");
+    };
+    let mut reports = Vec::new();
+    for index in 0..config.games {
+        let path = dir.join(record_name(index));
+        if !path.exists() {
+            continue;
+        }
+        let shown = path.display();
+        let text =
+            std::fs::read_to_string(&path).with_context(|| format!("cannot read {shown}"))?;
+        let record = Record::parse(&text).with_context(|| format!("{shown} does not read"))?;
+        let engine1_sente = index % 2 == 0;
+        let (sente, gote) = if engine1_sente {
+            (&names[0], &names[1])
+        } else {
+            (&names[1], &names[0])
+        };
+        let (start_sfen, opening_moves) = opening(config, index);
+        let tag = |name: &str| {
+            record
+                .extra_tags
+                .iter()
+                .find(|(tag, _)| tag == name)
+                .map(|(_, value)| value.as_str())
+        };
+        let played: Vec<&str> = record.moves.iter().map(|m| m.usi.as_str()).collect();
+        let mismatch = if record.options != config.options {
+            Some("other rules")
+        } else if record.time_control.as_deref() != Some(config.time.to_string().as_str()) {
+            Some("another time control")
+        } else if record.sente.as_ref() != Some(sente) || record.gote.as_ref() != Some(gote) {
+            Some("other engines or colours")
+        } else if record.replay().map(|r| r.start_sfen).ok().as_ref() != Some(&start_sfen)
+            || !played.starts_with(&opening_moves.iter().map(String::as_str).collect::<Vec<_>>())
+            || tag("OpeningPlies") != Some(opening_moves.len().to_string().as_str())
+        {
+            Some("another opening")
+        } else {
+            None
+        };
+        if let Some(what) = mismatch {
+            bail!("{shown} is a game of another match ({what}); resume in a fresh directory");
+        }
+        let winner = match record.result {
+            GameResult::SenteWins => Some(Color::Sente),
+            GameResult::GoteWins => Some(Color::Gote),
+            GameResult::NoWinner => None,
+            GameResult::Unfinished => bail!("{shown} is an unfinished game"),
+        };
+        let reason = match (record.reason, tag("Termination")) {
+            (Some(reason), _) => reason.name().to_string(),
+            (None, Some(termination)) => termination.to_string(),
+            (None, None) => bail!("{shown} says neither Reason nor Termination"),
+        };
+        let think_ms = tag("MoveTimes")
+            .unwrap_or("")
+            .split_whitespace()
+            .map(|ms| ms.parse::<u64>())
+            .collect::<Result<Vec<_>, _>>()
+            .with_context(|| format!("{shown}: MoveTimes is not a list of milliseconds"))?;
+        reports.push(GameReport {
+            index,
+            engine1_sente,
+            start_sfen,
+            opening_plies: opening_moves.len(),
+            moves: played.iter().map(|m| m.to_string()).collect(),
+            think_ms,
+            end: GameEnd {
+                winner,
+                reason,
+                detail: tag("Detail").unwrap_or("").to_string(),
+            },
+        });
+    }
+    Ok(reports)
 }
 
 /// The game's record in the canonical format (so that `tsubame analyse`, `convert` and the
