@@ -606,6 +606,8 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
             } else {
                 0
             };
+            // Read before the move is made, for the check extension below.
+            let keeps_exchange = self.position.exchange_at_least(mv, 0, self.params);
             let undo = self.make(mv);
             let gives_check = self.position.in_check();
             // Shallow quiet moves late in the order, or that cannot lift a poor position to
@@ -631,7 +633,10 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
                     continue;
                 }
             }
-            let new_depth = depth - 1 + i32::from(gives_check && ply < 2 * depth as usize + 8);
+            // A check that hands its piece over (most checking drops next to the royal piece)
+            // is not extended: the reply takes it, and the search finds that at the usual depth.
+            let extend = gives_check && keeps_exchange && ply < 2 * depth as usize + 8;
+            let new_depth = depth - 1 + i32::from(extend);
             let score = if index == 0 {
                 -self.search(new_depth, -beta, -alpha, ply + 1, Some(mv))
             } else {
@@ -890,14 +895,25 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
             } else {
                 (-INFINITY, INFINITY)
             };
+            // The line that last failed high in this iteration: its first move is better than
+            // the window expected, at full depth, and stands if the wider search is stopped
+            // before it has a move of its own.
+            let mut failed_high: Option<(Vec<Move>, i32)> = None;
             loop {
                 let value = self.search(depth as i32, alpha, beta, 0, None);
                 if self.stopped() {
+                    if self.pv[0].is_empty()
+                        && let Some((line, value)) = failed_high.take()
+                    {
+                        self.pv[0] = line;
+                        self.root_score = value;
+                    }
                     break;
                 }
                 if value <= alpha {
                     alpha = (alpha - window).max(-INFINITY);
                 } else if value >= beta {
+                    failed_high = Some((self.pv[0].clone(), value));
                     beta = (beta + window).min(INFINITY);
                 } else {
                     score = value;
