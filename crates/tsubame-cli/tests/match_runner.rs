@@ -129,13 +129,7 @@ fn self_play_between(variant: &str, option: &str, protocols: [&str; 2], time: &s
 /// for an answer that lost).
 fn check_record(text: &str) -> String {
     let record = Record::parse(text).unwrap_or_else(|e| panic!("{e}: {text}"));
-    let tag = |name: &str| {
-        record
-            .extra_tags
-            .iter()
-            .find(|(tag, _)| tag == name)
-            .map(|(_, value)| value.clone())
-    };
+    let tag = |name: &str| record.extra_tag(name).map(str::to_string);
     let ending = match (record.reason, tag("Termination")) {
         (Some(reason), None) => reason.name().to_string(),
         (None, Some(termination)) => termination,

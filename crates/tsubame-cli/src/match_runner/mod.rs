@@ -392,13 +392,6 @@ fn recorded_games(config: &MatchConfig, names: &[String; 2]) -> Result<Vec<GameR
             (&names[1], &names[0])
         };
         let (start_sfen, opening_moves) = opening(config, index);
-        let tag = |name: &str| {
-            record
-                .extra_tags
-                .iter()
-                .find(|(tag, _)| tag == name)
-                .map(|(_, value)| value.as_str())
-        };
         let played: Vec<&str> = record.moves.iter().map(|m| m.usi.as_str()).collect();
         let mismatch = if record.options != config.options {
             Some("other rules")
@@ -408,7 +401,7 @@ fn recorded_games(config: &MatchConfig, names: &[String; 2]) -> Result<Vec<GameR
             Some("other engines or colours")
         } else if record.replay().map(|r| r.start_sfen).ok().as_ref() != Some(&start_sfen)
             || !played.starts_with(&opening_moves.iter().map(String::as_str).collect::<Vec<_>>())
-            || tag("OpeningPlies") != Some(opening_moves.len().to_string().as_str())
+            || record.extra_tag("OpeningPlies") != Some(opening_moves.len().to_string().as_str())
         {
             Some("another opening")
         } else {
@@ -423,12 +416,13 @@ fn recorded_games(config: &MatchConfig, names: &[String; 2]) -> Result<Vec<GameR
             GameResult::NoWinner => None,
             GameResult::Unfinished => bail!("{shown} is an unfinished game"),
         };
-        let reason = match (record.reason, tag("Termination")) {
+        let reason = match (record.reason, record.extra_tag("Termination")) {
             (Some(reason), _) => reason.name().to_string(),
             (None, Some(termination)) => termination.to_string(),
             (None, None) => bail!("{shown} says neither Reason nor Termination"),
         };
-        let think_ms = tag("MoveTimes")
+        let think_ms = record
+            .extra_tag("MoveTimes")
             .unwrap_or("")
             .split_whitespace()
             .map(|ms| ms.parse::<u64>())
@@ -444,7 +438,7 @@ fn recorded_games(config: &MatchConfig, names: &[String; 2]) -> Result<Vec<GameR
             end: GameEnd {
                 winner,
                 reason,
-                detail: tag("Detail").unwrap_or("").to_string(),
+                detail: record.extra_tag("Detail").unwrap_or("").to_string(),
             },
         });
     }

@@ -242,6 +242,14 @@ impl Record {
         canonical::read_with(text, rules)
     }
 
+    /// The value of another tag ([`Record::extra_tags`]) by its name.
+    pub fn extra_tag(&self, name: &str) -> Option<&str> {
+        self.extra_tags
+            .iter()
+            .find(|(tag, _)| tag == name)
+            .map(|(_, value)| value.as_str())
+    }
+
     /// Writes the record in the canonical format, its moves in [`Record::notation`].
     pub fn to_canonical(&self) -> Result<String, RecordError> {
         canonical::write(self)

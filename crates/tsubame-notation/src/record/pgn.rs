@@ -352,13 +352,7 @@ pub fn write_pgn(record: &Record) -> Result<String, RecordError> {
             value.replace('\\', "\\\\").replace('"', "\\\"")
         ));
     };
-    let extra = |name: &str| {
-        record
-            .extra_tags
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.clone())
-    };
+    let extra = |name: &str| record.extra_tag(name).map(str::to_string);
     tag("Event", &extra("Event").unwrap_or_else(|| "?".into()));
     tag("Site", &extra("Site").unwrap_or_else(|| "?".into()));
     tag("Date", record.date.as_deref().unwrap_or("????.??.??"));
