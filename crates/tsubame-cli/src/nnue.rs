@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 use tsubame_engine::eval::EvalParams;
-use tsubame_engine::nnue::data::{Generation, Record, generate, read_file};
+use tsubame_engine::nnue::data::{Generation, Record, add_mirror_images, generate, read_file};
 use tsubame_engine::nnue::train::{FloatNetwork, Prepared, TrainSettings, train};
 use tsubame_engine::nnue::{Layout, Network};
 use tsubame_rules::{Bitboard, Options, Tables, Variant, tori, wa};
@@ -85,6 +85,11 @@ struct TrainArgs {
     /// Keep every game whose number is a multiple of N aside for validation (0: none).
     #[arg(long, default_value_t = 10)]
     validation_every: u32,
+    /// Also train on the mirror image (left to right) of every training position: twice the
+    /// positions, of the same value, since the game's rules are mirror-symmetric (Tori's quails
+    /// trade places).
+    #[arg(long)]
+    mirror: bool,
     /// Threads.
     #[arg(long, default_value_t = default_threads())]
     threads: usize,
@@ -191,6 +196,10 @@ fn run_train(a: &TrainArgs) -> Result<()> {
     }
     if records.is_empty() {
         bail!("no positions to train on");
+    }
+    if a.mirror {
+        let added = add_mirror_images(&mut records, a.variant, a.validation_every)?;
+        println!("{added} mirror images of training positions added");
     }
     let mut network = match &a.init {
         Some(path) => FloatNetwork::from_network(&load_network(path, a.variant)?),

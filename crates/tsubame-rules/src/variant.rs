@@ -235,6 +235,66 @@ impl VariantSpec {
     pub fn option(&self, name: &str) -> Option<&'static OptionSpec> {
         self.options.iter().find(|o| o.name == name)
     }
+
+    /// What each kind becomes when the board is mirrored left to right: the kind that moves as
+    /// its mirror image and is otherwise the same (royalty, drops, hooks, and promotion to the
+    /// mirror of its promoted form). Every rule of the game then holds in the mirrored
+    /// position too, so a position and its mirror image have the same value. `None` when some
+    /// kind has no such image among the game's kinds, or a move is not written in Betza.
+    ///
+    /// ```
+    /// use tsubame_rules::{Role, tori};
+    /// // Tori's quails are each other's mirror image; every other bird is its own.
+    /// let mirror = tori::spec().mirror_roles().unwrap();
+    /// assert_eq!(mirror[tori::LEFT_QUAIL.index()], tori::RIGHT_QUAIL);
+    /// assert_eq!(mirror[tori::FALCON.index()], tori::FALCON);
+    /// ```
+    pub fn mirror_roles(&self) -> Option<Vec<Role>> {
+        let sorted_moves = |betza: &str, mirrored: bool| -> Option<Vec<(i8, i8, bool, u8)>> {
+            let mut moves: Vec<_> = crate::betza::parse(betza)
+                .ok()?
+                .into_iter()
+                .map(|atom| {
+                    let (leap, limit) = match atom.reach {
+                        crate::betza::Reach::Leap => (true, 0),
+                        crate::betza::Reach::Slide { limit } => (false, limit),
+                    };
+                    let left = if mirrored { -atom.left } else { atom.left };
+                    (left, atom.forward, leap, limit)
+                })
+                .collect();
+            moves.sort_unstable();
+            moves.dedup();
+            Some(moves)
+        };
+        let moves = self
+            .roles
+            .iter()
+            .map(|r| sorted_moves(r.betza, false))
+            .collect::<Option<Vec<_>>>()?;
+        let alike = |a: &RoleSpec, b: &RoleSpec| {
+            a.royal == b.royal
+                && a.drop == b.drop
+                && a.exchangeable == b.exchangeable
+                && a.set_count == b.set_count
+                && a.hooks == b.hooks
+        };
+        let mut mirror = Vec::with_capacity(self.roles.len());
+        for (index, spec) in self.roles.iter().enumerate() {
+            let image = sorted_moves(spec.betza, true)?;
+            // A kind that is its own image keeps itself even when another kind moves alike.
+            let found = std::iter::once(index)
+                .chain(0..self.roles.len())
+                .find(|&other| moves[other] == image && alike(spec, &self.roles[other]))?;
+            mirror.push(Role(found as u8));
+        }
+        let consistent = self.roles.iter().enumerate().all(|(index, spec)| {
+            let image = &self.roles[mirror[index].index()];
+            spec.promotes_to.map(|p| mirror[p.index()]) == image.promotes_to
+                && spec.promoted_from.map(|p| mirror[p.index()]) == image.promoted_from
+        });
+        consistent.then_some(mirror)
+    }
 }
 
 /// Chosen values of a variant's rule options.

@@ -1,10 +1,11 @@
 //! Invariants over random legal play: make/unmake restores the position, the incremental key
 //! equals a key computed from scratch, text formats round-trip, and the generator yields exactly
 //! the legal moves (checked against an independent make-and-test over all pseudo-legal moves),
-//! and its captures and quiet checks are those of the legal moves.
+//! its captures and quiet checks are those of the legal moves, and a position mirrored left to
+//! right has exactly the mirrored moves.
 
 use proptest::prelude::*;
-use tsubame_rules::{Bitboard, Options, Position, tori, wa};
+use tsubame_rules::{Bitboard, Options, Piece, Position, Square, UsiMove, tori, wa};
 
 const OPTION_SETS: [&str; 6] = [
     "",
@@ -147,8 +148,86 @@ fn check_exact_legal_set<B: Bitboard>(position: &Position<B>) {
     );
 }
 
+/// The position mirrored left to right with `VariantSpec::mirror_roles` has the mirror
+/// image of every legal move and no other, and the same check status: the mirror the network
+/// trainer uses to double its positions keeps every rule.
+fn check_mirror_image<B: Bitboard>(position: &Position<B>) {
+    let tables = position.tables();
+    let geometry = tables.geometry;
+    let mirror = tables.spec.mirror_roles().unwrap();
+    let mirror_square = |square: Square| {
+        let (file, rank) = (geometry.file(square), geometry.rank(square));
+        geometry.square(geometry.width + 1 - file, rank).unwrap()
+    };
+    let mut setup = position.to_setup();
+    let original = setup.clone();
+    for (index, piece) in original.board.iter().enumerate() {
+        let image = mirror_square(Square::from_index(index as u8));
+        setup.board[image.index()] = piece.map(|p| Piece {
+            color: p.color,
+            role: mirror[p.role.index()],
+        });
+    }
+    for (color, hand) in original.hands.iter().enumerate() {
+        for (role, &count) in hand.iter().enumerate() {
+            setup.hands[color][mirror[role].index()] = count;
+        }
+    }
+    let mirrored = Position::from_setup(tables, setup, position.rules()).unwrap();
+    assert_eq!(mirrored.in_check(), position.in_check());
+    let written = |p: &Position<B>, mirror_it: bool| {
+        let mut moves: Vec<String> = p
+            .legal_moves()
+            .into_iter()
+            .map(|mv| {
+                let usi = p.parse_usi_syntax(&p.to_usi(mv)).unwrap();
+                let usi = match usi {
+                    UsiMove::Normal { from, to, promote } if mirror_it => UsiMove::Normal {
+                        from: mirror_square(from),
+                        to: mirror_square(to),
+                        promote,
+                    },
+                    UsiMove::Put { role, to } if mirror_it => UsiMove::Put {
+                        role: mirror[role.index()],
+                        to: mirror_square(to),
+                    },
+                    other => other,
+                };
+                format!("{usi:?}")
+            })
+            .collect();
+        moves.sort();
+        moves
+    };
+    assert_eq!(
+        written(&mirrored, false),
+        written(position, true),
+        "{} mirrored to {}",
+        position.to_sfen(),
+        mirrored.to_sfen()
+    );
+}
+
+#[test]
+fn tori_quails_are_each_others_mirror_and_wa_has_a_mirror() {
+    let mut expected: Vec<_> = (0..tori::spec().roles.len() as u8)
+        .map(tsubame_rules::Role)
+        .collect();
+    expected.swap(tori::LEFT_QUAIL.index(), tori::RIGHT_QUAIL.index());
+    assert_eq!(tori::spec().mirror_roles(), Some(expected));
+    let wa_mirror = wa::spec().mirror_roles().unwrap();
+    for (role, image) in wa_mirror.iter().enumerate() {
+        assert_eq!(wa_mirror[image.index()].index(), role, "an involution");
+    }
+}
+
 proptest! {
     #![proptest_config(config())]
+
+    #[test]
+    fn mirrored_positions_have_the_mirrored_moves(option_set in 0usize..6, choices in prop::collection::vec(any::<u16>(), 0..90)) {
+        walk(option_set, &choices, check_mirror_image);
+    }
 
     #[test]
     fn make_unmake_restores_every_move_and_keys_stay_exact(option_set in 0usize..6, choices in prop::collection::vec(any::<u16>(), 0..90)) {
@@ -171,6 +250,7 @@ proptest! {
             check_make_unmake(position);
             check_text_round_trips(position);
             check_exact_legal_set(position);
+            check_mirror_image(position);
         });
     }
 

@@ -73,6 +73,9 @@ pub enum DataError {
     /// The variant has no network inputs.
     #[error("{0} has no network inputs")]
     NoLayout(Variant),
+    /// Some kind of the variant has no mirror image among its kinds.
+    #[error("{0} has a piece whose mirror image is no piece of the game: it cannot be mirrored")]
+    NoMirror(Variant),
 }
 
 /// One labelled position as stored.
@@ -177,6 +180,40 @@ impl Record {
         })
     }
 
+    /// The record of the position mirrored left to right: each piece on the same rank's
+    /// mirror square and every kind, on the board and in hand, replaced by its image under
+    /// `mirror` (from [`tsubame_rules::VariantSpec::mirror_roles`]). Every rule holds in the
+    /// mirrored game, so the score and the result stay the position's.
+    pub fn mirrored(&self, layout: Layout, width: usize, mirror: &[Role]) -> Record {
+        let role_image = |role: usize| mirror.get(role).map_or(role, |r| r.index());
+        let mut board = vec![0; self.board.len()];
+        for (square, &code) in self.board.iter().enumerate() {
+            let image = square - square % width + (width - 1 - square % width);
+            let code = if code == 0 {
+                0
+            } else {
+                let code = usize::from(code) - 1;
+                let (color, role) = (code / layout.roles, code % layout.roles);
+                (1 + color * layout.roles + role_image(role)) as u8
+            };
+            if let Some(slot) = board.get_mut(image) {
+                *slot = code;
+            }
+        }
+        let mut hands = vec![0; self.hands.len()];
+        for (i, &count) in self.hands.iter().enumerate() {
+            let (color, role) = (i / layout.roles, i % layout.roles);
+            if let Some(slot) = hands.get_mut(color * layout.roles + role_image(role)) {
+                *slot = count;
+            }
+        }
+        Record {
+            board,
+            hands,
+            ..self.clone()
+        }
+    }
+
     /// The active network inputs of the record's position seen by `perspective`, as
     /// [`Layout::inputs_of`] gives them for the position itself.
     pub fn inputs(&self, layout: Layout, perspective: Color, out: &mut Vec<usize>) {
@@ -243,6 +280,31 @@ pub fn read_file(path: &str, variant: Variant) -> Result<Vec<Record>, DataError>
     let whole = whole_games(&records);
     records.truncate(whole);
     Ok(records)
+}
+
+/// Adds the mirror image ([`Record::mirrored`]) of every record of a game that training uses,
+/// one not kept aside for validation (`validation_every` as in
+/// [`super::train::TrainSettings`]), and returns how many were added: twice the positions, of
+/// exactly the same value, for a network whose training is limited by its data.
+pub fn add_mirror_images(
+    records: &mut Vec<Record>,
+    variant: Variant,
+    validation_every: u32,
+) -> Result<usize, DataError> {
+    let layout = Layout::for_variant(variant).ok_or(DataError::NoLayout(variant))?;
+    let mirror = variant
+        .spec()
+        .mirror_roles()
+        .ok_or(DataError::NoMirror(variant))?;
+    let width = usize::from(variant.spec().width);
+    let images: Vec<Record> = records
+        .iter()
+        .filter(|r| validation_every == 0 || r.game % validation_every != 0)
+        .map(|r| r.mirrored(layout, width, &mirror))
+        .collect();
+    let added = images.len();
+    records.extend(images);
+    Ok(added)
 }
 
 /// Checks the header and returns where the records start.
@@ -585,6 +647,36 @@ mod tests {
     fn by_game(mut records: Vec<Record>) -> Vec<Record> {
         records.sort_by_key(|r| (r.game, r.ply));
         records
+    }
+
+    #[test]
+    fn a_mirrored_record_is_the_record_of_the_mirrored_position() {
+        let rules = Options::defaults(tori::spec()).rule_set();
+        let record_of = |sfen: &str, game: u32| {
+            let position = Position::from_sfen(tori::tables(), sfen, rules).unwrap();
+            Record::of(&position, Layout::of(&position), game, -45, 1)
+        };
+        let layout = Layout::for_variant(Variant::Tori).unwrap();
+        let mirror = tori::spec().mirror_roles().unwrap();
+        let original = record_of("l3k2/1s5/7/3F3/7/2L4/3K3 w 2Sr 12", 3);
+        let image = original.mirrored(layout, 7, &mirror);
+        assert_eq!(image, record_of("2k3r/5s1/7/3F3/7/4R2/3K3 w 2Sl 12", 3));
+        assert_eq!(image.mirrored(layout, 7, &mirror), original);
+
+        // Only the games training uses get images: game 10 is kept aside for validation.
+        let mut records = vec![
+            original.clone(),
+            Record {
+                game: 10,
+                ..original
+            },
+        ];
+        assert_eq!(
+            add_mirror_images(&mut records, Variant::Tori, 10).unwrap(),
+            1
+        );
+        assert_eq!(records.len(), 3);
+        assert_eq!(records[2], image);
     }
 
     #[test]
