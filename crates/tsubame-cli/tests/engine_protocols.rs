@@ -255,6 +255,14 @@ fn malformed_commands_get_an_error_and_the_engine_goes_on() {
             "setoption name EvalFile value /nonexistent/tori.nnue",
             "/nonexistent/tori.nnue",
         ),
+        (
+            "setoption name SearchParams value futility_margin=9999",
+            "search parameters: futility_margin=9999 is out of its range 0..=600",
+        ),
+        (
+            "setoption name SearchParams value depth=3",
+            "no search parameter is called \"depth\"",
+        ),
         ("ponderhit", "without a ponder search"),
     ];
     for (command, expected) in bad {
@@ -413,6 +421,50 @@ fn a_level_holds_the_search_to_its_depth_and_time() {
         lines.iter().any(|l| l.contains("level (0 to 5)")),
         "{lines:?}"
     );
+}
+
+/// The nodes of a fixed-depth search from the start position.
+fn nodes_to_depth(engine: &mut Engine, depth: u32) -> u64 {
+    engine.send("usinewgame");
+    engine.send("position startpos");
+    engine.send(&format!("go depth {depth}"));
+    let lines = engine.until("bestmove");
+    lines
+        .iter()
+        .rev()
+        .filter(|l| l.starts_with(&format!("info depth {depth} ")))
+        .filter_map(|l| {
+            let mut words = l.split_whitespace();
+            words.find(|w| *w == "nodes")?;
+            words.next()?.parse().ok()
+        })
+        .next()
+        .unwrap_or_else(|| panic!("no depth {depth} report: {lines:?}"))
+}
+
+/// The `SearchParams` option changes the search's margins: another late-move pruning searches
+/// another tree to the same depth, the same one each time, and `<empty>` brings back the
+/// defaults, node for node.
+#[test]
+fn search_params_change_the_search_and_reset() {
+    let mut engine = Engine::start();
+    engine.send("usi");
+    let options = engine.until("usiok");
+    assert!(
+        options
+            .iter()
+            .any(|l| l == "option name SearchParams type string default <empty>")
+    );
+    let default = nodes_to_depth(&mut engine, 7);
+    engine.send(
+        "setoption name SearchParams value late_move_depth=6 late_move_base=1 late_move_scale=0 \
+         late_move_improving_base=1 late_move_improving_scale=0",
+    );
+    let bolder = nodes_to_depth(&mut engine, 7);
+    assert_ne!(bolder, default);
+    assert_eq!(nodes_to_depth(&mut engine, 7), bolder);
+    engine.send("setoption name SearchParams value <empty>");
+    assert_eq!(nodes_to_depth(&mut engine, 7), default);
 }
 
 /// MultiPV: each depth reports that many lines, numbered, best first, each starting with a

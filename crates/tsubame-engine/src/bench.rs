@@ -5,6 +5,7 @@
 use crate::eval::EvalParams;
 use crate::limits::Limits;
 use crate::search::search_any;
+use crate::search_params::SearchParams;
 use crate::tt::TranspositionTable;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -98,6 +99,7 @@ pub fn run(depth: u32) -> Result<Vec<Row>, BenchError> {
                 &[],
                 &limits,
                 &params,
+                &SearchParams::DEFAULT,
                 Arc::new(TranspositionTable::new(TABLE_MIB)),
                 Arc::new(AtomicBool::new(false)),
                 1,

@@ -1,12 +1,14 @@
 //! Search and evaluation for every game of the rules library.
 //!
 //! The engine knows no protocol: [`search::search`] takes a position, the game's earlier
-//! positions (for the repetition rules), [`limits::Limits`], evaluation weights and a shared
-//! transposition table, reports each iteration through a callback and returns the best move.
+//! positions (for the repetition rules), [`limits::Limits`], evaluation weights, the search's
+//! margins ([`search_params::SearchParams`]) and a shared transposition table, reports each
+//! iteration through a callback and returns the best move.
 //!
 //! ```
 //! use std::sync::{Arc, atomic::AtomicBool};
 //! use tsubame_engine::{eval::EvalParams, limits::Limits, search::search, tt::TranspositionTable};
+//! use tsubame_engine::search_params::SearchParams;
 //! use tsubame_rules::{tori, Options, Position};
 //!
 //! // Gote's phoenix on 1a is hemmed in; a falcon dropped on 1b, guarded by the crane, mates.
@@ -15,7 +17,7 @@
 //! let params = EvalParams::for_variant(tori::spec());
 //! let limits = Limits { depth: Some(3), ..Limits::default() };
 //! let tt = Arc::new(TranspositionTable::new(4));
-//! let outcome = search(&position, &[], &[], &limits, &params, tt, Arc::new(AtomicBool::new(false)), 1, &mut |_| {});
+//! let outcome = search(&position, &[], &[], &limits, &params, &SearchParams::DEFAULT, tt, Arc::new(AtomicBool::new(false)), 1, &mut |_| {});
 //! assert_eq!(outcome.best.map(|m| position.to_usi(m)).as_deref(), Some("F*1b"));
 //! ```
 
@@ -28,5 +30,6 @@ pub mod limits;
 pub mod nnue;
 pub mod params;
 pub mod search;
+pub mod search_params;
 pub mod tt;
 pub mod tune;

@@ -9,6 +9,7 @@ use crate::eval::EvalParams;
 use crate::game::SearchPosition;
 use crate::limits::{Budget, Limits};
 use crate::nnue::{Accumulator, Network};
+use crate::search_params::SearchParams;
 use crate::tt::{Bound, Entry, TranspositionTable};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -101,7 +102,9 @@ pub struct Outcome {
 }
 
 /// State shared by the threads of one search.
-struct Shared {
+struct Shared<'a> {
+    /// The margins, thresholds and reductions.
+    search: &'a SearchParams,
     tt: Arc<TranspositionTable>,
     stop: Arc<AtomicBool>,
     nodes: AtomicU64,
@@ -112,7 +115,7 @@ struct Shared {
 
 /// One thread's search.
 struct Worker<'a, P: SearchPosition> {
-    shared: &'a Shared,
+    shared: &'a Shared<'a>,
     params: &'a EvalParams,
     position: P,
     /// Keys of every position from the game's start to the current node.
@@ -148,7 +151,9 @@ struct Worker<'a, P: SearchPosition> {
     accumulators: Vec<Accumulator>,
 }
 
-fn lmr_table() -> Vec<Vec<i32>> {
+fn lmr_table(search: &SearchParams) -> Vec<Vec<i32>> {
+    let base = f64::from(search.lmr_base) / 100.0;
+    let divisor = f64::from(search.lmr_divisor) / 100.0;
     (0..64)
         .map(|depth| {
             (0..64)
@@ -156,7 +161,7 @@ fn lmr_table() -> Vec<Vec<i32>> {
                     if depth == 0 || moves == 0 {
                         0
                     } else {
-                        (0.6 + (depth as f64).ln() * (moves as f64).ln() / 2.2) as i32
+                        (base + (depth as f64).ln() * (moves as f64).ln() / divisor) as i32
                     }
                 })
                 .collect()
@@ -211,7 +216,7 @@ fn table_cutoff(entry: &Entry, ply: usize, alpha: i32, beta: i32) -> Option<i32>
 
 impl<'a, P: SearchPosition> Worker<'a, P> {
     fn new(
-        shared: &'a Shared,
+        shared: &'a Shared<'a>,
         params: &'a EvalParams,
         position: P,
         history_keys: &[u64],
@@ -259,7 +264,7 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
             lines: Vec::new(),
             move_lists: (0..=MAX_PLY).map(|_| Vec::with_capacity(256)).collect(),
             pv: (0..=MAX_PLY).map(|_| Vec::with_capacity(32)).collect(),
-            lmr: lmr_table(),
+            lmr: lmr_table(shared.search),
             position,
             main,
         }
@@ -537,16 +542,23 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
                 let before = self.static_evals[ply - 2];
                 before == -INFINITY || static_eval > before
             });
+        let search = self.shared.search;
         if !pv_node && !in_check && ply > 0 {
             // The position is good enough without searching it: reverse futility.
-            let margin = 110 * (depth - i32::from(improving));
-            if depth <= 4 && static_eval - margin >= beta && beta.abs() < MATE_BOUND {
+            let margin = search.reverse_futility_margin * (depth - i32::from(improving));
+            if depth <= search.reverse_futility_depth
+                && static_eval - margin >= beta
+                && beta.abs() < MATE_BOUND
+            {
                 return static_eval;
             }
             // Null move: give the opponent a free move; still above beta means a cut.
-            if depth >= 3 && static_eval >= beta && previous.is_some() && self.has_pieces_to_move()
+            if depth >= search.null_move_depth
+                && static_eval >= beta
+                && previous.is_some()
+                && self.has_pieces_to_move()
             {
-                let reduction = 3 + depth / 5;
+                let reduction = search.null_move_reduction + depth / search.null_move_depth_divisor;
                 self.position.make_null_move();
                 if let Some(&top) = self.accumulators.last() {
                     self.accumulators.push(top);
@@ -573,7 +585,7 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
 
         // With no move from the table, a deep search here is poorly ordered: search it a ply
         // shallower (internal iterative reduction); the next visit has a table move.
-        if depth >= 4 && tt_move.is_none() {
+        if depth >= search.iir_depth && tt_move.is_none() {
             depth -= 1;
         }
 
@@ -600,7 +612,10 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
             let quiet = !self.is_capture(mv) && !mv.is_promotion();
             // Read before the move is made (it depends on the moves leading here), and only
             // where a late-move reduction may use it.
-            let may_reduce = depth >= 3 && index >= 3 && quiet && !in_check;
+            let may_reduce = depth >= search.lmr_depth
+                && index >= search.lmr_first_move as usize
+                && quiet
+                && !in_check;
             let quiet_record = if may_reduce {
                 self.quiet_score(self.history_index(mv))
             } else {
@@ -613,7 +628,7 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
             // Shallow quiet moves late in the order, or that cannot lift a poor position to
             // alpha, are not searched (late-move and futility pruning). Drops make up most
             // moves in games with hands, and most of them are such moves.
-            if depth <= 3
+            if depth <= search.late_move_depth
                 && index > 0
                 && quiet
                 && !pv_node
@@ -622,12 +637,14 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
                 && best > -MATE_BOUND
             {
                 let late_from = if improving {
-                    4 + 3 * depth * depth
+                    search.late_move_improving_base
+                        + search.late_move_improving_scale * depth * depth
                 } else {
-                    3 + 2 * depth * depth
+                    search.late_move_base + search.late_move_scale * depth * depth
                 };
                 let late = index >= late_from as usize;
-                let futile = depth <= 2 && static_eval + 120 * depth + 60 <= alpha;
+                let futile = depth <= search.futility_depth
+                    && static_eval + search.futility_margin * depth + search.futility_base <= alpha;
                 if late || futile {
                     self.unmake(mv, undo);
                     continue;
@@ -779,7 +796,7 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
             let mv = pick_next(&mut moves, &mut scores, index);
             if !in_check {
                 let gain = self.position.gain(mv, self.params);
-                if best + gain + 250 < alpha && !mv.is_promotion() {
+                if best + gain + self.shared.search.delta_margin < alpha && !mv.is_promotion() {
                     continue;
                 }
                 // A capture is ordered below zero exactly when it loses the exchange.
@@ -886,8 +903,8 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
         let mut steadiness = Steadiness::default();
         let mut depth = 1 + depth_offset;
         while depth <= max_depth {
-            let mut window = 30;
-            let (mut alpha, mut beta) = if depth >= 5 {
+            let mut window = self.shared.search.aspiration_window;
+            let (mut alpha, mut beta) = if depth >= self.shared.search.aspiration_depth as u32 {
                 (
                     (score - window).max(-INFINITY),
                     (score + window).min(INFINITY),
@@ -1029,6 +1046,7 @@ pub fn search<P: SearchPosition>(
     history_checks: &[bool],
     limits: &Limits,
     params: &EvalParams,
+    search_params: &SearchParams,
     tt: Arc<TranspositionTable>,
     stop: Arc<AtomicBool>,
     threads: usize,
@@ -1036,6 +1054,7 @@ pub fn search<P: SearchPosition>(
 ) -> Outcome {
     tt.new_search();
     let shared = Shared {
+        search: search_params,
         tt,
         stop,
         nodes: AtomicU64::new(0),
@@ -1132,6 +1151,7 @@ pub fn search_any(
     history_checks: &[bool],
     limits: &Limits,
     params: &EvalParams,
+    search_params: &SearchParams,
     tt: Arc<TranspositionTable>,
     stop: Arc<AtomicBool>,
     threads: usize,
@@ -1142,6 +1162,7 @@ pub fn search_any(
         history_checks,
         limits,
         params,
+        search_params,
         tt,
         stop,
         threads,
@@ -1155,6 +1176,7 @@ struct AnySearch<'a> {
     history_checks: &'a [bool],
     limits: &'a Limits,
     params: &'a EvalParams,
+    search_params: &'a SearchParams,
     tt: Arc<TranspositionTable>,
     stop: Arc<AtomicBool>,
     threads: usize,
@@ -1181,6 +1203,7 @@ impl AnySearch<'_> {
             self.history_checks,
             self.limits,
             self.params,
+            self.search_params,
             self.tt,
             self.stop,
             self.threads,
@@ -1194,8 +1217,9 @@ mod tests {
     use super::*;
     use tsubame_rules::{Options, Position, Square, tori, wa};
 
-    fn shared() -> Shared {
+    fn shared() -> Shared<'static> {
         Shared {
+            search: &SearchParams::DEFAULT,
             tt: Arc::new(TranspositionTable::new(1)),
             stop: Arc::new(AtomicBool::new(false)),
             nodes: AtomicU64::new(0),
@@ -1263,6 +1287,7 @@ mod tests {
                 &[],
                 &limits,
                 &params,
+                &SearchParams::DEFAULT,
                 Arc::new(TranspositionTable::new(4)),
                 Arc::new(AtomicBool::new(false)),
                 1,

@@ -7,6 +7,7 @@ use std::sync::atomic::AtomicBool;
 use tsubame_engine::eval::EvalParams;
 use tsubame_engine::limits::Limits;
 use tsubame_engine::search::{Outcome, Score, search};
+use tsubame_engine::search_params::SearchParams;
 use tsubame_engine::tt::TranspositionTable;
 use tsubame_rules::{Bitboard, Game, Options, Position, Status, Tables, tori, wa};
 
@@ -19,6 +20,7 @@ fn think<B: Bitboard>(position: &Position<B>, limits: Limits) -> Outcome {
         &[],
         &limits,
         &params,
+        &SearchParams::DEFAULT,
         tt,
         Arc::new(AtomicBool::new(false)),
         1,
@@ -208,6 +210,7 @@ fn self_play<B: Bitboard>(
                     &[],
                     &limits,
                     &params,
+                    &SearchParams::DEFAULT,
                     tt.clone(),
                     Arc::new(AtomicBool::new(false)),
                     1,
@@ -302,6 +305,7 @@ fn tenjiku_self_play(options: &str, games: u64, max_plies: usize, seed: u64) -> 
                     &vec![false; keys.len()],
                     &limits,
                     &params,
+                    &SearchParams::DEFAULT,
                     tt.clone(),
                     Arc::new(AtomicBool::new(false)),
                     1,
@@ -365,6 +369,7 @@ fn tenjiku_search_takes_the_last_royal() {
         &[],
         &depth(3),
         &params,
+        &SearchParams::DEFAULT,
         Arc::new(TranspositionTable::new(4)),
         Arc::new(AtomicBool::new(false)),
         1,

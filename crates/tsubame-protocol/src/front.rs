@@ -176,6 +176,7 @@ impl Front {
                 Ok(())
             }
             "EvalFile" => Ok(self.session.set_eval_file(value)?),
+            "SearchParams" => Ok(self.session.set_search_params(value)?),
             "MultiPV" => {
                 let lines: u32 = value
                     .parse()
@@ -397,6 +398,7 @@ impl Front {
             Evaluation::default().name()
         ));
         self.say("option name EvalFile type string default <empty>");
+        self.say("option name SearchParams type string default <empty>");
         self.say("option name Level type spin default 0 min 0 max 5");
         self.say("option name MultiPV type spin default 1 min 1 max 500");
         self.say(&format!(

@@ -12,6 +12,7 @@ use tsubame_engine::limits::Limits;
 use tsubame_engine::nnue::{Network, NetworkError};
 use tsubame_engine::params::ParamError;
 use tsubame_engine::search::{Info, Outcome, search_any};
+use tsubame_engine::search_params::{SearchParams, SearchParamsError};
 use tsubame_engine::tt::{TableError, TranspositionTable};
 use tsubame_rules::tenjiku::TenjikuPosition;
 use tsubame_rules::{
@@ -84,6 +85,9 @@ pub enum SessionError {
         /// What is wrong with it.
         error: ParamError,
     },
+    /// The search parameters are refused.
+    #[error("search parameters: {0}")]
+    SearchParams(#[from] SearchParamsError),
 }
 
 /// The protocols answer with text: a refusal becomes its message.
@@ -226,7 +230,7 @@ impl GameText {
 
     fn search(
         &self,
-        params: &EvalParams,
+        params: (&EvalParams, &SearchParams),
         setting: SearchSetting,
         on_info: &mut dyn FnMut(InfoText),
     ) -> BestMove {
@@ -301,6 +305,8 @@ pub struct Session {
     lines: u32,
     network_file: Option<Arc<Network>>,
     eval_file: Option<tsubame_engine::params::ParamFile>,
+    /// The search's margins and reductions (the `SearchParams` option).
+    search_params: SearchParams,
     tt: Arc<TranspositionTable>,
     stop: Arc<AtomicBool>,
     running: Option<JoinHandle<()>>,
@@ -323,7 +329,7 @@ fn run_search(
     position: &AnyPosition,
     keys: &[u64],
     checks: &[bool],
-    params: &EvalParams,
+    (params, search_params): (&EvalParams, &SearchParams),
     (limits, tt, stop, threads): SearchSetting,
     on_info: &mut dyn FnMut(InfoText),
 ) -> BestMove {
@@ -333,6 +339,7 @@ fn run_search(
         checks,
         &limits,
         params,
+        search_params,
         tt,
         stop,
         threads,
@@ -370,6 +377,7 @@ impl Session {
             lines: 1,
             network_file: None,
             eval_file: None,
+            search_params: SearchParams::default(),
             tt: Arc::new(TranspositionTable::new(64)),
             stop: Arc::new(AtomicBool::new(false)),
             running: None,
@@ -461,6 +469,22 @@ impl Session {
     /// The evaluation chosen.
     pub fn evaluation(&self) -> Evaluation {
         self.evaluation
+    }
+
+    /// Sets the search's margins and reductions from `name=value` pairs (see
+    /// [`tsubame_engine::search_params`]); the parameters not named take their defaults, and an
+    /// empty text or `<empty>` restores them all. On error nothing changes.
+    pub fn set_search_params(&mut self, text: &str) -> Result<(), SessionError> {
+        let text = if text == "<empty>" { "" } else { text };
+        let params = text.parse()?;
+        self.wait();
+        self.search_params = params;
+        Ok(())
+    }
+
+    /// The search parameters in force.
+    pub fn search_params(&self) -> &SearchParams {
+        &self.search_params
     }
 
     /// Reads a network file ([`tsubame_engine::nnue::Network`]) or a parameter file (see
@@ -623,8 +647,13 @@ impl Session {
         let stop = self.stop.clone();
         let threads = self.threads;
         let params = self.eval_params();
+        let search_params = self.search_params.clone();
         self.running = Some(std::thread::spawn(move || {
-            let result = game.search(&params, (limits, tt, stop, threads), &mut on_info);
+            let result = game.search(
+                (&params, &search_params),
+                (limits, tt, stop, threads),
+                &mut on_info,
+            );
             on_done(result);
         }));
     }

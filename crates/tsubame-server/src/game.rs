@@ -8,6 +8,7 @@ use std::sync::atomic::AtomicBool;
 use tsubame_engine::eval::EvalParams;
 use tsubame_engine::limits::Limits;
 use tsubame_engine::search::{Score, search_any};
+use tsubame_engine::search_params::SearchParams;
 use tsubame_engine::tt::TranspositionTable;
 use tsubame_notation::record::write_kif_move;
 use tsubame_notation::{write_hodges_any, write_short};
@@ -251,6 +252,7 @@ impl HostedGame {
             &checks,
             limits,
             &params,
+            &SearchParams::DEFAULT,
             tt,
             stop,
             1,

@@ -22,6 +22,7 @@ use super::Layout;
 use crate::eval::EvalParams;
 use crate::limits::Limits;
 use crate::search::{Score, search};
+use crate::search_params::SearchParams;
 use crate::tt::TranspositionTable;
 use rand::Rng;
 use rand::SeedableRng;
@@ -543,6 +544,7 @@ pub fn self_play<B: Bitboard>(
                 &checks,
                 &limits,
                 params,
+                &SearchParams::DEFAULT,
                 tt.clone(),
                 Arc::new(AtomicBool::new(false)),
                 1,

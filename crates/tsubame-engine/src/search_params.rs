@@ -1,0 +1,305 @@
+//! The search's margins, thresholds and reductions in one place, so that tuning can move them
+//! and an engine option can set them without a rebuild.
+//!
+//! Each parameter has a name, its default and the range it may take. An engine takes a
+//! changed set as text, `name=value` pairs separated by spaces or commas, through its
+//! `SearchParams` option:
+//!
+//! ```
+//! use tsubame_engine::search_params::SearchParams;
+//!
+//! let params: SearchParams = "futility_margin=140, lmr_divisor=200".parse().unwrap();
+//! assert_eq!(params.futility_margin, 140);
+//! assert_eq!(params.lmr_divisor, 200);
+//! assert_eq!(params.null_move_depth, SearchParams::default().null_move_depth);
+//! // What it prints reads back as the same set.
+//! assert_eq!(params.to_string().parse::<SearchParams>().unwrap(), params);
+//!
+//! let error = "futility_margin=9999".parse::<SearchParams>().unwrap_err();
+//! assert_eq!(error.to_string(), "futility_margin=9999 is out of its range 0..=600");
+//! ```
+
+use std::fmt;
+use std::str::FromStr;
+
+/// A set of search parameters; [`SearchParams::default`] is what the engine plays with.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchParams {
+    /// Deepest remaining depth at which a position whose static evaluation clears beta by the
+    /// margin is cut without a search (reverse futility).
+    pub reverse_futility_depth: i32,
+    /// Reverse futility's margin per ply of remaining depth.
+    pub reverse_futility_margin: i32,
+    /// Least remaining depth for a null-move search.
+    pub null_move_depth: i32,
+    /// The null-move search's reduction, before the part that grows with depth.
+    pub null_move_reduction: i32,
+    /// The null-move reduction grows by one ply per this many plies of remaining depth.
+    pub null_move_depth_divisor: i32,
+    /// Least remaining depth at which a node without a table move is searched a ply shallower
+    /// (internal iterative reduction).
+    pub iir_depth: i32,
+    /// Deepest remaining depth at which quiet moves late in the order are not searched
+    /// (late-move pruning).
+    pub late_move_depth: i32,
+    /// Late-move pruning starts at move `base + scale * depth²`: the base...
+    pub late_move_base: i32,
+    /// ...and the scale, when the line is not improving...
+    pub late_move_scale: i32,
+    /// ...the base when it is improving...
+    pub late_move_improving_base: i32,
+    /// ...and the scale when it is improving.
+    pub late_move_improving_scale: i32,
+    /// Deepest remaining depth at which a quiet move that cannot lift the static evaluation to
+    /// alpha is not searched (futility pruning).
+    pub futility_depth: i32,
+    /// Futility's margin per ply of remaining depth.
+    pub futility_margin: i32,
+    /// Futility's margin at any depth.
+    pub futility_base: i32,
+    /// Late-move reduction in plies is `base / 100 + ln(depth) * ln(move number) * 100 /
+    /// divisor`: the base, in hundredths of a ply...
+    pub lmr_base: i32,
+    /// ...and the divisor, in hundredths.
+    pub lmr_divisor: i32,
+    /// Least remaining depth for a late-move reduction.
+    pub lmr_depth: i32,
+    /// Moves before this one in the order are never reduced.
+    pub lmr_first_move: i32,
+    /// Quiescence leaves out a capture whose gain leaves the score this far below alpha (delta
+    /// pruning).
+    pub delta_margin: i32,
+    /// Half width of the first aspiration window around the last iteration's score.
+    pub aspiration_window: i32,
+    /// Least depth searched with an aspiration window.
+    pub aspiration_depth: i32,
+}
+
+/// One parameter: its name, default, range and the field it reads and writes.
+pub struct Param {
+    /// The name in the option text.
+    pub name: &'static str,
+    /// The least value it takes.
+    pub min: i32,
+    /// The greatest value it takes.
+    pub max: i32,
+    /// The field.
+    pub field: fn(&mut SearchParams) -> &mut i32,
+}
+
+macro_rules! params {
+    ($($name:ident: $default:expr, $min:expr, $max:expr;)*) => {
+        impl SearchParams {
+            /// The set the engine plays with.
+            pub const DEFAULT: SearchParams = SearchParams { $($name: $default,)* };
+        }
+
+        impl Default for SearchParams {
+            fn default() -> SearchParams {
+                SearchParams::DEFAULT
+            }
+        }
+
+        /// Every parameter, in the order of the struct's fields.
+        pub const PARAMS: &[Param] = &[
+            $(Param { name: stringify!($name), min: $min, max: $max, field: |p| &mut p.$name },)*
+        ];
+    };
+}
+
+params! {
+    reverse_futility_depth: 4, 0, 12;
+    reverse_futility_margin: 110, 10, 400;
+    null_move_depth: 3, 1, 12;
+    null_move_reduction: 3, 1, 8;
+    null_move_depth_divisor: 5, 1, 16;
+    iir_depth: 4, 1, 64;
+    late_move_depth: 3, 0, 8;
+    late_move_base: 3, 1, 32;
+    late_move_scale: 2, 0, 16;
+    late_move_improving_base: 4, 1, 32;
+    late_move_improving_scale: 3, 0, 16;
+    futility_depth: 2, 0, 8;
+    futility_margin: 120, 0, 600;
+    futility_base: 60, 0, 600;
+    lmr_base: 60, -200, 300;
+    lmr_divisor: 220, 50, 800;
+    lmr_depth: 3, 1, 12;
+    lmr_first_move: 3, 1, 32;
+    delta_margin: 250, 0, 2000;
+    aspiration_window: 30, 5, 400;
+    aspiration_depth: 5, 1, 64;
+}
+
+impl SearchParams {
+    /// The value of the parameter called `name`.
+    pub fn get(&self, name: &str) -> Option<i32> {
+        let mut copy = self.clone();
+        PARAMS
+            .iter()
+            .find(|p| p.name == name)
+            .map(|p| *(p.field)(&mut copy))
+    }
+
+    /// Sets the parameter called `name`, refusing an unknown name or a value out of its range.
+    pub fn set(&mut self, name: &str, value: i32) -> Result<(), SearchParamsError> {
+        let param = PARAMS
+            .iter()
+            .find(|p| p.name == name)
+            .ok_or_else(|| SearchParamsError::UnknownName(name.to_string()))?;
+        if !(param.min..=param.max).contains(&value) {
+            return Err(SearchParamsError::OutOfRange {
+                name: param.name,
+                value,
+                min: param.min,
+                max: param.max,
+            });
+        }
+        *(param.field)(self) = value;
+        Ok(())
+    }
+}
+
+/// Why a text is no set of search parameters.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SearchParamsError {
+    /// A pair without `=`.
+    #[error("{0:?} is no name=value pair")]
+    NotAPair(String),
+    /// No parameter has this name.
+    #[error("no search parameter is called {0:?}")]
+    UnknownName(String),
+    /// The value is no integer.
+    #[error("{name}={value:?}: the value is no integer")]
+    NotANumber {
+        /// The parameter.
+        name: String,
+        /// The value as written.
+        value: String,
+    },
+    /// The value is out of the parameter's range.
+    #[error("{name}={value} is out of its range {min}..={max}")]
+    OutOfRange {
+        /// The parameter.
+        name: &'static str,
+        /// The value given.
+        value: i32,
+        /// The least value allowed.
+        min: i32,
+        /// The greatest value allowed.
+        max: i32,
+    },
+}
+
+/// Reads `name=value` pairs separated by spaces or commas; parameters not named keep their
+/// defaults, and an empty text is the default set.
+impl FromStr for SearchParams {
+    type Err = SearchParamsError;
+
+    fn from_str(text: &str) -> Result<SearchParams, SearchParamsError> {
+        let mut params = SearchParams::default();
+        for pair in text
+            .split(|c: char| c == ',' || c.is_whitespace())
+            .filter(|pair| !pair.is_empty())
+        {
+            let (name, value) = pair
+                .split_once('=')
+                .ok_or_else(|| SearchParamsError::NotAPair(pair.to_string()))?;
+            let number = value.parse().map_err(|_| SearchParamsError::NotANumber {
+                name: name.to_string(),
+                value: value.to_string(),
+            })?;
+            params.set(name, number)?;
+        }
+        Ok(params)
+    }
+}
+
+/// Every parameter as `name=value`, separated by spaces.
+impl fmt::Display for SearchParams {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut copy = self.clone();
+        for (index, param) in PARAMS.iter().enumerate() {
+            if index > 0 {
+                f.write_str(" ")?;
+            }
+            write!(f, "{}={}", param.name, (param.field)(&mut copy))?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_default_is_inside_its_range_and_every_name_is_distinct() {
+        let defaults = SearchParams::default();
+        for (index, param) in PARAMS.iter().enumerate() {
+            let value = defaults.get(param.name);
+            assert!(
+                value.is_some_and(|v| (param.min..=param.max).contains(&v)),
+                "{}",
+                param.name
+            );
+            assert!(
+                PARAMS[..index].iter().all(|p| p.name != param.name),
+                "{} twice",
+                param.name
+            );
+        }
+    }
+
+    #[test]
+    fn each_parameter_is_its_own_field() {
+        // Setting one parameter to its maximum moves that parameter alone.
+        for param in PARAMS {
+            let mut params = SearchParams::default();
+            let value = if param.max == params.get(param.name).unwrap_or(0) {
+                param.min
+            } else {
+                param.max
+            };
+            params
+                .set(param.name, value)
+                .unwrap_or_else(|e| panic!("{e}"));
+            for other in PARAMS {
+                let expected = if other.name == param.name {
+                    value
+                } else {
+                    SearchParams::default().get(other.name).unwrap_or(i32::MIN)
+                };
+                assert_eq!(params.get(other.name), Some(expected), "{}", other.name);
+            }
+        }
+    }
+
+    #[test]
+    fn bad_text_is_refused_by_name() {
+        let refused = |text: &str| match text.parse::<SearchParams>() {
+            Ok(_) => panic!("{text} was accepted"),
+            Err(e) => e.to_string(),
+        };
+        assert_eq!(refused("futility"), "\"futility\" is no name=value pair");
+        assert_eq!(
+            refused("depth=3"),
+            "no search parameter is called \"depth\""
+        );
+        assert_eq!(
+            refused("lmr_base=1.5"),
+            "lmr_base=\"1.5\": the value is no integer"
+        );
+        assert_eq!(
+            refused("iir_depth=0"),
+            "iir_depth=0 is out of its range 1..=64"
+        );
+        assert_eq!("".parse::<SearchParams>(), Ok(SearchParams::default()));
+        assert_eq!(
+            " ,iir_depth=6,, "
+                .parse::<SearchParams>()
+                .map(|p| p.iir_depth),
+            Ok(6)
+        );
+    }
+}
