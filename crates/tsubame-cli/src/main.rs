@@ -61,7 +61,7 @@ enum Command {
     Match(MatchArgs),
     /// Tune the evaluation (Texel's method): self-play positions, then weights fitted to them.
     #[command(
-        after_help = "Examples:\n  tsubame tune generate --variant tori --games 2000 --nodes 3000 --threads 2 --out tori.tsv\n  tsubame tune fit --variant tori --data tori.tsv --threads 2 --out tori.json\n  tsubame engine usi   # then: setoption name EvalFile value tori.json"
+        after_help = "Examples:\n  tsubame tune generate --variant tori --games 2000 --nodes 3000 --threads 2 --out tori.tsv\n  tsubame tune fit --variant tori --data tori.tsv --threads 2 --out tori.json\n  tsubame engine usi   # then: setoption name EvalFile value tori.json\n  tsubame tune spsa --variant tori --tune futility_margin --tune lmr_divisor --steps 2000 --nodes 3000 --threads 2 --state spsa.json"
     )]
     Tune(tune::TuneArgs),
     /// The network evaluation: self-play data with search scores, and training.

@@ -9,8 +9,10 @@ use std::io::Write;
 use std::path::PathBuf;
 use tsubame_engine::eval::EvalParams;
 use tsubame_engine::params::ParamFile;
+use tsubame_engine::search_params::{PARAMS, SearchParams};
+use tsubame_engine::spsa::{Run, Tuned};
 use tsubame_engine::tune::{FitSettings, Generation, Sample, fit, generate};
-use tsubame_rules::{Bitboard, Options, Tables, tori, wa};
+use tsubame_rules::{Bitboard, Options, Tables, Variant, tori, wa};
 
 /// What to tune.
 #[derive(Args)]
@@ -25,6 +27,9 @@ enum TuneStep {
     Generate(GenerateArgs),
     /// Tune the evaluation weights on positions written by `generate`.
     Fit(FitArgs),
+    /// Tune the search parameters (the engine's `SearchParams` option) by SPSA: pairs of
+    /// self-play games between the values moved up and down; resumable from its state file.
+    Spsa(SpsaArgs),
 }
 
 /// The game and its rule options, shared by both steps.
@@ -96,11 +101,44 @@ struct FitArgs {
     out: PathBuf,
 }
 
+#[derive(Args)]
+struct SpsaArgs {
+    #[command(flatten)]
+    game: GameArgs,
+    /// A search parameter to tune (repeatable; default: every one).
+    #[arg(long = "tune", value_name = "NAME")]
+    tune: Vec<String>,
+    /// The search parameters to start from and to keep for those not tuned, as `name=value`
+    /// pairs (default: the engine's).
+    #[arg(long, value_name = "PAIRS", default_value = "")]
+    search_params: String,
+    /// Steps; each plays one opening twice, each set as sente once.
+    #[arg(long, default_value_t = 2000)]
+    steps: u32,
+    /// Search nodes per move.
+    #[arg(long, default_value_t = 3000)]
+    nodes: u64,
+    /// Seed of the openings and the perturbations.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Steps played at once (one thread each).
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
+    /// The learning rate at the last step (`r_end`; Stockfish's framework uses 0.002).
+    #[arg(long, default_value_t = 0.002)]
+    learning_rate: f64,
+    /// The run's state (JSON), written after every batch of steps; an existing file is
+    /// resumed with the settings it holds.
+    #[arg(long, value_name = "FILE")]
+    state: PathBuf,
+}
+
 /// Runs `tsubame tune`.
 pub fn run(args: &TuneArgs) -> Result<()> {
     let game = match &args.step {
         TuneStep::Generate(a) => &a.game,
         TuneStep::Fit(a) => &a.game,
+        TuneStep::Spsa(a) => &a.game,
     };
     match game.variant.as_str() {
         "tori" => run_for(tori::tables(), "torishogi", args),
@@ -178,6 +216,7 @@ fn run_for<B: Bitboard>(
                 a.out.display()
             );
         }
+        TuneStep::Spsa(a) => run_spsa(tables, protocol_name, a)?,
         TuneStep::Fit(a) => {
             let mut options = Options::defaults(tables.spec);
             for pair in &a.game.options {
@@ -243,10 +282,107 @@ fn run_for<B: Bitboard>(
     Ok(())
 }
 
+fn run_spsa<B: Bitboard>(
+    tables: &'static Tables<B>,
+    protocol_name: &str,
+    a: &SpsaArgs,
+) -> Result<()> {
+    let mut options = Options::defaults(tables.spec);
+    for pair in &a.game.options {
+        options.set_pair(pair)?;
+    }
+    // The evaluation the engine plays with (Tori's network) unless a file says otherwise.
+    let eval = match &a.game.params {
+        Some(_) => start_params(tables, protocol_name, &a.game)?,
+        None => match Variant::from_spec(tables.spec) {
+            Some(variant) => EvalParams::engine_default(variant),
+            None => EvalParams::for_variant(tables.spec),
+        },
+    };
+    let base: SearchParams = a.search_params.parse().context("--search-params")?;
+    let mut run = if a.state.exists() {
+        let text = std::fs::read_to_string(&a.state)
+            .with_context(|| format!("cannot read {}", a.state.display()))?;
+        let run: Run = serde_json::from_str(&text)
+            .with_context(|| format!("{} is no SPSA state", a.state.display()))?;
+        run.check()
+            .map_err(anyhow::Error::msg)
+            .with_context(|| a.state.display().to_string())?;
+        println!(
+            "resuming {} at step {} of {}",
+            a.state.display(),
+            run.done,
+            run.steps
+        );
+        run
+    } else {
+        let names: Vec<&str> = if a.tune.is_empty() {
+            PARAMS.iter().map(|p| p.name).collect()
+        } else {
+            a.tune.iter().map(String::as_str).collect()
+        };
+        let tuned = names
+            .iter()
+            .map(|name| {
+                Tuned::of(name, &base).map(|tuned| Tuned {
+                    r_end: a.learning_rate,
+                    ..tuned
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .context("--tune")?;
+        if !(a.learning_rate > 0.0 && a.learning_rate.is_finite()) {
+            bail!("--learning-rate must be a positive number");
+        }
+        if a.steps == 0 || a.nodes == 0 {
+            bail!("--steps and --nodes must be at least 1");
+        }
+        Run::new(tuned, a.steps, a.nodes, a.seed)
+    };
+    let bar = progress(u64::from(run.steps), "steps");
+    bar.set_position(u64::from(run.done));
+    while run.done < run.steps {
+        run.advance(
+            tables,
+            &options,
+            &eval,
+            &base,
+            a.threads.clamp(1, 256) as u32,
+        );
+        let text = serde_json::to_string_pretty(&run)?;
+        // Written aside and renamed, so a run stopped mid-write keeps its last state.
+        let aside = a.state.with_extension("json.new");
+        std::fs::write(&aside, text)
+            .and_then(|()| std::fs::rename(&aside, &a.state))
+            .with_context(|| format!("cannot write {}", a.state.display()))?;
+        bar.set_position(u64::from(run.done));
+        bar.set_message(format!(
+            "up {}-{}-{} down",
+            run.up_wins, run.draws, run.down_wins
+        ));
+    }
+    bar.finish_and_clear();
+    let tuned = run.params(&base);
+    println!(
+        "{} steps, {} games: the set moved up won {}, drew {}, lost {}",
+        run.steps,
+        2 * run.steps,
+        run.up_wins,
+        run.draws,
+        run.down_wins
+    );
+    for t in &run.tuned {
+        let start = base.get(&t.name).unwrap_or_default();
+        println!("{:<28} {:>6} -> {:>8.2}", t.name, start, t.value);
+    }
+    println!("setoption name SearchParams value {tuned}");
+    Ok(())
+}
+
 fn progress(length: u64, what: &str) -> ProgressBar {
     let bar = ProgressBar::new(length);
     bar.set_style(
-        ProgressStyle::with_template(&format!("{{bar:40}} {{pos}}/{{len}} {what}"))
+        ProgressStyle::with_template(&format!("{{bar:40}} {{pos}}/{{len}} {what} {{msg}}"))
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     bar

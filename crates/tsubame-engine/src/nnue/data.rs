@@ -509,6 +509,33 @@ pub fn self_play<B: Bitboard>(
     game: u32,
     tt: &Arc<TranspositionTable>,
 ) -> (Vec<SearchedPly<B>>, Option<Color>) {
+    let player = Player {
+        search: &SearchParams::DEFAULT,
+        tt,
+    };
+    play_between(tables, options, params, [player, player], generation, game)
+}
+
+/// One side of a game between two search settings: its parameters and its own table.
+#[derive(Clone, Copy)]
+pub struct Player<'a> {
+    /// The search parameters it plays with.
+    pub search: &'a SearchParams,
+    /// Its transposition table, cleared when the game starts.
+    pub tt: &'a Arc<TranspositionTable>,
+}
+
+/// [`self_play`] with each side searching by its own parameters and table: `players` are
+/// sente's and gote's. The opening depends on `generation.seed` and `game` alone, so two
+/// games of the same number with the players swapped start alike.
+pub fn play_between<B: Bitboard>(
+    tables: &'static Tables<B>,
+    options: &Options,
+    params: &EvalParams,
+    players: [Player<'_>; 2],
+    generation: &Generation,
+    game: u32,
+) -> (Vec<SearchedPly<B>>, Option<Color>) {
     let mut rng = StdRng::seed_from_u64(
         generation.seed ^ u64::from(game).wrapping_mul(0x9E37_79B9_7F4A_7C15),
     );
@@ -516,7 +543,9 @@ pub fn self_play<B: Bitboard>(
     let Ok(mut record) = Game::new(tables, options.clone()) else {
         return (plies, None);
     };
-    tt.clear();
+    for player in players {
+        player.tt.clear();
+    }
     let random_plies = generation.random_plies as usize + rng.gen_range(0..=4);
     let mut keys = Vec::new();
     let mut checks = Vec::new();
@@ -538,14 +567,18 @@ pub fn self_play<B: Bitboard>(
                 None => break None,
             }
         } else {
+            let player = match position.side_to_move() {
+                Color::Sente => players[0],
+                Color::Gote => players[1],
+            };
             let outcome = search(
                 &position,
                 &keys,
                 &checks,
                 &limits,
                 params,
-                &SearchParams::DEFAULT,
-                tt.clone(),
+                player.search,
+                player.tt.clone(),
                 Arc::new(AtomicBool::new(false)),
                 1,
                 &mut |_| {},

@@ -1,0 +1,114 @@
+//! `tsubame tune spsa` as a user runs it.
+
+use std::process::{Command, Output};
+
+const BINARY: &str = env!("CARGO_BIN_EXE_tsubame");
+
+fn run(args: &[&str]) -> Output {
+    Command::new(BINARY)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run tsubame: {e}"))
+}
+
+fn text(output: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+/// A short SPSA run plays its pairs of games, saves its state, prints the tuned values as an
+/// option line the engine takes, and picks up from its state when run again.
+#[test]
+fn spsa_runs_saves_its_state_and_resumes() {
+    let dir = std::env::temp_dir().join(format!("tsubame-spsa-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    let state = dir.join("spsa.json");
+    let state = state.to_str().unwrap_or_else(|| panic!("path"));
+    let args = [
+        "tune",
+        "spsa",
+        "--variant",
+        "tori",
+        "--tune",
+        "futility_margin",
+        "--tune",
+        "lmr_divisor",
+        "--steps",
+        "2",
+        "--nodes",
+        "200",
+        "--threads",
+        "2",
+        "--state",
+        state,
+    ];
+    let first = run(&args);
+    let printed = text(&first);
+    assert!(first.status.success(), "{printed}");
+    assert!(printed.contains("2 steps, 4 games"), "{printed}");
+    let option = printed
+        .lines()
+        .find_map(|l| l.strip_prefix("setoption name SearchParams value "))
+        .unwrap_or_else(|| panic!("no option line: {printed}"));
+    assert!(option.contains("futility_margin="), "{option}");
+
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(state).unwrap_or_else(|e| panic!("{e}")))
+            .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(saved["done"], 2);
+    let games = ["up_wins", "draws", "down_wins"]
+        .iter()
+        .map(|k| saved[k].as_u64().unwrap_or(0))
+        .sum::<u64>();
+    assert_eq!(games, 4);
+
+    // Run again: the state says it is done, so it resumes at its end and prints the same.
+    let again = run(&args);
+    let printed_again = text(&again);
+    assert!(again.status.success(), "{printed_again}");
+    assert!(printed_again.contains("resuming"), "{printed_again}");
+    assert!(printed_again.contains(option), "{printed_again}");
+
+    let bad = run(&[
+        "tune",
+        "spsa",
+        "--variant",
+        "tori",
+        "--tune",
+        "depth",
+        "--state",
+        &format!("{state}.x"),
+    ]);
+    assert!(!bad.status.success());
+    assert!(
+        text(&bad).contains("no search parameter is called \"depth\""),
+        "{}",
+        text(&bad)
+    );
+    // A state file edited out of shape is refused, not trusted.
+    let broken = dir.join("broken.json");
+    let saved_text = std::fs::read_to_string(state).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(
+        &broken,
+        saved_text.replace("\"max\": 600.0", "\"max\": -600.0"),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let refused = run(&[
+        "tune",
+        "spsa",
+        "--variant",
+        "tori",
+        "--state",
+        broken.to_str().unwrap_or_else(|| panic!("path")),
+    ]);
+    assert!(!refused.status.success());
+    assert!(
+        text(&refused).contains("futility_margin: value"),
+        "{}",
+        text(&refused)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
