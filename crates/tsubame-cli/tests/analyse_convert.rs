@@ -43,8 +43,8 @@ fn scratch(name: &str) -> PathBuf {
 /// The search prunes and reduces quiet moves, so a nominal depth is not a full-width depth: the
 /// mate of `4k2/6s/5F1/2F4/7/7/3K3 b S 1` opens with a quiet falcon move and goes on with a quiet
 /// swallow drop, two moves late in the order, and comes to light at depth 8 with the classical
-/// evaluation and at depth 11 with Tori's network (the default), which orders and reduces those
-/// quiet moves differently. Depth 12 gives a ply to spare; the mate must be proven (score,
+/// evaluation and at depth 13 with Tori's network (the default), which orders and reduces those
+/// quiet moves differently. Depth 14 gives a ply to spare; the mate must be proven (score,
 /// five-ply line) all the same.
 const MATES_IN_THREE: [&str; 6] = [
     "5k1/1l1F3/7/7/C6/7/3K3 b CL 1",
@@ -94,7 +94,7 @@ fn analyse_finds_mates_in_three() {
             "--sfen",
             sfen,
             "--depth",
-            "12",
+            "14",
         ]);
         assert!(output.status.success(), "{}", stderr(&output));
         let text = stdout(&output);

@@ -914,9 +914,9 @@ mod tests {
     }
 
     /// The built-in network's evaluations of the positions above, as the README gives them.
-    const START_EVAL: i32 = 84;
-    const FALCON_UP_EVAL: i32 = 2590;
-    const FALCON_UP_GOTE_EVAL: i32 = -2428;
+    const START_EVAL: i32 = 55;
+    const FALCON_UP_EVAL: i32 = 2549;
+    const FALCON_UP_GOTE_EVAL: i32 = -2437;
 
     #[test]
     fn the_board_turns_with_the_perspective() {
