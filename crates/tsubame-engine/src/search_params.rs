@@ -83,7 +83,9 @@ pub struct Param {
     pub min: i32,
     /// The greatest value it takes.
     pub max: i32,
-    /// The field.
+    /// Reads the field.
+    pub value: fn(&SearchParams) -> i32,
+    /// Writes the field.
     pub field: fn(&mut SearchParams) -> &mut i32,
 }
 
@@ -102,7 +104,13 @@ macro_rules! params {
 
         /// Every parameter, in the order of the struct's fields.
         pub const PARAMS: &[Param] = &[
-            $(Param { name: stringify!($name), min: $min, max: $max, field: |p| &mut p.$name },)*
+            $(Param {
+                name: stringify!($name),
+                min: $min,
+                max: $max,
+                value: |p| p.$name,
+                field: |p| &mut p.$name,
+            },)*
         ];
     };
 }
@@ -134,11 +142,10 @@ params! {
 impl SearchParams {
     /// The value of the parameter called `name`.
     pub fn get(&self, name: &str) -> Option<i32> {
-        let mut copy = self.clone();
         PARAMS
             .iter()
             .find(|p| p.name == name)
-            .map(|p| *(p.field)(&mut copy))
+            .map(|p| (p.value)(self))
     }
 
     /// Sets the parameter called `name`, refusing an unknown name or a value out of its range.
@@ -218,12 +225,11 @@ impl FromStr for SearchParams {
 /// Every parameter as `name=value`, separated by spaces.
 impl fmt::Display for SearchParams {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut copy = self.clone();
         for (index, param) in PARAMS.iter().enumerate() {
             if index > 0 {
                 f.write_str(" ")?;
             }
-            write!(f, "{}={}", param.name, (param.field)(&mut copy))?;
+            write!(f, "{}={}", param.name, (param.value)(self))?;
         }
         Ok(())
     }
