@@ -1,9 +1,9 @@
 //! Alpha-beta search: iterative deepening with aspiration windows, principal variation search,
 //! a shared transposition table, quiescence on captures, null-move, futility and late-move
-//! pruning, late-move reductions, internal iterative reduction, check extensions, move ordering
-//! by the exchange, killers, history and continuation history, and each game's own rules for
-//! mates, stalemates, mating drops and repetitions. Several threads share the table (lazy
-//! SMP).
+//! pruning, late-move reductions, internal iterative reduction, check and singular extensions,
+//! move ordering by the exchange, killers, history and continuation history, and each game's
+//! own rules for mates, stalemates, mating drops and repetitions. Several threads share the
+//! table (lazy SMP).
 
 use crate::eval::EvalParams;
 use crate::game::SearchPosition;
@@ -139,6 +139,9 @@ struct Worker<'a, P: SearchPosition> {
     /// Root moves left out of the current search: the first moves of the better lines already
     /// found in this iteration (MultiPV).
     root_excluded: Vec<Move>,
+    /// The move left out at each ply while the search tests whether it is the only good move
+    /// there (singular extension).
+    singular_excluded: Vec<Option<Move>>,
     /// The best lines of the last iteration, best first.
     lines: Vec<Info>,
     move_lists: Vec<Vec<Move>>,
@@ -261,6 +264,7 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
             static_evals: vec![0; MAX_PLY + 2],
             root_score: 0,
             root_excluded: Vec::new(),
+            singular_excluded: vec![None; MAX_PLY + 1],
             lines: Vec::new(),
             move_lists: (0..=MAX_PLY).map(|_| Vec::with_capacity(256)).collect(),
             pv: (0..=MAX_PLY).map(|_| Vec::with_capacity(32)).collect(),
@@ -526,8 +530,11 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
         // A stale or colliding entry may hold a move that is not legal here; it then matches no
         // generated move and is ignored.
         let tt_move = entry.and_then(|e| e.mv);
+        // Set while this node is searched without its table move, to test that move for the
+        // singular extension: the table's result is then not this search's.
+        let excluded = self.singular_excluded[ply];
         if let Some(e) = entry {
-            if !pv_node && ply > 0 && e.depth >= depth {
+            if !pv_node && ply > 0 && e.depth >= depth && excluded.is_none() {
                 if let Some(score) = table_cutoff(&e, ply, alpha, beta) {
                     return score;
                 }
@@ -543,7 +550,7 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
                 before == -INFINITY || static_eval > before
             });
         let search = self.shared.search;
-        if !pv_node && !in_check && ply > 0 {
+        if !pv_node && !in_check && ply > 0 && excluded.is_none() {
             // The position is good enough without searching it: reverse futility.
             let margin = search.reverse_futility_margin * (depth - i32::from(improving));
             if depth <= search.reverse_futility_depth
@@ -589,6 +596,39 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
             depth -= 1;
         }
 
+        // Singular extension: when every other move falls well short of the table's score, the
+        // table's move is the only good one here and is searched a ply deeper.
+        let mut singular = None;
+        if let (Some(e), Some(mv)) = (entry, tt_move) {
+            if ply > 0
+                && depth >= search.singular_depth
+                && excluded.is_none()
+                && e.depth >= depth - 3
+                && e.bound != Bound::Upper
+                && e.score.abs() < MATE_BOUND
+            {
+                let singular_beta = score_from_tt(e.score, ply) - search.singular_margin * depth;
+                self.singular_excluded[ply] = Some(mv);
+                let score = self.search(
+                    (depth - 1) / 2,
+                    singular_beta - 1,
+                    singular_beta,
+                    ply,
+                    previous,
+                );
+                self.singular_excluded[ply] = None;
+                if self.stopped() {
+                    return 0;
+                }
+                if score < singular_beta {
+                    singular = Some(mv);
+                } else if singular_beta >= beta {
+                    // Another move also clears beta: two moves do, so this node is a cut.
+                    return singular_beta;
+                }
+            }
+        }
+
         let mut moves = std::mem::take(&mut self.move_lists[ply]);
         moves.clear();
         self.position.generate_legal(&mut moves);
@@ -606,7 +646,7 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
         let mut best_move = None;
         for index in 0..moves.len() {
             let mv = pick_next(&mut moves, &mut scores, index);
-            if ply == 0 && self.root_excluded.contains(&mv) {
+            if (ply == 0 && self.root_excluded.contains(&mv)) || excluded == Some(mv) {
                 continue;
             }
             let quiet = !self.is_capture(mv) && !mv.is_promotion();
@@ -652,7 +692,8 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
             }
             // A check that hands its piece over (most checking drops next to the royal piece)
             // is not extended: the reply takes it, and the search finds that at the usual depth.
-            let extend = gives_check && keeps_exchange && ply < 2 * depth as usize + 8;
+            let extend = ((gives_check && keeps_exchange) || singular == Some(mv))
+                && ply < 2 * depth as usize + 8;
             let new_depth = depth - 1 + i32::from(extend);
             let score = if index == 0 {
                 -self.search(new_depth, -beta, -alpha, ply + 1, Some(mv))
@@ -706,8 +747,8 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
             }
         }
         self.move_lists[ply] = moves;
-        // A root searched without some of its moves has no result of its own to keep.
-        if ply == 0 && !self.root_excluded.is_empty() {
+        // A node searched without some of its moves has no result of its own to keep.
+        if (ply == 0 && !self.root_excluded.is_empty()) || excluded.is_some() {
             return best;
         }
         let bound = if best >= beta {

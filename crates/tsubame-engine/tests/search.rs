@@ -12,6 +12,14 @@ use tsubame_engine::tt::TranspositionTable;
 use tsubame_rules::{Bitboard, Game, Options, Position, Status, Tables, tori, wa};
 
 fn think<B: Bitboard>(position: &Position<B>, limits: Limits) -> Outcome {
+    think_with(position, limits, &SearchParams::DEFAULT)
+}
+
+fn think_with<B: Bitboard>(
+    position: &Position<B>,
+    limits: Limits,
+    search_params: &SearchParams,
+) -> Outcome {
     let params = EvalParams::for_variant(position.tables().spec);
     let tt = Arc::new(TranspositionTable::new(8));
     search(
@@ -20,7 +28,7 @@ fn think<B: Bitboard>(position: &Position<B>, limits: Limits) -> Outcome {
         &[],
         &limits,
         &params,
-        &SearchParams::DEFAULT,
+        search_params,
         tt,
         Arc::new(AtomicBool::new(false)),
         1,
@@ -94,6 +102,35 @@ fn finds_a_mate_in_three_plies() {
         "{:?}",
         outcome.info.score
     );
+}
+
+#[test]
+fn the_singular_extension_changes_the_search_but_not_its_mates() {
+    // Tested at every node it may apply to, the extension and its searches without the table's
+    // move must leave forced mates as they are; set to its usual depth it must take part in an
+    // ordinary search (the node count shows it ran), and by default it is off.
+    let everywhere: SearchParams = "singular_depth=1".parse().unwrap();
+    let usual: SearchParams = "singular_depth=7".parse().unwrap();
+    let never: SearchParams = "singular_depth=128".parse().unwrap();
+    assert_eq!(SearchParams::DEFAULT, never);
+    for (sfen, depth_limit) in [
+        ("5sk/5s1/6C/7/7/7/K6 b F 1", 6),
+        ("5sk/7/6C/7/7/7/K6 b FC 1", 7),
+    ] {
+        let position = tori_position(sfen, "");
+        let with = think_with(&position, depth(depth_limit), &everywhere);
+        let without = think_with(&position, depth(depth_limit), &never);
+        assert_eq!(with.info.score, without.info.score, "{sfen}");
+        assert!(matches!(with.info.score, Score::Mate(n) if n > 0), "{sfen}");
+    }
+    let start = tori::start(&Options::defaults(tori::spec())).unwrap();
+    let with = think_with(&start, depth(9), &usual);
+    let without = think_with(&start, depth(9), &never);
+    assert_ne!(with.info.nodes, without.info.nodes);
+    for outcome in [with, without] {
+        let best = outcome.best.unwrap();
+        assert!(start.legal_moves().contains(&best));
+    }
 }
 
 #[test]
