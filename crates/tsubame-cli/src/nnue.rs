@@ -12,7 +12,7 @@ use std::time::Instant;
 use tsubame_engine::eval::EvalParams;
 use tsubame_engine::nnue::data::{Generation, Record, add_mirror_images, generate, read_file};
 use tsubame_engine::nnue::train::{FloatNetwork, Prepared, TrainSettings, train};
-use tsubame_engine::nnue::{Layout, Network};
+use tsubame_engine::nnue::{Layout, Network, OUTPUT_BUCKETS};
 use tsubame_rules::{Bitboard, Options, Tables, Variant, tori, wa};
 
 /// What to do.
@@ -99,6 +99,11 @@ struct TrainArgs {
     /// Go on from this network instead of random weights.
     #[arg(long, value_name = "FILE")]
     init: Option<String>,
+    /// Output buckets: 1 (one output layer) or 8 (chosen by the number of pieces in both
+    /// hands). From `--init` with one output layer, each bucket starts as a copy of it. By
+    /// default, as many as `--init` has, or 1.
+    #[arg(long, value_name = "N")]
+    output_buckets: Option<usize>,
     /// Directory for `epoch-NN.nnue` after each epoch and `best.nnue`, the epoch with the
     /// lowest validation loss.
     #[arg(long, value_name = "DIR")]
@@ -201,9 +206,21 @@ fn run_train(a: &TrainArgs) -> Result<()> {
         let added = add_mirror_images(&mut records, a.variant, a.validation_every)?;
         println!("{added} mirror images of training positions added");
     }
+    if let Some(buckets) = a.output_buckets {
+        if buckets != 1 && buckets != OUTPUT_BUCKETS {
+            bail!("--output-buckets must be 1 or {OUTPUT_BUCKETS}, not {buckets}");
+        }
+    }
     let mut network = match &a.init {
-        Some(path) => FloatNetwork::from_network(&load_network(path, a.variant)?),
-        None => FloatNetwork::random(a.variant, a.seed)
+        Some(path) => {
+            let start = FloatNetwork::from_network(&load_network(path, a.variant)?);
+            let had = start.buckets();
+            let buckets = a.output_buckets.unwrap_or(had);
+            start.with_buckets(buckets).with_context(|| {
+                format!("{path} has {had} output buckets, which cannot become {buckets}")
+            })?
+        }
+        None => FloatNetwork::random(a.variant, a.output_buckets.unwrap_or(1), a.seed)
             .with_context(|| format!("{} has no network", a.variant))?,
     };
     std::fs::create_dir_all(&a.out)

@@ -53,6 +53,10 @@ pub trait SearchPosition: GamePosition {
     }
     /// Both accumulators of `network` computed from this position's inputs.
     fn refresh_accumulator(&self, _network: &Network, _accumulator: &mut Accumulator) {}
+    /// Pieces in both hands, which choose a network's output bucket.
+    fn pieces_in_hand(&self) -> usize {
+        0
+    }
     /// What `mv` may change in the inputs, read before it is made.
     fn network_touch(&self, _layout: Layout, _mv: Move) -> Option<Touch> {
         None
@@ -144,6 +148,10 @@ impl<B: Bitboard> SearchPosition for Position<B> {
     }
     fn refresh_accumulator(&self, network: &Network, accumulator: &mut Accumulator) {
         accumulator.refresh(network, self);
+    }
+    #[inline]
+    fn pieces_in_hand(&self) -> usize {
+        Layout::of(self).pieces_in_hand(self)
     }
     #[inline]
     fn network_touch(&self, layout: Layout, mv: Move) -> Option<Touch> {

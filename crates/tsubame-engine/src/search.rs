@@ -477,7 +477,12 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
     fn evaluate(&self) -> i32 {
         match (self.network, self.accumulators.last()) {
             (Some(network), Some(accumulator)) => {
-                network.output(accumulator, self.position.side_to_move())
+                let bucket = if network.buckets() > 1 {
+                    network.bucket(self.position.pieces_in_hand())
+                } else {
+                    0
+                };
+                network.output(accumulator, self.position.side_to_move(), bucket)
             }
             _ => self.position.evaluate(self.params),
         }
@@ -1414,9 +1419,11 @@ mod tests {
         use rand::{SeedableRng, rngs::StdRng};
         let options = Options::parse(tori::spec(), "shrike=on").unwrap();
         let position = tori::start(&options).unwrap();
-        let network = FloatNetwork::random(tsubame_rules::Variant::Tori, 3)
-            .unwrap()
-            .quantize();
+        // With output buckets, so that the bucket the search picks is checked too.
+        let network =
+            FloatNetwork::random(tsubame_rules::Variant::Tori, crate::nnue::OUTPUT_BUCKETS, 3)
+                .unwrap()
+                .quantize();
         let mut params = EvalParams::for_variant(tori::spec());
         params.network = Some(Arc::new(network.clone()));
         let shared = shared();

@@ -11,8 +11,11 @@
 //!   2", ... up to [`HAND_LEVELS`].
 //!
 //! The network: inputs -> [`HIDDEN`] (shared weights, one accumulator per perspective) ->
-//! squared clipped ReLU over both accumulators, the side to move's first -> 1. Weights are
-//! integers: the first layer in units of 1/[`QA`], the output layer in units of 1/[`QB`].
+//! squared clipped ReLU over both accumulators, the side to move's first -> 1. The output layer
+//! may come in several buckets, one chosen by the number of pieces in both hands (a measure of
+//! how far the game has gone and how sharp it is, since every capture adds one): a network with
+//! [`OUTPUT_BUCKETS`] buckets uses bucket `min(pieces in hand / 2, 7)`. Weights are integers:
+//! the first layer in units of 1/[`QA`], the output layer in units of 1/[`QB`].
 //!
 //! ```
 //! use tsubame_engine::nnue::{Layout, Network};
@@ -40,6 +43,11 @@ const TORI_NETWORK: &[u8] = include_bytes!("../../nets/tori.nnue");
 pub const HIDDEN: usize = 256;
 /// Hand inputs per kind and side: "at least 1" to "at least `HAND_LEVELS`".
 pub const HAND_LEVELS: usize = 8;
+/// Output buckets of a network trained with them (`tsubame nnue train --output-buckets`); a
+/// network file may also have a single output layer, as the first networks did.
+pub const OUTPUT_BUCKETS: usize = 8;
+/// Pieces in hand (both sides together) per output bucket; the last bucket takes the rest.
+pub const HAND_PIECES_PER_BUCKET: usize = 2;
 /// Quantization of the first layer: a weight of 1.0 is stored as `QA`; the clipped ReLU
 /// clips at `QA`.
 pub const QA: i32 = 255;
@@ -113,6 +121,17 @@ impl Layout {
         2 * self.roles * self.squares + (relation * self.roles + role) * HAND_LEVELS + level
     }
 
+    /// The number of pieces in both hands, which chooses the output bucket.
+    pub fn pieces_in_hand<B: Bitboard>(self, position: &Position<B>) -> usize {
+        [Color::Sente, Color::Gote]
+            .into_iter()
+            .flat_map(|color| {
+                (0..self.roles)
+                    .map(move |role| usize::from(position.hand_count(color, Role(role as u8))))
+            })
+            .sum()
+    }
+
     /// Appends the active inputs of a position seen by `perspective` to `out`.
     pub fn inputs_of<B: Bitboard>(
         self,
@@ -140,7 +159,7 @@ impl Layout {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum NetworkError {
     /// The file does not start as a network file does.
-    #[error("not a Tsubame network file (it starts with {0:?}, not \"TSBNNUE1\")")]
+    #[error("not a Tsubame network file (it starts with {0:?}, not \"TSBNNUE1\" or \"TSBNNUE2\")")]
     Magic(String),
     /// The file ends before its weights do.
     #[error("the network file is cut short: {found} bytes, {expected} needed")]
@@ -175,6 +194,9 @@ pub enum NetworkError {
     /// The hidden width in the header is not this build's.
     #[error("the network's first layer has {0} neurons; this build reads {HIDDEN}")]
     Hidden(usize),
+    /// The number of output buckets in the header is not 1 or [`OUTPUT_BUCKETS`].
+    #[error("the network has {0} output buckets; this build reads 1 or {OUTPUT_BUCKETS}")]
+    Buckets(usize),
     /// The checksum does not match: the file was damaged.
     #[error("the network file is damaged (checksum mismatch)")]
     Checksum,
@@ -191,8 +213,11 @@ pub enum NetworkError {
     },
 }
 
-/// The first bytes of a network file.
+/// The first bytes of a network file with a single output layer.
 pub const MAGIC: &[u8; 8] = b"TSBNNUE1";
+/// The first bytes of a network file with output buckets; their number follows the hidden
+/// width in the header.
+pub const MAGIC_BUCKETS: &[u8; 8] = b"TSBNNUE2";
 
 /// A trained network for one game.
 #[derive(Clone, PartialEq, Eq)]
@@ -202,18 +227,21 @@ pub struct Network {
     /// First layer, input-major: input `i`'s weights are `w1[i * HIDDEN..][..HIDDEN]`.
     w1: Vec<i16>,
     b1: Vec<i16>,
-    /// Output weights: the side to move's accumulator's first, then the other's.
+    /// Output weights, bucket by bucket: in each, the side to move's accumulator's first,
+    /// then the other's.
     w2: Vec<i16>,
-    b2: i32,
+    /// Output bias of each bucket.
+    b2: Vec<i32>,
 }
 
 impl std::fmt::Debug for Network {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "Network({}, {} inputs, {HIDDEN}x2 -> 1)",
+            "Network({}, {} inputs, {HIDDEN}x2 -> 1, {} output buckets)",
             self.variant,
-            self.layout.inputs()
+            self.layout.inputs(),
+            self.b2.len()
         )
     }
 }
@@ -257,20 +285,22 @@ impl Reader<'_> {
 }
 
 impl Network {
-    /// A network from its parts; `w1` input-major. `None` when the sizes do not fit the
-    /// variant's layout.
+    /// A network from its parts; `w1` input-major, `w2` bucket by bucket with one bias in
+    /// `b2` for each (1 or [`OUTPUT_BUCKETS`]). `None` when the sizes do not fit the variant's
+    /// layout.
     pub fn from_parts(
         variant: Variant,
         w1: Vec<i16>,
         b1: Vec<i16>,
         w2: Vec<i16>,
-        b2: i32,
+        b2: Vec<i32>,
     ) -> Option<Network> {
         let layout = Layout::for_variant(variant)?;
         let fits = w1.len() == layout.inputs() * HIDDEN
             && w2.iter().all(|w| w.unsigned_abs() <= 127)
             && b1.len() == HIDDEN
-            && w2.len() == 2 * HIDDEN
+            && (b2.len() == 1 || b2.len() == OUTPUT_BUCKETS)
+            && w2.len() == 2 * HIDDEN * b2.len()
             && layout.roles <= MAX_ROLES;
         fits.then_some(Network {
             variant,
@@ -292,7 +322,7 @@ impl Network {
             vec![0; layout.inputs() * HIDDEN],
             vec![0; HIDDEN],
             vec![0; 2 * HIDDEN],
-            b2,
+            vec![b2],
         )
     }
 
@@ -306,24 +336,42 @@ impl Network {
         self.layout
     }
 
-    /// The file form: magic, the variant's short name, squares, kinds and hidden width, the
-    /// weights (little-endian i16; the output bias i32), then a 64-bit FNV-1a checksum of
+    /// Number of output buckets: 1 or [`OUTPUT_BUCKETS`].
+    pub fn buckets(&self) -> usize {
+        self.b2.len()
+    }
+
+    /// The output bucket for a position with `pieces_in_hand` pieces in both hands.
+    #[inline]
+    pub fn bucket(&self, pieces_in_hand: usize) -> usize {
+        (pieces_in_hand / HAND_PIECES_PER_BUCKET).min(self.b2.len() - 1)
+    }
+
+    /// The file form: magic ([`MAGIC`], or [`MAGIC_BUCKETS`] with output buckets), the
+    /// variant's short name, squares, kinds and hidden width (and the number of buckets), the
+    /// weights (little-endian i16; the output biases i32), then a 64-bit FNV-1a checksum of
     /// everything before it.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(64 + 2 * (self.w1.len() + 3 * HIDDEN));
-        out.extend_from_slice(MAGIC);
+        let mut out = Vec::with_capacity(64 + 2 * (self.w1.len() + HIDDEN + self.w2.len()));
+        let bucketed = self.buckets() > 1;
+        out.extend_from_slice(if bucketed { MAGIC_BUCKETS } else { MAGIC });
         let name = self.variant.spec().name.as_bytes();
         out.push(name.len() as u8);
         out.extend_from_slice(name);
         for n in [self.layout.squares, self.layout.roles, HIDDEN] {
             out.extend_from_slice(&(n as u16).to_le_bytes());
         }
+        if bucketed {
+            out.extend_from_slice(&(self.buckets() as u16).to_le_bytes());
+        }
         for weights in [&self.w1, &self.b1, &self.w2] {
             for w in weights.iter() {
                 out.extend_from_slice(&w.to_le_bytes());
             }
         }
-        out.extend_from_slice(&self.b2.to_le_bytes());
+        for b in &self.b2 {
+            out.extend_from_slice(&b.to_le_bytes());
+        }
         let checksum = fnv1a(&out);
         out.extend_from_slice(&checksum.to_le_bytes());
         out
@@ -332,7 +380,8 @@ impl Network {
     /// Reads the file form of [`Network::to_bytes`], checking every size and the checksum.
     pub fn from_bytes(bytes: &[u8]) -> Result<Network, NetworkError> {
         let magic = bytes.get(..8).unwrap_or(bytes);
-        if magic != MAGIC {
+        let bucketed = magic == MAGIC_BUCKETS;
+        if magic != MAGIC && !bucketed {
             return Err(NetworkError::Magic(
                 String::from_utf8_lossy(magic).chars().take(8).collect(),
             ));
@@ -361,11 +410,22 @@ impl Network {
         if hidden != HIDDEN {
             return Err(NetworkError::Hidden(hidden));
         }
+        let buckets = if bucketed {
+            usize::from(reader.u16()?)
+        } else {
+            1
+        };
+        if buckets != 1 && buckets != OUTPUT_BUCKETS {
+            return Err(NetworkError::Buckets(buckets));
+        }
         let w1 = reader.i16s(layout.inputs() * HIDDEN)?;
         let b1 = reader.i16s(HIDDEN)?;
-        let w2 = reader.i16s(2 * HIDDEN)?;
-        let b = reader.take(4)?;
-        let b2 = i32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        let w2 = reader.i16s(2 * HIDDEN * buckets)?;
+        let mut b2 = Vec::with_capacity(buckets);
+        for _ in 0..buckets {
+            let b = reader.take(4)?;
+            b2.push(i32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+        }
         let body_end = reader.at;
         let c = reader.take(8)?;
         let checksum = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
@@ -412,18 +472,21 @@ impl Network {
     pub fn evaluate<B: Bitboard>(&self, position: &Position<B>) -> i32 {
         let mut accumulator = Accumulator::default();
         accumulator.refresh(self, position);
-        self.output(&accumulator, position.side_to_move())
+        let bucket = self.bucket(self.layout.pieces_in_hand(position));
+        self.output(&accumulator, position.side_to_move(), bucket)
     }
 
-    /// The output for the side to move `us` from the accumulators, in centipawns.
+    /// The output for the side to move `us` from the accumulators through output bucket
+    /// `bucket` (see [`Network::bucket`]; a bucket past the last is the last), in centipawns.
     #[inline]
-    pub fn output(&self, accumulator: &Accumulator, us: Color) -> i32 {
+    pub fn output(&self, accumulator: &Accumulator, us: Color, bucket: usize) -> i32 {
+        let bucket = bucket.min(self.b2.len() - 1);
         let sum = simd::output_sum(
             &accumulator.values[us.index()],
             &accumulator.values[(!us).index()],
-            &self.w2,
+            &self.w2[bucket * 2 * HIDDEN..][..2 * HIDDEN],
         );
-        let raw = sum / i64::from(QA) + i64::from(self.b2);
+        let raw = sum / i64::from(QA) + i64::from(self.b2[bucket]);
         (raw * i64::from(OUTPUT_SCALE) / i64::from(QA * QB)) as i32
     }
 }
@@ -717,9 +780,11 @@ mod tests {
     use rand::{Rng, SeedableRng};
     use tsubame_rules::{Options, tori, wa};
 
-    /// A network with random weights as large as training may make them.
+    /// A network with random weights as large as training may make them, and output buckets.
     fn random_network(variant: Variant, seed: u64) -> Network {
-        let mut network = FloatNetwork::random(variant, seed).unwrap().quantize();
+        let mut network = FloatNetwork::random(variant, OUTPUT_BUCKETS, seed)
+            .unwrap()
+            .quantize();
         let mut rng = StdRng::seed_from_u64(seed);
         for w in &mut network.w1 {
             *w = rng.gen_range(-400..=400);
@@ -727,7 +792,9 @@ mod tests {
         for w in &mut network.w2 {
             *w = rng.gen_range(-127..=127);
         }
-        network.b2 = rng.gen_range(-20_000..20_000);
+        for b in &mut network.b2 {
+            *b = rng.gen_range(-20_000..20_000);
+        }
         network
     }
 
@@ -759,8 +826,9 @@ mod tests {
                     let mut fresh = Accumulator::default();
                     fresh.refresh(network, &position);
                     assert_eq!(next, fresh, "{} then {mv:?}", position.to_sfen());
+                    let bucket = network.bucket(layout.pieces_in_hand(&position));
                     assert_eq!(
-                        network.output(&next, position.side_to_move()),
+                        network.output(&next, position.side_to_move(), bucket),
                         network.evaluate(&position)
                     );
                     checked += 1;
@@ -873,16 +941,67 @@ mod tests {
         ));
         // A Wa network's bytes with the name changed to Tori: the sizes are Wa's.
         let wa = random_network(Variant::Wa, 1).to_bytes();
-        let mut renamed = b"TSBNNUE1\x04tori".to_vec();
+        let mut renamed = b"TSBNNUE2\x04tori".to_vec();
         renamed.extend_from_slice(&wa[8 + 1 + 2..]);
         assert!(matches!(
             Network::from_bytes(&renamed),
             Err(NetworkError::Layout { .. })
         ));
+        // Only 1 or OUTPUT_BUCKETS output buckets are read.
+        let mut three_buckets = bytes.clone();
+        let at = 8 + 1 + 4 + 6;
+        three_buckets[at..at + 2].copy_from_slice(&3u16.to_le_bytes());
+        assert_eq!(
+            Network::from_bytes(&three_buckets),
+            Err(NetworkError::Buckets(3))
+        );
         let error = Network::load("/nonexistent/tori.nnue").unwrap_err();
         assert!(
             error.to_string().contains("/nonexistent/tori.nnue"),
             "{error}"
+        );
+    }
+
+    #[test]
+    fn output_buckets_follow_the_pieces_in_hand_and_one_bucket_files_keep_their_form() {
+        let network = random_network(Variant::Tori, 2);
+        assert_eq!(network.buckets(), OUTPUT_BUCKETS);
+        assert_eq!(&network.to_bytes()[..8], MAGIC_BUCKETS);
+        let expected = [0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 7, 7, 7, 7];
+        for (in_hand, &bucket) in expected.iter().enumerate() {
+            assert_eq!(network.bucket(in_hand), bucket, "{in_hand} in hand");
+        }
+        // Each bucket is its own output layer: a position evaluates through the one its hands
+        // choose, and the same accumulators give another score through another bucket.
+        let rules = Options::defaults(tori::spec()).rule_set();
+        let position =
+            Position::from_sfen(tori::tables(), "3k3/7/7/7/7/7/3K3 b 3S2Cp 1", rules).unwrap();
+        let layout = network.layout();
+        assert_eq!(layout.pieces_in_hand(&position), 6);
+        let mut accumulator = Accumulator::default();
+        accumulator.refresh(&network, &position);
+        let through = |bucket| network.output(&accumulator, Color::Sente, bucket);
+        assert_eq!(network.evaluate(&position), through(3));
+        assert_ne!(through(3), through(4));
+        assert_eq!(through(7), through(100));
+        // A network with one output layer keeps the first file form, bytes unchanged, and
+        // uses that layer whatever the hands hold.
+        let built_in = Network::built_in(Variant::Tori).expect("Tori has a built-in network");
+        assert_eq!(built_in.buckets(), 1);
+        assert_eq!(built_in.to_bytes(), TORI_NETWORK);
+        assert_eq!(built_in.bucket(20), 0);
+        // Training from it with buckets starts from a copy of its layer in each: the same
+        // evaluations.
+        let copied = FloatNetwork::from_network(&built_in)
+            .with_buckets(OUTPUT_BUCKETS)
+            .unwrap()
+            .quantize();
+        assert_eq!(copied.buckets(), OUTPUT_BUCKETS);
+        assert_eq!(copied.evaluate(&position), built_in.evaluate(&position));
+        assert!(
+            FloatNetwork::from_network(&copied)
+                .with_buckets(1)
+                .is_none()
         );
     }
 

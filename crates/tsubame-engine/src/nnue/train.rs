@@ -9,7 +9,9 @@
 //! two cores costs more than the whole of this.
 
 use super::data::Record;
-use super::{HIDDEN, Layout, Network, OUTPUT_SCALE, QA, QB};
+use super::{
+    HAND_PIECES_PER_BUCKET, HIDDEN, Layout, Network, OUTPUT_BUCKETS, OUTPUT_SCALE, QA, QB,
+};
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -79,20 +81,25 @@ pub struct FloatNetwork {
     layout: Layout,
     w1: Vec<f32>,
     b1: Vec<f32>,
+    /// Output weights, bucket by bucket (as in [`Network`]).
     w2: Vec<f32>,
-    b2: f32,
+    /// Output bias of each bucket.
+    b2: Vec<f32>,
 }
 
 impl FloatNetwork {
-    /// Small random weights.
-    pub fn random(variant: Variant, seed: u64) -> Option<FloatNetwork> {
+    /// Small random weights, with `buckets` output buckets (1 or [`OUTPUT_BUCKETS`]).
+    pub fn random(variant: Variant, buckets: usize, seed: u64) -> Option<FloatNetwork> {
         let layout = Layout::for_variant(variant)?;
+        if buckets != 1 && buckets != OUTPUT_BUCKETS {
+            return None;
+        }
         let mut rng = StdRng::seed_from_u64(seed);
         let w1 = (0..layout.inputs() * HIDDEN)
             .map(|_| rng.gen_range(-0.1..0.1))
             .collect();
         let bound = 1.0 / (2.0 * HIDDEN as f32).sqrt();
-        let w2 = (0..2 * HIDDEN)
+        let w2 = (0..2 * HIDDEN * buckets)
             .map(|_| rng.gen_range(-bound..bound))
             .collect();
         Some(FloatNetwork {
@@ -101,8 +108,32 @@ impl FloatNetwork {
             w1,
             b1: vec![0.0; HIDDEN],
             w2,
-            b2: 0.0,
+            b2: vec![0.0; buckets],
         })
+    }
+
+    /// Number of output buckets.
+    pub fn buckets(&self) -> usize {
+        self.b2.len()
+    }
+
+    /// This network with `buckets` output buckets: a network with one output layer gets a copy
+    /// of it in every bucket, so it starts out evaluating exactly as before and training
+    /// specialises the buckets. `None` for any other change of the number.
+    pub fn with_buckets(mut self, buckets: usize) -> Option<FloatNetwork> {
+        if buckets == self.buckets() {
+            return Some(self);
+        }
+        if self.buckets() != 1 || buckets != OUTPUT_BUCKETS {
+            return None;
+        }
+        self.w2 = self.w2.repeat(buckets);
+        self.b2 = self.b2.repeat(buckets);
+        Some(self)
+    }
+
+    fn bucket(&self, pieces_in_hand: usize) -> usize {
+        (pieces_in_hand / HAND_PIECES_PER_BUCKET).min(self.b2.len() - 1)
     }
 
     /// The weights of an integer network, to go on training from it.
@@ -118,7 +149,11 @@ impl FloatNetwork {
                 .iter()
                 .map(|&w| f32::from(w) / QB as f32)
                 .collect(),
-            b2: network.b2 as f32 / (QA * QB) as f32,
+            b2: network
+                .b2
+                .iter()
+                .map(|&b| b as f32 / (QA * QB) as f32)
+                .collect(),
         }
     }
 
@@ -137,15 +172,22 @@ impl FloatNetwork {
             .iter()
             .map(|&w| round16(w, QB as f32, W2_LIMIT))
             .collect();
-        let b2 = (self.b2 * (QA * QB) as f32).round() as i32;
+        let b2 = self
+            .b2
+            .iter()
+            .map(|&b| (b * (QA * QB) as f32).round() as i32)
+            .collect();
         Network::from_parts(self.variant, w1, b1, w2, b2)
             .unwrap_or_else(|| unreachable!("a float network has its layout's sizes"))
     }
 
-    /// The evaluation of prepared inputs, in centipawns for the side to move.
-    fn evaluate(&self, us: &[u16], them: &[u16]) -> f32 {
-        let mut out = self.b2;
-        for (inputs, weights) in [(us, &self.w2[..HIDDEN]), (them, &self.w2[HIDDEN..])] {
+    /// The evaluation of prepared inputs of a position with `pieces_in_hand` pieces in both
+    /// hands, in centipawns for the side to move.
+    fn evaluate(&self, us: &[u16], them: &[u16], pieces_in_hand: usize) -> f32 {
+        let bucket = self.bucket(pieces_in_hand);
+        let w2 = &self.w2[bucket * 2 * HIDDEN..][..2 * HIDDEN];
+        let mut out = self.b2[bucket];
+        for (inputs, weights) in [(us, &w2[..HIDDEN]), (them, &w2[HIDDEN..])] {
             let acc = self.accumulate(inputs);
             out += acc
                 .iter()
@@ -191,6 +233,8 @@ pub struct Prepared {
     results: Vec<f32>,
     /// Game of each position.
     games: Vec<u32>,
+    /// Pieces in both hands of each position, which choose the output bucket.
+    pieces_in_hand: Vec<u8>,
 }
 
 impl Prepared {
@@ -202,6 +246,7 @@ impl Prepared {
             scores: Vec::with_capacity(records.len()),
             results: Vec::with_capacity(records.len()),
             games: Vec::with_capacity(records.len()),
+            pieces_in_hand: Vec::with_capacity(records.len()),
         };
         let mut us = Vec::new();
         let mut them = Vec::new();
@@ -221,6 +266,8 @@ impl Prepared {
                 .results
                 .push((f32::from(record.result) + 1.0) / 2.0);
             prepared.games.push(record.game);
+            let in_hand: usize = record.hands.iter().map(|&n| usize::from(n)).sum();
+            prepared.pieces_in_hand.push(in_hand.min(255) as u8);
         }
         prepared
     }
@@ -263,17 +310,17 @@ struct Gradients {
     w1: Vec<f32>,
     b1: Vec<f32>,
     w2: Vec<f32>,
-    b2: f32,
+    b2: Vec<f32>,
     loss: f64,
 }
 
 impl Gradients {
-    fn new(inputs: usize) -> Gradients {
+    fn new(inputs: usize, buckets: usize) -> Gradients {
         Gradients {
             w1: vec![0.0; inputs * HIDDEN],
             b1: vec![0.0; HIDDEN],
-            w2: vec![0.0; 2 * HIDDEN],
-            b2: 0.0,
+            w2: vec![0.0; 2 * HIDDEN * buckets],
+            b2: vec![0.0; buckets],
             loss: 0.0,
         }
     }
@@ -282,7 +329,7 @@ impl Gradients {
         self.w1.fill(0.0);
         self.b1.fill(0.0);
         self.w2.fill(0.0);
-        self.b2 = 0.0;
+        self.b2.fill(0.0);
         self.loss = 0.0;
     }
 
@@ -296,7 +343,9 @@ impl Gradients {
         for (a, b) in self.w2.iter_mut().zip(&other.w2) {
             *a += b;
         }
-        self.b2 += other.b2;
+        for (a, b) in self.b2.iter_mut().zip(&other.b2) {
+            *a += b;
+        }
         self.loss += other.loss;
     }
 }
@@ -347,12 +396,15 @@ pub fn train(
     });
     let inputs = network.layout.inputs();
     let threads = settings.threads.clamp(1, 64);
-    let mut parts: Vec<Gradients> = (0..threads).map(|_| Gradients::new(inputs)).collect();
+    let buckets = network.buckets();
+    let mut parts: Vec<Gradients> = (0..threads)
+        .map(|_| Gradients::new(inputs, buckets))
+        .collect();
     let mut moments = [
         Moments::new(inputs * HIDDEN),
         Moments::new(HIDDEN),
-        Moments::new(2 * HIDDEN),
-        Moments::new(1),
+        Moments::new(2 * HIDDEN * buckets),
+        Moments::new(buckets),
     ];
     let mut rng = StdRng::seed_from_u64(settings.seed ^ 0x5eed);
     let mut step_count = 0i32;
@@ -390,10 +442,10 @@ pub fn train(
                 .iter_mut()
                 .chain(&mut total.b1)
                 .chain(&mut total.w2)
+                .chain(&mut total.b2)
             {
                 *g /= n;
             }
-            total.b2 /= n;
             step_count += 1;
             let correction = (1.0 - BETA2.powi(step_count)).sqrt() / (1.0 - BETA1.powi(step_count));
             let step = learning_rate * correction;
@@ -401,9 +453,7 @@ pub fn train(
             adam(&mut network.w1, &total.w1, m1, step, W1_LIMIT);
             adam(&mut network.b1, &total.b1, mb1, step, W1_LIMIT);
             adam(&mut network.w2, &total.w2, m2, step, W2_LIMIT);
-            let mut b2 = [network.b2];
-            adam(&mut b2, &[total.b2], mb2, step, f32::MAX);
-            network.b2 = b2[0];
+            adam(&mut network.b2, &total.b2, mb2, step, f32::MAX);
         }
         let report = EpochReport {
             epoch,
@@ -448,7 +498,8 @@ pub fn loss(
                     part.iter()
                         .map(|&i| {
                             let (us, them) = data.views(i);
-                            let p = sigmoid(network.evaluate(us, them) / scale);
+                            let in_hand = usize::from(data.pieces_in_hand[i]);
+                            let p = sigmoid(network.evaluate(us, them, in_hand) / scale);
                             f64::from(p - target(data, i, scale, score_weight)).powi(2)
                         })
                         .sum::<f64>()
@@ -470,10 +521,12 @@ fn backward(
     gradients: &mut Gradients,
 ) {
     let (us, them) = data.views(i);
+    let bucket = network.bucket(usize::from(data.pieces_in_hand[i]));
+    let w2 = &network.w2[bucket * 2 * HIDDEN..][..2 * HIDDEN];
     let acc = [network.accumulate(us), network.accumulate(them)];
-    let mut out = network.b2;
+    let mut out = network.b2[bucket];
     for (side, acc) in acc.iter().enumerate() {
-        let weights = &network.w2[side * HIDDEN..][..HIDDEN];
+        let weights = &w2[side * HIDDEN..][..HIDDEN];
         out += acc
             .iter()
             .zip(weights)
@@ -484,10 +537,10 @@ fn backward(
     let error = p - target(data, i, scale, score_weight);
     gradients.loss += f64::from(error * error);
     let d_out = 2.0 * error * p * (1.0 - p) * OUTPUT_SCALE as f32 / scale;
-    gradients.b2 += d_out;
+    gradients.b2[bucket] += d_out;
     for (side, (acc, inputs)) in acc.iter().zip([us, them]).enumerate() {
-        let weights = &network.w2[side * HIDDEN..][..HIDDEN];
-        let grad_w2 = &mut gradients.w2[side * HIDDEN..][..HIDDEN];
+        let weights = &w2[side * HIDDEN..][..HIDDEN];
+        let grad_w2 = &mut gradients.w2[(bucket * 2 + side) * HIDDEN..][..HIDDEN];
         let mut d_acc = [0.0f32; HIDDEN];
         for h in 0..HIDDEN {
             let a = acc[h];
@@ -550,47 +603,59 @@ mod tests {
         assert!(records.len() > 1_000, "{}", records.len());
         let layout = Layout::for_variant(Variant::Tori).unwrap();
         let data = Prepared::new(&records, layout);
-        let mut network = FloatNetwork::random(Variant::Tori, 1).unwrap();
-        let settings = TrainSettings {
-            epochs: 6,
-            batch_size: 256,
-            learning_rate: 0.002,
-            ..TrainSettings::default()
-        };
-        let mut reports = Vec::new();
-        train(&mut network, &data, &settings, &mut |report, _| {
-            reports.push(report.clone())
-        });
-        assert_eq!(reports.len(), 6);
-        let (first, last) = (&reports[0], &reports[5]);
-        assert!(last.train_loss < first.train_loss * 0.9, "{reports:?}");
-        assert!(last.validation_loss < first.validation_loss, "{reports:?}");
+        for buckets in [1, OUTPUT_BUCKETS] {
+            let mut network = FloatNetwork::random(Variant::Tori, buckets, 1).unwrap();
+            let settings = TrainSettings {
+                epochs: 6,
+                batch_size: 256,
+                learning_rate: 0.002,
+                ..TrainSettings::default()
+            };
+            let mut reports = Vec::new();
+            train(&mut network, &data, &settings, &mut |report, _| {
+                reports.push(report.clone())
+            });
+            assert_eq!(reports.len(), 6);
+            let (first, last) = (&reports[0], &reports[5]);
+            assert!(
+                last.train_loss < first.train_loss * 0.9,
+                "{buckets}: {reports:?}"
+            );
+            assert!(
+                last.validation_loss < first.validation_loss,
+                "{buckets}: {reports:?}"
+            );
 
-        // The integer network computes what its weights do in floating point, to within the
-        // truncations of integer arithmetic; rounding the weights moves evaluations little.
-        let quantized = network.quantize();
-        let rounded = FloatNetwork::from_network(&quantized);
-        let rules = options.rule_set();
-        let mut largest_gap = 0.0f32;
-        let mut rounding = Vec::new();
-        for record in records.iter().step_by(37) {
-            let (mut us, mut them) = (Vec::new(), Vec::new());
-            record.inputs(layout, record.side, &mut us);
-            record.inputs(layout, !record.side, &mut them);
-            let us: Vec<u16> = us.iter().map(|&i| i as u16).collect();
-            let them: Vec<u16> = them.iter().map(|&i| i as u16).collect();
-            let float = rounded.evaluate(&us, &them);
-            let sfen = record_sfen(record);
-            let position = Position::from_sfen(tori::tables(), &sfen, rules).unwrap();
-            let integer = quantized.evaluate(&position) as f32;
-            largest_gap = largest_gap.max((float - integer).abs());
-            rounding.push((float - network.evaluate(&us, &them)).abs());
+            // The integer network computes what its weights do in floating point, to within
+            // the truncations of integer arithmetic; rounding the weights moves evaluations
+            // little.
+            let quantized = network.quantize();
+            assert_eq!(quantized.buckets(), buckets);
+            let rounded = FloatNetwork::from_network(&quantized);
+            let rules = options.rule_set();
+            let mut largest_gap = 0.0f32;
+            let mut rounding = Vec::new();
+            for record in records.iter().step_by(37) {
+                let (mut us, mut them) = (Vec::new(), Vec::new());
+                record.inputs(layout, record.side, &mut us);
+                record.inputs(layout, !record.side, &mut them);
+                let us: Vec<u16> = us.iter().map(|&i| i as u16).collect();
+                let them: Vec<u16> = them.iter().map(|&i| i as u16).collect();
+                let in_hand = record.hands.iter().map(|&n| usize::from(n)).sum();
+                let float = rounded.evaluate(&us, &them, in_hand);
+                let sfen = record_sfen(record);
+                let position = Position::from_sfen(tori::tables(), &sfen, rules).unwrap();
+                let integer = quantized.evaluate(&position) as f32;
+                largest_gap = largest_gap.max((float - integer).abs());
+                rounding.push((float - network.evaluate(&us, &them, in_hand)).abs());
+            }
+            assert!(largest_gap <= 2.0, "{buckets}: {largest_gap}");
+            // Output weights in steps of 1/64 move this small, young network's evaluations
+            // by about 27 cp on average; a trained one has larger weights and smaller relative
+            // steps.
+            let mean_rounding = rounding.iter().sum::<f32>() / rounding.len() as f32;
+            assert!(mean_rounding < 35.0, "{buckets}: {mean_rounding}");
         }
-        assert!(largest_gap <= 2.0, "{largest_gap}");
-        // Output weights in steps of 1/64 move this small, young network's evaluations by
-        // about 27 cp on average; a trained one has larger weights and smaller relative steps.
-        let mean_rounding = rounding.iter().sum::<f32>() / rounding.len() as f32;
-        assert!(mean_rounding < 35.0, "{mean_rounding}");
     }
 
     /// The SFEN of a Tori record (board codes are 1 + color * kinds + kind).
