@@ -150,8 +150,12 @@ struct Worker<'a, P: SearchPosition> {
     main: bool,
     /// The network that evaluates, when the parameters carry one for this game.
     network: Option<&'a Network>,
-    /// The network's accumulators along the current line, the current position's last.
+    /// The network's accumulators along the current line, the current position's at
+    /// `accumulator_top`. Entries past it are kept from earlier lines, so that a move writes its
+    /// position's accumulator in place rather than building one and copying it in.
     accumulators: Vec<Accumulator>,
+    /// Where the current position's accumulator is in `accumulators`.
+    accumulator_top: usize,
 }
 
 fn lmr_table(search: &SearchParams) -> Vec<Vec<i32>> {
@@ -253,6 +257,7 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
             params,
             network,
             accumulators,
+            accumulator_top: 0,
             keys,
             checks,
             nodes: 0,
@@ -443,11 +448,15 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
                 let changes = touch
                     .map(|t| self.position.network_changes(&t, layout))
                     .unwrap_or_default();
-                let mut next = Accumulator::default();
-                if let Some(parent) = self.accumulators.last() {
+                let top = self.accumulator_top;
+                if self.accumulators.len() <= top + 1 {
+                    self.accumulators.push(Accumulator::default());
+                }
+                let (line, free) = self.accumulators.split_at_mut(top + 1);
+                if let (Some(parent), Some(next)) = (line.last(), free.first_mut()) {
                     next.update_from(parent, network, &changes);
                 }
-                self.accumulators.push(next);
+                self.accumulator_top = top + 1;
                 undo
             }
             None => self.position.make_move(mv),
@@ -460,7 +469,7 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
 
     fn unmake(&mut self, mv: Move, undo: P::Undo) {
         if self.network.is_some() {
-            self.accumulators.pop();
+            self.accumulator_top = self.accumulator_top.saturating_sub(1);
         }
         self.keys.pop();
         self.checks.pop();
@@ -475,7 +484,7 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
     /// The static evaluation for the side to move: the network's when one evaluates.
     #[inline]
     fn evaluate(&self) -> i32 {
-        match (self.network, self.accumulators.last()) {
+        match (self.network, self.accumulators.get(self.accumulator_top)) {
             (Some(network), Some(accumulator)) => {
                 let bucket = if network.buckets() > 1 {
                     network.bucket(self.position.pieces_in_hand())
@@ -571,10 +580,8 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
                 && self.has_pieces_to_move()
             {
                 let reduction = search.null_move_reduction + depth / search.null_move_depth_divisor;
+                // Passing changes no input, so the accumulators stay as they are.
                 self.position.make_null_move();
-                if let Some(&top) = self.accumulators.last() {
-                    self.accumulators.push(top);
-                }
                 self.keys.push(self.position.key());
                 self.checks.push(false);
                 self.played.push(None);
@@ -583,9 +590,6 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
                 self.checks.pop();
                 self.played.pop();
                 self.position.unmake_null_move();
-                if self.network.is_some() {
-                    self.accumulators.pop();
-                }
                 if self.stopped() {
                     return 0;
                 }
@@ -666,10 +670,9 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
             } else {
                 0
             };
-            // Read before the move is made, for the check extension below.
-            let keeps_exchange = self.position.exchange_at_least(mv, 0, self.params);
-            let undo = self.make(mv);
-            let gives_check = self.position.in_check();
+            let mut undo = self.make(mv);
+            // Worked out by `make`.
+            let gives_check = self.checks.last().copied().unwrap_or(false);
             // Shallow quiet moves late in the order, or that cannot lift a poor position to
             // alpha, are not searched (late-move and futility pruning). Drops make up most
             // moves in games with hands, and most of them are such moves.
@@ -697,6 +700,14 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
             }
             // A check that hands its piece over (most checking drops next to the royal piece)
             // is not extended: the reply takes it, and the search finds that at the usual depth.
+            // The exchange is read in the position before the move, so a check is taken back
+            // for it: few moves check, and reading it for every move cost a fifth of the search.
+            let keeps_exchange = gives_check && {
+                self.unmake(mv, undo);
+                let keeps = self.position.exchange_at_least(mv, 0, self.params);
+                undo = self.make(mv);
+                keeps
+            };
             let extend = ((gives_check && keeps_exchange) || singular == Some(mv))
                 && ply < 2 * depth as usize + 8;
             let new_depth = depth - 1 + i32::from(extend);
