@@ -47,6 +47,11 @@ pub trait SearchPosition: GamePosition {
     fn exchange_at_least(&self, _mv: Move, _threshold: i32, _params: &EvalParams) -> bool {
         true
     }
+    /// For a drop, whether it gives check, read without playing it; `None` for other moves
+    /// and in games that cannot tell a drop's check before it is made.
+    fn drop_gives_check(&self, _mv: Move) -> Option<bool> {
+        None
+    }
     /// The network input layout of the game, for games that networks evaluate.
     fn network_layout(&self) -> Option<Layout> {
         None
@@ -91,6 +96,10 @@ impl<B: Bitboard> SearchPosition for Position<B> {
     #[inline]
     fn is_capture(&self, mv: Move) -> bool {
         !mv.is_from_hand() && self.piece_at(mv.to()).is_some()
+    }
+    #[inline]
+    fn drop_gives_check(&self, mv: Move) -> Option<bool> {
+        matches!(mv.kind(), MoveKind::Drop { .. }).then(|| self.gives_check(mv))
     }
     #[inline]
     fn mover(&self, mv: Move) -> Option<Role> {

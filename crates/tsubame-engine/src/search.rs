@@ -8,7 +8,7 @@
 use crate::eval::EvalParams;
 use crate::game::SearchPosition;
 use crate::limits::{Budget, Limits};
-use crate::nnue::{Accumulator, Network};
+use crate::nnue::{Accumulator, AccumulatorStack, Network};
 use crate::search_params::SearchParams;
 use crate::tt::{Bound, Entry, TranspositionTable};
 use std::sync::Arc;
@@ -150,12 +150,8 @@ struct Worker<'a, P: SearchPosition> {
     main: bool,
     /// The network that evaluates, when the parameters carry one for this game.
     network: Option<&'a Network>,
-    /// The network's accumulators along the current line, the current position's at
-    /// `accumulator_top`. Entries past it are kept from earlier lines, so that a move writes its
-    /// position's accumulator in place rather than building one and copying it in.
-    accumulators: Vec<Accumulator>,
-    /// Where the current position's accumulator is in `accumulators`.
-    accumulator_top: usize,
+    /// The network's accumulators along the current line (empty without a network).
+    accumulators: Option<AccumulatorStack>,
 }
 
 fn lmr_table(search: &SearchParams) -> Vec<Vec<i32>> {
@@ -246,18 +242,16 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
             .network
             .as_deref()
             .filter(|n| position.network_layout() == Some(n.layout()));
-        let mut accumulators = Vec::with_capacity(if network.is_some() { MAX_PLY + 4 } else { 0 });
-        if let Some(network) = network {
+        let accumulators = network.map(|network| {
             let mut root = Accumulator::default();
             position.refresh_accumulator(network, &mut root);
-            accumulators.push(root);
-        }
+            AccumulatorStack::new(root, MAX_PLY + 4)
+        });
         Worker {
             shared,
             params,
             network,
             accumulators,
-            accumulator_top: 0,
             keys,
             checks,
             nodes: 0,
@@ -440,26 +434,18 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
         } else {
             Some(self.history_index(mv) as u32)
         };
-        let undo = match self.network {
-            Some(network) => {
+        let undo = match (self.network, self.accumulators.as_mut()) {
+            (Some(network), Some(accumulators)) => {
                 let layout = network.layout();
                 let touch = self.position.network_touch(layout, mv);
                 let undo = self.position.make_move(mv);
                 let changes = touch
                     .map(|t| self.position.network_changes(&t, layout))
                     .unwrap_or_default();
-                let top = self.accumulator_top;
-                if self.accumulators.len() <= top + 1 {
-                    self.accumulators.push(Accumulator::default());
-                }
-                let (line, free) = self.accumulators.split_at_mut(top + 1);
-                if let (Some(parent), Some(next)) = (line.last(), free.first_mut()) {
-                    next.update_from(parent, network, &changes);
-                }
-                self.accumulator_top = top + 1;
+                accumulators.push(changes);
                 undo
             }
-            None => self.position.make_move(mv),
+            _ => self.position.make_move(mv),
         };
         self.keys.push(self.position.key());
         self.checks.push(self.position.in_check());
@@ -468,8 +454,8 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
     }
 
     fn unmake(&mut self, mv: Move, undo: P::Undo) {
-        if self.network.is_some() {
-            self.accumulator_top = self.accumulator_top.saturating_sub(1);
+        if let Some(accumulators) = self.accumulators.as_mut() {
+            accumulators.pop();
         }
         self.keys.pop();
         self.checks.pop();
@@ -483,15 +469,16 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
 
     /// The static evaluation for the side to move: the network's when one evaluates.
     #[inline]
-    fn evaluate(&self) -> i32 {
-        match (self.network, self.accumulators.get(self.accumulator_top)) {
-            (Some(network), Some(accumulator)) => {
+    fn evaluate(&mut self) -> i32 {
+        match (self.network, self.accumulators.as_mut()) {
+            (Some(network), Some(accumulators)) => {
                 let bucket = if network.buckets() > 1 {
                     network.bucket(self.position.pieces_in_hand())
                 } else {
                     0
                 };
-                network.output(accumulator, self.position.side_to_move(), bucket)
+                let us = self.position.side_to_move();
+                network.output(accumulators.current(network), us, bucket)
             }
             _ => self.position.evaluate(self.params),
         }
@@ -670,33 +657,38 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
             } else {
                 0
             };
-            let mut undo = self.make(mv);
-            // Worked out by `make`.
-            let gives_check = self.checks.last().copied().unwrap_or(false);
             // Shallow quiet moves late in the order, or that cannot lift a poor position to
-            // alpha, are not searched (late-move and futility pruning). Drops make up most
-            // moves in games with hands, and most of them are such moves.
-            if depth <= search.late_move_depth
+            // alpha, are not searched unless they give check (late-move and futility pruning).
+            // Drops make up most moves in games with hands, and most of them are such moves.
+            let prunable = depth <= search.late_move_depth
                 && index > 0
                 && quiet
                 && !pv_node
                 && !in_check
-                && !gives_check
                 && best > -MATE_BOUND
-            {
-                let late_from = if improving {
-                    search.late_move_improving_base
-                        + search.late_move_improving_scale * depth * depth
-                } else {
-                    search.late_move_base + search.late_move_scale * depth * depth
+                && {
+                    let late_from = if improving {
+                        search.late_move_improving_base
+                            + search.late_move_improving_scale * depth * depth
+                    } else {
+                        search.late_move_base + search.late_move_scale * depth * depth
+                    };
+                    let late = index >= late_from as usize;
+                    let futile = depth <= search.futility_depth
+                        && static_eval + search.futility_margin * depth + search.futility_base
+                            <= alpha;
+                    late || futile
                 };
-                let late = index >= late_from as usize;
-                let futile = depth <= search.futility_depth
-                    && static_eval + search.futility_margin * depth + search.futility_base <= alpha;
-                if late || futile {
-                    self.unmake(mv, undo);
-                    continue;
-                }
+            // A drop's check is read without playing it, so a pruned drop is never made.
+            if prunable && self.position.drop_gives_check(mv) == Some(false) {
+                continue;
+            }
+            let mut undo = self.make(mv);
+            // Worked out by `make`.
+            let gives_check = self.checks.last().copied().unwrap_or(false);
+            if prunable && !gives_check {
+                self.unmake(mv, undo);
+                continue;
             }
             // A check that hands its piece over (most checking drops next to the royal piece)
             // is not extended: the reply takes it, and the search finds that at the usual depth.

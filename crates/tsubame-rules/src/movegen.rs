@@ -448,8 +448,29 @@ impl<B: Bitboard> Position<B> {
         self.legal_moves().contains(&mv)
     }
 
-    /// Whether a legal move gives check.
+    /// Whether a legal move gives check. A drop is read without playing it: in a legal
+    /// position the side not to move is never in check, and a dropped piece only adds a blocker,
+    /// so the dropped piece alone can give the check. Other moves are played on a copy.
+    ///
+    /// ```
+    /// use tsubame_rules::{tori, Options, Position};
+    /// let rules = Options::defaults(tori::spec()).rule_set();
+    /// let position = Position::from_sfen(tori::tables(), "3k3/7/7/7/7/7/3K3 b S 1", rules).unwrap();
+    /// let check = position.parse_usi("S*4b").unwrap();
+    /// let no_check = position.parse_usi("S*4c").unwrap();
+    /// assert!(position.gives_check(check));
+    /// assert!(!position.gives_check(no_check));
+    /// ```
     pub fn gives_check(&self, mv: Move) -> bool {
+        if let crate::MoveKind::Drop { role, to } = mv.kind() {
+            return self.royal_square(!self.side).is_some_and(|royal| {
+                let to = to.index();
+                let occupied = self.occupied() | B::single(to);
+                self.tables
+                    .attacks(!self.side, role, royal, occupied)
+                    .has(to)
+            });
+        }
         let mut after = self.clone();
         after.make_move(mv);
         after.in_check()

@@ -132,6 +132,18 @@ fn check_exact_legal_set<B: Bitboard>(position: &Position<B>) {
         .filter(|m| !m.is_from_hand() && position.piece_at(m.to()).is_some())
         .collect();
     assert_eq!(captures, expected, "captures in {}", position.to_sfen());
+    // A drop's check is read without playing it; every move's must be the check it leaves.
+    for &mv in &sorted {
+        let mut after = position.clone();
+        after.make_move(mv);
+        assert_eq!(
+            position.gives_check(mv),
+            after.in_check(),
+            "check by {} in {}",
+            position.to_usi(mv),
+            position.to_sfen()
+        );
+    }
     let mut quiet_checks = Vec::new();
     position.generate_quiet_checks(&mut quiet_checks);
     quiet_checks.sort();

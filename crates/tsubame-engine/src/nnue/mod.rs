@@ -550,6 +550,82 @@ impl Accumulator {
     }
 }
 
+/// The accumulators along a search's current line, updated lazily: a move records its input
+/// changes, and the sums are brought up to date only when a position is evaluated. Most moves
+/// a search makes are taken back unevaluated (pruned late moves, table cutoffs, repetitions),
+/// and those never pay for the first layer.
+#[derive(Clone, Debug)]
+pub struct AccumulatorStack {
+    /// Entry `i` is the accumulator of the position `i` moves below the root. Entries past
+    /// `top` are kept from earlier lines, so that a move writes its accumulator in place.
+    entries: Vec<Accumulator>,
+    /// The input changes of the move that led to each entry's position.
+    changes: Vec<Changes>,
+    /// Whether each entry holds its position's sums; an entry is computed only after its
+    /// parent is.
+    computed: Vec<bool>,
+    top: usize,
+}
+
+impl AccumulatorStack {
+    /// A stack whose root is `root`, with room for `depth` moves before it grows.
+    pub fn new(root: Accumulator, depth: usize) -> AccumulatorStack {
+        let mut entries = Vec::with_capacity(depth + 1);
+        entries.push(root);
+        let mut changes = Vec::with_capacity(depth + 1);
+        changes.push(Changes::default());
+        let mut computed = Vec::with_capacity(depth + 1);
+        computed.push(true);
+        AccumulatorStack {
+            entries,
+            changes,
+            computed,
+            top: 0,
+        }
+    }
+
+    /// Records a move that changes `changes` in the inputs; its sums wait until asked for.
+    #[inline]
+    pub fn push(&mut self, changes: Changes) {
+        let next = self.top + 1;
+        if next < self.entries.len() {
+            self.changes[next] = changes;
+            self.computed[next] = false;
+        } else {
+            self.entries.push(Accumulator::default());
+            self.changes.push(changes);
+            self.computed.push(false);
+        }
+        self.top = next;
+    }
+
+    /// Takes the last move back.
+    #[inline]
+    pub fn pop(&mut self) {
+        self.top = self.top.saturating_sub(1);
+    }
+
+    /// The current position's accumulator, brought up to date from the nearest computed one
+    /// below it.
+    #[inline]
+    pub fn current(&mut self, network: &Network) -> &Accumulator {
+        if !self.computed[self.top] {
+            let mut base = self.top;
+            while base > 0 && !self.computed[base] {
+                base -= 1;
+            }
+            for index in base + 1..=self.top {
+                let (done, rest) = self.entries.split_at_mut(index);
+                if let (Some(parent), Some(next)) = (done.last(), rest.first_mut()) {
+                    next.update_from(parent, network, &self.changes[index]);
+                }
+                self.computed[index] = true;
+            }
+        }
+        &self.entries[self.top]
+    }
+}
+
 /// The inputs a move turns on and off, for both perspectives.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Changes {
@@ -652,6 +728,11 @@ impl Touch {
 pub mod simd {
     use super::{HIDDEN, QA};
 
+    /// Sums of the first layer updated together by AVX2: 128 lanes of 16 bits in eight of its
+    /// sixteen registers, which stay there while every column is added in.
+    #[cfg(target_arch = "x86_64")]
+    const ADD_SUB_BLOCK: usize = 128;
+
     /// `out = parent + sum(added) - sum(removed)`, lane by lane, wrapping.
     #[inline]
     pub fn add_sub(
@@ -690,7 +771,9 @@ pub mod simd {
         }
     }
 
-    /// The same loop compiled for AVX2 (the compiler vectorises it 16 lanes wide).
+    /// The same sums with AVX2, in one pass: each block of lanes is loaded once, every column
+    /// added to it in registers, and stored once (the portable loop makes a pass through
+    /// memory per column).
     ///
     /// # Safety
     /// The processor must have AVX2.
@@ -702,7 +785,43 @@ pub mod simd {
         added: &[&[i16]],
         removed: &[&[i16]],
     ) {
-        add_sub_portable(out, parent, added, removed);
+        use std::arch::x86_64::*;
+        const REGISTERS: usize = ADD_SUB_BLOCK / 16;
+        if added
+            .iter()
+            .chain(removed)
+            .any(|column| column.len() < HIDDEN)
+        {
+            add_sub_portable(out, parent, added, removed);
+            return;
+        }
+        for block in (0..HIDDEN).step_by(ADD_SUB_BLOCK) {
+            let mut sums = [_mm256_setzero_si256(); REGISTERS];
+            for (r, sum) in sums.iter_mut().enumerate() {
+                // SAFETY: `block + 16 * r + 16 <= HIDDEN`, the length of `parent`.
+                *sum = unsafe { _mm256_loadu_si256(parent.as_ptr().add(block + 16 * r).cast()) };
+            }
+            for column in added {
+                for (r, sum) in sums.iter_mut().enumerate() {
+                    // SAFETY: every column holds at least HIDDEN values, checked above.
+                    let w =
+                        unsafe { _mm256_loadu_si256(column.as_ptr().add(block + 16 * r).cast()) };
+                    *sum = _mm256_add_epi16(*sum, w);
+                }
+            }
+            for column in removed {
+                for (r, sum) in sums.iter_mut().enumerate() {
+                    // SAFETY: as for the added columns.
+                    let w =
+                        unsafe { _mm256_loadu_si256(column.as_ptr().add(block + 16 * r).cast()) };
+                    *sum = _mm256_sub_epi16(*sum, w);
+                }
+            }
+            for (r, sum) in sums.iter().enumerate() {
+                // SAFETY: `block + 16 * r + 16 <= HIDDEN`, the length of `out`.
+                unsafe { _mm256_storeu_si256(out.as_mut_ptr().add(block + 16 * r).cast(), *sum) };
+            }
+        }
     }
 
     /// `sum over both accumulators of clamp(v, 0, QA)^2 * w`: the output layer before its
@@ -885,6 +1004,59 @@ mod tests {
         assert!(checked > 500, "{checked}");
     }
 
+    /// A search's line in miniature: random moves made and taken back in runs of several, the
+    /// position evaluated only now and then, so that the stack brings up to date chains of
+    /// several moves, entries left from an abandoned line are overwritten, and the result
+    /// must still be the fresh computation at every evaluation.
+    #[test]
+    fn the_lazy_accumulator_stack_equals_fresh_accumulators_along_a_search_line() {
+        let network = random_network(Variant::Tori, 13);
+        let layout = network.layout();
+        let options = Options::parse(tori::spec(), "shrike=on").unwrap();
+        let mut evaluated = 0;
+        let mut deepest_chain = 0;
+        for seed in 0..6 {
+            let mut rng = StdRng::seed_from_u64(seed);
+            let mut position = tori::start(&options).unwrap();
+            let mut root = Accumulator::default();
+            root.refresh(&network, &position);
+            let mut stack = AccumulatorStack::new(root, 4);
+            let mut line = Vec::new();
+            let mut since_evaluation = 0;
+            for _ in 0..3_000 {
+                let moves = position.legal_moves();
+                let deeper = line.len() < 12 && rng.gen_bool(0.55);
+                match moves.choose(&mut rng) {
+                    Some(&mv) if deeper || line.is_empty() => {
+                        let touch = Touch::before(&position, layout, mv);
+                        let undo = position.make_move(mv);
+                        stack.push(touch.changes(&position, layout));
+                        line.push((mv, undo));
+                        since_evaluation += 1;
+                    }
+                    _ => match line.pop() {
+                        Some((mv, undo)) => {
+                            position.unmake_move(mv, undo);
+                            stack.pop();
+                            since_evaluation = 0;
+                        }
+                        None => break,
+                    },
+                }
+                if rng.gen_bool(0.3) {
+                    let mut fresh = Accumulator::default();
+                    fresh.refresh(&network, &position);
+                    assert_eq!(*stack.current(&network), fresh, "{}", position.to_sfen());
+                    deepest_chain = deepest_chain.max(since_evaluation);
+                    since_evaluation = 0;
+                    evaluated += 1;
+                }
+            }
+        }
+        assert!(evaluated > 2_000, "{evaluated}");
+        assert!(deepest_chain >= 4, "{deepest_chain}");
+    }
+
     #[test]
     fn the_avx2_and_portable_paths_agree() {
         let mut rng = StdRng::seed_from_u64(11);
@@ -900,9 +1072,27 @@ mod tests {
             let columns: Vec<Vec<i16>> = (0..6)
                 .map(|_| (0..HIDDEN).map(|_| rng.gen_range(-500..500)).collect())
                 .collect();
-            let added: Vec<&[i16]> = columns[..3].iter().map(Vec::as_slice).collect();
-            let removed: Vec<&[i16]> = columns[3..].iter().map(Vec::as_slice).collect();
+            // Every count of columns a move may change, up to the limit.
+            let (added_count, removed_count) = (rng.gen_range(0..=3), rng.gen_range(0..=3));
+            let added: Vec<&[i16]> = columns[..added_count].iter().map(Vec::as_slice).collect();
+            let removed: Vec<&[i16]> = columns[3..3 + removed_count]
+                .iter()
+                .map(Vec::as_slice)
+                .collect();
             let (mut a, mut b) = ([0i16; HIDDEN], [0i16; HIDDEN]);
+            simd::add_sub(&mut a, &us, &added, &removed);
+            simd::add_sub_portable(&mut b, &us, &added, &removed);
+            assert_eq!(a, b);
+            // Sums that wrap past the 16-bit range wrap the same way in both.
+            let extreme: Vec<Vec<i16>> = (0..4)
+                .map(|_| {
+                    (0..HIDDEN)
+                        .map(|_| rng.gen_range(-32_000..32_000))
+                        .collect()
+                })
+                .collect();
+            let added: Vec<&[i16]> = extreme[..2].iter().map(Vec::as_slice).collect();
+            let removed: Vec<&[i16]> = extreme[2..].iter().map(Vec::as_slice).collect();
             simd::add_sub(&mut a, &us, &added, &removed);
             simd::add_sub_portable(&mut b, &us, &added, &removed);
             assert_eq!(a, b);
