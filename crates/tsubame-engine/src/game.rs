@@ -47,9 +47,9 @@ pub trait SearchPosition: GamePosition {
     fn exchange_at_least(&self, _mv: Move, _threshold: i32, _params: &EvalParams) -> bool {
         true
     }
-    /// For a drop, whether it gives check, read without playing it; `None` for other moves
-    /// and in games that cannot tell a drop's check before it is made.
-    fn drop_gives_check(&self, _mv: Move) -> Option<bool> {
+    /// Whether the move gives check, read before it is made, where that costs less than
+    /// making it; `None` where the game cannot tell (the search then makes the move first).
+    fn check_before_move(&self, _mv: Move) -> Option<bool> {
         None
     }
     /// The network input layout of the game, for games that networks evaluate.
@@ -98,8 +98,9 @@ impl<B: Bitboard> SearchPosition for Position<B> {
         !mv.is_from_hand() && self.piece_at(mv.to()).is_some()
     }
     #[inline]
-    fn drop_gives_check(&self, mv: Move) -> Option<bool> {
-        matches!(mv.kind(), MoveKind::Drop { .. }).then(|| self.gives_check(mv))
+    fn check_before_move(&self, mv: Move) -> Option<bool> {
+        // An exchange's check is read by playing it on a copy: cheaper to make it.
+        (!matches!(mv.kind(), MoveKind::Exchange { .. })).then(|| self.gives_check(mv))
     }
     #[inline]
     fn mover(&self, mv: Move) -> Option<Role> {

@@ -175,12 +175,11 @@ fn lmr_table(search: &SearchParams) -> Vec<Vec<i32>> {
 /// Moves the best-scored move from `index` on to `index` and returns it: a selection sort done
 /// lazily, since a cutoff often comes after the first few moves.
 fn pick_next(moves: &mut [Move], scores: &mut [i32], index: usize) -> Move {
-    let mut pick = index;
-    for j in index + 1..moves.len() {
-        if scores[j] > scores[pick] {
-            pick = j;
-        }
-    }
+    // The first of the best: a maximum over the rest (which the compiler vectorises), then
+    // where it first stands.
+    let rest = &scores[index..];
+    let best = rest.iter().copied().max().unwrap_or(i32::MIN);
+    let pick = index + rest.iter().position(|&s| s == best).unwrap_or(0);
     moves.swap(index, pick);
     scores.swap(index, pick);
     moves[index]
@@ -434,6 +433,8 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
         } else {
             Some(self.history_index(mv) as u32)
         };
+        // Read before the move, for less than finding every attacker after it.
+        let known_check = self.position.check_before_move(mv);
         let undo = match (self.network, self.accumulators.as_mut()) {
             (Some(network), Some(accumulators)) => {
                 let layout = network.layout();
@@ -448,7 +449,8 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
             _ => self.position.make_move(mv),
         };
         self.keys.push(self.position.key());
-        self.checks.push(self.position.in_check());
+        self.checks
+            .push(known_check.unwrap_or_else(|| self.position.in_check()));
         self.played.push(slot);
         undo
     }
@@ -679,8 +681,8 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
                             <= alpha;
                     late || futile
                 };
-            // A drop's check is read without playing it, so a pruned drop is never made.
-            if prunable && self.position.drop_gives_check(mv) == Some(false) {
+            // A move's check is read without playing it, so a pruned move is never made.
+            if prunable && self.position.check_before_move(mv) == Some(false) {
                 continue;
             }
             let mut undo = self.make(mv);

@@ -448,9 +448,10 @@ impl<B: Bitboard> Position<B> {
         self.legal_moves().contains(&mv)
     }
 
-    /// Whether a legal move gives check. A drop is read without playing it: in a legal
-    /// position the side not to move is never in check, and a dropped piece only adds a blocker,
-    /// so the dropped piece alone can give the check. Other moves are played on a copy.
+    /// Whether a legal move gives check, read without playing it (an exchange is played on a
+    /// copy). In a legal position the side not to move is never in check, so a move checks
+    /// only with the piece it places or by opening a line from the square it leaves: a placed
+    /// piece only adds a blocker elsewhere.
     ///
     /// ```
     /// use tsubame_rules::{tori, Options, Position};
@@ -460,20 +461,49 @@ impl<B: Bitboard> Position<B> {
     /// let no_check = position.parse_usi("S*4c").unwrap();
     /// assert!(position.gives_check(check));
     /// assert!(!position.gives_check(no_check));
+    /// // The pheasant steps off the file and opens the quail's line onto the phoenix.
+    /// let line = Position::from_sfen(tori::tables(), "3k3/7/7/3P3/7/7/3L2K b - 1", rules).unwrap();
+    /// assert!(line.gives_check(line.parse_usi("4d3e").unwrap()));
     /// ```
     pub fn gives_check(&self, mv: Move) -> bool {
-        if let crate::MoveKind::Drop { role, to } = mv.kind() {
-            return self.royal_square(!self.side).is_some_and(|royal| {
+        let t = self.tables;
+        let us = self.side;
+        let Some(royal) = self.royal_square(!us) else {
+            return false;
+        };
+        match mv.kind() {
+            crate::MoveKind::Drop { role, to } => {
                 let to = to.index();
                 let occupied = self.occupied() | B::single(to);
-                self.tables
-                    .attacks(!self.side, role, royal, occupied)
-                    .has(to)
-            });
+                t.attacks(!us, role, royal, occupied).has(to)
+            }
+            crate::MoveKind::Normal { from, to, promote } => {
+                let (from, to) = (from.index(), to.index());
+                let Some(piece) = self.piece_of_code(self.mailbox[from]) else {
+                    return false;
+                };
+                let role = if promote {
+                    t.spec.roles[piece.role.index()]
+                        .promotes_to
+                        .unwrap_or(piece.role)
+                } else {
+                    piece.role
+                };
+                let occupied = (self.occupied() ^ B::single(from)) | B::single(to);
+                if t.attacks(!us, role, royal, occupied).has(to) {
+                    return true;
+                }
+                // A line opens onto the royal piece only through a square some slide from it
+                // reaches.
+                t.slide_reach[(!us).index() * t.squares + royal].has(from)
+                    && !(self.attackers(royal, us, occupied) & !B::single(from)).is_empty()
+            }
+            crate::MoveKind::Exchange { .. } => {
+                let mut after = self.clone();
+                after.make_move(mv);
+                after.in_check()
+            }
         }
-        let mut after = self.clone();
-        after.make_move(mv);
-        after.in_check()
     }
 
     /// Whether a legal move is a drop, of a kind under the drop-mate rule, that mates.

@@ -472,6 +472,13 @@ impl<B: Bitboard> Position<B> {
         self.hands[self.tables.piece_index(color, role)]
     }
 
+    /// A side's hand: how many pieces of each kind it holds, by role index.
+    pub fn hand(&self, color: Color) -> &[u8] {
+        let count = self.tables.role_count;
+        let start = color.index() * count;
+        self.hands.get(start..start + count).unwrap_or_default()
+    }
+
     /// The squares holding a side's pieces of a kind.
     #[inline(always)]
     pub fn pieces(&self, color: Color, role: Role) -> B {

@@ -75,6 +75,10 @@ pub struct Tables<B> {
     pub(crate) royal: Option<Role>,
     /// Kinds with at least one slide, whose pieces can pin.
     pub(crate) sliding_roles: Vec<Role>,
+    /// `[color * squares + square]`: every square that a slide of any kind of `color` reaches
+    /// from `square` on an empty board. A piece leaving a square outside this set around a
+    /// royal piece can open no line onto it.
+    pub(crate) slide_reach: Vec<B>,
     /// Kinds with the exchange hook.
     pub(crate) exchanging_roles: Vec<Role>,
     /// For each kind, what a capture puts in hand.
@@ -262,6 +266,18 @@ impl<B: Bitboard> Tables<B> {
             .map(|(i, r)| r.promoted_from.unwrap_or(Role(i as u8)))
             .collect();
 
+        let slide_reach = [Color::Sente, Color::Gote]
+            .iter()
+            .flat_map(|&color| {
+                let moves = &moves;
+                (0..squares).map(move |square| {
+                    (0..role_count)
+                        .flat_map(|role| &moves[color.index() * role_count + role].slides)
+                        .fold(B::EMPTY, |reach, slide| reach | slide.rays[square])
+                })
+            })
+            .collect();
+
         Ok(Tables {
             spec,
             geometry,
@@ -278,6 +294,7 @@ impl<B: Bitboard> Tables<B> {
             side_key,
             royal,
             sliding_roles,
+            slide_reach,
             exchanging_roles,
             hand_role,
         })

@@ -233,6 +233,80 @@ fn tori_quails_are_each_others_mirror_and_wa_has_a_mirror() {
     }
 }
 
+/// Plays seeded random games and reads every legal move's check without playing it, as the
+/// search does, against playing it. Counts the checks that come from a line the move opens
+/// (the moved piece does not attack the royal piece itself), which the fast reading finds
+/// without looking at every attacker.
+fn checks_read_as_played<B: Bitboard>(
+    start: Position<B>,
+    games: u64,
+    plies: usize,
+) -> (usize, usize) {
+    let (mut checks, mut discovered) = (0, 0);
+    for game in 0..games {
+        let mut position = start.clone();
+        let mut state = game.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        for _ in 0..plies {
+            let moves = position.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            for &mv in &moves {
+                let mut after = position.clone();
+                after.make_move(mv);
+                let expected = after.in_check();
+                assert_eq!(
+                    position.gives_check(mv),
+                    expected,
+                    "check by {} in {}",
+                    position.to_usi(mv),
+                    position.to_sfen()
+                );
+                if expected {
+                    checks += 1;
+                    let mover = position.side_to_move();
+                    let royal = after.royal_square(!mover).unwrap();
+                    let attackers = after.attackers(royal, mover, after.occupied());
+                    if !attackers.has(mv.to().index()) {
+                        discovered += 1;
+                    }
+                }
+            }
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            position.make_move(moves[(state % moves.len() as u64) as usize]);
+        }
+    }
+    (checks, discovered)
+}
+
+#[test]
+fn every_check_is_read_without_playing_the_move_as_playing_it_shows() {
+    // A pheasant stepping back off the file opens the left quail's line onto the phoenix.
+    let rules = Options::defaults(tori::spec()).rule_set();
+    let lines = Position::from_sfen(tori::tables(), "3k3/7/7/3P3/7/7/3L2K b - 1", rules).unwrap();
+    let (checks, discovered) = checks_read_as_played(lines, 1, 1);
+    assert_eq!((checks, discovered), (2, 2));
+    let mut discovered_in_games = 0;
+    for options in OPTION_SETS {
+        let options = Options::parse(tori::spec(), options).unwrap();
+        let (checks, discovered) = checks_read_as_played(tori::start(&options).unwrap(), 30, 120);
+        assert!(checks > 500, "{checks} checks");
+        discovered_in_games += discovered;
+    }
+    for options in WA_OPTION_SETS {
+        let options = Options::parse(wa::spec(), options).unwrap();
+        let (checks, discovered) = checks_read_as_played(wa::start(&options).unwrap(), 12, 160);
+        assert!(checks > 100, "{checks} checks");
+        discovered_in_games += discovered;
+    }
+    assert!(
+        discovered_in_games > 0,
+        "no line opened onto a royal piece in random games"
+    );
+}
+
 proptest! {
     #![proptest_config(config())]
 

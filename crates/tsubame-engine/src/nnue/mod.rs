@@ -678,9 +678,9 @@ impl Touch {
         };
         let mover = position.side_to_move();
         let mut hand = [0; MAX_ROLES];
-        for (role, count) in hand.iter_mut().enumerate().take(layout.roles) {
-            *count = position.hand_count(mover, Role(role as u8));
-        }
+        let held = position.hand(mover);
+        let roles = layout.roles.min(held.len()).min(MAX_ROLES);
+        hand[..roles].copy_from_slice(&held[..roles]);
         Touch {
             squares: squares.map(|s| (s.index() as u16, position.piece_at(s))),
             square_count,
@@ -706,7 +706,14 @@ impl Touch {
             }
         }
         let mover = self.mover;
-        for role in 0..layout.roles {
+        let held = position.hand(mover);
+        let roles = layout.roles.min(held.len()).min(MAX_ROLES);
+        // Most moves leave the mover's hand as it was: only captures, drops and exchanges
+        // change it.
+        if held[..roles] == self.hand[..roles] {
+            return changes;
+        }
+        for role in 0..roles {
             let before = usize::from(self.hand[role]);
             let after = usize::from(position.hand_count(mover, Role(role as u8)));
             if after > before && before < HAND_LEVELS {
