@@ -124,13 +124,7 @@ impl<B: Bitboard> MoveSink<B> for QuietChecks<'_, B> {
             return;
         }
         let t = self.position.tables();
-        let role = if promote {
-            t.spec.roles[piece.role.index()]
-                .promotes_to
-                .unwrap_or(piece.role)
-        } else {
-            piece.role
-        };
+        let role = t.moved_role(piece.role, promote);
         let vacated = self.occupied ^ B::single(from);
         // The squares from which the moved piece, as what it becomes, attacks the royal piece.
         let direct = t.attacks(!piece.color, role, self.royal, vacated);
@@ -482,13 +476,7 @@ impl<B: Bitboard> Position<B> {
                 let Some(piece) = self.piece_of_code(self.mailbox[from]) else {
                     return false;
                 };
-                let role = if promote {
-                    t.spec.roles[piece.role.index()]
-                        .promotes_to
-                        .unwrap_or(piece.role)
-                } else {
-                    piece.role
-                };
+                let role = t.moved_role(piece.role, promote);
                 let occupied = (self.occupied() ^ B::single(from)) | B::single(to);
                 if t.attacks(!us, role, royal, occupied).has(to) {
                     return true;

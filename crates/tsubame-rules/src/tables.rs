@@ -300,6 +300,16 @@ impl<B: Bitboard> Tables<B> {
         })
     }
 
+    /// The kind a piece of `role` is once it has moved, promoting or not.
+    #[inline]
+    pub(crate) fn moved_role(&self, role: Role, promote: bool) -> Role {
+        if promote {
+            self.spec.roles[role.index()].promotes_to.unwrap_or(role)
+        } else {
+            role
+        }
+    }
+
     /// Index of a piece in per-piece tables.
     #[inline(always)]
     pub(crate) fn piece_index(&self, color: Color, role: Role) -> usize {
