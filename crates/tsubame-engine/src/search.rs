@@ -428,13 +428,19 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
     }
 
     fn make(&mut self, mv: Move) -> P::Undo {
+        self.make_with_check(mv, None)
+    }
+
+    /// Makes a move whose check the caller may already have read (`known_check`), so that it
+    /// is not read twice.
+    fn make_with_check(&mut self, mv: Move, known_check: Option<bool>) -> P::Undo {
         let slot = if self.continuation.is_empty() {
             None
         } else {
             Some(self.history_index(mv) as u32)
         };
         // Read before the move, for less than finding every attacker after it.
-        let known_check = self.position.check_before_move(mv);
+        let known_check = known_check.or_else(|| self.position.check_before_move(mv));
         let undo = match (self.network, self.accumulators.as_mut()) {
             (Some(network), Some(accumulators)) => {
                 let layout = network.layout();
@@ -682,10 +688,15 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
                     late || futile
                 };
             // A move's check is read without playing it, so a pruned move is never made.
-            if prunable && self.position.check_before_move(mv) == Some(false) {
+            let known_check = if prunable {
+                self.position.check_before_move(mv)
+            } else {
+                None
+            };
+            if known_check == Some(false) {
                 continue;
             }
-            let mut undo = self.make(mv);
+            let mut undo = self.make_with_check(mv, known_check);
             // Worked out by `make`.
             let gives_check = self.checks.last().copied().unwrap_or(false);
             if prunable && !gives_check {
@@ -699,7 +710,7 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
             let keeps_exchange = gives_check && {
                 self.unmake(mv, undo);
                 let keeps = self.position.exchange_at_least(mv, 0, self.params);
-                undo = self.make(mv);
+                undo = self.make_with_check(mv, Some(true));
                 keeps
             };
             let extend = ((gives_check && keeps_exchange) || singular == Some(mv))
