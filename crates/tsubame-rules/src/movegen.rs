@@ -40,7 +40,7 @@ impl<B: Bitboard> CheckInfo<B> {
 }
 
 /// Receives generated moves: collects them, or only counts them.
-pub(crate) trait MoveSink<B> {
+pub(crate) trait MoveSink<B: Bitboard> {
     /// Board moves from `from` to each target, with or without promotion.
     fn board_moves(&mut self, from: usize, targets: B, promote: bool);
     /// Drops of `role` on each target.
@@ -50,6 +50,59 @@ pub(crate) trait MoveSink<B> {
     /// Whether drops and exchanges are wanted at all.
     fn wants_hand_moves(&self) -> bool {
         true
+    }
+    /// The squares whose pieces' board moves are wanted (every square unless a sink looks for
+    /// one move).
+    #[inline(always)]
+    fn wanted_from(&self) -> B {
+        !B::EMPTY
+    }
+    /// Whether drops of `role` are wanted.
+    #[inline(always)]
+    fn wants_drops_of(&self, _role: Role) -> bool {
+        true
+    }
+}
+
+/// Looks for one given move among the legal moves, generating only the moves of its piece or
+/// of its kind in hand.
+struct Finder<B> {
+    target: Move,
+    /// The target's start square, or no square for a drop or an exchange.
+    from: B,
+    /// The kind a drop or exchange brings from hand.
+    hand_role: Option<Role>,
+    found: bool,
+}
+
+impl<B: Bitboard> MoveSink<B> for Finder<B> {
+    #[inline]
+    fn board_moves(&mut self, from: usize, targets: B, promote: bool) {
+        let from = Square::from_index(from as u8);
+        self.found |= targets
+            .iter()
+            .any(|to| Move::normal(from, Square::from_index(to as u8), promote) == self.target);
+    }
+    #[inline]
+    fn drops(&mut self, role: Role, targets: B) {
+        self.found |= targets
+            .iter()
+            .any(|to| Move::drop(role, Square::from_index(to as u8)) == self.target);
+    }
+    #[inline]
+    fn one(&mut self, mv: Move) {
+        self.found |= mv == self.target;
+    }
+    fn wants_hand_moves(&self) -> bool {
+        self.hand_role.is_some()
+    }
+    #[inline(always)]
+    fn wanted_from(&self) -> B {
+        self.from
+    }
+    #[inline(always)]
+    fn wants_drops_of(&self, role: Role) -> bool {
+        self.hand_role == Some(role)
     }
 }
 
@@ -243,9 +296,10 @@ impl<B: Bitboard> Position<B> {
         let zone = t.zone[us.index()];
         let compulsory = t.spec.promotion.compulsory;
 
+        let wanted_from = sink.wanted_from();
         for (r, role_spec) in t.spec.roles.iter().enumerate() {
             let role = Role(r as u8);
-            let pieces = self.pieces(us, role);
+            let pieces = self.pieces(us, role) & wanted_from;
             if pieces.is_empty() {
                 continue;
             }
@@ -334,10 +388,10 @@ impl<B: Bitboard> Position<B> {
         let us = self.side;
         let rc = t.role_count;
         for (r, role_spec) in t.spec.roles.iter().enumerate() {
-            if self.hands[us.index() * rc + r] == 0 {
+            let role = Role(r as u8);
+            if self.hands[us.index() * rc + r] == 0 || !sink.wants_drops_of(role) {
                 continue;
             }
-            let role = Role(r as u8);
             let rule = role_spec.drop;
             let mut targets = drop_targets & !t.drop_barred[us.index() * rc + r];
             if let Some(max) = rule.max_per_file {
@@ -437,9 +491,39 @@ impl<B: Bitboard> Position<B> {
         self.count_legal() > 0
     }
 
-    /// Whether a move is legal here. Any `Move` value may be asked about.
+    /// Whether a move is legal here. Any `Move` value may be asked about. Only the moves of
+    /// the piece that `mv` moves (or of the kind it brings from hand) are generated, so this
+    /// is cheap enough to test a remembered move before generating the rest.
+    ///
+    /// ```
+    /// use tsubame_rules::{tori, Options};
+    /// let position = tori::start(&Options::defaults(tori::spec())).unwrap();
+    /// let advance = position.parse_usi("1e1d").unwrap();
+    /// assert!(position.is_legal(advance));
+    /// // A move remembered from another position need not be legal here.
+    /// let mut after = position.clone();
+    /// after.play(advance).unwrap();
+    /// assert!(!after.is_legal(advance));
+    /// ```
     pub fn is_legal(&self, mv: Move) -> bool {
-        self.legal_moves().contains(&mv)
+        let squares = self.tables.squares;
+        let (from, hand_role) = match mv.kind() {
+            crate::MoveKind::Normal { from, .. } if from.index() < squares => {
+                (B::single(from.index()), None)
+            }
+            crate::MoveKind::Normal { .. } => return false,
+            crate::MoveKind::Drop { role, .. } | crate::MoveKind::Exchange { role, .. } => {
+                (B::EMPTY, Some(role))
+            }
+        };
+        let mut finder = Finder {
+            target: mv,
+            from,
+            hand_role,
+            found: false,
+        };
+        self.generate(&mut finder);
+        finder.found
     }
 
     /// Whether a legal move gives check, read without playing it (an exchange is played on a

@@ -5,7 +5,7 @@
 //! right has exactly the mirrored moves.
 
 use proptest::prelude::*;
-use tsubame_rules::{Bitboard, Options, Piece, Position, Square, UsiMove, tori, wa};
+use tsubame_rules::{Bitboard, Move, Options, Piece, Position, Square, UsiMove, tori, wa};
 
 const OPTION_SETS: [&str; 6] = [
     "",
@@ -305,6 +305,86 @@ fn every_check_is_read_without_playing_the_move_as_playing_it_shows() {
         discovered_in_games > 0,
         "no line opened onto a royal piece in random games"
     );
+}
+
+/// Plays seeded random games and asks `is_legal` about the legal moves, the pseudo-legal
+/// moves, the moves of the last two positions and arbitrary move codes: it must answer exactly
+/// as membership in the generated legal moves does. Returns how many candidates were legal and
+/// how many not.
+fn legality_answers_as_generated<B: Bitboard>(
+    start: Position<B>,
+    games: u64,
+    plies: usize,
+) -> (usize, usize) {
+    let (mut legal_count, mut illegal_count) = (0, 0);
+    for game in 0..games {
+        let mut position = start.clone();
+        let mut state = game.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        let mut earlier: Vec<Vec<Move>> = Vec::new();
+        for _ in 0..plies {
+            let moves = position.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            let mut candidates = moves.clone();
+            candidates.extend(position.pseudo_legal_moves());
+            for older in earlier.iter().rev().take(2) {
+                candidates.extend(older);
+            }
+            for _ in 0..32 {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                candidates.push(Move::from_bits(state as u32));
+                // Codes near real ones: a real move's code with one bit changed.
+                let near = candidates[(state >> 40) as usize % candidates.len()];
+                candidates.push(Move::from_bits(
+                    near.to_bits() ^ (1 << ((state >> 32) % 20)),
+                ));
+            }
+            for mv in candidates {
+                let expected = moves.contains(&mv);
+                assert_eq!(
+                    position.is_legal(mv),
+                    expected,
+                    "{mv:?} in {}",
+                    position.to_sfen()
+                );
+                if expected {
+                    legal_count += 1;
+                } else {
+                    illegal_count += 1;
+                }
+            }
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            position.make_move(moves[(state % moves.len() as u64) as usize]);
+            earlier.push(moves);
+        }
+    }
+    (legal_count, illegal_count)
+}
+
+#[test]
+fn legality_of_any_move_code_is_answered_as_generation_gives_it() {
+    for options in OPTION_SETS {
+        let options = Options::parse(tori::spec(), options).unwrap();
+        let (legal, illegal) =
+            legality_answers_as_generated(tori::start(&options).unwrap(), 8, 100);
+        assert!(
+            legal > 1000 && illegal > 1000,
+            "{legal} legal, {illegal} not"
+        );
+    }
+    for options in WA_OPTION_SETS {
+        let options = Options::parse(wa::spec(), options).unwrap();
+        let (legal, illegal) = legality_answers_as_generated(wa::start(&options).unwrap(), 4, 120);
+        assert!(
+            legal > 1000 && illegal > 1000,
+            "{legal} legal, {illegal} not"
+        );
+    }
 }
 
 proptest! {
