@@ -36,6 +36,12 @@ const CONTINUATION_ENTRIES_MAX: usize = 1 << 22;
 /// Ordering score offset of a capture that wins or holds the exchange; one that loses it gets
 /// the negative offset, so it sorts after every quiet move and quiescence can tell it by sign.
 const CAPTURE_ORDER: i32 = 1_000_000;
+/// Ordering score of the table's move, above every other.
+const TABLE_MOVE_ORDER: i32 = 10_000_000;
+/// Ordering score of a promotion that captures nothing.
+const PROMOTION_ORDER: i32 = 500_000;
+/// Ordering scores of the two killer moves.
+const KILLER_ORDER: [i32; 2] = [400_000, 390_000];
 
 /// A search score as reported.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -145,6 +151,8 @@ struct Worker<'a, P: SearchPosition> {
     /// The best lines of the last iteration, best first.
     lines: Vec<Info>,
     move_lists: Vec<Vec<Move>>,
+    /// The ordering scores of each ply's moves, kept so that no node allocates.
+    score_lists: Vec<Vec<i32>>,
     pv: Vec<Vec<Move>>,
     lmr: Vec<Vec<i32>>,
     main: bool,
@@ -172,17 +180,12 @@ fn lmr_table(search: &SearchParams) -> Vec<Vec<i32>> {
         .collect()
 }
 
-/// Moves the best-scored move from `index` on to `index` and returns it: a selection sort done
-/// lazily, since a cutoff often comes after the first few moves.
-fn pick_next(moves: &mut [Move], scores: &mut [i32], index: usize) -> Move {
-    // The first of the best: a maximum over the rest (which the compiler vectorises), then
-    // where it first stands.
+/// Where the first of the best scores from `index` on stands: a maximum over the rest (which
+/// the compiler vectorises), then where it first stands.
+fn first_best(scores: &[i32], index: usize) -> usize {
     let rest = &scores[index..];
     let best = rest.iter().copied().max().unwrap_or(i32::MIN);
-    let pick = index + rest.iter().position(|&s| s == best).unwrap_or(0);
-    moves.swap(index, pick);
-    scores.swap(index, pick);
-    moves[index]
+    index + rest.iter().position(|&s| s == best).unwrap_or(0)
 }
 
 fn score_to_tt(score: i32, ply: usize) -> i32 {
@@ -265,6 +268,7 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
             singular_excluded: vec![None; MAX_PLY + 1],
             lines: Vec::new(),
             move_lists: (0..=MAX_PLY).map(|_| Vec::with_capacity(256)).collect(),
+            score_lists: (0..=MAX_PLY).map(|_| Vec::with_capacity(256)).collect(),
             pv: (0..=MAX_PLY).map(|_| Vec::with_capacity(32)).collect(),
             lmr: lmr_table(shared.search),
             position,
@@ -304,26 +308,21 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
         self.params.value(role)
     }
 
-    /// Ordering score of a move: table move, captures by victim and attacker, promotions,
-    /// killers, then history.
+    /// Ordering score of a move as far as it is read before the moves are tried: table move,
+    /// captures by victim and attacker, promotions, killers, then history. A capture is scored
+    /// as if it held the exchange; [`Worker::pick_next`] tests that when it comes to it.
     fn order_score(&self, mv: Move, tt_move: Option<Move>, ply: usize) -> i32 {
         if Some(mv) == tt_move {
-            return 10_000_000;
+            return TABLE_MOVE_ORDER;
         }
         let mut score = 0;
         if let Some(mover) = self.position.mover(mv) {
             let attacker = self.piece_value(mover);
             if self.is_capture(mv) {
-                let victim = self.position.gain(mv, self.params) * 16 - attacker / 8;
-                // Captures that lose the exchange go after the quiet moves, below zero.
-                score += if self.position.exchange_at_least(mv, 0, self.params) {
-                    CAPTURE_ORDER + victim
-                } else {
-                    -CAPTURE_ORDER + victim
-                };
+                score += CAPTURE_ORDER + self.position.gain(mv, self.params) * 16 - attacker / 8;
             }
             if mv.is_promotion() {
-                score += 500_000;
+                score += PROMOTION_ORDER;
             }
         }
         if score != 0 {
@@ -331,12 +330,38 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
         }
         let killers = self.killers[ply];
         if killers[0] == Some(mv) {
-            return 400_000;
+            return KILLER_ORDER[0];
         }
         if killers[1] == Some(mv) {
-            return 390_000;
+            return KILLER_ORDER[1];
         }
         self.quiet_score(self.history_index(mv))
+    }
+
+    /// Moves the best-scored move from `index` on to `index` and returns it: a selection sort
+    /// done lazily, since a cutoff often comes after the first few moves. A capture about to
+    /// be picked is tested for the exchange first; one that loses it drops below zero, after
+    /// the quiet moves, and the pick is made again. Its score before the test is the highest
+    /// it can have, and the first of the best goes first, so the order is the one that testing
+    /// every capture beforehand gives, and the captures after a cutoff are never tested.
+    fn pick_next(&self, moves: &mut [Move], scores: &mut [i32], index: usize) -> Move {
+        loop {
+            let pick = first_best(scores, index);
+            let score = scores[pick];
+            let mv = moves[pick];
+            // A capture not yet tested: above half the offset (a promotion adds less) and
+            // below the table's move, which is never tested.
+            if (CAPTURE_ORDER / 2..TABLE_MOVE_ORDER).contains(&score)
+                && self.is_capture(mv)
+                && !self.position.exchange_at_least(mv, 0, self.params)
+            {
+                scores[pick] = score - 2 * CAPTURE_ORDER;
+                continue;
+            }
+            moves.swap(index, pick);
+            scores.swap(index, pick);
+            return mv;
+        }
     }
 
     /// The slots in the continuation table of a move with history slot `slot` after the moves
@@ -640,16 +665,15 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
             self.move_lists[ply] = moves;
             return self.no_move_score(in_check, previous, ply);
         }
-        let mut scores: Vec<i32> = moves
-            .iter()
-            .map(|&m| self.order_score(m, tt_move, ply))
-            .collect();
+        let mut scores = std::mem::take(&mut self.score_lists[ply]);
+        scores.clear();
+        scores.extend(moves.iter().map(|&m| self.order_score(m, tt_move, ply)));
 
         let original_alpha = alpha;
         let mut best = -INFINITY;
         let mut best_move = None;
         for index in 0..moves.len() {
-            let mv = pick_next(&mut moves, &mut scores, index);
+            let mv = self.pick_next(&mut moves, &mut scores, index);
             if (ply == 0 && self.root_excluded.contains(&mv)) || excluded == Some(mv) {
                 continue;
             }
@@ -739,6 +763,7 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
             self.unmake(mv, undo);
             if self.stopped() {
                 self.move_lists[ply] = moves;
+                self.score_lists[ply] = scores;
                 return 0;
             }
             if score > best {
@@ -768,6 +793,7 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
             }
         }
         self.move_lists[ply] = moves;
+        self.score_lists[ply] = scores;
         // A node searched without some of its moves has no result of its own to keep.
         if (ply == 0 && !self.root_excluded.is_empty()) || excluded.is_some() {
             return best;
@@ -850,12 +876,11 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
                 }
             }
         }
-        let mut scores: Vec<i32> = moves
-            .iter()
-            .map(|&m| self.order_score(m, None, ply))
-            .collect();
+        let mut scores = std::mem::take(&mut self.score_lists[ply]);
+        scores.clear();
+        scores.extend(moves.iter().map(|&m| self.order_score(m, None, ply)));
         for index in 0..moves.len() {
-            let mv = pick_next(&mut moves, &mut scores, index);
+            let mv = self.pick_next(&mut moves, &mut scores, index);
             if !in_check {
                 let gain = self.position.gain(mv, self.params);
                 if best + gain + self.shared.search.delta_margin < alpha && !mv.is_promotion() {
@@ -871,6 +896,7 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
             self.unmake(mv, undo);
             if self.stopped() {
                 self.move_lists[ply] = moves;
+                self.score_lists[ply] = scores;
                 return 0;
             }
             if score > best {
@@ -884,6 +910,7 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
             }
         }
         self.move_lists[ply] = moves;
+        self.score_lists[ply] = scores;
         best
     }
 
