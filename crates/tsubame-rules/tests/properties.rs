@@ -233,6 +233,37 @@ fn tori_quails_are_each_others_mirror_and_wa_has_a_mirror() {
     }
 }
 
+/// One step of a xorshift generator: the tests' seeded choices.
+fn next_random(state: &mut u64) -> u64 {
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    *state
+}
+
+/// Plays `games` seeded random games of up to `plies` plies from `start`, calling `visit` with
+/// each position, its legal moves, the ply number and the game's random state.
+fn seeded_games<B: Bitboard>(
+    start: &Position<B>,
+    games: u64,
+    plies: usize,
+    mut visit: impl FnMut(&Position<B>, &[Move], usize, &mut u64),
+) {
+    for game in 0..games {
+        let mut position = start.clone();
+        let mut state = game.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        for ply in 0..plies {
+            let moves = position.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            visit(&position, &moves, ply, &mut state);
+            let choice = next_random(&mut state) % moves.len() as u64;
+            position.make_move(moves[choice as usize]);
+        }
+    }
+}
+
 /// Plays seeded random games and reads every legal move's check without playing it, as the
 /// search does, against playing it. Counts the checks that come from a line the move opens
 /// (the moved piece does not attack the royal piece itself), which the fast reading finds
@@ -243,41 +274,29 @@ fn checks_read_as_played<B: Bitboard>(
     plies: usize,
 ) -> (usize, usize) {
     let (mut checks, mut discovered) = (0, 0);
-    for game in 0..games {
-        let mut position = start.clone();
-        let mut state = game.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-        for _ in 0..plies {
-            let moves = position.legal_moves();
-            if moves.is_empty() {
-                break;
-            }
-            for &mv in &moves {
-                let mut after = position.clone();
-                after.make_move(mv);
-                let expected = after.in_check();
-                assert_eq!(
-                    position.gives_check(mv),
-                    expected,
-                    "check by {} in {}",
-                    position.to_usi(mv),
-                    position.to_sfen()
-                );
-                if expected {
-                    checks += 1;
-                    let mover = position.side_to_move();
-                    let royal = after.royal_square(!mover).unwrap();
-                    let attackers = after.attackers(royal, mover, after.occupied());
-                    if !attackers.has(mv.to().index()) {
-                        discovered += 1;
-                    }
+    seeded_games(&start, games, plies, |position, moves, _, _| {
+        for &mv in moves {
+            let mut after = position.clone();
+            after.make_move(mv);
+            let expected = after.in_check();
+            assert_eq!(
+                position.gives_check(mv),
+                expected,
+                "check by {} in {}",
+                position.to_usi(mv),
+                position.to_sfen()
+            );
+            if expected {
+                checks += 1;
+                let mover = position.side_to_move();
+                let royal = after.royal_square(!mover).unwrap();
+                let attackers = after.attackers(royal, mover, after.occupied());
+                if !attackers.has(mv.to().index()) {
+                    discovered += 1;
                 }
             }
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            position.make_move(moves[(state % moves.len() as u64) as usize]);
         }
-    }
+    });
     (checks, discovered)
 }
 
@@ -317,52 +336,41 @@ fn legality_answers_as_generated<B: Bitboard>(
     plies: usize,
 ) -> (usize, usize) {
     let (mut legal_count, mut illegal_count) = (0, 0);
-    for game in 0..games {
-        let mut position = start.clone();
-        let mut state = game.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-        let mut earlier: Vec<Vec<Move>> = Vec::new();
-        for _ in 0..plies {
-            let moves = position.legal_moves();
-            if moves.is_empty() {
-                break;
-            }
-            let mut candidates = moves.clone();
-            candidates.extend(position.pseudo_legal_moves());
-            for older in earlier.iter().rev().take(2) {
-                candidates.extend(older);
-            }
-            for _ in 0..32 {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                candidates.push(Move::from_bits(state as u32));
-                // Codes near real ones: a real move's code with one bit changed.
-                let near = candidates[(state >> 40) as usize % candidates.len()];
-                candidates.push(Move::from_bits(
-                    near.to_bits() ^ (1 << ((state >> 32) % 20)),
-                ));
-            }
-            for mv in candidates {
-                let expected = moves.contains(&mv);
-                assert_eq!(
-                    position.is_legal(mv),
-                    expected,
-                    "{mv:?} in {}",
-                    position.to_sfen()
-                );
-                if expected {
-                    legal_count += 1;
-                } else {
-                    illegal_count += 1;
-                }
-            }
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            position.make_move(moves[(state % moves.len() as u64) as usize]);
-            earlier.push(moves);
+    let mut earlier: Vec<Vec<Move>> = Vec::new();
+    seeded_games(&start, games, plies, |position, moves, ply, state| {
+        if ply == 0 {
+            earlier.clear();
         }
-    }
+        let mut candidates = moves.to_vec();
+        candidates.extend(position.pseudo_legal_moves());
+        for older in earlier.iter().rev().take(2) {
+            candidates.extend(older);
+        }
+        for _ in 0..32 {
+            let random = next_random(state);
+            candidates.push(Move::from_bits(random as u32));
+            // Codes near real ones: a real move's code with one bit changed.
+            let near = candidates[(random >> 40) as usize % candidates.len()];
+            candidates.push(Move::from_bits(
+                near.to_bits() ^ (1 << ((random >> 32) % 20)),
+            ));
+        }
+        for mv in candidates {
+            let expected = moves.contains(&mv);
+            assert_eq!(
+                position.is_legal(mv),
+                expected,
+                "{mv:?} in {}",
+                position.to_sfen()
+            );
+            if expected {
+                legal_count += 1;
+            } else {
+                illegal_count += 1;
+            }
+        }
+        earlier.push(moves.to_vec());
+    });
     (legal_count, illegal_count)
 }
 
