@@ -42,6 +42,12 @@ const TABLE_MOVE_ORDER: i32 = 10_000_000;
 const PROMOTION_ORDER: i32 = 500_000;
 /// Ordering scores of the two killer moves.
 const KILLER_ORDER: [i32; 2] = [400_000, 390_000];
+/// No quiet move's history score reaches this (history and each continuation entry stay
+/// within `HISTORY_MAX`), so every move scored above it goes before every quiet move.
+const QUIET_ORDER_BOUND: i32 = 8 * HISTORY_MAX;
+/// Stands for a quiet move's score until its history is read: moves above
+/// `QUIET_ORDER_BOUND` are tried first, and a cutoff among them saves reading the rest.
+const QUIET_UNREAD: i32 = i32::MIN;
 
 /// A search score as reported.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -309,8 +315,9 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
     }
 
     /// Ordering score of a move as far as it is read before the moves are tried: table move,
-    /// captures by victim and attacker, promotions, killers, then history. A capture is scored
-    /// as if it held the exchange; [`Worker::pick_next`] tests that when it comes to it.
+    /// captures by victim and attacker, promotions, killers, then history. Two parts are read
+    /// only when [`Worker::pick_next`] comes to them: a capture is scored as if it held the
+    /// exchange, and a quiet move's history is `QUIET_UNREAD`.
     fn order_score(&self, mv: Move, tt_move: Option<Move>, ply: usize) -> i32 {
         if Some(mv) == tt_move {
             return TABLE_MOVE_ORDER;
@@ -335,19 +342,37 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
         if killers[1] == Some(mv) {
             return KILLER_ORDER[1];
         }
-        self.quiet_score(self.history_index(mv))
+        QUIET_UNREAD
     }
 
     /// Moves the best-scored move from `index` on to `index` and returns it: a selection sort
-    /// done lazily, since a cutoff often comes after the first few moves. A capture about to
-    /// be picked is tested for the exchange first; one that loses it drops below zero, after
-    /// the quiet moves, and the pick is made again. Its score before the test is the highest
-    /// it can have, and the first of the best goes first, so the order is the one that testing
-    /// every capture beforehand gives, and the captures after a cutoff are never tested.
-    fn pick_next(&self, moves: &mut [Move], scores: &mut [i32], index: usize) -> Move {
+    /// done lazily, since a cutoff often comes after the first few moves. The first of the
+    /// best goes first, so the order is the one that every score read in full would give:
+    /// - a capture about to be picked is tested for the exchange; one that loses it drops
+    ///   below zero, after the quiet moves, and the pick is made again. Its score before the
+    ///   test is its highest, so no move it goes ahead of would have gone ahead of it;
+    /// - once no move above `QUIET_ORDER_BOUND` is left, the quiet moves' history is read
+    ///   (`quiets_read` records that).
+    fn pick_next(
+        &self,
+        moves: &mut [Move],
+        scores: &mut [i32],
+        index: usize,
+        quiets_read: &mut bool,
+    ) -> Move {
         loop {
             let pick = first_best(scores, index);
             let score = scores[pick];
+            if !*quiets_read && score <= QUIET_ORDER_BOUND {
+                *quiets_read = true;
+                for (mv, score) in moves.iter().zip(scores.iter_mut()).skip(index) {
+                    if *score == QUIET_UNREAD {
+                        *score = self.quiet_score(self.history_index(*mv));
+                        debug_assert!(score.abs() < QUIET_ORDER_BOUND);
+                    }
+                }
+                continue;
+            }
             let mv = moves[pick];
             // A capture not yet tested: above half the offset (a promotion adds less) and
             // below the table's move, which is never tested.
@@ -672,8 +697,9 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
         let original_alpha = alpha;
         let mut best = -INFINITY;
         let mut best_move = None;
+        let mut quiets_read = false;
         for index in 0..moves.len() {
-            let mv = self.pick_next(&mut moves, &mut scores, index);
+            let mv = self.pick_next(&mut moves, &mut scores, index, &mut quiets_read);
             if (ply == 0 && self.root_excluded.contains(&mv)) || excluded == Some(mv) {
                 continue;
             }
@@ -879,8 +905,9 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
         let mut scores = std::mem::take(&mut self.score_lists[ply]);
         scores.clear();
         scores.extend(moves.iter().map(|&m| self.order_score(m, None, ply)));
+        let mut quiets_read = false;
         for index in 0..moves.len() {
-            let mv = self.pick_next(&mut moves, &mut scores, index);
+            let mv = self.pick_next(&mut moves, &mut scores, index, &mut quiets_read);
             if !in_check {
                 let gain = self.position.gain(mv, self.params);
                 if best + gain + self.shared.search.delta_margin < alpha && !mv.is_promotion() {
