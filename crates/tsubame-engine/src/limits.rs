@@ -57,7 +57,8 @@ const MOVE_TIME_MARGIN: Duration = Duration::from_millis(8);
 /// Time kept back from the hard limit of a move under a Fischer clock: the clock is left with
 /// at least this much plus half of what remains, so that a loaded machine that delays one
 /// answer does not flag (games of 300+ plies at 0.1 s increments drift to the last few
-/// hundredths otherwise).
+/// hundredths otherwise). The increment is credited only after the move (as in UCI, USI and
+/// XBoard clocks), so the move itself must end within the time left on the clock.
 const FISCHER_RESERVE: Duration = Duration::from_millis(100);
 
 impl Limits {
@@ -101,7 +102,9 @@ impl Limits {
         }
         let slice = clock.remaining / 30 + clock.byoyomi * 8 / 10 + clock.increment * 8 / 10;
         let ceiling = if clock.byoyomi.is_zero() {
-            (clock.remaining / 2 + clock.increment).saturating_sub(margin.max(FISCHER_RESERVE))
+            (clock.remaining / 2 + clock.increment)
+                .min(clock.remaining)
+                .saturating_sub(margin.max(FISCHER_RESERVE))
         } else {
             (clock.remaining + clock.byoyomi + clock.increment).saturating_sub(margin)
         };
@@ -252,6 +255,30 @@ mod tests {
                 left_after >= ms(100) + ms(remaining) / 2 || budget.hard == ms(5),
                 "{remaining}: {budget:?}"
             );
+        }
+    }
+
+    #[test]
+    fn a_fischer_move_ends_within_the_time_on_the_clock_whatever_the_increment() {
+        // With an increment larger than the time left (60+1 late in a game), the increment
+        // comes only after the move: counting it in overstepped the clock.
+        for increment in [0, 100, 1000, 5000] {
+            for remaining in [0, 50, 150, 500, 940, 1500, 3000, 10_000, 60_000] {
+                let limits = Limits {
+                    clock: Some(Clock {
+                        remaining: ms(remaining),
+                        byoyomi: ms(0),
+                        increment: ms(increment),
+                    }),
+                    ..Limits::default()
+                };
+                let budget = limits.budget().unwrap();
+                assert!(
+                    budget.hard + FISCHER_RESERVE <= ms(remaining) || budget.hard == ms(5),
+                    "{remaining}+{increment}: {budget:?}"
+                );
+                assert!(budget.soft <= budget.hard);
+            }
         }
     }
 
