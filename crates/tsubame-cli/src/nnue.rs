@@ -54,6 +54,10 @@ struct GenerateArgs {
     /// Play with this network instead of the classical evaluation.
     #[arg(long, value_name = "FILE")]
     net: Option<String>,
+    /// Plies after which a game ends as a draw. Wa without drops often needs more than the
+    /// default to be decided; a file is resumed with the cap it was begun with.
+    #[arg(long, default_value_t = Generation::default().max_plies)]
+    max_plies: usize,
     /// The data file, created or resumed.
     #[arg(long, value_name = "FILE")]
     out: PathBuf,
@@ -166,6 +170,7 @@ fn run_generate<B: Bitboard>(tables: &'static Tables<B>, a: &GenerateArgs) -> Re
             nodes: a.nodes,
             seed: a.seed,
             threads: a.threads,
+            max_plies: a.max_plies,
             ..Generation::default()
         },
         &out,
