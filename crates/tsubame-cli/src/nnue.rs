@@ -11,7 +11,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 use tsubame_engine::eval::EvalParams;
 use tsubame_engine::nnue::data::{Generation, Record, add_mirror_images, generate, read_file};
-use tsubame_engine::nnue::train::{FloatNetwork, Prepared, TrainSettings, train};
+use tsubame_engine::nnue::train::{Factors, FloatNetwork, Prepared, TrainSettings, train};
 use tsubame_engine::nnue::{Layout, Network, OUTPUT_BUCKETS};
 use tsubame_rules::{Bitboard, Options, Tables, Variant, tori, wa};
 
@@ -94,6 +94,21 @@ struct TrainArgs {
     /// trade places).
     #[arg(long)]
     mirror: bool,
+    /// Train with kind factors: a first-layer row per kind of piece (and whose it is) added
+    /// to every square's row of that kind and learnt from all of them, folded into the
+    /// squares' rows in the written networks. It lets a big board's rows learn from fewer
+    /// positions.
+    #[arg(long)]
+    kind_factors: bool,
+    /// Train with line factors: a row per kind, owner and rank and one per kind, owner and
+    /// file, folded in like the kind factors.
+    #[arg(long)]
+    line_factors: bool,
+    /// The scale, in centipawns, that turns the search's score into an expected result
+    /// (`1 / (1 + e^(-score / scale))`); by default fitted to the data's results, which
+    /// fails when nearly every game is drawn.
+    #[arg(long, value_name = "CP")]
+    score_scale: Option<f32>,
     /// Threads.
     #[arg(long, default_value_t = default_threads())]
     threads: usize,
@@ -228,6 +243,18 @@ fn run_train(a: &TrainArgs) -> Result<()> {
         None => FloatNetwork::random(a.variant, a.output_buckets.unwrap_or(1), a.seed)
             .with_context(|| format!("{} has no network", a.variant))?,
     };
+    let factors = Factors {
+        kind: a.kind_factors,
+        lines: a.line_factors,
+    };
+    if factors.any() {
+        network = network.with_factors(factors);
+    }
+    if let Some(scale) = a.score_scale {
+        if !(scale.is_finite() && (1.0..=100_000.0).contains(&scale)) {
+            bail!("--score-scale must be a number of centipawns from 1 to 100000, not {scale}");
+        }
+    }
     std::fs::create_dir_all(&a.out)
         .with_context(|| format!("cannot create {}", a.out.display()))?;
     let prepared = Prepared::new(&records, layout);
@@ -241,12 +268,16 @@ fn run_train(a: &TrainArgs) -> Result<()> {
         validation_every: a.validation_every,
         threads: a.threads,
         seed: a.seed,
+        score_scale: a.score_scale,
     };
-    println!(
-        "{} positions; score scale {:.0} (fitted to the results)",
-        prepared.len(),
-        prepared.fit_score_scale()
-    );
+    match a.score_scale {
+        Some(scale) => println!("{} positions; score scale {scale:.0}", prepared.len()),
+        None => println!(
+            "{} positions; score scale {:.0} (fitted to the results)",
+            prepared.len(),
+            prepared.fit_score_scale()
+        ),
+    }
     let mut best = f64::INFINITY;
     let mut failure = None;
     train(&mut network, &prepared, &settings, &mut |report, net| {

@@ -58,3 +58,66 @@ fn generation_stops_its_games_at_the_given_ply() {
     assert!(longer.iter().any(|&ply| ply > 20), "{longer:?}");
     assert!(longer.iter().all(|&ply| ply <= 40), "{longer:?}");
 }
+
+/// `tsubame nnue train` on a Wa file with kind and line factors and a fixed score scale: it
+/// writes a network per epoch and the best one, which load as Wa networks; a scale that is no
+/// number of centipawns is refused by name.
+#[test]
+fn training_with_factors_writes_wa_networks_and_refuses_a_bad_scale() {
+    let dir = std::env::temp_dir().join(format!("tsubame-train-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    let data = dir.join("wa.data");
+    let nets = dir.join("nets");
+    let path = |p: &std::path::Path| p.to_str().unwrap_or_else(|| panic!("path")).to_string();
+    let generated = Command::new(BINARY)
+        .args([
+            "nnue",
+            "generate",
+            "--variant",
+            "wa",
+            "--option",
+            "drops=off",
+        ])
+        .args([
+            "--games",
+            "4",
+            "--nodes",
+            "200",
+            "--threads",
+            "1",
+            "--max-plies",
+            "40",
+        ])
+        .args(["--out", &path(&data)])
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run tsubame: {e}"));
+    assert!(generated.status.success());
+    let train = |scale: &str| {
+        Command::new(BINARY)
+            .args(["nnue", "train", "--variant", "wa", "--data", &path(&data)])
+            .args(["--epochs", "2", "--batch-size", "64", "--threads", "1"])
+            .args(["--kind-factors", "--line-factors", "--score-scale", scale])
+            .args(["--out", &path(&nets)])
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run tsubame: {e}"))
+    };
+    let trained = train("600");
+    let stdout = String::from_utf8_lossy(&trained.stdout);
+    assert!(
+        trained.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&trained.stderr)
+    );
+    assert!(stdout.contains("score scale 600\n"), "{stdout}");
+    for name in ["epoch-01.nnue", "epoch-02.nnue", "best.nnue"] {
+        let network = tsubame_engine::nnue::Network::load(&path(&nets.join(name)))
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(network.variant(), Variant::Wa);
+    }
+    let refused = train("0");
+    assert!(!refused.status.success());
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("--score-scale"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -44,6 +44,9 @@ pub struct TrainSettings {
     pub threads: usize,
     /// Seed of the initial weights and of the shuffles.
     pub seed: u64,
+    /// The scale that turns a score into an expected result; `None` fits it to the data's
+    /// results ([`Prepared::fit_score_scale`]).
+    pub score_scale: Option<f32>,
 }
 
 impl Default for TrainSettings {
@@ -57,6 +60,7 @@ impl Default for TrainSettings {
             validation_every: 10,
             threads: 2,
             seed: 1,
+            score_scale: None,
         }
     }
 }
@@ -85,6 +89,33 @@ pub struct FloatNetwork {
     w2: Vec<f32>,
     /// Output bias of each bucket.
     b2: Vec<f32>,
+    /// Factor rows, empty when off (see [`Factors`]), added to the rows of the board inputs
+    /// they cover. [`FloatNetwork::quantize`] folds them into those rows.
+    factors: Vec<f32>,
+    /// Which factors `factors` holds.
+    factor_set: Factors,
+    /// Files of the board, to find a square's rank and file.
+    width: usize,
+}
+
+/// Shared first-layer rows that are trained beside the board inputs' own and folded into them
+/// when the network is written: each covers many board inputs, is added to each of their rows,
+/// and learns from all of them. What a kind is worth anywhere is then learnt from every
+/// position it appears in, and a square's own row only learns how that square differs, which
+/// a big board with few positions per square needs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Factors {
+    /// One row per kind of piece and whose it is, covering every square.
+    pub kind: bool,
+    /// One row per kind, owner and rank, and one per kind, owner and file.
+    pub lines: bool,
+}
+
+impl Factors {
+    /// Whether any factor is on.
+    pub fn any(self) -> bool {
+        self.kind || self.lines
+    }
 }
 
 impl FloatNetwork {
@@ -109,7 +140,79 @@ impl FloatNetwork {
             b1: vec![0.0; HIDDEN],
             w2,
             b2: vec![0.0; buckets],
+            factors: Vec::new(),
+            factor_set: Factors::default(),
+            width: usize::from(variant.spec().width),
         })
+    }
+
+    /// This network training with `factors`, which start at zero so that it evaluates as
+    /// before.
+    pub fn with_factors(mut self, factors: Factors) -> FloatNetwork {
+        self.factor_set = factors;
+        self.factors = vec![0.0; self.factor_count() * HIDDEN];
+        self
+    }
+
+    /// The factors the network trains with.
+    pub fn factors(&self) -> Factors {
+        self.factor_set
+    }
+
+    /// Kinds with their owner: the board inputs are numbered `(owner * roles + kind) *
+    /// squares + square`.
+    fn owned_kinds(&self) -> usize {
+        2 * self.layout.roles
+    }
+
+    fn factor_count(&self) -> usize {
+        let ranks = self.layout.squares / self.width;
+        let mut count = 0;
+        if self.factor_set.kind {
+            count += self.owned_kinds();
+        }
+        if self.factor_set.lines {
+            count += self.owned_kinds() * (ranks + self.width);
+        }
+        count
+    }
+
+    /// The factor rows of a first-layer input (none for hand inputs, which follow the board
+    /// inputs), written to `rows`; returns how many.
+    #[inline(always)]
+    fn factor_rows(&self, input: usize, rows: &mut [usize; 3]) -> usize {
+        let owned_kind = input / self.layout.squares;
+        if self.factors.is_empty() || owned_kind >= self.owned_kinds() {
+            return 0;
+        }
+        let square = input % self.layout.squares;
+        let ranks = self.layout.squares / self.width;
+        let mut count = 0;
+        let mut base = 0;
+        if self.factor_set.kind {
+            rows[count] = owned_kind;
+            count += 1;
+            base += self.owned_kinds();
+        }
+        if self.factor_set.lines {
+            rows[count] = base + owned_kind * ranks + square / self.width;
+            rows[count + 1] =
+                base + self.owned_kinds() * ranks + owned_kind * self.width + square % self.width;
+            count += 2;
+        }
+        count
+    }
+
+    /// Adds the factor rows of `input` to `out`.
+    #[inline(always)]
+    fn add_factors(&self, input: usize, out: &mut [f32; HIDDEN]) {
+        let mut rows = [0; 3];
+        let count = self.factor_rows(input, &mut rows);
+        for &row in &rows[..count] {
+            for (o, f) in out.iter_mut().zip(&self.factors[row * HIDDEN..][..HIDDEN]) {
+                *o += f;
+            }
+        }
     }
 
     /// Number of output buckets.
@@ -154,6 +257,9 @@ impl FloatNetwork {
                 .iter()
                 .map(|&b| b as f32 / (QA * QB) as f32)
                 .collect(),
+            factors: Vec::new(),
+            factor_set: Factors::default(),
+            width: usize::from(network.variant.spec().width),
         }
     }
 
@@ -165,7 +271,17 @@ impl FloatNetwork {
                 .round()
                 .clamp(-32767.0, 32767.0) as i16
         };
-        let w1 = self.w1.iter().map(|&w| round16(w, qa, W1_LIMIT)).collect();
+        let w1 = self
+            .w1
+            .chunks(HIDDEN)
+            .enumerate()
+            .flat_map(|(input, row)| {
+                let mut folded = [0.0; HIDDEN];
+                folded.copy_from_slice(row);
+                self.add_factors(input, &mut folded);
+                folded.map(|w| round16(w, qa, W1_LIMIT))
+            })
+            .collect();
         let b1 = self.b1.iter().map(|&w| round16(w, qa, W1_LIMIT)).collect();
         let w2 = self
             .w2
@@ -202,10 +318,12 @@ impl FloatNetwork {
         let mut acc = [0.0; HIDDEN];
         acc.copy_from_slice(&self.b1);
         for &input in inputs {
-            let row = &self.w1[usize::from(input) * HIDDEN..][..HIDDEN];
+            let input = usize::from(input);
+            let row = &self.w1[input * HIDDEN..][..HIDDEN];
             for (a, w) in acc.iter_mut().zip(row) {
                 *a += w;
             }
+            self.add_factors(input, &mut acc);
         }
         acc
     }
@@ -311,16 +429,18 @@ struct Gradients {
     b1: Vec<f32>,
     w2: Vec<f32>,
     b2: Vec<f32>,
+    factors: Vec<f32>,
     loss: f64,
 }
 
 impl Gradients {
-    fn new(inputs: usize, buckets: usize) -> Gradients {
+    fn new(network: &FloatNetwork) -> Gradients {
         Gradients {
-            w1: vec![0.0; inputs * HIDDEN],
+            w1: vec![0.0; network.w1.len()],
             b1: vec![0.0; HIDDEN],
-            w2: vec![0.0; 2 * HIDDEN * buckets],
-            b2: vec![0.0; buckets],
+            w2: vec![0.0; network.w2.len()],
+            b2: vec![0.0; network.b2.len()],
+            factors: vec![0.0; network.factors.len()],
             loss: 0.0,
         }
     }
@@ -330,6 +450,7 @@ impl Gradients {
         self.b1.fill(0.0);
         self.w2.fill(0.0);
         self.b2.fill(0.0);
+        self.factors.fill(0.0);
         self.loss = 0.0;
     }
 
@@ -344,6 +465,9 @@ impl Gradients {
             *a += b;
         }
         for (a, b) in self.b2.iter_mut().zip(&other.b2) {
+            *a += b;
+        }
+        for (a, b) in self.factors.iter_mut().zip(&other.factors) {
             *a += b;
         }
         self.loss += other.loss;
@@ -390,21 +514,20 @@ pub fn train(
     settings: &TrainSettings,
     on_epoch: &mut dyn FnMut(&EpochReport, &FloatNetwork),
 ) {
-    let scale = data.fit_score_scale();
+    let scale = settings
+        .score_scale
+        .unwrap_or_else(|| data.fit_score_scale());
     let (mut train_set, validation): (Vec<usize>, Vec<usize>) = (0..data.len()).partition(|&i| {
         settings.validation_every == 0 || data.games[i] % settings.validation_every != 0
     });
-    let inputs = network.layout.inputs();
     let threads = settings.threads.clamp(1, 64);
-    let buckets = network.buckets();
-    let mut parts: Vec<Gradients> = (0..threads)
-        .map(|_| Gradients::new(inputs, buckets))
-        .collect();
+    let mut parts: Vec<Gradients> = (0..threads).map(|_| Gradients::new(network)).collect();
     let mut moments = [
-        Moments::new(inputs * HIDDEN),
+        Moments::new(network.w1.len()),
         Moments::new(HIDDEN),
-        Moments::new(2 * HIDDEN * buckets),
-        Moments::new(buckets),
+        Moments::new(network.w2.len()),
+        Moments::new(network.b2.len()),
+        Moments::new(network.factors.len()),
     ];
     let mut rng = StdRng::seed_from_u64(settings.seed ^ 0x5eed);
     let mut step_count = 0i32;
@@ -443,17 +566,19 @@ pub fn train(
                 .chain(&mut total.b1)
                 .chain(&mut total.w2)
                 .chain(&mut total.b2)
+                .chain(&mut total.factors)
             {
                 *g /= n;
             }
             step_count += 1;
             let correction = (1.0 - BETA2.powi(step_count)).sqrt() / (1.0 - BETA1.powi(step_count));
             let step = learning_rate * correction;
-            let [m1, mb1, m2, mb2] = &mut moments;
+            let [m1, mb1, m2, mb2, mf] = &mut moments;
             adam(&mut network.w1, &total.w1, m1, step, W1_LIMIT);
             adam(&mut network.b1, &total.b1, mb1, step, W1_LIMIT);
             adam(&mut network.w2, &total.w2, m2, step, W2_LIMIT);
             adam(&mut network.b2, &total.b2, mb2, step, f32::MAX);
+            adam(&mut network.factors, &total.factors, mf, step, W1_LIMIT);
         }
         let report = EpochReport {
             epoch,
@@ -555,9 +680,18 @@ fn backward(
             *g += d;
         }
         for &input in inputs {
-            let row = &mut gradients.w1[usize::from(input) * HIDDEN..][..HIDDEN];
+            let input = usize::from(input);
+            let row = &mut gradients.w1[input * HIDDEN..][..HIDDEN];
             for (g, d) in row.iter_mut().zip(&d_acc) {
                 *g += d;
+            }
+            let mut rows = [0; 3];
+            let count = network.factor_rows(input, &mut rows);
+            for &factor in &rows[..count] {
+                let row = &mut gradients.factors[factor * HIDDEN..][..HIDDEN];
+                for (g, d) in row.iter_mut().zip(&d_acc) {
+                    *g += d;
+                }
             }
         }
     }
@@ -603,8 +737,21 @@ mod tests {
         assert!(records.len() > 1_000, "{}", records.len());
         let layout = Layout::for_variant(Variant::Tori).unwrap();
         let data = Prepared::new(&records, layout);
-        for buckets in [1, OUTPUT_BUCKETS] {
-            let mut network = FloatNetwork::random(Variant::Tori, buckets, 1).unwrap();
+        // Factors are folded into the integer network's rows, which the comparison of float
+        // and integer evaluations below checks.
+        let all_factors = Factors {
+            kind: true,
+            lines: true,
+        };
+        for (buckets, factors) in [
+            (1, Factors::default()),
+            (OUTPUT_BUCKETS, Factors::default()),
+            (1, all_factors),
+        ] {
+            let mut network = FloatNetwork::random(Variant::Tori, buckets, 1)
+                .unwrap()
+                .with_factors(factors);
+            assert_eq!(network.factors(), factors);
             let settings = TrainSettings {
                 epochs: 6,
                 batch_size: 256,
@@ -630,7 +777,7 @@ mod tests {
             let (first, last) = (&reports[0], &reports[5]);
             assert!(
                 last.train_loss < first.train_loss * 0.9,
-                "{buckets}: {reports:?}"
+                "{buckets} {factors:?}: {reports:?}"
             );
             // What it learnt holds on games it never saw. A few thousand positions overfit
             // within a few epochs, so the best epoch is the measure, as `best.nnue` is.
@@ -640,7 +787,7 @@ mod tests {
                 .fold(f64::INFINITY, f64::min);
             assert!(
                 best_validation < untrained_loss * 0.9,
-                "{buckets}: untrained {untrained_loss}, {reports:?}"
+                "{buckets} {factors:?}: untrained {untrained_loss}, {reports:?}"
             );
 
             // The integer network computes what its weights do in floating point, to within
@@ -666,12 +813,15 @@ mod tests {
                 largest_gap = largest_gap.max((float - integer).abs());
                 rounding.push((float - network.evaluate(&us, &them, in_hand)).abs());
             }
-            assert!(largest_gap <= 2.0, "{buckets}: {largest_gap}");
+            assert!(largest_gap <= 2.0, "{buckets} {factors:?}: {largest_gap}");
             // Output weights in steps of 1/64 move this small, young network's evaluations
             // by about 27 cp on average; a trained one has larger weights and smaller relative
             // steps.
             let mean_rounding = rounding.iter().sum::<f32>() / rounding.len() as f32;
-            assert!(mean_rounding < 35.0, "{buckets}: {mean_rounding}");
+            assert!(
+                mean_rounding < 35.0,
+                "{buckets} {factors:?}: {mean_rounding}"
+            );
         }
     }
 
