@@ -243,13 +243,10 @@ fn run_train(a: &TrainArgs) -> Result<()> {
         None => FloatNetwork::random(a.variant, a.output_buckets.unwrap_or(1), a.seed)
             .with_context(|| format!("{} has no network", a.variant))?,
     };
-    let factors = Factors {
+    network = network.with_factors(Factors {
         kind: a.kind_factors,
         lines: a.line_factors,
-    };
-    if factors.any() {
-        network = network.with_factors(factors);
-    }
+    });
     if let Some(scale) = a.score_scale {
         if !(scale.is_finite() && (1.0..=100_000.0).contains(&scale)) {
             bail!("--score-scale must be a number of centipawns from 1 to 100000, not {scale}");

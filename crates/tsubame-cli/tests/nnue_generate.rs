@@ -6,6 +6,36 @@ use tsubame_rules::Variant;
 
 const BINARY: &str = env!("CARGO_BIN_EXE_tsubame");
 
+/// Runs `tsubame nnue generate` for `games` Wa games (drops off, 200 nodes a move) capped at
+/// `max_plies`, writing to `out`.
+fn generate_wa(out: &str, games: usize, max_plies: usize) {
+    let output = Command::new(BINARY)
+        .args([
+            "nnue",
+            "generate",
+            "--variant",
+            "wa",
+            "--option",
+            "drops=off",
+        ])
+        .args([
+            "--games",
+            &games.to_string(),
+            "--nodes",
+            "200",
+            "--threads",
+            "1",
+        ])
+        .args(["--max-plies", &max_plies.to_string(), "--out", out])
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run tsubame: {e}"));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
 /// The positions of a few Wa games (drops off) generated with a cap of `max_plies`.
 fn generated_plies(max_plies: usize) -> Vec<u16> {
     let path = std::env::temp_dir().join(format!(
@@ -14,34 +44,7 @@ fn generated_plies(max_plies: usize) -> Vec<u16> {
     ));
     let _ = std::fs::remove_file(&path);
     let out = path.to_str().unwrap_or_else(|| panic!("path"));
-    let max_plies = max_plies.to_string();
-    let args = [
-        "nnue",
-        "generate",
-        "--variant",
-        "wa",
-        "--option",
-        "drops=off",
-        "--games",
-        "2",
-        "--nodes",
-        "200",
-        "--threads",
-        "1",
-        "--max-plies",
-        &max_plies,
-        "--out",
-        out,
-    ];
-    let output = Command::new(BINARY)
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run tsubame: {e}"));
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    generate_wa(out, 2, max_plies);
     let records = read_file(out, Variant::Wa).unwrap_or_else(|e| panic!("{e}"));
     let _ = std::fs::remove_file(&path);
     records.iter().map(|record| record.ply).collect()
@@ -70,29 +73,7 @@ fn training_with_factors_writes_wa_networks_and_refuses_a_bad_scale() {
     let data = dir.join("wa.data");
     let nets = dir.join("nets");
     let path = |p: &std::path::Path| p.to_str().unwrap_or_else(|| panic!("path")).to_string();
-    let generated = Command::new(BINARY)
-        .args([
-            "nnue",
-            "generate",
-            "--variant",
-            "wa",
-            "--option",
-            "drops=off",
-        ])
-        .args([
-            "--games",
-            "4",
-            "--nodes",
-            "200",
-            "--threads",
-            "1",
-            "--max-plies",
-            "40",
-        ])
-        .args(["--out", &path(&data)])
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run tsubame: {e}"));
-    assert!(generated.status.success());
+    generate_wa(&path(&data), 4, 40);
     let train = |scale: &str| {
         Command::new(BINARY)
             .args(["nnue", "train", "--variant", "wa", "--data", &path(&data)])

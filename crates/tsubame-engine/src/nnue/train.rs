@@ -111,13 +111,6 @@ pub struct Factors {
     pub lines: bool,
 }
 
-impl Factors {
-    /// Whether any factor is on.
-    pub fn any(self) -> bool {
-        self.kind || self.lines
-    }
-}
-
 impl FloatNetwork {
     /// Small random weights, with `buckets` output buckets (1 or [`OUTPUT_BUCKETS`]).
     pub fn random(variant: Variant, buckets: usize, seed: u64) -> Option<FloatNetwork> {
