@@ -2,7 +2,7 @@
 //! [`Position`]) and for Tenjiku ([`TenjikuPosition`]), whose moves capture on the way and
 //! burn, and where the game ends with the last royal.
 
-use crate::eval::{EvalParams, evaluate, evaluate_tenjiku};
+use crate::eval::{EvalParams, evaluate, evaluate_tenjiku, mop_up};
 use crate::nnue::{Accumulator, Changes, Layout, Network, Touch};
 use tsubame_rules::tenjiku::TenjikuPosition;
 use tsubame_rules::{
@@ -35,6 +35,11 @@ pub trait SearchPosition: GamePosition {
     fn has_pieces_to_move(&self) -> bool;
     /// The static evaluation for the side to move.
     fn evaluate(&self, params: &EvalParams) -> i32;
+    /// The mop-up terms for the side `ahead` by `params` ([`crate::eval::mop_up`]); none in
+    /// games without them.
+    fn mop_up(&self, _params: &EvalParams, _ahead: Color) -> i32 {
+        0
+    }
     /// How many plies of captures quiescence search follows before it stands pat. Games with
     /// few long-range pieces need no limit; on a board full of range jumpers and burns the
     /// capture tree would otherwise explode.
@@ -152,6 +157,9 @@ impl<B: Bitboard> SearchPosition for Position<B> {
     #[inline]
     fn evaluate(&self, params: &EvalParams) -> i32 {
         evaluate(self, params)
+    }
+    fn mop_up(&self, params: &EvalParams, ahead: Color) -> i32 {
+        mop_up(self, params, ahead)
     }
     fn network_layout(&self) -> Option<Layout> {
         Some(Layout::of(self))

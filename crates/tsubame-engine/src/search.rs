@@ -166,6 +166,9 @@ struct Worker<'a, P: SearchPosition> {
     network: Option<&'a Network>,
     /// The network's accumulators along the current line (empty without a network).
     accumulators: Option<AccumulatorStack>,
+    /// Whether the mop-up terms are added to the network's evaluation
+    /// ([`EvalParams::network_mop_up`]).
+    network_mop_up: bool,
 }
 
 fn lmr_table(search: &SearchParams) -> Vec<Vec<i32>> {
@@ -260,6 +263,7 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
             params,
             network,
             accumulators,
+            network_mop_up: network.is_some() && params.network_mop_up(),
             keys,
             checks,
             nodes: 0,
@@ -536,7 +540,18 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
                     0
                 };
                 let us = self.position.side_to_move();
-                network.output(accumulators.current(network), us, bucket)
+                let value = network.output(accumulators.current(network), us, bucket);
+                if self.network_mop_up && value.abs() >= self.params.mop_up_margin {
+                    let ahead = if value > 0 { us } else { !us };
+                    let bonus = self.position.mop_up(self.params, ahead);
+                    if ahead == us {
+                        value + bonus
+                    } else {
+                        value - bonus
+                    }
+                } else {
+                    value
+                }
             }
             _ => self.position.evaluate(self.params),
         }
@@ -1331,7 +1346,7 @@ impl AnySearch<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tsubame_rules::{Options, Position, Square, tori, wa};
+    use tsubame_rules::{Color, Options, Position, Square, Variant, tori, wa};
 
     fn shared() -> Shared<'static> {
         Shared {
@@ -1527,6 +1542,48 @@ mod tests {
         let wa_position = wa::start(&Options::defaults(wa::spec())).unwrap();
         let wa_worker = Worker::new(&shared, &wa_params, wa_position, &[], &[], true);
         assert!(wa_worker.network.is_none());
+    }
+
+    #[test]
+    fn the_mop_up_terms_join_a_networks_score_only_where_it_shows_a_side_far_ahead() {
+        use crate::nnue::Network;
+        let options = Options::parse(wa::spec(), "drops=off").unwrap();
+        let rules = options.rule_set();
+        let shared = shared();
+        let params = EvalParams::for_variant(wa::spec());
+        assert!(params.mop_up_margin > 0 && params.mop_up_edge > 0);
+        // Two falcons against a bare crane king on the edge.
+        let position = |side: &str| {
+            let sfen = format!("5k5/11/11/3FF6/11/11/11/11/11/11/5K5 {side} - 1");
+            Position::from_sfen(wa::tables(), &sfen, rules).unwrap()
+        };
+        let static_eval = |centipawns: i32, side: &str| {
+            let mut with_network = params.clone();
+            with_network.network =
+                Some(Arc::new(Network::uniform(Variant::Wa, centipawns).unwrap()));
+            Worker::new(&shared, &with_network, position(side), &[], &[], true).evaluate()
+        };
+        let sente_herds = crate::eval::mop_up(&position("b"), &params, Color::Sente);
+        let gote_herds = crate::eval::mop_up(&position("w"), &params, Color::Gote);
+        assert!(sente_herds > gote_herds && gote_herds > 0);
+        // The network says the side to move is far ahead: that side gets the terms.
+        assert_eq!(static_eval(600, "b"), 600 + sente_herds);
+        assert_eq!(static_eval(600, "w"), 600 + gote_herds);
+        // Far behind: the terms are the opponent's.
+        assert_eq!(static_eval(-600, "b"), -600 - gote_herds);
+        // Inside the margin the network's score stands alone.
+        assert_eq!(static_eval(300, "b"), 300);
+        // Weights without the terms (Tori's) leave the network alone.
+        let mut tori_params = EvalParams::for_variant(tori::spec());
+        assert!(
+            !EvalParams {
+                network: Some(Arc::new(Network::uniform(Variant::Tori, 600).unwrap())),
+                ..tori_params.clone()
+            }
+            .network_mop_up()
+        );
+        tori_params.network = None;
+        assert!(!tori_params.network_mop_up());
     }
 
     #[test]
