@@ -585,10 +585,7 @@ pub fn terms<B: Bitboard, T: Terms>(position: &Position<B>, params: &EvalParams,
     let geometry = tables.geometry;
     let occupied = position.occupied();
     let mut material = [0i32; 2];
-    // Summed closeness of each side's pieces to the enemy royal, for the mop-up term.
-    let mut closeness = [0i32; 2];
     let (width, height) = (i32::from(geometry.width), i32::from(geometry.height));
-    let span = width.max(height);
     let royals = Color::ALL.map(|color| position.royal_square(color));
     let file_rank = |square: usize| {
         let sq = Square::from_index(square as u8);
@@ -717,9 +714,6 @@ pub fn terms<B: Bitboard, T: Terms>(position: &Position<B>, params: &EvalParams,
                 }
                 reach += (attacks & !own).count() as i32;
                 royal_hits += (attacks & enemy_zone).count() as i32;
-                if let Some((ex, ey)) = royal_places[1 - us] {
-                    closeness[us] += span - (file - ex).abs().max((rank - ey).abs());
-                }
             }
             sink.add(us, Term::Mobility, reach);
         }
@@ -742,14 +736,10 @@ pub fn terms<B: Bitboard, T: Terms>(position: &Position<B>, params: &EvalParams,
     }
     let lead = material[0] - material[1];
     if params.mop_up_margin > 0 && lead.abs() >= params.mop_up_margin {
-        let ahead = usize::from(lead < 0);
-        if let Some((x, y)) = royal_places[1 - ahead] {
-            let off_centre = (2 * x - (width - 1))
-                .abs()
-                .max((2 * y - (height - 1)).abs())
-                / 2;
-            sink.add(ahead, Term::MopUpEdge, off_centre);
-            sink.add(ahead, Term::MopUpTropism, closeness[ahead]);
+        let ahead = if lead < 0 { Color::Gote } else { Color::Sente };
+        if let Some((off_centre, closeness)) = mop_up_counts(position, ahead) {
+            sink.add(ahead.index(), Term::MopUpEdge, off_centre);
+            sink.add(ahead.index(), Term::MopUpTropism, closeness);
         }
     }
     sink.add(position.side_to_move().index(), Term::Tempo, 1);
@@ -764,11 +754,18 @@ pub fn terms<B: Bitboard, T: Terms>(position: &Position<B>, params: &EvalParams,
 /// be won (a Wa network scored 17-14-9 against HaChu without them, 54 games, and about 80 %
 /// with them; see the README). Zero where the enemy has no royal.
 pub fn mop_up<B: Bitboard>(position: &Position<B>, params: &EvalParams, ahead: Color) -> i32 {
+    mop_up_counts(position, ahead).map_or(0, |(off_centre, closeness)| {
+        params.mop_up_edge * off_centre + params.mop_up_tropism * closeness
+    })
+}
+
+/// What the mop-up terms count for the side `ahead`: how many rings the enemy royal stands
+/// from the centre, and the summed closeness (the board's span less the king-move distance)
+/// of `ahead`'s other pieces to it. `None` where the enemy has no royal.
+fn mop_up_counts<B: Bitboard>(position: &Position<B>, ahead: Color) -> Option<(i32, i32)> {
     let tables = position.tables();
     let geometry = tables.geometry;
-    let Some(royal) = position.royal_square(!ahead) else {
-        return 0;
-    };
+    let royal = position.royal_square(!ahead)?;
     let royal = Square::from_index(royal as u8);
     let (width, height) = (i32::from(geometry.width), i32::from(geometry.height));
     let span = width.max(height);
@@ -791,7 +788,7 @@ pub fn mop_up<B: Bitboard>(position: &Position<B>, params: &EvalParams, ahead: C
             closeness += span - (file - royal_file).abs().max((rank - royal_rank).abs());
         }
     }
-    params.mop_up_edge * off_centre + params.mop_up_tropism * closeness
+    Some((off_centre, closeness))
 }
 
 /// A Tenjiku position's value for the side to move: material, advancement, centralisation and
