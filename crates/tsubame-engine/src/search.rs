@@ -167,7 +167,7 @@ struct Worker<'a, P: SearchPosition> {
     /// The network's accumulators along the current line (empty without a network).
     accumulators: Option<AccumulatorStack>,
     /// Whether the mop-up terms are added to the network's evaluation
-    /// ([`EvalParams::network_mop_up`]).
+    /// ([`EvalParams::network_mop_up`]); read only where `network` evaluates.
     network_mop_up: bool,
 }
 
@@ -263,7 +263,7 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
             params,
             network,
             accumulators,
-            network_mop_up: network.is_some() && params.network_mop_up(),
+            network_mop_up: params.network_mop_up(),
             keys,
             checks,
             nodes: 0,
