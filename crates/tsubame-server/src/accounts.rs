@@ -131,7 +131,12 @@ fn random_hex(bytes: usize) -> String {
         .collect()
 }
 
-fn internal(e: impl std::fmt::Display) -> ApiError {
+/// A failed read or write of accounts and sessions: 503 while the database refuses writes,
+/// else 500.
+fn internal(e: anyhow::Error) -> ApiError {
+    if e.downcast_ref::<crate::store::WritesRefused>().is_some() {
+        return ApiError::storing("your account or login", e);
+    }
     ApiError::internal(format!("database: {e}"))
 }
 

@@ -53,6 +53,16 @@ pub struct ServeArgs {
     /// pinged every third of it).
     #[arg(long, env = "TSUBAME_IDLE_SECONDS", default_value_t = 90.0, value_parser = parse_seconds)]
     pub idle_seconds: f64,
+    /// A request's line and headers must arrive within this many seconds of its first byte,
+    /// however steadily they trickle in.
+    #[arg(long, env = "TSUBAME_REQUEST_HEAD_SECONDS", default_value_t = 10.0,
+          value_parser = parse_seconds)]
+    pub request_head_seconds: f64,
+    /// A request's body must arrive within this many seconds, and one second more for each
+    /// 8 KiB that has arrived.
+    #[arg(long, env = "TSUBAME_REQUEST_BODY_SECONDS", default_value_t = 20.0,
+          value_parser = parse_seconds)]
+    pub request_body_seconds: f64,
     /// A reverse proxy's address (repeat for several; `none` for none). Its connections are
     /// not held to --connections-per-address (cap clients in the proxy instead), and the
     /// client is the last address it adds to `X-Forwarded-For`. Default: 127.0.0.1 and ::1, a
@@ -187,6 +197,8 @@ pub fn run(args: &ServeArgs) -> Result<()> {
             connections: ConnectionLimits {
                 per_address: args.connections_per_address.max(1),
                 idle: std::time::Duration::from_secs_f64(args.idle_seconds),
+                head: std::time::Duration::from_secs_f64(args.request_head_seconds),
+                body: std::time::Duration::from_secs_f64(args.request_body_seconds),
                 proxies: if args.proxy_addresses.is_empty() {
                     LOOPBACK_PROXIES.into()
                 } else {

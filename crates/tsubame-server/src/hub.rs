@@ -22,7 +22,7 @@ use crate::metrics::{GaugeGuard, Metrics};
 use crate::ratings::{SeatRating, Speed, rating_game};
 use crate::store::{
     CHAT_CHANNEL, Change, GAME_CHANNEL, GameRow, GameState, MoveRow, RatedEnd, StartedSeats, Store,
-    token_hash,
+    WritesRefused, token_hash,
 };
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use rand::Rng;
@@ -109,6 +109,34 @@ impl ApiError {
             status: 500,
             message: message.into(),
         }
+    }
+
+    /// 503: the server cannot do it now (the database refuses writes); nothing changed, and
+    /// the same request may succeed in a moment.
+    pub fn unavailable(message: impl Into<String>) -> ApiError {
+        ApiError {
+            status: 503,
+            message: message.into(),
+        }
+    }
+
+    /// A failed write of `what` (`"the move"`): 503 with a sentence for the player when the
+    /// database refuses writes ([`WritesRefused`]), else 500. Nothing was stored either way.
+    pub fn storing(what: &str, error: anyhow::Error) -> ApiError {
+        match error.downcast_ref::<WritesRefused>() {
+            Some(refused) => ApiError::unavailable(format!(
+                "the site cannot save {what} right now: the database refuses writes ({}); \
+                 nothing was changed, try again in a moment",
+                refused.reason
+            )),
+            None => ApiError::internal(format!("could not store {what}: {error}")),
+        }
+    }
+
+    /// Whether this is the database refusing writes: already logged once by the store, so
+    /// not worth a line per game or request.
+    pub fn is_unavailable(&self) -> bool {
+        self.status == 503
     }
 }
 
@@ -425,6 +453,8 @@ pub struct Hub {
     /// On a shared database, the connection that listens for the other instances'
     /// announcements, opened before the games are loaded so that nothing falls between.
     listener: StdMutex<Option<sqlx::postgres::PgListener>>,
+    /// The listener's count of connections refused for their address's share.
+    refused_connections: std::sync::OnceLock<Arc<crate::connections::RefusalLog>>,
 }
 
 fn random_hex(bytes: usize) -> String {
@@ -949,7 +979,13 @@ enum RebuildError {
 impl Hub {
     /// Whether the database answers: what a readiness probe asks.
     pub async fn database_ready(&self) -> anyhow::Result<()> {
-        self.store.ping().await
+        self.store.ping().await?;
+        if let Some(reason) = self.store.writes_refused() {
+            anyhow::bail!(
+                "the database refuses writes ({reason}): moves and games cannot be saved"
+            );
+        }
+        Ok(())
     }
 
     /// A hub over this database, with every unfinished game resumed.
@@ -980,6 +1016,7 @@ impl Hub {
             epoch_unix_ms,
             instance: random_hex(8),
             listener: StdMutex::new(None),
+            refused_connections: std::sync::OnceLock::new(),
         });
         let listener = hub.store.listener().await?;
         if let Ok(mut slot) = hub.listener.lock() {
@@ -1224,8 +1261,28 @@ impl Hub {
         &self.metrics
     }
 
+    /// Where the listener counts the connections it refuses, for the metrics.
+    pub fn count_refused_connections(&self, log: Arc<crate::connections::RefusalLog>) {
+        let _ = self.refused_connections.set(log);
+    }
+
     /// The metrics in Prometheus' text format, with the live games counted now.
     pub async fn metrics_text(&self) -> String {
+        if let Some(log) = self.refused_connections.get() {
+            let refused = log.refused.load(Ordering::Relaxed);
+            let counted = self.metrics.connections_refused.get();
+            self.metrics
+                .connections_refused
+                .inc_by(refused.saturating_sub(counted));
+        }
+        let failures = self.store.write_failures();
+        let counted = self.metrics.database_write_failures.get();
+        self.metrics
+            .database_write_failures
+            .inc_by(failures.saturating_sub(counted));
+        self.metrics
+            .database_writable
+            .set(i64::from(self.store.writes_refused().is_none()));
         let (mut waiting, mut playing, mut finished) = (0, 0, 0);
         for slot in self.live_slots() {
             match slot.game.lock().await.phase {
@@ -1483,7 +1540,7 @@ impl Hub {
         self.store
             .insert_game(&row, &notice)
             .await
-            .map_err(|e| ApiError::internal(format!("could not store the game: {e}")))?;
+            .map_err(|e| ApiError::storing("the new game", e))?;
         let slot = self.insert(live);
         self.after_change(&slot).await;
         Ok(())
@@ -1592,7 +1649,7 @@ impl Hub {
             }
             Err(e) => {
                 *live = before;
-                return Err(ApiError::internal(format!("could not store the join: {e}")));
+                return Err(ApiError::storing("the join", e));
             }
         }
         let grant = SeatGrant {
@@ -1727,7 +1784,7 @@ impl Hub {
                 live.engine_waiting,
             ) = before;
             return Err(match stored {
-                Err(e) => ApiError::internal(format!("could not store the move: {e}")),
+                Err(e) => ApiError::storing("the move", e),
                 _ => self.stale(slot, live).await,
             });
         }
@@ -1812,11 +1869,7 @@ impl Hub {
         match stored {
             Ok(true) => {}
             Ok(false) => return Err(self.stale(slot, live).await),
-            Err(e) => {
-                return Err(ApiError::internal(format!(
-                    "could not store the result: {e}"
-                )));
-            }
+            Err(e) => return Err(ApiError::storing("the result", e)),
         }
         live.version += 1;
         self.metrics
@@ -1844,9 +1897,7 @@ impl Hub {
             }
             Err(e) => {
                 *live = before;
-                Err(ApiError::internal(format!(
-                    "could not store the change: {e}"
-                )))
+                Err(ApiError::storing("the change", e))
             }
         }
     }
@@ -1995,11 +2046,13 @@ impl Hub {
             stored = self.finish(slot, live, winner, reason).await;
         }
         if let Err(e) = stored {
-            tracing::warn!(
-                game = %live.id,
-                "ended by {reason}, result not stored yet (stored at the next start): {}",
-                e.message
-            );
+            if !e.is_unavailable() {
+                tracing::warn!(
+                    game = %live.id,
+                    "ended by {reason}, result not stored yet (stored at the next start): {}",
+                    e.message
+                );
+            }
             let now = self.now();
             self.finish_stored(slot, live, winner, reason, now);
         }
@@ -2187,7 +2240,7 @@ impl Hub {
             live.turn_started = self.now();
             live.version += 1;
             if let Err(e) = self.store_state(slot, &mut live, before).await {
-                if e.message != STALE {
+                if e.message != STALE && !e.is_unavailable() {
                     tracing::warn!(game = %live.id, "computer's search not started: {}", e.message);
                 }
                 return false;
@@ -2304,11 +2357,13 @@ impl Hub {
             if e.message == STALE {
                 return;
             }
-            tracing::warn!(
-                game = %live.id,
-                "not ended by {reason} yet, retrying in a second: {}",
-                e.message
-            );
+            if !e.is_unavailable() {
+                tracing::warn!(
+                    game = %live.id,
+                    "not ended by {reason} yet, retrying in a second: {}",
+                    e.message
+                );
+            }
             slot.deadline
                 .store(self.now().saturating_add(1000), Ordering::Relaxed);
         }
@@ -2326,7 +2381,9 @@ impl Hub {
         {
             Ok(ids) => ids,
             Err(e) => {
-                tracing::warn!("cannot claim due games: {e}");
+                if e.downcast_ref::<WritesRefused>().is_none() {
+                    tracing::warn!("cannot claim due games: {e}");
+                }
                 return;
             }
         };
@@ -2434,7 +2491,7 @@ impl Hub {
             .store
             .insert_chat(&game_id, &line, account, &notice)
             .await
-            .map_err(|e| ApiError::internal(format!("could not store the line: {e}")))?;
+            .map_err(|e| ApiError::storing("the chat line", e))?;
         if !stored {
             return Err(ApiError::conflict("this game's chat is full"));
         }
@@ -2520,9 +2577,7 @@ impl Hub {
                     }
                     Err(e) => {
                         *live = before;
-                        return Err(ApiError::internal(format!(
-                            "could not store the rematch: {e}"
-                        )));
+                        return Err(ApiError::storing("the rematch", e));
                     }
                 }
             }

@@ -147,6 +147,9 @@ fn access_log(router: Router) -> Router {
             )
         })
         .on_request(())
+        // The access log line below has the status; a line more per failed request would
+        // flood the log exactly when the database refuses writes (the store says that once).
+        .on_failure(())
         .on_response(
             |response: &Response, latency: Duration, _span: &tracing::Span| {
                 tracing::info!(
@@ -184,17 +187,14 @@ pub async fn serve(config: Config, on_ready: impl FnOnce(SocketAddr)) -> Result<
         .with_context(|| format!("cannot listen on {}", config.listen))?;
     let open_files = connections::raise_open_file_limit();
     tracing::info!(?open_files, "open-file limit");
-    let listener = connections::LimitedListener::new(listener, connection_limits);
+    let listener = connections::LimitedListener::new(listener, connection_limits.clone());
+    hub.count_refused_connections(listener.refusals());
     on_ready(axum::serve::Listener::local_addr(&listener)?.0);
     let stopping = hub.clone();
     let draining = hub.clone();
     // On SIGTERM or Ctrl-C: stop accepting, let requests in flight (and the moves they store)
     // finish, and close every game socket with 1001 so that clients reconnect.
-    axum::serve(
-        listener,
-        app(hub).into_make_service_with_connect_info::<connections::PeerAddr>(),
-    )
-    .with_graceful_shutdown(async move {
+    connections::serve(listener, app(hub), connection_limits, async move {
         stop_requested().await;
         tracing::info!("stopping: closing game sockets, finishing requests in flight");
         stopping.begin_shutdown();

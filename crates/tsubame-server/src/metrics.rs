@@ -29,6 +29,12 @@ pub struct Metrics {
     pub engine_running: IntGauge,
     /// Games ended, by reason.
     pub games_ended: IntCounterVec,
+    /// Writes the database refused (a full disk, I/O errors), set from the store when scraped.
+    pub database_write_failures: IntCounter,
+    /// 1 while the database takes writes, 0 while it refuses them.
+    pub database_writable: IntGauge,
+    /// Connections refused because their address held its share, set when scraped.
+    pub connections_refused: IntCounter,
 }
 
 /// Bucket bounds in seconds for latencies from a tenth of a millisecond to ten seconds.
@@ -78,7 +84,22 @@ impl Metrics {
         registry.register(Box::new(websockets.clone()))?;
         registry.register(Box::new(engine_waiting.clone()))?;
         registry.register(Box::new(engine_running.clone()))?;
+        let database_write_failures = IntCounter::new(
+            "tsubame_database_write_failures_total",
+            "Writes the database refused (a full disk, I/O errors)",
+        )?;
+        let database_writable = IntGauge::new(
+            "tsubame_database_writable",
+            "1 while the database takes writes, 0 while it refuses them",
+        )?;
+        let connections_refused = IntCounter::new(
+            "tsubame_connections_refused_total",
+            "Connections refused because their address held its share",
+        )?;
+        registry.register(Box::new(connections_refused.clone()))?;
         registry.register(Box::new(games_ended.clone()))?;
+        registry.register(Box::new(database_write_failures.clone()))?;
+        registry.register(Box::new(database_writable.clone()))?;
         Ok(Metrics {
             registry,
             games,
@@ -89,6 +110,9 @@ impl Metrics {
             engine_waiting,
             engine_running,
             games_ended,
+            database_write_failures,
+            database_writable,
+            connections_refused,
         })
     }
 

@@ -8,15 +8,17 @@ use futures_util::future::BoxFuture;
 use sqlx::any::{AnyPoolOptions, install_default_drivers};
 use sqlx::error::BoxDynError;
 use sqlx::migrate::{Migration, MigrationSource, MigrationType, Migrator};
-use sqlx::{AnyPool, Row};
+use sqlx::{AnyPool, Connection, Row};
 use std::collections::HashMap;
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, oneshot};
 
 /// The schema's migrations (`migrations/`), built into the binary: version, description and
 /// SQL, as `sqlx migrate` names them from the file names, so databases it migrated carry the
 /// same versions and checksums.
-const MIGRATIONS: [(i64, &str, &str); 6] = [
+const MIGRATIONS: [(i64, &str, &str); 7] = [
     (1, "games", include_str!("../migrations/0001_games.sql")),
     (
         2,
@@ -38,6 +40,11 @@ const MIGRATIONS: [(i64, &str, &str); 6] = [
         6,
         "shared instances",
         include_str!("../migrations/0006_shared_instances.sql"),
+    ),
+    (
+        7,
+        "write probe",
+        include_str!("../migrations/0007_write_probe.sql"),
     ),
 ];
 
@@ -159,6 +166,122 @@ pub const GAME_CHANNEL: &str = "tsubame_games";
 
 /// The PostgreSQL channel on which each chat line is announced.
 pub const CHAT_CHANNEL: &str = "tsubame_chat";
+
+/// A write the database refused for a reason of its own, not the write's: the disk is full,
+/// an I/O error, the database is read-only, locked or gone. Nothing was stored; the server
+/// answers 503 while writes fail this way and takes them again by itself once they succeed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("the database cannot take writes right now ({reason})")]
+pub struct WritesRefused {
+    /// What the database said.
+    pub reason: String,
+}
+
+/// Whether the database takes writes, as the latest writes and probes found, and how many
+/// writes it has refused. Shared by the store's clones and its move writer.
+#[derive(Debug, Default)]
+struct WriteHealth {
+    refusing: AtomicBool,
+    failures: AtomicU64,
+    /// What the database said when it last refused a write, and when.
+    last_refusal: Mutex<Option<(String, Instant)>>,
+}
+
+/// How long writes must go without a refusal before the database counts as taking them
+/// again: a nearly full disk takes some writes (those that fit in pages already there) and
+/// refuses others, and the state (with `/readyz` and the log) must not flap with each.
+const QUIET_BEFORE_RECOVERY: Duration = Duration::from_secs(1);
+
+impl WriteHealth {
+    /// Takes a write's outcome: a refusal is counted and turned into [`WritesRefused`]; the
+    /// first of a run of refusals and the end of the run are logged, once each.
+    fn take<T>(&self, result: Result<T, sqlx::Error>, postgres: bool) -> Result<T> {
+        match result {
+            Ok(value) => {
+                if self.refusing.load(Ordering::Acquire) {
+                    let quiet = self.last_refusal.lock().map_or(true, |last| {
+                        last.as_ref()
+                            .is_none_or(|(_, at)| at.elapsed() >= QUIET_BEFORE_RECOVERY)
+                    });
+                    if quiet && self.refusing.swap(false, Ordering::AcqRel) {
+                        tracing::warn!(
+                            refused = self.failures.load(Ordering::Relaxed),
+                            "the database takes writes again: moves, games and ends are accepted"
+                        );
+                    }
+                }
+                Ok(value)
+            }
+            Err(error) => match refusal_reason(&error, postgres) {
+                Some(reason) => {
+                    self.failures.fetch_add(1, Ordering::Relaxed);
+                    if let Ok(mut last) = self.last_refusal.lock() {
+                        *last = Some((reason.clone(), Instant::now()));
+                    }
+                    if !self.refusing.swap(true, Ordering::AcqRel) {
+                        tracing::error!(
+                            %reason,
+                            "the database refuses writes: moves, new games and ends are \
+                             refused with 503 until it takes them again"
+                        );
+                    }
+                    Err(WritesRefused { reason }.into())
+                }
+                None => Err(error.into()),
+            },
+        }
+    }
+
+    /// What the database said, while it refuses writes.
+    fn refusing(&self) -> Option<String> {
+        if !self.refusing.load(Ordering::Acquire) {
+            return None;
+        }
+        let last = self.last_refusal.lock().ok()?;
+        Some(
+            last.as_ref()
+                .map(|(reason, _)| reason.clone())
+                .unwrap_or_default(),
+        )
+    }
+}
+
+/// Why `error` means the database cannot take writes now (rather than that this write was
+/// wrong): SQLite's full, I/O, read-only, busy, locked, out-of-memory and cannot-open codes;
+/// PostgreSQL's insufficient resources (disk full), system, connection and operator classes
+/// and read-only transactions; a lost connection or pool.
+fn refusal_reason(error: &sqlx::Error, postgres: bool) -> Option<String> {
+    match error {
+        sqlx::Error::Database(database) => {
+            let code = database.code()?;
+            let refuses = if postgres {
+                ["53", "58", "08", "57"]
+                    .iter()
+                    .any(|class| code.starts_with(class))
+                    || code == "25006"
+            } else {
+                // Extended result codes carry the primary code in their low byte.
+                let primary = code.parse::<i32>().map_or(0, |code| code & 0xff);
+                // BUSY, LOCKED, NOMEM, READONLY, IOERR, FULL, CANTOPEN, PROTOCOL.
+                [5, 6, 7, 8, 10, 13, 14, 15].contains(&primary)
+            };
+            refuses.then(|| database.message().to_string())
+        }
+        sqlx::Error::Io(_)
+        | sqlx::Error::Tls(_)
+        | sqlx::Error::Protocol(_)
+        | sqlx::Error::PoolTimedOut
+        | sqlx::Error::PoolClosed
+        | sqlx::Error::WorkerCrashed => Some(error.to_string()),
+        _ => None,
+    }
+}
+
+/// How often a database that refuses writes is tried again with a probe write, and how
+/// often one that takes them is checked, so that `/readyz` follows it without any player's
+/// write.
+const PROBE_WHILE_REFUSING: Duration = Duration::from_secs(1);
+const PROBE_WHILE_TAKING: Duration = Duration::from_secs(5);
 
 fn side_text(name: Option<String>) -> Option<&'static str> {
     match name.as_deref() {
@@ -293,6 +416,8 @@ pub struct Store {
     pool: AnyPool,
     /// PostgreSQL rather than SQLite: rows can be locked, changes announced.
     postgres: bool,
+    /// Whether the database takes writes.
+    health: Arc<WriteHealth>,
     moves: mpsc::UnboundedSender<PendingMove>,
     /// Where the database is, for the listening connection.
     url: String,
@@ -549,16 +674,37 @@ impl Store {
         };
         // SQLite takes one writer at a time: one connection queues writes instead of
         // failing them as busy.
-        let pool = AnyPoolOptions::new()
-            .max_connections(if sqlite { 1 } else { 16 })
+        let mut options = AnyPoolOptions::new().max_connections(if sqlite { 1 } else { 16 });
+        if sqlite {
+            // Every connection, the first and any that replaces one, flushes each commit.
+            options = options.after_connect(|connection, _| {
+                Box::pin(async move {
+                    sqlx::query("PRAGMA synchronous=FULL")
+                        .execute(&mut *connection)
+                        .await?;
+                    Ok(())
+                })
+            });
+            // After a failed write (a full disk) SQLite may have rolled the transaction
+            // back by itself; the driver's rollback then fails and it goes on counting an
+            // open transaction, so that every later "transaction" is a savepoint inside one
+            // that is never committed: writes seem to succeed and none reaches the disk. A
+            // connection that still counts a transaction once it is given back is closed,
+            // and the next write opens a fresh one.
+            options = options.after_release(|connection, _| {
+                Box::pin(async move {
+                    // Runs the rollback a dropped transaction queued, before counting.
+                    connection.ping().await?;
+                    Ok(!connection.is_in_transaction())
+                })
+            });
+        }
+        let pool = options
             .connect(&url)
             .await
             .with_context(|| format!("cannot open database {url}"))?;
         if sqlite {
             sqlx::query("PRAGMA journal_mode=WAL")
-                .execute(&pool)
-                .await?;
-            sqlx::query("PRAGMA synchronous=FULL")
                 .execute(&pool)
                 .await?;
         }
@@ -573,12 +719,63 @@ impl Store {
             .context("cannot hash the seat tokens stored before hashing")?;
         let (moves, queue) = mpsc::unbounded_channel();
         tokio::spawn(move_writer(pool.clone(), !sqlite, queue));
-        Ok(Store {
+        let store = Store {
             pool,
             moves,
             postgres: !sqlite,
+            health: Arc::default(),
             url: url.clone(),
-        })
+        };
+        tokio::spawn(store.clone().probe_writes());
+        Ok(store)
+    }
+
+    /// Takes a write's outcome: see [`WriteHealth::take`].
+    fn written<T>(&self, result: Result<T, sqlx::Error>) -> Result<T> {
+        self.health.take(result, self.postgres)
+    }
+
+    /// What the database said, while it refuses writes; none while it takes them.
+    pub fn writes_refused(&self) -> Option<String> {
+        self.health.refusing()
+    }
+
+    /// How many writes the database has refused since the server started.
+    pub fn write_failures(&self) -> u64 {
+        self.health.failures.load(Ordering::Relaxed)
+    }
+
+    /// Rewrites the probe row now and then (every second while writes fail), so that the
+    /// write state, and with it `/readyz`, follows the database even when nobody plays:
+    /// it turns to refusing when the disk fills and back when space returns.
+    async fn probe_writes(self) {
+        loop {
+            let pause = if self.health.refusing.load(Ordering::Acquire) {
+                PROBE_WHILE_REFUSING
+            } else {
+                PROBE_WHILE_TAKING
+            };
+            tokio::time::sleep(pause).await;
+            if self.pool.is_closed() {
+                return;
+            }
+            let _ = self.probe_write().await;
+        }
+    }
+
+    /// One probe write: whether the database takes writes now.
+    pub async fn probe_write(&self) -> Result<()> {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |since| since.as_millis() as i64);
+        let written = sqlx::query(
+            "INSERT INTO write_probe (id, written_at) VALUES (1, $1) \
+             ON CONFLICT (id) DO UPDATE SET written_at = excluded.written_at",
+        )
+        .bind(now)
+        .execute(&self.pool)
+        .await;
+        self.written(written).map(|_| ())
     }
 
     /// Whether this is PostgreSQL, which several instances may share: changes are then
@@ -614,6 +811,11 @@ impl Store {
 
     /// Stores a new game; `notice` tells the other instances (PostgreSQL).
     pub async fn insert_game(&self, game: &GameRow, notice: &str) -> Result<()> {
+        let written = self.insert_game_row(game, notice).await;
+        self.written(written)
+    }
+
+    async fn insert_game_row(&self, game: &GameRow, notice: &str) -> Result<(), sqlx::Error> {
         let mut tx = self.pool.begin().await?;
         sqlx::query(
             "INSERT INTO games (id, variant, options, start_sfen, time_control, sente_player, \
@@ -670,13 +872,17 @@ impl Store {
     /// Stores a change that adds nothing but its state (an offer, the computer's search
     /// starting); `false` when the game changed meanwhile.
     pub async fn change_state(&self, change: &Change) -> Result<bool> {
-        let mut tx = self.pool.begin().await?;
-        if !write_state(&mut tx, change, self.postgres).await? {
-            tx.rollback().await?;
-            return Ok(false);
+        let written = async {
+            let mut tx = self.pool.begin().await?;
+            if !write_state(&mut tx, change, self.postgres).await? {
+                tx.rollback().await?;
+                return Ok(false);
+            }
+            tx.commit().await?;
+            Ok(true)
         }
-        tx.commit().await?;
-        Ok(true)
+        .await;
+        self.written(written)
     }
 
     /// Claims up to `limit` unfinished games that are due at `now` and that no instance has
@@ -694,13 +900,13 @@ impl Store {
              WHERE due_at <= $2 AND claimed_until <= $2 AND status <> 'finished' \
              ORDER BY due_at LIMIT $3{skip_locked}) RETURNING id"
         );
-        let rows: Vec<(String,)> = sqlx::query_as(&claim)
+        let rows: Result<Vec<(String,)>, _> = sqlx::query_as(&claim)
             .bind(until)
             .bind(now)
             .bind(limit)
             .fetch_all(&self.pool)
-            .await?;
-        Ok(rows.into_iter().map(|(id,)| id).collect())
+            .await;
+        Ok(self.written(rows)?.into_iter().map(|(id,)| id).collect())
     }
 
     /// Every unfinished game's id and version: what an instance compares its games with
@@ -757,6 +963,16 @@ impl Store {
         seats: &StartedSeats<'_>,
         started_at: i64,
     ) -> Result<bool> {
+        let written = self.store_start(change, seats, started_at).await;
+        self.written(written)
+    }
+
+    async fn store_start(
+        &self,
+        change: &Change,
+        seats: &StartedSeats<'_>,
+        started_at: i64,
+    ) -> Result<bool, sqlx::Error> {
         let mut tx = self.pool.begin().await?;
         if !write_state(&mut tx, change, self.postgres).await? {
             tx.rollback().await?;
@@ -799,9 +1015,10 @@ impl Store {
                 done,
             })
             .map_err(|_| anyhow::anyhow!("the move writer has stopped"))?;
-        Ok(stored
+        let stored = stored
             .await
-            .map_err(|_| anyhow::anyhow!("the move writer has stopped"))??)
+            .map_err(|_| anyhow::anyhow!("the move writer has stopped"))?;
+        self.written(stored)
     }
 
     /// Stores the result of a rated game and both players' new ratings in one transaction;
@@ -815,6 +1032,20 @@ impl Store {
         finished_at: i64,
         rated: RatedEnd<'_>,
     ) -> Result<Option<[i64; 2]>> {
+        let written = self
+            .store_rated_end(change, winner, reason, finished_at, rated)
+            .await;
+        self.written(written)
+    }
+
+    async fn store_rated_end(
+        &self,
+        change: &Change,
+        winner: Option<usize>,
+        reason: &str,
+        finished_at: i64,
+        rated: RatedEnd<'_>,
+    ) -> Result<Option<[i64; 2]>, sqlx::Error> {
         let id = change.id.as_str();
         let mut tx = self.pool.begin().await?;
         if !write_state(&mut tx, change, self.postgres).await? {
@@ -986,6 +1217,17 @@ impl Store {
         account_id: Option<&str>,
         notice: &str,
     ) -> Result<bool> {
+        let written = self.store_chat(game_id, line, account_id, notice).await;
+        self.written(written)
+    }
+
+    async fn store_chat(
+        &self,
+        game_id: &str,
+        line: &ChatLine,
+        account_id: Option<&str>,
+        notice: &str,
+    ) -> Result<bool, sqlx::Error> {
         let mut tx = self.pool.begin().await?;
         let (count,): (i64,) =
             sqlx::query_as("SELECT COUNT(*) FROM chat WHERE game_id = $1 AND room = $2")
@@ -1044,18 +1286,22 @@ impl Store {
 
     /// Records the rematch a finished game led to; `false` when the game changed meanwhile.
     pub async fn set_rematch(&self, change: &Change, rematch_id: &str) -> Result<bool> {
-        let mut tx = self.pool.begin().await?;
-        if !write_state(&mut tx, change, self.postgres).await? {
-            tx.rollback().await?;
-            return Ok(false);
+        let written = async {
+            let mut tx = self.pool.begin().await?;
+            if !write_state(&mut tx, change, self.postgres).await? {
+                tx.rollback().await?;
+                return Ok(false);
+            }
+            sqlx::query("UPDATE games SET rematch_id = $1 WHERE id = $2")
+                .bind(rematch_id)
+                .bind(&change.id)
+                .execute(&mut *tx)
+                .await?;
+            tx.commit().await?;
+            Ok(true)
         }
-        sqlx::query("UPDATE games SET rematch_id = $1 WHERE id = $2")
-            .bind(rematch_id)
-            .bind(&change.id)
-            .execute(&mut *tx)
-            .await?;
-        tx.commit().await?;
-        Ok(true)
+        .await;
+        self.written(written)
     }
 
     /// Stores the result; `false` when the game changed meanwhile (or was already over).
@@ -1066,6 +1312,17 @@ impl Store {
         reason: &str,
         finished_at: i64,
     ) -> Result<bool> {
+        let written = self.store_end(change, winner, reason, finished_at).await;
+        self.written(written)
+    }
+
+    async fn store_end(
+        &self,
+        change: &Change,
+        winner: Option<&str>,
+        reason: &str,
+        finished_at: i64,
+    ) -> Result<bool, sqlx::Error> {
         let mut tx = self.pool.begin().await?;
         if !write_state(&mut tx, change, self.postgres).await? {
             tx.rollback().await?;
@@ -1134,9 +1391,8 @@ impl Store {
         .execute(&self.pool)
         .await;
         match inserted {
-            Ok(_) => Ok(true),
             Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Ok(false),
-            Err(e) => Err(e.into()),
+            inserted => self.written(inserted).map(|_| true),
         }
     }
 
@@ -1159,7 +1415,7 @@ impl Store {
         created_at: i64,
         expires_at: i64,
     ) -> Result<()> {
-        sqlx::query(
+        let inserted = sqlx::query(
             "INSERT INTO sessions (token_hash, account_id, created_at, expires_at) \
              VALUES ($1, $2, $3, $4)",
         )
@@ -1168,8 +1424,8 @@ impl Store {
         .bind(created_at)
         .bind(expires_at)
         .execute(&self.pool)
-        .await?;
-        Ok(())
+        .await;
+        self.written(inserted).map(|_| ())
     }
 
     /// The account a session (by the hash of its value) belongs to, unless it expired by `now`.
@@ -1189,11 +1445,11 @@ impl Store {
 
     /// Ends a session.
     pub async fn delete_session(&self, token_hash: &str) -> Result<()> {
-        sqlx::query("DELETE FROM sessions WHERE token_hash = $1")
+        let deleted = sqlx::query("DELETE FROM sessions WHERE token_hash = $1")
             .bind(token_hash)
             .execute(&self.pool)
-            .await?;
-        Ok(())
+            .await;
+        self.written(deleted).map(|_| ())
     }
 
     /// Forgets the sessions expired by `now`; returns how many.
@@ -1201,8 +1457,8 @@ impl Store {
         let done = sqlx::query("DELETE FROM sessions WHERE expires_at <= $1")
             .bind(now)
             .execute(&self.pool)
-            .await?;
-        Ok(done.rows_affected())
+            .await;
+        Ok(self.written(done)?.rows_affected())
     }
 
     /// The ids of an account's games, newest first, optionally of one status.
