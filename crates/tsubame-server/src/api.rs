@@ -30,8 +30,8 @@ use std::time::Duration;
 use tokio::sync::broadcast::error::RecvError;
 use tsubame_engine::limits::Limits;
 use tsubame_notation::record::{
-    GameResult, Record, RecordError, RecordMove, end_reason_from_name, read_hodges_text,
-    read_kif_with, read_pgn_games, write_kif, write_pgn,
+    GameResult, Record, RecordError, RecordErrorKind, RecordMove, end_reason_from_name,
+    read_hodges_text, read_kif_with, read_pgn_games_at_most, write_kif, write_pgn,
 };
 use tsubame_rules::Variant;
 use tsubame_rules::betza::Reach;
@@ -766,6 +766,10 @@ const IMPORT_FORMATS: [&str; 4] = ["record", "kif", "pgn", "hodges"];
 /// The most games one import returns.
 const IMPORT_GAMES: usize = 200;
 
+/// How long an import may take to read and replay once it has its slot; past that it is
+/// answered 413 (its reading, linear in its length, goes on in the background and ends).
+const IMPORT_TIME: Duration = Duration::from_secs(10);
+
 /// The format a record's text is most likely in.
 fn detect_format(text: &str) -> &'static str {
     let head: String = text.chars().take(4000).collect();
@@ -787,15 +791,54 @@ fn detect_format(text: &str) -> &'static str {
 
 /// Reads a record file or pasted text (the body, as it is: KIF may be Shift-JIS) in the
 /// canonical format, KIF, the play site's PGN (every game of the file) or Hodges text, and
-/// answers each game as `/api/replay` does, with its tags.
-async fn import(Query(query): Query<ImportQuery>, body: Bytes) -> Result<Response, ApiError> {
+/// answers each game as `/api/replay` does, with its tags. Reading is work for a core: it
+/// runs on the blocking pool in one of the engine's slots, an address may have as many
+/// imports waiting or running as analyses (429 beyond), and it has [`IMPORT_TIME`].
+async fn import(
+    State(hub): State<Arc<Hub>>,
+    ConnectInfo(PeerAddr(peer)): ConnectInfo<PeerAddr>,
+    headers: HeaderMap,
+    Query(query): Query<ImportQuery>,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let client = client_address(&hub.settings().connections, peer, &headers);
+    let ticket = hub.engine().admit_work(client, "imports")?;
+    let waiting = GaugeGuard::hold(&hub.metrics().engine_waiting);
+    let slot = hub
+        .engine()
+        .slot()
+        .await
+        .ok_or_else(|| ApiError::internal("the engine scheduler stopped"))?;
+    drop(waiting);
+    // The ticket and the slot go with the work, so that they are held until it ends, even
+    // when the answer has gone out at the time limit.
+    let work = tokio::task::spawn_blocking(move || {
+        let read = import_records(&query, &body);
+        drop((slot, ticket));
+        read
+    });
+    match tokio::time::timeout(IMPORT_TIME, work).await {
+        Ok(Ok(read)) => read.map(|games| ok(&games)),
+        Ok(Err(e)) => Err(ApiError::internal(format!("the import failed: {e}"))),
+        Err(_) => Err(ApiError {
+            status: 413,
+            message: format!(
+                "the file took more than {} s to read: import fewer games at once",
+                IMPORT_TIME.as_secs()
+            ),
+        }),
+    }
+}
+
+/// The games of an import, as `import` answers them.
+fn import_records(query: &ImportQuery, body: &[u8]) -> Result<Value, ApiError> {
     let text = || {
-        std::str::from_utf8(&body).map_err(|_| {
+        std::str::from_utf8(body).map_err(|_| {
             ApiError::bad_request("the record is not UTF-8 text (only KIF may be Shift-JIS)")
         })
     };
     let format = match query.format.as_deref() {
-        None | Some("auto") => match std::str::from_utf8(&body) {
+        None | Some("auto") => match std::str::from_utf8(body) {
             Ok(text) => detect_format(text),
             Err(_) => "kif",
         },
@@ -813,8 +856,13 @@ async fn import(Query(query): Query<ImportQuery>, body: Bytes) -> Result<Respons
     let refused = |e: RecordError| ApiError::rules(format!("{format}: {e}"));
     let records = match format {
         "record" => vec![Record::parse(text()?).map_err(refused)?],
-        "kif" => vec![read_kif_with(&body, None).map_err(refused)?],
-        "pgn" => read_pgn_games(text()?, None).map_err(refused)?,
+        "kif" => vec![read_kif_with(body, None).map_err(refused)?],
+        // The limit holds while reading: a file of many games is refused at the first one
+        // past it, before any is replayed.
+        "pgn" => read_pgn_games_at_most(text()?, None, IMPORT_GAMES).map_err(|e| match e.kind {
+            RecordErrorKind::TooManyGames(_) => ApiError::bad_request(format!("{format}: {e}")),
+            _ => refused(e),
+        })?,
         _ => {
             let variant = variant_of(query.variant.as_deref().unwrap_or("tori"))?;
             let options = Options::parse(variant.spec(), query.options.as_deref().unwrap_or(""))
@@ -851,7 +899,7 @@ async fn import(Query(query): Query<ImportQuery>, body: Bytes) -> Result<Respons
         });
         games.push(game);
     }
-    Ok(ok(&json!({ "format": format, "games": games })))
+    Ok(json!({ "format": format, "games": games }))
 }
 
 /// The address a request comes from: the peer's, or when the peer is a trusted reverse proxy

@@ -73,6 +73,16 @@ impl EngineWork {
     /// Admits an analysis request from `client`, or refuses it with 429 when the address
     /// already has its share or the queue is full.
     pub fn admit_analysis(self: &Arc<Self>, client: IpAddr) -> Result<AnalysisTicket, ApiError> {
+        self.admit_work(client, "analyses")
+    }
+
+    /// Admits work for a core from `client` (`what`: `"analyses"`, `"imports"`), counted with
+    /// its analyses against the address's share and the queue; 429 beyond them.
+    pub fn admit_work(
+        self: &Arc<Self>,
+        client: IpAddr,
+        what: &str,
+    ) -> Result<AnalysisTicket, ApiError> {
         let mut admitted = self
             .admitted
             .lock()
@@ -80,8 +90,8 @@ impl EngineWork {
         let from_client = admitted.get(&client).copied().unwrap_or(0);
         if from_client >= self.limits.per_client {
             return Err(ApiError::busy(format!(
-                "this address already has {from_client} analyses waiting or running: \
-                 wait for one to finish"
+                "this address already has {from_client} analyses or imports waiting or \
+                 running: wait for one to finish before more {what}"
             )));
         }
         let total: usize = admitted.values().sum();

@@ -104,6 +104,10 @@ pub enum RecordErrorKind {
     /// Text that is neither a move, a move number, a comment nor a result.
     #[error("unexpected {0:?}")]
     Unexpected(String),
+    /// A file with more games than the reader was asked to take: reading stopped at the
+    /// first game past the limit.
+    #[error("the file holds more than {0} games: at most {0} are read at once")]
+    TooManyGames(usize),
     /// Text where a move was expected that is no legal move of the position.
     #[error("move {number} {written:?} cannot be played: {reason}")]
     IllegalMove {

@@ -87,7 +87,10 @@ mod replay;
 pub use error::{Location, MoveTextError, RecordError, RecordErrorKind, SanError};
 pub use hodges_text::{read_hodges_text, write_hodges_text};
 pub use kif::{read_kif, read_kif_with, write_kif, write_kif_move};
-pub use pgn::{play_site_options, read_pgn, read_pgn_games, read_pgn_with, write_pgn, write_san};
+pub use pgn::{
+    play_site_options, read_pgn, read_pgn_games, read_pgn_games_at_most, read_pgn_with, write_pgn,
+    write_san,
+};
 pub use replay::{Replay, Step};
 
 use tsubame_rules::tenjiku::TenjikuPosition;

@@ -163,6 +163,16 @@ pub fn play_site_options() -> Options {
 /// options to replay it under, whatever the file says.
 pub fn read_pgn_with(text: &str, rules: Option<&Options>) -> Result<Record, RecordError> {
     let lines: Vec<&str> = text.lines().collect();
+    read_pgn_lines(&lines, 0, rules)
+}
+
+/// Reads one game from `lines`, which start at line `offset + 1` of the file: errors name the
+/// file's lines.
+fn read_pgn_lines(
+    lines: &[&str],
+    offset: usize,
+    rules: Option<&Options>,
+) -> Result<Record, RecordError> {
     let mut body_start = lines.len();
     let mut record = Record::new(play_site_options());
     let mut fen: Option<(String, usize)> = None;
@@ -176,13 +186,13 @@ pub fn read_pgn_with(text: &str, rules: Option<&Options>) -> Result<Record, Reco
             body_start = index;
             break;
         }
-        let tag = super::canonical::parse_tag_pub(trimmed, index + 1)?;
+        let tag = super::canonical::parse_tag_pub(trimmed, offset + index + 1)?;
         match tag.0.as_str() {
             "Variant" => {
                 let name = tag.1.to_ascii_lowercase().replace([' ', '-', '_'], "");
                 if name != "torishogi" && name != "tori" {
                     return Err(RecordError::at(
-                        index + 1,
+                        offset + index + 1,
                         0,
                         RecordErrorKind::UnknownVariant(format!(
                             "{} (the play site's PGN is read for Tori shogi only)",
@@ -191,11 +201,15 @@ pub fn read_pgn_with(text: &str, rules: Option<&Options>) -> Result<Record, Reco
                     ));
                 }
             }
-            "FEN" => fen = Some((tag.1, index + 1)),
+            "FEN" => fen = Some((tag.1, offset + index + 1)),
             // Written by Tsubame for rules other than the play site's.
             "Options" => {
                 record.options = Options::parse(tori::spec(), &tag.1).map_err(|e| {
-                    RecordError::at(index + 1, 0, RecordErrorKind::BadOption(e.to_string()))
+                    RecordError::at(
+                        offset + index + 1,
+                        0,
+                        RecordErrorKind::BadOption(e.to_string()),
+                    )
                 })?;
             }
             "SetUp" => {}
@@ -205,15 +219,19 @@ pub fn read_pgn_with(text: &str, rules: Option<&Options>) -> Result<Record, Reco
             "TimeControl" => record.time_control = Some(tag.1),
             "Result" => {
                 record.result = GameResult::from_token(tag.1.trim()).ok_or_else(|| {
-                    RecordError::at(index + 1, 0, RecordErrorKind::BadResult(tag.1.clone()))
+                    RecordError::at(
+                        offset + index + 1,
+                        0,
+                        RecordErrorKind::BadResult(tag.1.clone()),
+                    )
                 })?;
-                result_line = index + 1;
+                result_line = offset + index + 1;
             }
             _ => record.extra_tags.push(tag),
         }
     }
-    record.options = super::with_rules(record.options.clone(), rules, 1)?;
-    let mut fen_line = 1;
+    record.options = super::with_rules(record.options.clone(), rules, offset + 1)?;
+    let mut fen_line = offset + 1;
     if let Some((fen, line)) = fen {
         fen_line = line;
         let position = Position::from_fen(tori::tables(), &fen, record.options.rule_set())
@@ -236,7 +254,7 @@ pub fn read_pgn_with(text: &str, rules: Option<&Options>) -> Result<Record, Reco
             }
         })
         .collect();
-    let mut movetext = parse_movetext(&body, body_start + 1)?;
+    let mut movetext = parse_movetext(&body, offset + body_start + 1)?;
     movetext.moves.retain(|m| !m.text.starts_with('$'));
     if let Some((result, line, column)) = movetext.result {
         if result_line != 0 && result != record.result {
@@ -290,6 +308,27 @@ pub fn read_pgn_with(text: &str, rules: Option<&Options>) -> Result<Record, Reco
 /// assert_eq!(games[1].moves.len(), 1);
 /// ```
 pub fn read_pgn_games(text: &str, rules: Option<&Options>) -> Result<Vec<Record>, RecordError> {
+    read_pgn_games_at_most(text, rules, usize::MAX)
+}
+
+/// Reads the games of a PGN file like [`read_pgn_games`], but at most `limit` of them: a file
+/// with more is refused ([`RecordErrorKind::TooManyGames`]) as soon as the first game past the
+/// limit begins, before any game is replayed. The time taken grows in proportion to the
+/// text's length.
+///
+/// ```
+/// use tsubame_notation::record::{RecordErrorKind, read_pgn_games_at_most};
+///
+/// let game = "[Variant \"Torishogi\"]\n\n1. Sxe5 *\n\n";
+/// assert_eq!(read_pgn_games_at_most(&game.repeat(2), None, 2).unwrap().len(), 2);
+/// let error = read_pgn_games_at_most(&game.repeat(100_000), None, 2).unwrap_err();
+/// assert_eq!(error.kind, RecordErrorKind::TooManyGames(2));
+/// ```
+pub fn read_pgn_games_at_most(
+    text: &str,
+    rules: Option<&Options>,
+    limit: usize,
+) -> Result<Vec<Record>, RecordError> {
     let lines: Vec<&str> = text.lines().collect();
     let mut starts = Vec::new();
     let mut in_moves = false;
@@ -301,6 +340,13 @@ pub fn read_pgn_games(text: &str, rules: Option<&Options>) -> Result<Vec<Record>
         }
         let is_tag = trimmed.starts_with('[');
         if current_start.is_none() || (is_tag && in_moves) {
+            if starts.len() == limit {
+                return Err(RecordError::at(
+                    index + 1,
+                    0,
+                    RecordErrorKind::TooManyGames(limit),
+                ));
+            }
             starts.push(index);
             current_start = Some(index);
             in_moves = false;
@@ -312,13 +358,11 @@ pub fn read_pgn_games(text: &str, rules: Option<&Options>) -> Result<Vec<Record>
     let mut games = Vec::with_capacity(starts.len());
     for (number, &start) in starts.iter().enumerate() {
         let end = starts.get(number + 1).copied().unwrap_or(lines.len());
-        // Blank lines before the game keep the line numbers of the whole file in errors.
-        let mut game_text = "\n".repeat(start);
-        for line in lines.get(start..end).unwrap_or(&[]) {
-            game_text.push_str(line);
-            game_text.push('\n');
-        }
-        games.push(read_pgn_with(&game_text, rules)?);
+        games.push(read_pgn_lines(
+            lines.get(start..end).unwrap_or(&[]),
+            start,
+            rules,
+        )?);
     }
     if games.is_empty() {
         return Err(RecordError::at(
