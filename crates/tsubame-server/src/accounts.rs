@@ -8,16 +8,17 @@
 
 use crate::hub::ApiError;
 use crate::store::{AccountRow, Store, token_hash};
-use argon2::Argon2;
 use argon2::password_hash::rand_core::OsRng;
-use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
+use argon2::password_hash::{Output, ParamsString, PasswordHash, SaltString};
+use argon2::{Algorithm, Argon2, Block, Params, Version};
+use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use rand::Rng;
 use serde::Serialize;
 use std::net::IpAddr;
 use std::num::NonZeroU32;
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 use tokio::sync::Semaphore;
 
@@ -44,6 +45,104 @@ const HASHING_SLOTS: usize = 2;
 
 /// Hashes waiting for a slot before further logins are refused.
 const HASHING_QUEUE: usize = 32;
+
+/// The memory Argon2 works in, one buffer a hashing slot, kept from one hash to the next.
+/// Allocating 19 MiB for every hash let the allocator keep each thread's last buffers (a
+/// flood of failed logins took the server from 88 to 469 MB and it stayed there); a fixed
+/// pool holds at most [`HASHING_SLOTS`] buffers, whatever the flood.
+#[derive(Debug, Default)]
+pub struct HashingMemory(Mutex<Vec<Vec<Block>>>);
+
+impl HashingMemory {
+    /// Runs `work` on at least `blocks` blocks: a pooled buffer when one is free and large
+    /// enough (the default parameters'), else a buffer of its own for this hash alone.
+    fn with<T>(&self, blocks: usize, work: impl FnOnce(&mut [Block]) -> T) -> T {
+        let pooled = self.0.lock().ok().and_then(|mut pool| pool.pop());
+        let mut memory = match pooled {
+            Some(memory) if memory.len() >= blocks => memory,
+            other => {
+                if let Some(memory) = other {
+                    self.give_back(memory);
+                }
+                vec![Block::default(); blocks]
+            }
+        };
+        let result = work(&mut memory);
+        if memory.len() == Params::DEFAULT.block_count() {
+            self.give_back(memory);
+        }
+        result
+    }
+
+    fn give_back(&self, memory: Vec<Block>) {
+        if let Ok(mut pool) = self.0.lock()
+            && pool.len() < HASHING_SLOTS
+        {
+            pool.push(memory);
+        }
+    }
+}
+
+/// The Argon2id hash of `password` with a fresh salt and the default parameters, as a PHC
+/// string (what `argon2`'s `PasswordHasher` writes), computed in `memory`.
+pub fn hash_password_in(
+    memory: &HashingMemory,
+    password: &[u8],
+) -> Result<String, argon2::password_hash::Error> {
+    let argon2 = Argon2::default();
+    let params = argon2.params().clone();
+    let salt = SaltString::generate(&mut OsRng);
+    let mut salt_buffer = [0u8; 64];
+    let raw_salt = salt.as_salt().decode_b64(&mut salt_buffer)?;
+    let output_len = params.output_len().unwrap_or(Params::DEFAULT_OUTPUT_LEN);
+    let output = Output::init_with(output_len, |out| {
+        memory
+            .with(params.block_count(), |blocks| {
+                argon2.hash_password_into_with_memory(password, raw_salt, out, blocks)
+            })
+            .map_err(Into::into)
+    })?;
+    Ok(PasswordHash {
+        algorithm: Algorithm::Argon2id.ident(),
+        version: Some(Version::default().into()),
+        params: ParamsString::try_from(&params)?,
+        salt: Some(salt.as_salt()),
+        hash: Some(output),
+    }
+    .to_string())
+}
+
+/// Whether `password` is the one `phc` (an Argon2 PHC string) was made from, computed in
+/// `memory`; `false` for a string that is no Argon2 hash.
+pub fn verify_password_in(memory: &HashingMemory, password: &[u8], phc: &str) -> bool {
+    let Ok(parsed) = PasswordHash::new(phc) else {
+        return false;
+    };
+    let (Some(salt), Some(expected)) = (parsed.salt, parsed.hash) else {
+        return false;
+    };
+    let Ok(algorithm) = Algorithm::try_from(parsed.algorithm) else {
+        return false;
+    };
+    let version = match parsed.version.map(Version::try_from).transpose() {
+        Ok(version) => version.unwrap_or_default(),
+        Err(_) => return false,
+    };
+    let Ok(params) = Params::try_from(&parsed) else {
+        return false;
+    };
+    let mut salt_buffer = [0u8; 64];
+    let Ok(raw_salt) = salt.decode_b64(&mut salt_buffer) else {
+        return false;
+    };
+    let argon2 = Argon2::new(algorithm, version, params.clone());
+    let mut computed = vec![0u8; expected.len()];
+    let hashed = memory.with(params.block_count(), |blocks| {
+        argon2.hash_password_into_with_memory(password, raw_salt, &mut computed, blocks)
+    });
+    // `Output`'s comparison takes the same time wherever the bytes differ.
+    hashed.is_ok() && Output::new(&computed).is_ok_and(|computed| computed == expected)
+}
 
 /// The same answer for a wrong name and a wrong password.
 const WRONG_LOGIN: &str = "wrong user name or password";
@@ -161,6 +260,8 @@ pub struct Accounts {
     /// takes as long as for a wrong password.
     decoy_hash: OnceLock<String>,
     session_ttl_ms: u64,
+    /// Argon2's working memory, reused.
+    memory: Arc<HashingMemory>,
 }
 
 /// Limits on sign-ups and logins.
@@ -218,6 +319,7 @@ impl Accounts {
             hashing_waiting: AtomicUsize::new(0),
             decoy_hash: OnceLock::new(),
             session_ttl_ms: limits.session_ttl_ms,
+            memory: Arc::default(),
         }
     }
 
@@ -247,27 +349,18 @@ impl Accounts {
     }
 
     async fn hash_password(&self, password: String) -> Result<String, ApiError> {
+        let memory = self.memory.clone();
         self.hashing(move || {
-            let salt = SaltString::generate(&mut OsRng);
-            Argon2::default()
-                .hash_password(password.as_bytes(), &salt)
-                .map(|hash| hash.to_string())
+            hash_password_in(&memory, password.as_bytes())
                 .map_err(|e| ApiError::internal(format!("password hashing failed: {e}")))
         })
         .await?
     }
 
     async fn verify_password(&self, password: String, hash: String) -> Result<bool, ApiError> {
-        self.hashing(move || {
-            PasswordHash::new(&hash)
-                .map(|parsed| {
-                    Argon2::default()
-                        .verify_password(password.as_bytes(), &parsed)
-                        .is_ok()
-                })
-                .unwrap_or(false)
-        })
-        .await
+        let memory = self.memory.clone();
+        self.hashing(move || verify_password_in(&memory, password.as_bytes(), &hash))
+            .await
     }
 
     async fn decoy(&self) -> Result<String, ApiError> {
@@ -303,7 +396,12 @@ impl Accounts {
         }
         self.signups_by_address
             .check_key(&client)
-            .map_err(|_| ApiError::busy("too many new accounts from this address: try later"))?;
+            .map_err(|refused| {
+                ApiError::busy_for(
+                    "too many new accounts from this address",
+                    refused.wait_time_from(DefaultClock::default().now()),
+                )
+            })?;
         if self
             .store
             .account_by_name(name)
@@ -341,17 +439,25 @@ impl Accounts {
         if self.logins_by_address.len() > 10_000 {
             self.logins_by_address.retain_recent();
         }
-        self.logins_by_address.check_key(&client).map_err(|_| {
-            ApiError::busy("too many login attempts from this address: wait a minute")
-        })?;
+        self.logins_by_address
+            .check_key(&client)
+            .map_err(|refused| {
+                ApiError::busy_for(
+                    "too many login attempts from this address",
+                    refused.wait_time_from(DefaultClock::default().now()),
+                )
+            })?;
         // Names too long to be anyone's share one key, so they cannot fill the limiter.
         let key: String = crate::store::name_key(name)
             .chars()
             .take(*NAME_LENGTH.end() + 1)
             .collect();
-        self.logins_by_name
-            .check_key(&key)
-            .map_err(|_| ApiError::busy("too many login attempts for this name: wait a minute"))?;
+        self.logins_by_name.check_key(&key).map_err(|refused| {
+            ApiError::busy_for(
+                "too many login attempts for this name",
+                refused.wait_time_from(DefaultClock::default().now()),
+            )
+        })?;
         if password.len() > PASSWORD_MAX_BYTES {
             return Err(ApiError::forbidden(WRONG_LOGIN));
         }
@@ -420,6 +526,73 @@ impl Accounts {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The pooled hashing writes what `argon2`'s own hasher writes and reads what it
+    /// wrote, refuses wrong passwords and strings that are no hashes, and keeps at most one
+    /// buffer per hashing slot.
+    #[test]
+    fn pooled_hashing_agrees_with_argon2_and_keeps_its_memory_bounded() {
+        use argon2::password_hash::{PasswordHasher, PasswordVerifier};
+        let memory = HashingMemory::default();
+        let ours = hash_password_in(&memory, b"correct horse").unwrap();
+        let parsed = PasswordHash::new(&ours).unwrap();
+        assert!(
+            Argon2::default()
+                .verify_password(b"correct horse", &parsed)
+                .is_ok()
+        );
+        assert!(
+            Argon2::default()
+                .verify_password(b"wrong horse", &parsed)
+                .is_err()
+        );
+        let salt = SaltString::generate(&mut OsRng);
+        let theirs = Argon2::default()
+            .hash_password(b"battery staple", &salt)
+            .unwrap()
+            .to_string();
+        assert!(
+            ours.starts_with("$argon2id$v=19$m=19456,t=2,p=1$"),
+            "{ours}"
+        );
+        assert!(verify_password_in(&memory, b"battery staple", &theirs));
+        assert!(!verify_password_in(&memory, b"battery stapler", &theirs));
+        assert!(verify_password_in(&memory, b"correct horse", &ours));
+        for garbage in [
+            "",
+            "$argon2id$",
+            "plain text",
+            "$argon2id$v=19$m=8,t=1,p=1$c2FsdHNhbHQ$",
+        ] {
+            assert!(!verify_password_in(&memory, b"x", garbage), "{garbage}");
+        }
+        // Hashes with other parameters (a smaller memory cost) are read with memory of
+        // their own; the pool keeps only default-sized buffers, at most one a slot.
+        let small = Argon2::new(
+            Algorithm::Argon2id,
+            Version::V0x13,
+            Params::new(64, 1, 1, None).unwrap(),
+        )
+        .hash_password(b"small", &salt)
+        .unwrap()
+        .to_string();
+        assert!(verify_password_in(&memory, b"small", &small));
+        std::thread::scope(|scope| {
+            for _ in 0..6 {
+                scope.spawn(|| assert!(verify_password_in(&memory, b"correct horse", &ours)));
+            }
+        });
+        let pool = memory.0.lock().unwrap();
+        assert!(
+            !pool.is_empty() && pool.len() <= HASHING_SLOTS,
+            "{}",
+            pool.len()
+        );
+        assert!(
+            pool.iter()
+                .all(|buffer| buffer.len() == Params::DEFAULT.block_count())
+        );
+    }
 
     #[test]
     fn user_names_follow_the_rules() {

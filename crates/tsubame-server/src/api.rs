@@ -52,9 +52,11 @@ impl IntoResponse for ApiError {
         let status = StatusCode::from_u16(self.status).unwrap_or(StatusCode::BAD_REQUEST);
         let mut response = (status, axum::Json(json!({ "error": self.message }))).into_response();
         if status == StatusCode::TOO_MANY_REQUESTS {
-            response
-                .headers_mut()
-                .insert(header::RETRY_AFTER, HeaderValue::from_static("2"));
+            // Limits without a known wait (a full queue) suggest two seconds.
+            let seconds = self.retry_after_secs.unwrap_or(2);
+            if let Ok(value) = HeaderValue::from_str(&seconds.to_string()) {
+                response.headers_mut().insert(header::RETRY_AFTER, value);
+            }
         }
         response
     }
@@ -822,6 +824,7 @@ async fn import(
         Ok(Err(e)) => Err(ApiError::internal(format!("the import failed: {e}"))),
         Err(_) => Err(ApiError {
             status: 413,
+            retry_after_secs: None,
             message: format!(
                 "the file took more than {} s to read: import fewer games at once",
                 IMPORT_TIME.as_secs()
@@ -1012,6 +1015,9 @@ async fn game_socket(
         .read_buffer_size(4096)
         .write_buffer_size(4096)
         .max_message_size(BODY_LIMIT)
+        // A frame's length is checked from its header, before its payload is read: a client
+        // cannot make the server hold a 10 MB frame to learn it is too big.
+        .max_frame_size(BODY_LIMIT)
         .on_upgrade(move |socket| serve_socket(hub, slot, account, socket)))
 }
 
@@ -1159,7 +1165,27 @@ async fn serve_socket(
             incoming = stream.next() => {
                 let text = match incoming {
                     Some(Ok(Message::Text(text))) => text,
-                    Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return,
+                    Some(Ok(Message::Close(_))) | None => return,
+                    Some(Err(e)) => {
+                        // A frame past the limit (1009) or a broken frame (1002): the client
+                        // hears why before the connection closes.
+                        let text = e.to_string();
+                        let too_big = text.contains("Space limit exceeded");
+                        let close = CloseFrame {
+                            code: if too_big { close_code::SIZE } else { close_code::PROTOCOL },
+                            reason: if too_big {
+                                "message too big: at most 64 KiB".into()
+                            } else {
+                                "protocol error".into()
+                            },
+                        };
+                        let _ = tokio::time::timeout(
+                            Duration::from_secs(1),
+                            sink.send(Message::Close(Some(close))),
+                        )
+                        .await;
+                        return;
+                    }
                     Some(Ok(_)) => continue,
                 };
                 let reply =

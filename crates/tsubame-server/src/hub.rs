@@ -24,6 +24,7 @@ use crate::store::{
     CHAT_CHANNEL, Change, GAME_CHANNEL, GameRow, GameState, MoveRow, RatedEnd, StartedSeats, Store,
     WritesRefused, token_hash,
 };
+use governor::clock::{Clock as _, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use rand::Rng;
 use serde::Serialize;
@@ -45,6 +46,8 @@ pub struct ApiError {
     pub status: u16,
     /// What was wrong.
     pub message: String,
+    /// For 429: how many seconds until the same request is let through (`Retry-After`).
+    pub retry_after_secs: Option<u64>,
 }
 
 impl ApiError {
@@ -53,6 +56,7 @@ impl ApiError {
         ApiError {
             status: 400,
             message: message.into(),
+            retry_after_secs: None,
         }
     }
     /// 403: the token does not hold the seat.
@@ -60,6 +64,7 @@ impl ApiError {
         ApiError {
             status: 403,
             message: message.into(),
+            retry_after_secs: None,
         }
     }
     /// 404: no such game.
@@ -67,6 +72,7 @@ impl ApiError {
         ApiError {
             status: 404,
             message: message.into(),
+            retry_after_secs: None,
         }
     }
     /// 409: the game's state does not allow it now.
@@ -74,6 +80,7 @@ impl ApiError {
         ApiError {
             status: 409,
             message: message.into(),
+            retry_after_secs: None,
         }
     }
     /// 422: well-formed, but the rules refuse it.
@@ -81,6 +88,7 @@ impl ApiError {
         ApiError {
             status: 422,
             message: message.into(),
+            retry_after_secs: None,
         }
     }
     /// The one rule for what the rules refuse: rule options that are not options are a
@@ -100,6 +108,7 @@ impl ApiError {
         ApiError {
             status: 429,
             message: message.into(),
+            retry_after_secs: None,
         }
     }
 
@@ -108,6 +117,7 @@ impl ApiError {
         ApiError {
             status: 500,
             message: message.into(),
+            retry_after_secs: None,
         }
     }
 
@@ -117,6 +127,7 @@ impl ApiError {
         ApiError {
             status: 503,
             message: message.into(),
+            retry_after_secs: None,
         }
     }
 
@@ -130,6 +141,17 @@ impl ApiError {
                 refused.reason
             )),
             None => ApiError::internal(format!("could not store {what}: {error}")),
+        }
+    }
+
+    /// 429 with the real wait: the limiter lets the same request through after `wait`
+    /// (rounded up to whole seconds, at least one).
+    pub fn busy_for(message: impl Into<String>, wait: std::time::Duration) -> ApiError {
+        let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+        ApiError {
+            status: 429,
+            message: format!("{} (try again in {} s)", message.into(), seconds.max(1)),
+            retry_after_secs: Some(seconds.max(1)),
         }
     }
 
@@ -1209,11 +1231,14 @@ impl Hub {
         if self.creations.len() > 10_000 {
             self.creations.retain_recent();
         }
-        self.creations.check_key(&client).map_err(|_| {
-            ApiError::busy(format!(
-                "this address has created {} games in the last minute: wait a little",
-                self.settings.games_per_minute
-            ))
+        self.creations.check_key(&client).map_err(|refused| {
+            ApiError::busy_for(
+                format!(
+                    "this address has created {} games in the last minute",
+                    self.settings.games_per_minute
+                ),
+                refused.wait_time_from(DefaultClock::default().now()),
+            )
         })
     }
 
@@ -2467,9 +2492,12 @@ impl Hub {
         if self.chat_senders.len() > 10_000 {
             self.chat_senders.retain_recent();
         }
-        self.chat_senders
-            .check_key(&sender)
-            .map_err(|_| ApiError::busy("too many chat lines: wait a moment"))?;
+        self.chat_senders.check_key(&sender).map_err(|refused| {
+            ApiError::busy_for(
+                "too many chat lines",
+                refused.wait_time_from(DefaultClock::default().now()),
+            )
+        })?;
         let line = ChatLine {
             id: random_hex(8),
             room,

@@ -1149,7 +1149,9 @@ fn game_creation_is_rate_limited(db: &Db) {
     for _ in 0..3 {
         assert_eq!(create(None).0, 201);
     }
-    assert_eq!(create(None), (429, Some("2".to_string())));
+    // Three a minute: the next one is let through 20 s after the burst, and the answer says
+    // so (it used to say 2 s whatever the wait).
+    assert_eq!(create(None), (429, Some("20".to_string())));
     assert_eq!(create(Some("10.1.2.3")).0, 201);
 }
 
@@ -1587,6 +1589,7 @@ fn games_are_played_through_the_documented_nginx_proxy() {
         &["--connections-per-address", "3", "--games-per-minute", "3"],
     );
     let Some(nginx) = Nginx::start(&server.addr) else {
+        missing_under_ci("nginx");
         eprintln!("SKIPPED: nginx is not installed");
         return;
     };

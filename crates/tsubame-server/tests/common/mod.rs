@@ -47,9 +47,13 @@ impl Db {
         Db::Sqlite(tempdir::Dir::new())
     }
 
-    /// A fresh database on the test PostgreSQL server, if there is one.
+    /// A fresh database on the test PostgreSQL server, if there is one; under `CI=true` a
+    /// missing server fails the test instead of skipping it.
     pub fn postgres() -> Option<Db> {
-        let base = std::env::var("TSUBAME_TEST_POSTGRES").ok()?;
+        let Ok(base) = std::env::var("TSUBAME_TEST_POSTGRES") else {
+            missing_under_ci("the test PostgreSQL server (TSUBAME_TEST_POSTGRES)");
+            return None;
+        };
         let name = format!("tsubame_test_{:x}", tempdir::rand_u64());
         runtime().block_on(async {
             use sqlx::Connection;
@@ -181,6 +185,14 @@ pub fn sha256_hex(text: &str) -> String {
         .iter()
         .map(|byte| format!("{byte:02x}"))
         .collect()
+}
+
+/// A test that would skip for want of `what` fails instead when `CI=true`: CI must run it.
+pub fn missing_under_ci(what: &str) {
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "{what} is missing, and CI=true: the test cannot be skipped"
+    );
 }
 
 pub fn runtime() -> tokio::runtime::Runtime {
