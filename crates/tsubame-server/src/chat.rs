@@ -83,6 +83,33 @@ pub fn clean_line(text: &str) -> Result<String, ApiError> {
 mod tests {
     use super::*;
 
+    /// The whole body a client may send (64 KiB) is checked in time proportional to it:
+    /// doubling the text at most about doubles the time (fit over four sizes).
+    #[test]
+    fn lines_are_checked_in_linear_time() {
+        let mut points = Vec::new();
+        for step in 0..4 {
+            let text = "\u{7}駒 ".repeat(2_000 << step);
+            let time = (0..3)
+                .map(|_| {
+                    let started = std::time::Instant::now();
+                    let _ = clean_line(&text);
+                    started.elapsed()
+                })
+                .min()
+                .unwrap_or_default();
+            points.push(((text.len() as f64).ln(), time.as_secs_f64().max(1e-7).ln()));
+        }
+        let mean_x = points.iter().map(|p| p.0).sum::<f64>() / 4.0;
+        let mean_y = points.iter().map(|p| p.1).sum::<f64>() / 4.0;
+        let exponent = points
+            .iter()
+            .map(|p| (p.0 - mean_x) * (p.1 - mean_y))
+            .sum::<f64>()
+            / points.iter().map(|p| (p.0 - mean_x).powi(2)).sum::<f64>();
+        assert!(exponent < 1.4, "time grows as size^{exponent:.2}");
+    }
+
     #[test]
     fn lines_are_trimmed_bounded_and_on_one_line() {
         assert_eq!(clean_line("  good game \n").unwrap(), "good game");

@@ -1235,6 +1235,19 @@ fn connections_are_bounded(db: &Db) {
     socket.send(json!({"type": "ping", "id": "alive"}));
     let pong = socket.wait_for(Duration::from_secs(5), |v| v["id"] == "alive");
     assert_eq!(pong["type"], "pong");
+    // The refused connection is counted for the metrics (and logged once, not per refusal).
+    let metrics = ureq::get(&format!("{}/metrics", server.base))
+        .call()
+        .expect("metrics")
+        .into_string()
+        .expect("metrics text");
+    assert!(
+        metrics
+            .lines()
+            .any(|line| line.starts_with("tsubame_connections_refused_total")
+                && !line.ends_with(" 0")),
+        "{metrics}"
+    );
 }
 
 /// `/metrics` counts what happened, in Prometheus' text format.
