@@ -161,9 +161,18 @@ fn node_and_time_limits_stop_the_search() {
         },
     );
     assert!(timed.best.is_some());
+    // The engine's own clock: it uses a good part of the move time (it may stop sooner
+    // rather than begin an iteration it cannot finish) and stops by itself. The upper bound
+    // is loose on purpose: a machine busy with other tests may hold the thread back for a
+    // while after the engine decided to stop, which is not the engine's doing.
     assert!(
-        timed.info.time < std::time::Duration::from_millis(400),
-        "{:?}",
+        timed.info.time >= std::time::Duration::from_millis(100),
+        "stopped early: {:?}",
+        timed.info.time
+    );
+    assert!(
+        timed.info.time < std::time::Duration::from_secs(3),
+        "did not stop: {:?}",
         timed.info.time
     );
 }

@@ -481,10 +481,18 @@ impl Network {
     #[inline]
     pub fn output(&self, accumulator: &Accumulator, us: Color, bucket: usize) -> i32 {
         let bucket = bucket.min(self.b2.len() - 1);
+        // A network holds 2 * HIDDEN output weights a bucket (checked when it is made).
+        let Some(weights) = self
+            .w2
+            .get(bucket * 2 * HIDDEN..)
+            .and_then(<[i16]>::first_chunk::<{ 2 * HIDDEN }>)
+        else {
+            return 0;
+        };
         let sum = simd::output_sum(
             &accumulator.values[us.index()],
             &accumulator.values[(!us).index()],
-            &self.w2[bucket * 2 * HIDDEN..][..2 * HIDDEN],
+            weights,
         );
         let raw = sum / i64::from(QA) + i64::from(self.b2[bucket]);
         (raw * i64::from(OUTPUT_SCALE) / i64::from(QA * QB)) as i32
@@ -832,9 +840,14 @@ pub mod simd {
     }
 
     /// `sum over both accumulators of clamp(v, 0, QA)^2 * w`: the output layer before its
-    /// scaling.
+    /// scaling. The weights are `us`'s HIDDEN then `them`'s; their array type is what lets
+    /// the AVX2 path read all of them without a check.
     #[inline]
-    pub fn output_sum(us: &[i16; HIDDEN], them: &[i16; HIDDEN], weights: &[i16]) -> i64 {
+    pub fn output_sum(
+        us: &[i16; HIDDEN],
+        them: &[i16; HIDDEN],
+        weights: &[i16; 2 * HIDDEN],
+    ) -> i64 {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the processor has AVX2, checked just above.
@@ -844,7 +857,11 @@ pub mod simd {
     }
 
     /// [`output_sum`] in plain integer arithmetic.
-    pub fn output_sum_portable(us: &[i16; HIDDEN], them: &[i16; HIDDEN], weights: &[i16]) -> i64 {
+    pub fn output_sum_portable(
+        us: &[i16; HIDDEN],
+        them: &[i16; HIDDEN],
+        weights: &[i16; 2 * HIDDEN],
+    ) -> i64 {
         let (w_us, w_them) = weights.split_at(HIDDEN);
         let side = |values: &[i16; HIDDEN], w: &[i16]| -> i64 {
             values
@@ -869,7 +886,11 @@ pub mod simd {
     /// The processor must have AVX2.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    unsafe fn output_sum_avx2(us: &[i16; HIDDEN], them: &[i16; HIDDEN], weights: &[i16]) -> i64 {
+    unsafe fn output_sum_avx2(
+        us: &[i16; HIDDEN],
+        them: &[i16; HIDDEN],
+        weights: &[i16; 2 * HIDDEN],
+    ) -> i64 {
         use std::arch::x86_64::*;
         let (w_us, w_them) = weights.split_at(HIDDEN);
         let zero = _mm256_setzero_si256();
@@ -877,8 +898,8 @@ pub mod simd {
         let mut lanes = _mm256_setzero_si256();
         for (values, w) in [(us, w_us), (them, w_them)] {
             for i in (0..HIDDEN).step_by(16) {
-                // SAFETY: `i + 16 <= HIDDEN` and both slices hold HIDDEN values; unaligned
-                // loads.
+                // SAFETY: `i + 16 <= HIDDEN`, and `values` and `w` (a half of the
+                // 2 * HIDDEN weights) hold HIDDEN values each; unaligned loads.
                 let (v, w) = unsafe {
                     (
                         _mm256_loadu_si256(values.as_ptr().add(i).cast()),
@@ -1073,7 +1094,7 @@ mod tests {
             for v in us.iter_mut().chain(them.iter_mut()) {
                 *v = rng.gen_range(-600..600);
             }
-            let weights: Vec<i16> = (0..2 * HIDDEN).map(|_| rng.gen_range(-127..=127)).collect();
+            let weights: [i16; 2 * HIDDEN] = std::array::from_fn(|_| rng.gen_range(-127..=127));
             let portable = simd::output_sum_portable(&us, &them, &weights);
             assert_eq!(simd::output_sum(&us, &them, &weights), portable);
             let columns: Vec<Vec<i16>> = (0..6)
@@ -1106,7 +1127,7 @@ mod tests {
         }
         // The extreme of every lane: all clipped at QA, all weights at the limit.
         let full = [QA as i16; HIDDEN];
-        let weights = vec![127i16; 2 * HIDDEN];
+        let weights = [127i16; 2 * HIDDEN];
         let expected = 2 * HIDDEN as i64 * 255 * 255 * 127;
         assert_eq!(simd::output_sum_portable(&full, &full, &weights), expected);
         assert_eq!(simd::output_sum(&full, &full, &weights), expected);
