@@ -4,7 +4,7 @@
 
 use crate::eval::EvalParams;
 use crate::limits::Limits;
-use crate::search::search_any;
+use crate::search::{SearchRequest, search_any};
 use crate::search_params::SearchParams;
 use crate::tt::TranspositionTable;
 use std::sync::Arc;
@@ -94,15 +94,17 @@ pub fn run(depth: u32) -> Result<Vec<Row>, BenchError> {
                 ..Limits::default()
             };
             let outcome = search_any(
-                &position,
-                &[],
-                &[],
-                &limits,
-                &params,
-                &SearchParams::DEFAULT,
-                Arc::new(TranspositionTable::new(TABLE_MIB)),
-                Arc::new(AtomicBool::new(false)),
-                1,
+                SearchRequest {
+                    position: &position,
+                    history_keys: &[],
+                    history_checks: &[],
+                    limits: &limits,
+                    eval: &params,
+                    search: &SearchParams::DEFAULT,
+                    tt: Arc::new(TranspositionTable::new(TABLE_MIB)),
+                    stop: Arc::new(AtomicBool::new(false)),
+                    threads: 1,
+                },
                 &mut |_| {},
             );
             rows.push(Row {

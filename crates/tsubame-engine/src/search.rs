@@ -1166,23 +1166,63 @@ impl Steadiness {
     }
 }
 
-/// Runs a search on `threads` threads and returns the main thread's result.
-///
-/// `history_keys` and `history_checks` describe the game's earlier positions (oldest first, not
-/// including `position`), for the repetition rule.
-#[allow(clippy::too_many_arguments)]
+/// One search: the position and everything it runs with besides the caller's report.
+pub struct SearchRequest<'a, P: ?Sized> {
+    /// The position to search.
+    pub position: &'a P,
+    /// The keys of the game's earlier positions, oldest first, not including `position`: for
+    /// the repetition rule.
+    pub history_keys: &'a [u64],
+    /// Whether the side to move was in check in each of those positions (perpetual check).
+    pub history_checks: &'a [bool],
+    /// When to stop: depth, nodes, time.
+    pub limits: &'a Limits,
+    /// The evaluation's weights (and network).
+    pub eval: &'a EvalParams,
+    /// The search's parameters.
+    pub search: &'a SearchParams,
+    /// The transposition table, shared by the threads (and kept between searches).
+    pub tt: Arc<TranspositionTable>,
+    /// Set by anyone to stop the search; the search sets it when it ends.
+    pub stop: Arc<AtomicBool>,
+    /// Threads to search on (at least one).
+    pub threads: usize,
+}
+
+impl<'a, P: ?Sized> SearchRequest<'a, P> {
+    /// The same request for another position (of a concrete type, say).
+    pub fn with_position<Q: ?Sized>(self, position: &'a Q) -> SearchRequest<'a, Q> {
+        SearchRequest {
+            position,
+            history_keys: self.history_keys,
+            history_checks: self.history_checks,
+            limits: self.limits,
+            eval: self.eval,
+            search: self.search,
+            tt: self.tt,
+            stop: self.stop,
+            threads: self.threads,
+        }
+    }
+}
+
+/// Runs a search on `request.threads` threads and returns the main thread's result; each
+/// completed iteration of the main thread goes to `report`.
 pub fn search<P: SearchPosition>(
-    position: &P,
-    history_keys: &[u64],
-    history_checks: &[bool],
-    limits: &Limits,
-    params: &EvalParams,
-    search_params: &SearchParams,
-    tt: Arc<TranspositionTable>,
-    stop: Arc<AtomicBool>,
-    threads: usize,
+    request: SearchRequest<'_, P>,
     report: &mut dyn FnMut(&Info),
 ) -> Outcome {
+    let SearchRequest {
+        position,
+        history_keys,
+        history_checks,
+        limits,
+        eval: params,
+        search: search_params,
+        tt,
+        stop,
+        threads,
+    } = request;
     tt.new_search();
     let shared = Shared {
         search: search_params,
@@ -1275,46 +1315,21 @@ pub fn search<P: SearchPosition>(
 
 /// [`search`] on a position of any game: the game is chosen here, once, and the search runs on
 /// the concrete position type.
-#[allow(clippy::too_many_arguments)]
 pub fn search_any(
-    position: &AnyPosition,
-    history_keys: &[u64],
-    history_checks: &[bool],
-    limits: &Limits,
-    params: &EvalParams,
-    search_params: &SearchParams,
-    tt: Arc<TranspositionTable>,
-    stop: Arc<AtomicBool>,
-    threads: usize,
+    request: SearchRequest<'_, AnyPosition>,
     report: &mut dyn FnMut(&Info),
 ) -> Outcome {
-    position.visit(AnySearch {
-        history_keys,
-        history_checks,
-        limits,
-        params,
-        search_params,
-        tt,
-        stop,
-        threads,
-        report,
-    })
+    let position = request.position;
+    position.visit(AnySearch { request, report })
 }
 
-/// The arguments of [`search_any`], carried to the concrete position.
-struct AnySearch<'a> {
-    history_keys: &'a [u64],
-    history_checks: &'a [bool],
-    limits: &'a Limits,
-    params: &'a EvalParams,
-    search_params: &'a SearchParams,
-    tt: Arc<TranspositionTable>,
-    stop: Arc<AtomicBool>,
-    threads: usize,
-    report: &'a mut dyn FnMut(&Info),
+/// The request of [`search_any`], carried to the concrete position.
+struct AnySearch<'a, 'r> {
+    request: SearchRequest<'a, AnyPosition>,
+    report: &'r mut dyn FnMut(&Info),
 }
 
-impl<'p> PositionVisitor<'p> for AnySearch<'_> {
+impl<'p> PositionVisitor<'p> for AnySearch<'p, '_> {
     type Output = Outcome;
 
     fn board<B: Bitboard>(self, position: &'p Position<B>) -> Outcome {
@@ -1326,20 +1341,9 @@ impl<'p> PositionVisitor<'p> for AnySearch<'_> {
     }
 }
 
-impl AnySearch<'_> {
-    fn run<P: SearchPosition>(self, position: &P) -> Outcome {
-        search(
-            position,
-            self.history_keys,
-            self.history_checks,
-            self.limits,
-            self.params,
-            self.search_params,
-            self.tt,
-            self.stop,
-            self.threads,
-            self.report,
-        )
+impl<'p> AnySearch<'p, '_> {
+    fn run<P: SearchPosition>(self, position: &'p P) -> Outcome {
+        search(self.request.with_position(position), self.report)
     }
 }
 
@@ -1413,15 +1417,17 @@ mod tests {
             };
             let mut reported = Vec::new();
             let outcome = search(
-                &position,
-                &[],
-                &[],
-                &limits,
-                &params,
-                &SearchParams::DEFAULT,
-                Arc::new(TranspositionTable::new(4)),
-                Arc::new(AtomicBool::new(false)),
-                1,
+                SearchRequest {
+                    position: &position,
+                    history_keys: &[],
+                    history_checks: &[],
+                    limits: &limits,
+                    eval: &params,
+                    search: &SearchParams::DEFAULT,
+                    tt: Arc::new(TranspositionTable::new(4)),
+                    stop: Arc::new(AtomicBool::new(false)),
+                    threads: 1,
+                },
                 &mut |info| reported.push((info.depth, info.multipv)),
             );
             (outcome, reported)

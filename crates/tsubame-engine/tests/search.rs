@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use tsubame_engine::eval::EvalParams;
 use tsubame_engine::limits::Limits;
-use tsubame_engine::search::{Outcome, Score, search};
+use tsubame_engine::search::{Outcome, Score, SearchRequest, search};
 use tsubame_engine::search_params::SearchParams;
 use tsubame_engine::tt::TranspositionTable;
 use tsubame_rules::{Bitboard, Game, Options, Position, Status, Tables, tori, wa};
@@ -23,15 +23,17 @@ fn think_with<B: Bitboard>(
     let params = EvalParams::for_variant(position.tables().spec);
     let tt = Arc::new(TranspositionTable::new(8));
     search(
-        position,
-        &[],
-        &[],
-        &limits,
-        &params,
-        search_params,
-        tt,
-        Arc::new(AtomicBool::new(false)),
-        1,
+        SearchRequest {
+            position,
+            history_keys: &[],
+            history_checks: &[],
+            limits: &limits,
+            eval: &params,
+            search: search_params,
+            tt,
+            stop: Arc::new(AtomicBool::new(false)),
+            threads: 1,
+        },
         &mut |_| {},
     )
 }
@@ -251,15 +253,17 @@ fn self_play<B: Bitboard>(
                     ..Limits::default()
                 };
                 let outcome = search(
-                    &position,
-                    &[],
-                    &[],
-                    &limits,
-                    &params,
-                    &SearchParams::DEFAULT,
-                    tt.clone(),
-                    Arc::new(AtomicBool::new(false)),
-                    1,
+                    SearchRequest {
+                        position: &position,
+                        history_keys: &[],
+                        history_checks: &[],
+                        limits: &limits,
+                        eval: &params,
+                        search: &SearchParams::DEFAULT,
+                        tt: tt.clone(),
+                        stop: Arc::new(AtomicBool::new(false)),
+                        threads: 1,
+                    },
                     &mut |_| {},
                 );
                 outcome.best.expect("an ongoing game has a legal move")
@@ -346,15 +350,17 @@ fn tenjiku_self_play(options: &str, games: u64, max_plies: usize, seed: u64) -> 
                     ..Limits::default()
                 };
                 let outcome = search(
-                    &position,
-                    &keys,
-                    &vec![false; keys.len()],
-                    &limits,
-                    &params,
-                    &SearchParams::DEFAULT,
-                    tt.clone(),
-                    Arc::new(AtomicBool::new(false)),
-                    1,
+                    SearchRequest {
+                        position: &position,
+                        history_keys: &keys,
+                        history_checks: &vec![false; keys.len()],
+                        limits: &limits,
+                        eval: &params,
+                        search: &SearchParams::DEFAULT,
+                        tt: tt.clone(),
+                        stop: Arc::new(AtomicBool::new(false)),
+                        threads: 1,
+                    },
                     &mut |_| {},
                 );
                 outcome.best.expect("an ongoing game has a legal move")
@@ -410,15 +416,17 @@ fn tenjiku_search_takes_the_last_royal() {
     .unwrap();
     let params = EvalParams::for_variant(tsubame_rules::tenjiku::spec());
     let outcome = search(
-        &position,
-        &[],
-        &[],
-        &depth(3),
-        &params,
-        &SearchParams::DEFAULT,
-        Arc::new(TranspositionTable::new(4)),
-        Arc::new(AtomicBool::new(false)),
-        1,
+        SearchRequest {
+            position: &position,
+            history_keys: &[],
+            history_checks: &[],
+            limits: &depth(3),
+            eval: &params,
+            search: &SearchParams::DEFAULT,
+            tt: Arc::new(TranspositionTable::new(4)),
+            stop: Arc::new(AtomicBool::new(false)),
+            threads: 1,
+        },
         &mut |_| {},
     );
     let best = outcome.best.map(|m| position.to_usi(m)).unwrap_or_default();

@@ -11,7 +11,7 @@ use tsubame_engine::eval::{EvalParams, Evaluation};
 use tsubame_engine::limits::Limits;
 use tsubame_engine::nnue::{Network, NetworkError};
 use tsubame_engine::params::ParamError;
-use tsubame_engine::search::{Info, Outcome, search_any};
+use tsubame_engine::search::{Info, Outcome, SearchRequest, search_any};
 use tsubame_engine::search_params::{SearchParams, SearchParamsError};
 use tsubame_engine::tt::{TableError, TranspositionTable};
 use tsubame_rules::tenjiku::TenjikuPosition;
@@ -334,15 +334,17 @@ fn run_search(
     on_info: &mut dyn FnMut(InfoText),
 ) -> BestMove {
     let Outcome { best, ponder, .. } = search_any(
-        position,
-        keys,
-        checks,
-        &limits,
-        params,
-        search_params,
-        tt,
-        stop,
-        threads,
+        SearchRequest {
+            position,
+            history_keys: keys,
+            history_checks: checks,
+            limits: &limits,
+            eval: params,
+            search: search_params,
+            tt,
+            stop,
+            threads,
+        },
         &mut |info| {
             on_info(InfoText {
                 pv: position.line_to_usi(&info.pv),

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use tsubame_engine::eval::EvalParams;
 use tsubame_engine::limits::Limits;
-use tsubame_engine::search::{Score, search_any};
+use tsubame_engine::search::{Score, SearchRequest, search_any};
 use tsubame_engine::search_params::SearchParams;
 use tsubame_engine::tt::TranspositionTable;
 use tsubame_notation::record::write_kif_move;
@@ -247,15 +247,17 @@ impl HostedGame {
         let mut pv = Vec::new();
         let mut depth = 0;
         let outcome = search_any(
-            &position,
-            &keys,
-            &checks,
-            limits,
-            &params,
-            &SearchParams::DEFAULT,
-            tt,
-            stop,
-            1,
+            SearchRequest {
+                position: &position,
+                history_keys: &keys,
+                history_checks: &checks,
+                limits,
+                eval: &params,
+                search: &SearchParams::DEFAULT,
+                tt,
+                stop,
+                threads: 1,
+            },
             &mut |info| {
                 if info.multipv == 1 {
                     score = Some(score_text(info.score));

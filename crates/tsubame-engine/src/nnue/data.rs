@@ -21,7 +21,7 @@
 use super::Layout;
 use crate::eval::EvalParams;
 use crate::limits::Limits;
-use crate::search::{Score, search};
+use crate::search::{Score, SearchRequest, search};
 use crate::search_params::SearchParams;
 use crate::tt::TranspositionTable;
 use rand::Rng;
@@ -572,15 +572,17 @@ pub fn play_between<B: Bitboard>(
                 Color::Gote => players[1],
             };
             let outcome = search(
-                &position,
-                &keys,
-                &checks,
-                &limits,
-                params,
-                player.search,
-                player.tt.clone(),
-                Arc::new(AtomicBool::new(false)),
-                1,
+                SearchRequest {
+                    position: &position,
+                    history_keys: &keys,
+                    history_checks: &checks,
+                    limits: &limits,
+                    eval: params,
+                    search: player.search,
+                    tt: player.tt.clone(),
+                    stop: Arc::new(AtomicBool::new(false)),
+                    threads: 1,
+                },
                 &mut |_| {},
             );
             let Some(best) = outcome.best else {
