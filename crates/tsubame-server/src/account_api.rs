@@ -7,7 +7,8 @@
 
 use crate::accounts::{Account, NewSession, SESSION_COOKIE, guest_name};
 use crate::connections::PeerAddr;
-use crate::hub::{ApiError, Credential, Hub, Sitter};
+use crate::error::ApiError;
+use crate::hub::{Credential, Hub, Sitter};
 use crate::ratings::{RATING_GAMES, Speed};
 use axum::Router;
 use axum::body::Bytes;
@@ -209,7 +210,7 @@ async fn enter(
 ) -> Result<Response, ApiError> {
     refuse_cross_site(headers)?;
     let request = parse_login(body)?;
-    let client = crate::api::client_address(&hub.settings().connections, peer, headers);
+    let client = hub.settings().connections.client_address(peer, headers);
     let (name, password, now) = (&request.username, &request.password, hub.now());
     let (session, status) = match entry {
         Entry::SignUp => (
@@ -336,8 +337,8 @@ async fn player_games(
     Path(name): Path<String>,
     Query(query): Query<HashMap<String, String>>,
 ) -> Result<Response, ApiError> {
-    let status = crate::api::status_of(&query)?;
-    let limit = crate::api::limit_of(&query)?;
+    let status = crate::query::status_of(&query)?;
+    let limit = crate::query::limit_of(&query)?;
     let account = account_named(&hub, &name).await?;
     Ok(axum::Json(hub.account_games(&account.id, status, limit).await?).into_response())
 }

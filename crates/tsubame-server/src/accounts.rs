@@ -6,7 +6,7 @@
 //! per user name and per address, and a wrong name and a wrong password get the same answer
 //! after the same work.
 
-use crate::hub::ApiError;
+use crate::error::ApiError;
 use crate::store::{AccountRow, Store, token_hash};
 use argon2::password_hash::rand_core::OsRng;
 use argon2::password_hash::{Output, ParamsString, PasswordHash, SaltString};

@@ -7,15 +7,16 @@ use crate::account_api::Viewer;
 use crate::accounts::Account;
 use crate::chat::Room;
 use crate::clock::TimeControl;
-use crate::connections::{ConnectionLimits, PeerAddr};
+use crate::connections::PeerAddr;
+use crate::error::ApiError;
 use crate::game::HostedGame;
-use crate::hub::{ApiError, Credential, GameSlot, Hub, NewGame};
+use crate::hub::{Credential, GameSlot, Hub, NewGame};
 use crate::metrics::GaugeGuard;
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade, close_code};
 use axum::extract::{ConnectInfo, DefaultBodyLimit, Path, Query, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use futures_util::{SinkExt, StreamExt};
@@ -23,7 +24,6 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, HashMap};
-use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
@@ -46,21 +46,6 @@ pub const MAX_ANALYSIS_LINES: u32 = 10;
 
 /// The largest record file `POST /api/import` takes: a PGN of many games.
 pub const IMPORT_BODY_LIMIT: usize = 2 * 1024 * 1024;
-
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
-        let status = StatusCode::from_u16(self.status).unwrap_or(StatusCode::BAD_REQUEST);
-        let mut response = (status, axum::Json(json!({ "error": self.message }))).into_response();
-        if status == StatusCode::TOO_MANY_REQUESTS {
-            // Limits without a known wait (a full queue) suggest two seconds.
-            let seconds = self.retry_after_secs.unwrap_or(2);
-            if let Ok(value) = HeaderValue::from_str(&seconds.to_string()) {
-                response.headers_mut().insert(header::RETRY_AFTER, value);
-            }
-        }
-        response
-    }
-}
 
 fn parse_body<T: DeserializeOwned>(body: &Bytes) -> Result<T, ApiError> {
     let body: &[u8] = if body.is_empty() { b"{}" } else { body };
@@ -345,7 +330,7 @@ async fn create_game(
     viewer: Viewer,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    hub.admit_creation(client_address(&hub.settings().connections, peer, &headers))?;
+    hub.admit_creation(hub.settings().connections.client_address(peer, &headers))?;
     let request: CreateRequest = parse_body(&body)?;
     let variant = variant_of(&request.variant)?;
     let mut options = request.options.to_text()?;
@@ -410,31 +395,9 @@ async fn list_games(
     State(hub): State<Arc<Hub>>,
     Query(query): Query<HashMap<String, String>>,
 ) -> Result<Response, ApiError> {
-    let status = status_of(&query)?;
-    let limit = limit_of(&query)?;
+    let status = crate::query::status_of(&query)?;
+    let limit = crate::query::limit_of(&query)?;
     Ok(ok(&hub.list(status, limit).await?))
-}
-
-/// A list's `status` query parameter, if given: `waiting`, `playing` or `finished`.
-pub(crate) fn status_of(query: &HashMap<String, String>) -> Result<Option<&str>, ApiError> {
-    match query.get("status").map(String::as_str) {
-        Some(status) if !["waiting", "playing", "finished"].contains(&status) => Err(
-            ApiError::bad_request("status must be waiting, playing or finished"),
-        ),
-        status => Ok(status),
-    }
-}
-
-/// A list's `limit` query parameter: 1 to 500, 100 when not given.
-pub(crate) fn limit_of(query: &HashMap<String, String>) -> Result<usize, ApiError> {
-    match query.get("limit") {
-        Some(text) => text
-            .parse::<usize>()
-            .ok()
-            .filter(|n| (1..=500).contains(n))
-            .ok_or_else(|| ApiError::bad_request("limit must be a number from 1 to 500")),
-        None => Ok(100),
-    }
 }
 
 async fn lobby(State(hub): State<Arc<Hub>>) -> Response {
@@ -803,7 +766,7 @@ async fn import(
     Query(query): Query<ImportQuery>,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    let client = client_address(&hub.settings().connections, peer, &headers);
+    let client = hub.settings().connections.client_address(peer, &headers);
     let ticket = hub.engine().admit_work(client, "imports")?;
     let waiting = GaugeGuard::hold(&hub.metrics().engine_waiting);
     let slot = hub
@@ -905,28 +868,6 @@ fn import_records(query: &ImportQuery, body: &[u8]) -> Result<Value, ApiError> {
     Ok(json!({ "format": format, "games": games }))
 }
 
-/// The address a request comes from: the peer's, or when the peer is a trusted reverse proxy
-/// (`--proxy-address`; by default one on the same machine), the last address the proxy
-/// added to `X-Forwarded-For`.
-pub(crate) fn client_address(
-    limits: &ConnectionLimits,
-    peer: SocketAddr,
-    headers: &HeaderMap,
-) -> IpAddr {
-    if limits.is_proxy(peer.ip())
-        && let Some(forwarded) = headers
-            .get_all("x-forwarded-for")
-            .iter()
-            .filter_map(|value| value.to_str().ok())
-            .flat_map(|value| value.split(','))
-            .filter_map(|part| part.trim().parse::<IpAddr>().ok())
-            .next_back()
-    {
-        return forwarded;
-    }
-    peer.ip()
-}
-
 /// Sets a search's stop flag when dropped: with the request's future, when the client leaves.
 struct StopWhenDropped(Arc<AtomicBool>);
 
@@ -968,9 +909,9 @@ async fn analyse(
         lines,
         ..Limits::default()
     };
-    let _ticket =
-        hub.engine()
-            .admit_analysis(client_address(&hub.settings().connections, peer, &headers))?;
+    let _ticket = hub
+        .engine()
+        .admit_analysis(hub.settings().connections.client_address(peer, &headers))?;
     let waiting = GaugeGuard::hold(&hub.metrics().engine_waiting);
     let _slot = hub
         .engine()

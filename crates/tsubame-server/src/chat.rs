@@ -3,7 +3,7 @@
 //!
 //! Lines are plain text, checked and bounded here; pages show them as text, never as markup.
 
-use crate::hub::ApiError;
+use crate::error::ApiError;
 use serde::{Deserialize, Serialize};
 
 /// The longest line, in characters.

@@ -54,6 +54,24 @@ impl ConnectionLimits {
     pub fn is_proxy(&self, ip: IpAddr) -> bool {
         self.proxies.contains(&ip)
     }
+
+    /// The address a request comes from: the peer's, or when the peer is a trusted reverse
+    /// proxy (`--proxy-address`; by default one on the same machine), the last address the
+    /// proxy added to `X-Forwarded-For`.
+    pub fn client_address(&self, peer: SocketAddr, headers: &axum::http::HeaderMap) -> IpAddr {
+        if self.is_proxy(peer.ip())
+            && let Some(forwarded) = headers
+                .get_all("x-forwarded-for")
+                .iter()
+                .filter_map(|value| value.to_str().ok())
+                .flat_map(|value| value.split(','))
+                .filter_map(|part| part.trim().parse::<IpAddr>().ok())
+                .next_back()
+        {
+            return forwarded;
+        }
+        peer.ip()
+    }
 }
 
 /// A proxy on the same machine, the usual deployment (see the README's deployment section).

@@ -2,7 +2,7 @@
 //! analysis requests share a fixed number of slots (one search per core by default), and
 //! analysis requests are admitted only while the queue and the asking address have room.
 
-use crate::hub::ApiError;
+use crate::error::ApiError;
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex};

@@ -17,6 +17,7 @@ use crate::chat::{ChatLine, HISTORY_LINES, Room, clean_line};
 use crate::clock::{ClockState, ClockView, SideClock, TimeControl};
 use crate::connections::ConnectionLimits;
 use crate::engine_work::{EngineLimits, EngineWork};
+use crate::error::ApiError;
 use crate::game::{HostedGame, PlayedMove, RulesError};
 use crate::metrics::{GaugeGuard, Metrics};
 use crate::ratings::{SeatRating, Speed, rating_game};
@@ -38,129 +39,6 @@ use tokio::sync::{Mutex, broadcast};
 use tsubame_engine::limits::{Clock, Limits};
 use tsubame_rules::Color;
 use tsubame_rules::Variant;
-
-/// An error for the API: an HTTP status and a sentence for the client.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ApiError {
-    /// HTTP status code.
-    pub status: u16,
-    /// What was wrong.
-    pub message: String,
-    /// For 429: how many seconds until the same request is let through (`Retry-After`).
-    pub retry_after_secs: Option<u64>,
-}
-
-impl ApiError {
-    /// 400: the request itself is malformed.
-    pub fn bad_request(message: impl Into<String>) -> ApiError {
-        ApiError {
-            status: 400,
-            message: message.into(),
-            retry_after_secs: None,
-        }
-    }
-    /// 403: the token does not hold the seat.
-    pub fn forbidden(message: impl Into<String>) -> ApiError {
-        ApiError {
-            status: 403,
-            message: message.into(),
-            retry_after_secs: None,
-        }
-    }
-    /// 404: no such game.
-    pub fn not_found(message: impl Into<String>) -> ApiError {
-        ApiError {
-            status: 404,
-            message: message.into(),
-            retry_after_secs: None,
-        }
-    }
-    /// 409: the game's state does not allow it now.
-    pub fn conflict(message: impl Into<String>) -> ApiError {
-        ApiError {
-            status: 409,
-            message: message.into(),
-            retry_after_secs: None,
-        }
-    }
-    /// 422: well-formed, but the rules refuse it.
-    pub fn rules(message: impl Into<String>) -> ApiError {
-        ApiError {
-            status: 422,
-            message: message.into(),
-            retry_after_secs: None,
-        }
-    }
-    /// The one rule for what the rules refuse: rule options that are not options are a
-    /// malformed request (400), a start position or a move the rules refuse is 422, wherever
-    /// it is sent (creating a game, analysing, replaying).
-    pub fn from_rules(error: RulesError) -> ApiError {
-        match error {
-            RulesError::Options(_) => ApiError::bad_request(error.to_string()),
-            RulesError::Start(_) | RulesError::Move(_) | RulesError::Refused(_) => {
-                ApiError::rules(error.to_string())
-            }
-        }
-    }
-
-    /// 429: too much at once; the client may try again in a couple of seconds.
-    pub fn busy(message: impl Into<String>) -> ApiError {
-        ApiError {
-            status: 429,
-            message: message.into(),
-            retry_after_secs: None,
-        }
-    }
-
-    /// 500: the server could not do it (the database failed); nothing changed.
-    pub fn internal(message: impl Into<String>) -> ApiError {
-        ApiError {
-            status: 500,
-            message: message.into(),
-            retry_after_secs: None,
-        }
-    }
-
-    /// 503: the server cannot do it now (the database refuses writes); nothing changed, and
-    /// the same request may succeed in a moment.
-    pub fn unavailable(message: impl Into<String>) -> ApiError {
-        ApiError {
-            status: 503,
-            message: message.into(),
-            retry_after_secs: None,
-        }
-    }
-
-    /// A failed write of `what` (`"the move"`): 503 with a sentence for the player when the
-    /// database refuses writes ([`WritesRefused`]), else 500. Nothing was stored either way.
-    pub fn storing(what: &str, error: anyhow::Error) -> ApiError {
-        match error.downcast_ref::<WritesRefused>() {
-            Some(refused) => ApiError::unavailable(format!(
-                "the site cannot save {what} right now: the database refuses writes ({}); \
-                 nothing was changed, try again in a moment",
-                refused.reason
-            )),
-            None => ApiError::internal(format!("could not store {what}: {error}")),
-        }
-    }
-
-    /// 429 with the real wait: the limiter lets the same request through after `wait`
-    /// (rounded up to whole seconds, at least one).
-    pub fn busy_for(message: impl Into<String>, wait: std::time::Duration) -> ApiError {
-        let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
-        ApiError {
-            status: 429,
-            message: format!("{} (try again in {} s)", message.into(), seconds.max(1)),
-            retry_after_secs: Some(seconds.max(1)),
-        }
-    }
-
-    /// Whether this is the database refusing writes: already logged once by the store, so
-    /// not worth a line per game or request.
-    pub fn is_unavailable(&self) -> bool {
-        self.status == 503
-    }
-}
 
 /// A seat: sente is 0, gote 1.
 pub type Side = usize;

@@ -15,9 +15,11 @@ pub mod cli;
 pub mod clock;
 pub mod connections;
 pub mod engine_work;
+pub mod error;
 pub mod game;
 pub mod hub;
 pub mod metrics;
+pub mod query;
 pub mod ratings;
 pub mod store;
 

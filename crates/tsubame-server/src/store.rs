@@ -2,6 +2,7 @@
 //! SQLite or PostgreSQL through the same migrations and queries.
 
 use crate::chat::{ChatLine, MAX_LINES_PER_ROOM, Room};
+pub use crate::error::WritesRefused;
 use crate::ratings::{Rating, SeatRating, after_game};
 use anyhow::{Context, Result};
 use futures_util::future::BoxFuture;
@@ -166,16 +167,6 @@ pub const GAME_CHANNEL: &str = "tsubame_games";
 
 /// The PostgreSQL channel on which each chat line is announced.
 pub const CHAT_CHANNEL: &str = "tsubame_chat";
-
-/// A write the database refused for a reason of its own, not the write's: the disk is full,
-/// an I/O error, the database is read-only, locked or gone. Nothing was stored; the server
-/// answers 503 while writes fail this way and takes them again by itself once they succeed.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("the database cannot take writes right now ({reason})")]
-pub struct WritesRefused {
-    /// What the database said.
-    pub reason: String,
-}
 
 /// Whether the database takes writes, as the latest writes and probes found, and how many
 /// writes it has refused. Shared by the store's clones and its move writer.
