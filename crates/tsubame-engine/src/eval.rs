@@ -752,7 +752,7 @@ pub fn terms<B: Bitboard, T: Terms>(position: &Position<B>, params: &EvalParams,
 /// ([`EvalParams::network_mop_up`]): a network trained on self-play that mostly ends drawn at
 /// the move limit has no notion of herding a bare king, which a game without drops needs to
 /// be won (a Wa network scored 17-14-9 against HaChu without them, 54 games, and about 80 %
-/// with them; see the README). Zero where the enemy has no royal.
+/// with them; see docs/networks.md). Zero where the enemy has no royal.
 pub fn mop_up<B: Bitboard>(position: &Position<B>, params: &EvalParams, ahead: Color) -> i32 {
     mop_up_counts(position, ahead).map_or(0, |(off_centre, closeness)| {
         params.mop_up_edge * off_centre + params.mop_up_tropism * closeness

@@ -74,7 +74,7 @@ impl ConnectionLimits {
     }
 }
 
-/// A proxy on the same machine, the usual deployment (see the README's deployment section).
+/// A proxy on the same machine, the usual deployment (see docs/deploy.md).
 pub const LOOPBACK_PROXIES: [IpAddr; 2] = [
     IpAddr::V4(std::net::Ipv4Addr::LOCALHOST),
     IpAddr::V6(std::net::Ipv6Addr::LOCALHOST),

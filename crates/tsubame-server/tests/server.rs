@@ -1505,7 +1505,7 @@ fn backups_are_consistent_while_games_are_played() {
     assert!(!copies.0.join("out.db").exists());
 }
 
-/// An nginx started with the README's `deploy/nginx.conf` (TLS lines taken out: certificates
+/// An nginx started with `deploy/nginx.conf` as docs/deploy.md gives it (TLS lines taken out: certificates
 /// are nginx's business) in front of the server, when nginx is installed.
 struct Nginx {
     child: Child,
@@ -1591,7 +1591,7 @@ impl Drop for Nginx {
     }
 }
 
-/// The deployment the README describes works: through nginx, requests and game WebSockets
+/// The deployment docs/deploy.md describes works: through nginx, requests and game WebSockets
 /// reach the server, more sockets than the per-address cap are served (the proxy speaks for
 /// many clients), and a client cannot forge its address past the proxy.
 #[test]

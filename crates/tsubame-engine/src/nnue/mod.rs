@@ -451,7 +451,7 @@ impl Network {
     }
 
     /// The network built into this program for a variant, if it has one: Tori's
-    /// (`crates/tsubame-engine/nets/tori.nnue`; the README says how it was made).
+    /// (`crates/tsubame-engine/nets/tori.nnue`; docs/networks.md says how it was made).
     pub fn built_in(variant: Variant) -> Option<Arc<Network>> {
         static TORI: OnceLock<Option<Arc<Network>>> = OnceLock::new();
         match variant {
@@ -1250,7 +1250,7 @@ mod tests {
         }
     }
 
-    /// The built-in network's evaluations of the positions above, as the README gives them.
+    /// The built-in network's evaluations of the positions above, as docs/networks.md gives them.
     const START_EVAL: i32 = 55;
     const FALCON_UP_EVAL: i32 = 2549;
     const FALCON_UP_GOTE_EVAL: i32 = -2437;
