@@ -5,10 +5,8 @@
 use crate::eval::EvalParams;
 use crate::limits::Limits;
 use crate::search::{SearchRequest, search_any};
-use crate::search_params::SearchParams;
 use crate::tt::TranspositionTable;
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 use tsubame_rules::{AnyPosition, SetupError, Variant};
 
@@ -94,17 +92,12 @@ pub fn run(depth: u32) -> Result<Vec<Row>, BenchError> {
                 ..Limits::default()
             };
             let outcome = search_any(
-                SearchRequest {
-                    position: &position,
-                    history_keys: &[],
-                    history_checks: &[],
-                    limits: &limits,
-                    eval: &params,
-                    search: &SearchParams::DEFAULT,
-                    tt: Arc::new(TranspositionTable::new(TABLE_MIB)),
-                    stop: Arc::new(AtomicBool::new(false)),
-                    threads: 1,
-                },
+                SearchRequest::new(
+                    &position,
+                    &limits,
+                    &params,
+                    Arc::new(TranspositionTable::new(TABLE_MIB)),
+                ),
                 &mut |_| {},
             );
             rows.push(Row {

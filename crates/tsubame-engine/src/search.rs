@@ -1190,6 +1190,27 @@ pub struct SearchRequest<'a, P: ?Sized> {
 }
 
 impl<'a, P: ?Sized> SearchRequest<'a, P> {
+    /// A search of `position` alone (no earlier positions) under `limits` with `eval`, the
+    /// default search parameters, one thread and a stop flag of its own, on `tt`.
+    pub fn new(
+        position: &'a P,
+        limits: &'a Limits,
+        eval: &'a EvalParams,
+        tt: Arc<TranspositionTable>,
+    ) -> SearchRequest<'a, P> {
+        SearchRequest {
+            position,
+            history_keys: &[],
+            history_checks: &[],
+            limits,
+            eval,
+            search: &SearchParams::DEFAULT,
+            tt,
+            stop: Arc::new(AtomicBool::new(false)),
+            threads: 1,
+        }
+    }
+
     /// The same request for another position (of a concrete type, say).
     pub fn with_position<Q: ?Sized>(self, position: &'a Q) -> SearchRequest<'a, Q> {
         SearchRequest {
@@ -1417,17 +1438,12 @@ mod tests {
             };
             let mut reported = Vec::new();
             let outcome = search(
-                SearchRequest {
-                    position: &position,
-                    history_keys: &[],
-                    history_checks: &[],
-                    limits: &limits,
-                    eval: &params,
-                    search: &SearchParams::DEFAULT,
-                    tt: Arc::new(TranspositionTable::new(4)),
-                    stop: Arc::new(AtomicBool::new(false)),
-                    threads: 1,
-                },
+                SearchRequest::new(
+                    &position,
+                    &limits,
+                    &params,
+                    Arc::new(TranspositionTable::new(4)),
+                ),
                 &mut |info| reported.push((info.depth, info.multipv)),
             );
             (outcome, reported)

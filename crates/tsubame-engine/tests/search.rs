@@ -253,17 +253,7 @@ fn self_play<B: Bitboard>(
                     ..Limits::default()
                 };
                 let outcome = search(
-                    SearchRequest {
-                        position: &position,
-                        history_keys: &[],
-                        history_checks: &[],
-                        limits: &limits,
-                        eval: &params,
-                        search: &SearchParams::DEFAULT,
-                        tt: tt.clone(),
-                        stop: Arc::new(AtomicBool::new(false)),
-                        threads: 1,
-                    },
+                    SearchRequest::new(&position, &limits, &params, tt.clone()),
                     &mut |_| {},
                 );
                 outcome.best.expect("an ongoing game has a legal move")
@@ -351,15 +341,9 @@ fn tenjiku_self_play(options: &str, games: u64, max_plies: usize, seed: u64) -> 
                 };
                 let outcome = search(
                     SearchRequest {
-                        position: &position,
                         history_keys: &keys,
                         history_checks: &vec![false; keys.len()],
-                        limits: &limits,
-                        eval: &params,
-                        search: &SearchParams::DEFAULT,
-                        tt: tt.clone(),
-                        stop: Arc::new(AtomicBool::new(false)),
-                        threads: 1,
+                        ..SearchRequest::new(&position, &limits, &params, tt.clone())
                     },
                     &mut |_| {},
                 );
@@ -416,17 +400,12 @@ fn tenjiku_search_takes_the_last_royal() {
     .unwrap();
     let params = EvalParams::for_variant(tsubame_rules::tenjiku::spec());
     let outcome = search(
-        SearchRequest {
-            position: &position,
-            history_keys: &[],
-            history_checks: &[],
-            limits: &depth(3),
-            eval: &params,
-            search: &SearchParams::DEFAULT,
-            tt: Arc::new(TranspositionTable::new(4)),
-            stop: Arc::new(AtomicBool::new(false)),
-            threads: 1,
-        },
+        SearchRequest::new(
+            &position,
+            &depth(3),
+            &params,
+            Arc::new(TranspositionTable::new(4)),
+        ),
         &mut |_| {},
     );
     let best = outcome.best.map(|m| position.to_usi(m)).unwrap_or_default();

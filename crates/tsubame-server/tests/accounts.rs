@@ -908,17 +908,6 @@ fn a_login_flood_is_bounded_and_leaves_nothing_behind(db: &Db) {
     }
 }
 
-/// The resident memory of a process, in bytes (`VmRSS` of `/proc/PID/status`).
-fn resident_bytes(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("proc status");
-    status
-        .lines()
-        .find_map(|line| line.strip_prefix("VmRSS:"))
-        .and_then(|kb| kb.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-        .expect("VmRSS")
-        * 1024
-}
-
 /// `count` failed logins from 16 clients at once, each from its own address and name (so
 /// that every one is hashed); how many were hashed (answered 403).
 fn failed_logins(server: &Server, count: usize, first: usize) -> usize {

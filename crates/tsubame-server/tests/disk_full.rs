@@ -116,40 +116,50 @@ fn acknowledged_plies(told: &Shared) -> u64 {
     told.lock().expect("told").plies.values().sum()
 }
 
+/// A new game with both seats taken, its id and the seats' tokens; none when the server
+/// refused (the refusals noted, a join refused with 503 tried again until it is taken or the
+/// test stops).
+fn seated_game(server: &Server, told: &Shared, stop: &AtomicBool) -> Option<(String, [String; 2])> {
+    let (status, created) = server.post(
+        "/api/games",
+        json!({"variant": "tori", "opponent": "human", "clock": long_clock()}),
+    );
+    note(told, status);
+    if status != 201 {
+        std::thread::sleep(Duration::from_millis(50));
+        return None;
+    }
+    let id = created["game_id"].as_str().expect("id").to_string();
+    told.lock().expect("told").plies.insert(id.clone(), 0);
+    let (status, joined) = loop {
+        let (status, joined) = server.post(
+            &format!("/api/games/{id}/join"),
+            json!({"invite": created["invite"]}),
+        );
+        note(told, status);
+        if status != 503 || stop.load(Ordering::Relaxed) {
+            break (status, joined);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    if status != 200 {
+        return None;
+    }
+    let tokens = [
+        created["token"].as_str().expect("token").to_string(),
+        joined["token"].as_str().expect("token").to_string(),
+    ];
+    Some((id, tokens))
+}
+
 /// An HTTP player: makes games between its two seats and plays random legal moves until told
 /// to stop, recording every acknowledgement.
 fn http_player(server: &Server, seed: u64, told: &Shared, stop: &AtomicBool) {
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
     while !stop.load(Ordering::Relaxed) {
-        let (status, created) = server.post(
-            "/api/games",
-            json!({"variant": "tori", "opponent": "human", "clock": long_clock()}),
-        );
-        note(told, status);
-        if status != 201 {
-            std::thread::sleep(Duration::from_millis(50));
+        let Some((id, tokens)) = seated_game(server, told, stop) else {
             continue;
-        }
-        let id = created["game_id"].as_str().expect("id").to_string();
-        told.lock().expect("told").plies.insert(id.clone(), 0);
-        let (status, joined) = loop {
-            let (status, joined) = server.post(
-                &format!("/api/games/{id}/join"),
-                json!({"invite": created["invite"]}),
-            );
-            note(told, status);
-            if status != 503 || stop.load(Ordering::Relaxed) {
-                break (status, joined);
-            }
-            std::thread::sleep(Duration::from_millis(20));
         };
-        if status != 200 {
-            continue;
-        }
-        let tokens = [
-            created["token"].as_str().expect("token").to_string(),
-            joined["token"].as_str().expect("token").to_string(),
-        ];
         let (_, mut view) = server.get(&format!("/api/games/{id}"));
         while !stop.load(Ordering::Relaxed) && view["status"] == "playing" {
             let legal: Vec<&str> = view["legal_moves"]
@@ -191,28 +201,12 @@ fn http_player(server: &Server, seed: u64, told: &Shared, stop: &AtomicBool) {
 fn socket_player(server: &Server, seed: u64, told: &Shared, stop: &AtomicBool) {
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
     while !stop.load(Ordering::Relaxed) {
-        let (status, created) = server.post(
-            "/api/games",
-            json!({"variant": "tori", "opponent": "human", "clock": long_clock()}),
-        );
-        note(told, status);
-        if status != 201 {
-            std::thread::sleep(Duration::from_millis(50));
+        let Some((id, tokens)) = seated_game(server, told, stop) else {
             continue;
-        }
-        let id = created["game_id"].as_str().expect("id").to_string();
-        told.lock().expect("told").plies.insert(id.clone(), 0);
-        let (status, joined) = server.post(
-            &format!("/api/games/{id}/join"),
-            json!({"invite": created["invite"]}),
-        );
-        note(told, status);
-        if status != 200 {
-            continue;
-        }
+        };
         let mut sockets = [
-            server.socket(&id, created["token"].as_str()),
-            server.socket(&id, joined["token"].as_str()),
+            server.socket(&id, Some(&tokens[0])),
+            server.socket(&id, Some(&tokens[1])),
         ];
         for socket in &mut sockets {
             socket.wait_for(Duration::from_secs(5), |m| m["type"] == "hello");

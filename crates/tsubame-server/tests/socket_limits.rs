@@ -36,16 +36,6 @@ fn close_code_after(server: &Server, game: &str, raw: &[u8]) -> Option<u16> {
     panic!("no close within 5 s");
 }
 
-fn resident_bytes(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("proc status");
-    status
-        .lines()
-        .find_map(|line| line.strip_prefix("VmRSS:"))
-        .and_then(|kb| kb.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-        .expect("VmRSS")
-        * 1024
-}
-
 #[test]
 fn broken_frames_are_closed_with_their_code_and_cost_no_memory() {
     let db = Db::sqlite();
