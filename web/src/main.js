@@ -632,7 +632,7 @@ function accountPage(kind) {
   const signup = kind === 'signup';
   const error = el('div', { class: 'error', 'data-account-error': '' });
   const username = el('input', { name: 'username', autocomplete: 'username', required: true,
-    minlength: signup ? 3 : undefined, maxlength: signup ? 20 : undefined, pattern: signup ? '[A-Za-z0-9_-]+' : undefined });
+    minlength: signup ? 3 : undefined, maxlength: signup ? 20 : undefined, pattern: signup ? '[A-Za-z0-9_\\-]+' : undefined });
   const password = el('input', { name: 'password', type: 'password', required: true,
     autocomplete: signup ? 'new-password' : 'current-password', minlength: signup ? 8 : undefined });
   const back = sessionStorage.getItem('tsubame.after-login') || '#/';
@@ -1346,7 +1346,19 @@ async function gamePage(id) {
     restoredTimer = setTimeout(() => { connection.className = 'connection'; connection.textContent = ''; }, 3000);
   }
 
+  /** Says that the game does not exist, in place of the board, and stops reconnecting. */
+  function showMissing() {
+    closed = true;
+    clearInterval(timer);
+    document.title = 'No such game · Tsubame';
+    app.replaceChildren(el('div', { class: 'panel', 'data-missing-game': '' },
+      el('h2', {}, 'No such game'),
+      el('p', {}, `There is no game with the id ${id}: the link may be mistyped, or the game was never started.`),
+      el('p', {}, el('a', { href: '#/' }, 'Back to the lobby'))));
+  }
+
   function connect() {
+    if (closed) return;
     const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
     socket = new WebSocket(`${scheme}://${location.host}/api/games/${id}/ws`);
     socket.onmessage = (event) => {
@@ -1385,8 +1397,12 @@ async function gamePage(id) {
       if (token) socket.send(JSON.stringify({ type: 'auth', token, id: 'auth' }));
       showRestored();
     };
-    socket.onclose = () => {
+    socket.onclose = async () => {
       if (closed) return;
+      // A socket refused because the game does not exist is not a lost connection.
+      const response = await fetch(`/api/games/${id}`).catch(() => null);
+      if (closed) return;
+      if (response?.status === 404) { showMissing(); return; }
       showLost();
       setTimeout(connect, 1000);
     };

@@ -675,6 +675,36 @@ test('A lost connection is shown, the game goes on once it is back, and the noti
   await page.close();
 });
 
+test('A game that does not exist says so and stops trying to connect', async () => {
+  const page = await newPage();
+  let sockets = 0;
+  page.on('websocket', () => { sockets += 1; });
+  await page.goto(`${base}/#/game/doesnotexist`);
+  await page.waitForSelector('[data-missing-game]:has-text("No such game")');
+  await page.waitForTimeout(4000);
+  assert.equal(sockets, 1, 'one attempt, no reconnecting');
+  assert.equal(await page.locator('[data-connection]').count(), 0, 'no "connection lost" notice');
+  await shot(page, 'missing-game.png');
+  await page.goto(`${base}/#/`);
+  await page.waitForTimeout(1500);
+  assert.equal(sockets, 1, 'nothing after leaving the page');
+  await page.close();
+});
+
+test('The sign-up form checks the name in the browser, with no console error', async () => {
+  const page = await newPage();
+  const errors = [];
+  page.on('console', (message) => { if (message.type() === 'error') errors.push(message.text()); });
+  await page.goto(`${base}/#/signup`);
+  const name = page.locator('input[name="username"]');
+  await name.fill('bad name!');
+  assert.equal(await name.evaluate((input) => input.validity.patternMismatch), true);
+  await name.fill('Good_name-1');
+  assert.equal(await name.evaluate((input) => input.validity.patternMismatch), false);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('Every piece is drawn with the bundled font, whatever fonts the machine has', async () => {
   const page = await newPage(1280, 1000);
   await page.goto(`${base}/#/analysis`);
