@@ -1,14 +1,14 @@
 //! Search and evaluation for every game of the rules library.
 //!
-//! The engine knows no protocol: [`search::search`] takes a position, the game's earlier
-//! positions (for the repetition rules), [`limits::Limits`], evaluation weights, the search's
-//! margins ([`search_params::SearchParams`]) and a shared transposition table, reports each
-//! iteration through a callback and returns the best move.
+//! The engine knows no protocol: [`search::search`] takes a [`search::SearchRequest`] (a
+//! position, the game's earlier positions for the repetition rules, [`limits::Limits`],
+//! evaluation weights, the search's margins ([`search_params::SearchParams`]) and a shared
+//! transposition table), reports each iteration through a callback and returns the best move.
 //!
 //! ```
-//! use std::sync::{Arc, atomic::AtomicBool};
-//! use tsubame_engine::{eval::EvalParams, limits::Limits, search::search, tt::TranspositionTable};
-//! use tsubame_engine::search_params::SearchParams;
+//! use std::sync::Arc;
+//! use tsubame_engine::{eval::EvalParams, limits::Limits, tt::TranspositionTable};
+//! use tsubame_engine::search::{SearchRequest, search};
 //! use tsubame_rules::{tori, Options, Position};
 //!
 //! // Gote's phoenix on 1a is hemmed in; a falcon dropped on 1b, guarded by the crane, mates.
@@ -17,7 +17,7 @@
 //! let params = EvalParams::for_variant(tori::spec());
 //! let limits = Limits { depth: Some(3), ..Limits::default() };
 //! let tt = Arc::new(TranspositionTable::new(4));
-//! let outcome = search(&position, &[], &[], &limits, &params, &SearchParams::DEFAULT, tt, Arc::new(AtomicBool::new(false)), 1, &mut |_| {});
+//! let outcome = search(SearchRequest::new(&position, &limits, &params, tt), &mut |_| {});
 //! assert_eq!(outcome.best.map(|m| position.to_usi(m)).as_deref(), Some("F*1b"));
 //! ```
 
