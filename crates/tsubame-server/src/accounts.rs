@@ -49,7 +49,7 @@ const HASHING_QUEUE: usize = 32;
 /// The memory Argon2 works in, one buffer a hashing slot, kept from one hash to the next.
 /// Allocating 19 MiB for every hash let the allocator keep each thread's last buffers (a
 /// flood of failed logins took the server from 88 to 469 MB and it stayed there); a fixed
-/// pool holds at most [`HASHING_SLOTS`] buffers, whatever the flood.
+/// pool holds at most one buffer a hashing slot, whatever the flood.
 #[derive(Debug, Default)]
 pub struct HashingMemory(Mutex<Vec<Vec<Block>>>);
 

@@ -15,7 +15,9 @@ use crate::metrics::GaugeGuard;
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade, close_code};
-use axum::extract::{ConnectInfo, DefaultBodyLimit, Path, Query, State};
+use axum::extract::{
+    ConnectInfo, DefaultBodyLimit, FromRequest, FromRequestParts, Path, Query, State,
+};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -200,6 +202,80 @@ fn token_of(headers: &HeaderMap, body_token: Option<String>) -> Option<String> {
             .and_then(|v| v.strip_prefix("Bearer "))
             .map(str::to_string)
     })
+}
+
+/// A request body that may carry the seat token (else it comes as `Authorization: Bearer`).
+trait CarriesToken {
+    /// The token in the body, taken out of it.
+    fn take_token(&mut self) -> Option<String>;
+}
+
+macro_rules! carries_token {
+    ($($request:ty),*) => {
+        $(impl CarriesToken for $request {
+            fn take_token(&mut self) -> Option<String> {
+                self.token.take()
+            }
+        })*
+    };
+}
+
+carries_token!(
+    TokenRequest,
+    MoveRequest,
+    DrawRequest,
+    JoinRequest,
+    ChatRequest
+);
+
+/// A request that acts in a game for whoever holds a seat: the game (found in memory or the
+/// database), who asks (the login, and a seat token from the body or `Authorization`) and the
+/// body's other fields. Taken in the order the answers depend on: the path, the login (a
+/// cross-site request is refused), the body (malformed: 400), then the game (404).
+struct SeatRequest<T> {
+    hub: Arc<Hub>,
+    slot: Arc<GameSlot>,
+    viewer: Viewer,
+    token: Option<String>,
+    body: T,
+}
+
+impl<T> SeatRequest<T> {
+    /// What the request presents to act for a seat.
+    fn credential(&self) -> Credential<'_> {
+        self.viewer.credential(self.token.as_deref())
+    }
+}
+
+impl<T: DeserializeOwned + CarriesToken + Send> FromRequest<Arc<Hub>> for SeatRequest<T> {
+    type Rejection = Response;
+
+    async fn from_request(
+        request: axum::extract::Request,
+        hub: &Arc<Hub>,
+    ) -> Result<SeatRequest<T>, Response> {
+        let (mut parts, body) = request.into_parts();
+        let Path(id) = Path::<String>::from_request_parts(&mut parts, hub)
+            .await
+            .map_err(IntoResponse::into_response)?;
+        let viewer = Viewer::from_request_parts(&mut parts, hub)
+            .await
+            .map_err(IntoResponse::into_response)?;
+        let headers = parts.headers.clone();
+        let bytes = Bytes::from_request(axum::extract::Request::from_parts(parts, body), hub)
+            .await
+            .map_err(IntoResponse::into_response)?;
+        let mut body: T = parse_body(&bytes).map_err(IntoResponse::into_response)?;
+        let token = token_of(&headers, body.take_token());
+        let slot = hub.find(&id).await.map_err(IntoResponse::into_response)?;
+        Ok(SeatRequest {
+            hub: hub.clone(),
+            slot,
+            viewer,
+            token,
+            body,
+        })
+    }
 }
 
 fn variant_of(name: &str) -> Result<Variant, ApiError> {
@@ -419,89 +495,53 @@ async fn get_game(
     Ok(ok(&view))
 }
 
-async fn join_game(
-    State(hub): State<Arc<Hub>>,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-    viewer: Viewer,
-    body: Bytes,
-) -> Result<Response, ApiError> {
-    let request: JoinRequest = parse_body(&body)?;
-    let token = token_of(&headers, request.token);
-    let slot = hub.find(&id).await?;
-    let grant = hub
+async fn join_game(request: SeatRequest<JoinRequest>) -> Result<Response, ApiError> {
+    let grant = request
+        .hub
         .join(
-            &slot,
-            request.invite.as_deref(),
-            viewer.sitter(),
-            &viewer.credential(token.as_deref()),
+            &request.slot,
+            request.body.invite.as_deref(),
+            request.viewer.sitter(),
+            &request.credential(),
         )
         .await?;
     Ok(ok(&grant))
 }
 
-async fn post_move(
-    State(hub): State<Arc<Hub>>,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-    viewer: Viewer,
-    body: Bytes,
-) -> Result<Response, ApiError> {
-    let request: MoveRequest = parse_body(&body)?;
-    let token = token_of(&headers, request.token);
-    let slot = hub.find(&id).await?;
-    Ok(ok(&hub
+async fn post_move(request: SeatRequest<MoveRequest>) -> Result<Response, ApiError> {
+    let view = request
+        .hub
         .play(
-            &slot,
-            &viewer.credential(token.as_deref()),
-            request.usi.trim(),
+            &request.slot,
+            &request.credential(),
+            request.body.usi.trim(),
         )
-        .await?))
+        .await?;
+    Ok(ok(&view))
 }
 
-async fn resign(
-    State(hub): State<Arc<Hub>>,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-    viewer: Viewer,
-    body: Bytes,
-) -> Result<Response, ApiError> {
-    let request: TokenRequest = parse_body(&body)?;
-    let token = token_of(&headers, request.token);
-    let slot = hub.find(&id).await?;
-    Ok(ok(&hub
-        .resign(&slot, &viewer.credential(token.as_deref()))
-        .await?))
+async fn resign(request: SeatRequest<TokenRequest>) -> Result<Response, ApiError> {
+    let view = request
+        .hub
+        .resign(&request.slot, &request.credential())
+        .await?;
+    Ok(ok(&view))
 }
 
-async fn abort(
-    State(hub): State<Arc<Hub>>,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-    viewer: Viewer,
-    body: Bytes,
-) -> Result<Response, ApiError> {
-    let request: TokenRequest = parse_body(&body)?;
-    let token = token_of(&headers, request.token);
-    let slot = hub.find(&id).await?;
-    Ok(ok(&hub
-        .abort(&slot, &viewer.credential(token.as_deref()))
-        .await?))
+async fn abort(request: SeatRequest<TokenRequest>) -> Result<Response, ApiError> {
+    let view = request
+        .hub
+        .abort(&request.slot, &request.credential())
+        .await?;
+    Ok(ok(&view))
 }
 
-async fn draw(
-    State(hub): State<Arc<Hub>>,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-    viewer: Viewer,
-    body: Bytes,
-) -> Result<Response, ApiError> {
-    let request: DrawRequest = parse_body(&body)?;
-    let token = token_of(&headers, request.token);
-    let slot = hub.find(&id).await?;
-    Ok(ok(&hub
-        .draw(&slot, &viewer.credential(token.as_deref()), &request.action)
-        .await?))
+async fn draw(request: SeatRequest<DrawRequest>) -> Result<Response, ApiError> {
+    let view = request
+        .hub
+        .draw(&request.slot, &request.credential(), &request.body.action)
+        .await?;
+    Ok(ok(&view))
 }
 
 #[derive(Deserialize)]
@@ -513,23 +553,15 @@ struct ChatRequest {
 }
 
 /// Says a line in the game's chat (the players' room for a seat, else the spectators').
-async fn post_chat(
-    State(hub): State<Arc<Hub>>,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-    viewer: Viewer,
-    body: Bytes,
-) -> Result<Response, ApiError> {
-    let request: ChatRequest = parse_body(&body)?;
-    let token = token_of(&headers, request.token);
-    let slot = hub.find(&id).await?;
-    let name = viewer.account.as_ref().map(|a| a.username.as_str());
-    let line = hub
+async fn post_chat(request: SeatRequest<ChatRequest>) -> Result<Response, ApiError> {
+    let name = request.viewer.account.as_ref().map(|a| a.username.as_str());
+    let line = request
+        .hub
         .say(
-            &slot,
-            &viewer.credential(token.as_deref()),
+            &request.slot,
+            &request.credential(),
             name,
-            &request.text,
+            &request.body.text,
         )
         .await?;
     Ok((StatusCode::CREATED, axum::Json(line)).into_response())
@@ -551,19 +583,12 @@ async fn get_chat(
     Ok(ok(&json!({"room": room, "lines": lines})))
 }
 
-async fn rematch(
-    State(hub): State<Arc<Hub>>,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-    viewer: Viewer,
-    body: Bytes,
-) -> Result<Response, ApiError> {
-    let request: DrawRequest = parse_body(&body)?;
-    let token = token_of(&headers, request.token);
-    let slot = hub.find(&id).await?;
-    Ok(ok(&hub
-        .rematch(&slot, &viewer.credential(token.as_deref()), &request.action)
-        .await?))
+async fn rematch(request: SeatRequest<DrawRequest>) -> Result<Response, ApiError> {
+    let view = request
+        .hub
+        .rematch(&request.slot, &request.credential(), &request.body.action)
+        .await?;
+    Ok(ok(&view))
 }
 
 /// A record in every export form, with the position after each ply for replay.

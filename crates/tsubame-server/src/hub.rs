@@ -1807,7 +1807,8 @@ impl Hub {
 
     /// Runs `attempt`, and once more when it lost the race with another instance's change
     /// (the game has been reloaded by then), or when on a shared database it was refused
-    /// (409, 403) while this instance had not yet heard of the game's latest change: the
+    /// (409, 403, or 422 from the rules) while this instance had not yet heard of the game's
+    /// latest change (two moves behind, a move legal in the stored game looks illegal here): the
     /// request is checked again on the game as stored (a move after the opponent's offer, a
     /// move sent here just after the opponent's move was made on another instance, a seat
     /// taken on another instance).
@@ -1821,7 +1822,7 @@ impl Hub {
     {
         match attempt().await {
             Err(e) if e.message == STALE => attempt().await,
-            Err(e) if self.store.shared() && matches!(e.status, 403 | 409) => {
+            Err(e) if self.store.shared() && matches!(e.status, 403 | 409 | 422) => {
                 {
                     let mut live = slot.game.lock().await;
                     let version = live.version;
