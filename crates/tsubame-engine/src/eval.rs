@@ -287,11 +287,6 @@ impl Terms for Scores<'_> {
 }
 
 /// The tuned parameter file built into the engine for a game, if it has one.
-fn tuned_file(spec: &VariantSpec) -> Option<&'static str> {
-    (Variant::from_spec(spec) == Some(Variant::Tori))
-        .then_some(include_str!("../params/torishogi.json"))
-}
-
 /// A value for a piece from its moves alone, for games without published values: each
 /// direction a leap or step counts as one unit, a slide as more, a forward move a little more.
 fn value_from_moves(betza_text: &str) -> i32 {
@@ -452,18 +447,6 @@ impl EvalParams {
             },
             Evaluation::Material => classical.material_only(),
             Evaluation::Classical => classical,
-        }
-    }
-
-    /// The built-in weights of a game: [`EvalParams::derived`], with the tuned values of
-    /// `params/<game>.json` (written by `tsubame tune fit`) where the game has such a file.
-    pub fn for_variant(spec: &'static VariantSpec) -> EvalParams {
-        let derived = EvalParams::derived(spec);
-        match tuned_file(spec) {
-            Some(text) => crate::params::ParamFile::parse(text)
-                .and_then(|file| file.apply(&derived))
-                .unwrap_or(derived),
-            None => derived,
         }
     }
 
@@ -966,17 +949,6 @@ mod tests {
         let wa_params = EvalParams::for_variant(wa::spec());
         let start = wa::start(&Options::defaults(wa::spec())).unwrap();
         assert_eq!(evaluate(&start, &wa_params), wa_params.tempo);
-    }
-
-    #[test]
-    fn the_built_in_tuned_file_is_read_whole() {
-        let text = tuned_file(tori::spec()).unwrap();
-        let file = crate::params::ParamFile::parse(text).unwrap();
-        assert_eq!(file.variant, tori::spec().protocol_name);
-        let tuned = file.apply(&EvalParams::derived(tori::spec())).unwrap();
-        assert_eq!(EvalParams::for_variant(tori::spec()), tuned);
-        assert_ne!(tuned, EvalParams::derived(tori::spec()));
-        assert!(tuned_file(wa::spec()).is_none());
     }
 
     #[test]

@@ -14,7 +14,29 @@
 
 use crate::eval::EvalParams;
 use serde_json::{Map, Value};
-use tsubame_rules::Variant;
+use tsubame_rules::{Variant, VariantSpec};
+
+/// The tuned weights built into the engine, as a parameter file, for the games that have one.
+fn tuned_file(spec: &VariantSpec) -> Option<&'static str> {
+    (Variant::from_spec(spec) == Some(Variant::Tori))
+        .then_some(include_str!("../params/torishogi.json"))
+}
+
+// The built-in weights are a parameter file applied to the derived ones: they live here, with
+// the files, so that the evaluation knows nothing of parameter files.
+impl EvalParams {
+    /// The built-in weights of a game: [`EvalParams::derived`], with the tuned values of
+    /// `params/<game>.json` (written by `tsubame tune fit`) where the game has such a file.
+    pub fn for_variant(spec: &'static VariantSpec) -> EvalParams {
+        let derived = EvalParams::derived(spec);
+        match tuned_file(spec) {
+            Some(text) => ParamFile::parse(text)
+                .and_then(|file| file.apply(&derived))
+                .unwrap_or(derived),
+            None => derived,
+        }
+    }
+}
 
 /// The tables a parameter file may give as `[]` to switch them off.
 const SWITCHABLE_TABLES: [&str; 6] = [
@@ -210,6 +232,20 @@ impl ParamFile {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_built_in_tuned_file_is_read_whole() {
+        let text = tuned_file(tsubame_rules::tori::spec()).unwrap();
+        let file = ParamFile::parse(text).unwrap();
+        assert_eq!(file.variant, tsubame_rules::tori::spec().protocol_name);
+        let tuned = file
+            .apply(&EvalParams::derived(tsubame_rules::tori::spec()))
+            .unwrap();
+        assert_eq!(EvalParams::for_variant(tsubame_rules::tori::spec()), tuned);
+        assert_ne!(tuned, EvalParams::derived(tsubame_rules::tori::spec()));
+        assert!(tuned_file(tsubame_rules::wa::spec()).is_none());
+    }
+
     use tsubame_rules::{tori, wa};
 
     #[test]
