@@ -152,6 +152,17 @@ fn seated_game(server: &Server, told: &Shared, stop: &AtomicBool) -> Option<(Str
     Some((id, tokens))
 }
 
+/// A random legal move of a game as the server shows it, and the seat to move (0 for sente);
+/// none when there is no move.
+fn random_move(view: &Value, rng: &mut impl Rng) -> Option<(String, usize)> {
+    let legal: Vec<&str> = view["legal_moves"]
+        .as_array()
+        .map(|moves| moves.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let usi = legal.get(rng.gen_range(0..legal.len().max(1)))?.to_string();
+    Some((usi, usize::from(view["side_to_move"] != "sente")))
+}
+
 /// An HTTP player: makes games between its two seats and plays random legal moves until told
 /// to stop, recording every acknowledgement.
 fn http_player(server: &Server, seed: u64, told: &Shared, stop: &AtomicBool) {
@@ -162,15 +173,9 @@ fn http_player(server: &Server, seed: u64, told: &Shared, stop: &AtomicBool) {
         };
         let (_, mut view) = server.get(&format!("/api/games/{id}"));
         while !stop.load(Ordering::Relaxed) && view["status"] == "playing" {
-            let legal: Vec<&str> = view["legal_moves"]
-                .as_array()
-                .map(|moves| moves.iter().filter_map(Value::as_str).collect())
-                .unwrap_or_default();
-            if legal.is_empty() {
+            let Some((usi, side)) = random_move(&view, &mut rng) else {
                 break;
-            }
-            let usi = legal[rng.gen_range(0..legal.len())].to_string();
-            let side = usize::from(view["side_to_move"] != "sente");
+            };
             let (status, answer) = server.post(
                 &format!("/api/games/{id}/moves"),
                 json!({"token": tokens[side], "move": usi}),
@@ -217,15 +222,9 @@ fn socket_player(server: &Server, seed: u64, told: &Shared, stop: &AtomicBool) {
             if view["status"] != "playing" {
                 break;
             }
-            let legal: Vec<&str> = view["legal_moves"]
-                .as_array()
-                .map(|moves| moves.iter().filter_map(Value::as_str).collect())
-                .unwrap_or_default();
-            if legal.is_empty() {
+            let Some((usi, side)) = random_move(&view, &mut rng) else {
                 break;
-            }
-            let usi = legal[rng.gen_range(0..legal.len())].to_string();
-            let side = usize::from(view["side_to_move"] != "sente");
+            };
             sent += 1;
             let request = format!("m{sent}");
             sockets[side].send(json!({"type": "move", "move": usi, "id": request}));
