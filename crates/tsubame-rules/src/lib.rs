@@ -28,6 +28,7 @@ mod position;
 mod runtime;
 mod sfen;
 mod square;
+mod start;
 pub mod tables;
 pub mod tenjiku;
 pub mod tori;

@@ -6,7 +6,7 @@ use crate::bitboard::Bitboard;
 use crate::moves::{Move, MoveKind};
 use crate::square::Square;
 use crate::tables::Tables;
-use crate::variant::{Effect, Options, Piece, Role, RuleSet};
+use crate::variant::{Piece, Role, RuleSet};
 use thiserror::Error;
 
 /// A position as read from text, not yet checked: anything may be in it.
@@ -197,51 +197,6 @@ impl<B: Bitboard> std::fmt::Debug for Position<B> {
 }
 
 impl<B: Bitboard> Position<B> {
-    /// The start position of a variant for the given options (handicaps, expansion pieces,
-    /// rule choices).
-    pub fn start(
-        tables: &'static Tables<B>,
-        options: &Options,
-    ) -> Result<Position<B>, PositionError> {
-        let mut setup = crate::sfen::parse_sfen_setup(tables, tables.spec.start_sfen)
-            .map_err(|e| PositionError::InvalidStart(e.to_string()))?;
-        for effect in options.effects() {
-            match effect {
-                Effect::RemoveAtStart(squares) => {
-                    for name in squares {
-                        if let Some(square) = tables.geometry.parse_square(name) {
-                            setup.board[square.index()] = None;
-                        }
-                    }
-                }
-                Effect::ReplaceAtStart(name, role) => {
-                    if let Some(square) = tables.geometry.parse_square(name) {
-                        if let Some(piece) = setup.board[square.index()] {
-                            setup.board[square.index()] = Some(Piece {
-                                color: piece.color,
-                                role,
-                            });
-                        }
-                    }
-                }
-                Effect::HandAtStart(role, count) => {
-                    for hand in &mut setup.hands {
-                        if let Some(slot) = hand.get_mut(role.index()) {
-                            *slot += count as u32;
-                        }
-                    }
-                }
-                Effect::FirstMover(color) => setup.side_to_move = color,
-                Effect::Tenjiku(_)
-                | Effect::DropMate(_)
-                | Effect::RepetitionCount(_)
-                | Effect::Drops(_)
-                | Effect::MaxPlies(_) => {}
-            }
-        }
-        Position::from_setup(tables, setup, options.rule_set())
-    }
-
     /// Checks a setup and turns it into a position.
     pub fn from_setup(
         tables: &'static Tables<B>,

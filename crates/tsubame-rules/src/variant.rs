@@ -150,7 +150,24 @@ pub enum Effect {
     /// After this many plies the game ends without a winner (0: no limit).
     MaxPlies(u32),
     /// A Tenjiku rule reading other than the default.
-    Tenjiku(crate::tenjiku::TenjikuRule),
+    Tenjiku(TenjikuRule),
+}
+
+/// A Tenjiku option value that departs from the default reading (the [`Effect`] it makes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TenjikuRule {
+    /// `lion-hawk=tsa`.
+    LionHawkTsa,
+    /// `free-eagle=japanese`.
+    FreeEagleJapanese,
+    /// `demon-conflict=adams`.
+    DemonConflictAdams,
+    /// `range-jump=always`.
+    RangeJumpAlways,
+    /// `promotion=entry`.
+    PromotionEntry,
+    /// `mate=play-on`: a mated player plays on until a royal is actually captured.
+    MateNotFinal,
 }
 
 /// One value of a rule option.

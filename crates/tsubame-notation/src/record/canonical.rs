@@ -372,7 +372,7 @@ pub(crate) fn read_with(text: &str, rules: Option<&Options>) -> Result<Record, R
     check_numbers(&movetext, sente_first)?;
     check_outcome(&record, &resolved.replay, result_line, reason_line)?;
     if record.start_sfen.is_some()
-        && record.start_sfen == Some(super::hodges_text::default_start(&record)?)
+        && record.start_sfen == Some(super::replay::default_start(&record)?)
     {
         record.start_sfen = None;
     }

@@ -1,14 +1,9 @@
 //! Numbered Hodges moves alone, as books print a game.
 
 use super::canonical::{check_numbers, parse_movetext};
-use super::replay::{Reader, resolve};
+use super::replay::{Reader, default_start, resolve};
 use super::{MoveNotation, Record, RecordError, RecordMove};
 use tsubame_rules::Options;
-
-/// The start position of the record's options, as SFEN.
-pub(crate) fn default_start(record: &Record) -> Result<String, RecordError> {
-    Ok(Record::new(record.options.clone()).replay()?.start_sfen)
-}
 
 /// Reads numbered moves (`1. Swx3c   Swx5e`, `1. ... Swx5e` when gote moves first) of a game
 /// played at `options` from its start position. `{comments}` and a closing result (`1-0`,

@@ -1,7 +1,7 @@
 //! KIF, the Japanese kifu format, for Tori shogi.
 
 use super::canonical::decided_by_moves;
-use super::hodges_text::default_start;
+use super::replay::default_start;
 use super::replay::{Reader, WrittenMove, resolve};
 use super::{GameResult, MoveNotation, Record, RecordError, RecordErrorKind, RecordMove};
 use tsubame_rules::{EndReason, Options, tori};

@@ -237,7 +237,7 @@ fn read_pgn_lines(
         let position = Position::from_fen(tori::tables(), &fen, record.options.rule_set())
             .map_err(|e| RecordError::at(line, 0, RecordErrorKind::BadPosition(e.to_string())))?;
         let sfen = position.to_sfen();
-        let default = super::hodges_text::default_start(&record)?;
+        let default = super::replay::default_start(&record)?;
         if sfen != default {
             record.start_sfen = Some(sfen);
         }

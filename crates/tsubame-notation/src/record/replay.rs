@@ -294,6 +294,11 @@ fn resolve_tenjiku(work: Resolve<'_>, start: TenjikuPosition) -> Result<Resolved
     })
 }
 
+/// The start position of the record's options, as SFEN.
+pub(crate) fn default_start(record: &Record) -> Result<String, RecordError> {
+    Ok(Record::new(record.options.clone()).replay()?.start_sfen)
+}
+
 pub(crate) fn replay(record: &Record) -> Result<Replay, RecordError> {
     let moves: Vec<WrittenMove> = record
         .moves

@@ -66,6 +66,7 @@ use crate::bitboard::{Bitboard, Bitboard256};
 use crate::color::Color;
 use crate::square::Square;
 use crate::tables::Tables;
+pub use crate::variant::TenjikuRule;
 use crate::variant::{
     DropMateRule, DropRule, Effect, NumberOption, OptionSpec, OptionValue, Options, PromotionRule,
     RepetitionRule, Role, RoleSpec, RuleSet, StalemateRule, VariantSpec,
@@ -547,23 +548,6 @@ impl TenjikuRules {
         }
         rules
     }
-}
-
-/// A Tenjiku option value that departs from the default reading (the [`Effect`] it makes).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum TenjikuRule {
-    /// `lion-hawk=tsa`.
-    LionHawkTsa,
-    /// `free-eagle=japanese`.
-    FreeEagleJapanese,
-    /// `demon-conflict=adams`.
-    DemonConflictAdams,
-    /// `range-jump=always`.
-    RangeJumpAlways,
-    /// `promotion=entry`.
-    PromotionEntry,
-    /// `mate=play-on`: a mated player plays on until a royal is actually captured.
-    MateNotFinal,
 }
 
 const fn named(name: &'static str, effects: &'static [Effect]) -> OptionValue {
