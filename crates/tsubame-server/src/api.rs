@@ -10,7 +10,7 @@ use crate::clock::TimeControl;
 use crate::connections::PeerAddr;
 use crate::error::ApiError;
 use crate::game::HostedGame;
-use crate::hub::{Credential, GameSlot, Hub, NewGame};
+use crate::hub::{Credential, GameRoom, Hub, NewGame};
 use crate::metrics::GaugeGuard;
 use axum::Router;
 use axum::body::Bytes;
@@ -234,7 +234,7 @@ carries_token!(
 /// cross-site request is refused), the body (malformed: 400), then the game (404).
 struct SeatRequest<T> {
     hub: Arc<Hub>,
-    slot: Arc<GameSlot>,
+    slot: Arc<GameRoom>,
     viewer: Viewer,
     token: Option<String>,
     body: T,
@@ -1003,13 +1003,13 @@ struct SocketCommand {
     id: Option<Value>,
 }
 
-async fn state_text(hub: &Hub, slot: &GameSlot) -> String {
+async fn state_text(hub: &Hub, slot: &GameRoom) -> String {
     let live = slot.game.lock().await;
     json!({"type": "state", "game": hub.view_of(&live, true)}).to_string()
 }
 
 /// The chat lines a socket's viewer sees, as one message.
-async fn chat_history_text(hub: &Hub, slot: &GameSlot, who: &Credential<'_>) -> Option<String> {
+async fn chat_history_text(hub: &Hub, slot: &GameRoom, who: &Credential<'_>) -> Option<String> {
     let (room, lines) = hub.chat_history(slot, who).await.ok()?;
     Some(json!({"type": "chat_history", "room": room, "lines": lines}).to_string())
 }
@@ -1018,7 +1018,7 @@ async fn chat_history_text(hub: &Hub, slot: &GameSlot, who: &Credential<'_>) -> 
 /// whose seat the socket acts for without an `auth`.
 async fn serve_socket(
     hub: Arc<Hub>,
-    slot: Arc<GameSlot>,
+    slot: Arc<GameRoom>,
     account: Option<Account>,
     socket: WebSocket,
 ) {
@@ -1180,7 +1180,7 @@ async fn serve_socket(
 /// `account` the logged-in viewer's.
 async fn socket_command(
     hub: &Arc<Hub>,
-    slot: &Arc<GameSlot>,
+    slot: &Arc<GameRoom>,
     token: &mut Option<String>,
     account: Option<&Account>,
     text: &str,

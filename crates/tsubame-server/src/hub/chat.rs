@@ -1,0 +1,146 @@
+//! A game's chat: who may speak in which room, how often, and the lines stored and passed on
+//! to every instance.
+
+use super::room::{Credential, GameRoom, side_name};
+use super::services::{GameServices, random_hex};
+use crate::chat::{ChatLine, HISTORY_LINES, Room, clean_line};
+use crate::error::ApiError;
+use governor::clock::{Clock as _, DefaultClock};
+use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+use serde::Serialize;
+use std::num::NonZeroU32;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Chat lines one sender may say in a burst, then one per [`CHAT_LINE_PERIOD`].
+const CHAT_BURST: NonZeroU32 = NonZeroU32::new(5).expect("five is not zero");
+
+/// How often a sender may say one more line once the burst is spent.
+const CHAT_LINE_PERIOD: Duration = Duration::from_secs(2);
+
+/// A chat line as announced to the other instances.
+#[derive(Debug, Serialize, serde::Deserialize)]
+pub(super) struct ChatNotice {
+    pub(super) game: String,
+    /// The instance that stored it (which has passed it on already).
+    pub(super) from: String,
+    pub(super) line: ChatLine,
+}
+
+/// The chat of every game, with each sender's rate.
+pub(super) struct GameChat {
+    /// Chat lines by sender (account, or guest seat).
+    senders: DefaultKeyedRateLimiter<String>,
+}
+
+impl GameChat {
+    /// Nobody has spoken yet.
+    pub(super) fn new() -> GameChat {
+        GameChat {
+            senders: RateLimiter::keyed(
+                Quota::with_period(CHAT_LINE_PERIOD)
+                    .unwrap_or_else(|| Quota::per_second(NonZeroU32::MIN))
+                    .allow_burst(CHAT_BURST),
+            ),
+        }
+    }
+
+    /// Says a line in a game's chat: a player in the players' room, anyone else (logged in)
+    /// in the spectators'. `account_name` is the logged-in speaker's name.
+    pub(super) async fn say(
+        &self,
+        svc: &GameServices,
+        room: &GameRoom,
+        who: &Credential<'_>,
+        account_name: Option<&str>,
+        text: &str,
+    ) -> Result<ChatLine, ApiError> {
+        let text = clean_line(text)?;
+        let (game_id, chat_room, author, sender) = {
+            let live = room.game.lock().await;
+            match live.seat_for(who) {
+                Some(side) => (
+                    live.id.clone(),
+                    Room::Players,
+                    live.names[side].clone(),
+                    live.accounts[side]
+                        .clone()
+                        .unwrap_or_else(|| format!("{}:{}", live.id, side_name(side))),
+                ),
+                None => match (who.account, account_name) {
+                    (Some(account), Some(name)) => (
+                        live.id.clone(),
+                        Room::Spectators,
+                        name.to_string(),
+                        account.to_string(),
+                    ),
+                    _ => {
+                        return Err(ApiError::forbidden(
+                            "only the players and logged-in spectators can chat",
+                        ));
+                    }
+                },
+            }
+        };
+        if self.senders.len() > 10_000 {
+            self.senders.retain_recent();
+        }
+        self.senders.check_key(&sender).map_err(|refused| {
+            ApiError::busy_for(
+                "too many chat lines",
+                refused.wait_time_from(DefaultClock::default().now()),
+            )
+        })?;
+        let line = ChatLine {
+            id: random_hex(8),
+            room: chat_room,
+            author,
+            text,
+            at: svc.now(),
+        };
+        let account = match chat_room {
+            Room::Players => who.account.filter(|a| *a == sender),
+            Room::Spectators => who.account,
+        };
+        let notice = serde_json::to_string(&ChatNotice {
+            game: game_id.clone(),
+            from: svc.instance.clone(),
+            line: line.clone(),
+        })
+        .unwrap_or_default();
+        let stored = svc
+            .store
+            .insert_chat(&game_id, &line, account, &notice)
+            .await
+            .map_err(|e| ApiError::storing("the chat line", e))?;
+        if !stored {
+            return Err(ApiError::conflict("this game's chat is full"));
+        }
+        let _ = room.chat.send(Arc::new(line.clone()));
+        Ok(line)
+    }
+
+    /// The room a credential sees in a game, and its newest lines.
+    pub(super) async fn history(
+        &self,
+        svc: &GameServices,
+        room: &GameRoom,
+        who: &Credential<'_>,
+    ) -> Result<(Room, Vec<ChatLine>), ApiError> {
+        let (game_id, chat_room) = {
+            let live = room.game.lock().await;
+            let chat_room = if live.seat_for(who).is_some() {
+                Room::Players
+            } else {
+                Room::Spectators
+            };
+            (live.id.clone(), chat_room)
+        };
+        let lines = svc
+            .store
+            .chat_lines(&game_id, chat_room, HISTORY_LINES)
+            .await
+            .map_err(|e| ApiError::internal(format!("database: {e}")))?;
+        Ok((chat_room, lines))
+    }
+}

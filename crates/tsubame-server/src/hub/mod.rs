@@ -1,0 +1,610 @@
+//! Live games: the server's authority over moves, clocks, results and who may do what.
+//!
+//! Every game in play lives in memory behind its own lock. A change is stored before it is
+//! applied in memory and announced, so what a player was told is always in the database; a
+//! restart rebuilds the same games from the stored rows.
+//!
+//! Several instances may share one PostgreSQL database. The database is then the authority:
+//! each change is stored only over the version of the game it was made from (so of two
+//! instances changing a game at once, one wins and the other reloads the game and checks the
+//! request again), each committed change is announced with `NOTIFY` and every instance keeps
+//! its games in memory as stored and tells its own watchers, and what falls due (a flag, an
+//! expiry, a computer's move whose instance stopped) is claimed by one instance with
+//! `FOR UPDATE SKIP LOCKED`. Clocks run from the turn start stored with each change.
+//!
+//! Each live game is a room (`room.rs`): its state, its lock, its flag time, its watchers and
+//! every transition of a game in play. The hub keeps the index of rooms (`rooms.rs`) and hands
+//! each request to its room; seating (`seats.rs`), the computer (`computer.rs`), what falls due
+//! (`due.rs`), the other instances (`sync.rs`), chat (`chat.rs`), the lobby (`lobby.rs`) and the
+//! creation limit (`limits.rs`) are modules of their own over the rooms and the shared
+//! services (`services.rs`), none of which knows the hub.
+
+mod chat;
+mod computer;
+mod due;
+mod limits;
+mod lobby;
+mod room;
+mod rooms;
+mod seats;
+mod services;
+mod sync;
+
+pub use room::{
+    Credential, GameResult, GameRoom, GameView, LiveGame, MoveRecord, Phase, Player, Side,
+};
+pub use seats::{NewGame, SeatGrant, Sitter};
+pub use services::Settings;
+
+use crate::accounts::Accounts;
+use crate::chat::{ChatLine, Room};
+use crate::engine_work::EngineWork;
+use crate::error::ApiError;
+use crate::metrics::Metrics;
+use crate::store::Store;
+use chat::GameChat;
+use computer::Computer;
+use limits::CreationLimit;
+use rooms::Rooms;
+use seats::Seats;
+use services::GameServices;
+use std::net::IpAddr;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex as StdMutex};
+
+/// All live games and what they use: the index of rooms, the computer, the chat, the limits
+/// and the accounts. Each request is handed to the game's room; the hub seats players and
+/// starts the rooms' workers.
+pub struct Hub {
+    services: Arc<GameServices>,
+    rooms: Arc<Rooms>,
+    computer: Computer,
+    seats: Seats,
+    chat: GameChat,
+    /// Game creations by address.
+    creations: CreationLimit,
+    accounts: Accounts,
+    /// Becomes `true` when the server stops: every game socket then closes with 1001.
+    shutdown: tokio::sync::watch::Sender<bool>,
+    /// On a shared database, the connection that listens for the other instances'
+    /// announcements, opened before the games are loaded so that nothing falls between.
+    listener: StdMutex<Option<sqlx::postgres::PgListener>>,
+    /// The listener's count of connections refused for their address's share.
+    refused_connections: std::sync::OnceLock<Arc<crate::connections::RefusalLog>>,
+}
+
+impl Hub {
+    /// Whether the database answers: what a readiness probe asks.
+    pub async fn database_ready(&self) -> anyhow::Result<()> {
+        self.services.store.ping().await?;
+        if let Some(reason) = self.services.store.writes_refused() {
+            anyhow::bail!(
+                "the database refuses writes ({reason}): moves and games cannot be saved"
+            );
+        }
+        Ok(())
+    }
+
+    /// A hub over this database, with every unfinished game resumed.
+    ///
+    /// Time the server was down is not charged to anyone: each resumed turn starts afresh with
+    /// the clocks as stored after the last move.
+    pub async fn open(store: Store, settings: Settings) -> anyhow::Result<Arc<Hub>> {
+        let creations = CreationLimit::new(settings.games_per_minute);
+        let engine = EngineWork::new(settings.engine);
+        let accounts = Accounts::new(store.clone(), settings.accounts);
+        let services = Arc::new(GameServices::new(store, settings)?);
+        let rooms = Arc::new(Rooms::new(services.clone()));
+        let computer = Computer::new(services.clone(), engine);
+        let hub = Arc::new(Hub {
+            seats: Seats::new(rooms.clone(), computer.clone()),
+            computer,
+            chat: GameChat::new(),
+            creations,
+            accounts,
+            rooms,
+            shutdown: tokio::sync::watch::Sender::new(false),
+            listener: StdMutex::new(None),
+            refused_connections: std::sync::OnceLock::new(),
+            services,
+        });
+        let svc = &*hub.services;
+        let listener = svc.store.listener().await?;
+        if let Ok(mut opened) = hub.listener.lock() {
+            *opened = listener;
+        }
+        let mut moves_by_game = svc.store.unfinished_games_moves().await?;
+        for row in svc.store.unfinished_games().await? {
+            let moves = moves_by_game.remove(&row.id).unwrap_or_default();
+            match hub.rooms.rebuild(&row, &moves) {
+                Ok(live) => {
+                    let room = hub.rooms.insert(live);
+                    let mut live = room.game.lock().await;
+                    // The last move ended the game, but its result was not stored then.
+                    if live.phase == Phase::Playing && live.game.outcome().is_some() {
+                        room.finish_by_rules(svc, &mut live).await;
+                    }
+                    if svc.store.shared() && !live.engine_waiting {
+                        // On a shared database, a computer's search that another instance has
+                        // started is left to it (and taken up here only once overdue).
+                        room.reschedule(&live, &svc.settings);
+                    } else {
+                        hub.computer.schedule(&room, &mut live);
+                    }
+                }
+                Err(e) => tracing::error!(game = %row.id, "cannot resume the game: {e}"),
+            }
+        }
+        Ok(hub)
+    }
+
+    /// On a shared database, follows the changes and chat lines the other instances announce,
+    /// for as long as the server runs (see `sync.rs`).
+    pub async fn follow_other_instances(self: Arc<Self>) {
+        let opened = self
+            .listener
+            .lock()
+            .ok()
+            .and_then(|mut opened| opened.take());
+        sync::follow_other_instances(self.rooms.clone(), opened).await;
+    }
+
+    /// Counts a game creation from `client`, or refuses it (429) past the address's rate.
+    pub fn admit_creation(&self, client: IpAddr) -> Result<(), ApiError> {
+        self.creations.admit(client)
+    }
+
+    /// What the operator set.
+    pub fn settings(&self) -> &Settings {
+        &self.services.settings
+    }
+
+    /// Accounts and their sessions.
+    pub fn accounts(&self) -> &Accounts {
+        &self.accounts
+    }
+
+    /// The scheduler of engine searches.
+    pub fn engine(&self) -> &Arc<EngineWork> {
+        self.computer.engine()
+    }
+
+    /// The server's metrics.
+    pub fn metrics(&self) -> &Metrics {
+        &self.services.metrics
+    }
+
+    /// Where the listener counts the connections it refuses, for the metrics.
+    pub fn count_refused_connections(&self, log: Arc<crate::connections::RefusalLog>) {
+        let _ = self.refused_connections.set(log);
+    }
+
+    /// The metrics in Prometheus' text format, with the live games counted now.
+    pub async fn metrics_text(&self) -> String {
+        if let Some(log) = self.refused_connections.get() {
+            let refused = log.refused.load(Ordering::Relaxed);
+            let counted = self.services.metrics.connections_refused.get();
+            self.services
+                .metrics
+                .connections_refused
+                .inc_by(refused.saturating_sub(counted));
+        }
+        let failures = self.services.store.write_failures();
+        let counted = self.services.metrics.database_write_failures.get();
+        self.services
+            .metrics
+            .database_write_failures
+            .inc_by(failures.saturating_sub(counted));
+        self.services
+            .metrics
+            .database_writable
+            .set(i64::from(self.services.store.writes_refused().is_none()));
+        let (mut waiting, mut playing, mut finished) = (0, 0, 0);
+        for room in self.rooms.all() {
+            match room.game.lock().await.phase {
+                Phase::Waiting => waiting += 1,
+                Phase::Playing => playing += 1,
+                Phase::Finished => finished += 1,
+            }
+        }
+        self.services
+            .metrics
+            .games
+            .with_label_values(&["waiting"])
+            .set(waiting);
+        self.services
+            .metrics
+            .games
+            .with_label_values(&["playing"])
+            .set(playing);
+        self.services
+            .metrics
+            .games
+            .with_label_values(&["finished"])
+            .set(finished);
+        self.services.metrics.render()
+    }
+
+    /// Tells every game socket that the server is stopping.
+    pub fn begin_shutdown(&self) {
+        self.shutdown.send_replace(true);
+    }
+
+    /// What a game socket watches to learn that the server is stopping.
+    pub fn shutdown_signal(&self) -> tokio::sync::watch::Receiver<bool> {
+        self.shutdown.subscribe()
+    }
+
+    /// The client's view of a game now; `with_moves` includes the move list.
+    pub fn view_of(&self, live: &LiveGame, with_moves: bool) -> GameView {
+        live.view(self.now(), &self.services.settings, with_moves)
+    }
+
+    /// The database.
+    pub fn store(&self) -> &Store {
+        &self.services.store
+    }
+
+    /// Server time: unix milliseconds that never go backwards.
+    pub fn now(&self) -> u64 {
+        self.services.now()
+    }
+
+    /// A game in memory.
+    pub fn slot(&self, id: &str) -> Option<Arc<GameRoom>> {
+        self.rooms.get(id)
+    }
+
+    /// Drops from memory the finished games that nothing holds and nobody looked up for
+    /// `idle_ms`; returns how many left.
+    pub fn evict_finished(&self, idle_ms: u64) -> usize {
+        self.rooms.evict_finished(idle_ms)
+    }
+
+    /// A game, live or loaded from the database (finished games are loaded on demand and kept).
+    pub async fn find(&self, id: &str) -> Result<Arc<GameRoom>, ApiError> {
+        self.rooms.find(id).await
+    }
+
+    /// Creates a game and returns the creator's seat.
+    pub async fn create(&self, new: NewGame) -> Result<SeatGrant, ApiError> {
+        self.seats.create(new).await
+    }
+
+    /// Takes the open seat of a game with its invite (or of a public game without one).
+    /// `who` is what the joiner presents: someone who already holds the other seat cannot
+    /// play against themselves.
+    pub async fn join(
+        &self,
+        room: &Arc<GameRoom>,
+        invite: Option<&str>,
+        joiner: Sitter,
+        who: &Credential<'_>,
+    ) -> Result<SeatGrant, ApiError> {
+        self.seats.join(room, invite, joiner, who).await
+    }
+
+    /// Plays a move for the seat holding `token`; answers once the move is stored.
+    pub async fn play(
+        &self,
+        room: &Arc<GameRoom>,
+        who: &Credential<'_>,
+        text: &str,
+    ) -> Result<GameView, ApiError> {
+        let svc = &*self.services;
+        let view = room
+            .retry_stale(svc, || async {
+                let mut live = room.game.lock().await;
+                let side = GameRoom::seat(&live, who)?;
+                room.play_locked(svc, &mut live, side, text).await
+            })
+            .await?;
+        self.computer.after_change(room).await;
+        Ok(view)
+    }
+
+    /// Resigns for the seat the credential holds.
+    pub async fn resign(
+        &self,
+        room: &Arc<GameRoom>,
+        who: &Credential<'_>,
+    ) -> Result<GameView, ApiError> {
+        room.resign(&self.services, who).await
+    }
+
+    /// Aborts a game before both players have moved (or while a seat is open).
+    pub async fn abort(
+        &self,
+        room: &Arc<GameRoom>,
+        who: &Credential<'_>,
+    ) -> Result<GameView, ApiError> {
+        room.abort(&self.services, who).await
+    }
+
+    /// Offers, accepts or declines a draw. Offering when the opponent already offers accepts.
+    pub async fn draw(
+        &self,
+        room: &Arc<GameRoom>,
+        who: &Credential<'_>,
+        action: &str,
+    ) -> Result<GameView, ApiError> {
+        room.draw(&self.services, who, action).await
+    }
+
+    /// Ends games whose flag has fallen, aborts those nobody started, takes up overdue
+    /// computer moves and lets finished games leave memory, forever (see `due.rs`).
+    pub async fn run_flag_sweeper(self: Arc<Self>) {
+        due::Sweeper::new(self.rooms.clone(), self.computer.clone())
+            .run()
+            .await;
+    }
+
+    /// The seat a credential holds in a game, if any (for the WebSocket greeting).
+    pub async fn seat_name(&self, room: &GameRoom, who: &Credential<'_>) -> Option<&'static str> {
+        room.game.lock().await.viewer_seat(who)
+    }
+
+    /// Says a line in a game's chat: a player in the players' room, anyone else (logged in)
+    /// in the spectators'. `account_name` is the logged-in speaker's name.
+    pub async fn say(
+        &self,
+        room: &GameRoom,
+        who: &Credential<'_>,
+        account_name: Option<&str>,
+        text: &str,
+    ) -> Result<ChatLine, ApiError> {
+        self.chat
+            .say(&self.services, room, who, account_name, text)
+            .await
+    }
+
+    /// The room a credential sees in a game, and its newest lines.
+    pub async fn chat_history(
+        &self,
+        room: &GameRoom,
+        who: &Credential<'_>,
+    ) -> Result<(Room, Vec<ChatLine>), ApiError> {
+        self.chat.history(&self.services, room, who).await
+    }
+
+    /// Offers, accepts or declines a rematch after a game between people (see
+    /// `seats.rs`).
+    pub async fn rematch(
+        &self,
+        room: &Arc<GameRoom>,
+        who: &Credential<'_>,
+        action: &str,
+    ) -> Result<GameView, ApiError> {
+        self.seats.rematch(room, who, action).await
+    }
+
+    /// Public games with an open seat.
+    pub async fn lobby(&self) -> Vec<GameView> {
+        lobby::open_seeks(&self.rooms).await
+    }
+
+    /// Games in play (live) and the newest finished ones.
+    pub async fn list(
+        &self,
+        status: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<GameView>, ApiError> {
+        lobby::listed_games(&self.rooms, status, limit).await
+    }
+
+    /// An account's games, newest first, optionally of one status.
+    pub async fn account_games(
+        &self,
+        account_id: &str,
+        status: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<GameView>, ApiError> {
+        lobby::account_games(&self.rooms, account_id, status, limit).await
+    }
+
+    /// How many games in play wait for a move of this account's.
+    pub async fn your_turn_count(&self, account_id: &str) -> usize {
+        lobby::your_turn_count(&self.rooms, account_id).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::TimeControl;
+    use crate::store::{Change, GameState, RatedEnd};
+    use rand::Rng;
+    use tsubame_rules::Variant;
+
+    /// A hub over a fresh SQLite file (removed when the test ends).
+    struct TestHub {
+        hub: Arc<Hub>,
+        path: std::path::PathBuf,
+    }
+
+    impl Drop for TestHub {
+        fn drop(&mut self) {
+            for suffix in ["", "-wal", "-shm"] {
+                let _ = std::fs::remove_file(format!("{}{suffix}", self.path.display()));
+            }
+        }
+    }
+
+    async fn test_hub(name: &str) -> TestHub {
+        let path = std::env::temp_dir().join(format!(
+            "tsubame-hub-{name}-{}-{}.db",
+            std::process::id(),
+            rand::thread_rng().r#gen::<u32>()
+        ));
+        let store = Store::open(&format!("sqlite://{}", path.display()))
+            .await
+            .expect("the test database opens");
+        let hub = Hub::open(store, Settings::default())
+            .await
+            .expect("the hub opens");
+        TestHub { hub, path }
+    }
+
+    async fn new_game(hub: &Arc<Hub>) -> SeatGrant {
+        hub.create(NewGame {
+            variant: Variant::Tori,
+            options: String::new(),
+            start_sfen: None,
+            control: TimeControl::Unlimited,
+            against_engine: false,
+            engine_level: 1,
+            creator_side: 0,
+            creator: Sitter {
+                account: None,
+                name: "Guest-sente".into(),
+            },
+            rated: false,
+            rating_range: None,
+            public: true,
+        })
+        .await
+        .expect("the game is created")
+    }
+
+    #[tokio::test]
+    async fn a_rated_game_is_rated_once() {
+        use crate::store::AccountRow;
+        let test = test_hub("rated-once").await;
+        let hub = &test.hub;
+        for id in ["a1", "b2"] {
+            let row = AccountRow {
+                id: id.into(),
+                name: format!("player-{id}"),
+                password_hash: "$argon2id$unused".into(),
+                created_at: 0,
+            };
+            assert!(hub.store().insert_account(&row).await.expect("stored"));
+        }
+        let sitter = |id: &str| Sitter {
+            account: Some(id.into()),
+            name: format!("player-{id}"),
+        };
+        let grant = hub
+            .create(NewGame {
+                variant: Variant::Tori,
+                options: String::new(),
+                start_sfen: None,
+                control: TimeControl::Correspondence { days_per_move: 3 },
+                against_engine: false,
+                engine_level: 1,
+                creator_side: 0,
+                creator: sitter("a1"),
+                rated: true,
+                rating_range: None,
+                public: true,
+            })
+            .await
+            .expect("a rated correspondence seek");
+        let slot = hub.find(&grant.game_id).await.expect("the game exists");
+        hub.join(&slot, None, sitter("b2"), &Credential::default())
+            .await
+            .expect("the second account joins");
+        let rated = RatedEnd {
+            accounts: ["a1", "b2"],
+            game: "tori",
+            speed: "correspondence",
+        };
+        let version = slot.game.lock().await.version;
+        let end_from = |from_version: i64| Change {
+            id: grant.game_id.clone(),
+            from_version,
+            state: GameState {
+                version: from_version + 1,
+                ..GameState::default()
+            },
+            notice: String::new(),
+        };
+        let first = hub
+            .store()
+            .finish_rated_game(&end_from(version), Some(1), "resignation", 1, rated)
+            .await
+            .expect("stored");
+        assert_eq!(first, Some([-162, 162]));
+        let second = hub
+            .store()
+            .finish_rated_game(&end_from(version), Some(0), "resignation", 2, rated)
+            .await
+            .expect("answered");
+        assert_eq!(
+            second, None,
+            "a change from a replaced version is not stored"
+        );
+        let third = hub
+            .store()
+            .finish_rated_game(&end_from(version + 1), Some(0), "resignation", 2, rated)
+            .await
+            .expect("answered");
+        assert_eq!(third, None, "a finished game is not rated again");
+        let ratings = hub.store().ratings_of("b2").await.expect("read");
+        assert_eq!(ratings.len(), 1);
+        assert_eq!(ratings[0].games, 1);
+        assert_eq!(ratings[0].rating.rating.round(), 1662.0);
+        assert_eq!(
+            hub.store()
+                .rating_history("a1", 10)
+                .await
+                .expect("read")
+                .len(),
+            1
+        );
+    }
+
+    #[tokio::test]
+    async fn finished_games_nobody_holds_leave_memory_and_come_back_whole() {
+        let test = test_hub("evict").await;
+        let hub = &test.hub;
+        let finished = new_game(hub).await;
+        let playing = new_game(hub).await;
+        for grant in [&finished, &playing] {
+            let slot = hub.find(&grant.game_id).await.expect("created games exist");
+            let joiner = Sitter {
+                account: None,
+                name: "Guest-gote".into(),
+            };
+            hub.join(
+                &slot,
+                grant.invite.as_deref(),
+                joiner,
+                &Credential::default(),
+            )
+            .await
+            .expect("the open seat is taken");
+        }
+        let slot = hub.find(&finished.game_id).await.expect("the game exists");
+        let sente = Credential {
+            token: Some(&finished.token),
+            account: None,
+        };
+        hub.play(&slot, &sente, "4e4d")
+            .await
+            .expect("sente's first move is legal");
+        let ended = hub
+            .resign(&slot, &sente)
+            .await
+            .expect("a game in play can be resigned");
+
+        // Held by a socket (here: `slot`), or looked at within the idle time: kept.
+        assert_eq!(hub.evict_finished(0), 0);
+        drop(slot);
+        assert_eq!(hub.evict_finished(60_000), 0);
+        // Nobody holds it and its idle time is over: it leaves; the game in play stays.
+        assert_eq!(hub.evict_finished(0), 1);
+        assert!(hub.slot(&finished.game_id).is_none());
+        assert!(hub.slot(&playing.game_id).is_some());
+
+        let reloaded = hub
+            .find(&finished.game_id)
+            .await
+            .expect("stored games load");
+        let live = reloaded.game.lock().await;
+        let view = hub.view_of(&live, true);
+        assert_eq!(view.status, ended.status);
+        assert_eq!(view.result, ended.result);
+        assert_eq!(live.moves().len(), 1);
+    }
+}

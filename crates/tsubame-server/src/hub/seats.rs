@@ -1,0 +1,450 @@
+//! Seating players: games created (a seek, an invite, a game against the computer), open
+//! seats taken, and rematches agreed, each stored before anyone is told.
+
+use super::computer::{Computer, engine_name};
+use super::room::{
+    Credential, GameRoom, GameView, LiveGame, Notice, Phase, Player, Side, constant_time_eq,
+    side_name,
+};
+use super::rooms::Rooms;
+use super::services::{GameServices, random_hex};
+use crate::clock::TimeControl;
+use crate::error::ApiError;
+use crate::game::HostedGame;
+use crate::ratings::{SeatRating, Speed, rating_game};
+use crate::store::{StartedSeats, token_hash};
+use serde::Serialize;
+use std::sync::Arc;
+use tsubame_rules::Variant;
+
+/// What a seat gets when it creates or joins a game.
+#[derive(Clone, Debug, Serialize)]
+pub struct SeatGrant {
+    /// The game's id.
+    pub game_id: String,
+    /// `sente` or `gote`.
+    pub seat: &'static str,
+    /// The seat's secret: needed to move, resign, offer a draw or abort.
+    pub token: String,
+    /// The secret for the other player to join, while their seat is open.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub invite: Option<String>,
+}
+
+/// What creating a game needs.
+#[derive(Clone, Debug)]
+pub struct NewGame {
+    /// Variant.
+    pub variant: Variant,
+    /// Rule options, `name=value,...`.
+    pub options: String,
+    /// A start position other than the variant's.
+    pub start_sfen: Option<String>,
+    /// Clock.
+    pub control: TimeControl,
+    /// Play the engine instead of a person.
+    pub against_engine: bool,
+    /// Engine strength 1 to 5.
+    pub engine_level: u8,
+    /// The creator's seat: 0 for sente, 1 for gote.
+    pub creator_side: Side,
+    /// Who creates it.
+    pub creator: Sitter,
+    /// Whether the result changes the players' ratings (only between two accounts).
+    pub rated: bool,
+    /// Who may join a seek: the least and most rating.
+    pub rating_range: Option<(i64, i64)>,
+    /// Listed in the lobby.
+    pub public: bool,
+}
+
+/// Who takes a seat: an account, or a guest with a generated name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Sitter {
+    /// The account's id; none for a guest.
+    pub account: Option<String>,
+    /// The name shown.
+    pub name: String,
+}
+
+/// Seats players in the rooms: creation, joining, rematch.
+pub(super) struct Seats {
+    services: Arc<GameServices>,
+    rooms: Arc<Rooms>,
+    computer: Computer,
+}
+
+impl Seats {
+    /// Seating in these rooms, with this computer for games against it.
+    pub(super) fn new(rooms: Arc<Rooms>, computer: Computer) -> Seats {
+        Seats {
+            services: rooms.services().clone(),
+            rooms,
+            computer,
+        }
+    }
+
+    /// An account's rating for a game's category, as its seat shows it; none for a guest or
+    /// a game without a clock. A player with no rated game yet has the starting rating.
+    async fn seat_rating(
+        &self,
+        account: Option<&str>,
+        game: &HostedGame,
+        control: &TimeControl,
+    ) -> Result<Option<SeatRating>, ApiError> {
+        let (Some(account), Some(speed)) = (account, Speed::of(control)) else {
+            return Ok(None);
+        };
+        let rating = self
+            .services
+            .store
+            .rating(
+                account,
+                rating_game(game.variant(), &game.options_text()),
+                speed.name(),
+            )
+            .await
+            .map_err(|e| ApiError::internal(format!("database: {e}")))?
+            .unwrap_or_default();
+        Ok(Some(SeatRating::of(&rating)))
+    }
+
+    /// Creates a game and returns the creator's seat.
+    pub(super) async fn create(&self, new: NewGame) -> Result<SeatGrant, ApiError> {
+        new.control
+            .validate()
+            .map_err(|e| ApiError::bad_request(e.to_string()))?;
+        let game = HostedGame::new(new.variant, &new.options, new.start_sfen.as_deref())
+            .map_err(ApiError::from_rules)?;
+        if game.outcome().is_some() {
+            return Err(ApiError::bad_request(
+                "the start position is already decided",
+            ));
+        }
+        if new.rated && (new.against_engine || new.creator.account.is_none()) {
+            return Err(ApiError::bad_request(
+                "only games between two logged-in players can be rated",
+            ));
+        }
+        if new.rated && Speed::of(&new.control).is_none() {
+            return Err(ApiError::bad_request("a rated game needs a clock"));
+        }
+        if let Some((min, max)) = new.rating_range
+            && (min > max || new.against_engine)
+        {
+            return Err(ApiError::bad_request(
+                "a rating range is from a lower to a higher rating, for a seek",
+            ));
+        }
+        let creator = new.creator_side.min(1);
+        let engine_level = new.engine_level.clamp(1, 5);
+        let mut accounts = [None, None];
+        accounts[creator] = new.creator.account.clone();
+        let mut names = [String::new(), String::new()];
+        names[creator] = new.creator.name.clone();
+        let mut ratings = [None, None];
+        ratings[creator] = self
+            .seat_rating(new.creator.account.as_deref(), &game, &new.control)
+            .await?;
+        if new.against_engine {
+            names[1 - creator] = engine_name(engine_level);
+        }
+        let mut players = [Player::Open, Player::Open];
+        players[creator] = Player::Human;
+        players[1 - creator] = if new.against_engine {
+            Player::Engine
+        } else {
+            Player::Open
+        };
+        // Only the creator's seat gets a token now; an open seat's is made when it is taken.
+        let creator_token = random_hex(16);
+        let mut token_hashes = [String::new(), String::new()];
+        token_hashes[creator] = token_hash(&creator_token);
+        let now = self.services.now();
+        let phase = if new.against_engine {
+            Phase::Playing
+        } else {
+            Phase::Waiting
+        };
+        let live = LiveGame {
+            phase,
+            players,
+            token_hashes,
+            accounts,
+            names,
+            rated: new.rated,
+            ratings,
+            rating_range: new.rating_range,
+            engine_level,
+            public: new.public && !new.against_engine,
+            ..LiveGame::made(game, new.control, now)
+        };
+        let grant = SeatGrant {
+            game_id: live.id.clone(),
+            seat: side_name(creator),
+            token: creator_token,
+            invite: (!new.against_engine).then(|| live.invite.clone()),
+        };
+        self.store_new(live).await?;
+        Ok(grant)
+    }
+
+    /// Stores a game just made, then hosts it: its clock and, on its turn, the computer.
+    async fn store_new(&self, mut live: LiveGame) -> Result<(), ApiError> {
+        // The computer's search, when it moves first, has not started.
+        live.engine_waiting =
+            live.phase == Phase::Playing && live.players[live.side_to_move()] == Player::Engine;
+        let row = live.new_row(&self.services.settings)?;
+        let notice = serde_json::to_string(&Notice::of(&live.id, live.version)).unwrap_or_default();
+        self.services
+            .store
+            .insert_game(&row, &notice)
+            .await
+            .map_err(|e| ApiError::storing("the new game", e))?;
+        let room = self.rooms.insert(live);
+        self.computer.after_change(&room).await;
+        Ok(())
+    }
+
+    /// Takes the open seat of a game with its invite (or of a public game without one).
+    /// `who` is what the joiner presents: someone who already holds the other seat cannot
+    /// play against themselves.
+    pub(super) async fn join(
+        &self,
+        room: &Arc<GameRoom>,
+        invite: Option<&str>,
+        joiner: Sitter,
+        who: &Credential<'_>,
+    ) -> Result<SeatGrant, ApiError> {
+        room.retry_stale(&self.services, || {
+            self.join_once(room, invite, joiner.clone(), who)
+        })
+        .await
+    }
+
+    /// One try of the above.
+    async fn join_once(
+        &self,
+        room: &Arc<GameRoom>,
+        invite: Option<&str>,
+        joiner: Sitter,
+        who: &Credential<'_>,
+    ) -> Result<SeatGrant, ApiError> {
+        let mut live = room.game.lock().await;
+        if live.phase != Phase::Waiting {
+            return Err(ApiError::conflict("this game has no open seat"));
+        }
+        if live.seat_for(who).is_some() {
+            return Err(ApiError::conflict(
+                "this is your own game: you cannot join it (cancel it instead)",
+            ));
+        }
+        if live.rated && joiner.account.is_none() {
+            return Err(ApiError::forbidden("log in to play a rated game"));
+        }
+        let joiner_rating = self
+            .seat_rating(joiner.account.as_deref(), &live.game, &live.control)
+            .await?;
+        if let Some((min, max)) = live.rating_range {
+            match joiner_rating {
+                Some(seat) if (min..=max).contains(&seat.rating) => {}
+                Some(seat) => {
+                    return Err(ApiError::forbidden(format!(
+                        "this seek is for ratings {min} to {max}; yours is {}",
+                        seat.rating
+                    )));
+                }
+                None => {
+                    return Err(ApiError::forbidden(format!(
+                        "this seek is for ratings {min} to {max}: log in to join it"
+                    )));
+                }
+            }
+        }
+        let invited =
+            invite.is_some_and(|i| constant_time_eq(i.as_bytes(), live.invite.as_bytes()));
+        if !invited && !live.public {
+            return Err(ApiError::forbidden(
+                "this game is private: the invite code is missing or wrong",
+            ));
+        }
+        let Some(open) = live.players.iter().position(|&p| p == Player::Open) else {
+            return Err(ApiError::conflict("this game has no open seat"));
+        };
+        let mut players = live.players;
+        players[open] = Player::Human;
+        let joiner_token = random_hex(16);
+        let mut token_hashes = live.token_hashes.clone();
+        token_hashes[open] = token_hash(&joiner_token);
+        let mut accounts = live.accounts.clone();
+        accounts[open] = joiner.account;
+        let mut names = live.names.clone();
+        names[open] = joiner.name;
+        let mut ratings = live.ratings;
+        ratings[open] = joiner_rating;
+        let now = self.services.now();
+        let before = live.clone();
+        live.players = players;
+        live.token_hashes = token_hashes;
+        live.accounts = accounts;
+        live.names = names;
+        live.ratings = ratings;
+        live.phase = Phase::Playing;
+        live.turn_started = now;
+        live.version += 1;
+        let change = live.state_change(&self.services.settings, before.version);
+        let stored = {
+            let seats = StartedSeats {
+                players: [live.players[0].name(), live.players[1].name()],
+                token_hashes: [&live.token_hashes[0], &live.token_hashes[1]],
+                accounts: [live.accounts[0].as_deref(), live.accounts[1].as_deref()],
+                names: [&live.names[0], &live.names[1]],
+                ratings: live.ratings,
+            };
+            self.services
+                .store
+                .start_game(&change, &seats, now as i64)
+                .await
+        };
+        match stored {
+            Ok(true) => {}
+            Ok(false) => {
+                *live = before;
+                return Err(room.stale(&self.services, &mut live).await);
+            }
+            Err(e) => {
+                *live = before;
+                return Err(ApiError::storing("the join", e));
+            }
+        }
+        let grant = SeatGrant {
+            game_id: live.id.clone(),
+            seat: side_name(open),
+            token: joiner_token,
+            invite: None,
+        };
+        room.announce(&self.services, &live, "state", None);
+        drop(live);
+        self.computer.after_change(room).await;
+        Ok(grant)
+    }
+
+    /// Offers, accepts or declines a rematch after a game between people. When both want one,
+    /// a new game starts with the same rules, clock and rating, colours swapped; each player's
+    /// seat token (and login) of this game holds their seat in the new one.
+    pub(super) async fn rematch(
+        &self,
+        room: &Arc<GameRoom>,
+        who: &Credential<'_>,
+        action: &str,
+    ) -> Result<GameView, ApiError> {
+        room.retry_stale(&self.services, || self.rematch_once(room, who, action))
+            .await
+    }
+
+    /// One try of the above.
+    async fn rematch_once(
+        &self,
+        room: &Arc<GameRoom>,
+        who: &Credential<'_>,
+        action: &str,
+    ) -> Result<GameView, ApiError> {
+        let mut live = room.game.lock().await;
+        let side = GameRoom::seat(&live, who)?;
+        if live.phase != Phase::Finished {
+            return Err(ApiError::conflict(
+                "a rematch is offered once the game is over",
+            ));
+        }
+        if live.players.contains(&Player::Engine) {
+            return Err(ApiError::conflict(
+                "against the computer, start a new game instead",
+            ));
+        }
+        if live.rematch_id.is_some() {
+            return Ok(live.view(self.services.now(), &self.services.settings, false));
+        }
+        let opponent_offers = live.rematch_offer == Some(1 - side);
+        match action {
+            "offer" | "accept" if opponent_offers => {
+                let rematch = self.start_rematch(&live).await?;
+                let before = live.clone();
+                live.rematch_id = Some(rematch.clone());
+                live.rematch_offer = None;
+                live.version += 1;
+                let change = live.state_change(&self.services.settings, before.version);
+                match self.services.store.set_rematch(&change, &rematch).await {
+                    Ok(true) => {}
+                    Ok(false) => {
+                        // The new game stays unplayed and is aborted after its first-move
+                        // time: the other instance's change (the other player's own accept,
+                        // say) decides which rematch the players see.
+                        *live = before;
+                        return Err(room.stale(&self.services, &mut live).await);
+                    }
+                    Err(e) => {
+                        *live = before;
+                        return Err(ApiError::storing("the rematch", e));
+                    }
+                }
+            }
+            "offer" => {
+                let before = live.clone();
+                live.rematch_offer = Some(side);
+                live.version += 1;
+                room.store_state(&self.services, &mut live, before).await?;
+            }
+            "accept" => return Err(ApiError::conflict("there is no rematch offer to accept")),
+            "decline" => {
+                if !opponent_offers {
+                    return Err(ApiError::conflict("there is no rematch offer to decline"));
+                }
+                let before = live.clone();
+                live.rematch_offer = None;
+                live.version += 1;
+                room.store_state(&self.services, &mut live, before).await?;
+            }
+            other => {
+                return Err(ApiError::bad_request(format!(
+                    "rematch action {other:?} is not one of offer, accept, decline"
+                )));
+            }
+        }
+        room.announce(&self.services, &live, "state", None);
+        Ok(live.view(self.services.now(), &self.services.settings, false))
+    }
+
+    /// Stores and starts the rematch of a finished game; its id.
+    async fn start_rematch(&self, old: &LiveGame) -> Result<String, ApiError> {
+        let game = HostedGame::new(
+            old.game.variant(),
+            &old.game.options_text(),
+            Some(&old.game.start_sfen()),
+        )
+        .map_err(ApiError::from_rules)?;
+        let swap = |pair: &[Option<String>; 2]| [pair[1].clone(), pair[0].clone()];
+        let accounts = swap(&old.accounts);
+        let mut ratings = [None, None];
+        for (side, account) in accounts.iter().enumerate() {
+            ratings[side] = self
+                .seat_rating(account.as_deref(), &game, &old.control)
+                .await?;
+        }
+        let now = self.services.now();
+        let live = LiveGame {
+            phase: Phase::Playing,
+            players: [Player::Human, Player::Human],
+            token_hashes: [old.token_hashes[1].clone(), old.token_hashes[0].clone()],
+            accounts,
+            names: [old.names[1].clone(), old.names[0].clone()],
+            rated: old.rated,
+            ratings,
+            engine_level: old.engine_level,
+            public: old.public,
+            ..LiveGame::made(game, old.control, now)
+        };
+        let id = live.id.clone();
+        self.store_new(live).await?;
+        Ok(id)
+    }
+}

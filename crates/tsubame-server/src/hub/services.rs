@@ -1,0 +1,86 @@
+//! What every room, and each of the hub's workers, uses: the database, the operator's
+//! settings, the metrics and the server's clock.
+
+use crate::accounts::AccountLimits;
+use crate::connections::ConnectionLimits;
+use crate::engine_work::EngineLimits;
+use crate::metrics::Metrics;
+use crate::store::Store;
+use rand::Rng;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+/// What a server operator may set for the games it hosts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Settings {
+    /// Between people, how long each side has for its first move (which runs no clock) before
+    /// the game is aborted: a player who never moves cannot hold the other one forever.
+    pub first_move_ms: u64,
+    /// How long a seek waits for a second player, and a game against the computer for its
+    /// player's first move, before it is aborted.
+    pub seek_expiry_ms: u64,
+    /// Slots and queues of the engine's searches.
+    pub engine: EngineLimits,
+    /// Connections per address and the idle time (game sockets are pinged well within it).
+    pub connections: ConnectionLimits,
+    /// Games one address may create a minute (in a burst, then one every 60/n seconds).
+    pub games_per_minute: u32,
+    /// Limits on sign-ups and logins, and how long a login lasts.
+    pub accounts: AccountLimits,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            first_move_ms: 30_000,
+            seek_expiry_ms: 3_600_000,
+            engine: EngineLimits::default(),
+            connections: ConnectionLimits::default(),
+            games_per_minute: 30,
+            accounts: AccountLimits::default(),
+        }
+    }
+}
+
+/// The database, the settings, the metrics and the clock, shared by the rooms and workers.
+pub struct GameServices {
+    /// The database.
+    pub store: Store,
+    /// What the operator set.
+    pub settings: Settings,
+    /// The server's metrics.
+    pub metrics: Metrics,
+    /// This instance's name in its announcements, so that it skips its own.
+    pub instance: String,
+    epoch: Instant,
+    epoch_unix_ms: u64,
+}
+
+impl GameServices {
+    /// Services over this database and settings, with the clock starting now.
+    pub fn new(store: Store, settings: Settings) -> anyhow::Result<GameServices> {
+        let epoch_unix_ms = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
+        Ok(GameServices {
+            store,
+            settings,
+            metrics: Metrics::new()?,
+            instance: random_hex(8),
+            epoch: Instant::now(),
+            epoch_unix_ms,
+        })
+    }
+
+    /// Server time: unix milliseconds that never go backwards.
+    pub fn now(&self) -> u64 {
+        self.epoch_unix_ms + self.epoch.elapsed().as_millis() as u64
+    }
+}
+
+/// `bytes` random bytes as hexadecimal text: seat tokens, invites, chat line ids.
+pub(crate) fn random_hex(bytes: usize) -> String {
+    let mut rng = rand::thread_rng();
+    (0..bytes)
+        .map(|_| format!("{:02x}", rng.r#gen::<u8>()))
+        .collect()
+}
