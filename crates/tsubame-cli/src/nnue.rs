@@ -10,10 +10,10 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 use tsubame_engine::eval::EvalParams;
-use tsubame_engine::nnue::data::{Generation, Record, add_mirror_images, generate, read_file};
-use tsubame_engine::nnue::train::{Factors, FloatNetwork, Prepared, TrainSettings, train};
 use tsubame_engine::nnue::{Layout, Network, OUTPUT_BUCKETS};
 use tsubame_rules::{Bitboard, Options, Tables, Variant, tori, wa};
+use tsubame_train::data::{Generation, Record, add_mirror_images, generate, read_file};
+use tsubame_train::train::{Factors, FloatNetwork, Prepared, TrainSettings, train};
 
 /// What to do.
 #[derive(Args)]

@@ -10,9 +10,9 @@ use std::path::PathBuf;
 use tsubame_engine::eval::EvalParams;
 use tsubame_engine::params::ParamFile;
 use tsubame_engine::search_params::{PARAMS, SearchParams};
-use tsubame_engine::spsa::{Run, Tuned};
-use tsubame_engine::tune::{FitSettings, Generation, Sample, fit, generate};
 use tsubame_rules::{Bitboard, Options, Tables, Variant, tori, wa};
+use tsubame_train::spsa::{Run, Tuned};
+use tsubame_train::tune::{FitSettings, Generation, Sample, fit, generate};
 
 /// What to tune.
 #[derive(Args)]

@@ -1,8 +1,8 @@
 //! `tsubame nnue generate` as a user runs it.
 
 use std::process::Command;
-use tsubame_engine::nnue::data::read_file;
 use tsubame_rules::Variant;
+use tsubame_train::data::read_file;
 
 const BINARY: &str = env!("CARGO_BIN_EXE_tsubame");
 

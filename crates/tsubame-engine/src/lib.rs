@@ -31,6 +31,4 @@ pub mod nnue;
 pub mod params;
 pub mod search;
 pub mod search_params;
-pub mod spsa;
 pub mod tt;
-pub mod tune;

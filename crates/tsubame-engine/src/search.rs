@@ -1521,16 +1521,16 @@ mod tests {
 
     #[test]
     fn the_network_evaluates_through_the_workers_moves_as_from_scratch() {
-        use crate::nnue::train::FloatNetwork;
         use rand::seq::SliceRandom;
         use rand::{SeedableRng, rngs::StdRng};
         let options = Options::parse(tori::spec(), "shrike=on").unwrap();
         let position = tori::start(&options).unwrap();
         // With output buckets, so that the bucket the search picks is checked too.
-        let network =
-            FloatNetwork::random(tsubame_rules::Variant::Tori, crate::nnue::OUTPUT_BUCKETS, 3)
-                .unwrap()
-                .quantize();
+        let network = crate::nnue::random_network(
+            tsubame_rules::Variant::Tori,
+            crate::nnue::OUTPUT_BUCKETS,
+            3,
+        );
         let mut params = EvalParams::for_variant(tori::spec());
         params.network = Some(Arc::new(network.clone()));
         let shared = shared();

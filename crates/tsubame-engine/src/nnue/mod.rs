@@ -28,9 +28,6 @@
 //! assert_eq!(network.evaluate(&position), 25);
 //! ```
 
-pub mod data;
-pub mod train;
-
 use std::sync::{Arc, OnceLock};
 use tsubame_rules::{
     Bitboard, Color, Move, MoveKind, Piece, Position, Role, Square, Tables, Variant,
@@ -219,6 +216,19 @@ pub const MAGIC: &[u8; 8] = b"TSBNNUE1";
 /// width in the header.
 pub const MAGIC_BUCKETS: &[u8; 8] = b"TSBNNUE2";
 
+/// A network's integer weights, borrowed (see [`Network::weights`]).
+#[derive(Clone, Copy, Debug)]
+pub struct NetworkWeights<'a> {
+    /// First layer, input-major: input `i`'s weights are `w1[i * HIDDEN..][..HIDDEN]`.
+    pub w1: &'a [i16],
+    /// First layer biases, one per hidden unit.
+    pub b1: &'a [i16],
+    /// Output weights, bucket by bucket: in each, the side to move's accumulator's first.
+    pub w2: &'a [i16],
+    /// Output bias of each bucket.
+    pub b2: &'a [i32],
+}
+
 /// A trained network for one game.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Network {
@@ -324,6 +334,17 @@ impl Network {
             vec![0; 2 * HIDDEN],
             vec![b2],
         )
+    }
+
+    /// The integer weights, as [`Network::from_parts`] takes them: the first layer
+    /// (input-major) and its biases, the output weights bucket by bucket and their biases.
+    pub fn weights(&self) -> NetworkWeights<'_> {
+        NetworkWeights {
+            w1: &self.w1,
+            b1: &self.b1,
+            w2: &self.w2,
+            b2: &self.b2,
+        }
     }
 
     /// The game this network evaluates.
@@ -918,32 +939,33 @@ pub mod simd {
     }
 }
 
+/// A network with random weights as large as training may make them, with `buckets` output
+/// buckets: what the tests of incremental updates and of the search's use of the network need.
+#[cfg(test)]
+pub(crate) fn random_network(variant: Variant, buckets: usize, seed: u64) -> Network {
+    use rand::{Rng, SeedableRng, rngs::StdRng};
+    let layout = Layout::for_variant(variant).expect("the variant has network inputs");
+    let mut rng = StdRng::seed_from_u64(seed);
+    let w1 = (0..layout.inputs() * HIDDEN)
+        .map(|_| rng.gen_range(-400..=400))
+        .collect();
+    let b1 = (0..HIDDEN).map(|_| rng.gen_range(-200..=200)).collect();
+    let w2 = (0..2 * HIDDEN * buckets)
+        .map(|_| rng.gen_range(-127..=127))
+        .collect();
+    let b2 = (0..buckets)
+        .map(|_| rng.gen_range(-20_000..20_000))
+        .collect();
+    Network::from_parts(variant, w1, b1, w2, b2).expect("the sizes fit the layout")
+}
+
 #[cfg(test)]
 mod tests {
-    use super::train::FloatNetwork;
     use super::*;
     use rand::rngs::StdRng;
     use rand::seq::SliceRandom;
     use rand::{Rng, SeedableRng};
     use tsubame_rules::{Options, tori, wa};
-
-    /// A network with random weights as large as training may make them, and output buckets.
-    fn random_network(variant: Variant, seed: u64) -> Network {
-        let mut network = FloatNetwork::random(variant, OUTPUT_BUCKETS, seed)
-            .unwrap()
-            .quantize();
-        let mut rng = StdRng::seed_from_u64(seed);
-        for w in &mut network.w1 {
-            *w = rng.gen_range(-400..=400);
-        }
-        for w in &mut network.w2 {
-            *w = rng.gen_range(-127..=127);
-        }
-        for b in &mut network.b2 {
-            *b = rng.gen_range(-20_000..20_000);
-        }
-        network
-    }
 
     /// Plays random games and checks at every ply that the accumulators updated move by move
     /// (every legal move of the position is tried, and one is kept) equal a fresh computation.
@@ -992,7 +1014,7 @@ mod tests {
 
     #[test]
     fn incremental_accumulators_equal_fresh_ones_in_every_tori_rule_set() {
-        let network = random_network(Variant::Tori, 3);
+        let network = random_network(Variant::Tori, OUTPUT_BUCKETS, 3);
         for options in [
             "",
             "owl=on,shrike=on",
@@ -1007,7 +1029,7 @@ mod tests {
 
     #[test]
     fn incremental_accumulators_equal_fresh_ones_in_wa() {
-        let network = random_network(Variant::Wa, 5);
+        let network = random_network(Variant::Wa, OUTPUT_BUCKETS, 5);
         for options in ["", "drops=off"] {
             let options = Options::parse(wa::spec(), options).unwrap();
             let checked = incremental_equals_fresh(wa::start(&options).unwrap(), &network, 2, 60);
@@ -1019,7 +1041,7 @@ mod tests {
     /// promote, drops and exchanges, and hands past the last level.
     #[test]
     fn hand_levels_beyond_the_last_and_exchanges_update_exactly() {
-        let network = random_network(Variant::Tori, 9);
+        let network = random_network(Variant::Tori, OUTPUT_BUCKETS, 9);
         let options = Options::parse(tori::spec(), "shrike=on").unwrap();
         // Sente holds nine swallows (one past the last level) and a crane.
         let position = Position::from_sfen(
@@ -1038,7 +1060,7 @@ mod tests {
     /// must still be the fresh computation at every evaluation.
     #[test]
     fn the_lazy_accumulator_stack_equals_fresh_accumulators_along_a_search_line() {
-        let network = random_network(Variant::Tori, 13);
+        let network = random_network(Variant::Tori, OUTPUT_BUCKETS, 13);
         let layout = network.layout();
         let options = Options::parse(tori::spec(), "shrike=on").unwrap();
         let mut evaluated = 0;
@@ -1135,7 +1157,7 @@ mod tests {
 
     #[test]
     fn a_network_file_reads_back_and_damage_is_named() {
-        let network = random_network(Variant::Tori, 1);
+        let network = random_network(Variant::Tori, OUTPUT_BUCKETS, 1);
         let bytes = network.to_bytes();
         assert_eq!(Network::from_bytes(&bytes).as_ref(), Ok(&network));
         let cut = Network::from_bytes(&bytes[..bytes.len() - 100]);
@@ -1158,7 +1180,7 @@ mod tests {
             Err(NetworkError::Magic(_))
         ));
         // A Wa network's bytes with the name changed to Tori: the sizes are Wa's.
-        let wa = random_network(Variant::Wa, 1).to_bytes();
+        let wa = random_network(Variant::Wa, OUTPUT_BUCKETS, 1).to_bytes();
         let mut renamed = b"TSBNNUE2\x04tori".to_vec();
         renamed.extend_from_slice(&wa[8 + 1 + 2..]);
         assert!(matches!(
@@ -1182,7 +1204,7 @@ mod tests {
 
     #[test]
     fn output_buckets_follow_the_pieces_in_hand_and_one_bucket_files_keep_their_form() {
-        let network = random_network(Variant::Tori, 2);
+        let network = random_network(Variant::Tori, OUTPUT_BUCKETS, 2);
         assert_eq!(network.buckets(), OUTPUT_BUCKETS);
         assert_eq!(&network.to_bytes()[..8], MAGIC_BUCKETS);
         let expected = [0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 7, 7, 7, 7];
@@ -1208,19 +1230,6 @@ mod tests {
         assert_eq!(built_in.buckets(), 1);
         assert_eq!(built_in.to_bytes(), TORI_NETWORK);
         assert_eq!(built_in.bucket(20), 0);
-        // Training from it with buckets starts from a copy of its layer in each: the same
-        // evaluations.
-        let copied = FloatNetwork::from_network(&built_in)
-            .with_buckets(OUTPUT_BUCKETS)
-            .unwrap()
-            .quantize();
-        assert_eq!(copied.buckets(), OUTPUT_BUCKETS);
-        assert_eq!(copied.evaluate(&position), built_in.evaluate(&position));
-        assert!(
-            FloatNetwork::from_network(&copied)
-                .with_buckets(1)
-                .is_none()
-        );
     }
 
     #[test]
@@ -1259,7 +1268,7 @@ mod tests {
     fn the_board_turns_with_the_perspective() {
         // The start position is the same from both sides, so both accumulators agree, and
         // a network sees the same position whoever is to move.
-        let network = random_network(Variant::Tori, 4);
+        let network = random_network(Variant::Tori, OUTPUT_BUCKETS, 4);
         let options = Options::defaults(tori::spec());
         let position = tori::start(&options).unwrap();
         let mut accumulator = Accumulator::default();

@@ -8,14 +8,14 @@
 //! own: the general tensor libraries treat the first layer as a dense matrix product, which on
 //! two cores costs more than the whole of this.
 
-use super::data::Record;
-use super::{
-    HAND_PIECES_PER_BUCKET, HIDDEN, Layout, Network, OUTPUT_BUCKETS, OUTPUT_SCALE, QA, QB,
-};
+use crate::data::Record;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use std::time::Instant;
+use tsubame_engine::nnue::{
+    HAND_PIECES_PER_BUCKET, HIDDEN, Layout, Network, OUTPUT_BUCKETS, OUTPUT_SCALE, QA, QB,
+};
 use tsubame_rules::Variant;
 
 /// Largest magnitude of a first-layer weight or bias: with [`QA`] it stays well inside 16 bits
@@ -235,24 +235,25 @@ impl FloatNetwork {
     /// The weights of an integer network, to go on training from it.
     pub fn from_network(network: &Network) -> FloatNetwork {
         let qa = QA as f32;
+        let weights = network.weights();
         FloatNetwork {
-            variant: network.variant,
-            layout: network.layout,
-            w1: network.w1.iter().map(|&w| f32::from(w) / qa).collect(),
-            b1: network.b1.iter().map(|&w| f32::from(w) / qa).collect(),
-            w2: network
+            variant: network.variant(),
+            layout: network.layout(),
+            w1: weights.w1.iter().map(|&w| f32::from(w) / qa).collect(),
+            b1: weights.b1.iter().map(|&w| f32::from(w) / qa).collect(),
+            w2: weights
                 .w2
                 .iter()
                 .map(|&w| f32::from(w) / QB as f32)
                 .collect(),
-            b2: network
+            b2: weights
                 .b2
                 .iter()
                 .map(|&b| b as f32 / (QA * QB) as f32)
                 .collect(),
             factors: Vec::new(),
             factor_set: Factors::default(),
-            width: usize::from(network.variant.spec().width),
+            width: usize::from(network.variant().spec().width),
         }
     }
 
@@ -693,8 +694,30 @@ fn backward(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::EvalParams;
-    use crate::nnue::data::{Generation, generate, read_file};
+    use crate::data::{Generation, generate, read_file};
+    use tsubame_engine::eval::EvalParams;
+
+    #[test]
+    fn training_from_a_network_with_buckets_starts_from_a_copy_of_its_layer_in_each() {
+        let built_in = Network::built_in(Variant::Tori).expect("Tori has a built-in network");
+        assert_eq!(built_in.buckets(), 1);
+        let rules = Options::defaults(tori::spec()).rule_set();
+        let position =
+            Position::from_sfen(tori::tables(), "3k3/7/7/7/7/7/3K3 b 3S2Cp 1", rules).unwrap();
+        let copied = FloatNetwork::from_network(&built_in)
+            .with_buckets(OUTPUT_BUCKETS)
+            .unwrap()
+            .quantize();
+        assert_eq!(copied.buckets(), OUTPUT_BUCKETS);
+        assert_eq!(copied.evaluate(&position), built_in.evaluate(&position));
+        // The weights come back exactly: the copy's first layer is the built-in one's.
+        assert_eq!(copied.weights().w1, built_in.weights().w1);
+        assert!(
+            FloatNetwork::from_network(&copied)
+                .with_buckets(1)
+                .is_none()
+        );
+    }
     use std::sync::atomic::AtomicBool;
     use tsubame_rules::{Options, Position, tori};
 

@@ -18,12 +18,6 @@
 //!
 //! A Tori record (49 squares, 11 kinds with the owl and the shrike) is 83 bytes.
 
-use super::Layout;
-use crate::eval::EvalParams;
-use crate::limits::Limits;
-use crate::search::{Score, SearchRequest, search};
-use crate::search_params::SearchParams;
-use crate::tt::TranspositionTable;
 use rand::Rng;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
@@ -33,6 +27,12 @@ use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+use tsubame_engine::eval::EvalParams;
+use tsubame_engine::limits::Limits;
+use tsubame_engine::nnue::{HAND_LEVELS, Layout};
+use tsubame_engine::search::{Score, SearchRequest, search};
+use tsubame_engine::search_params::SearchParams;
+use tsubame_engine::tt::TranspositionTable;
 use tsubame_rules::{
     Bitboard, Color, Game, Move, MoveKind, Options, Piece, Position, Role, Square, Status, Tables,
     Variant,
@@ -77,6 +77,29 @@ pub enum DataError {
     /// Some kind of the variant has no mirror image among its kinds.
     #[error("{0} has a piece whose mirror image is no piece of the game: it cannot be mirrored")]
     NoMirror(Variant),
+    /// A games file whose bytes hold what no game does.
+    #[error("{path}: damaged at byte {offset}: {what}")]
+    Damaged {
+        /// The file.
+        path: String,
+        /// Where.
+        offset: usize,
+        /// What was found.
+        what: String,
+    },
+    /// A stored game the rules refuse to replay.
+    #[error("{path}: {what}")]
+    Refused {
+        /// The file.
+        path: String,
+        /// Which game and ply, and why.
+        what: String,
+    },
+    /// Games were to be added to a file of labelled positions (the first format).
+    #[error(
+        "{0} holds labelled positions (TSBDATA1), not games: convert it with `tsubame nnue convert`, or write to a new file"
+    )]
+    PositionFile(String),
 }
 
 /// One labelled position as stored.
@@ -239,7 +262,7 @@ impl Record {
             } else {
                 Color::Gote
             };
-            for level in 0..usize::from(count).min(super::HAND_LEVELS) {
+            for level in 0..usize::from(count).min(HAND_LEVELS) {
                 out.push(layout.hand_input(perspective, color, i % layout.roles, level));
             }
         }
@@ -285,7 +308,7 @@ pub fn read_file(path: &str, variant: Variant) -> Result<Vec<Record>, DataError>
 
 /// Adds the mirror image ([`Record::mirrored`]) of every record of a game that training uses,
 /// one not kept aside for validation (`validation_every` as in
-/// [`super::train::TrainSettings`]), and returns how many were added: twice the positions, of
+/// [`crate::train::TrainSettings`]), and returns how many were added: twice the positions, of
 /// exactly the same value, for a network whose training is limited by its data.
 pub fn add_mirror_images(
     records: &mut Vec<Record>,

@@ -2,37 +2,37 @@
 //! games give positions labelled with the game's result, and gradient descent (Adam) moves all
 //! weights at once to lower the mean squared difference between the result and the evaluation
 //! turned into an expected score by a logistic curve. The evaluation is a sum of weights times
-//! counts ([`crate::eval::terms`]), so each position is read once into its counts and every
+//! counts ([`tsubame_engine::eval::terms`]), so each position is read once into its counts and every
 //! step is a pass over numbers; thousands of weights (each kind's places around both royals)
 //! can be fitted on hundreds of thousands of positions in minutes.
 //!
 //! ```
 //! use tsubame_engine::eval::EvalParams;
-//! use tsubame_engine::tune::{Sample, generate, fit};
+//! use tsubame_train::tune::{Sample, generate, fit};
 //! use tsubame_rules::{Options, tori, SfenError};
 //!
 //! let options = Options::defaults(tori::spec());
 //! let lines = generate(tori::tables(), &options, &EvalParams::for_variant(tori::spec()),
-//!     &tsubame_engine::tune::Generation { games: 2, nodes: 300, seed: 7, threads: 1, ..Default::default() },
+//!     &tsubame_train::tune::Generation { games: 2, nodes: 300, seed: 7, threads: 1, ..Default::default() },
 //!     &mut |_| {});
 //! let samples: Vec<Sample<u64>> = lines.iter()
 //!     .map(|line| Sample::parse(tori::tables(), &options, line).unwrap())
 //!     .collect();
 //! let base = EvalParams::for_variant(tori::spec());
-//! let settings = tsubame_engine::tune::FitSettings { steps: 20, threads: 2, ..Default::default() };
+//! let settings = tsubame_train::tune::FitSettings { steps: 20, threads: 2, ..Default::default() };
 //! let result = fit(&samples, &base, &settings, &mut |_| {});
 //! assert!(result.error_after <= result.error_before);
 //! ```
 
-use crate::eval::{EvalParams, Term, Terms, evaluate, terms};
-use crate::nnue::data::{is_quiet, self_play};
-use crate::tt::TranspositionTable;
+use crate::data::{is_quiet, self_play};
 use std::sync::Arc;
+use tsubame_engine::eval::{EvalParams, Term, Terms, evaluate, terms};
+use tsubame_engine::tt::TranspositionTable;
 use tsubame_rules::{Bitboard, Options, Position, SfenError, Tables, VariantSpec};
 
 /// How the self-play games that give the positions are played (shared with the network's
 /// data generator).
-pub use crate::nnue::data::Generation;
+pub use crate::data::Generation;
 
 /// Plays `generation.games` self-play games and returns one line per quiet position:
 /// `<SFEN>\t<result for the side to move: 1, 0.5 or 0>`. A position is quiet when the side to

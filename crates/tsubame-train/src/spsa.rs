@@ -10,7 +10,7 @@
 //! and `γ = 0.101`; `c_end` is the perturbation at the end and `r_end` the learning rate there.
 //!
 //! ```
-//! use tsubame_engine::spsa::{Schedule, Tuned};
+//! use tsubame_train::spsa::{Schedule, Tuned};
 //!
 //! let tuned = Tuned::new("futility_margin", 120.0, 0.0, 600.0, 12.0, 0.002);
 //! let schedule = Schedule::new(1000);
@@ -21,14 +21,14 @@
 //! assert!(schedule.change(&tuned, 1, 1.0, 2.0) > 0.0);
 //! ```
 
-use crate::eval::EvalParams;
-use crate::nnue::data::{Generation, Player, play_between};
-use crate::search_params::{PARAMS, SearchParams, SearchParamsError};
-use crate::tt::TranspositionTable;
+use crate::data::{Generation, Player, play_between};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
+use tsubame_engine::eval::EvalParams;
+use tsubame_engine::search_params::{PARAMS, SearchParams, SearchParamsError};
+use tsubame_engine::tt::TranspositionTable;
 use tsubame_rules::{Bitboard, Color, Options, Tables};
 
 const ALPHA: f64 = 0.602;

@@ -1,0 +1,26 @@
+//! Training tools for the engine: what makes its weights, kept out of the engine itself, which
+//! knows nothing of training.
+//!
+//! - [`data`]: self-play games at a fixed node count from seeded random openings, written as
+//!   labelled positions to a file that a stopped run resumes;
+//! - [`train`]: training a network ([`tsubame_engine::nnue::Network`]) on those positions;
+//! - [`tune`]: fitting the classical evaluation's weights to self-play results;
+//! - [`spsa`]: tuning the search's margins by SPSA over games between two settings.
+//!
+//! ```
+//! use tsubame_train::train::FloatNetwork;
+//! use tsubame_rules::{Options, Variant, tori};
+//!
+//! // A network trained from random weights is quantized into the engine's integer network.
+//! let network = FloatNetwork::random(Variant::Tori, 1, 7).unwrap().quantize();
+//! let position = tori::start(&Options::defaults(tori::spec())).unwrap();
+//! assert_eq!(network.variant(), Variant::Tori);
+//! assert!(network.evaluate(&position).abs() < 3000);
+//! ```
+
+#![deny(missing_docs)]
+
+pub mod data;
+pub mod spsa;
+pub mod train;
+pub mod tune;
