@@ -66,7 +66,7 @@ enum Command {
     Tune(tune::TuneArgs),
     /// The network evaluation: self-play data with search scores, and training.
     #[command(
-        after_help = "Examples:\n  tsubame nnue generate --variant tori --games 20000 --nodes 5000 --out tori.data\n  tsubame nnue train --variant tori --data tori.data --epochs 20 --out nets/\n  tsubame engine usi   # then: setoption name EvalFile value nets/best.nnue"
+        after_help = "Examples:\n  tsubame nnue generate --variant tori --games 20000 --nodes 5000 --out tori.games\n  tsubame nnue convert --variant tori --data old.data --out old.games\n  tsubame nnue train --variant tori --data tori.games --data old.games --epochs 20 --out nets/\n  tsubame engine usi   # then: setoption name EvalFile value nets/best.nnue"
     )]
     Nnue(nnue::NnueArgs),
     /// Serve the web UI and the play API (HTTP, WebSocket) with games stored in a database.

@@ -1,6 +1,7 @@
 //! `tsubame nnue`: the network evaluation's data and training. `generate` plays self-play
-//! games and appends labelled positions to a binary data file (resumable); `train` fits a
-//! network to such files and writes one network file per epoch.
+//! games and appends them to a games file (resumable); `convert` turns a file of labelled
+//! positions (the first format) into games; `train` fits a network to either kind of file and
+//! writes one network file per epoch.
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand};
@@ -13,6 +14,7 @@ use tsubame_engine::eval::EvalParams;
 use tsubame_engine::nnue::{Layout, Network, OUTPUT_BUCKETS};
 use tsubame_rules::{Bitboard, Options, Tables, Variant, tori, wa};
 use tsubame_train::data::{Generation, Record, add_mirror_images, generate, read_file};
+use tsubame_train::games::convert_file;
 use tsubame_train::train::{Factors, FloatNetwork, Prepared, TrainSettings, train};
 
 /// What to do.
@@ -24,9 +26,12 @@ pub struct NnueArgs {
 
 #[derive(Subcommand)]
 enum NnueStep {
-    /// Play self-play games and append their quiet positions, with the search's score and the
-    /// game's result, to a data file; a stopped run resumes where it was.
+    /// Play self-play games and append them, with the search's score at every searched ply
+    /// and the result, to a games file; a stopped run resumes where it was.
     Generate(GenerateArgs),
+    /// Convert a file of labelled positions (the first data format, `TSBDATA1`) into a games
+    /// file, checking that the games give back exactly its positions.
+    Convert(ConvertArgs),
     /// Train a network on data files and write it after every epoch.
     Train(TrainArgs),
 }
@@ -58,9 +63,25 @@ struct GenerateArgs {
     /// default to be decided; a file is resumed with the cap it was begun with.
     #[arg(long, default_value_t = Generation::default().max_plies)]
     max_plies: usize,
-    /// The data file, created or resumed.
+    /// The games file, created or resumed.
     #[arg(long, value_name = "FILE")]
     out: PathBuf,
+}
+
+#[derive(Args)]
+struct ConvertArgs {
+    /// The game: `tori` or `wa`.
+    #[arg(long, default_value = "tori")]
+    variant: Variant,
+    /// A rule option the games were played with, as NAME=VALUE (repeatable).
+    #[arg(long = "option", value_name = "NAME=VALUE")]
+    options: Vec<String>,
+    /// The file of labelled positions.
+    #[arg(long, value_name = "FILE")]
+    data: String,
+    /// The games file to write.
+    #[arg(long, value_name = "FILE")]
+    out: String,
 }
 
 #[derive(Args)]
@@ -68,7 +89,8 @@ struct TrainArgs {
     /// The game: `tori` or `wa`.
     #[arg(long, default_value = "tori")]
     variant: Variant,
-    /// Data files written by `tsubame nnue generate` (repeatable).
+    /// Data files: games written by `tsubame nnue generate`, or labelled positions of the
+    /// first format (repeatable).
     #[arg(long = "data", value_name = "FILE", required = true)]
     data: Vec<String>,
     /// Passes over the training positions.
@@ -141,8 +163,38 @@ pub fn run(args: &NnueArgs) -> Result<()> {
             Variant::Wa => run_generate(wa::tables(), a),
             Variant::Tenjiku => bail!("networks cover tori and wa, not tenjiku"),
         },
+        NnueStep::Convert(a) => run_convert(a),
         NnueStep::Train(a) => run_train(a),
     }
+}
+
+fn run_convert(a: &ConvertArgs) -> Result<()> {
+    if a.variant == Variant::Tenjiku {
+        bail!("networks cover tori and wa, not tenjiku");
+    }
+    let mut options = Options::defaults(a.variant.spec());
+    for pair in &a.options {
+        options.set_pair(pair)?;
+    }
+    let started = Instant::now();
+    let tally = convert_file(&a.data, &a.out, &options)?;
+    let (before, after) = (
+        std::fs::metadata(&a.data).map_or(0, |m| m.len()),
+        std::fs::metadata(&a.out).map_or(0, |m| m.len()),
+    );
+    println!(
+        "{}: {} games, {} positions ({} bytes, {:.1} a position; the first file {:.1}); moves found between {} pairs of positions, {} games cut where they were not; checked: the same positions; {:.1} s",
+        a.out,
+        tally.games,
+        tally.positions,
+        after,
+        after as f64 / tally.positions.max(1) as f64,
+        before as f64 / tally.positions.max(1) as f64,
+        tally.connected,
+        tally.cut,
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
 }
 
 fn load_network(path: &str, variant: Variant) -> Result<Network> {

@@ -18,6 +18,10 @@
 //!
 //! A Tori record (49 squares, 11 kinds with the owl and the shrike) is 83 bytes.
 
+use crate::games::{
+    GameRecord, Ply, game_numbers, header as games_header, is_games_file, is_quiet_move,
+    read_games, read_positions, stored_positions, stored_score,
+};
 use rand::Rng;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
@@ -34,8 +38,7 @@ use tsubame_engine::search::{Score, SearchRequest, search};
 use tsubame_engine::search_params::SearchParams;
 use tsubame_engine::tt::TranspositionTable;
 use tsubame_rules::{
-    Bitboard, Color, Game, Move, MoveKind, Options, Piece, Position, Role, Square, Status, Tables,
-    Variant,
+    Bitboard, Color, Game, Move, Options, Piece, Position, Role, Square, Status, Tables, Variant,
 };
 
 const MAGIC: &[u8; 8] = b"TSBDATA1";
@@ -74,6 +77,16 @@ pub enum DataError {
     /// The variant has no network inputs.
     #[error("{0} has no network inputs")]
     NoLayout(Variant),
+    /// A games file of other rule options than asked for.
+    #[error("{path}: the games are played with options {found:?}, not {expected:?}")]
+    Options {
+        /// The file.
+        path: String,
+        /// The file's options.
+        found: String,
+        /// The options asked for.
+        expected: String,
+    },
     /// Some kind of the variant has no mirror image among its kinds.
     #[error("{0} has a piece whose mirror image is no piece of the game: it cannot be mirrored")]
     NoMirror(Variant),
@@ -161,7 +174,10 @@ impl Record {
         }
     }
 
-    fn write(&self, out: &mut Vec<u8>) {
+    /// Appends the record's bytes in the first format (files of it are read, and converted
+    /// to games; new data is written as games).
+    #[cfg(test)]
+    pub(crate) fn write(&self, out: &mut Vec<u8>) {
         out.extend_from_slice(&self.game.to_le_bytes());
         out.extend_from_slice(&self.game_records.to_le_bytes());
         out.extend_from_slice(&self.ply.to_le_bytes());
@@ -269,7 +285,8 @@ impl Record {
     }
 }
 
-fn header(variant: Variant, layout: Layout) -> Vec<u8> {
+/// The header of a file of labelled positions (the first format).
+pub(crate) fn first_format_header(variant: Variant, layout: Layout) -> Vec<u8> {
     let mut out = MAGIC.to_vec();
     let name = variant.spec().name.as_bytes();
     out.push(name.len() as u8);
@@ -286,15 +303,18 @@ fn io_error(path: &str) -> impl Fn(std::io::Error) -> DataError + '_ {
     }
 }
 
-/// Reads every record of a data file of `variant`. Records after the last whole one, and a
-/// last game with fewer records than it announces (a stop while it was written), are left
-/// out.
+/// Reads the training positions of a data file of `variant`: a games file
+/// ([`crate::games`]), whose games are replayed, or a file of labelled positions (this
+/// module's first format). A last game cut short by a stop is left out.
 pub fn read_file(path: &str, variant: Variant) -> Result<Vec<Record>, DataError> {
     let layout = Layout::for_variant(variant).ok_or(DataError::NoLayout(variant))?;
     let mut bytes = Vec::new();
     File::open(path)
         .and_then(|mut f| f.read_to_end(&mut bytes))
         .map_err(io_error(path))?;
+    if is_games_file(&bytes) {
+        return read_positions(&bytes, path, variant);
+    }
     let body = check_header(&bytes, path, variant, layout)?;
     let size = Record::size(layout);
     let mut records: Vec<Record> = bytes[body..]
@@ -338,7 +358,7 @@ fn check_header(
     variant: Variant,
     layout: Layout,
 ) -> Result<usize, DataError> {
-    let expected = header(variant, layout);
+    let expected = first_format_header(variant, layout);
     if bytes.get(..8) != Some(MAGIC.as_slice()) {
         return Err(DataError::Magic(path.to_string()));
     }
@@ -416,8 +436,8 @@ pub struct Progress {
     pub resumed_positions: usize,
 }
 
-/// Plays self-play games and appends their positions to the data file at `path`, creating it
-/// if need be. Games already in the file are not played again, so a stopped run goes on
+/// Plays self-play games and appends them to the games file ([`crate::games`]) at `path`,
+/// creating it if need be. Games already in the file are not played again, so a stopped run goes on
 /// where it was; a game cut short by a stop is cut from the file and played again. `stop`
 /// ends the run after the games being played; `on_game` hears of each finished one.
 pub fn generate<B: Bitboard>(
@@ -430,8 +450,7 @@ pub fn generate<B: Bitboard>(
     on_game: &mut (dyn FnMut(Progress) + Send),
 ) -> Result<Progress, DataError> {
     let variant = Variant::of(options).ok_or(DataError::UnknownGame)?;
-    let layout = Layout::for_variant(variant).ok_or(DataError::NoLayout(variant))?;
-    let size = Record::size(layout);
+    Layout::for_variant(variant).ok_or(DataError::NoLayout(variant))?;
     let mut file = OpenOptions::new()
         .read(true)
         .write(true)
@@ -442,20 +461,25 @@ pub fn generate<B: Bitboard>(
     let mut bytes = Vec::new();
     file.read_to_end(&mut bytes).map_err(io_error(path))?;
     let (done, positions) = if bytes.is_empty() {
-        file.write_all(&header(variant, layout))
+        file.write_all(&games_header(options))
             .map_err(io_error(path))?;
         (HashSet::new(), 0)
+    } else if bytes.starts_with(MAGIC) {
+        return Err(DataError::PositionFile(path.to_string()));
     } else {
-        let body = check_header(&bytes, path, variant, layout)?;
-        let records: Vec<Record> = bytes[body..]
-            .chunks_exact(size)
-            .map_while(|chunk| Record::read(chunk, layout))
-            .collect();
-        let whole = whole_games(&records);
-        file.set_len((body + whole * size) as u64)
+        let stored = read_games(&bytes, path, variant)?;
+        if stored.options != *options {
+            return Err(DataError::Options {
+                path: path.to_string(),
+                found: stored.options.to_string(),
+                expected: options.to_string(),
+            });
+        }
+        // A game cut short by a stop is cut from the file and played again.
+        file.set_len(stored.whole_length as u64)
             .map_err(io_error(path))?;
-        let done: HashSet<u32> = records[..whole].iter().map(|r| r.game).collect();
-        (done, whole)
+        let positions = stored_positions(tables, &stored, path)?.len();
+        (game_numbers(&stored), positions)
     };
     file.seek(SeekFrom::End(0)).map_err(io_error(path))?;
     let resumed_games = done.len();
@@ -480,11 +504,10 @@ pub fn generate<B: Bitboard>(
                     let Some(&game) = todo.get(next.fetch_add(1, Ordering::Relaxed)) else {
                         break;
                     };
-                    let records = play_game(tables, options, params, generation, game, &tt);
+                    let (record, positions) =
+                        play_game(tables, options, params, generation, game, &tt);
                     buffer.clear();
-                    for record in &records {
-                        record.write(&mut buffer);
-                    }
+                    record.write(&mut buffer);
                     let Ok(mut guard) = progress.lock() else {
                         break;
                     };
@@ -497,7 +520,7 @@ pub fn generate<B: Bitboard>(
                         break;
                     }
                     state.games += 1;
-                    state.positions += records.len();
+                    state.positions += positions;
                     on_game(*state);
                 }
             });
@@ -521,9 +544,20 @@ pub struct SearchedPly<B: Bitboard> {
     pub score: Score,
 }
 
+/// A self-play game as played: every move from the start, the searched plies among them (the
+/// last ones: the random opening is not searched), and the winner.
+pub struct SelfPlay<B: Bitboard> {
+    /// Every move, from the game's start.
+    pub moves: Vec<Move>,
+    /// The plies that were searched, in order: the last `plies.len()` of `moves`.
+    pub plies: Vec<SearchedPly<B>>,
+    /// The winner; none for a draw or a game stopped at the ply cap.
+    pub winner: Option<Color>,
+}
+
 /// Plays one self-play game: `random_plies` random legal moves (plus up to four), then a
-/// search of `nodes` nodes per move. Returns the searched plies and the winner (`None` for a
-/// draw). The game's randomness comes from `seed` and `game` alone.
+/// search of `nodes` nodes per move. The game's randomness comes from `seed` and `game`
+/// alone.
 pub fn self_play<B: Bitboard>(
     tables: &'static Tables<B>,
     options: &Options,
@@ -531,7 +565,7 @@ pub fn self_play<B: Bitboard>(
     generation: &Generation,
     game: u32,
     tt: &Arc<TranspositionTable>,
-) -> (Vec<SearchedPly<B>>, Option<Color>) {
+) -> SelfPlay<B> {
     let player = Player {
         search: &SearchParams::DEFAULT,
         tt,
@@ -558,13 +592,18 @@ pub fn play_between<B: Bitboard>(
     players: [Player<'_>; 2],
     generation: &Generation,
     game: u32,
-) -> (Vec<SearchedPly<B>>, Option<Color>) {
+) -> SelfPlay<B> {
     let mut rng = StdRng::seed_from_u64(
         generation.seed ^ u64::from(game).wrapping_mul(0x9E37_79B9_7F4A_7C15),
     );
     let mut plies = Vec::new();
+    let mut moves = Vec::new();
     let Ok(mut record) = Game::new(tables, options.clone()) else {
-        return (plies, None);
+        return SelfPlay {
+            moves,
+            plies,
+            winner: None,
+        };
     };
     for player in players {
         player.tt.clear();
@@ -584,6 +623,7 @@ pub fn play_between<B: Bitboard>(
             Status::Ongoing => {}
         }
         let position = record.position().clone();
+        let mut searched = None;
         let mv = if played < random_plies {
             match record.legal_moves().choose(&mut rng) {
                 Some(&mv) => mv,
@@ -611,11 +651,7 @@ pub fn play_between<B: Bitboard>(
             let Some(best) = outcome.best else {
                 break None;
             };
-            plies.push(SearchedPly {
-                position: position.clone(),
-                best,
-                score: outcome.info.score,
-            });
+            searched = Some(outcome.info.score);
             best
         };
         keys.push(position.key());
@@ -623,18 +659,30 @@ pub fn play_between<B: Bitboard>(
         if record.play(mv).is_err() {
             break None;
         }
+        moves.push(mv);
+        if let Some(score) = searched {
+            plies.push(SearchedPly {
+                position,
+                best: mv,
+                score,
+            });
+        }
         played += 1;
     };
-    (plies, winner)
+    SelfPlay {
+        moves,
+        plies,
+        winner,
+    }
 }
 
 /// Whether a searched ply is quiet enough to learn a static evaluation from: the side to move
 /// is not in check and the chosen move takes nothing.
 pub fn is_quiet<B: Bitboard>(ply: &SearchedPly<B>) -> bool {
-    let captures = matches!(ply.best.kind(), MoveKind::Normal { to, .. } if ply.position.piece_at(to).is_some());
-    !captures && !ply.position.in_check()
+    is_quiet_move(&ply.position, ply.best)
 }
 
+/// Plays one game and gives it as stored, with how many training positions it holds.
 fn play_game<B: Bitboard>(
     tables: &'static Tables<B>,
     options: &Options,
@@ -642,33 +690,30 @@ fn play_game<B: Bitboard>(
     generation: &Generation,
     game: u32,
     tt: &Arc<TranspositionTable>,
-) -> Vec<Record> {
-    let layout = Layout::of_tables(tables);
-    let (plies, winner) = self_play(tables, options, params, generation, game, tt);
-    let mut records: Vec<Record> = plies
+) -> (GameRecord, usize) {
+    let played = self_play(tables, options, params, generation, game, tt);
+    let positions = played.plies.iter().filter(|ply| is_quiet(ply)).count();
+    let first_searched = played.moves.len() - played.plies.len();
+    let plies = played
+        .moves
         .iter()
-        .filter(|ply| is_quiet(ply))
-        .map(|ply| {
-            let score = match ply.score {
-                Score::Centipawns(cp) => cp.clamp(-i32::from(MAX_SCORE), i32::from(MAX_SCORE)),
-                Score::Mate(n) if n > 0 => i32::from(MAX_SCORE),
-                Score::Mate(_) => -i32::from(MAX_SCORE),
-            } as i16;
-            let us = ply.position.side_to_move();
-            let result = match winner {
-                None => 0,
-                Some(color) if color == us => 1,
-                Some(_) => -1,
-            };
-            Record::of(&ply.position, layout, game, score, result)
+        .enumerate()
+        .map(|(index, &mv)| Ply {
+            mv,
+            score: index
+                .checked_sub(first_searched)
+                .and_then(|searched| played.plies.get(searched))
+                .map(|ply| stored_score(ply.score)),
         })
         .collect();
-    let count = records.len().min(usize::from(u16::MAX)) as u16;
-    records.truncate(usize::from(count));
-    for record in &mut records {
-        record.game_records = count;
-    }
-    records
+    let record = GameRecord {
+        game,
+        winner: played.winner,
+        start: None,
+        plies,
+        final_score: None,
+    };
+    (record, positions)
 }
 
 #[cfg(test)]
@@ -781,6 +826,12 @@ mod tests {
         assert_eq!(expected.len(), progress.positions);
         assert!(expected.len() > 6 * 10, "{}", expected.len());
         assert!(expected.iter().all(|r| r.score.abs() <= MAX_SCORE));
+        // Every position is one whose side is not in check.
+        let rules = Options::defaults(tori::spec()).rule_set();
+        for record in &expected {
+            let position = crate::games::tests::position_of(record, rules);
+            assert!(!position.in_check());
+        }
 
         // Three games, then on to six: the same games.
         let resumed = temp_path("resumed");
@@ -792,18 +843,17 @@ mod tests {
             expected
         );
 
-        // A stop in the middle of writing: half a record, and the last game short of records.
-        let size = Record::size(Layout::for_variant(Variant::Tori).unwrap()) as u64;
+        // A stop in the middle of writing the last game: it is left out, then played again.
         let length = std::fs::metadata(&resumed).unwrap().len();
         let file = OpenOptions::new().write(true).open(&resumed).unwrap();
-        file.set_len(length - 2 * size - size / 2).unwrap();
+        file.set_len(length - 7).unwrap();
         drop(file);
         let cut = read_file(&resumed, Variant::Tori).unwrap();
-        assert!(cut.len() < expected.len() - 2);
         let games: HashSet<u32> = cut.iter().map(|r| r.game).collect();
         assert_eq!(games.len(), 5, "the cut game is left out whole");
         let progress = run(&resumed, 6);
         assert_eq!((progress.resumed_games, progress.games), (5, 6));
+        assert_eq!(progress.resumed_positions + cut.len(), 2 * cut.len());
         assert_eq!(
             by_game(read_file(&resumed, Variant::Tori).unwrap()),
             expected
@@ -818,7 +868,48 @@ mod tests {
             read_file(&text, Variant::Tori),
             Err(DataError::Magic(_))
         ));
-        for path in [whole, resumed, text] {
+        // Games are not appended to a file of labelled positions, nor under other options.
+        let positions = temp_path("positions");
+        let layout = Layout::for_variant(Variant::Tori).unwrap();
+        let first_game: Vec<Record> = expected.iter().filter(|r| r.game == 0).cloned().collect();
+        let mut bytes = first_format_header(Variant::Tori, layout);
+        for record in &first_game {
+            record.write(&mut bytes);
+        }
+        std::fs::write(&positions, &bytes).unwrap();
+        assert_eq!(read_file(&positions, Variant::Tori).unwrap(), first_game);
+        let generation = Generation {
+            games: 1,
+            nodes: 100,
+            ..Generation::default()
+        };
+        let params = EvalParams::for_variant(tori::spec());
+        let refused = generate(
+            tori::tables(),
+            &Options::defaults(tori::spec()),
+            &params,
+            &generation,
+            &positions,
+            &AtomicBool::new(false),
+            &mut |_| {},
+        )
+        .unwrap_err();
+        assert!(matches!(refused, DataError::PositionFile(_)), "{refused}");
+        let other_options = generate(
+            tori::tables(),
+            &Options::parse(tori::spec(), "shrike=on").unwrap(),
+            &params,
+            &generation,
+            &resumed,
+            &AtomicBool::new(false),
+            &mut |_| {},
+        )
+        .unwrap_err();
+        assert!(
+            matches!(other_options, DataError::Options { .. }),
+            "{other_options}"
+        );
+        for path in [whole, resumed, text, positions] {
             let _ = std::fs::remove_file(path);
         }
     }

@@ -1,8 +1,10 @@
 //! Training tools for the engine: what makes its weights, kept out of the engine itself, which
 //! knows nothing of training.
 //!
-//! - [`data`]: self-play games at a fixed node count from seeded random openings, written as
-//!   labelled positions to a file that a stopped run resumes;
+//! - [`data`]: self-play games at a fixed node count from seeded random openings, appended to
+//!   a file that a stopped run resumes, and the labelled positions training reads from it;
+//! - [`games`]: the games file, a few bytes a position, and the converter from the first
+//!   format (labelled positions);
 //! - [`train`]: training a network ([`tsubame_engine::nnue::Network`]) on those positions;
 //! - [`tune`]: fitting the classical evaluation's weights to self-play results;
 //! - [`spsa`]: tuning the search's margins by SPSA over games between two settings.
@@ -21,6 +23,7 @@
 #![deny(missing_docs)]
 
 pub mod data;
+pub mod games;
 pub mod spsa;
 pub mod train;
 pub mod tune;

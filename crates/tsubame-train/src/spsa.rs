@@ -266,9 +266,9 @@ impl Run {
                         };
                         // One opening, each set as sente once.
                         let first =
-                            play_between(tables, options, eval, [up, down], generation, *k).1;
+                            play_between(tables, options, eval, [up, down], generation, *k).winner;
                         let second =
-                            play_between(tables, options, eval, [down, up], generation, *k).1;
+                            play_between(tables, options, eval, [down, up], generation, *k).winner;
                         [Some(first), Some(second)]
                     })
                 })

@@ -24,7 +24,7 @@
 //! assert!(result.error_after <= result.error_before);
 //! ```
 
-use crate::data::{is_quiet, self_play};
+use crate::data::{SelfPlay, is_quiet, self_play};
 use std::sync::Arc;
 use tsubame_engine::eval::{EvalParams, Term, Terms, evaluate, terms};
 use tsubame_engine::tt::TranspositionTable;
@@ -82,7 +82,8 @@ fn play_one<B: Bitboard>(
     index: usize,
     tt: &Arc<TranspositionTable>,
 ) -> Vec<String> {
-    let (plies, winner) = self_play(tables, options, params, generation, index as u32, tt);
+    let SelfPlay { plies, winner, .. } =
+        self_play(tables, options, params, generation, index as u32, tt);
     plies
         .iter()
         .filter(|ply| is_quiet(ply))
