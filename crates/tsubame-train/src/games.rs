@@ -28,7 +28,7 @@
 //! where the moves between two of its positions could not be found, and goes on from the
 //! next position in an entry of its own.
 
-use crate::data::{DataError, MAX_SCORE, Record, read_file};
+use crate::positions::{DataError, MAX_SCORE, Record, io_error, read_position_file};
 use std::collections::HashSet;
 use tsubame_engine::nnue::Layout;
 use tsubame_engine::search::Score;
@@ -609,7 +609,8 @@ pub fn convert_game<B: Bitboard>(
 /// difference named).
 pub fn convert_file(from: &str, to: &str, options: &Options) -> Result<Conversion, DataError> {
     let variant = Variant::of(options).ok_or(DataError::UnknownGame)?;
-    let records = read_file(from, variant)?;
+    let bytes = std::fs::read(from).map_err(io_error(from))?;
+    let records = read_position_file(&bytes, from, variant)?;
     let mut tally = Conversion::default();
     let mut out = header(options);
     let mut rest = records.as_slice();
@@ -658,7 +659,7 @@ pub fn convert_file(from: &str, to: &str, options: &Options) -> Result<Conversio
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::data::{Generation, generate};
+    use crate::data::{Generation, generate, read_file};
     use rand::rngs::StdRng;
     use rand::seq::SliceRandom;
     use rand::{Rng, SeedableRng};
@@ -795,7 +796,7 @@ pub(crate) mod tests {
         let layout = Layout::for_variant(Variant::Tori).unwrap();
         let write_positions = |name: &str, records: &[Record]| {
             let path = temp_path(name);
-            let mut bytes = crate::data::first_format_header(Variant::Tori, layout);
+            let mut bytes = crate::positions::first_format_header(Variant::Tori, layout);
             for record in records {
                 record.write(&mut bytes);
             }

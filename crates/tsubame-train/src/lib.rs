@@ -4,7 +4,9 @@
 //! - [`data`]: self-play games at a fixed node count from seeded random openings, appended to
 //!   a file that a stopped run resumes, and the labelled positions training reads from it;
 //! - [`games`]: the games file, a few bytes a position, and the converter from the first
-//!   format (labelled positions);
+//!   format;
+//! - [`positions`]: the labelled positions training reads, and the first format, which stored
+//!   them whole;
 //! - [`train`]: training a network ([`tsubame_engine::nnue::Network`]) on those positions;
 //! - [`tune`]: fitting the classical evaluation's weights to self-play results;
 //! - [`spsa`]: tuning the search's margins by SPSA over games between two settings.
@@ -24,6 +26,7 @@
 
 pub mod data;
 pub mod games;
+pub mod positions;
 pub mod spsa;
 pub mod train;
 pub mod tune;
