@@ -8,8 +8,10 @@
 use crate::accounts::{Account, NewSession, SESSION_COOKIE, guest_name};
 use crate::connections::PeerAddr;
 use crate::error::ApiError;
+use crate::hub::GameView;
 use crate::hub::{Credential, Hub, Sitter};
 use crate::ratings::{RATING_GAMES, Speed};
+use crate::responses::{AccountAnswer, ErrorBody, PlayerPage, PlayerRating, RatingChange, WhoAmI};
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{ConnectInfo, FromRequestParts, Path, Query, State};
@@ -18,7 +20,6 @@ use axum::http::{HeaderMap, HeaderValue, Method, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde::Deserialize;
-use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -141,9 +142,9 @@ fn refuse_cross_site(headers: &HeaderMap) -> Result<(), ApiError> {
     Ok(())
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
-struct LoginRequest {
+pub(crate) struct LoginRequest {
     username: String,
     password: String,
 }
@@ -178,7 +179,13 @@ fn logged_in(
         secure,
     )?;
     let status = axum::http::StatusCode::from_u16(status).unwrap_or(axum::http::StatusCode::OK);
-    let mut response = (status, axum::Json(json!({ "account": session.account }))).into_response();
+    let mut response = (
+        status,
+        axum::Json(AccountAnswer {
+            account: Some(session.account),
+        }),
+    )
+        .into_response();
     response.headers_mut().insert(header::SET_COOKIE, cookie);
     response
         .headers_mut()
@@ -225,7 +232,8 @@ async fn enter(
     logged_in(hub, session, over_https(hub, peer, headers), status)
 }
 
-async fn signup(
+#[utoipa::path(post, path = "/api/account/signup", tag = "accounts", request_body = LoginRequest, responses((status = 201, description = "The new account, logged in (a session cookie is set)", body = AccountAnswer), (status = 400, description = "A malformed request", body = ErrorBody), (status = 409, description = "Not possible in the game as it stands", body = ErrorBody), (status = 429, description = "Too many requests: Retry-After says when to try again", body = ErrorBody), (status = 503, description = "The database cannot save now: nothing was changed", body = ErrorBody)))]
+pub(crate) async fn signup(
     State(hub): State<Arc<Hub>>,
     ConnectInfo(PeerAddr(peer)): ConnectInfo<PeerAddr>,
     headers: HeaderMap,
@@ -234,7 +242,8 @@ async fn signup(
     enter(&hub, peer, &headers, &body, Entry::SignUp).await
 }
 
-async fn login(
+#[utoipa::path(post, path = "/api/account/login", tag = "accounts", request_body = LoginRequest, responses((status = 200, description = "The account, logged in (a session cookie is set)", body = AccountAnswer), (status = 400, description = "A malformed request", body = ErrorBody), (status = 403, description = "No seat, or not allowed", body = ErrorBody), (status = 429, description = "Too many requests: Retry-After says when to try again", body = ErrorBody)))]
+pub(crate) async fn login(
     State(hub): State<Arc<Hub>>,
     ConnectInfo(PeerAddr(peer)): ConnectInfo<PeerAddr>,
     headers: HeaderMap,
@@ -243,7 +252,8 @@ async fn login(
     enter(&hub, peer, &headers, &body, Entry::LogIn).await
 }
 
-async fn logout(
+#[utoipa::path(post, path = "/api/account/logout", tag = "accounts", responses((status = 200, description = "Logged out", body = AccountAnswer)))]
+pub(crate) async fn logout(
     State(hub): State<Arc<Hub>>,
     ConnectInfo(PeerAddr(peer)): ConnectInfo<PeerAddr>,
     headers: HeaderMap,
@@ -252,7 +262,7 @@ async fn logout(
     if let Some(session) = &viewer.session {
         hub.accounts().logout(session).await?;
     }
-    let mut response = axum::Json(json!({ "account": null })).into_response();
+    let mut response = axum::Json(AccountAnswer { account: None }).into_response();
     response.headers_mut().insert(
         header::SET_COOKIE,
         cookie_header("", 0, over_https(&hub, peer, &headers))?,
@@ -260,13 +270,17 @@ async fn logout(
     Ok(response)
 }
 
-async fn who_am_i(State(hub): State<Arc<Hub>>, viewer: Viewer) -> Response {
+#[utoipa::path(get, path = "/api/account", tag = "accounts", responses((status = 200, description = "Who is logged in, and their games waiting for a move", body = WhoAmI)))]
+pub(crate) async fn who_am_i(State(hub): State<Arc<Hub>>, viewer: Viewer) -> Response {
     let your_turn = match &viewer.account {
         Some(account) => hub.your_turn_count(&account.id).await,
         None => 0,
     };
-    let mut response =
-        axum::Json(json!({ "account": viewer.account, "your_turn": your_turn })).into_response();
+    let mut response = axum::Json(WhoAmI {
+        account: viewer.account,
+        your_turn,
+    })
+    .into_response();
     response
         .headers_mut()
         .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
@@ -280,7 +294,8 @@ async fn account_named(hub: &Hub, name: &str) -> Result<Account, ApiError> {
         .ok_or_else(|| ApiError::not_found(format!("no player is called {name:?}")))
 }
 
-async fn player(
+#[utoipa::path(get, path = "/api/players/{name}", tag = "accounts", params(("name" = String, Path, description = "The user name")), responses((status = 200, description = "The player's ratings and history", body = PlayerPage), (status = 404, description = "No such game", body = ErrorBody)))]
+pub(crate) async fn player(
     State(hub): State<Arc<Hub>>,
     Path(name): Path<String>,
 ) -> Result<Response, ApiError> {
@@ -298,41 +313,42 @@ async fn player(
         (game, speed)
     };
     ratings.sort_by_key(|r| order(&r.game, &r.speed));
-    let ratings: Vec<Value> = ratings
+    let ratings = ratings
         .iter()
-        .map(|r| {
-            json!({
-                "game": r.game, "speed": r.speed,
-                "rating": r.rating.rating.round() as i64,
-                "deviation": r.rating.deviation.round() as i64,
-                "provisional": r.rating.provisional(),
-                "games": r.games,
-            })
+        .map(|r| PlayerRating {
+            game: r.game.clone(),
+            speed: r.speed.clone(),
+            rating: r.rating.rating.round() as i64,
+            deviation: r.rating.deviation.round() as i64,
+            provisional: r.rating.provisional(),
+            games: r.games,
         })
         .collect();
-    let history: Vec<Value> = store
+    let history = store
         .rating_history(&account.id, HISTORY_POINTS)
         .await
         .map_err(database)?
-        .iter()
-        .map(|p| {
-            json!({
-                "game": p.game, "speed": p.speed, "game_id": p.game_id,
-                "rating": p.rating, "at": p.at,
-            })
+        .into_iter()
+        .map(|p| RatingChange {
+            game: p.game,
+            speed: p.speed,
+            game_id: p.game_id,
+            rating: p.rating,
+            at: p.at,
         })
         .collect();
-    Ok(axum::Json(json!({
-        "username": account.username,
-        "joined": account.created_at,
-        "games": games,
-        "ratings": ratings,
-        "history": history,
-    }))
+    Ok(axum::Json(PlayerPage {
+        username: account.username,
+        joined: account.created_at,
+        games,
+        ratings,
+        history,
+    })
     .into_response())
 }
 
-async fn player_games(
+#[utoipa::path(get, path = "/api/players/{name}/games", tag = "accounts", params(("name" = String, Path, description = "The user name"), ("status" = Option<String>, Query, description = "waiting, playing or finished"), ("limit" = Option<usize>, Query, description = "At most this many")), responses((status = 200, description = "The player's games, newest first", body = Vec<GameView>), (status = 400, description = "A malformed request", body = ErrorBody), (status = 404, description = "No such game", body = ErrorBody)))]
+pub(crate) async fn player_games(
     State(hub): State<Arc<Hub>>,
     Path(name): Path<String>,
     Query(query): Query<HashMap<String, String>>,

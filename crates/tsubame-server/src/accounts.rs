@@ -21,6 +21,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 use tokio::sync::Semaphore;
+use utoipa::ToSchema;
 
 /// The name of the session cookie.
 pub const SESSION_COOKIE: &str = "tsubame_session";
@@ -148,7 +149,7 @@ pub fn verify_password_in(memory: &HashingMemory, password: &[u8], phc: &str) ->
 const WRONG_LOGIN: &str = "wrong user name or password";
 
 /// A logged-in player, as requests see them.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
 pub struct Account {
     /// The account's id (internal: players are known by name).
     #[serde(skip)]

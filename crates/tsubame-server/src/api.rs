@@ -5,13 +5,20 @@
 
 use crate::account_api::Viewer;
 use crate::accounts::Account;
+use crate::chat::ChatLine;
 use crate::chat::Room;
 use crate::clock::TimeControl;
 use crate::connections::PeerAddr;
 use crate::error::ApiError;
+use crate::game::EngineReply;
 use crate::game::HostedGame;
-use crate::hub::{Credential, GameRoom, Hub, NewGame};
+use crate::hub::{Credential, GameRoom, GameView, Hub, NewGame, SeatGrant};
 use crate::metrics::GaugeGuard;
+use crate::responses::{
+    ChatHistory, DropInfo, ErrorBody, Exports, GameForViewer, ImportTags, Imported, ImportedGame,
+    LionPower, NumberRange, OptionInfo, RangeJump, ReplayedGame, RoleInfo, RoleMove, RulesOutcome,
+    SocketMessage, StoredGameRecord, TenjikuPowers, VariantInfo,
+};
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade, close_code};
@@ -24,7 +31,7 @@ use axum::routing::{get, post};
 use futures_util::{SinkExt, StreamExt};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -39,6 +46,7 @@ use tsubame_rules::Variant;
 use tsubame_rules::betza::Reach;
 use tsubame_rules::tenjiku;
 use tsubame_rules::{EndReason, Options};
+use utoipa::ToSchema;
 
 /// Largest request body accepted.
 pub const BODY_LIMIT: usize = 64 * 1024;
@@ -60,9 +68,9 @@ fn ok<T: Serialize>(value: &T) -> Response {
 }
 
 /// Rule options as `"name=value,..."` or as an object of names to values.
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Default, ToSchema)]
 #[serde(untagged)]
-enum OptionsInput {
+pub(crate) enum OptionsInput {
     #[default]
     None,
     Text(String),
@@ -90,9 +98,9 @@ impl OptionsInput {
     }
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-struct CreateRequest {
+pub(crate) struct CreateRequest {
     variant: String,
     #[serde(default)]
     options: OptionsInput,
@@ -134,25 +142,25 @@ fn default_clock() -> TimeControl {
     TimeControl::Unlimited
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-struct TokenRequest {
+pub(crate) struct TokenRequest {
     #[serde(default)]
     token: Option<String>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-struct MoveRequest {
+pub(crate) struct MoveRequest {
     #[serde(default)]
     token: Option<String>,
     #[serde(rename = "move")]
     usi: String,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-struct DrawRequest {
+pub(crate) struct DrawRequest {
     #[serde(default)]
     token: Option<String>,
     #[serde(default = "default_draw_action")]
@@ -163,9 +171,9 @@ fn default_draw_action() -> String {
     "offer".into()
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-struct JoinRequest {
+pub(crate) struct JoinRequest {
     #[serde(default)]
     invite: Option<String>,
     /// A seat token the joiner already holds in this game (a guest's own seek), so that
@@ -174,9 +182,9 @@ struct JoinRequest {
     token: Option<String>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-struct PositionRequest {
+pub(crate) struct PositionRequest {
     variant: String,
     #[serde(default)]
     options: OptionsInput,
@@ -232,7 +240,7 @@ carries_token!(
 /// database), who asks (the login, and a seat token from the body or `Authorization`) and the
 /// body's other fields. Taken in the order the answers depend on: the path, the login (a
 /// cross-site request is refused), the body (malformed: 400), then the game (404).
-struct SeatRequest<T> {
+pub(crate) struct SeatRequest<T> {
     hub: Arc<Hub>,
     slot: Arc<GameRoom>,
     viewer: Viewer,
@@ -285,15 +293,18 @@ fn variant_of(name: &str) -> Result<Variant, ApiError> {
 
 /// A kind's ordinary moves, as the move generator reads them from its Betza string: each a
 /// vector from sente's side (`left`, `forward`), leapt once or slid along (`limit` 0: no limit).
-fn role_moves(betza: &str) -> Vec<Value> {
+fn role_moves(betza: &str) -> Vec<RoleMove> {
     tsubame_rules::betza::parse(betza)
         .unwrap_or_default()
         .into_iter()
-        .map(|atom| match atom.reach {
-            Reach::Leap => json!({"left": atom.left, "forward": atom.forward, "slide": false}),
-            Reach::Slide { limit } => json!({
-                "left": atom.left, "forward": atom.forward, "slide": true, "limit": limit,
-            }),
+        .map(|atom| RoleMove {
+            left: atom.left,
+            forward: atom.forward,
+            slide: matches!(atom.reach, Reach::Slide { .. }),
+            limit: match atom.reach {
+                Reach::Leap => None,
+                Reach::Slide { limit } => Some(limit),
+            },
         })
         .collect()
 }
@@ -320,86 +331,101 @@ fn direction_vectors(set: tenjiku::DirSet) -> Vec<[i8; 2]> {
 
 /// What a Tenjiku kind does beyond its Betza moves (lion power, area moves, range jumps, the
 /// tetrarch's moves, burning), from the rules library's own table; `None` for none.
-fn tenjiku_powers(role: Option<tsubame_rules::Role>) -> Option<Value> {
+fn tenjiku_powers(role: Option<tsubame_rules::Role>) -> Option<TenjikuPowers> {
     let powers = tenjiku::powers(role?)?;
     let lion = match powers.lion {
-        tenjiku::Lion::None => Value::Null,
-        tenjiku::Lion::Full => json!("full"),
-        tenjiku::Lion::LionHawk => json!("lion-hawk"),
-        tenjiku::Lion::Line(set) => json!({"line": direction_vectors(set)}),
+        tenjiku::Lion::None => None,
+        tenjiku::Lion::Full => Some(LionPower::Named("full")),
+        tenjiku::Lion::LionHawk => Some(LionPower::Named("lion-hawk")),
+        tenjiku::Lion::Line(set) => Some(LionPower::Line {
+            line: direction_vectors(set),
+        }),
     };
-    let plain = lion.is_null()
+    let plain = lion.is_none()
         && powers.area == 0
         && powers.range_jump.is_none()
         && !powers.tetrarch
         && !powers.burns
         && !powers.free_eagle;
-    (!plain).then(|| {
-        json!({
-            "lion": lion,
-            "area": powers.area,
-            "range_jump": powers.range_jump.map(|jump| json!({
-                "directions": direction_vectors(jump.dirs), "level": jump.level,
-            })),
-            "tetrarch": powers.tetrarch,
-            "burns": powers.burns,
-            "free_eagle": powers.free_eagle,
-            "rank": powers.rank,
-        })
+    (!plain).then(|| TenjikuPowers {
+        lion,
+        area: powers.area,
+        range_jump: powers.range_jump.map(|jump| RangeJump {
+            directions: direction_vectors(jump.dirs),
+            level: jump.level,
+        }),
+        tetrarch: powers.tetrarch,
+        burns: powers.burns,
+        free_eagle: powers.free_eagle,
+        rank: powers.rank,
     })
 }
 
-async fn variants() -> Response {
-    let list: Vec<Value> = Variant::ALL
+/// Every game: board, pieces with their moves, rule options.
+#[utoipa::path(get, path = "/api/variants", tag = "games",
+    responses((status = 200, description = "Every game", body = Vec<VariantInfo>)))]
+pub(crate) async fn variants() -> Response {
+    let list: Vec<VariantInfo> = Variant::ALL
         .into_iter()
         .map(|variant| {
             let (files, ranks) = variant.board_size();
             let spec = variant.spec();
-            let roles: Vec<Value> = spec
+            let roles = spec
                 .roles
                 .iter()
-                .map(|r| {
-                    json!({
-                        "name": r.name, "sfen": r.sfen, "hodges": r.hodges, "kanji": r.kanji,
-                        "royal": r.royal,
-                        "promotes_to": r.promotes_to.map(|p| spec.role(p).sfen),
-                        "promoted_from": r.promoted_from.map(|p| spec.role(p).sfen),
-                        "betza": r.betza,
-                        "moves": role_moves(r.betza),
-                        "powers": (variant == Variant::Tenjiku)
-                            .then(|| tenjiku_powers(spec.role_by_sfen(r.sfen)))
-                            .flatten(),
-                        "drop": {
-                            "barred_far_ranks": r.drop.barred_far_ranks,
-                            "max_per_file": r.drop.max_per_file,
-                            "mate_restricted": r.drop.mate_restricted,
-                        },
-                    })
+                .map(|r| RoleInfo {
+                    name: r.name,
+                    sfen: r.sfen,
+                    hodges: r.hodges,
+                    kanji: r.kanji,
+                    royal: r.royal,
+                    promotes_to: r.promotes_to.map(|p| spec.role(p).sfen),
+                    promoted_from: r.promoted_from.map(|p| spec.role(p).sfen),
+                    betza: r.betza,
+                    moves: role_moves(r.betza),
+                    powers: (variant == Variant::Tenjiku)
+                        .then(|| tenjiku_powers(spec.role_by_sfen(r.sfen)))
+                        .flatten(),
+                    drop: DropInfo {
+                        barred_far_ranks: r.drop.barred_far_ranks,
+                        max_per_file: r.drop.max_per_file,
+                        mate_restricted: r.drop.mate_restricted,
+                    },
                 })
                 .collect();
-            let options: Vec<Value> = spec
+            let options = spec
                 .options
                 .iter()
-                .map(|o| {
-                    json!({
-                        "name": o.name, "help": o.help,
-                        "values": o.values.iter().map(|v| v.name).collect::<Vec<_>>(),
-                        "number": o.number.map(|n| json!({"min": n.min, "max": n.max})),
-                    })
+                .map(|o| OptionInfo {
+                    name: o.name,
+                    help: o.help,
+                    values: o.values.iter().map(|v| v.name).collect(),
+                    number: o.number.map(|n| NumberRange {
+                        min: n.min,
+                        max: n.max,
+                    }),
                 })
                 .collect();
-            json!({
-                "name": spec.name, "title": spec.title, "files": files, "ranks": ranks,
-                "available": true, "start_sfen": spec.start_sfen, "roles": roles,
-                "options": options, "drops": spec.drops, "promotion_zone": spec.promotion.zone_depth,
-                "promotion_compulsory": spec.promotion.compulsory,
-            })
+            VariantInfo {
+                name: spec.name,
+                title: spec.title,
+                files,
+                ranks,
+                available: true,
+                start_sfen: spec.start_sfen,
+                roles,
+                options,
+                drops: spec.drops,
+                promotion_zone: spec.promotion.zone_depth,
+                promotion_compulsory: spec.promotion.compulsory,
+            }
         })
         .collect();
     ok(&list)
 }
 
-async fn create_game(
+#[utoipa::path(post, path = "/api/games", tag = "games", request_body = CreateRequest, responses((status = 201, description = "The creator's seat", body = SeatGrant), (status = 400, description = "A malformed request", body = ErrorBody), (status = 422, description = "Refused by the rules", body = ErrorBody), (status = 429, description = "Too many requests: Retry-After says when to try again", body = ErrorBody), (status = 503, description = "The database cannot save now: nothing was changed", body = ErrorBody)))]
+pub(crate) async fn create_game(
     State(hub): State<Arc<Hub>>,
     ConnectInfo(PeerAddr(peer)): ConnectInfo<PeerAddr>,
     headers: HeaderMap,
@@ -467,7 +493,8 @@ async fn create_game(
     Ok((StatusCode::CREATED, axum::Json(grant)).into_response())
 }
 
-async fn list_games(
+#[utoipa::path(get, path = "/api/games", tag = "games", params(("status" = Option<String>, Query, description = "waiting, playing or finished"), ("limit" = Option<usize>, Query, description = "At most this many (1 to 200)")), responses((status = 200, description = "Games in play and the newest finished, newest first", body = Vec<GameView>), (status = 400, description = "A malformed request", body = ErrorBody)))]
+pub(crate) async fn list_games(
     State(hub): State<Arc<Hub>>,
     Query(query): Query<HashMap<String, String>>,
 ) -> Result<Response, ApiError> {
@@ -476,26 +503,29 @@ async fn list_games(
     Ok(ok(&hub.list(status, limit).await?))
 }
 
-async fn lobby(State(hub): State<Arc<Hub>>) -> Response {
+#[utoipa::path(get, path = "/api/lobby", tag = "games", responses((status = 200, description = "Public games with an open seat, newest first", body = Vec<GameView>)))]
+pub(crate) async fn lobby(State(hub): State<Arc<Hub>>) -> Response {
     ok(&hub.lobby().await)
 }
 
 /// A game with, for a logged-in player, `you`: the seat their account holds (a player can
 /// pick up their game on any device).
-async fn get_game(
+#[utoipa::path(get, path = "/api/games/{id}", tag = "games", params(("id" = String, Path, description = "The game's id")), responses((status = 200, description = "The game, and the viewer's seat", body = GameForViewer), (status = 404, description = "No such game", body = ErrorBody)))]
+pub(crate) async fn get_game(
     State(hub): State<Arc<Hub>>,
     Path(id): Path<String>,
     viewer: Viewer,
 ) -> Result<Response, ApiError> {
     let slot = hub.find(&id).await?;
     let live = slot.game.lock().await;
-    let mut view = serde_json::to_value(hub.view_of(&live, true))
-        .map_err(|e| ApiError::internal(e.to_string()))?;
-    view["you"] = json!(live.viewer_seat(&viewer.credential(None)));
-    Ok(ok(&view))
+    Ok(ok(&GameForViewer {
+        game: hub.view_of(&live, true),
+        you: live.viewer_seat(&viewer.credential(None)),
+    }))
 }
 
-async fn join_game(request: SeatRequest<JoinRequest>) -> Result<Response, ApiError> {
+#[utoipa::path(post, path = "/api/games/{id}/join", tag = "games", params(("id" = String, Path, description = "The game's id")), request_body = JoinRequest, responses((status = 200, description = "The joiner's seat", body = SeatGrant), (status = 403, description = "No seat, or not allowed", body = ErrorBody), (status = 404, description = "No such game", body = ErrorBody), (status = 409, description = "Not possible in the game as it stands", body = ErrorBody), (status = 503, description = "The database cannot save now: nothing was changed", body = ErrorBody)))]
+pub(crate) async fn join_game(request: SeatRequest<JoinRequest>) -> Result<Response, ApiError> {
     let grant = request
         .hub
         .join(
@@ -508,7 +538,8 @@ async fn join_game(request: SeatRequest<JoinRequest>) -> Result<Response, ApiErr
     Ok(ok(&grant))
 }
 
-async fn post_move(request: SeatRequest<MoveRequest>) -> Result<Response, ApiError> {
+#[utoipa::path(post, path = "/api/games/{id}/moves", tag = "play", params(("id" = String, Path, description = "The game's id")), request_body = MoveRequest, responses((status = 200, description = "The game after the move, once stored", body = GameView), (status = 400, description = "A malformed request", body = ErrorBody), (status = 403, description = "No seat, or not allowed", body = ErrorBody), (status = 404, description = "No such game", body = ErrorBody), (status = 409, description = "Not possible in the game as it stands", body = ErrorBody), (status = 422, description = "Refused by the rules", body = ErrorBody), (status = 503, description = "The database cannot save now: nothing was changed", body = ErrorBody)))]
+pub(crate) async fn post_move(request: SeatRequest<MoveRequest>) -> Result<Response, ApiError> {
     let view = request
         .hub
         .play(
@@ -520,7 +551,8 @@ async fn post_move(request: SeatRequest<MoveRequest>) -> Result<Response, ApiErr
     Ok(ok(&view))
 }
 
-async fn resign(request: SeatRequest<TokenRequest>) -> Result<Response, ApiError> {
+#[utoipa::path(post, path = "/api/games/{id}/resign", tag = "play", params(("id" = String, Path, description = "The game's id")), request_body = TokenRequest, responses((status = 200, description = "The game, over", body = GameView), (status = 403, description = "No seat, or not allowed", body = ErrorBody), (status = 404, description = "No such game", body = ErrorBody), (status = 409, description = "Not possible in the game as it stands", body = ErrorBody), (status = 503, description = "The database cannot save now: nothing was changed", body = ErrorBody)))]
+pub(crate) async fn resign(request: SeatRequest<TokenRequest>) -> Result<Response, ApiError> {
     let view = request
         .hub
         .resign(&request.slot, &request.credential())
@@ -528,7 +560,8 @@ async fn resign(request: SeatRequest<TokenRequest>) -> Result<Response, ApiError
     Ok(ok(&view))
 }
 
-async fn abort(request: SeatRequest<TokenRequest>) -> Result<Response, ApiError> {
+#[utoipa::path(post, path = "/api/games/{id}/abort", tag = "play", params(("id" = String, Path, description = "The game's id")), request_body = TokenRequest, responses((status = 200, description = "The game, aborted", body = GameView), (status = 403, description = "No seat, or not allowed", body = ErrorBody), (status = 404, description = "No such game", body = ErrorBody), (status = 409, description = "Not possible in the game as it stands", body = ErrorBody), (status = 503, description = "The database cannot save now: nothing was changed", body = ErrorBody)))]
+pub(crate) async fn abort(request: SeatRequest<TokenRequest>) -> Result<Response, ApiError> {
     let view = request
         .hub
         .abort(&request.slot, &request.credential())
@@ -536,7 +569,8 @@ async fn abort(request: SeatRequest<TokenRequest>) -> Result<Response, ApiError>
     Ok(ok(&view))
 }
 
-async fn draw(request: SeatRequest<DrawRequest>) -> Result<Response, ApiError> {
+#[utoipa::path(post, path = "/api/games/{id}/draw", tag = "play", params(("id" = String, Path, description = "The game's id")), request_body = DrawRequest, responses((status = 200, description = "The game with the offer made, accepted or declined", body = GameView), (status = 400, description = "A malformed request", body = ErrorBody), (status = 403, description = "No seat, or not allowed", body = ErrorBody), (status = 404, description = "No such game", body = ErrorBody), (status = 409, description = "Not possible in the game as it stands", body = ErrorBody), (status = 503, description = "The database cannot save now: nothing was changed", body = ErrorBody)))]
+pub(crate) async fn draw(request: SeatRequest<DrawRequest>) -> Result<Response, ApiError> {
     let view = request
         .hub
         .draw(&request.slot, &request.credential(), &request.body.action)
@@ -544,16 +578,17 @@ async fn draw(request: SeatRequest<DrawRequest>) -> Result<Response, ApiError> {
     Ok(ok(&view))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-struct ChatRequest {
+pub(crate) struct ChatRequest {
     #[serde(default)]
     token: Option<String>,
     text: String,
 }
 
 /// Says a line in the game's chat (the players' room for a seat, else the spectators').
-async fn post_chat(request: SeatRequest<ChatRequest>) -> Result<Response, ApiError> {
+#[utoipa::path(post, path = "/api/games/{id}/chat", tag = "chat", params(("id" = String, Path, description = "The game's id")), request_body = ChatRequest, responses((status = 201, description = "The line, stored", body = ChatLine), (status = 400, description = "A malformed request", body = ErrorBody), (status = 403, description = "No seat, or not allowed", body = ErrorBody), (status = 404, description = "No such game", body = ErrorBody), (status = 409, description = "Not possible in the game as it stands", body = ErrorBody), (status = 429, description = "Too many requests: Retry-After says when to try again", body = ErrorBody), (status = 503, description = "The database cannot save now: nothing was changed", body = ErrorBody)))]
+pub(crate) async fn post_chat(request: SeatRequest<ChatRequest>) -> Result<Response, ApiError> {
     let name = request.viewer.account.as_ref().map(|a| a.username.as_str());
     let line = request
         .hub
@@ -569,7 +604,8 @@ async fn post_chat(request: SeatRequest<ChatRequest>) -> Result<Response, ApiErr
 
 /// The chat room the viewer sees (by login, or the seat token in `Authorization`) and its
 /// newest lines.
-async fn get_chat(
+#[utoipa::path(get, path = "/api/games/{id}/chat", tag = "chat", params(("id" = String, Path, description = "The game's id")), responses((status = 200, description = "The room the viewer sees and its newest lines", body = ChatHistory), (status = 404, description = "No such game", body = ErrorBody)))]
+pub(crate) async fn get_chat(
     State(hub): State<Arc<Hub>>,
     Path(id): Path<String>,
     headers: HeaderMap,
@@ -580,10 +616,11 @@ async fn get_chat(
     let (room, lines) = hub
         .chat_history(&slot, &viewer.credential(token.as_deref()))
         .await?;
-    Ok(ok(&json!({"room": room, "lines": lines})))
+    Ok(ok(&ChatHistory { room, lines }))
 }
 
-async fn rematch(request: SeatRequest<DrawRequest>) -> Result<Response, ApiError> {
+#[utoipa::path(post, path = "/api/games/{id}/rematch", tag = "play", params(("id" = String, Path, description = "The game's id")), request_body = DrawRequest, responses((status = 200, description = "The game with the offer, or the rematch's id once agreed", body = GameView), (status = 400, description = "A malformed request", body = ErrorBody), (status = 403, description = "No seat, or not allowed", body = ErrorBody), (status = 404, description = "No such game", body = ErrorBody), (status = 409, description = "Not possible in the game as it stands", body = ErrorBody), (status = 503, description = "The database cannot save now: nothing was changed", body = ErrorBody)))]
+pub(crate) async fn rematch(request: SeatRequest<DrawRequest>) -> Result<Response, ApiError> {
     let view = request
         .hub
         .rematch(&request.slot, &request.credential(), &request.body.action)
@@ -592,7 +629,7 @@ async fn rematch(request: SeatRequest<DrawRequest>) -> Result<Response, ApiError
 }
 
 /// A record in every export form, with the position after each ply for replay.
-fn record_of(game_start: &HostedGame, moves: &[String]) -> Result<Value, ApiError> {
+fn record_of(game_start: &HostedGame, moves: &[String]) -> Result<ReplayedGame, ApiError> {
     let mut walk = game_start.clone();
     let mut positions = vec![walk.sfen()];
     let mut hodges = Vec::new();
@@ -623,32 +660,41 @@ fn record_of(game_start: &HostedGame, moves: &[String]) -> Result<Value, ApiErro
         .join("\n");
     let variant = game_start.variant();
     let (files, ranks) = variant.board_size();
-    Ok(json!({
-        "variant": variant,
-        "files": files,
-        "ranks": ranks,
-        "options": game_start.options_text(),
-        "start_sfen": start,
-        "usi": moves,
-        "usi_record": usi_record,
-        "hodges": hodges,
-        "hodges_text": hodges_text,
-        "japanese": (japanese.len() == moves.len() && !moves.is_empty()).then_some(japanese),
-        "short": (short.len() == moves.len() && !moves.is_empty()).then_some(short),
-        "removed": removed,
-        "positions": positions,
-        "fen": (variant == Variant::Tori).then(|| walk.fen()),
-        "start_fen": (variant == Variant::Tori).then(|| game_start.start_fen()),
-        "outcome": walk.outcome().map(|o| json!({
-            "winner": o.winner.map(|c| if c == tsubame_rules::Color::Sente { "sente" } else { "gote" }),
-            "reason": o.reason.name(),
-        })),
-        "legal_moves": walk.legal_moves(),
-        "sfen": walk.sfen(),
-        "exports": export_texts(game_start, moves, walk.outcome().map(|o| {
-            (GameResult::from_outcome(o), Some(o.reason))
-        })),
-    }))
+    Ok(ReplayedGame {
+        variant: variant.name().to_string(),
+        files,
+        ranks,
+        options: game_start.options_text(),
+        start_sfen: start,
+        usi: moves.to_vec(),
+        usi_record,
+        hodges,
+        hodges_text,
+        japanese: (japanese.len() == moves.len() && !moves.is_empty()).then_some(japanese),
+        short: (short.len() == moves.len() && !moves.is_empty()).then_some(short),
+        removed,
+        positions,
+        fen: (variant == Variant::Tori).then(|| walk.fen()),
+        start_fen: (variant == Variant::Tori).then(|| game_start.start_fen()),
+        outcome: walk.outcome().map(|o| RulesOutcome {
+            winner: o.winner.map(|c| {
+                if c == tsubame_rules::Color::Sente {
+                    "sente"
+                } else {
+                    "gote"
+                }
+            }),
+            reason: o.reason.name(),
+        }),
+        legal_moves: walk.legal_moves(),
+        sfen: walk.sfen(),
+        exports: export_texts(
+            game_start,
+            moves,
+            walk.outcome()
+                .map(|o| (GameResult::from_outcome(o), Some(o.reason))),
+        ),
+    })
 }
 
 /// The game in the notation library's formats: its canonical record, and for Tori the KIF and
@@ -658,7 +704,7 @@ fn export_texts(
     game_start: &HostedGame,
     moves: &[String],
     end: Option<(GameResult, Option<EndReason>)>,
-) -> Value {
+) -> Exports {
     let start = game_start.start_sfen();
     let mut record = Record::new(game_start.options().clone());
     let default_start = HostedGame::new(game_start.variant(), &game_start.options_text(), None)
@@ -677,11 +723,11 @@ fn export_texts(
         record.result = result;
         record.reason = reason;
     }
-    json!({
-        "record": record.to_canonical().ok(),
-        "kif": write_kif(&record).ok(),
-        "pgn": write_pgn(&record).ok(),
-    })
+    Exports {
+        record: record.to_canonical().ok(),
+        kif: write_kif(&record).ok(),
+        pgn: write_pgn(&record).ok(),
+    }
 }
 
 /// The server's result of a game as a record's result and reason (an aborted game has none).
@@ -699,7 +745,8 @@ fn record_end(result: Option<&crate::hub::GameResult>) -> Option<(GameResult, Op
     Some((winner, reason))
 }
 
-async fn game_record(
+#[utoipa::path(get, path = "/api/games/{id}/record", tag = "records", params(("id" = String, Path, description = "The game's id")), responses((status = 200, description = "The game replayed, with its record in each format", body = StoredGameRecord), (status = 404, description = "No such game", body = ErrorBody)))]
+pub(crate) async fn game_record(
     State(hub): State<Arc<Hub>>,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
@@ -712,12 +759,10 @@ async fn game_record(
     )
     .map_err(|e| ApiError::internal(e.to_string()))?;
     let moves: Vec<String> = live.moves().iter().map(|m| m.played.usi.clone()).collect();
-    let mut record = record_of(&start, &moves)?;
+    let mut game = record_of(&start, &moves)?;
     let result = hub.view_of(&live, false).result;
-    record["exports"] = export_texts(&start, &moves, record_end(result.as_ref()));
-    record["id"] = json!(id);
-    record["result"] = json!(result);
-    Ok(ok(&record))
+    game.exports = export_texts(&start, &moves, record_end(result.as_ref()));
+    Ok(ok(&StoredGameRecord { game, id, result }))
 }
 
 fn game_for(request: &PositionRequest) -> Result<HostedGame, ApiError> {
@@ -731,7 +776,8 @@ fn game_for(request: &PositionRequest) -> Result<HostedGame, ApiError> {
 }
 
 /// Replays a pasted record: every position, Hodges text and the export forms.
-async fn replay(body: Bytes) -> Result<Response, ApiError> {
+#[utoipa::path(post, path = "/api/replay", tag = "records", request_body = PositionRequest, responses((status = 200, description = "Every position, the moves in each notation and the export forms", body = ReplayedGame), (status = 400, description = "A malformed request", body = ErrorBody), (status = 422, description = "Refused by the rules", body = ErrorBody)))]
+pub(crate) async fn replay(body: Bytes) -> Result<Response, ApiError> {
     let request: PositionRequest = parse_body(&body)?;
     let start = game_for(&request)?;
     Ok(ok(&record_of(&start, &request.moves)?))
@@ -741,7 +787,7 @@ async fn replay(body: Bytes) -> Result<Response, ApiError> {
 /// tags, the game and its options.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct ImportQuery {
+pub(crate) struct ImportQuery {
     #[serde(default)]
     format: Option<String>,
     #[serde(default)]
@@ -784,7 +830,8 @@ fn detect_format(text: &str) -> &'static str {
 /// answers each game as `/api/replay` does, with its tags. Reading is work for a core: it
 /// runs on the blocking pool in one of the engine's slots, an address may have as many
 /// imports waiting or running as analyses (429 beyond), and it has [`IMPORT_TIME`].
-async fn import(
+#[utoipa::path(post, path = "/api/import", tag = "records", params(("format" = Option<String>, Query, description = "auto, record, kif, pgn or hodges"), ("variant" = Option<String>, Query, description = "For Hodges text: the game"), ("options" = Option<String>, Query, description = "For Hodges text: its rule options")), request_body(content = String, description = "The record file (KIF may be Shift-JIS)", content_type = "text/plain"), responses((status = 200, description = "Each game of the file, replayed", body = Imported), (status = 400, description = "A malformed request", body = ErrorBody), (status = 413, description = "Too large or too slow to read", body = ErrorBody), (status = 422, description = "Refused by the rules", body = ErrorBody), (status = 429, description = "Too many requests: Retry-After says when to try again", body = ErrorBody)))]
+pub(crate) async fn import(
     State(hub): State<Arc<Hub>>,
     ConnectInfo(PeerAddr(peer)): ConnectInfo<PeerAddr>,
     headers: HeaderMap,
@@ -822,7 +869,7 @@ async fn import(
 }
 
 /// The games of an import, as `import` answers them.
-fn import_records(query: &ImportQuery, body: &[u8]) -> Result<Value, ApiError> {
+fn import_records(query: &ImportQuery, body: &[u8]) -> Result<Imported, ApiError> {
     let text = || {
         std::str::from_utf8(body).map_err(|_| {
             ApiError::bad_request("the record is not UTF-8 text (only KIF may be Shift-JIS)")
@@ -880,17 +927,19 @@ fn import_records(query: &ImportQuery, body: &[u8]) -> Result<Value, ApiError> {
         .map_err(ApiError::from_rules)?;
         let moves: Vec<String> = record.moves.iter().map(|m| m.usi.clone()).collect();
         let mut game = record_of(&start, &moves)?;
-        game["exports"] = export_texts(&start, &moves, Some((record.result, record.reason)));
-        game["tags"] = json!({
-            "sente": record.sente, "gote": record.gote, "date": record.date,
-            "time_control": record.time_control,
-            "result": record.result.token(),
-            "reason": record.reason.map(EndReason::name),
-            "format": format,
-        });
-        games.push(game);
+        game.exports = export_texts(&start, &moves, Some((record.result, record.reason)));
+        let tags = ImportTags {
+            sente: record.sente.clone(),
+            gote: record.gote.clone(),
+            date: record.date.clone(),
+            time_control: record.time_control.clone(),
+            result: record.result.token(),
+            reason: record.reason.map(EndReason::name),
+            format,
+        };
+        games.push(ImportedGame { game, tags });
     }
-    Ok(json!({ "format": format, "games": games }))
+    Ok(Imported { format, games })
 }
 
 /// Sets a search's stop flag when dropped: with the request's future, when the client leaves.
@@ -905,7 +954,8 @@ impl Drop for StopWhenDropped {
 /// Asks the engine about a position. Searches share the server's engine slots: a request
 /// waits for one, and is refused (429, Retry-After) when its address already has its share
 /// or the queue is full.
-async fn analyse(
+#[utoipa::path(post, path = "/api/analyse", tag = "analysis", request_body = PositionRequest, responses((status = 200, description = "The engine's best move, score and lines", body = EngineReply), (status = 400, description = "A malformed request", body = ErrorBody), (status = 409, description = "Not possible in the game as it stands", body = ErrorBody), (status = 422, description = "Refused by the rules", body = ErrorBody), (status = 429, description = "Too many requests: Retry-After says when to try again", body = ErrorBody)))]
+pub(crate) async fn analyse(
     State(hub): State<Arc<Hub>>,
     ConnectInfo(PeerAddr(peer)): ConnectInfo<PeerAddr>,
     headers: HeaderMap,
@@ -961,7 +1011,8 @@ async fn analyse(
 /// The WebSocket of a game. It starts as a spectator's; an `auth` message with the seat's
 /// token makes it the seat's. The token never travels in the URL, where proxies log it: a
 /// `?token=` is refused.
-async fn game_socket(
+#[utoipa::path(get, path = "/api/games/{id}/ws", tag = "play", params(("id" = String, Path, description = "The game's id")), responses((status = 101, description = "The game's WebSocket: the server sends SocketMessage, the client SocketCommand"), (status = 400, description = "A malformed request", body = ErrorBody), (status = 404, description = "No such game", body = ErrorBody), (status = 429, description = "Too many requests: Retry-After says when to try again", body = ErrorBody)))]
+pub(crate) async fn game_socket(
     State(hub): State<Arc<Hub>>,
     Path(id): Path<String>,
     Query(query): Query<HashMap<String, String>>,
@@ -987,8 +1038,8 @@ async fn game_socket(
         .on_upgrade(move |socket| serve_socket(hub, slot, account, socket)))
 }
 
-#[derive(Deserialize)]
-struct SocketCommand {
+#[derive(Deserialize, ToSchema)]
+pub(crate) struct SocketCommand {
     #[serde(rename = "type")]
     kind: String,
     #[serde(default, rename = "move")]
@@ -1005,13 +1056,16 @@ struct SocketCommand {
 
 async fn state_text(hub: &Hub, slot: &GameRoom) -> String {
     let live = slot.game.lock().await;
-    json!({"type": "state", "game": hub.view_of(&live, true)}).to_string()
+    SocketMessage::State {
+        game: Box::new(hub.view_of(&live, true)),
+    }
+    .text()
 }
 
 /// The chat lines a socket's viewer sees, as one message.
 async fn chat_history_text(hub: &Hub, slot: &GameRoom, who: &Credential<'_>) -> Option<String> {
     let (room, lines) = hub.chat_history(slot, who).await.ok()?;
-    Some(json!({"type": "chat_history", "room": room, "lines": lines}).to_string())
+    Some(SocketMessage::ChatHistory { room, lines }.text())
 }
 
 /// Serves a game's socket; `account` is the logged-in viewer's (from the upgrade's cookie),
@@ -1049,7 +1103,7 @@ async fn serve_socket(
     } else {
         Room::Spectators
     };
-    let hello = json!({"type": "hello", "seat": seat}).to_string();
+    let hello = SocketMessage::Hello { id: None, seat }.text();
     if sink.send(Message::Text(hello.into())).await.is_err() {
         return;
     }
@@ -1112,7 +1166,7 @@ async fn serve_socket(
             line = chat.recv() => {
                 let text = match line {
                     Ok(line) if line.room == room => {
-                        json!({"type": "chat", "line": *line}).to_string()
+                        SocketMessage::Chat { line: (*line).clone() }.text()
                     }
                     Ok(_) => continue,
                     Err(RecvError::Lagged(_)) => {
@@ -1157,8 +1211,8 @@ async fn serve_socket(
                 let reply =
                     socket_command(&hub, &slot, &mut token, account.as_ref(), text.as_str())
                         .await;
-                let seated = reply["type"] == "hello" && !reply["seat"].is_null();
-                if sink.send(Message::Text(reply.to_string().into())).await.is_err() {
+                let seated = matches!(reply, SocketMessage::Hello { seat: Some(_), .. });
+                if sink.send(Message::Text(reply.text().into())).await.is_err() {
                     return;
                 }
                 if seated && room != Room::Players {
@@ -1184,10 +1238,16 @@ async fn socket_command(
     token: &mut Option<String>,
     account: Option<&Account>,
     text: &str,
-) -> Value {
+) -> SocketMessage {
     let command: SocketCommand = match serde_json::from_str(text) {
         Ok(c) => c,
-        Err(e) => return json!({"type": "error", "error": format!("bad message: {e}")}),
+        Err(e) => {
+            return SocketMessage::Error {
+                id: None,
+                status: None,
+                error: format!("bad message: {e}"),
+            };
+        }
     };
     let id = command.id.clone().unwrap_or(Value::Null);
     if command.kind == "auth" {
@@ -1199,10 +1259,16 @@ async fn socket_command(
         return match hub.seat_name(slot, &presenting).await {
             Some(seat) => {
                 *token = Some(presented);
-                json!({"type": "hello", "id": id, "seat": seat})
+                SocketMessage::Hello {
+                    id: Some(id),
+                    seat: Some(seat),
+                }
             }
-            None => json!({"type": "error", "id": id, "status": 403,
-                "error": "the token does not hold a seat in this game"}),
+            None => SocketMessage::Error {
+                id: Some(id),
+                status: Some(403),
+                error: "the token does not hold a seat in this game".to_string(),
+            },
         };
     }
     let who = Credential {
@@ -1219,8 +1285,12 @@ async fn socket_command(
             )
             .await;
         return match said {
-            Ok(line) => json!({"type": "ack", "id": id, "chat": line.id}),
-            Err(e) => json!({"type": "error", "id": id, "status": e.status, "error": e.message}),
+            Ok(line) => SocketMessage::Ack {
+                id,
+                ply: None,
+                chat: Some(line.id),
+            },
+            Err(e) => refused(id, e),
         };
     }
     let result = match command.kind.as_str() {
@@ -1238,7 +1308,12 @@ async fn socket_command(
             hub.rematch(slot, &who, command.action.as_deref().unwrap_or("offer"))
                 .await
         }
-        "ping" => return json!({"type": "pong", "id": id, "server_time_ms": hub.now()}),
+        "ping" => {
+            return SocketMessage::Pong {
+                id,
+                server_time_ms: hub.now(),
+            };
+        }
         other => Err(ApiError::bad_request(format!(
             "unknown message type {:?}: one of auth, move, resign, abort, draw, rematch, chat, \
              ping",
@@ -1246,8 +1321,21 @@ async fn socket_command(
         ))),
     };
     match result {
-        Ok(view) => json!({"type": "ack", "id": id, "ply": view.ply}),
-        Err(e) => json!({"type": "error", "id": id, "status": e.status, "error": e.message}),
+        Ok(view) => SocketMessage::Ack {
+            id,
+            ply: Some(view.ply),
+            chat: None,
+        },
+        Err(e) => refused(id, e),
+    }
+}
+
+/// The socket's answer to a refused message.
+fn refused(id: Value, e: ApiError) -> SocketMessage {
+    SocketMessage::Error {
+        id: Some(id),
+        status: Some(e.status),
+        error: e.message,
     }
 }
 
@@ -1306,5 +1394,5 @@ async fn errors_as_json(response: Response) -> Response {
     } else {
         text
     };
-    (status, axum::Json(json!({ "error": message }))).into_response()
+    (status, axum::Json(ErrorBody { error: message })).into_response()
 }

@@ -5,6 +5,7 @@
 
 use crate::error::ApiError;
 use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
 
 /// The longest line, in characters.
 pub const MAX_CHARS: usize = 300;
@@ -16,7 +17,7 @@ pub const MAX_LINES_PER_ROOM: i64 = 1000;
 pub const HISTORY_LINES: i64 = 200;
 
 /// Where a line is said.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Room {
     /// The two players.
@@ -45,7 +46,7 @@ impl Room {
 }
 
 /// One line of chat.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct ChatLine {
     /// Unique id.
     pub id: String,

@@ -6,9 +6,10 @@
 //! serves the display, the flag check and the database.
 
 use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
 
 /// The time control chosen for a game.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
 pub enum TimeControl {
     /// No clock.
@@ -155,7 +156,7 @@ impl TimeControl {
 }
 
 /// One player's clock between turns.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct SideClock {
     /// Main time left (Fischer: all time left).
     pub remaining_ms: u64,
@@ -164,7 +165,7 @@ pub struct SideClock {
 }
 
 /// Both players' clocks between turns: index 0 is sente, 1 gote.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct ClockState {
     /// Sente's and gote's clocks.
     pub sides: [SideClock; 2],
@@ -263,7 +264,7 @@ impl ClockState {
 }
 
 /// A clock as a player sees it at one moment.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, ToSchema)]
 pub struct ClockView {
     /// Main time left.
     pub remaining_ms: u64,

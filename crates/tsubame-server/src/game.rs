@@ -15,9 +15,10 @@ use tsubame_notation::{write_hodges_any, write_short};
 use tsubame_rules::tenjiku::TenjikuPosition;
 use tsubame_rules::{AnyGame, AnyGameError, Color, MoveError, OptionError, Options, Variant};
 use tsubame_rules::{Bitboard, Move, Position, PositionVisitor, Square};
+use utoipa::ToSchema;
 
 /// What playing one move did, for the move list and the board.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
 pub struct PlayedMove {
     /// The move as USI text.
     pub usi: String,
@@ -64,7 +65,7 @@ pub struct HostedGame {
 }
 
 /// The engine's answer for a position.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
 pub struct EngineReply {
     /// The move it plays, USI text.
     pub best: String,
@@ -81,7 +82,7 @@ pub struct EngineReply {
 }
 
 /// One of several best lines.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, ToSchema)]
 pub struct EngineLine {
     /// Its first move, USI text.
     #[serde(rename = "move")]

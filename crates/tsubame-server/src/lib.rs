@@ -19,8 +19,10 @@ pub mod error;
 pub mod game;
 pub mod hub;
 pub mod metrics;
+pub mod openapi;
 pub mod query;
 pub mod ratings;
+pub mod responses;
 pub mod store;
 
 use anyhow::{Context, Result};
@@ -164,9 +166,11 @@ fn access_log(router: Router) -> Router {
     router.layer(layer)
 }
 
-/// The whole application: API, WebSockets, health probes and the web UI.
+/// The whole application: API, its OpenAPI document, WebSockets, health probes and the web
+/// UI.
 pub fn app(hub: Arc<hub::Hub>) -> Router {
     let probes = Router::new()
+        .route("/api/openapi.json", get(openapi::openapi_json))
         .route("/healthz", get(healthz))
         .route("/readyz", get(readyz))
         .route("/metrics", get(metrics))

@@ -10,12 +10,13 @@ use serde::Serialize;
 use skillratings::Outcomes;
 use skillratings::glicko2::{Glicko2Config, Glicko2Rating, glicko2};
 use tsubame_rules::Variant;
+use utoipa::ToSchema;
 
 /// A rating's deviation above this is provisional (shown with `?`).
 pub const PROVISIONAL_DEVIATION: f64 = 110.0;
 
 /// How fast a game is, from its time control.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Speed {
     /// Under 8 minutes for a game of about 40 moves each.
@@ -173,7 +174,7 @@ pub fn after_game(sente: Rating, gote: Rating, winner: Option<usize>) -> [Rating
 
 /// A seat's rating as a game shows it: the rating when the game started and, once it is
 /// rated, the change.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
 pub struct SeatRating {
     /// Whole points.
     pub rating: i64,

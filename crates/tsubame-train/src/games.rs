@@ -539,9 +539,10 @@ pub struct Conversion {
 }
 
 /// Converts one game's labelled positions of the first format (in ply order) into game
-/// entries: the moves between each two positions found again ([`connect`]), the first
-/// position as the entry's start, each position's score on the move made from it. `Err`
-/// names a position the rules refuse.
+/// entries: the moves between each two positions found again (the first move takes nothing,
+/// each later one was made in check or takes a piece), the first position as the entry's
+/// start, each position's score on the move made from it. `Err` names a position the rules
+/// refuse.
 pub fn convert_game<B: Bitboard>(
     tables: &'static Tables<B>,
     options: &Options,

@@ -20,6 +20,7 @@ use std::time::Instant;
 use tokio::sync::{Mutex, broadcast};
 use tsubame_rules::Color;
 use tsubame_rules::Variant;
+use utoipa::ToSchema;
 
 /// A seat: sente is 0, gote 1.
 pub type Side = usize;
@@ -37,7 +38,7 @@ pub(super) fn side_from_name(name: &str) -> Option<Side> {
 }
 
 /// Who sits on a seat.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Player {
     /// A person holding the seat's token.
@@ -66,7 +67,7 @@ impl Player {
 }
 
 /// Where a game stands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Phase {
     /// A seat is open.
@@ -88,7 +89,7 @@ impl Phase {
 }
 
 /// How a game ended.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
 pub struct GameResult {
     /// `sente`, `gote`, or none for a draw or an aborted game.
     pub winner: Option<&'static str>,
@@ -97,7 +98,7 @@ pub struct GameResult {
 }
 
 /// A played move with its time and both clocks after it.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct MoveRecord {
     /// 1 for the first move.
     pub ply: usize,
@@ -177,11 +178,12 @@ pub struct GameRoom {
 }
 
 /// Everything a client sees of a game (no secrets).
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct GameView {
     /// The game's id.
     pub id: String,
     /// Variant short name.
+    #[schema(value_type = String, example = "tori")]
     pub variant: Variant,
     /// Board files.
     pub files: u8,

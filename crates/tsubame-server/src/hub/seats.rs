@@ -16,9 +16,10 @@ use crate::store::{StartedSeats, token_hash};
 use serde::Serialize;
 use std::sync::Arc;
 use tsubame_rules::Variant;
+use utoipa::ToSchema;
 
 /// What a seat gets when it creates or joins a game.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct SeatGrant {
     /// The game's id.
     pub game_id: String,

@@ -1,0 +1,65 @@
+//! The API described as OpenAPI 3.1, generated from the handlers' annotations and the answer
+//! types (`responses.rs`) and served at `/api/openapi.json`, so that a client can be written,
+//! or checked, against what the server actually sends.
+
+use crate::responses::{ErrorBody, SocketMessage};
+use axum::response::{IntoResponse, Response};
+use utoipa::OpenApi;
+
+/// The API document.
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "Tsubame",
+        description = "The play site's API: games of Tori, Wa and Tenjiku shogi, their moves, \
+            chat, records, analysis and accounts. Every error is `{\"error\": \"...\"}` with the \
+            status; a 429 or 503 carries `Retry-After`. A seat acts with its token (in the body \
+            or `Authorization: Bearer`) or the logged-in account holding it.",
+        license(name = "GPL-3.0-or-later")
+    ),
+    paths(
+        crate::api::variants,
+        crate::api::list_games,
+        crate::api::create_game,
+        crate::api::lobby,
+        crate::api::get_game,
+        crate::api::join_game,
+        crate::api::post_move,
+        crate::api::resign,
+        crate::api::abort,
+        crate::api::draw,
+        crate::api::rematch,
+        crate::api::get_chat,
+        crate::api::post_chat,
+        crate::api::game_record,
+        crate::api::game_socket,
+        crate::api::replay,
+        crate::api::import,
+        crate::api::analyse,
+        crate::account_api::who_am_i,
+        crate::account_api::signup,
+        crate::account_api::login,
+        crate::account_api::logout,
+        crate::account_api::player,
+        crate::account_api::player_games,
+        openapi_json,
+    ),
+    components(schemas(ErrorBody, SocketMessage, crate::api::SocketCommand)),
+    tags(
+        (name = "games", description = "Games: creating, joining, listing"),
+        (name = "play", description = "Moves, offers and the game's WebSocket"),
+        (name = "chat", description = "A game's chat"),
+        (name = "records", description = "Records: a game's, replaying and importing"),
+        (name = "analysis", description = "The engine on a position"),
+        (name = "accounts", description = "Accounts and players"),
+        (name = "meta", description = "This document"),
+    )
+)]
+pub struct ApiDoc;
+
+/// This document.
+#[utoipa::path(get, path = "/api/openapi.json", tag = "meta",
+    responses((status = 200, description = "The OpenAPI document", content_type = "application/json")))]
+pub(crate) async fn openapi_json() -> Response {
+    axum::Json(ApiDoc::openapi()).into_response()
+}

@@ -1,0 +1,426 @@
+//! The API's answers as types: what each endpoint and each game socket message sends, so that
+//! the JSON a client gets, the handlers that build it and the OpenAPI document
+//! (`/api/openapi.json`, see `openapi.rs`) come from one definition.
+
+use crate::accounts::Account;
+use crate::chat::{ChatLine, Room};
+use crate::hub::{GameResult, GameView};
+use serde::Serialize;
+use serde_json::Value;
+use utoipa::ToSchema;
+
+/// Every error: one sentence naming what was wrong.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct ErrorBody {
+    /// What was wrong.
+    pub error: String,
+}
+
+/// A game of the list (`/api/variants`): its board, pieces, options and rules.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct VariantInfo {
+    /// Short name (`tori`, `wa`, `tenjiku`).
+    pub name: &'static str,
+    /// Title.
+    pub title: &'static str,
+    /// Board files.
+    pub files: u8,
+    /// Board ranks.
+    pub ranks: u8,
+    /// Whether the site hosts it.
+    pub available: bool,
+    /// The start position.
+    pub start_sfen: &'static str,
+    /// The kinds of piece, promoted forms included.
+    pub roles: Vec<RoleInfo>,
+    /// The rule options.
+    pub options: Vec<OptionInfo>,
+    /// Whether captured pieces return to play.
+    pub drops: bool,
+    /// Ranks of the promotion zone.
+    pub promotion_zone: u8,
+    /// Whether promotion on entering the last ranks is forced.
+    pub promotion_compulsory: bool,
+}
+
+/// A kind of piece.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct RoleInfo {
+    /// Its English name.
+    pub name: &'static str,
+    /// Its SFEN letters (sente's).
+    pub sfen: &'static str,
+    /// Its Hodges abbreviation.
+    pub hodges: &'static str,
+    /// Its kanji.
+    pub kanji: &'static str,
+    /// Whether losing it loses the game.
+    pub royal: bool,
+    /// The SFEN of the kind it promotes to.
+    pub promotes_to: Option<&'static str>,
+    /// The SFEN of the kind it promotes from.
+    pub promoted_from: Option<&'static str>,
+    /// Its moves as a Betza string.
+    pub betza: &'static str,
+    /// Its ordinary moves, read from the Betza string.
+    pub moves: Vec<RoleMove>,
+    /// What a Tenjiku kind does beyond them; none elsewhere.
+    pub powers: Option<TenjikuPowers>,
+    /// Where it may be dropped.
+    pub drop: DropInfo,
+}
+
+/// One ordinary move: a vector from sente's side, leapt once or slid along.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct RoleMove {
+    /// Files to the left (negative: to the right).
+    pub left: i8,
+    /// Ranks forward (negative: back).
+    pub forward: i8,
+    /// Whether it slides along the vector.
+    pub slide: bool,
+    /// For a slide, the most steps (0: no limit).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limit: Option<u8>,
+}
+
+/// What a Tenjiku kind does beyond its Betza moves, from the rules library's own table.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct TenjikuPowers {
+    /// Its lion power: `full`, `lion-hawk`, or lion moves along some lines.
+    pub lion: Option<LionPower>,
+    /// The reach of its area move (0: none).
+    pub area: u8,
+    /// Its range jump.
+    pub range_jump: Option<RangeJump>,
+    /// Whether it moves as the tetrarch (chariot soldier's) does.
+    pub tetrarch: bool,
+    /// Whether it burns (the fire demon).
+    pub burns: bool,
+    /// Whether it has the free eagle's extra moves.
+    pub free_eagle: bool,
+    /// Its rank among the jumping generals.
+    pub rank: u8,
+}
+
+/// A lion power.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(untagged)]
+pub enum LionPower {
+    /// `full` or `lion-hawk`.
+    Named(&'static str),
+    /// Lion moves along these directions.
+    Line {
+        /// The directions, as (left, forward) unit vectors.
+        line: Vec<[i8; 2]>,
+    },
+}
+
+/// A range jump: over any pieces of a lower rank along these directions.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct RangeJump {
+    /// The directions, as (left, forward) unit vectors.
+    pub directions: Vec<[i8; 2]>,
+    /// The rank it jumps from.
+    pub level: u8,
+}
+
+/// Where a kind may be dropped.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct DropInfo {
+    /// The far ranks it may not be dropped on.
+    pub barred_far_ranks: u8,
+    /// The most of its kind one side may have on a file; none: no limit.
+    pub max_per_file: Option<u8>,
+    /// Whether a drop of it may not mate.
+    pub mate_restricted: bool,
+}
+
+/// A rule option.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct OptionInfo {
+    /// Its name.
+    pub name: &'static str,
+    /// What it is for.
+    pub help: &'static str,
+    /// Its values, the first the default.
+    pub values: Vec<&'static str>,
+    /// For a number option, its range.
+    pub number: Option<NumberRange>,
+}
+
+/// The range of a number option.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct NumberRange {
+    /// The least value.
+    pub min: u32,
+    /// The most.
+    pub max: u32,
+}
+
+/// A game with the seat the logged-in viewer's account holds in it.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct GameForViewer {
+    /// The game.
+    #[serde(flatten)]
+    pub game: GameView,
+    /// `sente` or `gote` when the viewer's account holds that seat.
+    pub you: Option<&'static str>,
+}
+
+/// A game's chat as the viewer sees it.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct ChatHistory {
+    /// The room the viewer sees: the players', or the spectators'.
+    pub room: Room,
+    /// Its newest lines, oldest first.
+    pub lines: Vec<ChatLine>,
+}
+
+/// A game replayed: every position, the moves in each notation and the export forms.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct ReplayedGame {
+    /// The game's short name.
+    pub variant: String,
+    /// Board files.
+    pub files: u8,
+    /// Board ranks.
+    pub ranks: u8,
+    /// Rule options, `name=value,...`.
+    pub options: String,
+    /// The start position.
+    pub start_sfen: String,
+    /// The moves, USI text.
+    pub usi: Vec<String>,
+    /// The game as a USI `position` line.
+    pub usi_record: String,
+    /// The moves in Hodges notation.
+    pub hodges: Vec<String>,
+    /// The moves numbered in pairs, as books print them.
+    pub hodges_text: String,
+    /// The moves in Japanese notation (Tori).
+    pub japanese: Option<Vec<String>>,
+    /// The moves in the play site's short form (Tori).
+    pub short: Option<Vec<String>>,
+    /// The squares each move removed pieces from.
+    pub removed: Vec<Vec<String>>,
+    /// Every position, the start first.
+    pub positions: Vec<String>,
+    /// The last position as Fairy-Stockfish's FEN (Tori).
+    pub fen: Option<String>,
+    /// The start as FEN (Tori).
+    pub start_fen: Option<String>,
+    /// How the game ended by the rules, if it did.
+    pub outcome: Option<RulesOutcome>,
+    /// The legal moves in the last position.
+    pub legal_moves: Vec<String>,
+    /// The last position.
+    pub sfen: String,
+    /// The game in the record formats.
+    pub exports: Exports,
+}
+
+/// How a game ended by its moves.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct RulesOutcome {
+    /// `sente` or `gote`; none for a draw.
+    pub winner: Option<&'static str>,
+    /// Why (`checkmate`, `repetition`, ...).
+    pub reason: &'static str,
+}
+
+/// A game in the notation library's record formats; a form a format cannot hold is null.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct Exports {
+    /// The canonical record.
+    pub record: Option<String>,
+    /// KIF (Tori).
+    pub kif: Option<String>,
+    /// The play site's PGN (Tori).
+    pub pgn: Option<String>,
+}
+
+/// A stored game's record.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct StoredGameRecord {
+    /// The replayed moves.
+    #[serde(flatten)]
+    pub game: ReplayedGame,
+    /// The game's id.
+    pub id: String,
+    /// The result, once over.
+    pub result: Option<GameResult>,
+}
+
+/// The games of an imported file.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct Imported {
+    /// The format read: `canonical`, `kif`, `pgn` or `hodges`.
+    pub format: &'static str,
+    /// Each game, in file order.
+    pub games: Vec<ImportedGame>,
+}
+
+/// One imported game.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct ImportedGame {
+    /// The replayed moves.
+    #[serde(flatten)]
+    pub game: ReplayedGame,
+    /// What the record says about the game.
+    pub tags: ImportTags,
+}
+
+/// What a record says about its game.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct ImportTags {
+    /// Sente's name.
+    pub sente: Option<String>,
+    /// Gote's name.
+    pub gote: Option<String>,
+    /// When it was played.
+    pub date: Option<String>,
+    /// Its clock, as written.
+    pub time_control: Option<String>,
+    /// The result token (`1-0`, `0-1`, `1/2-1/2`, `*`).
+    pub result: &'static str,
+    /// Why it ended.
+    pub reason: Option<&'static str>,
+    /// The format read.
+    pub format: &'static str,
+}
+
+/// Who is logged in, after a sign-up, login or logout.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct AccountAnswer {
+    /// The account; none when logged out.
+    pub account: Option<Account>,
+}
+
+/// Who is logged in, and how many of their games wait for their move.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct WhoAmI {
+    /// The account; none for a visitor.
+    pub account: Option<Account>,
+    /// Games in play waiting for the account's move.
+    pub your_turn: usize,
+}
+
+/// A player's page.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct PlayerPage {
+    /// The user name.
+    pub username: String,
+    /// When the account was made, unix milliseconds.
+    pub joined: i64,
+    /// Finished games.
+    pub games: i64,
+    /// A rating per game and speed played.
+    pub ratings: Vec<PlayerRating>,
+    /// The newest rating changes, newest first.
+    pub history: Vec<RatingChange>,
+}
+
+/// A player's rating in one category.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct PlayerRating {
+    /// `tori`, `wa`, `wa-nodrops` or `tenjiku`.
+    pub game: String,
+    /// `blitz`, `rapid`, `classical` or `correspondence`.
+    pub speed: String,
+    /// Whole points.
+    pub rating: i64,
+    /// The rating deviation, whole points.
+    pub deviation: i64,
+    /// Whether it is still provisional.
+    pub provisional: bool,
+    /// Rated games in the category.
+    pub games: i64,
+}
+
+/// A point of a rating history.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct RatingChange {
+    /// The category's game.
+    pub game: String,
+    /// The category's speed.
+    pub speed: String,
+    /// The game whose result made it.
+    pub game_id: String,
+    /// The rating after it.
+    pub rating: i64,
+    /// When, unix milliseconds.
+    pub at: i64,
+}
+
+/// A message the server sends on a game's socket (`/api/games/{id}/ws`). `id` repeats the id
+/// of the client's message it answers (null when that had none).
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum SocketMessage {
+    /// The greeting, and the answer to `auth`: the seat this socket acts for.
+    Hello {
+        /// The `auth` message's id.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[schema(value_type = Option<Object>)]
+        id: Option<Value>,
+        /// `sente`, `gote`, or none.
+        seat: Option<&'static str>,
+    },
+    /// The whole game, with its moves.
+    State {
+        /// The game.
+        game: Box<GameView>,
+    },
+    /// The chat room this socket sees and its newest lines.
+    ChatHistory {
+        /// The room.
+        room: Room,
+        /// Its lines, oldest first.
+        lines: Vec<ChatLine>,
+    },
+    /// A new chat line in this socket's room.
+    Chat {
+        /// The line.
+        line: ChatLine,
+    },
+    /// A move, resignation, offer or chat line stored.
+    Ack {
+        /// The message's id.
+        #[schema(value_type = Option<Object>)]
+        id: Value,
+        /// After a game action: the game's ply.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        ply: Option<usize>,
+        /// After a chat line: its id.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        chat: Option<String>,
+    },
+    /// A refused message.
+    Error {
+        /// The message's id; absent for a message that could not be read.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[schema(value_type = Option<Object>)]
+        id: Option<Value>,
+        /// The HTTP status the same request would get.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        status: Option<u16>,
+        /// What was wrong.
+        error: String,
+    },
+    /// The answer to `ping`, with the server's clock.
+    Pong {
+        /// The ping's id.
+        #[schema(value_type = Option<Object>)]
+        id: Value,
+        /// Server time, unix milliseconds.
+        server_time_ms: u64,
+    },
+}
+
+impl SocketMessage {
+    /// The message as the socket's text.
+    pub fn text(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+}
