@@ -1,0 +1,266 @@
+// The analysis board: set up a position, ask the engine.
+
+import { page, store } from './state';
+import { api } from './api';
+import { Board } from './board';
+import { el } from './dom';
+import { senteCentipawns } from './evalgraph';
+import { positionForm } from './import';
+import { app } from './prefs';
+
+export const ANALYSIS_DEPTHS = [4, 6, 8, 10, 12, 14, 16, 18, 20];
+
+/** An evaluation bar: sente's share from the bottom, white for sente as on the play sites. */
+export function evalBarNode() {
+  const fill = el('div', { class: 'eval-fill' });
+  const label = el('div', { class: 'eval-label', 'data-eval': '' });
+  const root = el('div', { class: 'eval-bar', 'data-eval-bar': '', title: 'Evaluation, sente below' }, fill, label);
+  return {
+    root,
+    set(score, senteToMove?: boolean) {
+      if (score === null) {
+        root.classList.add('idle');
+        label.textContent = '';
+        fill.style.height = '50%';
+        return;
+      }
+      root.classList.remove('idle');
+      const cp = senteCentipawns(score, senteToMove);
+      const [kind, value] = score.split(' ');
+      const mate = kind === 'mate';
+      // The share grows quickly near equality and flattens out, as a winning chance does.
+      const share = mate ? (cp > 0 ? 100 : 0) : 50 + 50 * (2 / (1 + Math.exp(-0.0035 * cp)) - 1);
+      fill.style.height = `${share}%`;
+      const moves = Math.ceil(Math.abs(Number(value)) / 2);
+      label.textContent = mate ? `${cp > 0 ? '+' : '-'}M${moves}` : `${cp > 0 ? '+' : ''}${(cp / 100).toFixed(1)}`;
+      root.dataset.sente = String(cp);
+    },
+  };
+}
+
+/** A score as sente sees it, in pawns or moves to mate. */
+export function scoreText(score, senteToMove) {
+  const [kind, value] = score.split(' ');
+  const own = Number(value);
+  const sente = senteToMove ? own : -own;
+  if (kind === 'mate') return `${sente > 0 ? '+' : '-'}M${Math.ceil(Math.abs(sente) / 2)}`;
+  return `${sente > 0 ? '+' : ''}${(sente / 100).toFixed(2)}`;
+}
+
+/** The analysis board: moves played on it grow a tree of lines (a move that differs from the
+ * one played before starts a variation), and the engine, when on, analyses each position as it
+ * is reached, deeper and deeper, showing its best lines and the evaluation bar. */
+export function analysisPage() {
+  let request = null;
+  let record = null;
+  const tree = { usi: null, text: '', children: [], parent: null };
+  let current = tree;
+  let generation = 0;
+  const board = new Board({ onMove: (usi) => go(usi) });
+  const bar = evalBarNode();
+  const engineOn = el('input', { type: 'checkbox', 'data-engine-toggle': '' });
+  const lineCount = el('select', { 'data-lines': '', 'aria-label': 'best lines' },
+    [1, 2, 3, 5].map((n) => el('option', { value: n, selected: n === 3 }, `${n} line${n > 1 ? 's' : ''}`)));
+  const engineStatus = el('small', { class: 'help', 'data-engine-status': '' });
+  const linesBox = el('div', { class: 'engine-lines', 'data-engine-lines': '' });
+  const output = el('div', { class: 'panel', 'data-analysis': '' },
+    el('div', { class: 'engine-head' }, el('h2', {}, 'Engine'),
+      el('label', { class: 'switch' }, engineOn, ' analyse'), lineCount),
+    engineStatus, linesBox);
+  const treeBox = el('div', { class: 'move-tree', 'data-move-tree': '' });
+  const nav = el('div', { class: 'actions' },
+    el('button', { class: 'secondary', 'data-tree': 'start', onclick: () => jump(tree) }, '|◀'),
+    el('button', { class: 'secondary', 'data-tree': 'back', onclick: () => current.parent && jump(current.parent) }, '◀'),
+    el('button', { class: 'secondary', 'data-tree': 'forward', onclick: () => current.children[0] && jump(current.children[0]) }, '▶'),
+    el('button', { class: 'secondary', 'data-tree': 'delete', title: 'Delete this move and what follows it',
+      onclick: () => deleteCurrent() }, 'Delete'));
+  const treePanel = el('div', { class: 'panel' }, el('h2', {}, 'Moves'), treeBox, nav);
+
+  function pathOf(node) {
+    const moves = [];
+    for (let n = node; n.parent; n = n.parent) moves.unshift(n.usi);
+    return moves;
+  }
+
+  async function go(usi) {
+    let child = current.children.find((c) => c.usi === usi);
+    if (!child) {
+      child = { usi, text: usi, children: [], parent: current };
+      current.children.push(child);
+    }
+    await jump(child);
+  }
+
+  async function jump(node) {
+    current = node;
+    await load();
+  }
+
+  async function deleteCurrent() {
+    if (!current.parent) return;
+    const parent = current.parent;
+    parent.children = parent.children.filter((c) => c !== current);
+    await jump(parent);
+  }
+
+  function drawTree() {
+    // The main line of each node is its first child; the others are variations, in brackets.
+    // Sente's moves carry their number, and so does a variation's first move of gote.
+    const moveNode = (node, ply, first) => el('span', {
+      class: `tree-move${node === current ? ' current' : ''}`, 'data-tree-move': pathOf(node).join(' '),
+      onclick: () => jump(node) },
+    `${ply % 2 === 1 ? `${(ply + 1) / 2}. ` : first ? `${ply / 2}… ` : ''}${node.text}`);
+    // A node and its main continuation; after each main move, its sibling variations.
+    function line(first, ply) {
+      const parts = [];
+      for (let node = first, depth = ply; node; node = node.children[0], depth += 1) {
+        parts.push(moveNode(node, depth, depth === ply), ' ');
+        if (node.parent.children[0] === node) {
+          for (const variation of node.parent.children.slice(1)) {
+            parts.push(el('span', { class: 'variation', 'data-variation': '' }, '(', line(variation, depth), ')'), ' ');
+          }
+        }
+      }
+      return parts;
+    }
+    treeBox.replaceChildren(...(tree.children.length ? line(tree.children[0], 1)
+      : [el('span', { class: 'help' }, 'Play moves on the board; a different move from an earlier position starts a variation.')]));
+  }
+
+  async function load() {
+    request.moves = pathOf(current);
+    record = await api('/api/replay', request);
+    if (current.parent) current.text = record.hodges[record.hodges.length - 1] || current.usi;
+    board.setState({ variant: record.variant, sfen: record.sfen, legal: record.legal_moves,
+      lastMove: record.usi[record.usi.length - 1] || null, interactive: true });
+    fitBar();
+    drawTree();
+    think();
+  }
+
+  // One search at a time from this page: the search of a position left behind is called off
+  // (the server stops it when its request goes away) before the next one is asked for, so the
+  // page never holds more than its share of the engine.
+  let inFlight = Promise.resolve();
+  let calledOff = null;
+  function analyseOneAtATime(body) {
+    calledOff?.abort();
+    const controller = new AbortController();
+    calledOff = controller;
+    const run = inFlight.then(() => api('/api/analyse', body, controller.signal));
+    inFlight = run.catch(() => {});
+    return run;
+  }
+
+  /** Analyses the position now shown, deeper and deeper, until another position is shown. */
+  async function think() {
+    const mine = ++generation;
+    calledOff?.abort();
+    linesBox.replaceChildren();
+    bar.set(null);
+    if (!engineOn.checked || !record) {
+      engineStatus.textContent = engineOn.checked ? '' : 'Turn the engine on to see its best lines.';
+      return;
+    }
+    const senteToMove = record.sfen.split(' ')[1] === 'b';
+    if (!record.legal_moves?.length) {
+      engineStatus.textContent = 'No legal move: the game is over here.';
+      return;
+    }
+    const asked = { variant: request.variant, options: request.options, sfen: request.sfen, moves: request.moves };
+    for (const depth of ANALYSIS_DEPTHS) {
+      engineStatus.textContent = `Thinking to depth ${depth}…`;
+      let reply = null;
+      for (let attempt = 0; !reply; attempt++) {
+        try {
+          reply = await analyseOneAtATime({ ...asked, depth, movetime_ms: 3000, lines: Number(lineCount.value) });
+        } catch (e) {
+          if (mine !== generation || e.name === 'AbortError') return;
+          // The server's engine is busy (other players, or a search of a position left a
+          // moment ago that is still finishing): try again shortly.
+          if (e.status === 429 && attempt < 10) {
+            await new Promise((done) => setTimeout(done, 1000));
+            if (mine !== generation) return;
+            continue;
+          }
+          engineStatus.textContent = e.message;
+          return;
+        }
+      }
+      if (mine !== generation) return;
+      bar.set(reply.score, senteToMove);
+      // Each line in the game's notation: the replay of the position and the line gives it.
+      const texts = await Promise.all(reply.lines.map(async (l) => {
+        try {
+          const replay = await api('/api/replay', { ...asked, moves: [...asked.moves, ...l.pv] });
+          return replay.hodges.slice(asked.moves.length);
+        } catch {
+          return l.pv;
+        }
+      }));
+      if (mine !== generation) return;
+      linesBox.replaceChildren(...reply.lines.map((l, i) => el('div', { class: 'engine-line', 'data-line': i + 1,
+        title: 'Play this line\'s first move', onclick: () => go(l.move) },
+      el('span', { class: 'line-score', 'data-line-score': '' }, scoreText(l.score, senteToMove)), ' ',
+      el('span', { class: 'line-moves' }, texts[i].join(' ')))));
+      engineStatus.textContent = `Depth ${reply.depth}`;
+      engineStatus.dataset.depth = reply.depth;
+      // The time cap ended this search before its depth: deeper would take longer still.
+      if (reply.depth < depth) break;
+    }
+  }
+
+  /** The bar stands beside the board itself, as tall as it. */
+  function fitBar() {
+    const wrap = board.root.querySelector<HTMLElement>('.board-wrap');
+    if (!wrap) return;
+    bar.root.style.marginTop = `${wrap.offsetTop - board.root.offsetTop}px`;
+    bar.root.style.height = `${wrap.offsetHeight}px`;
+  }
+
+  engineOn.addEventListener('change', () => think());
+  lineCount.addEventListener('change', () => think());
+  function onKey(event) {
+    if (event.target.closest?.('input, textarea, select')) return;
+    if (event.key === 'ArrowLeft' && current.parent) { event.preventDefault(); jump(current.parent); }
+    if (event.key === 'ArrowRight' && current.children[0]) { event.preventDefault(); jump(current.children[0]); }
+  }
+  document.addEventListener('keydown', onKey);
+
+  const form = positionForm({ title: 'Analysis board', withMoves: true, submit: async (r) => {
+    // A new start: the moves given become the main line.
+    request = { ...r, moves: [] };
+    tree.children = [];
+    let node = tree;
+    for (const usi of r.moves) {
+      const child = { usi, text: usi, children: [], parent: node };
+      node.children.push(child);
+      node = child;
+    }
+    current = node;
+    const replay = await api('/api/replay', { ...request, moves: r.moves });
+    let walk = tree.children[0];
+    for (const text of replay.hodges) { if (walk) { walk.text = text; walk = walk.children[0]; } }
+    await load();
+  } });
+  app.replaceChildren(el('div', { class: 'play' }, el('div', { class: 'analysis-board' }, bar.root, board.root),
+    el('div', { class: 'side-area' }, output, treePanel, form)));
+  // Zoom and the size of the game change the board's height: the bar follows.
+  const resize = new ResizeObserver(() => fitBar());
+  resize.observe(board.root.querySelector('.board-wrap'));
+  request = { variant: store.variants.find((v) => v.available).name, options: '', moves: [] };
+  load();
+  page.cleanup = () => {
+    generation += 1;
+    calledOff?.abort();
+    resize.disconnect();
+    board.destroy();
+    document.removeEventListener('keydown', onKey);
+  };
+  page.rerender = () => { if (record) { board.render(); fitBar(); } };
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// Rules pages: everything about pieces is drawn from the server's rules data (the move
+// vectors the move generator itself reads), so a diagram cannot disagree with play.

@@ -1,0 +1,438 @@
+// The board widget on shogiground: legal moves from the server, promotions and lion routes, hands,
+// the piece inspector.
+
+import { Shogiground } from 'shogiground';
+import { parseSfen, parseMove, squareName, squareOf } from './sfen.js';
+import type { VariantInfo } from './types';
+import { el } from './dom';
+import { moveDiagram, powerNotes } from './pieceinfo';
+import { pieceStyles, roleClass } from './pieces';
+import { latinBox } from './prefs';
+import { title, variantInfo } from './util';
+
+export class Board {
+  /** Plays a move the player chose: USI text. */
+  onMove: (usi: string) => void;
+  /** Gote at the bottom. */
+  flipped = false;
+  /** The game whose seat set `flipped`: a player's own choice holds within the game. */
+  flippedFor: string | null = null;
+  /** The square size chosen, in pixels; none: the size that fits the window. */
+  zoom: number | null = null;
+  ground: any = null;
+  groundVariant: string | null = null;
+  root: HTMLElement;
+  boardNode: HTMLElement;
+  topHand: HTMLElement;
+  bottomHand: HTMLElement;
+  zoomInput: HTMLInputElement;
+  inspector: HTMLElement;
+  onWindowResize: () => void;
+  premoveFor: string | null = null;
+  variant: VariantInfo | undefined;
+  sfen = '';
+  position: any = null;
+  legal: any[] = [];
+  lastMove: any = null;
+  check: string | null = null;
+  interactive = true;
+  codeToRole: Map<string, any> = new Map();
+  roleToCode: Map<string, string> = new Map();
+  handRoles: string[] = [];
+  passes: Map<string, any[]> = new Map();
+  shown: any = null;
+
+  constructor(options: { onMove: (usi: string) => void }) {
+    this.onMove = options.onMove;
+    this.flipped = false;
+    this.zoom = null;
+    this.ground = null;
+    this.groundVariant = null;
+    this.root = el('div', { class: 'board-area' });
+    this.boardNode = el('div', { class: 'board' });
+    this.topHand = el('div', { class: 'hand' });
+    this.bottomHand = el('div', { class: 'hand' });
+    this.zoomInput = <HTMLInputElement>el('input', { type: 'range', min: 20, max: 72, class: 'zoom', 'aria-label': 'zoom',
+      oninput: (e) => { this.zoom = Number(e.target.value); this.resize(); } });
+    // The piece inspector: touching any piece (either side's, on the board or in hand) shows
+    // its name and how it moves.
+    this.inspector = el('section', { class: 'inspector', hidden: true });
+    this.root.append(this.topHand,
+      el('div', { class: 'board-wrap' }, this.boardNode),
+      this.bottomHand,
+      el('div', { class: 'actions' },
+        el('button', { class: 'secondary', 'data-action': 'flip', onclick: () => { this.flipped = !this.flipped; this.render(); } }, 'Flip board'),
+        el('label', { class: 'zoom' }, 'Zoom ', this.zoomInput),
+        // Back to the size that fits the window, after zooming in to read a big board.
+        el('button', { class: 'secondary small', 'data-action': 'fit', title: 'Fit the board to the window',
+          onclick: () => { this.zoom = null; this.resize(); } }, 'Fit')),
+      this.inspector);
+    for (const node of [this.boardNode, this.topHand, this.bottomHand]) {
+      node.addEventListener('pointerdown', (event) => this.inspectAt(event));
+    }
+    this.onWindowResize = () => this.resize();
+    window.addEventListener('resize', this.onWindowResize);
+  }
+
+  /** Lets go of the window and document listeners when the page leaves the board. */
+  destroy() {
+    window.removeEventListener('resize', this.onWindowResize);
+    this.ground?.destroy();
+    this.ground = null;
+  }
+
+  /** `premoveFor`: the player's colour while the other side is to move, to let them premove
+   * (and predrop); the premove is played once their turn comes, if it is legal then. */
+  setState({ variant, sfen, legal = [], lastMove = null, check = null, interactive = true, premoveFor = null }) {
+    this.premoveFor = premoveFor;
+    this.variant = variantInfo(variant);
+    this.sfen = sfen;
+    this.position = parseSfen(sfen);
+    this.legal = legal.map(parseMove).filter(Boolean);
+    this.lastMove = lastMove ? parseMove(lastMove) : null;
+    this.check = check;
+    this.interactive = interactive;
+    this.render();
+  }
+
+  /** The side length of a square in pixels: the zoom chosen, or the largest with which the
+   * board and both hands fit the window, in width and in height, beside the side panel when
+   * the window is wide enough for it to stand beside the board. */
+  squareSize() {
+    if (this.zoom) return this.zoom;
+    const { files, ranks } = this.position;
+    const hands = (this.handRoles || []).length > 0;
+    const header = document.querySelector<HTMLElement>('.top')?.offsetHeight || 40;
+    // Page padding, the frame's padding and coordinates, the hands' padding and gaps.
+    const fixedHeight = header + 24 + 28 + (hands ? 2 * 6 + 2 * 7 : 0) + 8;
+    // Squares are 12/11 as tall as wide; a hand is 0.9 of a square's height.
+    const heightInSquares = (ranks + (hands ? 1.8 : 0)) * 12 / 11;
+    const fromHeight = (window.innerHeight - fixedHeight) / heightInSquares;
+    const sidePanel = window.innerWidth >= 900 ? 300 : 0;
+    const fromWidth = (window.innerWidth - 24 - 34 - sidePanel) / files;
+    return Math.max(14, Math.min(72, Math.floor(Math.min(fromHeight, fromWidth))));
+  }
+
+  resize() {
+    if (!this.position) return;
+    const size = this.squareSize();
+    this.zoomInput.value = String(size);
+    this.root.style.setProperty('--sq', `${size}px`);
+  }
+
+  /** Sets up the piece kinds of the variant: role names, hand order and label styles. */
+  prepareVariant() {
+    const name = this.variant?.name || 'unknown';
+    if (this.groundVariant === name) return;
+    this.groundVariant = name;
+    this.codeToRole = new Map();
+    this.roleToCode = new Map();
+    (this.variant?.roles || []).forEach((info, index) => {
+      const role = roleClass(info, index);
+      this.codeToRole.set(info.sfen, role);
+      this.roleToCode.set(role, info.sfen);
+    });
+    // Pieces that can be held in hand: unpromoted and not royal, in the variant's order. Tenjiku
+    // has no drops (captured pieces leave the game), so its board has no hands.
+    this.handRoles = (this.variant?.roles || [])
+      .filter((info) => !info.royal && !info.sfen.startsWith('+') && this.variant.name !== 'tenjiku')
+      .map((info) => this.codeToRole.get(info.sfen));
+    const styleId = `pieces-${name}`;
+    if (this.variant && !document.getElementById(styleId)) {
+      document.head.append(el('style', { id: styleId }, pieceStyles(this.variant, this.codeToRole)));
+    }
+    this.ground?.destroy();
+    this.ground = null;
+  }
+
+  /** The role of a piece code, adding one for a code the variant list does not name. */
+  roleOf(code) {
+    if (!this.codeToRole.has(code)) {
+      const role = `code-${[...code].map((c) => c.charCodeAt(0)).join('-')}`;
+      this.codeToRole.set(code, role);
+      this.roleToCode.set(role, code);
+      document.head.append(el('style', {}, `piece.${role}::after { content: "${code.replace(/["\\]/g, '')}"; }`));
+    }
+    return this.codeToRole.get(code);
+  }
+
+  pieces() {
+    const { files, squares } = this.position;
+    const pieces = new Map();
+    squares.forEach((row, rank) => row.forEach((cell, column) => {
+      if (cell) pieces.set(squareName(files - column, rank), { role: this.roleOf(cell.code), color: cell.color });
+    }));
+    return pieces;
+  }
+
+  handsSfen() {
+    const parts = [];
+    for (const color of ['sente', 'gote']) {
+      for (const [code, count] of Object.entries(this.position.hands[color]) as [string, number][]) {
+        parts.push(`${count > 1 ? count : ''}${color === 'sente' ? code : code.toLowerCase()}`);
+      }
+    }
+    return parts.join('');
+  }
+
+  /** Legal moves grouped by where they start: board squares, and `color role` for drops. */
+  destinations() {
+    const moves = new Map();
+    const drops = new Map();
+    this.passes = new Map();
+    if (!this.interactive) return { moves, drops };
+    for (const mv of this.legal) {
+      const to = mv.squares[mv.squares.length - 1];
+      if (mv.drop) {
+        const key = `${this.position.turn} ${this.roleOf(mv.drop)}`;
+        drops.set(key, [...new Set([...(drops.get(key) || []), to])]);
+      } else if (mv.squares[0] === to) {
+        // A move back to its own square (a lion's pass, igui): picked by clicking the piece
+        // again, which shogiground reports as an unselect.
+        this.passes.set(to, [...(this.passes.get(to) || []), mv]);
+      } else {
+        moves.set(mv.squares[0], [...new Set([...(moves.get(mv.squares[0]) || []), to])]);
+      }
+    }
+    return { moves, drops };
+  }
+
+  candidates(from, to) {
+    return this.legal.filter((mv) => (mv.drop ? `${mv.drop}*` : mv.squares[0]) === from
+      && mv.squares[mv.squares.length - 1] === to);
+  }
+
+  render() {
+    if (!this.position) return;
+    this.prepareVariant();
+    this.resize();
+    const { files, ranks } = this.position;
+    const { moves, drops } = this.destinations();
+    const orientation: 'sente' | 'gote' = this.flipped ? 'gote' : 'sente';
+    // Shogiground types squares and pieces as literal unions; the server's strings are checked
+    // by the server and by `parseMove`, so the config is built untyped.
+    const config: any = {
+      sfen: { hands: this.handsSfen() },
+      orientation,
+      turnColor: this.position.turn,
+      activeColor: this.interactive ? this.position.turn : (this.premoveFor || undefined),
+      checks: this.check ? [this.check] : false,
+      lastDests: this.lastMove ? this.lastMove.squares : undefined,
+      lastPiece: this.lastMove?.drop ? { role: this.roleOf(this.lastMove.drop), color: this.position.turn === 'sente' ? 'gote' : 'sente' } : undefined,
+      coordinates: { enabled: true, files: 'numeric', ranks: 'engine' },
+      hands: { roles: this.handRoles },
+      movable: { free: false, dests: moves, showDests: true },
+      droppable: { free: false, dests: drops, showDests: true },
+      drawable: { squares: [] },
+      premovable: { enabled: Boolean(this.premoveFor) },
+      predroppable: { enabled: Boolean(this.premoveFor) && this.handRoles.length > 0 },
+    };
+    this.boardNode.dataset.sfen = this.sfen;
+    this.boardNode.style.setProperty('--files', files);
+    this.boardNode.style.setProperty('--ranks', ranks);
+    // Shogiground keeps classes of its own on these elements: only ours are changed.
+    for (const node of [this.boardNode, this.topHand, this.bottomHand]) {
+      for (const name of [...node.classList]) if (name.startsWith('pieces-')) node.classList.remove(name);
+      node.classList.add(`pieces-${this.groundVariant}`);
+      node.classList.toggle('latin', latinBox.checked);
+    }
+    for (const hand of [this.topHand, this.bottomHand]) hand.hidden = this.handRoles.length === 0;
+    this.topHand.dataset.hand = this.flipped ? 'sente' : 'gote';
+    this.bottomHand.dataset.hand = orientation;
+    // A selection survives a repeated state of the same position (the server may send one
+    // again); a new position or turn clears it.
+    const shown = `${this.sfen} ${this.interactive} ${this.flipped}`;
+    if (shown !== this.shown) Object.assign(config, { selected: undefined, selectedPiece: undefined });
+    this.shown = shown;
+    if (!this.ground) {
+      this.ground = Shogiground({
+        ...config,
+        // Only the board's size: the pieces are set below.
+        sfen: { ...config.sfen, board: Array(ranks).fill(String(files)).join('/') },
+        squareRatio: [11, 12],
+        scaleDownPieces: false,
+        // Premove destinations from the pieces' own moves (shogiground's are chess and
+        // shogi pieces'): where the piece could go if the board stayed as it is, slides
+        // running through pieces, which may have moved by then. Legality is the server's,
+        // when the turn comes.
+        premovable: { ...config.premovable, showDests: true, generate: (key) => this.premoveDests(key) },
+        predroppable: { ...config.predroppable, showDests: true, generate: () => this.predropDests() },
+        drawable: { enabled: false, visible: true, squares: [] },
+        highlight: { lastDests: true, check: true },
+        animation: { enabled: true, duration: 200 },
+        forsyth: { fromForsyth: (text) => this.codeToRole.get(text.toUpperCase()) },
+        movable: { ...config.movable, events: { after: (orig, dest) => this.choose(this.candidates(orig, dest)) } },
+        droppable: { ...config.droppable, events: { after: (piece, key) => this.choose(this.candidates(`${this.roleToCode.get(piece.role)}*`, key)) } },
+        events: {
+          insert: () => this.label(),
+          select: () => setTimeout(() => this.showPass(), 0),
+          unselect: (key) => { if (this.passes.has(key)) this.choose(this.passes.get(key)); },
+        },
+      }, { board: this.boardNode, hands: { top: this.topHand, bottom: this.bottomHand } });
+    } else {
+      // The hands' roles are the variant's, set when the board is made: shogiground resets
+      // its whole state (a premove included) whenever a `set` names them again.
+      delete config.hands;
+      this.ground.set(config, true);
+    }
+    // The board's own sfen is only the size: the pieces (whose codes shogiground's parser
+    // cannot read in Tenjiku) are set directly, as a difference so that moves animate.
+    const wanted = this.pieces();
+    const change = new Map();
+    for (const [key, piece] of wanted) {
+      const have = this.ground.state.pieces.get(key);
+      if (!have || have.role !== piece.role || have.color !== piece.color) change.set(key, piece);
+    }
+    for (const key of this.ground.state.pieces.keys()) if (!wanted.has(key)) change.set(key, undefined);
+    if (change.size) this.ground.setPieces(change);
+    this.label();
+    // The player's turn has come: a premove (or predrop) waiting for it is played if it is
+    // legal now, and dropped if not.
+    if (this.interactive && !this.ground.playPremove()) this.ground.playPredrop();
+  }
+
+  /** Squares a piece of the premoving side could reach from `key`, by its move vectors and
+   * powers, whatever stands in the way. */
+  premoveDests(key: string): any[] {
+    const { files, ranks } = this.position;
+    const { file, rank } = squareOf(key);
+    const cell = this.cellAt(key);
+    const role = cell && this.variant.roles.find((r) => r.sfen === cell.code);
+    if (!role) return [];
+    const sign = cell.color === 'sente' ? 1 : -1;
+    const out = new Set();
+    const add = (left, forward) => {
+      const f = file + sign * left;
+      const r = rank - sign * forward;
+      if (f >= 1 && f <= files && r >= 0 && r < ranks && !(left === 0 && forward === 0)) out.add(squareName(f, r));
+    };
+    const reach = Math.max(files, ranks);
+    for (const move of role.moves) {
+      const limit = move.slide ? (move.limit || reach) : 1;
+      for (let n = 1; n <= limit; n++) add(move.left * n, move.forward * n);
+    }
+    const powers = role.powers;
+    if (powers) {
+      const around = (d) => { for (let l = -d; l <= d; l++) for (let f = -d; f <= d; f++) add(l, f); };
+      if (powers.lion === 'full' || powers.lion === 'lion-hawk') around(2);
+      const lines = typeof powers.lion === 'object' && powers.lion ? powers.lion.line : [];
+      for (const [l, f] of lines) { add(l, f); add(2 * l, 2 * f); }
+      if (powers.area) around(powers.area);
+      for (const [l, f] of powers.range_jump?.directions || []) for (let n = 1; n <= reach; n++) add(l * n, f * n);
+      if (powers.tetrarch) around(3);
+    }
+    return [...out];
+  }
+
+  /** Every empty square: a predrop may go anywhere now empty. */
+  predropDests(): any[] {
+    const { files, ranks, squares } = this.position;
+    const out = [];
+    for (let r = 0; r < ranks; r++) for (let f = 1; f <= files; f++) if (!squares[r][files - f]) out.push(squareName(f, r));
+    return out;
+  }
+
+  /** Marks the board's squares and hand pieces with their names, for people and tests. */
+  label() {
+    for (const square of this.boardNode.querySelectorAll<HTMLElement>('sq')) square.dataset.square = (square as any).sgKey;
+    for (const hand of [this.topHand, this.bottomHand]) {
+      for (const wrap of hand.querySelectorAll<HTMLElement>('sg-hp-wrap')) {
+        const piece: any = wrap.firstElementChild;
+        if (piece) wrap.dataset.drop = this.roleToCode.get(piece.sgRole) || '';
+      }
+    }
+  }
+
+  /** Shows the piece under a pointer in the inspector. */
+  inspectAt(event) {
+    if (!this.position || !this.variant) return;
+    const handPiece = event.target.closest?.('.hand piece');
+    if (handPiece) {
+      const hand = handPiece.closest('.hand');
+      this.inspect(this.roleToCode.get(handPiece.sgRole), hand.dataset.hand);
+      return;
+    }
+    const square = [...this.boardNode.querySelectorAll<HTMLElement>('sq[data-square]')].find((sq) => {
+      const r = sq.getBoundingClientRect();
+      return event.clientX >= r.left && event.clientX < r.right && event.clientY >= r.top && event.clientY < r.bottom;
+    });
+    if (!square) return;
+    const cell = this.cellAt(square.dataset.square);
+    if (cell) this.inspect(cell.code, cell.color);
+  }
+
+  inspect(code, color) {
+    const role = this.variant.roles.find((r) => r.sfen === code);
+    if (!role) return;
+    const radius = this.variant.name === 'tenjiku' ? 4 : 3;
+    this.inspector.replaceChildren(
+      el('h3', {}, title(role.name), ' ', el('small', {}, `${role.kanji} · ${role.hodges}`)),
+      el('div', { class: 'inspector-body' }, moveDiagram(this.variant, role, radius),
+        el('div', {},
+          powerNotes(role).map((note) => el('p', { class: 'note' }, note)),
+          role.promotes_to ? el('p', { class: 'note' }, `Promotes to the ${this.variant.roles.find((r) => r.sfen === role.promotes_to)?.name}.`) : null,
+          role.promoted_from ? el('p', { class: 'note' }, `A promoted ${this.variant.roles.find((r) => r.sfen === role.promoted_from)?.name}.`) : null,
+          el('p', { class: 'note' }, `${color === 'gote' ? 'Gote' : 'Sente'}'s piece, shown moving up the page. `,
+            el('a', { href: `#/rules/${this.variant.name}` }, 'All the rules')))));
+    this.inspector.dataset.inspector = code;
+    this.inspector.dataset.color = color;
+    this.inspector.hidden = false;
+  }
+
+  /** A selected piece that may move back to its own square shows that square as a destination. */
+  showPass() {
+    const selected = this.ground?.state.selected;
+    const squares = selected && this.passes.has(selected) ? [{ key: selected, className: 'dest pass' }] : [];
+    this.ground?.setSquareHighlights(squares);
+  }
+
+  /** The piece on `from` drawn as it would stand after moving: promoted or as it is. */
+  /** The piece on a square (`{ code, color }`), or nothing. */
+  cellAt(name) {
+    const { file, rank } = squareOf(name);
+    return this.position.squares[rank]?.[this.position.files - file];
+  }
+
+  pieceAfter(from, promote) {
+    const cell = this.cellAt(from);
+    if (!cell) return null;
+    const info = this.variant?.roles.find((r) => r.sfen === cell.code);
+    const code = promote && info?.promotes_to ? info.promotes_to : cell.code;
+    const name = this.variant?.roles.find((r) => r.sfen === code)?.name || code;
+    return el('span', { class: `choice-piece pieces-${this.groundVariant}${latinBox.checked ? ' latin' : ''}`,
+      title: name, 'data-piece': code },
+    el('piece', { class: `${this.roleOf(code)} ${cell.color}` }));
+  }
+
+  /** Several moves reach the square (promotion or not, a lion's routes): ask which. */
+  choose(candidates) {
+    this.ground?.setSquareHighlights([]);
+    if (candidates.length === 0) { this.render(); return; }
+    if (candidates.length === 1) {
+      this.onMove(candidates[0].text);
+      return;
+    }
+    const promotion = candidates.some((c) => c.promote);
+    const box = el('div', { class: 'box' }, el('strong', {}, promotion ? 'Promote?' : 'Choose the move'));
+    const dialog = el('div', { class: 'dialog', 'data-dialog': 'choice' }, box);
+    for (const mv of candidates) {
+      const [from, ...rest] = mv.squares;
+      let label = 'Directly';
+      if (mv.promote) label = 'Promote';
+      else if (promotion) label = 'Do not promote';
+      else if (rest.length > 1) label = `Via ${rest.slice(0, -1).join(', ')}`;
+      else if (rest[0] === from) label = 'Pass';
+      // A promotion shows the two pieces the mover may become, as on the play sites.
+      const shown = promotion ? this.pieceAfter(from, mv.promote) : null;
+      box.append(el('button', { 'data-choice': mv.promote ? 'promote' : 'stay',
+        onclick: () => { dialog.remove(); this.onMove(mv.text); } },
+        shown, el('span', {}, `${label} (${mv.text})`)));
+    }
+    box.append(el('button', { class: 'secondary', onclick: () => { dialog.remove(); this.render(); } }, 'Cancel'));
+    document.body.append(dialog);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Game analysis: the engine over every position of a record, through the server's bounded
+// analysis queue, one position at a time; an evaluation graph with the biggest mistakes.

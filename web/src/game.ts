@@ -1,0 +1,317 @@
+// The game page: board, clocks, moves, offers, chat and the game's socket; joining by invite.
+
+import { clockAt, formatClock, TENTHS_BELOW_MS } from './clock.js';
+import { page } from './state';
+import { myName, playerNode, refreshAccount } from './account';
+import { api } from './api';
+import { Board } from './board';
+import { el } from './dom';
+import { gameAnalysisNode } from './evalgraph';
+import { chatPanel, clockText, exportNode, formatDays, keepInView, moveListNode, showTurnIcon } from './gameparts';
+import { app, sound } from './prefs';
+import { tokenFor, variantInfo } from './util';
+
+export async function gamePage(id) {
+  const token = tokenFor(id);
+  const board = new Board({ onMove: (usi) => send({ type: 'move', move: usi }) });
+  const status = el('div', { class: 'status', 'data-status': '' });
+  const error = el('div', { class: 'error', 'data-error': '' });
+  const connection = el('div', { class: 'connection', 'data-connection': '' });
+  const clocks = el('div', { class: 'clocks' });
+  const firstMove = el('div', { class: 'first-move', 'data-first-move': '' });
+  const result = el('div');
+  const actions = el('div', { class: 'actions' });
+  const moveBox = el('div', { class: 'panel' });
+  const extra = el('div');
+  const info = el('div', { class: 'invite' });
+  const chat = chatPanel(id, (text) => send({ type: 'chat', text, id: 'chat' }));
+  app.replaceChildren(el('div', { class: 'play' }, board.root,
+    el('div', { class: 'side-area' }, el('div', { class: 'panel' }, status, connection, clocks, firstMove, result, actions, error, info),
+      moveBox, chat.root, extra)));
+
+  let game = null;
+  let seat = null;
+  let received = 0;
+  let viewPly = null;
+  let record = null;
+  let socket = null;
+  let closed = false;
+  let timer = null;
+
+  let lost = false;
+  let restoredTimer = null;
+  let confirmingResign = false;
+
+  function send(message) {
+    error.textContent = '';
+    if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
+    else showLost();
+  }
+
+  function showLost() {
+    lost = true;
+    clearTimeout(restoredTimer);
+    connection.className = 'connection lost';
+    connection.textContent = 'Connection lost; reconnecting…';
+  }
+
+  function showRestored() {
+    if (!lost) return;
+    lost = false;
+    connection.className = 'connection restored';
+    connection.textContent = 'Connection restored.';
+    restoredTimer = setTimeout(() => { connection.className = 'connection'; connection.textContent = ''; }, 3000);
+  }
+
+  /** Says that the game does not exist, in place of the board, and stops reconnecting. */
+  function showMissing() {
+    closed = true;
+    clearInterval(timer);
+    document.title = 'No such game · Tsubame';
+    app.replaceChildren(el('div', { class: 'panel', 'data-missing-game': '' },
+      el('h2', {}, 'No such game'),
+      el('p', {}, `There is no game with the id ${id}: the link may be mistyped, or the game was never started.`),
+      el('p', {}, el('a', { href: '#/' }, 'Back to the lobby'))));
+  }
+
+  function connect() {
+    if (closed) return;
+    const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
+    socket = new WebSocket(`${scheme}://${location.host}/api/games/${id}/ws`);
+    socket.onmessage = (event) => {
+      const message = JSON.parse(event.data);
+      if (message.type === 'hello') { seat = message.seat; show(); }
+      else if (message.type === 'chat_history') chat.history(message.room, message.lines);
+      else if (message.type === 'chat') chat.add(message.line);
+      else if (message.type === 'error') {
+        error.textContent = message.error;
+        // The board showed the refused move already: put the position back.
+        show();
+      }
+      else if (message.game) {
+        // A move changes how many games wait for this player.
+        if (myName() && (message.type === 'move' || message.type === 'end')) refreshAccount();
+        if (message.type === 'end') sound('end');
+        else if (message.type === 'move' && message.game.last) {
+          sound(message.game.check_square ? 'check' : message.game.last.removed?.length ? 'capture' : 'move');
+        }
+        // Both players agreed to a rematch while this page was open: go to it, with this
+        // seat's token, which holds the swapped seat there.
+        if (message.game.rematch_id && game && !game.rematch_id && seat) {
+          if (token) localStorage.setItem(`tsubame.token.${message.game.rematch_id}`, token);
+          location.hash = `#/game/${message.game.rematch_id}`;
+          return;
+        }
+        const moves = message.game.moves || [...(game?.moves || []), ...(message.game.last ? [message.game.last] : [])];
+        game = { ...message.game, moves: moves.filter((m, i, all) => all.findIndex((x) => x.ply === m.ply) === i) };
+        received = performance.now();
+        if (game.status === 'finished' && !record) loadRecord();
+        show();
+      }
+    };
+    // The seat's token goes in a message, never in the URL, where proxies log it.
+    socket.onopen = () => {
+      if (token) socket.send(JSON.stringify({ type: 'auth', token, id: 'auth' }));
+      showRestored();
+    };
+    socket.onclose = async () => {
+      if (closed) return;
+      // A socket refused because the game does not exist is not a lost connection.
+      const response = await fetch(`/api/games/${id}`).catch(() => null);
+      if (closed) return;
+      if (response?.status === 404) { showMissing(); return; }
+      showLost();
+      setTimeout(connect, 1000);
+    };
+  }
+
+  async function loadRecord() {
+    try {
+      record = await api(`/api/games/${id}/record`);
+      // A finished game can be analysed; one in play is not (the engine would help a player).
+      extra.replaceChildren(game?.status === 'finished'
+        ? el('div', { class: 'panel' }, el('h2', {}, 'Analysis'), gameAnalysisNode(record, (p) => { viewPly = p; show(); }))
+        : '', exportNode(record, id));
+      show();
+    } catch (e) {
+      error.textContent = e.message;
+    }
+  }
+
+  function clockNode(side) {
+    const view = game[`${side}_clock`];
+    const running = game.clock_running === side;
+    const control = game.time_control;
+    const { remaining, period, periodsLeft } =
+      clockAt(view, control, running ? performance.now() - received : 0);
+    let main = control.kind === 'unlimited' ? '∞'
+      : control.kind === 'correspondence' ? formatDays(remaining) : formatClock(remaining);
+    let sub = '';
+    // What this player has before the flag falls on this move.
+    let shown = remaining;
+    if (control.kind === 'byoyomi') {
+      if (remaining <= 0 && periodsLeft > 0) {
+        main = period < TENTHS_BELOW_MS ? formatClock(period).slice(3) + 's' : `${Math.ceil(period / 1000)}s`;
+        shown = period;
+      }
+      sub = `byo-yomi ${periodsLeft}×${control.period_ms / 1000}s`;
+    } else if (control.kind === 'fischer') sub = `+${control.increment_ms / 1000}s`;
+    else if (control.kind === 'correspondence') sub = `${clockText(control)}`;
+    const low = control.kind !== 'unlimited' && shown < TENTHS_BELOW_MS;
+    return el('div', { class: `clock${running ? ' running' : ''}${low ? ' low' : ''}`, 'data-clock': side },
+      el('div', { class: 'p' }, `${side === 'sente' ? '☗' : '☖'} `, playerNode(game, side), seat === side ? ' — you' : ''),
+      el('div', { class: 't' }, main), el('div', { class: 'p' }, sub));
+  }
+
+  // Between people, before each side's first move: no clock runs, but the game is aborted when
+  // the side to move lets its first-move time pass.
+  function showFirstMove() {
+    if (!game || game.first_move_ms_left == null || game.status !== 'playing') {
+      firstMove.textContent = '';
+      return;
+    }
+    const left = Math.max(0, game.first_move_ms_left - (performance.now() - received));
+    const who = seat === game.side_to_move ? 'You have' : `${game.side_to_move[0].toUpperCase()}${game.side_to_move.slice(1)} has`;
+    firstMove.textContent = `${who} ${Math.ceil(left / 1000)} s to make a first move, or the game is aborted. The clocks start after both first moves.`;
+  }
+
+  let lowTimeWarned = false;
+
+  function tick() {
+    if (!game) return;
+    // Once a game, when the player's own running clock goes under ten seconds.
+    if (!lowTimeWarned && seat && game.clock_running === seat && game.time_control.kind !== 'unlimited') {
+      const { remaining, period, periodsLeft } = clockAt(game[`${seat}_clock`], game.time_control, performance.now() - received);
+      const left = remaining > 0 || periodsLeft === 0 ? remaining : period;
+      if (left < TENTHS_BELOW_MS) {
+        lowTimeWarned = true;
+        sound('low-time');
+      }
+    }
+    if (game.clock_running) clocks.replaceChildren(clockNode(board.flipped ? 'sente' : 'gote'), clockNode(board.flipped ? 'gote' : 'sente'));
+    showFirstMove();
+  }
+
+  // Replay: 0 the start, 1 back a ply, 2 forward a ply, 3 the position now.
+  function step(where) {
+    if (!game) return;
+    const ply = viewPly === null ? game.ply : viewPly;
+    const target = [0, ply - 1, ply + 1, game.ply][where];
+    viewPly = Math.max(0, Math.min(game.ply, target));
+    if (!record && viewPly !== game.ply) loadRecord();
+    show();
+  }
+
+  // Keys as on the play sites: arrows through the moves, Home/End, `f` to flip.
+  function onKey(event) {
+    if (event.target.closest?.('input, textarea, select') || event.ctrlKey || event.metaKey || event.altKey) return;
+    const where = { Home: 0, ArrowLeft: 1, ArrowRight: 2, End: 3 }[event.key];
+    if (where !== undefined) {
+      event.preventDefault();
+      step(where);
+    } else if (event.key === 'f') {
+      board.flipped = !board.flipped;
+      board.render();
+      show();
+    }
+  }
+  document.addEventListener('keydown', onKey);
+
+  function show() {
+    if (!game) return;
+    const live = viewPly === null || viewPly === game.ply;
+    const replaying = !live && record;
+    const myTurn = game.status === 'playing' && seat === game.side_to_move;
+    if (seat === 'gote' && board.flippedFor !== id) { board.flipped = true; board.flippedFor = id; }
+    const ply = live ? game.ply : viewPly;
+    board.setState({
+      variant: game.variant,
+      sfen: replaying ? record.positions[ply] : game.sfen,
+      legal: live && myTurn ? game.legal_moves : [],
+      lastMove: ply > 0 ? game.moves[ply - 1]?.usi : null,
+      check: live ? game.check_square : null,
+      interactive: live && myTurn,
+      premoveFor: live && seat && game.status === 'playing' && !myTurn ? seat : null,
+    });
+    const title = `${variantInfo(game.variant)?.title || game.variant}${game.rated ? ' · rated' : ''}`;
+    chat.setGame(game, seat);
+    status.textContent = game.status === 'waiting' ? `${title}: waiting for the second player`
+      : game.status === 'finished' ? `${title}: game over`
+        : `${title}: ${game.side_to_move} to move${myTurn ? ' — your move' : ''}${game.check_square ? ' (check)' : ''}`;
+    clocks.replaceChildren(clockNode(board.flipped ? 'sente' : 'gote'), clockNode(board.flipped ? 'gote' : 'sente'));
+    showFirstMove();
+    result.replaceChildren();
+    if (game.result) {
+      const who = game.result.winner ? `${game.result.winner} wins` : 'No winner';
+      result.append(el('div', { class: 'result', 'data-result': game.result.reason }, `${who} — ${game.result.reason}`));
+    }
+    const betweenPeople = game.sente_player === 'human' && game.gote_player === 'human';
+    if (game.status === 'finished' && betweenPeople) {
+      if (game.rematch_id) {
+        result.append(el('div', { 'data-rematch-link': game.rematch_id }, 'Rematch: ', el('a', { href: `#/game/${game.rematch_id}` }, 'open the game')));
+      } else if (game.rematch_offer && game.rematch_offer !== seat) {
+        result.append(el('div', { 'data-rematch-offer': game.rematch_offer }, `${game[`${game.rematch_offer}_name`] || game.rematch_offer} wants a rematch `,
+          seat ? el('button', { 'data-action': 'rematch-accept', onclick: () => send({ type: 'rematch', action: 'accept' }) }, 'Accept') : null,
+          seat ? el('button', { class: 'secondary', 'data-action': 'rematch-decline', onclick: () => send({ type: 'rematch', action: 'decline' }) }, 'Decline') : null));
+      } else if (seat) {
+        result.append(game.rematch_offer === seat
+          ? el('div', { 'data-rematch-offered': '' }, 'Rematch offered: waiting for the answer…')
+          : el('button', { 'data-action': 'rematch', onclick: () => send({ type: 'rematch', action: 'offer' }) }, 'Rematch'));
+      }
+    }
+    if (game.draw_offer && game.draw_offer !== seat) {
+      result.append(el('div', {}, `${game.draw_offer} offers a draw `,
+        seat ? el('button', { onclick: () => send({ type: 'draw', action: 'accept' }) }, 'Accept') : null,
+        seat ? el('button', { class: 'secondary', onclick: () => send({ type: 'draw', action: 'decline' }) }, 'Decline') : null));
+    }
+    actions.replaceChildren();
+    if (seat && game.status !== 'finished') {
+      if (game.ply < 2) actions.append(el('button', { class: 'secondary', 'data-action': 'abort', onclick: () => send({ type: 'abort' }) }, 'Abort'));
+      if (game.status === 'playing') {
+        actions.append(el('button', { class: 'secondary', 'data-action': 'draw', onclick: () => send({ type: 'draw', action: 'offer' }) }, 'Offer draw'));
+        actions.append(confirmingResign
+          ? el('span', { class: 'confirm', 'data-confirm': 'resign' }, 'Resign this game? ',
+            el('button', { 'data-action': 'resign-yes', onclick: () => { confirmingResign = false; send({ type: 'resign' }); } }, 'Yes, resign'),
+            el('button', { class: 'secondary', 'data-action': 'resign-no', onclick: () => { confirmingResign = false; show(); } }, 'No'))
+          : el('button', { 'data-action': 'resign', onclick: () => { confirmingResign = true; show(); } }, 'Resign'));
+      }
+    }
+    const invite = localStorage.getItem(`tsubame.invite.${id}`);
+    info.replaceChildren();
+    if (game.status === 'waiting' && invite) {
+      info.append('Invite link: ', el('code', {}, `${location.origin}/#/join/${id}/${invite}`));
+    }
+    const replayControls = el('div', { class: 'actions' },
+      ['|◀', '◀', '▶', '▶|'].map((label, i) => el('button', { class: 'secondary', 'data-replay': i, onclick: () => step(i) }, label)));
+    document.title = `${myTurn ? '● Your move · ' : ''}${title} · Tsubame`;
+    showTurnIcon(myTurn);
+    moveBox.replaceChildren(el('h2', {}, 'Moves'),
+      moveListNode(game.moves, ply, (p) => { viewPly = p; if (!record) loadRecord(); show(); }, () => show()),
+      replayControls);
+    keepInView(moveBox);
+  }
+
+  connect();
+  timer = setInterval(tick, 200);
+  page.cleanup = () => {
+    closed = true; clearInterval(timer); socket?.close(); board.destroy();
+    document.removeEventListener('keydown', onKey);
+    document.title = 'Tsubame — Tori, Wa and Tenjiku shogi';
+    showTurnIcon(false);
+  };
+  page.rerender = show;
+}
+
+export async function joinPage(id, invite) {
+  try {
+    const grant = await api(`/api/games/${id}/join`, { invite });
+    localStorage.setItem(`tsubame.token.${id}`, grant.token);
+  } catch (e) {
+    app.replaceChildren(el('p', { class: 'error' }, e.message));
+    return;
+  }
+  location.hash = `#/game/${id}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Import, replay and analysis

@@ -1,0 +1,80 @@
+// The home page's quick pairing, play-the-computer buttons and game cards.
+
+import { store } from './state';
+import { myName } from './account';
+import { api } from './api';
+import { el } from './dom';
+import { miniBoard } from './pieces';
+import { RULES_INTRO } from './rules';
+
+export const QUICK_CONTROLS = {
+  tori: [[3, 10], [5, 10], [10, 30]],
+  wa: [[10, 30], [20, 30], [30, 60]],
+  tenjiku: [[20, 30], [30, 60], [60, 60]],
+};
+
+export function quickClock([minutes, seconds]) {
+  return { kind: 'byoyomi', main_ms: minutes * 60000, periods: 1, period_ms: seconds * 1000 };
+}
+
+export function sameClock(a, b) {
+  return JSON.stringify(a) === JSON.stringify({ ...b });
+}
+
+/** The style rules naming a variant's pieces, added once. */
+export function isOwnSeek(game) {
+  const name = myName();
+  return Boolean(localStorage.getItem(`tsubame.token.${game.id}`))
+    || (name !== null && [game.sente_name, game.gote_name].includes(name));
+}
+
+/** Joins an open seek of this game and clock, or makes one, and opens the game. */
+export async function quickPair(variant, control) {
+  const clock = quickClock(control);
+  // Logged in, quick pairing is rated, as on the play sites; guests play casual games.
+  const rated = Boolean(myName());
+  const seeks = await api('/api/lobby');
+  const match = seeks.find((g) => g.variant === variant && sameClock(g.time_control, clock)
+    && !isOwnSeek(g) && g.rated === rated && !g.rating_range);
+  const grant = match
+    ? await api(`/api/games/${match.id}/join`, {})
+    : await api('/api/games', { variant, opponent: 'human', side: 'random', clock, public: true, rated });
+  localStorage.setItem(`tsubame.token.${grant.game_id}`, grant.token);
+  location.hash = `#/game/${grant.game_id}`;
+}
+
+export async function playComputer(variant) {
+  const clock = quickClock(QUICK_CONTROLS[variant][1]);
+  const grant = await api('/api/games', { variant, opponent: 'engine', level: 2, side: 'sente', clock });
+  localStorage.setItem(`tsubame.token.${grant.game_id}`, grant.token);
+  location.hash = `#/game/${grant.game_id}`;
+}
+
+export function homeNode() {
+  const error = el('div', { class: 'error', 'data-home-error': '' });
+  const attempt = (action) => async () => {
+    error.textContent = '';
+    try { await action(); } catch (e) { error.textContent = e.message; }
+  };
+  const cards = store.variants.filter((v) => v.available).map((v) => el('section', { class: 'panel game-card', 'data-game': v.name },
+    miniBoard(v.name, v.start_sfen, v.name === 'tenjiku' ? 8 : v.name === 'wa' ? 12 : 18),
+    el('div', { class: 'game-card-text' },
+      el('h2', {}, v.title),
+      el('p', {}, RULES_INTRO[v.name] || ''),
+      el('div', { class: 'quick' }, (QUICK_CONTROLS[v.name] || []).map((control) => el('button', {
+        type: 'button', 'data-quick': `${v.name} ${control[0]}+${control[1]}`,
+        title: `${control[0]} min, then ${control[1]} s a move: paired with the next player who asks (rated when logged in)`,
+        onclick: attempt(() => quickPair(v.name, control)) }, `${control[0]}+${control[1]}s`))),
+      el('div', { class: 'row' },
+        el('button', { type: 'button', class: 'secondary', 'data-computer': v.name, onclick: attempt(() => playComputer(v.name)) }, 'Play the computer'),
+        el('a', { href: `#/rules/${v.name}` }, 'Rules and pieces')))));
+  return el('div', { class: 'home' },
+    el('p', { class: 'tagline' }, 'Three historic shogi games: pick a clock to be paired with the next player who picks it, or play the computer.'),
+    el('div', { class: 'game-cards' }, cards), error);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lobby
+
+// Rule options in plain words: the server names them for programs (`drop-mate: loses`); a
+// player reads what each choice means. Options missing here show the server's own help.

@@ -1,0 +1,133 @@
+// Pasting or importing a record, and replaying it.
+
+import { page, store } from './state';
+import { api } from './api';
+import { Board } from './board';
+import { el } from './dom';
+import { gameAnalysisNode } from './evalgraph';
+import { exportNode, keepInView, moveListNode } from './gameparts';
+import { app } from './prefs';
+import { variantInfo } from './util';
+
+export function positionForm({ title, withMoves, submit }) {
+  const variantSelect = el('select', { name: 'variant' },
+    store.variants.filter((v) => v.available).map((v) => el('option', { value: v.name }, v.title)));
+  const options = el('input', { name: 'options', placeholder: 'rule options, e.g. drops=off', size: 24 });
+  const sfen = el('input', { name: 'sfen', placeholder: 'SFEN (empty: start position)', size: 40 });
+  const moves = el('textarea', { name: 'moves', rows: 4, placeholder: 'USI moves, or a whole "sfen … moves …" record' });
+  const error = el('div', { class: 'error' });
+  const form = el('form', { class: 'panel create', onsubmit: async (event) => {
+    event.preventDefault();
+    error.textContent = '';
+    let text = moves.value.trim();
+    let start = sfen.value.trim() || undefined;
+    const match = text.match(/^(?:position\s+)?sfen\s+(.+?)(?:\s+moves\s+(.*))?$/s);
+    if (match) { start = match[1].trim(); text = match[2] || ''; }
+    try {
+      await submit({ variant: variantSelect.value, options: options.value.trim(), sfen: start,
+        moves: text.split(/\s+/).filter(Boolean) });
+    } catch (e) {
+      error.textContent = e.message;
+    }
+  } }, el('h2', {}, title), el('label', {}, 'Game ', variantSelect), el('label', {}, 'Options ', options),
+  el('label', {}, 'Position ', sfen), withMoves ? moves : null,
+  el('button', { type: 'submit', 'data-action': 'load' }, withMoves ? 'Load' : 'Set up'), error);
+  return form;
+}
+
+export function importPage() {
+  const board = new Board({ onMove: () => {} });
+  const moveBox = el('div', { class: 'panel' });
+  const exportBox = el('div');
+  const analysisBox = el('div', { class: 'panel' });
+  let analysedRecord = null;
+  let record = null;
+  let ply = 0;
+  function show() {
+    board.setState({ variant: record.variant, sfen: record.positions[ply], interactive: false,
+      lastMove: ply > 0 ? record.usi[ply - 1] : null });
+    const moves = record.hodges.map((h, i) => ({ ply: i + 1, hodges: h, usi: record.usi[i],
+      japanese: record.japanese?.[i], short: record.short?.[i] }));
+    moveBox.replaceChildren(el('h2', {}, 'Record'), moveListNode(moves, ply, (p) => { ply = p; show(); }, () => show()),
+      el('div', { class: 'actions' }, ['|◀', '◀', '▶', '▶|'].map((label, i) => el('button', { class: 'secondary', 'data-replay': i,
+        onclick: () => { ply = Math.max(0, Math.min(record.usi.length, [0, ply - 1, ply + 1, record.usi.length][i])); show(); } }, label))),
+      // replaceChildren writes a null as the text "null": leave the result out instead.
+      ...(record.outcome ? [el('div', { class: 'result' }, `${record.outcome.winner || 'no winner'} — ${record.outcome.reason}`)] : []));
+    moveBox.hidden = false;
+    keepInView(moveBox);
+    exportBox.replaceChildren(exportNode(record));
+    analysisBox.hidden = false;
+    if (analysedRecord !== record) {
+      analysedRecord = record;
+      analysisBox.replaceChildren(el('h2', {}, 'Analysis'), gameAnalysisNode(record, (p) => { ply = p; show(); }));
+    }
+  }
+  const form = positionForm({ title: 'Or set up SFEN and USI moves', withMoves: true, submit: async (request) => {
+    record = await api('/api/replay', request);
+    ply = record.usi.length;
+    show();
+  } });
+  // A record file or pasted text in any format the server reads; a file of several games
+  // offers them in a list.
+  const pasted = el('textarea', { name: 'record', rows: 6,
+    placeholder: 'Paste a record: KIF, the play site\'s PGN (one game or many), a Tsubame record, or Hodges moves' });
+  const file = el('input', { type: 'file', name: 'record-file', accept: '.kif,.kifu,.pgn,.tsr,.txt,.record,text/plain' });
+  const format = el('select', { name: 'format' }, [['auto', 'recognise the format'], ['kif', 'KIF'], ['pgn', 'PGN (play site)'],
+    ['record', 'Tsubame record'], ['hodges', 'Hodges moves']].map(([v, label]) => el('option', { value: v }, label)));
+  const hodgesGame = el('select', { name: 'hodges-variant' },
+    store.variants.filter((v) => v.available).map((v) => el('option', { value: v.name }, v.title)));
+  const picker = el('select', { name: 'game-pick', hidden: true });
+  const importError = el('div', { class: 'error' });
+  let imported = [];
+  const showImported = (index) => {
+    record = imported[index];
+    ply = record.usi.length;
+    show();
+  };
+  picker.addEventListener('change', () => showImported(Number(picker.value)));
+  const readRecord = async (body) => {
+    importError.textContent = '';
+    const query = new URLSearchParams({ format: format.value, variant: hodgesGame.value });
+    try {
+      const response = await fetch(`/api/import?${query}`, { method: 'POST', body });
+      const data = await response.json().catch(() => ({ error: `HTTP ${response.status}` }));
+      if (!response.ok) throw new Error(data.error || `HTTP ${response.status}`);
+      imported = data.games;
+      const label = (g, i) => {
+        // PGN writes `?` for what it does not know.
+        const known = (v) => (v && !/^[?.]+$/.test(v) ? v : null);
+        const t = Object.fromEntries(Object.entries(g.tags || {}).map(([k, v]) => [k, known(v)]));
+        const players = t.sente || t.gote ? `${t.sente || '?'} – ${t.gote || '?'}` : `game ${i + 1}`;
+        return `${i + 1}. ${players}${t.date ? `, ${t.date}` : ''} (${t.result || '*'}, ${g.usi.length} plies)`;
+      };
+      picker.replaceChildren(...imported.map((g, i) => el('option', { value: i }, label(g, i))));
+      picker.hidden = imported.length < 2;
+      if (imported.length) showImported(0);
+    } catch (e) {
+      importError.textContent = e.message;
+    }
+  };
+  file.addEventListener('change', async () => {
+    // Sent as bytes: a KIF file may be Shift-JIS, which the server reads.
+    if (file.files?.[0]) await readRecord(await file.files[0].arrayBuffer());
+  });
+  const importForm = el('form', { class: 'panel create', onsubmit: (event) => { event.preventDefault(); readRecord(pasted.value); } },
+    el('h2', {}, 'Import a record'), pasted,
+    el('label', {}, 'File ', file), el('label', {}, 'Format ', format), el('label', {}, 'Game (Hodges moves) ', hodgesGame),
+    el('button', { type: 'submit', 'data-action': 'import' }, 'Import'), picker, importError);
+  app.replaceChildren(el('div', { class: 'play' }, board.root, el('div', { class: 'side-area' }, importForm, moveBox, analysisBox, exportBox, form)));
+  // Before a record is loaded: the chosen game's start position, and no empty record panel.
+  moveBox.hidden = true;
+  analysisBox.hidden = true;
+  const variantSelect = form.querySelector<HTMLSelectElement>('select[name="variant"]');
+  const showStart = () => {
+    const info = variantInfo(variantSelect.value);
+    if (!record && info) board.setState({ variant: info.name, sfen: info.start_sfen, interactive: false });
+  };
+  variantSelect.addEventListener('change', showStart);
+  showStart();
+  page.cleanup = () => board.destroy();
+  page.rerender = () => { if (record) show(); else showStart(); };
+}
+
+/** The depths a continuous analysis goes through, each a search of its own. */

@@ -1,0 +1,197 @@
+// The lobby: creating a game or seek, open seeks and games in play.
+
+import { page, store } from './state';
+import type { TimeControl } from './types';
+import { myName, playerNode, playersNode } from './account';
+import { api } from './api';
+import { el } from './dom';
+import { clockText } from './gameparts';
+import { homeNode, isOwnSeek } from './home';
+import { optionFields } from './options';
+import { miniBoard } from './pieces';
+import { app } from './prefs';
+import { tokenFor, variantInfo } from './util';
+
+export const MAIN_TIMES = [0, 10, 15, 30, 45, 60, 90, 120, 180, 300, 420, 600, 900, 1200, 1500, 1800, 2700, 3600, 5400];
+
+export function secondsText(seconds) {
+  if (seconds < 60) return `${seconds} s`;
+  return seconds % 60 ? `${Math.floor(seconds / 60)} min ${seconds % 60} s` : `${seconds / 60} min`;
+}
+
+/** What each computer level does (the engine's search limits for it) and how strong it played
+ * in Tori against the level below (`scripts/strength-levels`, 40 games each). */
+export const COMPUTER_LEVELS = [
+  ['one move ahead', 'Looks one move ahead, at most 0.2 s a move: for a first game.'],
+  ['two moves ahead', 'Two moves ahead, 0.4 s: won 30 of 40 games against level 1.'],
+  ['four moves ahead', 'Four moves ahead, 0.8 s: won 39 of 40 against level 2.'],
+  ['six moves ahead', 'Six moves ahead, 1.5 s: won 38 of 40 against level 3.'],
+  ['ten moves ahead', 'Ten moves ahead, 3 s: won 40 of 40 against level 4, and is close to the engine at full strength in fast games.'],
+];
+
+export const CLOCK_WORDS = {
+  byoyomi: 'After the main time, every move must be made within one period; each period overrun is used up, and the last one lost loses the game.',
+  fischer: 'Every move adds the increment to the mover\'s time.',
+  correspondence: 'Every move within the days chosen; the game waits for days, and the page of each player counts the games waiting for their move.',
+  unlimited: 'No clock.',
+};
+
+export async function lobbyPage() {
+  const optionBox = el('div');
+  const variantSelect = el('select', { name: 'variant', onchange: () => optionFields(variantSelect.value, optionBox) },
+    store.variants.map((v) => el('option', { value: v.name }, v.available ? v.title : `${v.title} (coming)`)));
+  const num = (name, value, min, max) => el('input', { type: 'number', name, value, min, max, style: 'width:5rem' });
+  const mainTime = el('select', { name: 'main' },
+    MAIN_TIMES.map((t) => el('option', { value: t, selected: t === 600 }, secondsText(t))));
+  const periods = num('periods', 1, 1, 10);
+  const periodSec = num('period', 30, 1, 600);
+  const incSec = num('increment', 5, 0, 180);
+  const clockHelp = el('small', { class: 'help', 'data-clock-help': '' });
+  const mainField = el('label', {}, 'Main time ', mainTime);
+  const byoyomiFields = el('span', { class: 'row' }, el('label', {}, 'Periods ', periods),
+    el('label', {}, 'of ', periodSec, ' s'));
+  const fischerFields = el('label', {}, 'Increment ', incSec, ' s per move');
+  const days = el('select', { name: 'days' },
+    Array.from({ length: 14 }, (_, i) => i + 1).map((n) => el('option', { value: n, selected: n === 3 }, n)));
+  const daysField = el('label', {}, days, ' days per move');
+  const clockKind = el('select', { name: 'clock', onchange: () => showClockFields() },
+    el('option', { value: 'byoyomi' }, 'Byo-yomi'), el('option', { value: 'fischer' }, 'Fischer (increment)'),
+    el('option', { value: 'correspondence' }, 'Correspondence (days per move)'),
+    el('option', { value: 'unlimited' }, 'Unlimited'));
+  const rated = el('input', { type: 'checkbox', name: 'rated', 'data-rated': '' });
+  const ratedHelp = el('small', { class: 'help' });
+  const rangeMin = el('input', { type: 'number', name: 'rating-min', min: 0, max: 4000, step: 50, placeholder: 'any', style: 'width:5.5rem' });
+  const rangeMax = el('input', { type: 'number', name: 'rating-max', min: 0, max: 4000, step: 50, placeholder: 'any', style: 'width:5.5rem' });
+  const levelHelp = el('small', { class: 'help', 'data-level-help': '' });
+  const levelSelect = el('select', { name: 'level', onchange: () => { levelHelp.textContent = COMPUTER_LEVELS[Number(levelSelect.value) - 1][1]; } },
+    COMPUTER_LEVELS.map(([short], i) => el('option', { value: i + 1, selected: i === 1 }, `${i + 1}: ${short}`)));
+  levelHelp.textContent = COMPUTER_LEVELS[1][1];
+  function showClockFields() {
+    const kind = clockKind.value;
+    mainField.hidden = kind === 'unlimited' || kind === 'correspondence';
+    byoyomiFields.hidden = kind !== 'byoyomi';
+    fischerFields.hidden = kind !== 'fischer';
+    daysField.hidden = kind !== 'correspondence';
+    clockHelp.textContent = CLOCK_WORDS[kind];
+    const human = form.querySelector<HTMLInputElement>('[name="opponent"]:checked')?.value === 'human';
+    rated.disabled = !myName() || !human || kind === 'unlimited';
+    if (rated.disabled) rated.checked = false;
+    ratedHelp.textContent = !myName() ? 'Log in to play rated games.'
+      : !human ? 'Games against the computer are not rated.'
+        : kind === 'unlimited' ? 'A rated game needs a clock.' : 'Rated games change both players\' Glicko-2 ratings.';
+  }
+  const error = el('div', { class: 'error' });
+  const form = el('form', { class: 'create panel', onsubmit: async (event) => {
+    event.preventDefault();
+    error.textContent = '';
+    const data = new FormData(form);
+    const options = {};
+    for (const field of optionBox.querySelectorAll<HTMLInputElement | HTMLSelectElement>('[data-option]')) {
+      options[field.dataset.option] = field.tagName === 'INPUT' && field.value.trim() === ''
+        ? field.dataset.none : field.value.trim();
+    }
+    let clock: TimeControl = { kind: 'unlimited' };
+    const mainMs = Number(mainTime.value) * 1000;
+    if (clockKind.value === 'byoyomi') {
+      clock = { kind: 'byoyomi', main_ms: mainMs, periods: Number(periods.value),
+        period_ms: Number(periodSec.value) * 1000 };
+    } else if (clockKind.value === 'fischer') {
+      clock = { kind: 'fischer', main_ms: mainMs, increment_ms: Number(incSec.value) * 1000 };
+    } else if (clockKind.value === 'correspondence') {
+      clock = { kind: 'correspondence', days_per_move: Number(days.value) };
+    }
+    const range = rangeMin.value !== '' || rangeMax.value !== ''
+      ? [rangeMin.value === '' ? 0 : Number(rangeMin.value), rangeMax.value === '' ? 4000 : Number(rangeMax.value)] : undefined;
+    try {
+      const grant = await api('/api/games', {
+        variant: variantSelect.value, options, opponent: data.get('opponent'),
+        level: Number(data.get('level')), side: data.get('side'), clock, public: data.get('public') === 'on',
+        rated: rated.checked, rating_range: data.get('opponent') === 'human' ? range : undefined,
+      });
+      localStorage.setItem(`tsubame.token.${grant.game_id}`, grant.token);
+      if (grant.invite) localStorage.setItem(`tsubame.invite.${grant.game_id}`, grant.invite);
+      location.hash = `#/game/${grant.game_id}`;
+    } catch (e) {
+      error.textContent = e.message;
+    }
+  } },
+  el('h2', {}, 'New game'),
+  el('label', {}, 'Game: ', variantSelect),
+  optionBox,
+  el('div', { class: 'row' },
+    el('label', {}, el('input', { type: 'radio', name: 'opponent', value: 'engine', checked: true, onchange: () => showClockFields() }), ' Computer'),
+    el('label', {}, el('input', { type: 'radio', name: 'opponent', value: 'human', onchange: () => showClockFields() }), ' A person (invite link)'),
+    el('label', {}, el('input', { type: 'checkbox', name: 'public' }), ' list in the lobby')),
+  el('div', { class: 'row' }, el('label', {}, rated, ' Rated'), el('label', {}, 'Opponent rating ', rangeMin, ' to ', rangeMax)),
+  ratedHelp,
+  el('div', { class: 'row' },
+    el('label', {}, 'Level ', levelSelect),
+    el('label', {}, 'Play as ', el('select', { name: 'side' },
+      el('option', { value: 'sente' }, 'Sente (☗)'), el('option', { value: 'gote' }, 'Gote (☖)'),
+      el('option', { value: 'random' }, 'Random')))),
+  levelHelp,
+  el('div', { class: 'row' }, el('label', {}, 'Clock ', clockKind), mainField, byoyomiFields, fischerFields, daysField),
+  clockHelp,
+  el('button', { type: 'submit', 'data-action': 'create' }, 'Start game'),
+  error);
+  optionFields(variantSelect.value, optionBox);
+  showClockFields();
+
+  const seeks = el('tbody');
+  const games = el('tbody');
+  const lists = el('div', { class: 'panel' },
+    el('h2', {}, 'Open seeks'), el('table', { class: 'games' }, seeks),
+    el('h2', {}, 'Games'), el('table', { class: 'games' }, games));
+  const playing = el('div', { class: 'live-games' });
+  const home = homeNode();
+  app.replaceChildren(home, el('section', { class: 'live' }, el('h2', {}, 'Being played now'), playing),
+    el('h2', {}, 'A game of your own'), el('div', { class: 'columns' }, form, lists));
+
+  async function refresh() {
+    try {
+      const [lobby, list] = await Promise.all([api('/api/lobby'), api('/api/games?limit=30')]);
+      seeks.replaceChildren(...(lobby.length ? lobby.map((g) => {
+        const creator = g.sente_player === 'human' ? 'sente' : 'gote';
+        const own = isOwnSeek(g);
+        const seekError = el('span', { class: 'error' });
+        return el('tr', { 'data-seek': g.id },
+          el('td', {}, playerNode(g, creator)),
+          el('td', {}, variantInfo(g.variant)?.title || g.variant),
+          el('td', {}, clockText(g.time_control)),
+          el('td', { 'data-seek-mode': g.rated ? 'rated' : 'casual' }, g.rated ? 'rated' : 'casual',
+            g.rating_range ? ` ${g.rating_range[0]}–${g.rating_range[1]}` : ''),
+          // Your own seek is opened or cancelled, never joined.
+          el('td', {}, own
+            ? [el('a', { href: `#/game/${g.id}`, 'data-own-seek': '' }, 'your seek'), ' ',
+              el('button', { class: 'secondary small', 'data-cancel-seek': g.id, onclick: async () => {
+                try {
+                  await api(`/api/games/${g.id}/abort`, { token: tokenFor(g.id) || undefined });
+                  refresh();
+                } catch (e) { seekError.textContent = e.message; }
+              } }, 'Cancel')]
+            : el('button', { 'data-join': g.id, onclick: async () => {
+              try {
+                const grant = await api(`/api/games/${g.id}/join`, {});
+                localStorage.setItem(`tsubame.token.${g.id}`, grant.token);
+                location.hash = `#/game/${g.id}`;
+              } catch (e) { seekError.textContent = e.message; }
+            } }, 'Join'), seekError));
+      }) : [el('tr', {}, el('td', {}, 'No open seeks.'))]));
+      const live = list.filter((g) => g.status === 'playing').slice(0, 6);
+      playing.replaceChildren(...(live.length ? live.map((g) => el('a', { class: 'live-game', href: `#/game/${g.id}`, 'data-live': g.id },
+        miniBoard(g.variant, g.sfen, g.variant === 'tenjiku' ? 7 : 13),
+        el('span', {}, `${variantInfo(g.variant)?.title || g.variant}: `, playersNode(g), `, move ${g.ply + 1}`)))
+        : [el('p', { class: 'help' }, 'No game is being played right now: start one.')]));
+      games.replaceChildren(...list.map((g) => el('tr', {},
+        el('td', {}, el('a', { href: `#/game/${g.id}` }, g.id)), el('td', {}, variantInfo(g.variant)?.title || g.variant),
+        el('td', {}, playersNode(g)),
+        el('td', {}, g.result ? `${g.result.winner || 'no winner'} (${g.result.reason})` : g.status))));
+    } catch (e) {
+      seeks.replaceChildren(el('tr', {}, el('td', { class: 'error' }, e.message)));
+    }
+  }
+  refresh();
+  const timer = setInterval(refresh, 5000);
+  page.cleanup = () => clearInterval(timer);
+  page.rerender = () => {};
+}

@@ -1,0 +1,55 @@
+// Piece faces: the CSS classes and images of a game's pieces, and a small board picture.
+
+import { parseSfen } from './sfen.js';
+import { el } from './dom';
+import { variantInfo } from './util';
+
+export function roleClass(info, index) {
+  return `${info.name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '')}-${index}`;
+}
+
+/** Shogiground's piece labels come from CSS: one rule per piece kind and variant, kanji by
+ * default and Hodges letters under `.latin`. Built once per variant. */
+export function pieceStyles(variant, roles) {
+  // Each character is escaped; `\A ` between two kanji starts a new line (they stand one above
+  // the other, as written on a real piece).
+  const quote = (parts) => `"${parts.map((part) => part.replace(/["\\]/g, '\\$&')).join('\\A ')}"`;
+  const rules = [];
+  for (const [code, role] of roles) {
+    const info = variant.roles.find((r) => r.sfen === code);
+    const kanji = [...(info?.kanji || code)];
+    const latin = info ? info.hodges.replace('+', '') : code;
+    const size = kanji.length > 1 ? 'two' : 'one';
+    rules.push(`.pieces-${variant.name} piece.${role}::after { content: ${quote(kanji)}; }`,
+      `.pieces-${variant.name} piece.${role} { --glyphs: var(--glyphs-${size}); }`,
+      `.pieces-${variant.name}.latin piece.${role}::after { content: ${quote([latin])}; }`);
+    if (code.startsWith('+')) rules.push(`.pieces-${variant.name} piece.${role} { --piece-ink: var(--promoted); }`);
+  }
+  return rules.join('\n');
+}
+
+/** A board widget on shogiground: position, selection, legal destinations (with the choice
+ * between moves that reach the same square), hands and drops, flip, zoom, last move, check. */
+export function ensurePieceStyles(variant) {
+  const styleId = `pieces-${variant.name}`;
+  if (document.getElementById(styleId)) return;
+  const roles = new Map(variant.roles.map((info, index) => [info.sfen, roleClass(info, index)]));
+  document.head.append(el('style', { id: styleId }, pieceStyles(variant, roles)));
+}
+
+/** A small picture of a position: squares and pieces, no hands, not interactive. */
+export function miniBoard(variantName, sfen, cell) {
+  const variant = variantInfo(variantName);
+  const position = parseSfen(sfen);
+  ensurePieceStyles(variant);
+  const grid = el('div', { class: `mini-board pieces-${variant.name} orientation-sente`,
+    style: `--cell:${cell}px; --files:${position.files}`, 'aria-hidden': 'true' });
+  position.squares.forEach((row) => row.forEach((piece) => {
+    const info = piece && variant.roles.find((r) => r.sfen === piece.code);
+    grid.append(el('span', { class: 'mini-sq' },
+      info ? el('piece', { class: `${roleClass(info, variant.roles.indexOf(info))} ${piece.color}` }) : null));
+  }));
+  return grid;
+}
+
+/** Whether a seek is this browser's (its seat token) or this account's. */

@@ -1,0 +1,38 @@
+// The page frame and the visitor's switches kept in the browser: sound, theme, Latin piece names.
+
+import { play as playSound, setMuted } from './sound.js';
+import { page } from './state';
+
+export const app = document.getElementById('app') as HTMLElement;
+export const soundBox = document.getElementById('sound') as HTMLInputElement;
+soundBox.checked = localStorage.getItem('tsubame.sound') !== '0';
+setMuted(!soundBox.checked);
+soundBox.addEventListener('change', () => {
+  localStorage.setItem('tsubame.sound', soundBox.checked ? '1' : '0');
+  setMuted(!soundBox.checked);
+});
+
+/** Plays a game sound; the switch keeps the name of the last one played. */
+export function sound(name) {
+  if (playSound(name)) soundBox.parentElement.dataset.played = name;
+}
+
+// The theme: the system's (auto), light or dark, remembered.
+export const themeSelect = document.getElementById('theme') as HTMLSelectElement;
+export function applyTheme(choice) {
+  if (choice === 'light' || choice === 'dark') document.documentElement.dataset.theme = choice;
+  else delete document.documentElement.dataset.theme;
+}
+themeSelect.value = ['light', 'dark'].includes(localStorage.getItem('tsubame.theme')) ? localStorage.getItem('tsubame.theme') : 'auto';
+applyTheme(themeSelect.value);
+themeSelect.addEventListener('change', () => {
+  localStorage.setItem('tsubame.theme', themeSelect.value);
+  applyTheme(themeSelect.value);
+});
+
+export const latinBox = document.getElementById('latin') as HTMLInputElement;
+latinBox.checked = localStorage.getItem('tsubame.latin') === '1';
+latinBox.addEventListener('change', () => {
+  localStorage.setItem('tsubame.latin', latinBox.checked ? '1' : '0');
+  page.rerender();
+});

@@ -1,0 +1,30 @@
+// Small shared helpers: a game's facts by name, a seat's stored token, times as text.
+
+import { store } from './state';
+
+export function variantInfo(name) {
+  return store.variants.find((v) => v.name === name);
+}
+
+export function tokenFor(id) {
+  return localStorage.getItem(`tsubame.token.${id}`);
+}
+
+/** A time control's main time: `10:00`, `0:30`. */
+export function formatMs(ms) {
+  const total = Math.max(0, Math.ceil(ms / 1000));
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = total % 60;
+  const mm = String(m).padStart(h ? 2 : 1, '0');
+  return `${h ? `${h}:` : ''}${mm}:${String(s).padStart(2, '0')}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The board
+
+/** A CSS class name for a piece kind: shogiground names pieces by role strings that it also
+ * uses as classes, so the variant's SFEN codes (`Q!`, `+D'`) are turned into safe words. */
+export function title(name) {
+  return name.charAt(0).toUpperCase() + name.slice(1);
+}
