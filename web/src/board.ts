@@ -5,7 +5,7 @@ import { Shogiground } from 'shogiground';
 import { parseSfen, parseMove, squareName, squareOf } from './sfen.js';
 import type { VariantInfo } from './types';
 import { el } from './dom';
-import { moveDiagram, powerNotes } from './pieceinfo';
+import { diagramRadius, moveDiagram, powerNotes } from './pieceinfo';
 import { pieceStyles, roleClass } from './pieces';
 import { latinBox } from './prefs';
 import { title, variantInfo } from './util';
@@ -364,7 +364,7 @@ export class Board {
   inspect(code, color) {
     const role = this.variant.roles.find((r) => r.sfen === code);
     if (!role) return;
-    const radius = this.variant.name === 'tenjiku' ? 4 : 3;
+    const radius = diagramRadius(this.variant);
     this.inspector.replaceChildren(
       el('h3', {}, title(role.name), ' ', el('small', {}, `${role.kanji} · ${role.hodges}`)),
       el('div', { class: 'inspector-body' }, moveDiagram(this.variant, role, radius),

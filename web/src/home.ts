@@ -57,7 +57,8 @@ export function homeNode() {
     try { await action(); } catch (e) { error.textContent = e.message; }
   };
   const cards = store.variants.filter((v) => v.available).map((v) => el('section', { class: 'panel game-card', 'data-game': v.name },
-    miniBoard(v.name, v.start_sfen, v.name === 'tenjiku' ? 8 : v.name === 'wa' ? 12 : 18),
+    // About 128 pixels across, whatever the board's size.
+    miniBoard(v.name, v.start_sfen, Math.round(128 / v.files)),
     el('div', { class: 'game-card-text' },
       el('h2', {}, v.title),
       el('p', {}, RULES_INTRO[v.name] || ''),

@@ -179,7 +179,7 @@ export async function lobbyPage() {
       }) : [el('tr', {}, el('td', {}, 'No open seeks.'))]));
       const live = list.filter((g) => g.status === 'playing').slice(0, 6);
       playing.replaceChildren(...(live.length ? live.map((g) => el('a', { class: 'live-game', href: `#/game/${g.id}`, 'data-live': g.id },
-        miniBoard(g.variant, g.sfen, g.variant === 'tenjiku' ? 7 : 13),
+        miniBoard(g.variant, g.sfen, g.files > 12 ? 7 : 13),
         el('span', {}, `${variantInfo(g.variant)?.title || g.variant}: `, playersNode(g), `, move ${g.ply + 1}`)))
         : [el('p', { class: 'help' }, 'No game is being played right now: start one.')]));
       games.replaceChildren(...list.map((g) => el('tr', {},

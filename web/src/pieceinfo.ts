@@ -1,6 +1,7 @@
 // A piece's moves as a diagram and in words.
 
 import { el } from './dom';
+import type { VariantInfo } from './types';
 import { roleClass } from './pieces';
 
 export const PROMOTION_WORDS = {
@@ -20,6 +21,23 @@ export const POWER_WORDS = {
   tetrarch: 'Heavenly tetrarch: igui on all eight neighbours; slides diagonally and vertically from the second square on (jumping the first); moves two or three squares sideways, jumping the first.',
   free_eagle: 'Its moves depend on the free-eagle rule option (see below).',
 };
+
+/** How far from a piece its game's diagrams reach: the farthest power of any of its pieces (a
+ * lion's second step, an area move, the tetrarch's three squares), at least two, and one square
+ * to spare to show a slide going on. */
+export function diagramRadius(variant: VariantInfo): number {
+  let reach = 2;
+  for (const role of variant.roles) {
+    const p = role.powers;
+    if (p) reach = Math.max(reach, p.lion ? 2 : 0, p.area, p.tetrarch ? 3 : 0);
+  }
+  return reach + 1;
+}
+
+/** Whether any piece of the game has powers beyond its moves (lion, area, jumps, burning). */
+export function hasPowers(variant: VariantInfo): boolean {
+  return variant.roles.some((role) => role.powers);
+}
 
 /** The squares a diagram marks, keyed `left,forward`, with what reaches them. */
 export function diagramMarks(role, radius) {

@@ -1,5 +1,6 @@
 // A player's page: ratings, their history and the player's games.
 
+import { store } from './state';
 import { changeText, myName, playerNode } from './account';
 import { api } from './api';
 import { el } from './dom';
@@ -7,7 +8,6 @@ import { clockText } from './gameparts';
 import { app } from './prefs';
 import { variantInfo } from './util';
 
-export const GAME_TITLES = { tori: 'Tori', wa: 'Wa', 'wa-nodrops': 'Wa (no drops)', tenjiku: 'Tenjiku' };
 
 /** A rating history as a small line chart: one line per speed, rating against game number. */
 export function ratingChart(points) {
@@ -62,17 +62,19 @@ export async function playerPage(name) {
     app.replaceChildren(el('p', { class: 'error' }, e.message));
     return;
   }
+  // The rating pools' titles, in the order the server lists them.
+  const poolTitles = new Map(store.variants.flatMap((v) => v.rating_pools.map((p) => [p.name, p.title] as [string, string])));
   const own = myName()?.toLowerCase() === player.username.toLowerCase();
   const joined = new Date(player.joined).toLocaleDateString();
   const ratingRows = player.ratings.map((r) => el('tr', { 'data-rating-row': `${r.game} ${r.speed}` },
-    el('td', {}, GAME_TITLES[r.game] || r.game), el('td', {}, r.speed),
+    el('td', {}, poolTitles.get(r.game) || r.game), el('td', {}, r.speed),
     el('td', { class: 'num' }, `${r.rating}${r.provisional ? '?' : ''}`),
     el('td', { class: 'num', title: 'rating deviation' }, `±${r.deviation}`),
     el('td', { class: 'num' }, r.games)));
-  const charts = Object.keys(GAME_TITLES).map((g) => {
+  const charts = [...poolTitles.keys()].map((g) => {
     const points = player.history.filter((p) => p.game === g);
     return points.length ? el('figure', { class: 'chart', 'data-chart': g },
-      el('figcaption', {}, `${GAME_TITLES[g]}: ${[...new Set(points.map((p) => p.speed))].join(', ')}`), ratingChart(points)) : null;
+      el('figcaption', {}, `${poolTitles.get(g)}: ${[...new Set(points.map((p) => p.speed))].join(', ')}`), ratingChart(points)) : null;
   });
   const sideOf = (g) => (g.sente_name?.toLowerCase() === player.username.toLowerCase() ? 'sente' : 'gote');
   const ongoing = games.filter((g) => g.status !== 'finished')

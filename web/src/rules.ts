@@ -5,7 +5,7 @@ import { page, store } from './state';
 import { Board } from './board';
 import { el } from './dom';
 import { OPTION_WORDS } from './options';
-import { PROMOTION_WORDS, moveDiagram, powerNotes } from './pieceinfo';
+import { PROMOTION_WORDS, diagramRadius, hasPowers, moveDiagram, powerNotes } from './pieceinfo';
 import { app } from './prefs';
 import { title, variantInfo } from './util';
 
@@ -18,9 +18,10 @@ export const RULES_INTRO = {
 // When a move promotes, per game (the rules library checks it; these are its words).
 export function rulesPage(name) {
   const variant = variantInfo(name) || store.variants[0];
-  const radius = variant.name === 'tenjiku' ? 4 : 3;
+  const radius = diagramRadius(variant);
   const setup = new Board({ onMove: () => {} });
-  setup.zoom = { tori: 34, wa: 26, tenjiku: 20 }[variant.name] || 24;
+  // Bigger boards get smaller squares, so that each start position fits a page.
+  setup.zoom = variant.files <= 7 ? 34 : variant.files <= 11 ? 26 : 20;
   const counts = parseSfen(variant.start_sfen).squares.flat().filter((c) => c && c.color === 'sente').length;
   const promoting = variant.roles.filter((r) => r.promotes_to);
   const facts = [
@@ -64,7 +65,7 @@ export function rulesPage(name) {
     el('p', { class: 'legend' }, 'Seen from sente (moving up). ',
       el('span', { class: 'cell step' }), ' one move to that square  ',
       el('span', { class: 'cell slide' }), ' any distance along the line, over empty squares  ',
-      variant.name === 'tenjiku' ? [el('span', { class: 'cell lion' }), ' lion move  ', el('span', { class: 'cell area' }), ' area move  ',
+      hasPowers(variant) ? [el('span', { class: 'cell lion' }), ' lion move  ', el('span', { class: 'cell area' }), ' area move  ',
         el('span', { class: 'cell jump' }), ' range jump  ', el('span', { class: 'cell burn' }), ' burned'] : null),
     el('div', { class: 'piece-cards' }, cards),
     options.length ? [el('h2', {}, 'Rule options'), el('ul', {}, options)] : null));

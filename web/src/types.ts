@@ -59,6 +59,8 @@ export interface VariantInfo {
   drops: boolean;
   promotion_zone: number;
   promotion_compulsory: boolean;
+  /** The pools its games are rated in (Wa: with drops and without). */
+  rating_pools: { name: string; title: string }[];
 }
 
 export type TimeControl =

@@ -418,6 +418,7 @@ pub(crate) async fn variants() -> Response {
                 drops: spec.drops,
                 promotion_zone: spec.promotion.zone_depth,
                 promotion_compulsory: spec.promotion.compulsory,
+                rating_pools: crate::ratings::rating_pools(variant),
             }
         })
         .collect();

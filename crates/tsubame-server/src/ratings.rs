@@ -92,6 +92,43 @@ pub fn rating_game(variant: Variant, options_text: &str) -> &'static str {
 /// Every rating game, in the order pages show them.
 pub const RATING_GAMES: [&str; 4] = ["tori", "wa", "wa-nodrops", "tenjiku"];
 
+/// A rating pool: the games rated together, by name, and the title pages show.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
+pub struct RatingPool {
+    /// The pool's name, as [`rating_game`] gives it.
+    pub name: &'static str,
+    /// Its title.
+    pub title: &'static str,
+}
+
+/// The rating pools of a game, in the order pages show them: Wa is rated apart with drops
+/// and without.
+pub fn rating_pools(variant: Variant) -> &'static [RatingPool] {
+    const TORI: [RatingPool; 1] = [RatingPool {
+        name: "tori",
+        title: "Tori",
+    }];
+    const WA: [RatingPool; 2] = [
+        RatingPool {
+            name: "wa",
+            title: "Wa",
+        },
+        RatingPool {
+            name: "wa-nodrops",
+            title: "Wa (no drops)",
+        },
+    ];
+    const TENJIKU: [RatingPool; 1] = [RatingPool {
+        name: "tenjiku",
+        title: "Tenjiku",
+    }];
+    match variant {
+        Variant::Tori => &TORI,
+        Variant::Wa => &WA,
+        Variant::Tenjiku => &TENJIKU,
+    }
+}
+
 /// A player's rating in one category.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Rating {
@@ -198,6 +235,20 @@ impl SeatRating {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_pools_pages_show_are_the_pools_games_are_rated_in() {
+        let pools: Vec<&str> = Variant::ALL
+            .into_iter()
+            .flat_map(|variant| rating_pools(variant).iter().map(|pool| pool.name))
+            .collect();
+        assert_eq!(pools, RATING_GAMES);
+        assert_eq!(rating_game(Variant::Wa, "drops=off"), "wa-nodrops");
+        for variant in Variant::ALL {
+            let names: Vec<&str> = rating_pools(variant).iter().map(|p| p.name).collect();
+            assert!(names.contains(&rating_game(variant, "")), "{variant}");
+        }
+    }
     use skillratings::glicko2::glicko2_rating_period;
 
     /// Glickman's worked example ("Example of the Glicko-2 system", glicko2.pdf): a 1500/200

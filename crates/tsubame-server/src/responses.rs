@@ -5,6 +5,7 @@
 use crate::accounts::Account;
 use crate::chat::{ChatLine, Room};
 use crate::hub::{GameResult, GameView};
+use crate::ratings::RatingPool;
 use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
@@ -41,6 +42,8 @@ pub struct VariantInfo {
     pub promotion_zone: u8,
     /// Whether promotion on entering the last ranks is forced.
     pub promotion_compulsory: bool,
+    /// The pools its games are rated in.
+    pub rating_pools: &'static [RatingPool],
 }
 
 /// A kind of piece.
