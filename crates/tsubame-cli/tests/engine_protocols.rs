@@ -76,6 +76,40 @@ impl Engine {
             }
         }
     }
+
+    /// Sends `usi` and gives the engine's lines up to `usiok`: its name and options.
+    fn usi(&mut self) -> Vec<String> {
+        self.send("usi");
+        self.until("usiok")
+    }
+
+    /// Sends `quit` and checks that the engine exits, and cleanly.
+    fn quit(&mut self) {
+        self.send("quit");
+        let status = self.child.wait().expect("the engine exits on quit");
+        assert!(status.success(), "{status}");
+    }
+
+    /// Sends the game so far from the start and `go`, and gives the engine's move, checking
+    /// that it reported its search.
+    fn best_move(&mut self, moves: &[String], go: &str) -> String {
+        if moves.is_empty() {
+            self.send("position startpos");
+        } else {
+            self.send(&format!("position startpos moves {}", moves.join(" ")));
+        }
+        self.send(go);
+        let lines = self.until("bestmove");
+        assert!(
+            lines.iter().any(|l| l.starts_with("info depth")),
+            "{lines:?}"
+        );
+        lines
+            .last()
+            .and_then(|line| line.split_whitespace().nth(1))
+            .unwrap_or_else(|| panic!("no move in {lines:?}"))
+            .to_string()
+    }
 }
 
 impl Drop for Engine {
@@ -92,8 +126,7 @@ fn play_game<B: tsubame_rules::Bitboard>(
     plies: usize,
 ) {
     let mut engine = Engine::start();
-    engine.send("usi");
-    let hello = engine.until("usiok");
+    let hello = engine.usi();
     assert!(hello.iter().any(|l| l.starts_with("id name Tsubame")));
     assert!(
         hello
@@ -112,31 +145,12 @@ fn play_game<B: tsubame_rules::Bitboard>(
     let mut game = Game::new(tables, rule_options).unwrap();
     let mut moves: Vec<String> = Vec::new();
     while game.status() == Status::Ongoing && moves.len() < plies {
-        if moves.is_empty() {
-            engine.send("position startpos");
-        } else {
-            engine.send(&format!("position startpos moves {}", moves.join(" ")));
-        }
-        engine.send("go nodes 3000");
-        let lines = engine.until("bestmove");
-        assert!(
-            lines.iter().any(|l| l.starts_with("info depth")),
-            "{lines:?}"
-        );
-        let best = lines
-            .last()
-            .unwrap()
-            .split_whitespace()
-            .nth(1)
-            .unwrap()
-            .to_string();
+        let best = engine.best_move(&moves, "go nodes 3000");
         game.play_usi(&best)
             .unwrap_or_else(|e| panic!("{variant}: engine played {best}: {e}"));
         moves.push(best);
     }
-    engine.send("quit");
-    let status = engine.child.wait().expect("engine exits on quit");
-    assert!(status.success());
+    engine.quit();
 }
 
 #[test]
@@ -163,8 +177,7 @@ fn a_short_wa_game_with_every_move_legal() {
 fn a_short_tenjiku_game_with_every_move_legal() {
     use tsubame_rules::tenjiku::{self, TenjikuGame};
     let mut engine = Engine::start();
-    engine.send("usi");
-    let hello = engine.until("usiok");
+    let hello = engine.usi();
     assert!(hello.iter().any(|l| l.contains("var tenjiku")));
     assert!(
         hello
@@ -188,25 +201,7 @@ fn a_short_tenjiku_game_with_every_move_legal() {
     let mut game = TenjikuGame::new(options);
     let mut moves: Vec<String> = Vec::new();
     while game.status() == Status::Ongoing && moves.len() < 16 {
-        let command = if moves.is_empty() {
-            "position startpos".to_string()
-        } else {
-            format!("position startpos moves {}", moves.join(" "))
-        };
-        engine.send(&command);
-        engine.send("go nodes 2000");
-        let lines = engine.until("bestmove");
-        assert!(
-            lines.iter().any(|l| l.starts_with("info depth")),
-            "{lines:?}"
-        );
-        let best = lines
-            .last()
-            .unwrap()
-            .split_whitespace()
-            .nth(1)
-            .unwrap()
-            .to_string();
+        let best = engine.best_move(&moves, "go nodes 2000");
         game.play_usi(&best)
             .unwrap_or_else(|e| panic!("tenjiku: engine played {best}: {e}"));
         moves.push(best);
@@ -224,8 +219,7 @@ fn a_short_tenjiku_game_with_every_move_legal() {
         lines.iter().any(|l| l.contains("repeating is illegal")),
         "{lines:?}"
     );
-    engine.send("quit");
-    assert!(engine.child.wait().expect("exits").success());
+    engine.quit();
 }
 
 #[test]
@@ -392,8 +386,7 @@ fn a_fixed_move_time_is_used() {
 #[test]
 fn a_level_holds_the_search_to_its_depth_and_time() {
     let mut engine = Engine::start();
-    engine.send("usi");
-    let options = engine.until("usiok");
+    let options = engine.usi();
     assert!(
         options
             .iter()
@@ -448,8 +441,7 @@ fn nodes_to_depth(engine: &mut Engine, depth: u32) -> u64 {
 #[test]
 fn search_params_change_the_search_and_reset() {
     let mut engine = Engine::start();
-    engine.send("usi");
-    let options = engine.until("usiok");
+    let options = engine.usi();
     assert!(
         options
             .iter()
@@ -472,8 +464,7 @@ fn search_params_change_the_search_and_reset() {
 #[test]
 fn multipv_reports_the_best_lines_of_each_depth() {
     let mut engine = Engine::start();
-    engine.send("usi");
-    let options = engine.until("usiok");
+    let options = engine.usi();
     assert!(
         options
             .iter()
@@ -617,6 +608,19 @@ fn ping(engine: &mut Engine, n: usize) -> Vec<String> {
     engine.until(&format!("pong {n}"))
 }
 
+/// Sends each XBoard command and checks that the answer before the next `pong` has a line
+/// starting as expected.
+fn each_refused_with(engine: &mut Engine, bad: &[(&str, &str)]) {
+    for (n, (command, expected)) in bad.iter().enumerate() {
+        engine.send(command);
+        let lines = ping(engine, n);
+        assert!(
+            lines.iter().any(|l| l.starts_with(expected)),
+            "{command:?}: {lines:?}"
+        );
+    }
+}
+
 /// Plays the engine's `move` line (the last of `lines`) in `game`.
 fn engine_move<B: tsubame_rules::Bitboard>(game: &mut Game<B>, lines: &[String]) {
     use tsubame_protocol::coords::chess_to_usi;
@@ -708,9 +712,7 @@ fn xboard_game<B: tsubame_rules::Bitboard>(
         }
     }
     assert!(game.moves().len() >= plies.min(10), "{:?}", game.status());
-    engine.send("quit");
-    let status = engine.child.wait().expect("engine exits on quit");
-    assert!(status.success());
+    engine.quit();
 }
 
 #[test]
@@ -855,14 +857,7 @@ fn xboard_malformed_input_gets_an_error_and_the_engine_goes_on() {
         ("sd", "Error ("),
         ("lift z1", "Error (bad square"),
     ];
-    for (n, (command, expected)) in bad.into_iter().enumerate() {
-        engine.send(command);
-        let lines = ping(&mut engine, n);
-        assert!(
-            lines.iter().any(|l| l.starts_with(expected)),
-            "{command:?}: {lines:?}"
-        );
-    }
+    each_refused_with(&mut engine, &bad);
     // Still playing: a legal move is taken and the engine answers one.
     engine.send("usermove e4e5");
     engine.send("level 40 0:30 0");
@@ -959,8 +954,7 @@ fn an_xboard_tenjiku_game_with_every_move_legal() {
     }
     assert!(game.moves().len() >= 10, "{:?}", game.status());
     assert!(thought, "post gives thinking lines");
-    engine.send("quit");
-    assert!(engine.child.wait().expect("engine exits on quit").success());
+    engine.quit();
 }
 
 /// The marks of a `highlight` line by XBoard square (`h10`), on a board `size` squares wide.
@@ -1085,14 +1079,7 @@ fn xboard_tenjiku_malformed_moves_are_refused_and_the_engine_goes_on() {
         ),
         ("lift q1", "Error (bad square"),
     ];
-    for (n, (command, expected)) in bad.into_iter().enumerate() {
-        engine.send(command);
-        let lines = ping(&mut engine, n);
-        assert!(
-            lines.iter().any(|l| l.starts_with(expected)),
-            "{command:?}: {lines:?}"
-        );
-    }
+    each_refused_with(&mut engine, &bad);
     // In the start position several pieces may pass, so the null move names none.
     engine.send("new");
     engine.send("variant tenjiku");

@@ -42,16 +42,16 @@ use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng, rngs::StdRng};
 use std::collections::BTreeMap;
 use std::fmt;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, OnceLock};
-use std::thread;
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 use tsubame_rules::{
     Color, EndReason, Game, Move, MoveKind, Options, Outcome, Position, Square, Status, wa,
 };
 
 mod hachu;
-use hachu::{Engine, ReadError, SIZE, from_hachu, hachu_missing, hachu_name, our_name};
+use hachu::{
+    Engine, ReadError, SIZE, from_hachu, hachu_missing, hachu_name, in_parallel, our_name,
+};
 
 const GAMES: usize = 48;
 const MAX_PLIES: usize = 200;
@@ -646,42 +646,10 @@ fn run() -> &'static Result<Run, String> {
         if let Some(message) = hachu_missing() {
             return Err(message);
         }
-        let next = AtomicUsize::new(0);
-        let counts = Mutex::new(Counts::default());
-        let reports = Mutex::new(Vec::new());
-        let errors = Mutex::new(Vec::new());
-        thread::scope(|scope| {
-            for _ in 0..WORKERS {
-                scope.spawn(|| {
-                    let mut mine = Counts::default();
-                    loop {
-                        if !errors.lock().expect("no panics while held").is_empty() {
-                            break;
-                        }
-                        let index = next.fetch_add(1, Ordering::Relaxed);
-                        if index >= GAMES {
-                            break;
-                        }
-                        match play_game(index, &mut mine) {
-                            Ok(report) => {
-                                reports.lock().expect("no panics while held").push(report);
-                            }
-                            Err(e) => errors.lock().expect("no panics while held").push(e),
-                        }
-                    }
-                    counts.lock().expect("no panics while held").add(&mine);
-                });
-            }
-        });
-        let errors = errors.into_inner().expect("no panics while held");
-        if !errors.is_empty() {
-            return Err(errors.join("\n"));
-        }
-        let mut reports = reports.into_inner().expect("no panics while held");
-        reports.sort_by_key(|r| r.index);
+        let run = in_parallel(GAMES, WORKERS, play_game, Counts::add, |_| false)?;
         Ok(Run {
-            counts: counts.into_inner().expect("no panics while held"),
-            reports,
+            counts: run.tally,
+            reports: run.results.into_iter().map(|(_, report)| report).collect(),
             elapsed: started.elapsed(),
         })
     })

@@ -27,14 +27,14 @@
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng, rngs::StdRng};
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Mutex, OnceLock};
-use std::thread;
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 use tsubame_rules::{Color, Move, MoveKind, Options, Position, Square, wa};
 
 mod hachu;
-use hachu::{Engine, ReadError, SIZE, from_hachu, hachu_missing, hachu_name, our_name};
+use hachu::{
+    Engine, ReadError, SIZE, from_hachu, hachu_missing, hachu_name, in_parallel, our_name,
+};
 
 const GAMES: usize = 40;
 const MAX_PLIES: usize = 300;
@@ -529,44 +529,16 @@ fn run() -> &'static Result<Run, String> {
             return Err(message);
         }
         let positions = sample_positions();
-        let next = AtomicUsize::new(0);
-        let stop = AtomicBool::new(false);
-        let counts = Mutex::new(Counts::default());
-        let differences = Mutex::new(Vec::new());
-        let errors = Mutex::new(Vec::new());
-        thread::scope(|scope| {
-            for _ in 0..WORKERS {
-                scope.spawn(|| {
-                    let mut mine = Counts::default();
-                    while !stop.load(Ordering::Relaxed) {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(sfen) = positions.get(i) else { break };
-                        match compare_position(sfen, &mut mine) {
-                            Ok(found) if found.is_empty() => {}
-                            Ok(found) => {
-                                let mut all = differences.lock().expect("no panics while held");
-                                all.extend(found);
-                                if all.len() >= MAX_DIFFERENCES {
-                                    stop.store(true, Ordering::Relaxed);
-                                }
-                            }
-                            Err(e) => {
-                                errors.lock().expect("no panics while held").push(e);
-                                stop.store(true, Ordering::Relaxed);
-                            }
-                        }
-                    }
-                    counts.lock().expect("no panics while held").add(&mine);
-                });
-            }
-        });
-        let errors = errors.into_inner().expect("no panics while held");
-        let differences = differences.into_inner().expect("no panics while held");
-        if !errors.is_empty() {
-            return Err(errors.join("\n"));
-        }
+        let run = in_parallel(
+            positions.len(),
+            WORKERS,
+            |i, counts| compare_position(&positions[i], counts),
+            Counts::add,
+            |found| found.iter().map(|(_, d)| d.len()).sum::<usize>() >= MAX_DIFFERENCES,
+        )?;
+        let differences: Vec<String> = run.results.into_iter().flat_map(|(_, d)| d).collect();
         if !differences.is_empty() {
-            let stopped = if stop.load(Ordering::Relaxed) {
+            let stopped = if differences.len() >= MAX_DIFFERENCES {
                 "; the comparison stopped there"
             } else {
                 ""
@@ -578,7 +550,7 @@ fn run() -> &'static Result<Run, String> {
             ));
         }
         Ok(Run {
-            counts: counts.into_inner().expect("no panics while held"),
+            counts: run.tally,
             elapsed: started.elapsed(),
         })
     })

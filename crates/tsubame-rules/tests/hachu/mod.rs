@@ -6,7 +6,8 @@
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Mutex, mpsc};
 use std::thread;
 use std::time::{Duration, Instant};
 use tsubame_rules::{Square, wa};
@@ -153,4 +154,68 @@ impl Drop for Engine {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Running many HaChu comparisons at once.
+
+/// What [`in_parallel`] gives: each job's result with its index, in order, and the workers'
+/// tallies added up.
+pub struct Parallel<T, C> {
+    pub results: Vec<(usize, T)>,
+    pub tally: C,
+}
+
+/// Runs `job(i, tally)` for `i` in `0..jobs` on `workers` threads, each keeping its own tally
+/// (added into the others' by `add`). It stops at the first error (returned, with any others
+/// met meanwhile), or once `enough` says the results so far are enough.
+pub fn in_parallel<T: Send, C: Default + Send>(
+    jobs: usize,
+    workers: usize,
+    job: impl Fn(usize, &mut C) -> Result<T, String> + Sync,
+    add: impl Fn(&mut C, &C) + Sync,
+    enough: impl Fn(&[(usize, T)]) -> bool + Sync,
+) -> Result<Parallel<T, C>, String> {
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let results = Mutex::new(Vec::new());
+    let errors = Mutex::new(Vec::new());
+    let tally = Mutex::new(C::default());
+    thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                let mut mine = C::default();
+                while !stop.load(Ordering::Relaxed) {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    if index >= jobs {
+                        break;
+                    }
+                    match job(index, &mut mine) {
+                        Ok(result) => {
+                            let mut all = results.lock().expect("no panics while held");
+                            all.push((index, result));
+                            if enough(&all) {
+                                stop.store(true, Ordering::Relaxed);
+                            }
+                        }
+                        Err(e) => {
+                            errors.lock().expect("no panics while held").push(e);
+                            stop.store(true, Ordering::Relaxed);
+                        }
+                    }
+                }
+                add(&mut tally.lock().expect("no panics while held"), &mine);
+            });
+        }
+    });
+    let errors = errors.into_inner().expect("no panics while held");
+    if !errors.is_empty() {
+        return Err(errors.join("\n"));
+    }
+    let mut results = results.into_inner().expect("no panics while held");
+    results.sort_by_key(|(index, _)| *index);
+    Ok(Parallel {
+        results,
+        tally: tally.into_inner().expect("no panics while held"),
+    })
 }
