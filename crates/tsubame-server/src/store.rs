@@ -863,17 +863,33 @@ impl Store {
     /// Stores a change that adds nothing but its state (an offer, the computer's search
     /// starting); `false` when the game changed meanwhile.
     pub async fn change_state(&self, change: &Change) -> Result<bool> {
-        let written = async {
-            let mut tx = self.pool.begin().await?;
-            if !write_state(&mut tx, change, self.postgres).await? {
-                tx.rollback().await?;
-                return Ok(false);
-            }
-            tx.commit().await?;
-            Ok(true)
+        let written = self.in_change(change, async |_| Ok(Some(()))).await;
+        self.written(written).map(|stored| stored.is_some())
+    }
+
+    /// Stores `change` over the version it was made from and runs `then` in the same
+    /// transaction, committing once `then` gives a value; `Ok(None)`, with nothing written,
+    /// when the game changed meanwhile or `then` gives none.
+    async fn in_change<T>(
+        &self,
+        change: &Change,
+        then: impl AsyncFnOnce(&mut sqlx::AnyConnection) -> Result<Option<T>, sqlx::Error>,
+    ) -> Result<Option<T>, sqlx::Error> {
+        let mut tx = self.pool.begin().await?;
+        if !write_state(&mut tx, change, self.postgres).await? {
+            tx.rollback().await?;
+            return Ok(None);
         }
-        .await;
-        self.written(written)
+        match then(&mut tx).await? {
+            Some(value) => {
+                tx.commit().await?;
+                Ok(Some(value))
+            }
+            None => {
+                tx.rollback().await?;
+                Ok(None)
+            }
+        }
     }
 
     /// Claims up to `limit` unfinished games that are due at `now` and that no instance has
@@ -954,45 +970,32 @@ impl Store {
         seats: &StartedSeats<'_>,
         started_at: i64,
     ) -> Result<bool> {
-        let written = self.store_start(change, seats, started_at).await;
-        self.written(written)
-    }
-
-    async fn store_start(
-        &self,
-        change: &Change,
-        seats: &StartedSeats<'_>,
-        started_at: i64,
-    ) -> Result<bool, sqlx::Error> {
-        let mut tx = self.pool.begin().await?;
-        if !write_state(&mut tx, change, self.postgres).await? {
-            tx.rollback().await?;
-            return Ok(false);
-        }
-        sqlx::query(
-            "UPDATE games SET sente_player = $1, gote_player = $2, sente_token_hash = $3, \
+        let started = self.in_change(change, async |tx| {
+            sqlx::query(
+                "UPDATE games SET sente_player = $1, gote_player = $2, sente_token_hash = $3, \
              gote_token_hash = $4, status = 'playing', started_at = $5, sente_account = $6, \
              gote_account = $7, sente_name = $8, gote_name = $9, sente_rating = $10, \
              gote_rating = $11, sente_provisional = $12, gote_provisional = $13 WHERE id = $14",
-        )
-        .bind(seats.players[0])
-        .bind(seats.players[1])
-        .bind(seats.token_hashes[0])
-        .bind(seats.token_hashes[1])
-        .bind(started_at)
-        .bind(seats.accounts[0])
-        .bind(seats.accounts[1])
-        .bind(seats.names[0])
-        .bind(seats.names[1])
-        .bind(seats.ratings[0].map(|r| r.rating))
-        .bind(seats.ratings[1].map(|r| r.rating))
-        .bind(seats.ratings[0].map_or(0, |r| i64::from(r.provisional)))
-        .bind(seats.ratings[1].map_or(0, |r| i64::from(r.provisional)))
-        .bind(&change.id)
-        .execute(&mut *tx)
-        .await?;
-        tx.commit().await?;
-        Ok(true)
+            )
+            .bind(seats.players[0])
+            .bind(seats.players[1])
+            .bind(seats.token_hashes[0])
+            .bind(seats.token_hashes[1])
+            .bind(started_at)
+            .bind(seats.accounts[0])
+            .bind(seats.accounts[1])
+            .bind(seats.names[0])
+            .bind(seats.names[1])
+            .bind(seats.ratings[0].map(|r| r.rating))
+            .bind(seats.ratings[1].map(|r| r.rating))
+            .bind(seats.ratings[0].map_or(0, |r| i64::from(r.provisional)))
+            .bind(seats.ratings[1].map_or(0, |r| i64::from(r.provisional)))
+            .bind(&change.id)
+            .execute(&mut *tx)
+            .await?;
+            Ok(Some(()))
+        });
+        self.written(started.await).map(|stored| stored.is_some())
     }
 
     /// Stores one move with its game's new state; it counts as played once this returns
@@ -1023,116 +1026,99 @@ impl Store {
         finished_at: i64,
         rated: RatedEnd<'_>,
     ) -> Result<Option<[i64; 2]>> {
-        let written = self
-            .store_rated_end(change, winner, reason, finished_at, rated)
-            .await;
-        self.written(written)
-    }
-
-    async fn store_rated_end(
-        &self,
-        change: &Change,
-        winner: Option<usize>,
-        reason: &str,
-        finished_at: i64,
-        rated: RatedEnd<'_>,
-    ) -> Result<Option<[i64; 2]>, sqlx::Error> {
         let id = change.id.as_str();
-        let mut tx = self.pool.begin().await?;
-        if !write_state(&mut tx, change, self.postgres).await? {
-            tx.rollback().await?;
-            return Ok(None);
-        }
-        if self.postgres {
-            // Two games of one player ending at once must not both start from the same
-            // rating: the accounts' rows are locked, always in the same order.
-            let mut ids = rated.accounts;
-            ids.sort_unstable();
-            sqlx::query("SELECT id FROM accounts WHERE id IN ($1, $2) ORDER BY id FOR UPDATE")
-                .bind(ids[0])
-                .bind(ids[1])
-                .fetch_all(&mut *tx)
-                .await?;
-        }
-        let winner_name = winner.map(|side| if side == 0 { "sente" } else { "gote" });
-        let ended = sqlx::query(
-            "UPDATE games SET status = 'finished', winner = $1, reason = $2, finished_at = $3 \
-             WHERE id = $4 AND status <> 'finished'",
-        )
-        .bind(winner_name)
-        .bind(reason)
-        .bind(finished_at)
-        .bind(id)
-        .execute(&mut *tx)
-        .await?;
-        if ended.rows_affected() == 0 {
-            tx.rollback().await?;
-            return Ok(None);
-        }
-        let mut before = [Rating::default(); 2];
-        let mut played = [0i64; 2];
-        for (side, account) in rated.accounts.iter().enumerate() {
-            let row: Option<(i64, i64, i64, i64)> = sqlx::query_as(
-                "SELECT rating_milli, deviation_milli, volatility_nano, games FROM ratings \
-                 WHERE account_id = $1 AND game = $2 AND speed = $3",
-            )
-            .bind(*account)
-            .bind(rated.game)
-            .bind(rated.speed)
-            .fetch_optional(&mut *tx)
-            .await?;
-            if let Some((rating, deviation, volatility, games)) = row {
-                before[side] = Rating::from_stored(rating, deviation, volatility);
-                played[side] = games;
+        let ended = self.in_change(change, async |tx| {
+            if self.postgres {
+                // Two games of one player ending at once must not both start from the same
+                // rating: the accounts' rows are locked, always in the same order.
+                let mut ids = rated.accounts;
+                ids.sort_unstable();
+                sqlx::query("SELECT id FROM accounts WHERE id IN ($1, $2) ORDER BY id FOR UPDATE")
+                    .bind(ids[0])
+                    .bind(ids[1])
+                    .fetch_all(&mut *tx)
+                    .await?;
             }
-        }
-        let after = after_game(before[0], before[1], winner);
-        let mut changes = [0i64; 2];
-        for side in 0..2 {
-            let (rating, deviation, volatility) = after[side].to_stored();
-            sqlx::query(
-                "INSERT INTO ratings (account_id, game, speed, rating_milli, deviation_milli, \
+            let winner_name = winner.map(|side| if side == 0 { "sente" } else { "gote" });
+            let ended = sqlx::query(
+                "UPDATE games SET status = 'finished', winner = $1, reason = $2, finished_at = $3 \
+             WHERE id = $4 AND status <> 'finished'",
+            )
+            .bind(winner_name)
+            .bind(reason)
+            .bind(finished_at)
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+            if ended.rows_affected() == 0 {
+                return Ok(None);
+            }
+            let mut before = [Rating::default(); 2];
+            let mut played = [0i64; 2];
+            for (side, account) in rated.accounts.iter().enumerate() {
+                let row: Option<(i64, i64, i64, i64)> = sqlx::query_as(
+                    "SELECT rating_milli, deviation_milli, volatility_nano, games FROM ratings \
+                 WHERE account_id = $1 AND game = $2 AND speed = $3",
+                )
+                .bind(*account)
+                .bind(rated.game)
+                .bind(rated.speed)
+                .fetch_optional(&mut *tx)
+                .await?;
+                if let Some((rating, deviation, volatility, games)) = row {
+                    before[side] = Rating::from_stored(rating, deviation, volatility);
+                    played[side] = games;
+                }
+            }
+            let after = after_game(before[0], before[1], winner);
+            let mut changes = [0i64; 2];
+            for side in 0..2 {
+                let (rating, deviation, volatility) = after[side].to_stored();
+                sqlx::query(
+                    "INSERT INTO ratings (account_id, game, speed, rating_milli, deviation_milli, \
                  volatility_nano, games, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) \
                  ON CONFLICT (account_id, game, speed) DO UPDATE SET \
                  rating_milli = excluded.rating_milli, deviation_milli = excluded.deviation_milli, \
                  volatility_nano = excluded.volatility_nano, games = excluded.games, \
                  updated_at = excluded.updated_at",
-            )
-            .bind(rated.accounts[side])
-            .bind(rated.game)
-            .bind(rated.speed)
-            .bind(rating)
-            .bind(deviation)
-            .bind(volatility)
-            .bind(played[side] + 1)
-            .bind(finished_at)
-            .execute(&mut *tx)
-            .await?;
-            sqlx::query(
-                "INSERT INTO rating_history (account_id, game_id, game, speed, rating_milli, \
+                )
+                .bind(rated.accounts[side])
+                .bind(rated.game)
+                .bind(rated.speed)
+                .bind(rating)
+                .bind(deviation)
+                .bind(volatility)
+                .bind(played[side] + 1)
+                .bind(finished_at)
+                .execute(&mut *tx)
+                .await?;
+                sqlx::query(
+                    "INSERT INTO rating_history (account_id, game_id, game, speed, rating_milli, \
                  deviation_milli, at) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+                )
+                .bind(rated.accounts[side])
+                .bind(id)
+                .bind(rated.game)
+                .bind(rated.speed)
+                .bind(rating)
+                .bind(deviation)
+                .bind(finished_at)
+                .execute(&mut *tx)
+                .await?;
+                changes[side] =
+                    after[side].rating.round() as i64 - before[side].rating.round() as i64;
+            }
+            sqlx::query(
+                "UPDATE games SET sente_rating_change = $1, gote_rating_change = $2 WHERE id = $3",
             )
-            .bind(rated.accounts[side])
+            .bind(changes[0])
+            .bind(changes[1])
             .bind(id)
-            .bind(rated.game)
-            .bind(rated.speed)
-            .bind(rating)
-            .bind(deviation)
-            .bind(finished_at)
             .execute(&mut *tx)
             .await?;
-            changes[side] = after[side].rating.round() as i64 - before[side].rating.round() as i64;
-        }
-        sqlx::query(
-            "UPDATE games SET sente_rating_change = $1, gote_rating_change = $2 WHERE id = $3",
-        )
-        .bind(changes[0])
-        .bind(changes[1])
-        .bind(id)
-        .execute(&mut *tx)
-        .await?;
-        tx.commit().await?;
-        Ok(Some(changes))
+            Ok(Some(changes))
+        });
+        self.written(ended.await)
     }
 
     /// An account's rating in one category, if it has played a rated game in it.
@@ -1277,22 +1263,17 @@ impl Store {
 
     /// Records the rematch a finished game led to; `false` when the game changed meanwhile.
     pub async fn set_rematch(&self, change: &Change, rematch_id: &str) -> Result<bool> {
-        let written = async {
-            let mut tx = self.pool.begin().await?;
-            if !write_state(&mut tx, change, self.postgres).await? {
-                tx.rollback().await?;
-                return Ok(false);
-            }
-            sqlx::query("UPDATE games SET rematch_id = $1 WHERE id = $2")
-                .bind(rematch_id)
-                .bind(&change.id)
-                .execute(&mut *tx)
-                .await?;
-            tx.commit().await?;
-            Ok(true)
-        }
-        .await;
-        self.written(written)
+        let written = self
+            .in_change(change, async |tx| {
+                sqlx::query("UPDATE games SET rematch_id = $1 WHERE id = $2")
+                    .bind(rematch_id)
+                    .bind(&change.id)
+                    .execute(&mut *tx)
+                    .await?;
+                Ok(Some(()))
+            })
+            .await;
+        self.written(written).map(|stored| stored.is_some())
     }
 
     /// Stores the result; `false` when the game changed meanwhile (or was already over).
@@ -1303,38 +1284,21 @@ impl Store {
         reason: &str,
         finished_at: i64,
     ) -> Result<bool> {
-        let written = self.store_end(change, winner, reason, finished_at).await;
-        self.written(written)
-    }
-
-    async fn store_end(
-        &self,
-        change: &Change,
-        winner: Option<&str>,
-        reason: &str,
-        finished_at: i64,
-    ) -> Result<bool, sqlx::Error> {
-        let mut tx = self.pool.begin().await?;
-        if !write_state(&mut tx, change, self.postgres).await? {
-            tx.rollback().await?;
-            return Ok(false);
-        }
-        let ended = sqlx::query(
-            "UPDATE games SET status = 'finished', winner = $1, reason = $2, finished_at = $3 \
+        let ended = self.in_change(change, async |tx| {
+            let ended = sqlx::query(
+                "UPDATE games SET status = 'finished', winner = $1, reason = $2, finished_at = $3 \
              WHERE id = $4 AND status <> 'finished'",
-        )
-        .bind(winner)
-        .bind(reason)
-        .bind(finished_at)
-        .bind(&change.id)
-        .execute(&mut *tx)
-        .await?;
-        if ended.rows_affected() == 0 {
-            tx.rollback().await?;
-            return Ok(false);
-        }
-        tx.commit().await?;
-        Ok(true)
+            )
+            .bind(winner)
+            .bind(reason)
+            .bind(finished_at)
+            .bind(&change.id)
+            .execute(&mut *tx)
+            .await?;
+            // An end is stored once: a game already over is left as it is.
+            Ok((ended.rows_affected() > 0).then_some(()))
+        });
+        self.written(ended.await).map(|stored| stored.is_some())
     }
 
     /// One game, if stored.

@@ -75,41 +75,39 @@ impl Db {
         }
     }
 
-    /// Stored moves of a game: (ply, usi).
-    pub fn stored_moves(&self, game: &str) -> Vec<(i64, String)> {
+    /// Runs `work` on a pool of its own over the database, then closes the pool.
+    fn with_pool<T>(&self, work: impl AsyncFnOnce(&sqlx::AnyPool) -> T) -> T {
         let url = self.url();
         runtime().block_on(async {
             sqlx::any::install_default_drivers();
             let pool = sqlx::AnyPool::connect(&url)
                 .await
                 .expect("open the database");
-            let rows: Vec<(i64, String)> =
-                sqlx::query_as("SELECT ply, usi FROM moves WHERE game_id = $1 ORDER BY ply")
-                    .bind(game)
-                    .fetch_all(&pool)
-                    .await
-                    .expect("read moves");
+            let result = work(&pool).await;
             pool.close().await;
-            rows
+            result
+        })
+    }
+
+    /// Stored moves of a game: (ply, usi).
+    pub fn stored_moves(&self, game: &str) -> Vec<(i64, String)> {
+        self.with_pool(async |pool| {
+            sqlx::query_as("SELECT ply, usi FROM moves WHERE game_id = $1 ORDER BY ply")
+                .bind(game)
+                .fetch_all(pool)
+                .await
+                .expect("read moves")
         })
     }
 
     /// The stored status, winner and reason of a game.
     pub fn stored_result(&self, game: &str) -> (String, Option<String>, Option<String>) {
-        let url = self.url();
-        runtime().block_on(async {
-            sqlx::any::install_default_drivers();
-            let pool = sqlx::AnyPool::connect(&url)
+        self.with_pool(async |pool| {
+            sqlx::query_as("SELECT status, winner, reason FROM games WHERE id = $1")
+                .bind(game)
+                .fetch_one(pool)
                 .await
-                .expect("open the database");
-            let row: (String, Option<String>, Option<String>) =
-                sqlx::query_as("SELECT status, winner, reason FROM games WHERE id = $1")
-                    .bind(game)
-                    .fetch_one(&pool)
-                    .await
-                    .expect("read the game");
-            pool.close().await;
-            row
+                .expect("read the game")
         })
     }
 }
@@ -117,63 +115,42 @@ impl Db {
 impl Db {
     /// Runs one statement on the database (with the server stopped).
     pub fn execute(&self, statement: &str, binds: &[&str]) {
-        let url = self.url();
-        runtime().block_on(async {
-            sqlx::any::install_default_drivers();
-            let pool = sqlx::AnyPool::connect(&url)
-                .await
-                .expect("open the database");
+        self.with_pool(async |pool| {
             let mut query = sqlx::query(statement);
             for bind in binds {
                 query = query.bind(*bind);
             }
-            query.execute(&pool).await.expect("run the statement");
-            pool.close().await;
+            query.execute(pool).await.expect("run the statement");
         })
     }
 
     /// Every text the `games` table holds for a game, column by column.
     pub fn stored_game_texts(&self, game: &str) -> Vec<String> {
-        let url = self.url();
-        runtime().block_on(async {
-            use sqlx::{Column, Row};
-            sqlx::any::install_default_drivers();
-            let pool = sqlx::AnyPool::connect(&url)
-                .await
-                .expect("open the database");
+        use sqlx::{Column, Row};
+        self.with_pool(async |pool| {
             let row = sqlx::query("SELECT * FROM games WHERE id = $1")
                 .bind(game)
-                .fetch_one(&pool)
+                .fetch_one(pool)
                 .await
                 .expect("read the game");
-            let texts = row
-                .columns()
+            row.columns()
                 .iter()
                 .filter_map(|column| row.try_get::<Option<String>, _>(column.ordinal()).ok())
                 .flatten()
-                .collect();
-            pool.close().await;
-            texts
+                .collect()
         })
     }
 
     /// The stored token hashes of a game: (sente, gote, whether marked hashed).
     pub fn stored_token_hashes(&self, game: &str) -> (String, String, i64) {
-        let url = self.url();
-        runtime().block_on(async {
-            sqlx::any::install_default_drivers();
-            let pool = sqlx::AnyPool::connect(&url)
-                .await
-                .expect("open the database");
-            let row: (String, String, i64) = sqlx::query_as(
+        self.with_pool(async |pool| {
+            sqlx::query_as(
                 "SELECT sente_token_hash, gote_token_hash, tokens_hashed FROM games WHERE id = $1",
             )
             .bind(game)
-            .fetch_one(&pool)
+            .fetch_one(pool)
             .await
-            .expect("read the game");
-            pool.close().await;
-            row
+            .expect("read the game")
         })
     }
 }
