@@ -6,6 +6,8 @@ import { myName, playerNode, refreshAccount } from './account';
 import { api } from './api';
 import { Board } from './board';
 import { el } from './dom';
+import { h, patch, toVNode } from './view';
+import type { VNode } from './view';
 import { gameAnalysisNode } from './evalgraph';
 import { chatPanel, clockText, exportNode, formatDays, keepInView, moveListNode, showTurnIcon } from './gameparts';
 import { app, sound } from './prefs';
@@ -14,20 +16,15 @@ import { tokenFor, variantInfo } from './util';
 export async function gamePage(id) {
   const token = tokenFor(id);
   const board = new Board({ onMove: (usi) => send({ type: 'move', move: usi }) });
-  const status = el('div', { class: 'status', 'data-status': '' });
-  const error = el('div', { class: 'error', 'data-error': '' });
-  const connection = el('div', { class: 'connection', 'data-connection': '' });
-  const clocks = el('div', { class: 'clocks' });
-  const firstMove = el('div', { class: 'first-move', 'data-first-move': '' });
-  const result = el('div');
-  const actions = el('div', { class: 'actions' });
   const moveBox = el('div', { class: 'panel' });
   const extra = el('div');
-  const info = el('div', { class: 'invite' });
   const chat = chatPanel(id, (text) => send({ type: 'chat', text, id: 'chat' }));
+  // The panel of status, clocks, result and actions is a view of the game (`panelView`),
+  // patched in place on every change and clock tick.
+  const panelHost = el('div');
+  let panel: VNode | HTMLElement = panelHost;
   app.replaceChildren(el('div', { class: 'play' }, board.root,
-    el('div', { class: 'side-area' }, el('div', { class: 'panel' }, status, connection, clocks, firstMove, result, actions, error, info),
-      moveBox, chat.root, extra)));
+    el('div', { class: 'side-area' }, panelHost, moveBox, chat.root, extra)));
 
   let game = null;
   let seat = null;
@@ -41,9 +38,18 @@ export async function gamePage(id) {
   let lost = false;
   let restoredTimer = null;
   let confirmingResign = false;
+  /** The socket's state as shown: nothing, lost, or restored (for three seconds). */
+  let connectionState: '' | 'lost' | 'restored' = '';
+  /** The last refusal, until the next message is sent. */
+  let errorText = '';
+
+  function render() {
+    panel = patch(panel, panelView());
+  }
 
   function send(message) {
-    error.textContent = '';
+    errorText = '';
+    render();
     if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
     else showLost();
   }
@@ -51,16 +57,16 @@ export async function gamePage(id) {
   function showLost() {
     lost = true;
     clearTimeout(restoredTimer);
-    connection.className = 'connection lost';
-    connection.textContent = 'Connection lost; reconnecting…';
+    connectionState = 'lost';
+    render();
   }
 
   function showRestored() {
     if (!lost) return;
     lost = false;
-    connection.className = 'connection restored';
-    connection.textContent = 'Connection restored.';
-    restoredTimer = setTimeout(() => { connection.className = 'connection'; connection.textContent = ''; }, 3000);
+    connectionState = 'restored';
+    render();
+    restoredTimer = setTimeout(() => { connectionState = ''; render(); }, 3000);
   }
 
   /** Says that the game does not exist, in place of the board, and stops reconnecting. */
@@ -84,7 +90,7 @@ export async function gamePage(id) {
       else if (message.type === 'chat_history') chat.history(message.room, message.lines);
       else if (message.type === 'chat') chat.add(message.line);
       else if (message.type === 'error') {
-        error.textContent = message.error;
+        errorText = message.error;
         // The board showed the refused move already: put the position back.
         show();
       }
@@ -134,11 +140,12 @@ export async function gamePage(id) {
         : '', exportNode(record, id));
       show();
     } catch (e) {
-      error.textContent = e.message;
+      errorText = e.message;
+      render();
     }
   }
 
-  function clockNode(side) {
+  function clockView(side): VNode {
     const view = game[`${side}_clock`];
     const running = game.clock_running === side;
     const control = game.time_control;
@@ -158,21 +165,102 @@ export async function gamePage(id) {
     } else if (control.kind === 'fischer') sub = `+${control.increment_ms / 1000}s`;
     else if (control.kind === 'correspondence') sub = `${clockText(control)}`;
     const low = control.kind !== 'unlimited' && shown < TENTHS_BELOW_MS;
-    return el('div', { class: `clock${running ? ' running' : ''}${low ? ' low' : ''}`, 'data-clock': side },
-      el('div', { class: 'p' }, `${side === 'sente' ? '☗' : '☖'} `, playerNode(game, side), seat === side ? ' — you' : ''),
-      el('div', { class: 't' }, main), el('div', { class: 'p' }, sub));
+    return h('div', { class: { clock: true, running, low }, attrs: { 'data-clock': side } }, [
+      h('div.p', [`${side === 'sente' ? '☗' : '☖'} `, toVNode(playerNode(game, side)), seat === side ? ' — you' : '']),
+      h('div.t', main), h('div.p', sub)]);
   }
 
   // Between people, before each side's first move: no clock runs, but the game is aborted when
   // the side to move lets its first-move time pass.
-  function showFirstMove() {
-    if (!game || game.first_move_ms_left == null || game.status !== 'playing') {
-      firstMove.textContent = '';
-      return;
-    }
+  function firstMoveText(): string {
+    if (!game || game.first_move_ms_left == null || game.status !== 'playing') return '';
     const left = Math.max(0, game.first_move_ms_left - (performance.now() - received));
     const who = seat === game.side_to_move ? 'You have' : `${game.side_to_move[0].toUpperCase()}${game.side_to_move.slice(1)} has`;
-    firstMove.textContent = `${who} ${Math.ceil(left / 1000)} s to make a first move, or the game is aborted. The clocks start after both first moves.`;
+    return `${who} ${Math.ceil(left / 1000)} s to make a first move, or the game is aborted. The clocks start after both first moves.`;
+  }
+
+  /** The game's title: its name, and whether it is rated. */
+  function gameTitle(): string {
+    return `${variantInfo(game.variant)?.title || game.variant}${game.rated ? ' · rated' : ''}`;
+  }
+
+  function statusText(): string {
+    if (!game) return '';
+    const title = gameTitle();
+    const myTurn = game.status === 'playing' && seat === game.side_to_move;
+    return game.status === 'waiting' ? `${title}: waiting for the second player`
+      : game.status === 'finished' ? `${title}: game over`
+        : `${title}: ${game.side_to_move} to move${myTurn ? ' — your move' : ''}${game.check_square ? ' (check)' : ''}`;
+  }
+
+  /** The result, and the rematch and draw offers with their answers. */
+  function resultViews(): VNode[] {
+    const out: VNode[] = [];
+    if (!game) return out;
+    if (game.result) {
+      const who = game.result.winner ? `${game.result.winner} wins` : 'No winner';
+      out.push(h('div.result', { attrs: { 'data-result': game.result.reason } }, `${who} — ${game.result.reason}`));
+    }
+    const betweenPeople = game.sente_player === 'human' && game.gote_player === 'human';
+    if (game.status === 'finished' && betweenPeople) {
+      if (game.rematch_id) {
+        out.push(h('div', { attrs: { 'data-rematch-link': game.rematch_id } }, ['Rematch: ', h('a', { attrs: { href: `#/game/${game.rematch_id}` } }, 'open the game')]));
+      } else if (game.rematch_offer && game.rematch_offer !== seat) {
+        out.push(h('div', { attrs: { 'data-rematch-offer': game.rematch_offer } }, [
+          `${game[`${game.rematch_offer}_name`] || game.rematch_offer} wants a rematch `,
+          seat ? h('button', { attrs: { 'data-action': 'rematch-accept' }, on: { click: () => send({ type: 'rematch', action: 'accept' }) } }, 'Accept') : null,
+          seat ? h('button.secondary', { attrs: { 'data-action': 'rematch-decline' }, on: { click: () => send({ type: 'rematch', action: 'decline' }) } }, 'Decline') : null]));
+      } else if (seat) {
+        out.push(game.rematch_offer === seat
+          ? h('div', { attrs: { 'data-rematch-offered': '' } }, 'Rematch offered: waiting for the answer…')
+          : h('button', { attrs: { 'data-action': 'rematch' }, on: { click: () => send({ type: 'rematch', action: 'offer' }) } }, 'Rematch'));
+      }
+    }
+    if (game.draw_offer && game.draw_offer !== seat) {
+      out.push(h('div', [`${game.draw_offer} offers a draw `,
+        seat ? h('button', { on: { click: () => send({ type: 'draw', action: 'accept' }) } }, 'Accept') : null,
+        seat ? h('button.secondary', { on: { click: () => send({ type: 'draw', action: 'decline' }) } }, 'Decline') : null]));
+    }
+    return out;
+  }
+
+  /** What the seat may do now: abort, offer a draw, resign (asked again first). */
+  function actionViews(): VNode[] {
+    const out: VNode[] = [];
+    if (!game || !seat || game.status === 'finished') return out;
+    if (game.ply < 2) out.push(h('button.secondary', { attrs: { 'data-action': 'abort' }, on: { click: () => send({ type: 'abort' }) } }, 'Abort'));
+    if (game.status === 'playing') {
+      out.push(h('button.secondary', { attrs: { 'data-action': 'draw' }, on: { click: () => send({ type: 'draw', action: 'offer' }) } }, 'Offer draw'));
+      out.push(confirmingResign
+        ? h('span.confirm', { attrs: { 'data-confirm': 'resign' } }, ['Resign this game? ',
+          h('button', { attrs: { 'data-action': 'resign-yes' }, on: { click: () => { confirmingResign = false; send({ type: 'resign' }); } } }, 'Yes, resign'),
+          h('button.secondary', { attrs: { 'data-action': 'resign-no' }, on: { click: () => { confirmingResign = false; show(); } } }, 'No')])
+        : h('button', { attrs: { 'data-action': 'resign' }, on: { click: () => { confirmingResign = true; show(); } } }, 'Resign'));
+    }
+    return out;
+  }
+
+  function inviteViews(): (VNode | string)[] {
+    const invite = localStorage.getItem(`tsubame.invite.${id}`);
+    if (!game || game.status !== 'waiting' || !invite) return [];
+    return ['Invite link: ', h('code', `${location.origin}/#/join/${id}/${invite}`)];
+  }
+
+  /** The panel: status, connection, clocks (the top one the player's opponent's), the
+   * first-move time, the result and offers, the actions, the last refusal, the invite. */
+  function panelView(): VNode {
+    const connectionText = connectionState === 'lost' ? 'Connection lost; reconnecting…'
+      : connectionState === 'restored' ? 'Connection restored.' : '';
+    return h('div.panel', [
+      h('div.status', { attrs: { 'data-status': '' } }, statusText()),
+      h('div', { class: { connection: true, lost: connectionState === 'lost', restored: connectionState === 'restored' }, attrs: { 'data-connection': '' } }, connectionText),
+      h('div.clocks', game ? [clockView(board.flipped ? 'sente' : 'gote'), clockView(board.flipped ? 'gote' : 'sente')] : []),
+      h('div.first-move', { attrs: { 'data-first-move': '' } }, firstMoveText()),
+      h('div', resultViews()),
+      h('div.actions', actionViews()),
+      h('div.error', { attrs: { 'data-error': '' } }, errorText),
+      h('div.invite', inviteViews()),
+    ]);
   }
 
   let lowTimeWarned = false;
@@ -188,8 +276,7 @@ export async function gamePage(id) {
         sound('low-time');
       }
     }
-    if (game.clock_running) clocks.replaceChildren(clockNode(board.flipped ? 'sente' : 'gote'), clockNode(board.flipped ? 'gote' : 'sente'));
-    showFirstMove();
+    if (game.clock_running || game.first_move_ms_left != null) render();
   }
 
   // Replay: 0 the start, 1 back a ply, 2 forward a ply, 3 the position now.
@@ -233,54 +320,9 @@ export async function gamePage(id) {
       interactive: live && myTurn,
       premoveFor: live && seat && game.status === 'playing' && !myTurn ? seat : null,
     });
-    const title = `${variantInfo(game.variant)?.title || game.variant}${game.rated ? ' · rated' : ''}`;
+    const title = gameTitle();
     chat.setGame(game, seat);
-    status.textContent = game.status === 'waiting' ? `${title}: waiting for the second player`
-      : game.status === 'finished' ? `${title}: game over`
-        : `${title}: ${game.side_to_move} to move${myTurn ? ' — your move' : ''}${game.check_square ? ' (check)' : ''}`;
-    clocks.replaceChildren(clockNode(board.flipped ? 'sente' : 'gote'), clockNode(board.flipped ? 'gote' : 'sente'));
-    showFirstMove();
-    result.replaceChildren();
-    if (game.result) {
-      const who = game.result.winner ? `${game.result.winner} wins` : 'No winner';
-      result.append(el('div', { class: 'result', 'data-result': game.result.reason }, `${who} — ${game.result.reason}`));
-    }
-    const betweenPeople = game.sente_player === 'human' && game.gote_player === 'human';
-    if (game.status === 'finished' && betweenPeople) {
-      if (game.rematch_id) {
-        result.append(el('div', { 'data-rematch-link': game.rematch_id }, 'Rematch: ', el('a', { href: `#/game/${game.rematch_id}` }, 'open the game')));
-      } else if (game.rematch_offer && game.rematch_offer !== seat) {
-        result.append(el('div', { 'data-rematch-offer': game.rematch_offer }, `${game[`${game.rematch_offer}_name`] || game.rematch_offer} wants a rematch `,
-          seat ? el('button', { 'data-action': 'rematch-accept', onclick: () => send({ type: 'rematch', action: 'accept' }) }, 'Accept') : null,
-          seat ? el('button', { class: 'secondary', 'data-action': 'rematch-decline', onclick: () => send({ type: 'rematch', action: 'decline' }) }, 'Decline') : null));
-      } else if (seat) {
-        result.append(game.rematch_offer === seat
-          ? el('div', { 'data-rematch-offered': '' }, 'Rematch offered: waiting for the answer…')
-          : el('button', { 'data-action': 'rematch', onclick: () => send({ type: 'rematch', action: 'offer' }) }, 'Rematch'));
-      }
-    }
-    if (game.draw_offer && game.draw_offer !== seat) {
-      result.append(el('div', {}, `${game.draw_offer} offers a draw `,
-        seat ? el('button', { onclick: () => send({ type: 'draw', action: 'accept' }) }, 'Accept') : null,
-        seat ? el('button', { class: 'secondary', onclick: () => send({ type: 'draw', action: 'decline' }) }, 'Decline') : null));
-    }
-    actions.replaceChildren();
-    if (seat && game.status !== 'finished') {
-      if (game.ply < 2) actions.append(el('button', { class: 'secondary', 'data-action': 'abort', onclick: () => send({ type: 'abort' }) }, 'Abort'));
-      if (game.status === 'playing') {
-        actions.append(el('button', { class: 'secondary', 'data-action': 'draw', onclick: () => send({ type: 'draw', action: 'offer' }) }, 'Offer draw'));
-        actions.append(confirmingResign
-          ? el('span', { class: 'confirm', 'data-confirm': 'resign' }, 'Resign this game? ',
-            el('button', { 'data-action': 'resign-yes', onclick: () => { confirmingResign = false; send({ type: 'resign' }); } }, 'Yes, resign'),
-            el('button', { class: 'secondary', 'data-action': 'resign-no', onclick: () => { confirmingResign = false; show(); } }, 'No'))
-          : el('button', { 'data-action': 'resign', onclick: () => { confirmingResign = true; show(); } }, 'Resign'));
-      }
-    }
-    const invite = localStorage.getItem(`tsubame.invite.${id}`);
-    info.replaceChildren();
-    if (game.status === 'waiting' && invite) {
-      info.append('Invite link: ', el('code', {}, `${location.origin}/#/join/${id}/${invite}`));
-    }
+    render();
     const replayControls = el('div', { class: 'actions' },
       ['|◀', '◀', '▶', '▶|'].map((label, i) => el('button', { class: 'secondary', 'data-replay': i, onclick: () => step(i) }, label)));
     document.title = `${myTurn ? '● Your move · ' : ''}${title} · Tsubame`;
