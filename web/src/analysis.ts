@@ -4,6 +4,8 @@ import { page, store } from './state';
 import { api } from './api';
 import { Board } from './board';
 import { el } from './dom';
+import { h, patch } from './view';
+import type { VNode } from './view';
 import { senteCentipawns } from './evalgraph';
 import { positionForm } from './import';
 import { app } from './prefs';
@@ -61,12 +63,33 @@ export function analysisPage() {
   const engineOn = el('input', { type: 'checkbox', 'data-engine-toggle': '' });
   const lineCount = el('select', { 'data-lines': '', 'aria-label': 'best lines' },
     [1, 2, 3, 5].map((n) => el('option', { value: n, selected: n === 3 }, `${n} line${n > 1 ? 's' : ''}`)));
-  const engineStatus = el('small', { class: 'help', 'data-engine-status': '' });
-  const linesBox = el('div', { class: 'engine-lines', 'data-engine-lines': '' });
+  // What the engine says about the position shown, as a view patched on each change: its
+  // status, the deepest depth it reached, and its best lines with their scores.
+  const engine: {
+    status: string;
+    depth: number | null;
+    lines: { score: string; moves: string; move: string }[];
+  } = { status: '', depth: null, lines: [] };
+  const engineHost = el('div');
+  let engineNode: VNode | HTMLElement = engineHost;
+  function engineView(): VNode {
+    return h('div.engine-out', [
+      h('small.help', { attrs: { 'data-engine-status': '', ...(engine.depth === null ? {} : { 'data-depth': engine.depth }) } }, engine.status),
+      h('div.engine-lines', { attrs: { 'data-engine-lines': '' } }, engine.lines.map((line, i) =>
+        h('div.engine-line', { attrs: { 'data-line': i + 1, title: 'Play this line\'s first move' }, on: { click: () => go(line.move) } }, [
+          h('span.line-score', { attrs: { 'data-line-score': '' } }, line.score), ' ',
+          h('span.line-moves', line.moves)]))),
+    ]);
+  }
+  function showEngine(change: Partial<typeof engine>) {
+    Object.assign(engine, change);
+    engineNode = patch(engineNode, engineView());
+  }
   const output = el('div', { class: 'panel', 'data-analysis': '' },
     el('div', { class: 'engine-head' }, el('h2', {}, 'Engine'),
       el('label', { class: 'switch' }, engineOn, ' analyse'), lineCount),
-    engineStatus, linesBox);
+    engineHost);
+  showEngine({});
   const treeBox = el('div', { class: 'move-tree', 'data-move-tree': '' });
   const nav = el('div', { class: 'actions' },
     el('button', { class: 'secondary', 'data-tree': 'start', onclick: () => jump(tree) }, '|◀'),
@@ -156,20 +179,20 @@ export function analysisPage() {
   async function think() {
     const mine = ++generation;
     calledOff?.abort();
-    linesBox.replaceChildren();
+    showEngine({ lines: [] });
     bar.set(null);
     if (!engineOn.checked || !record) {
-      engineStatus.textContent = engineOn.checked ? '' : 'Turn the engine on to see its best lines.';
+      showEngine({ status: engineOn.checked ? '' : 'Turn the engine on to see its best lines.' });
       return;
     }
     const senteToMove = record.sfen.split(' ')[1] === 'b';
     if (!record.legal_moves?.length) {
-      engineStatus.textContent = 'No legal move: the game is over here.';
+      showEngine({ status: 'No legal move: the game is over here.' });
       return;
     }
     const asked = { variant: request.variant, options: request.options, sfen: request.sfen, moves: request.moves };
     for (const depth of ANALYSIS_DEPTHS) {
-      engineStatus.textContent = `Thinking to depth ${depth}…`;
+      showEngine({ status: `Thinking to depth ${depth}…` });
       let reply = null;
       for (let attempt = 0; !reply; attempt++) {
         try {
@@ -183,7 +206,7 @@ export function analysisPage() {
             if (mine !== generation) return;
             continue;
           }
-          engineStatus.textContent = e.message;
+          showEngine({ status: e.message });
           return;
         }
       }
@@ -199,12 +222,11 @@ export function analysisPage() {
         }
       }));
       if (mine !== generation) return;
-      linesBox.replaceChildren(...reply.lines.map((l, i) => el('div', { class: 'engine-line', 'data-line': i + 1,
-        title: 'Play this line\'s first move', onclick: () => go(l.move) },
-      el('span', { class: 'line-score', 'data-line-score': '' }, scoreText(l.score, senteToMove)), ' ',
-      el('span', { class: 'line-moves' }, texts[i].join(' ')))));
-      engineStatus.textContent = `Depth ${reply.depth}`;
-      engineStatus.dataset.depth = reply.depth;
+      showEngine({
+        lines: reply.lines.map((l, i) => ({ score: scoreText(l.score, senteToMove), moves: texts[i].join(' '), move: l.move })),
+        status: `Depth ${reply.depth}`,
+        depth: reply.depth,
+      });
       // The time cap ended this search before its depth: deeper would take longer still.
       if (reply.depth < depth) break;
     }
