@@ -7,6 +7,7 @@ import { el } from './dom';
 import { h, patch } from './view';
 import type { VNode } from './view';
 import { senteCentipawns } from './evalgraph';
+import { checkMark } from './gameparts';
 import { positionForm } from './import';
 import { app } from './prefs';
 
@@ -55,7 +56,7 @@ export function scoreText(score, senteToMove) {
 export function analysisPage() {
   let request = null;
   let record = null;
-  const tree = { usi: null, text: '', children: [], parent: null };
+  const tree = { usi: null, text: '', check: false, children: [], parent: null };
   let current = tree;
   let generation = 0;
   const board = new Board({ onMove: (usi) => go(usi) });
@@ -108,7 +109,7 @@ export function analysisPage() {
   async function go(usi) {
     let child = current.children.find((c) => c.usi === usi);
     if (!child) {
-      child = { usi, text: usi, children: [], parent: current };
+      child = { usi, text: usi, check: false, children: [], parent: current };
       current.children.push(child);
     }
     await jump(child);
@@ -132,7 +133,8 @@ export function analysisPage() {
     const moveNode = (node, ply, first) => el('span', {
       class: `tree-move${node === current ? ' current' : ''}`, 'data-tree-move': pathOf(node).join(' '),
       onclick: () => jump(node) },
-    `${ply % 2 === 1 ? `${(ply + 1) / 2}. ` : first ? `${ply / 2}… ` : ''}${node.text}`);
+    `${ply % 2 === 1 ? `${(ply + 1) / 2}. ` : first ? `${ply / 2}… ` : ''}${node.text}`,
+    node.check ? checkMark() : null);
     // A node and its main continuation; after each main move, its sibling variations.
     function line(first, ply) {
       const parts = [];
@@ -153,9 +155,13 @@ export function analysisPage() {
   async function load() {
     request.moves = pathOf(current);
     record = await api('/api/replay', request);
-    if (current.parent) current.text = record.hodges[record.hodges.length - 1] || current.usi;
+    if (current.parent) {
+      current.text = record.hodges[record.hodges.length - 1] || current.usi;
+      current.check = record.gives_check[record.gives_check.length - 1];
+    }
     board.setState({ variant: record.variant, sfen: record.sfen, legal: record.legal_moves,
-      lastMove: record.usi[record.usi.length - 1] || null, interactive: true });
+      lastMove: record.usi[record.usi.length - 1] || null, interactive: true,
+      check: record.checks[record.checks.length - 1] });
     fitBar();
     drawTree();
     think();
@@ -255,7 +261,7 @@ export function analysisPage() {
     tree.children = [];
     let node = tree;
     for (const usi of r.moves) {
-      const child = { usi, text: usi, children: [], parent: node };
+      const child = { usi, text: usi, check: false, children: [], parent: node };
       node.children.push(child);
       node = child;
     }

@@ -316,7 +316,7 @@ export async function gamePage(id) {
       sfen: replaying ? record.positions[ply] : game.sfen,
       legal: live && myTurn ? game.legal_moves : [],
       lastMove: ply > 0 ? game.moves[ply - 1]?.usi : null,
-      check: live ? game.check_square : null,
+      check: live ? game.check_square : replaying ? record.checks[ply] : null,
       interactive: live && myTurn,
       premoveFor: live && seat && game.status === 'playing' && !myTurn ? seat : null,
     });

@@ -28,6 +28,12 @@ export function moveText(m) {
   return m[notation()] || m.hodges;
 }
 
+/** The mark after a move that gives check: apart from the move's text, where a `+` means a
+ * promotion. */
+export function checkMark() {
+  return el('span', { class: 'check-mark', 'data-check': '', title: 'check', 'aria-label': 'check' }, '+');
+}
+
 /** A move list with a choice of notation (remembered); `onNotation` redraws it. */
 export function moveListNode(moves, current, onPick, onNotation) {
   const list = el('div', { class: 'moves', 'data-moves': moves.length, 'data-notation': notation() });
@@ -36,7 +42,7 @@ export function moveListNode(moves, current, onPick, onNotation) {
     for (const m of [moves[i], moves[i + 1]]) {
       if (!m) { list.append(el('span')); continue; }
       list.append(el('span', { class: `mv${m.ply === current ? ' cur' : ''}`, 'data-ply': m.ply,
-        onclick: () => onPick(m.ply) }, moveText(m)));
+        onclick: () => onPick(m.ply) }, moveText(m), m.check ? checkMark() : null));
     }
   }
   if (!onNotation) return list;

@@ -45,9 +45,9 @@ export function importPage() {
   let ply = 0;
   function show() {
     board.setState({ variant: record.variant, sfen: record.positions[ply], interactive: false,
-      lastMove: ply > 0 ? record.usi[ply - 1] : null });
+      lastMove: ply > 0 ? record.usi[ply - 1] : null, check: record.checks[ply] });
     const moves = record.hodges.map((h, i) => ({ ply: i + 1, hodges: h, usi: record.usi[i],
-      japanese: record.japanese?.[i], short: record.short?.[i] }));
+      japanese: record.japanese?.[i], short: record.short?.[i], check: record.gives_check[i] }));
     moveBox.replaceChildren(el('h2', {}, 'Record'), moveListNode(moves, ply, (p) => { ply = p; show(); }, () => show()),
       el('div', { class: 'actions' }, ['|◀', '◀', '▶', '▶|'].map((label, i) => el('button', { class: 'secondary', 'data-replay': i,
         onclick: () => { ply = Math.max(0, Math.min(record.usi.length, [0, ply - 1, ply + 1, record.usi.length][i])); show(); } }, label))),

@@ -89,6 +89,8 @@ export interface MoveRecord {
   removed: string[];
   japanese?: string;
   short?: string;
+  /** Whether the move gives check. */
+  check: boolean;
   played_at: number;
   think_ms: number;
   clocks: { sides: { remaining_ms: number; periods: number }[] };

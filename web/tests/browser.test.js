@@ -247,7 +247,9 @@ test('Invite link: two people in two browsers play by clicking, each sees the ot
   // The promotion and both drops were played by clicking.
   assert.equal(await sente.locator('[data-moves] [data-ply="3"]').innerText(), 'Swx3b+');
   assert.equal(await sente.locator('[data-moves] [data-ply="5"]').innerText(), 'Fa*2b');
-  assert.equal(await sente.locator('[data-moves] [data-ply="13"]').innerText(), 'Cr*3b');
+  // The mating drop gives check: its mark follows the move, apart from its text.
+  assert.equal(await sente.locator('[data-moves] [data-ply="13"]').innerText(), 'Cr*3b+');
+  assert.equal(await sente.locator('[data-moves] [data-ply="13"] [data-check]').count(), 1);
   for (const page of [sente, gote]) {
     await page.waitForSelector('[data-result]');
     assert.equal(await page.locator('[data-result]').getAttribute('data-result'), 'checkmate');
@@ -1182,4 +1184,46 @@ test('Tenjiku on a phone: zoom in to read the pieces, pan across the board insid
   assert.equal(await sideways(), false);
   await page.click('#latin');
   await page.close();
+});
+
+test('Check is shown: the checked phoenix in red for both players, a + after the checking move, and again when replaying and on the analysis board', async () => {
+  const grant = await apiGame({ variant: 'tori', opponent: 'human', clock: { kind: 'unlimited' } });
+  const joined = await (await fetch(`${base}/api/games/${grant.game_id}/join`,
+    { method: 'POST', body: JSON.stringify({ invite: grant.invite }) })).json();
+  const sente = await newPage();
+  const gote = await otherPersonPage();
+  await openWithToken(sente, grant);
+  await openWithToken(gote, { game_id: grant.game_id, token: joined.token });
+  await sente.waitForSelector('[data-status]:has-text("your move")');
+  await gote.waitForSelector('[data-clock="gote"]:has-text("you")');
+  // The swallow dropped in front of gote's phoenix checks it.
+  const seats = [grant, { game_id: grant.game_id, token: joined.token }];
+  for (const [ply, usi] of ['3d3c', '4b3c', 'S*4b'].entries()) await apiMove(seats[ply % 2], usi);
+  for (const page of [sente, gote]) {
+    await waitPly(page, 3);
+    await page.waitForSelector('.board sq.check[data-square="4a"]');
+    assert.equal(await page.locator('.board sq.check').count(), 1);
+    await page.waitForSelector('[data-moves] .mv[data-ply="3"] [data-check]');
+    assert.equal(await page.locator('[data-moves] [data-check]').count(), 1, 'only the checking move is marked');
+    assert.match(await page.locator('[data-status]').innerText(), /\(check\)/);
+  }
+  await shot(gote, 'check-in-play.png');
+  // The phoenix takes the swallow: no check any more, but stepping back shows it again.
+  await apiMove(seats[1], '4a4b');
+  await waitPly(sente, 4);
+  await sente.waitForFunction(() => !document.querySelector('.board sq.check'));
+  await sente.click('[data-replay="1"]');
+  await sente.waitForSelector('.board sq.check[data-square="4a"]');
+  await sente.click('[data-replay="1"]');
+  await sente.waitForFunction(() => !document.querySelector('.board sq.check'));
+  // The analysis board marks it too, on the board and in its tree of moves, on a phone.
+  const phone = await newPage(390, 844);
+  await phone.goto(`${base}/#/analysis`);
+  await phone.waitForSelector('[data-action="load"]');
+  await phone.fill('textarea[name="moves"]', '3d3c 4b3c S*4b');
+  await phone.click('[data-action="load"]');
+  await phone.waitForSelector('.board sq.check[data-square="4a"]');
+  await phone.waitForSelector('[data-tree-move="3d3c 4b3c S*4b"] [data-check]');
+  await shot(phone, 'check-analysis-phone.png');
+  for (const page of [sente, gote, phone]) await page.close();
 });

@@ -633,6 +633,8 @@ pub(crate) async fn rematch(request: SeatRequest<DrawRequest>) -> Result<Respons
 fn record_of(game_start: &HostedGame, moves: &[String]) -> Result<ReplayedGame, ApiError> {
     let mut walk = game_start.clone();
     let mut positions = vec![walk.sfen()];
+    let mut checks = vec![walk.check_square()];
+    let mut gives_check = Vec::new();
     let mut hodges = Vec::new();
     let mut removed = Vec::new();
     let mut japanese = Vec::new();
@@ -642,6 +644,8 @@ fn record_of(game_start: &HostedGame, moves: &[String]) -> Result<ReplayedGame, 
             .play(usi)
             .map_err(|e| ApiError::rules(format!("move {} ({usi}): {e}", index + 1)))?;
         positions.push(walk.sfen());
+        checks.push(walk.check_square());
+        gives_check.push(played.check);
         hodges.push(played.hodges);
         removed.push(played.removed);
         japanese.extend(played.japanese);
@@ -675,6 +679,8 @@ fn record_of(game_start: &HostedGame, moves: &[String]) -> Result<ReplayedGame, 
         short: (short.len() == moves.len() && !moves.is_empty()).then_some(short),
         removed,
         positions,
+        checks,
+        gives_check,
         fen: (variant == Variant::Tori).then(|| walk.fen()),
         start_fen: (variant == Variant::Tori).then(|| game_start.start_fen()),
         outcome: walk.outcome().map(|o| RulesOutcome {

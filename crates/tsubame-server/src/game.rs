@@ -32,6 +32,8 @@ pub struct PlayedMove {
     /// Tori: the move in the play site's short notation (`S3433`, `S*44`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub short: Option<String>,
+    /// Whether the move gives check: the move list marks it.
+    pub check: bool,
 }
 
 /// The Tori-only forms of a move: KIF's Japanese text and the play site's short notation.
@@ -218,6 +220,7 @@ impl HostedGame {
             removed,
             japanese,
             short,
+            check: self.check_square().is_some(),
         })
     }
 

@@ -209,6 +209,10 @@ pub struct ReplayedGame {
     pub removed: Vec<Vec<String>>,
     /// Every position, the start first.
     pub positions: Vec<String>,
+    /// In each position, the checked royal piece's square (none when nobody is in check).
+    pub checks: Vec<Option<String>>,
+    /// Whether each move gives check.
+    pub gives_check: Vec<bool>,
     /// The last position as Fairy-Stockfish's FEN (Tori).
     pub fen: Option<String>,
     /// The start as FEN (Tori).
