@@ -13,7 +13,36 @@ export function senteCentipawns(score, senteToMove) {
   return senteToMove ? own : -own;
 }
 
-export function gameAnalysisNode(record, onPick) {
+/** The mover's chance of winning at `cp` centipawns for it, from -1 to 1 (the logistic curve the
+ * play sites judge moves by). */
+export function winningChances(cp: number): number {
+  return 2 / (1 + Math.exp(-0.00368208 * cp)) - 1;
+}
+
+/** The play sites' marks for a move by how much of the mover's winning chances it gave away:
+ * `??` a blunder (0.3 or more), `?` a mistake (0.2), `?!` an inaccuracy (0.1). */
+export function judgement(lost: number): string | null {
+  return lost >= 0.3 ? '??' : lost >= 0.2 ? '?' : lost >= 0.1 ? '?!' : null;
+}
+
+/** Each move's mark (`??`, `?`, `?!`) from the evaluations of the positions before and after it
+ * (centipawns for sente), keyed by ply. */
+export function judgements(record, evals: number[]): Map<number, string> {
+  const marks = new Map<number, string>();
+  record.usi.forEach((_, i) => {
+    if (evals.length <= i + 1) return;
+    const moverIsSente = / b /.test(` ${record.positions[i].split(' ').slice(1).join(' ')} `);
+    const sign = moverIsSente ? 1 : -1;
+    const lost = winningChances(sign * evals[i]) - winningChances(sign * evals[i + 1]);
+    const mark = judgement(lost);
+    if (mark) marks.set(i + 1, mark);
+  });
+  return marks;
+}
+
+/** The button that analyses a finished game, then its graph; `onJudged` hears each move's mark
+ * (`??`, `?`, `?!`, by ply), for the move list. */
+export function gameAnalysisNode(record, onPick, onJudged: (marks: Map<number, string>) => void = () => {}) {
   const box = el('div', { class: 'game-analysis' });
   const button = el('button', { type: 'button', class: 'secondary', 'data-action': 'analyse-game' }, 'Analyse this game');
   const status = el('small', { class: 'help', 'data-analysis-status': '' });
@@ -37,6 +66,7 @@ export function gameAnalysisNode(record, onPick) {
     }
     status.textContent = '';
     box.replaceChildren(evalGraph(record, evals, onPick));
+    onJudged(judgements(record, evals));
   });
   return box;
 }

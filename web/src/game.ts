@@ -35,6 +35,8 @@ export async function gamePage(id) {
   let closed = false;
   let timer = null;
 
+  /** The analysis's mark of each move, by ply, once the finished game has been analysed. */
+  let marks = new Map<number, string>();
   let lost = false;
   let restoredTimer = null;
   let confirmingResign = false;
@@ -136,7 +138,8 @@ export async function gamePage(id) {
       record = await api(`/api/games/${id}/record`);
       // A finished game can be analysed; one in play is not (the engine would help a player).
       extra.replaceChildren(game?.status === 'finished'
-        ? el('div', { class: 'panel' }, el('h2', {}, 'Analysis'), gameAnalysisNode(record, (p) => { viewPly = p; show(); }))
+        ? el('div', { class: 'panel' }, el('h2', {}, 'Analysis'), gameAnalysisNode(record, (p) => { viewPly = p; show(); },
+          (judged) => { marks = judged; show(); }))
         : '', exportNode(record, id));
       show();
     } catch (e) {
@@ -328,7 +331,8 @@ export async function gamePage(id) {
     document.title = `${myTurn ? '● Your move · ' : ''}${title} · Tsubame`;
     showTurnIcon(myTurn);
     moveBox.replaceChildren(el('h2', {}, 'Moves'),
-      moveListNode(game.moves, ply, (p) => { viewPly = p; if (!record) loadRecord(); show(); }, () => show()),
+      moveListNode(game.moves.map((m) => ({ ...m, judgement: marks.get(m.ply) })), ply,
+        (p) => { viewPly = p; if (!record) loadRecord(); show(); }, () => show()),
       replayControls);
     keepInView(moveBox);
   }

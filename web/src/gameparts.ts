@@ -42,7 +42,9 @@ export function moveListNode(moves, current, onPick, onNotation) {
     for (const m of [moves[i], moves[i + 1]]) {
       if (!m) { list.append(el('span')); continue; }
       list.append(el('span', { class: `mv${m.ply === current ? ' cur' : ''}`, 'data-ply': m.ply,
-        onclick: () => onPick(m.ply) }, moveText(m), m.check ? checkMark() : null));
+        onclick: () => onPick(m.ply) }, moveText(m), m.check ? checkMark() : null,
+        m.judgement ? el('span', { class: `judgement j${m.judgement.length}${m.judgement === '?!' ? 'i' : ''}`, 'data-judgement': m.judgement,
+          title: { '??': 'blunder', '?': 'mistake', '?!': 'inaccuracy' }[m.judgement] }, m.judgement) : null));
     }
   }
   if (!onNotation) return list;

@@ -43,11 +43,14 @@ export function importPage() {
   let analysedRecord = null;
   let record = null;
   let ply = 0;
+  /** The analysis's mark of each move, by ply, once the game has been analysed. */
+  let marks = new Map<number, string>();
   function show() {
     board.setState({ variant: record.variant, sfen: record.positions[ply], interactive: false,
       lastMove: ply > 0 ? record.usi[ply - 1] : null, check: record.checks[ply] });
     const moves = record.hodges.map((h, i) => ({ ply: i + 1, hodges: h, usi: record.usi[i],
-      japanese: record.japanese?.[i], short: record.short?.[i], check: record.gives_check[i] }));
+      japanese: record.japanese?.[i], short: record.short?.[i], check: record.gives_check[i],
+      judgement: marks.get(i + 1) }));
     moveBox.replaceChildren(el('h2', {}, 'Record'), moveListNode(moves, ply, (p) => { ply = p; show(); }, () => show()),
       el('div', { class: 'actions' }, ['|◀', '◀', '▶', '▶|'].map((label, i) => el('button', { class: 'secondary', 'data-replay': i,
         onclick: () => { ply = Math.max(0, Math.min(record.usi.length, [0, ply - 1, ply + 1, record.usi.length][i])); show(); } }, label))),
@@ -59,11 +62,13 @@ export function importPage() {
     analysisBox.hidden = false;
     if (analysedRecord !== record) {
       analysedRecord = record;
-      analysisBox.replaceChildren(el('h2', {}, 'Analysis'), gameAnalysisNode(record, (p) => { ply = p; show(); }));
+      analysisBox.replaceChildren(el('h2', {}, 'Analysis'), gameAnalysisNode(record, (p) => { ply = p; show(); },
+        (judged) => { marks = judged; show(); }));
     }
   }
   const form = positionForm({ title: 'Or set up SFEN and USI moves', withMoves: true, submit: async (request) => {
     record = await api('/api/replay', request);
+    marks = new Map();
     ply = record.usi.length;
     show();
   } });
@@ -81,6 +86,7 @@ export function importPage() {
   let imported = [];
   const showImported = (index) => {
     record = imported[index];
+    marks = new Map();
     ply = record.usi.length;
     show();
   };

@@ -996,6 +996,14 @@ test('Analyse this game: an evaluation graph over every position, the worst move
   // A point of the graph is a position of the game.
   await page.locator('.eval-graph [data-eval-ply="2"]').click();
   await page.waitForSelector('.moves .mv.cur[data-ply="2"]');
+  // The move list marks the moves that gave away the mover's chances, as the play sites do:
+  // the worst move of the graph's list (more than two pawns lost from a level position, early
+  // in the game) is marked there, and every mark is one of the three.
+  const worst = await page.locator('[data-mistake]').first().getAttribute('data-mistake');
+  await page.waitForSelector(`.moves .mv[data-ply="${worst}"] [data-judgement]`);
+  for (const mark of await page.locator('.moves [data-judgement]').allInnerTexts()) {
+    assert.ok(['??', '?', '?!'].includes(mark), mark);
+  }
   await page.close();
 });
 
