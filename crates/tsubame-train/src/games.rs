@@ -33,8 +33,7 @@ use std::collections::HashSet;
 use tsubame_engine::nnue::Layout;
 use tsubame_engine::search::Score;
 use tsubame_rules::{
-    Bitboard, Color, Game, Move, MoveKind, Options, Piece, Position, Role, Setup, Square, Tables,
-    Variant,
+    Bitboard, Color, Game, Move, MoveKind, Options, Position, Role, Setup, Square, Tables, Variant,
 };
 
 /// The first bytes of a games file.
@@ -444,23 +443,11 @@ fn record_position<B: Bitboard>(
 ) -> Option<Position<B>> {
     let layout = Layout::of_tables(tables);
     let mut setup = Setup::empty(tables);
-    for (square, &code) in record.board.iter().enumerate() {
-        if code != 0 {
-            let code = usize::from(code) - 1;
-            let color = if code / layout.roles == 0 {
-                Color::Sente
-            } else {
-                Color::Gote
-            };
-            *setup.board.get_mut(square)? = Some(Piece {
-                color,
-                role: Role((code % layout.roles) as u8),
-            });
-        }
+    for (square, piece) in record.board_pieces(layout) {
+        *setup.board.get_mut(square)? = Some(piece);
     }
-    for (i, &count) in record.hands.iter().enumerate() {
-        let color = usize::from(i >= layout.roles);
-        *setup.hands[color].get_mut(i % layout.roles)? = u32::from(count);
+    for (color, role, count) in record.hand_counts(layout) {
+        *setup.hands[color.index()].get_mut(role.index())? = u32::from(count);
     }
     setup.side_to_move = record.side;
     setup.ply = u32::from(record.ply);

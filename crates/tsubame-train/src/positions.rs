@@ -234,32 +234,44 @@ impl Record {
         }
     }
 
-    /// The active network inputs of the record's position seen by `perspective`, as
-    /// [`Layout::inputs_of`] gives them for the position itself.
-    pub fn inputs(&self, layout: Layout, perspective: Color, out: &mut Vec<usize>) {
-        for (square, &code) in self.board.iter().enumerate() {
-            if code != 0 {
-                let code = usize::from(code) - 1;
+    /// The pieces on the board: each occupied square's index and its piece.
+    pub fn board_pieces(&self, layout: Layout) -> impl Iterator<Item = (usize, Piece)> + '_ {
+        self.board
+            .iter()
+            .enumerate()
+            .filter_map(move |(square, &code)| {
+                let code = usize::from(code).checked_sub(1)?;
                 let color = if code / layout.roles == 0 {
                     Color::Sente
                 } else {
                     Color::Gote
                 };
-                let piece = Piece {
-                    color,
-                    role: Role((code % layout.roles) as u8),
-                };
-                out.push(layout.board_input(perspective, piece, square));
-            }
-        }
-        for (i, &count) in self.hands.iter().enumerate() {
+                let role = Role((code % layout.roles) as u8);
+                Some((square, Piece { color, role }))
+            })
+    }
+
+    /// The hands: each side's count of each kind.
+    pub fn hand_counts(&self, layout: Layout) -> impl Iterator<Item = (Color, Role, u8)> + '_ {
+        self.hands.iter().enumerate().map(move |(i, &count)| {
             let color = if i < layout.roles {
                 Color::Sente
             } else {
                 Color::Gote
             };
+            (color, Role((i % layout.roles) as u8), count)
+        })
+    }
+
+    /// The active network inputs of the record's position seen by `perspective`, as
+    /// [`Layout::inputs_of`] gives them for the position itself.
+    pub fn inputs(&self, layout: Layout, perspective: Color, out: &mut Vec<usize>) {
+        for (square, piece) in self.board_pieces(layout) {
+            out.push(layout.board_input(perspective, piece, square));
+        }
+        for (color, role, count) in self.hand_counts(layout) {
             for level in 0..usize::from(count).min(HAND_LEVELS) {
-                out.push(layout.hand_input(perspective, color, i % layout.roles, level));
+                out.push(layout.hand_input(perspective, color, role.index(), level));
             }
         }
     }
