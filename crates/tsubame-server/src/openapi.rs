@@ -3,7 +3,9 @@
 //! or checked, against what the server actually sends.
 
 use crate::responses::{ErrorBody, SocketMessage};
+use axum::http::header;
 use axum::response::{IntoResponse, Response};
+use std::sync::OnceLock;
 use utoipa::OpenApi;
 
 /// The API document.
@@ -61,5 +63,8 @@ pub struct ApiDoc;
 #[utoipa::path(get, path = "/api/openapi.json", tag = "meta",
     responses((status = 200, description = "The OpenAPI document", content_type = "application/json")))]
 pub(crate) async fn openapi_json() -> Response {
-    axum::Json(ApiDoc::openapi()).into_response()
+    // The document is the same for the life of the process: built once, on the first request.
+    static DOCUMENT: OnceLock<String> = OnceLock::new();
+    let text = DOCUMENT.get_or_init(|| ApiDoc::openapi().to_json().unwrap_or_default());
+    ([(header::CONTENT_TYPE, "application/json")], text.as_str()).into_response()
 }
