@@ -6,6 +6,7 @@ mod games;
 mod match_runner;
 mod nnue;
 mod play;
+mod tsume;
 mod tune;
 
 use anyhow::{Context, Result, bail};
@@ -45,10 +46,13 @@ enum Command {
         after_help = "Examples:\n  tsubame moves --variant tori\n  tsubame moves --variant tori --sfen '3k3/7/7/7/7/7/3K3 b S 1'"
     )]
     Moves(MovesArgs),
+    /// Find the shortest forced mate in which every attacking move gives check.
+    #[command(after_help = tsume::HELP)]
+    Tsume(tsume::TsumeArgs),
     /// Search fixed positions of every game to a fixed depth with one thread; the node total is
     /// the search's signature.
     #[command(
-        after_help = "Example:\n  tsubame bench\n\nThe last line is `<N> nodes <M> nps`; N changes only when the search's behaviour changes."
+        after_help = "Examples:\n  tsubame bench\n  tsubame bench --mates\n\nThe last line is `<N> nodes <M> nps`; N changes only when the search's (or with --mates, the mate solver's) behaviour changes."
     )]
     Bench(BenchArgs),
     /// Run as an engine for a GUI or a match program, speaking a protocol on stdin/stdout.
@@ -334,9 +338,60 @@ struct BenchArgs {
     /// Depth for Tori (Wa is searched two plies shallower).
     #[arg(long, default_value_t = tsubame_engine::bench::DEPTH)]
     depth: u32,
+    /// Bench the mate solver instead: one mate of each length in every game.
+    #[arg(long, conflicts_with = "depth")]
+    mates: bool,
+}
+
+/// Nodes a second, 0 for no measurable time.
+fn per_second(nodes: u64, seconds: f64) -> u64 {
+    if seconds > 0.0 {
+        (nodes as f64 / seconds) as u64
+    } else {
+        0
+    }
+}
+
+fn bench_mates() -> Result<()> {
+    let rows = tsubame_engine::bench::run_mates().map_err(anyhow::Error::msg)?;
+    let mut out = std::io::stdout().lock();
+    let mut nodes = 0u64;
+    let mut time = 0f64;
+    for (i, row) in rows.iter().enumerate() {
+        let problem = row.problem;
+        let found = row
+            .found
+            .map_or_else(|| "none".to_string(), |moves| format!("mate {moves}"));
+        writeln!(
+            out,
+            "{:>2} {:<7} {:>2} moves {:>10} nodes {:>8.3} s  {:<8} {}",
+            i + 1,
+            problem.variant.name(),
+            problem.moves,
+            row.nodes,
+            row.time.as_secs_f64(),
+            found,
+            problem.sfen
+        )?;
+        if row.found != Some(problem.moves) {
+            bail!(
+                "{}: the solver found {found}, the suite says mate {}",
+                problem.sfen,
+                problem.moves
+            );
+        }
+        nodes += row.nodes;
+        time += row.time.as_secs_f64();
+    }
+    let nps = per_second(nodes, time);
+    writeln!(out, "{nodes} nodes {nps} nps {time:.3} s")?;
+    Ok(())
 }
 
 fn bench(args: &BenchArgs) -> Result<()> {
+    if args.mates {
+        return bench_mates();
+    }
     if args.depth == 0 || args.depth > 30 {
         bail!("depth {} is out of range (1 to 30)", args.depth);
     }
@@ -359,11 +414,7 @@ fn bench(args: &BenchArgs) -> Result<()> {
         nodes += row.nodes;
         time += row.time.as_secs_f64();
     }
-    let nps = if time > 0.0 {
-        (nodes as f64 / time) as u64
-    } else {
-        0
-    };
+    let nps = per_second(nodes, time);
     writeln!(out, "{nodes} nodes {nps} nps")?;
     Ok(())
 }
@@ -447,11 +498,7 @@ fn perft(args: &PerftArgs) -> Result<()> {
         position.perft(args.depth)
     };
     let seconds = start.elapsed().as_secs_f64();
-    let nps = if seconds > 0.0 {
-        (nodes as f64 / seconds) as u64
-    } else {
-        0
-    };
+    let nps = per_second(nodes, seconds);
     writeln!(out, "nodes {nodes} time {seconds:.3} nps {nps}")?;
     Ok(())
 }
@@ -488,6 +535,13 @@ fn main() -> ExitCode {
         Command::Tune(args) => tune::run(args),
         Command::Nnue(args) => nnue::run(args),
         Command::Moves(args) => moves(args),
+        Command::Tsume(args) => match tsume::run(args) {
+            Ok(()) => Ok(()),
+            Err(tsume::BadInput(error)) => {
+                eprintln!("tsubame: {error:#}");
+                return ExitCode::from(2);
+            }
+        },
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -31,4 +31,5 @@ pub mod nnue;
 pub mod params;
 pub mod search;
 pub mod search_params;
+pub mod tsume;
 pub mod tt;
