@@ -510,6 +510,62 @@ fn a_mated_side_resigns() {
     assert_eq!(lines.last().unwrap(), "bestmove resign");
 }
 
+/// USI's `go mate`: `checkmate <moves>` with a mate by checks, `checkmate nomate` without one,
+/// `checkmate timeout` when the time runs out or `stop` comes first.
+#[test]
+fn go_mate_answers_checkmate() {
+    let mut engine = Engine::start();
+    engine.send("usi");
+    engine.until("usiok");
+    engine.send("position sfen 5sk/5s1/6C/7/7/7/K6 b F 1");
+    engine.send("go mate 2000");
+    assert_eq!(engine.until("checkmate").last().unwrap(), "checkmate F*1b");
+    // The start position has no check at all.
+    engine.send("position startpos");
+    engine.send("go mate infinite");
+    assert_eq!(
+        engine.until("checkmate").last().unwrap(),
+        "checkmate nomate"
+    );
+    // A mate of fifteen moves takes longer than 50 ms to find.
+    let deep = "k1P1CR1/5L1/sPSsP1S/1SL3s/4p+f1/1C2rf1/1K5 w 2c10s 180";
+    engine.send(&format!("position sfen {deep}"));
+    engine.send("go mate 50");
+    assert_eq!(
+        engine.until("checkmate").last().unwrap(),
+        "checkmate timeout"
+    );
+    engine.send("go mate infinite");
+    std::thread::sleep(Duration::from_millis(100));
+    engine.send("stop");
+    assert_eq!(
+        engine.until("checkmate").last().unwrap(),
+        "checkmate timeout"
+    );
+    // A mate of three: five moves, each attacker move a check, the last one mating.
+    engine.send("position sfen F6/1c+S1f1l/ks1s1ps/P1S4/3S2S/2C1S2/4K1R b CPR4Scpl4s 73");
+    engine.send("go mate 5000");
+    let answer = engine.until("checkmate").last().unwrap().clone();
+    let line: Vec<&str> = answer.split_whitespace().skip(1).collect();
+    assert_eq!(line.len(), 5, "{answer}");
+    let options = Options::defaults(tori::spec());
+    let mut game = Game::from_sfen(
+        tori::tables(),
+        "F6/1c+S1f1l/ks1s1ps/P1S4/3S2S/2C1S2/4K1R b CPR4Scpl4s 73",
+        options,
+    )
+    .expect("position");
+    for usi in &line {
+        game.play_usi(usi).expect("a legal move");
+    }
+    assert!(
+        matches!(game.status(), Status::Finished(o) if o.reason == tsubame_rules::EndReason::Checkmate)
+    );
+    engine.send("go mate soon");
+    let lines = engine.until("info string error");
+    assert!(lines.last().unwrap().contains("not a number"), "{lines:?}");
+}
+
 /// UCI in Fairy-Stockfish's conventions: a whole Tori game from its FEN with its move text.
 #[test]
 fn a_uci_game_in_fairy_stockfish_conventions() {

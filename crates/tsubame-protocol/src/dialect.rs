@@ -56,6 +56,9 @@ pub struct Dialect {
     pub mate_in_moves: bool,
     /// What `bestmove` says when there is no move (`resign`, `(none)`).
     pub no_move: &'static str,
+    /// Whether `go mate <ms|infinite>` asks for a mate search answered by `checkmate ...`
+    /// (USI) rather than a search held to a mate (UCI's `go mate <moves>`).
+    pub checkmate_command: bool,
 }
 
 /// USI, with `USI_Variant` naming the game.
@@ -76,6 +79,7 @@ pub const USI: Dialect = Dialect {
     position: PositionForm::Sfen,
     chess_squares: false,
     mate_in_moves: false,
+    checkmate_command: true,
     no_move: "resign",
 };
 
@@ -97,6 +101,7 @@ pub const UCI: Dialect = Dialect {
     position: PositionForm::Fen,
     chess_squares: true,
     mate_in_moves: true,
+    checkmate_command: false,
     no_move: "(none)",
 };
 

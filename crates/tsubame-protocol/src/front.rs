@@ -6,13 +6,14 @@ use crate::lines::read_lines;
 
 /// The dialects whose option names every front end accepts (XBoard's goes through USI's).
 const DIALECTS: [&Dialect; 2] = [&USI, &UCI];
-use crate::session::{BestMove, InfoText, Output, Session, SessionError, Start, say};
+use crate::session::{BestMove, InfoText, MateAnswer, Output, Session, SessionError, Start, say};
 use std::io::BufRead;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 use tsubame_engine::eval::{Evaluation, UnknownEvaluation};
 use tsubame_engine::limits::{Clock, Limits};
 use tsubame_engine::search::Score;
+use tsubame_engine::tsume::MateResult;
 use tsubame_rules::OptionError;
 use tsubame_rules::Variant;
 
@@ -320,6 +321,28 @@ impl Front {
         Ok(())
     }
 
+    /// Starts a mate search (USI's `go mate`); `answer` writes its result in the protocol's
+    /// words, after an `info` line with the nodes and time it took.
+    pub fn start_mate(
+        &mut self,
+        time: Option<Duration>,
+        answer: impl Fn(&MateAnswer) -> String + Send + 'static,
+    ) -> Result<(), CommandError> {
+        if self.session.searching() && !self.session.stop_handle().load(Ordering::Relaxed) {
+            return Err(CommandError::Busy);
+        }
+        let output = self.output.clone();
+        self.session.go_mate(time, move |result| {
+            let millis = result.elapsed.as_millis();
+            say(
+                &output,
+                &format!("info nodes {} time {millis}", result.nodes),
+            );
+            say(&output, &answer(&result));
+        });
+        Ok(())
+    }
+
     /// The opponent played the expected move: the ponder search becomes a timed one.
     pub fn ponderhit(&mut self) -> Result<(), CommandError> {
         let limits = self.ponder_limits.take().ok_or(CommandError::NoPonder)?;
@@ -475,6 +498,19 @@ pub fn bestmove_line(result: &BestMove, mv: &dyn Fn(&str) -> String, none: &str)
         (None, _) => format!("bestmove {none}"),
         (Some(best), Some(ponder)) => format!("bestmove {} ponder {}", mv(best), mv(ponder)),
         (Some(best), None) => format!("bestmove {}", mv(best)),
+    }
+}
+
+/// USI's answer to `go mate`: `checkmate <moves>`, `checkmate nomate`, or `checkmate timeout`
+/// when the time ran out or the search was stopped first.
+pub fn checkmate_line(answer: &MateAnswer, mv: &dyn Fn(&str) -> String) -> String {
+    match answer.result {
+        MateResult::Mate(_) => {
+            let moves: Vec<String> = answer.line.iter().map(|m| mv(m)).collect();
+            format!("checkmate {}", moves.join(" "))
+        }
+        MateResult::NoMate(_) => "checkmate nomate".to_string(),
+        MateResult::Unknown(_) => "checkmate timeout".to_string(),
     }
 }
 

@@ -13,6 +13,7 @@ use tsubame_engine::nnue::{Network, NetworkError};
 use tsubame_engine::params::ParamError;
 use tsubame_engine::search::{Info, Outcome, SearchRequest, search_any};
 use tsubame_engine::search_params::{SearchParams, SearchParamsError};
+use tsubame_engine::tsume::{MateLimits, MateResult, solve};
 use tsubame_engine::tt::{TableError, TranspositionTable};
 use tsubame_rules::tenjiku::TenjikuPosition;
 use tsubame_rules::{
@@ -228,6 +229,24 @@ impl GameText {
         pass_via(position, square).map(|via| position.geometry().name(via).to_string())
     }
 
+    fn mate(&self, limits: &MateLimits) -> MateAnswer {
+        let report = match &self.position {
+            AnyPosition::Tori(position) => solve(position, limits, &mut |_| {}),
+            AnyPosition::Wa(position) => solve(position, limits, &mut |_| {}),
+            AnyPosition::Tenjiku(position) => solve(position.as_ref(), limits, &mut |_| {}),
+        };
+        let line = match &report.result {
+            MateResult::Mate(line) => self.position.line_to_usi(line),
+            _ => Vec::new(),
+        };
+        MateAnswer {
+            result: report.result,
+            line,
+            nodes: report.nodes,
+            elapsed: report.elapsed,
+        }
+    }
+
     fn search(
         &self,
         params: (&EvalParams, &SearchParams),
@@ -280,6 +299,23 @@ pub struct BestMove {
     /// The expected reply.
     pub ponder: Option<String>,
 }
+
+/// What a mate search found, with the line as USI text.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MateAnswer {
+    /// The solver's answer.
+    pub result: MateResult,
+    /// The mate's moves as USI text (empty without a mate).
+    pub line: Vec<String>,
+    /// Positions searched.
+    pub nodes: u64,
+    /// Time taken.
+    pub elapsed: std::time::Duration,
+}
+
+/// The longest mate a `go mate` looks for, in attacker moves: far past what a search of
+/// checks settles in a game's time, so only the clock or `stop` ends the search.
+pub const MATE_SEARCH_MOVES: u32 = 63;
 
 /// One iteration's report with the principal variation as USI text.
 #[derive(Clone, Debug, PartialEq)]
@@ -658,6 +694,27 @@ impl Session {
             );
             on_done(result);
         }));
+    }
+
+    /// Starts a mate search (a tsume: every attacking move a check) in the background for the
+    /// side to move, within `time` or until stopped; `on_done` receives the answer on the
+    /// search thread.
+    pub fn go_mate(
+        &mut self,
+        time: Option<std::time::Duration>,
+        on_done: impl FnOnce(MateAnswer) + Send + 'static,
+    ) {
+        self.wait();
+        self.stop.store(false, Ordering::Relaxed);
+        let game = self.game.clone();
+        let limits = MateLimits {
+            max_moves: MATE_SEARCH_MOVES,
+            time,
+            nodes: None,
+            stop: Some(self.stop.clone()),
+            table_mib: self.hash_mib,
+        };
+        self.running = Some(std::thread::spawn(move || on_done(game.mate(&limits))));
     }
 
     /// Asks a running search to stop (it still reports its result).

@@ -10,9 +10,13 @@
 //! engine keeps running.
 
 use crate::dialect::{Dialect, UCI, USI};
-use crate::front::{CommandError, Front, bestmove_line, info_line, split_moves, unknown};
+use crate::front::{
+    CommandError, Front, bestmove_line, checkmate_line, info_line, not_a_number, split_moves,
+    unknown,
+};
 use crate::session::{Output, Start};
 use std::io::BufRead;
+use std::time::Duration;
 
 /// A USI-family front end speaking one dialect.
 pub struct UsiFront {
@@ -114,8 +118,23 @@ fn go(
     dialect: &'static Dialect,
     arguments: &[&str],
 ) -> Result<(), CommandError> {
-    let (limits, ponder) = front.parse_go(arguments, &dialect.clock)?;
     let (width, height) = front.session.board_size();
+    if dialect.checkmate_command
+        && let Some(index) = arguments.iter().position(|word| *word == "mate")
+    {
+        let time = match arguments.get(index + 1) {
+            Some(&"infinite") => None,
+            Some(text) => Some(Duration::from_millis(
+                text.parse::<u64>()
+                    .map_err(|_| not_a_number("go mate", text))?,
+            )),
+            None => return Err(CommandError::NeedsNumber("go mate".to_string())),
+        };
+        return front.start_mate(time, move |answer| {
+            checkmate_line(answer, &|usi: &str| dialect.write_move(usi, width, height))
+        });
+    }
+    let (limits, ponder) = front.parse_go(arguments, &dialect.clock)?;
     let text = move |usi: &str| dialect.write_move(usi, width, height);
     front.start_search(
         limits,
