@@ -66,16 +66,23 @@ export function analysisPage() {
     [1, 2, 3, 5].map((n) => el('option', { value: n, selected: n === 3 }, `${n} line${n > 1 ? 's' : ''}`)));
   // What the engine says about the position shown, as a view patched on each change: its
   // status, the deepest depth it reached, and its best lines with their scores.
+  // The mate solver's answer is kept apart: a forced mate by checks, read out in full.
   const engine: {
     status: string;
     depth: number | null;
     lines: { score: string; moves: string; move: string }[];
-  } = { status: '', depth: null, lines: [] };
+    mate: { moves: number; text: string; move: string } | null;
+  } = { status: '', depth: null, lines: [], mate: null };
   const engineHost = el('div');
   let engineNode: VNode | HTMLElement = engineHost;
   function engineView(): VNode {
     return h('div.engine-out', [
       h('small.help', { attrs: { 'data-engine-status': '', ...(engine.depth === null ? {} : { 'data-depth': engine.depth }) } }, engine.status),
+      engine.mate ? h('div.engine-line.mate-line', {
+        attrs: { 'data-mate-line': engine.mate.moves, title: 'A forced mate in which every attacking move gives check: play its first move' },
+        on: { click: () => go(engine.mate.move) } }, [
+        h('span.line-score', `Mate ${engine.mate.moves}`), ' ',
+        h('span.line-moves', engine.mate.text)]) : null,
       h('div.engine-lines', { attrs: { 'data-engine-lines': '' } }, engine.lines.map((line, i) =>
         h('div.engine-line', { attrs: { 'data-line': i + 1, title: 'Play this line\'s first move' }, on: { click: () => go(line.move) } }, [
           h('span.line-score', { attrs: { 'data-line-score': '' } }, line.score), ' ',
@@ -172,20 +179,49 @@ export function analysisPage() {
   // page never holds more than its share of the engine.
   let inFlight = Promise.resolve();
   let calledOff = null;
-  function analyseOneAtATime(body) {
+  function analyseOneAtATime(body, path = '/api/analyse') {
     calledOff?.abort();
     const controller = new AbortController();
     calledOff = controller;
-    const run = inFlight.then(() => api('/api/analyse', body, controller.signal));
+    const run = inFlight.then(() => api(path, body, controller.signal));
     inFlight = run.catch(() => {});
     return run;
+  }
+
+  /** A line of moves from the position shown, in the game's notation (USI when the replay
+   * cannot be had). */
+  async function notation(asked, pv) {
+    try {
+      const replay = await api('/api/replay', { ...asked, moves: [...asked.moves, ...pv] });
+      return replay.hodges.slice(asked.moves.length);
+    } catch {
+      return pv;
+    }
+  }
+
+  /** Asks the mate solver once for the position shown: a mate by checks of up to 15 moves. */
+  async function lookForMate(asked, mine) {
+    let reply = null;
+    for (let attempt = 0; !reply; attempt++) {
+      try {
+        reply = await analyseOneAtATime({ ...asked, max_moves: 15, movetime_ms: 1500 }, '/api/mate');
+      } catch (e) {
+        if (mine !== generation || e.name === 'AbortError' || e.status !== 429 || attempt >= 10) return;
+        await new Promise((done) => setTimeout(done, 1000));
+        if (mine !== generation) return;
+      }
+    }
+    if (mine !== generation || reply.result !== 'mate') return;
+    const text = await notation(asked, reply.pv);
+    if (mine !== generation) return;
+    showEngine({ mate: { moves: reply.moves, text: text.join(' '), move: reply.pv[0] } });
   }
 
   /** Analyses the position now shown, deeper and deeper, until another position is shown. */
   async function think() {
     const mine = ++generation;
     calledOff?.abort();
-    showEngine({ lines: [] });
+    showEngine({ lines: [], mate: null });
     bar.set(null);
     if (!engineOn.checked || !record) {
       showEngine({ status: engineOn.checked ? '' : 'Turn the engine on to see its best lines.' });
@@ -219,20 +255,18 @@ export function analysisPage() {
       if (mine !== generation) return;
       bar.set(reply.score, senteToMove);
       // Each line in the game's notation: the replay of the position and the line gives it.
-      const texts = await Promise.all(reply.lines.map(async (l) => {
-        try {
-          const replay = await api('/api/replay', { ...asked, moves: [...asked.moves, ...l.pv] });
-          return replay.hodges.slice(asked.moves.length);
-        } catch {
-          return l.pv;
-        }
-      }));
+      const texts = await Promise.all(reply.lines.map((l) => notation(asked, l.pv)));
       if (mine !== generation) return;
       showEngine({
         lines: reply.lines.map((l, i) => ({ score: scoreText(l.score, senteToMove), moves: texts[i].join(' '), move: l.move })),
         status: `Depth ${reply.depth}`,
         depth: reply.depth,
       });
+      // The mate solver's turn comes once the first lines are shown.
+      if (depth === ANALYSIS_DEPTHS[0]) {
+        await lookForMate(asked, mine);
+        if (mine !== generation) return;
+      }
       // The time cap ended this search before its depth: deeper would take longer still.
       if (reply.depth < depth) break;
     }

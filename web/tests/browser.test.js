@@ -430,6 +430,32 @@ test('import a record and ask the engine on the analysis board', async () => {
   await page.close();
 });
 
+test('Analysis board: a forced mate by checks is read out as its own line, and playing it follows it', async () => {
+  for (const [width, height, name] of [[1366, 850, 'mate-line.png'], [390, 844, 'mate-line-phone.png']]) {
+    const page = await newPage(width, height);
+    await page.goto(`${base}/#/analysis`);
+    await page.waitForSelector('[data-action="load"]');
+    // Sente mates in three: every move a check, the defender's longest resistance read out.
+    const sfen = 'F6/1c+S1f1l/ks1s1ps/P1S4/3S2S/2C1S2/4K1R b CPR4Scpl4s 73';
+    await page.fill('input[name="sfen"]', sfen);
+    await page.click('[data-action="load"]');
+    await page.waitForFunction((s) => document.querySelector('.board')?.dataset.sfen === s, sfen);
+    await page.check('[data-engine-toggle]');
+    await page.waitForSelector('[data-mate-line]', { timeout: 20000 });
+    assert.equal(await page.getAttribute('[data-mate-line]', 'data-mate-line'), '3');
+    const moves = (await page.textContent('[data-mate-line] .line-moves')).trim().split(/\s+/);
+    assert.equal(moves.length, 5, moves.join(' '));
+    assert.match(await page.textContent('[data-mate-line] .line-score'), /Mate 3/);
+    await page.locator('[data-mate-line]').scrollIntoViewIfNeeded();
+    await shot(page, name);
+    // Its first move played, the defender to move: the solver looks for the defender's mate.
+    await page.click('[data-mate-line]');
+    await page.waitForFunction((s) => document.querySelector('.board')?.dataset.sfen !== s, sfen);
+    await page.waitForFunction(() => !document.querySelector('[data-mate-line]'));
+    await page.close();
+  }
+});
+
 test('Analysis board: the engine\'s best lines deepen by themselves, the bar follows, and moves grow a tree of variations', async () => {
   const page = await newPage();
   await page.goto(`${base}/#/analysis`);

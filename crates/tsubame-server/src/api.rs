@@ -12,6 +12,7 @@ use crate::connections::PeerAddr;
 use crate::error::ApiError;
 use crate::game::EngineReply;
 use crate::game::HostedGame;
+use crate::game::MateReply;
 use crate::hub::{Credential, GameRoom, GameView, Hub, NewGame, SeatGrant};
 use crate::metrics::GaugeGuard;
 use crate::responses::{
@@ -958,6 +959,60 @@ impl Drop for StopWhenDropped {
     }
 }
 
+/// The game of a position request with its moves played; 409 when it is already over.
+fn position_to_search(request: &PositionRequest) -> Result<HostedGame, ApiError> {
+    let mut game = game_for(request)?;
+    for (index, usi) in request.moves.iter().enumerate() {
+        game.play(usi)
+            .map_err(|e| ApiError::rules(format!("move {} ({usi}): {e}", index + 1)))?;
+    }
+    if game.outcome().is_some() {
+        return Err(ApiError::conflict("the game is over in this position"));
+    }
+    Ok(game)
+}
+
+/// A place in the engine's work for one analysis: admitted for the asking address, then one of
+/// the slots, with the gauges that count both and a stop flag raised when the request goes
+/// away (another position asked for, the page left), so the slot is not held for an answer
+/// nobody reads. Everything is given back when it is dropped.
+struct EngineTurn {
+    stop: Arc<AtomicBool>,
+    _stop_when_dropped: StopWhenDropped,
+    _running: GaugeGuard,
+    _slot: tokio::sync::OwnedSemaphorePermit,
+    _ticket: crate::engine_work::AnalysisTicket,
+}
+
+impl EngineTurn {
+    /// Waits for a slot; 429 when the address already has its share or the queue is full.
+    async fn take(
+        hub: &Hub,
+        peer: std::net::SocketAddr,
+        headers: &HeaderMap,
+    ) -> Result<EngineTurn, ApiError> {
+        let ticket = hub
+            .engine()
+            .admit_analysis(hub.settings().connections.client_address(peer, headers))?;
+        let waiting = GaugeGuard::hold(&hub.metrics().engine_waiting);
+        let slot = hub
+            .engine()
+            .slot()
+            .await
+            .ok_or_else(|| ApiError::internal("the engine scheduler stopped"))?;
+        drop(waiting);
+        let running = GaugeGuard::hold(&hub.metrics().engine_running);
+        let stop = Arc::new(AtomicBool::new(false));
+        Ok(EngineTurn {
+            _stop_when_dropped: StopWhenDropped(stop.clone()),
+            stop,
+            _running: running,
+            _slot: slot,
+            _ticket: ticket,
+        })
+    }
+}
+
 /// Asks the engine about a position. Searches share the server's engine slots: a request
 /// waits for one, and is refused (429, Retry-After) when its address already has its share
 /// or the queue is full.
@@ -969,14 +1024,7 @@ pub(crate) async fn analyse(
     body: Bytes,
 ) -> Result<Response, ApiError> {
     let request: PositionRequest = parse_body(&body)?;
-    let mut game = game_for(&request)?;
-    for (index, usi) in request.moves.iter().enumerate() {
-        game.play(usi)
-            .map_err(|e| ApiError::rules(format!("move {} ({usi}): {e}", index + 1)))?;
-    }
-    if game.outcome().is_some() {
-        return Err(ApiError::conflict("the game is over in this position"));
-    }
+    let game = position_to_search(&request)?;
     let depth = request.depth.unwrap_or(8).clamp(1, 30);
     let movetime = request.movetime_ms.unwrap_or(1000).clamp(10, 10_000);
     let lines = request.lines.unwrap_or(1);
@@ -991,28 +1039,77 @@ pub(crate) async fn analyse(
         lines,
         ..Limits::default()
     };
-    let _ticket = hub
-        .engine()
-        .admit_analysis(hub.settings().connections.client_address(peer, &headers))?;
-    let waiting = GaugeGuard::hold(&hub.metrics().engine_waiting);
-    let _slot = hub
-        .engine()
-        .slot()
-        .await
-        .ok_or_else(|| ApiError::internal("the engine scheduler stopped"))?;
-    drop(waiting);
-    let _running = GaugeGuard::hold(&hub.metrics().engine_running);
-    // A client that goes away (another position asked for, the page left) stops its search:
-    // the slot is not held for an answer nobody reads.
-    let stop = Arc::new(AtomicBool::new(false));
-    let _stop_when_dropped = StopWhenDropped(stop.clone());
+    let turn = EngineTurn::take(&hub, peer, &headers).await?;
+    let stop = turn.stop.clone();
     let reply = tokio::task::spawn_blocking(move || game.best_move(&limits, stop))
         .await
         .map_err(|e| ApiError::internal(format!("engine failed: {e}")))?;
+    drop(turn);
     match reply {
         Some(reply) => Ok(ok(&reply)),
         None => Err(ApiError::conflict("the side to move has no legal move")),
     }
+}
+
+/// What `POST /api/mate` is asked: a position, and how long a mate and how much time.
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct MateRequest {
+    variant: String,
+    #[serde(default)]
+    options: OptionsInput,
+    #[serde(default)]
+    sfen: Option<String>,
+    #[serde(default)]
+    moves: Vec<String>,
+    /// The longest mate looked for, in the attacker's moves (1 to 31; default 15).
+    #[serde(default)]
+    max_moves: Option<u32>,
+    /// Time for the search in milliseconds (10 to 10,000; default 1,000).
+    #[serde(default)]
+    movetime_ms: Option<u64>,
+}
+
+/// The longest mate `POST /api/mate` looks for.
+pub const MAX_MATE_MOVES: u32 = 31;
+
+/// Looks for a mate by checks (a tsume) for the side to move, as the analysis board's mate
+/// line shows it. Shares the engine slots and limits with `POST /api/analyse`.
+#[utoipa::path(post, path = "/api/mate", tag = "analysis", request_body = MateRequest, responses((status = 200, description = "The shortest mate by checks found, none, or unknown when the time ran out", body = MateReply), (status = 400, description = "A malformed request", body = ErrorBody), (status = 409, description = "Not possible in the game as it stands", body = ErrorBody), (status = 422, description = "Refused by the rules", body = ErrorBody), (status = 429, description = "Too many requests: Retry-After says when to try again", body = ErrorBody)))]
+pub(crate) async fn mate(
+    State(hub): State<Arc<Hub>>,
+    ConnectInfo(PeerAddr(peer)): ConnectInfo<PeerAddr>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let request: MateRequest = parse_body(&body)?;
+    let max_moves = request.max_moves.unwrap_or(15);
+    if !(1..=MAX_MATE_MOVES).contains(&max_moves) {
+        return Err(ApiError::bad_request(format!(
+            "max_moves must be 1 to {MAX_MATE_MOVES}"
+        )));
+    }
+    let movetime = request.movetime_ms.unwrap_or(1000).clamp(10, 10_000);
+    let position = PositionRequest {
+        variant: request.variant,
+        options: request.options,
+        sfen: request.sfen,
+        moves: request.moves,
+        depth: None,
+        movetime_ms: None,
+        lines: None,
+    };
+    let game = position_to_search(&position)?;
+    let turn = EngineTurn::take(&hub, peer, &headers).await?;
+    let stop = turn.stop.clone();
+    // A small table per request, as for the analyses: the slots bound how many there are.
+    let reply = tokio::task::spawn_blocking(move || {
+        game.mate(max_moves, Duration::from_millis(movetime), 16, stop)
+    })
+    .await
+    .map_err(|e| ApiError::internal(format!("engine failed: {e}")))?;
+    drop(turn);
+    Ok(ok(&reply))
 }
 
 /// The WebSocket of a game. It starts as a spectator's; an `auth` message with the seat's
@@ -1372,6 +1469,7 @@ pub fn routes(hub: Arc<Hub>) -> Router {
             post(import).layer(DefaultBodyLimit::max(IMPORT_BODY_LIMIT)),
         )
         .route("/api/analyse", post(analyse))
+        .route("/api/mate", post(mate))
         .merge(crate::account_api::routes())
         .route("/api/{*rest}", get(api_not_found).post(api_not_found))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))

@@ -9,11 +9,14 @@ use tsubame_engine::eval::EvalParams;
 use tsubame_engine::limits::Limits;
 use tsubame_engine::search::{Score, SearchRequest, search_any};
 use tsubame_engine::search_params::SearchParams;
+use tsubame_engine::tsume::{MateLimits, MateResult, solve};
 use tsubame_engine::tt::TranspositionTable;
 use tsubame_notation::record::write_kif_move;
 use tsubame_notation::{write_hodges_any, write_short};
 use tsubame_rules::tenjiku::TenjikuPosition;
-use tsubame_rules::{AnyGame, AnyGameError, Color, MoveError, OptionError, Options, Variant};
+use tsubame_rules::{
+    AnyGame, AnyGameError, AnyPosition, Color, MoveError, OptionError, Options, Variant,
+};
 use tsubame_rules::{Bitboard, Move, Position, PositionVisitor, Square};
 use utoipa::ToSchema;
 
@@ -81,6 +84,24 @@ pub struct EngineReply {
     /// The best lines, best first, when several were asked for (`Limits::lines`); the first
     /// is the move above.
     pub lines: Vec<EngineLine>,
+}
+
+/// What the mate solver found for the side to move: a forced mate in which every attacking
+/// move gives check (a tsume), with the defender's longest resistance.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
+pub struct MateReply {
+    /// `mate`, `none` (no such mate within `max_moves`) or `unknown` (the time ran out first).
+    pub result: String,
+    /// The mate's length in the attacker's moves, with a mate.
+    pub moves: Option<u32>,
+    /// The mate's moves, USI text (`2 * moves - 1` of them); empty without a mate.
+    pub pv: Vec<String>,
+    /// The longest mate looked for.
+    pub max_moves: u32,
+    /// Positions searched.
+    pub nodes: u64,
+    /// Milliseconds taken.
+    pub time_ms: u64,
 }
 
 /// One of several best lines.
@@ -227,6 +248,47 @@ impl HostedGame {
     /// How the rules ended the game (mate, repetition, ...), if they have.
     pub fn outcome(&self) -> Option<tsubame_rules::Outcome> {
         self.game.outcome()
+    }
+
+    /// Looks for a mate by checks for the side to move within `max_moves` and `time`, in a
+    /// table of `table_mib`; setting `stop` ends the search (an `unknown` answer).
+    pub fn mate(
+        &self,
+        max_moves: u32,
+        time: std::time::Duration,
+        table_mib: usize,
+        stop: Arc<AtomicBool>,
+    ) -> MateReply {
+        let position = self.game.position();
+        let limits = MateLimits {
+            max_moves,
+            time: Some(time),
+            nodes: None,
+            stop: Some(stop),
+            table_mib,
+        };
+        let report = match &position {
+            AnyPosition::Tori(p) => solve(p, &limits, &mut |_| {}),
+            AnyPosition::Wa(p) => solve(p, &limits, &mut |_| {}),
+            AnyPosition::Tenjiku(p) => solve(p.as_ref(), &limits, &mut |_| {}),
+        };
+        let (result, moves, pv) = match &report.result {
+            MateResult::Mate(line) => (
+                "mate",
+                Some(line.len().div_ceil(2) as u32),
+                position.line_to_usi(line),
+            ),
+            MateResult::NoMate(_) => ("none", None, Vec::new()),
+            MateResult::Unknown(_) => ("unknown", None, Vec::new()),
+        };
+        MateReply {
+            result: result.to_string(),
+            moves,
+            pv,
+            max_moves,
+            nodes: report.nodes,
+            time_ms: report.elapsed.as_millis().min(u128::from(u64::MAX)) as u64,
+        }
     }
 
     /// Searches the current position; `None` when the side to move has no move. Setting

@@ -38,6 +38,7 @@ use utoipa::OpenApi;
         crate::api::replay,
         crate::api::import,
         crate::api::analyse,
+        crate::api::mate,
         crate::account_api::who_am_i,
         crate::account_api::signup,
         crate::account_api::login,

@@ -293,6 +293,38 @@ fn the_document_lists_every_endpoint_and_the_answers_match_it() {
         &replayed,
         "replay",
     );
+    // The mate solver: a falcon dropped on 1b mates; the start position has no check at all.
+    let (status, mated) = server.post(
+        "/api/mate",
+        json!({"variant": "tori", "sfen": "5sk/5s1/6C/7/7/7/K6 b F 1", "max_moves": 3}),
+    );
+    assert_eq!(status, 200, "{mated}");
+    assert_eq!(mated["result"], "mate", "{mated}");
+    assert_eq!(mated["moves"], 1, "{mated}");
+    assert_eq!(mated["pv"], json!(["F*1b"]), "{mated}");
+    check(
+        &doc,
+        answer_schema(&doc, "post", "/api/mate", "200"),
+        &mated,
+        "mate",
+    );
+    let (status, none) = server.post("/api/mate", json!({"variant": "tori", "max_moves": 2}));
+    assert_eq!(status, 200, "{none}");
+    assert_eq!(none["result"], "none", "{none}");
+    check(
+        &doc,
+        answer_schema(&doc, "post", "/api/mate", "200"),
+        &none,
+        "no mate",
+    );
+    let (status, refused) = server.post("/api/mate", json!({"variant": "tori", "max_moves": 99}));
+    assert_eq!(status, 400, "{refused}");
+    assert!(
+        refused["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("max_moves")),
+        "{refused}"
+    );
     let kif = record["exports"]["kif"]
         .as_str()
         .expect("a Tori game has a KIF");
