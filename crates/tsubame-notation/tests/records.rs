@@ -528,3 +528,69 @@ fn pgn_files_with_many_games() {
         "{error:?}"
     );
 }
+
+/// A KIF's ending line speaks for the side to move: without a closing line, `投了`, `詰み` and
+/// `切れ負け` give the game to the other side. A resignation on the opponent's turn, which no
+/// ending line can say, is kept as a comment and read back; players, date and the clock's
+/// 持ち時間 survive the round trip, in KIF and in PGN.
+#[test]
+fn kif_endings_name_the_winner_and_game_tags_survive_both_ways() {
+    let head = "#KIF version=2.0 encoding=UTF-8\n手合割：平手\n手数----指手---------消費時間--\n   1 ３三燕(34)\n   2 ５五燕(54)\n";
+    for (ending, reason) in [
+        ("投了", EndReason::Resignation),
+        ("切れ負け", EndReason::Time),
+    ] {
+        let record =
+            read_kif(format!("{head}   3 {ending}\n").as_bytes()).unwrap_or_else(|e| panic!("{e}"));
+        // Move 3 is sente's: sente resigned (or lost on time), gote won.
+        assert_eq!(record.result, GameResult::GoteWins, "{ending}");
+        assert_eq!(record.reason, Some(reason), "{ending}");
+    }
+    let mut record = read_kif(head.as_bytes()).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(record.result, GameResult::Unfinished);
+    record.sente = Some("Alice".into());
+    record.gote = Some("Bob".into());
+    record.date = Some("2026.11.26".into());
+    // Gote resigned while sente was to move.
+    record.result = GameResult::SenteWins;
+    record.reason = Some(EndReason::Resignation);
+    for (control, written) in [("600+30b", "10分+30秒"), ("300+5", "5分+5秒加算")] {
+        record.time_control = Some(control.into());
+        let kif = write_kif(&record).unwrap_or_else(|e| panic!("{e}"));
+        assert!(kif.contains(&format!("持ち時間：{written}\n")), "{kif}");
+        assert!(kif.contains("*後手投了\nまで2手で先手の勝ち\n"), "{kif}");
+        assert!(!kif.contains("   3 投了"), "{kif}");
+        let back = read_kif(kif.as_bytes()).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(back.result, GameResult::SenteWins);
+        assert_eq!(back.reason, Some(EndReason::Resignation));
+        assert_eq!(
+            back.moves, record.moves,
+            "the comment is not left on the move"
+        );
+        assert_eq!(back.time_control.as_deref(), Some(control));
+        assert_eq!(
+            (back.sente, back.gote, back.date),
+            (
+                record.sente.clone(),
+                record.gote.clone(),
+                record.date.clone()
+            )
+        );
+        let pgn = write_pgn(&record).unwrap_or_else(|e| panic!("{e}"));
+        let back = read_pgn(&pgn).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(back.time_control.as_deref(), Some(control), "{pgn}");
+        assert_eq!(
+            (back.sente, back.gote, back.date),
+            (
+                record.sente.clone(),
+                record.gote.clone(),
+                record.date.clone()
+            )
+        );
+        assert_eq!(back.result, GameResult::SenteWins);
+    }
+    // A resignation by the side to move is the ending line, as KIF readers expect it.
+    record.result = GameResult::GoteWins;
+    let kif = write_kif(&record).unwrap_or_else(|e| panic!("{e}"));
+    assert!(kif.contains("   3 投了\nまで2手で後手の勝ち\n"), "{kif}");
+}

@@ -27,6 +27,59 @@ const ENDINGS: [(&str, EndReason); 4] = [
     ("千日手", EndReason::Repetition),
 ];
 
+/// The comment that records a resignation made on the opponent's turn (`*後手投了`).
+const OFF_TURN_RESIGNATION: &str = "投了";
+
+/// A time control as KIF's 持ち時間 line writes it: `600+30b` (byo-yomi) as `10分+30秒`,
+/// `300+5` (an increment) as `5分+5秒加算`; another form as it is.
+fn kif_time_control(control: &str) -> String {
+    let seconds = |text: &str| text.parse::<u64>().ok();
+    let minutes = |total: u64| {
+        if total % 60 == 0 {
+            format!("{}分", total / 60)
+        } else {
+            format!("{total}秒")
+        }
+    };
+    match control.split_once('+') {
+        Some((main, period)) if period.ends_with('b') => {
+            match (seconds(main), seconds(period.trim_end_matches('b'))) {
+                (Some(main), Some(period)) => format!("{}+{period}秒", minutes(main)),
+                _ => control.to_string(),
+            }
+        }
+        Some((main, increment)) => match (seconds(main), seconds(increment)) {
+            (Some(main), Some(increment)) => format!("{}+{increment}秒加算", minutes(main)),
+            _ => control.to_string(),
+        },
+        None => control.to_string(),
+    }
+}
+
+/// A 持ち時間 line read back into the record's form (`10分+30秒` → `600+30b`); a form it does
+/// not know is kept as written.
+fn time_control_of_kif(text: &str) -> String {
+    let amount = |part: &str| -> Option<u64> {
+        if let Some(m) = part.strip_suffix('分') {
+            m.trim().parse::<u64>().ok().map(|m| m * 60)
+        } else {
+            part.strip_suffix('秒')?.trim().parse().ok()
+        }
+    };
+    let Some((main, rest)) = text.split_once('+') else {
+        return text.to_string();
+    };
+    let (rest, increment) = match rest.strip_suffix("加算") {
+        Some(rest) => (rest, true),
+        None => (rest, false),
+    };
+    match (amount(main.trim()), amount(rest.trim())) {
+        (Some(main), Some(extra)) if increment => format!("{main}+{extra}"),
+        (Some(main), Some(extra)) => format!("{main}+{extra}b"),
+        _ => text.to_string(),
+    }
+}
+
 fn unsupported(text: &str) -> RecordError {
     RecordError::at(0, 0, RecordErrorKind::Unsupported(text.to_string()))
 }
@@ -81,6 +134,9 @@ pub fn write_kif(record: &Record) -> Result<String, RecordError> {
     if let Some(date) = &record.date {
         out.push_str(&format!("開始日時：{}\n", date.replace('.', "/")));
     }
+    if let Some(control) = &record.time_control {
+        out.push_str(&format!("持ち時間：{}\n", kif_time_control(control)));
+    }
     out.push_str(&format!("手合割：{handicap_name}\n"));
     if let Some(sente) = &record.sente {
         out.push_str(&format!("先手：{sente}\n"));
@@ -113,10 +169,25 @@ pub fn write_kif(record: &Record) -> Result<String, RecordError> {
         }
     }
     let plies = replay.steps.len();
-    let ending = record
+    // KIF's ending line speaks for the side to move: `41 投了` is the 41st move's player
+    // resigning, and readers give the game to the other side. A resignation made on the
+    // opponent's turn is no such move: it is written as a comment on the last move instead,
+    // and the closing line names the winner.
+    let to_move_is_sente = replay.final_sfen.split_whitespace().nth(1) != Some("w");
+    let winner_is_sente = match record.result {
+        GameResult::SenteWins => Some(true),
+        GameResult::GoteWins => Some(false),
+        _ => None,
+    };
+    let off_turn_resignation =
+        record.reason == Some(EndReason::Resignation) && winner_is_sente == Some(to_move_is_sente);
+    if off_turn_resignation {
+        let loser = if to_move_is_sente { "後手" } else { "先手" };
+        out.push_str(&format!("*{loser}{OFF_TURN_RESIGNATION}\n"));
+    } else if let Some((word, _)) = record
         .reason
-        .and_then(|r| ENDINGS.iter().find(|(_, reason)| *reason == r));
-    if let Some((word, _)) = ending {
+        .and_then(|r| ENDINGS.iter().find(|(_, reason)| *reason == r))
+    {
         out.push_str(&format!("{:>4} {word}\n", plies + 1));
     }
     match record.result {
@@ -281,6 +352,7 @@ pub fn read_kif_with(bytes: &[u8], rules: Option<&Options>) -> Result<Record, Re
                     })?;
                 }
                 "開始日時" => record_fields.push(("date", value.replace('/', "."))),
+                "持ち時間" => record_fields.push(("time_control", time_control_of_kif(&value))),
                 "先手" | "下手" => record_fields.push(("sente", value)),
                 "後手" | "上手" => record_fields.push(("gote", value)),
                 _ => {}
@@ -319,6 +391,7 @@ pub fn read_kif_with(bytes: &[u8], rules: Option<&Options>) -> Result<Record, Re
     for (field, value) in record_fields {
         match field {
             "date" => record.date = Some(value),
+            "time_control" => record.time_control = Some(value),
             "sente" => record.sente = Some(value),
             _ => record.gote = Some(value),
         }
@@ -336,8 +409,40 @@ pub fn read_kif_with(bytes: &[u8], rules: Option<&Options>) -> Result<Record, Re
         })
         .collect();
     let outcome = resolved.replay.outcome;
-    record.reason = ending.map(|(r, _)| r).or(outcome.map(|o| o.reason));
+    // The side to move after the last move: the one an ending line speaks for.
+    let to_move_is_sente = resolved.replay.final_sfen.split_whitespace().nth(1) != Some("w");
+    let side_to_move_loses = if to_move_is_sente {
+        GameResult::GoteWins
+    } else {
+        GameResult::SenteWins
+    };
+    // A resignation on the opponent's turn: the comment this writer leaves on the last move.
+    let off_turn = record.moves.last().and_then(|last| {
+        let comment = last.comment.as_deref()?;
+        let loser = comment.strip_suffix(OFF_TURN_RESIGNATION)?;
+        match loser {
+            "先手" => Some(GameResult::GoteWins),
+            "後手" => Some(GameResult::SenteWins),
+            _ => None,
+        }
+    });
+    if off_turn.is_some()
+        && let Some(last) = record.moves.last_mut()
+    {
+        last.comment = None;
+    }
+    let from_ending = ending.map(|(reason, _)| match reason {
+        EndReason::Repetition => GameResult::NoWinner,
+        // 投了, 詰み, 切れ負け: the side to move lost.
+        _ => side_to_move_loses,
+    });
+    record.reason = ending
+        .map(|(r, _)| r)
+        .or(off_turn.map(|_| EndReason::Resignation))
+        .or(outcome.map(|o| o.reason));
     record.result = result
+        .or(from_ending)
+        .or(off_turn)
         .or(outcome.map(GameResult::from_outcome))
         .unwrap_or(GameResult::Unfinished);
     if let (Some((reason, line)), Some(outcome)) = (ending, outcome)
