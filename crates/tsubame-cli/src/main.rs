@@ -6,6 +6,7 @@ mod games;
 mod match_runner;
 mod nnue;
 mod play;
+mod puzzles;
 mod tsume;
 mod tune;
 
@@ -46,6 +47,9 @@ enum Command {
         after_help = "Examples:\n  tsubame moves --variant tori\n  tsubame moves --variant tori --sfen '3k3/7/7/7/7/7/3K3 b S 1'"
     )]
     Moves(MovesArgs),
+    /// Mine puzzles from games, and check puzzle files.
+    #[command(after_help = puzzles::HELP)]
+    Puzzles(puzzles::PuzzlesArgs),
     /// Find the shortest forced mate in which every attacking move gives check.
     #[command(after_help = tsume::HELP)]
     Tsume(tsume::TsumeArgs),
@@ -535,6 +539,7 @@ fn main() -> ExitCode {
         Command::Tune(args) => tune::run(args),
         Command::Nnue(args) => nnue::run(args),
         Command::Moves(args) => moves(args),
+        Command::Puzzles(args) => puzzles::run(args),
         Command::Tsume(args) => match tsume::run(args) {
             Ok(()) => Ok(()),
             Err(tsume::BadInput(error)) => {

@@ -700,6 +700,58 @@ fn rest_of(limit: u32, total: u32, child: u32) -> u32 {
         .min(INFINITE)
 }
 
+/// The plies of a mate of `moves` attacker moves, within the solver's counter.
+fn plies_for(moves: u32) -> u16 {
+    u16::try_from(moves.saturating_mul(2).saturating_sub(1))
+        .unwrap_or(u16::MAX - 1)
+        .min(u16::MAX - 1)
+}
+
+impl<'a, P: MateRules> Solver<'a, P> {
+    fn new(position: &P, limits: &'a MateLimits, started: Instant) -> Solver<'a, P> {
+        Solver {
+            position: position.clone(),
+            attacker: position.side_to_move(),
+            table: Table::new(limits.table_mib),
+            line: Vec::with_capacity(usize::from(plies_for(limits.max_moves)) + 1),
+            nodes: 0,
+            next_check: 1024,
+            limits,
+            started,
+            interrupted: None,
+        }
+    }
+}
+
+/// Whether every attacker move of `line`, a mate from `position` (the attacker to move) as
+/// [`solve`] gives it, is the only check that mates that quickly: what makes a tsume a problem
+/// with one answer. Every other check at each step is searched for a mate as short.
+pub fn is_only_solution<P: MateRules>(
+    position: &P,
+    line: &[Move],
+    limits: &MateLimits,
+) -> Result<bool, Interrupted> {
+    let mut solver = Solver::new(position, limits, Instant::now());
+    let total = line.len();
+    for (index, &mv) in line.iter().enumerate() {
+        if index % 2 == 0 {
+            let plies_left = u16::try_from(total - index).unwrap_or(u16::MAX - 1);
+            let mut checks = Vec::with_capacity(64);
+            solver.position.generate_checks(&mut checks);
+            for check in checks.into_iter().filter(|&c| c != mv) {
+                let undo = solver.position.make_move(check);
+                let mated = solver.prove(false, plies_left - 1);
+                solver.position.unmake_move(check, undo);
+                if mated?.is_some() {
+                    return Ok(false);
+                }
+            }
+        }
+        solver.position.make_move(mv);
+    }
+    Ok(true)
+}
+
 /// Finds the shortest mate of at most `limits.max_moves` attacker moves from `position` (the
 /// attacker to move), every attacking move a check, with the defender's longest resistance.
 pub fn solve<P: MateRules>(
@@ -708,20 +760,8 @@ pub fn solve<P: MateRules>(
     progress: &mut dyn FnMut(&Progress),
 ) -> MateReport {
     let started = Instant::now();
-    let max_plies = u16::try_from(limits.max_moves.saturating_mul(2).saturating_sub(1))
-        .unwrap_or(u16::MAX - 1)
-        .min(u16::MAX - 1);
-    let mut solver = Solver {
-        position: position.clone(),
-        attacker: position.side_to_move(),
-        table: Table::new(limits.table_mib),
-        line: Vec::with_capacity(usize::from(max_plies) + 1),
-        nodes: 0,
-        next_check: 1024,
-        limits,
-        started,
-        interrupted: None,
-    };
+    let max_plies = plies_for(limits.max_moves);
+    let mut solver = Solver::new(position, limits, started);
     let result = (|| -> Result<MateResult, Interrupted> {
         if max_plies == 0 {
             return Ok(MateResult::NoMate(0));

@@ -1,0 +1,231 @@
+//! `tsubame puzzles`: puzzles mined from games files (`generate`) and puzzle files checked
+//! (`check`).
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::io::Write;
+use std::path::PathBuf;
+use tsubame_puzzles::generate::{Settings, Source, SourceGame, mine};
+use tsubame_puzzles::{check, read_puzzles};
+use tsubame_rules::{AnyPosition, Options, Variant};
+use tsubame_train::games::read_games;
+
+pub const HELP: &str = "\
+Examples:
+  xz -dk data/nnue/tori-seed6.games.xz
+  tsubame puzzles generate --variant tori --games tori-seed6.games --every 4 --out tori.puzzles
+  tsubame puzzles generate --variant wa --option drops=off --games wa.games --out wa.puzzles --resume
+  tsubame puzzles check --file data/puzzles/tori.jsonl
+
+`generate` replays each game of the games files (`tsubame nnue generate`'s, uncompressed) and
+looks at the positions where the games' own scores swing or announce a mate: the mate solver's
+tsume with one answer at each step, or else one clearly winning move by the engine (two searches
+of the two best moves), followed with the opponent's best replies while the player's move stays
+the only good one. Each puzzle is a JSON line ({id, variant, options, sfen, moves, themes,
+rating, source}), a position met again written once; after each game a `# games FILE NEXT`
+line records the progress, which --resume reads. The same games give the same puzzles.
+
+`check` replays every puzzle of a file through the rules (and the mate solver for tsume).";
+
+/// What to do.
+#[derive(Args)]
+pub struct PuzzlesArgs {
+    #[command(subcommand)]
+    step: PuzzlesStep,
+}
+
+#[derive(Subcommand)]
+enum PuzzlesStep {
+    /// Mine puzzles from games files.
+    Generate(GenerateArgs),
+    /// Check every puzzle of a puzzle file.
+    Check(CheckArgs),
+}
+
+#[derive(Args)]
+struct GenerateArgs {
+    /// The game.
+    #[arg(long, value_parser = crate::games::variant_parser(), default_value = "tori")]
+    variant: Variant,
+    /// A rule option as NAME=VALUE (repeatable); the games files must have been played so.
+    #[arg(long = "option", value_name = "NAME=VALUE")]
+    options: Vec<String>,
+    /// A games file (repeatable), mined in order.
+    #[arg(long = "games", value_name = "FILE", required = true)]
+    games: Vec<PathBuf>,
+    /// Mine every Nth game only.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    every: usize,
+    /// With --every N, mine the games whose number in the file leaves this remainder.
+    #[arg(long, value_name = "K", default_value_t = 0)]
+    offset: usize,
+    /// Stop after this many games (counted over all files, mined or skipped by --every).
+    #[arg(long, value_name = "N")]
+    limit: Option<usize>,
+    /// The puzzle file, appended to.
+    #[arg(long, value_name = "FILE")]
+    out: PathBuf,
+    /// Go on after the last `# games` line of --out.
+    #[arg(long)]
+    resume: bool,
+    /// Nodes of the first look at a candidate.
+    #[arg(long, value_name = "N", default_value_t = Settings::default().screen_nodes)]
+    screen_nodes: u64,
+    /// Nodes of the confirming look and of the replies.
+    #[arg(long, value_name = "N", default_value_t = Settings::default().confirm_nodes)]
+    confirm_nodes: u64,
+}
+
+#[derive(Args)]
+struct CheckArgs {
+    /// The puzzle file.
+    #[arg(long, value_name = "FILE")]
+    file: PathBuf,
+}
+
+pub fn run(args: &PuzzlesArgs) -> Result<()> {
+    match &args.step {
+        PuzzlesStep::Generate(a) => generate(a),
+        PuzzlesStep::Check(a) => check_file(a),
+    }
+}
+
+/// The `# games FILE NEXT` lines of a puzzle file: where each games file was left.
+fn progress(text: &str) -> Vec<(String, usize)> {
+    text.lines()
+        .filter_map(|line| {
+            let rest = line.strip_prefix("# games ")?;
+            let (file, next) = rest.rsplit_once(' ')?;
+            Some((file.to_string(), next.parse().ok()?))
+        })
+        .collect()
+}
+
+fn generate(args: &GenerateArgs) -> Result<()> {
+    if args.every == 0 {
+        bail!("--every must be at least 1");
+    }
+    if args.offset >= args.every {
+        bail!("--offset must be below --every");
+    }
+    let mut options = Options::defaults(args.variant.spec());
+    for pair in &args.options {
+        options.set_pair(pair)?;
+    }
+    let source = Source {
+        variant: args.variant,
+        options: options.clone(),
+        options_text: args.options.join(" "),
+    };
+    let settings = Settings {
+        screen_nodes: args.screen_nodes,
+        confirm_nodes: args.confirm_nodes,
+        ..Settings::default()
+    };
+    let existing = if args.out.exists() {
+        std::fs::read_to_string(&args.out).context("reading --out")?
+    } else {
+        String::new()
+    };
+    let done = if args.resume {
+        progress(&existing)
+    } else {
+        Vec::new()
+    };
+    // A position met again (a game that repeats another's, a mate in one that is also the end
+    // of a tsume) is written once: the first time.
+    let mut written: std::collections::HashSet<String> = read_puzzles(&existing)
+        .map_err(anyhow::Error::msg)
+        .context("reading --out")?
+        .into_iter()
+        .map(|p| p.id)
+        .collect();
+    let mut out = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&args.out)
+        .with_context(|| format!("opening {}", args.out.display()))?;
+    let mut counted = 0usize;
+    let mut found = 0usize;
+    for path in &args.games {
+        let name = path.file_name().map_or_else(
+            || path.display().to_string(),
+            |n| n.to_string_lossy().into(),
+        );
+        let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+        let file = read_games(&bytes, &path.display().to_string(), args.variant)?;
+        if file.options != options {
+            bail!(
+                "{} was played with other rule options than --option gives",
+                path.display()
+            );
+        }
+        let first = done
+            .iter()
+            .rev()
+            .find(|(file, _)| *file == name)
+            .map_or(0, |(_, next)| *next);
+        let bar = ProgressBar::new(file.games.len() as u64);
+        bar.set_style(
+            ProgressStyle::with_template("{prefix} {bar:30} {pos}/{len} games {msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        bar.set_prefix(name.clone());
+        bar.set_position(first as u64);
+        for (index, record) in file.games.iter().enumerate().skip(first) {
+            if args.limit.is_some_and(|limit| counted >= limit) {
+                break;
+            }
+            counted += 1;
+            if index % args.every == args.offset {
+                let start = match &record.start {
+                    Some(sfen) => AnyPosition::from_sfen(&options, sfen),
+                    None => AnyPosition::start(&options),
+                }
+                .with_context(|| format!("{name} game {}: its start", record.game))?;
+                let game = SourceGame {
+                    name: format!("{name} game {}", record.game),
+                    start,
+                    moves: record.plies.iter().map(|ply| ply.mv).collect(),
+                    scores: record
+                        .plies
+                        .iter()
+                        .map(|ply| ply.score.map(i32::from))
+                        .collect(),
+                };
+                for puzzle in mine(&game, &source, &settings) {
+                    if written.insert(puzzle.id.clone()) {
+                        writeln!(out, "{}", serde_json::to_string(&puzzle)?)?;
+                        found += 1;
+                    }
+                }
+            }
+            writeln!(out, "# games {name} {}", index + 1)?;
+            out.flush()?;
+            bar.set_position(index as u64 + 1);
+            bar.set_message(format!("{found} puzzles"));
+        }
+        bar.finish();
+    }
+    eprintln!("{found} puzzles written to {}", args.out.display());
+    Ok(())
+}
+
+fn check_file(args: &CheckArgs) -> Result<()> {
+    let text = std::fs::read_to_string(&args.file)
+        .with_context(|| format!("reading {}", args.file.display()))?;
+    let puzzles = read_puzzles(&text).map_err(anyhow::Error::msg)?;
+    let mut failed = 0;
+    for puzzle in &puzzles {
+        if let Err(error) = check(puzzle) {
+            eprintln!("{error}");
+            failed += 1;
+        }
+    }
+    println!("{} puzzles, {failed} refused", puzzles.len());
+    if failed > 0 {
+        bail!("{failed} puzzles refused");
+    }
+    Ok(())
+}
