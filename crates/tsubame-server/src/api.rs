@@ -701,6 +701,7 @@ fn record_of(game_start: &HostedGame, moves: &[String]) -> Result<ReplayedGame, 
             moves,
             walk.outcome()
                 .map(|o| (GameResult::from_outcome(o), Some(o.reason))),
+            &RecordTags::default(),
         ),
     })
 }
@@ -712,9 +713,14 @@ fn export_texts(
     game_start: &HostedGame,
     moves: &[String],
     end: Option<(GameResult, Option<EndReason>)>,
+    tags: &RecordTags,
 ) -> Exports {
     let start = game_start.start_sfen();
     let mut record = Record::new(game_start.options().clone());
+    record.sente = tags.sente.clone();
+    record.gote = tags.gote.clone();
+    record.date = tags.date.clone();
+    record.time_control = tags.time_control.clone();
     let default_start = HostedGame::new(game_start.variant(), &game_start.options_text(), None)
         .map(|game| game.start_sfen());
     if default_start.ok().as_deref() != Some(start.as_str()) {
@@ -735,6 +741,64 @@ fn export_texts(
         record: record.to_canonical().ok(),
         kif: write_kif(&record).ok(),
         pgn: write_pgn(&record).ok(),
+    }
+}
+
+/// What a record says of its game besides the moves: the players, the day, the clock.
+#[derive(Clone, Debug, Default)]
+struct RecordTags {
+    sente: Option<String>,
+    gote: Option<String>,
+    date: Option<String>,
+    time_control: Option<String>,
+}
+
+/// A day as records write it (`2026.11.26`, UTC) from unix milliseconds.
+fn record_date(unix_ms: u64) -> String {
+    // Days to a civil date, as in Howard Hinnant's `civil_from_days`.
+    let days = (unix_ms / 86_400_000) as i64 + 719_468;
+    let era = days.div_euclid(146_097);
+    let day_of_era = days.rem_euclid(146_097);
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let month_index = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * month_index + 2) / 5 + 1;
+    let month = if month_index < 10 {
+        month_index + 3
+    } else {
+        month_index - 9
+    };
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    format!("{year:04}.{month:02}.{day:02}")
+}
+
+#[cfg(test)]
+mod record_tag_tests {
+    use super::record_date;
+
+    #[test]
+    fn record_dates_are_civil_days() {
+        assert_eq!(record_date(0), "1970.01.01");
+        // 2024-02-29, a leap day, at noon; and the last millisecond of 2025.
+        assert_eq!(record_date(1_709_208_000_000), "2024.02.29");
+        assert_eq!(record_date(1_767_225_599_999), "2025.12.31");
+    }
+}
+
+/// A clock as records write it: `600+30b` (byo-yomi), `300+5` (an increment); none without one.
+fn record_time_control(control: &crate::clock::TimeControl) -> Option<String> {
+    use crate::clock::TimeControl;
+    match *control {
+        TimeControl::Unlimited => None,
+        TimeControl::Byoyomi {
+            main_ms, period_ms, ..
+        } => Some(format!("{}+{}b", main_ms / 1000, period_ms / 1000)),
+        TimeControl::Fischer {
+            main_ms,
+            increment_ms,
+        } => Some(format!("{}+{}", main_ms / 1000, increment_ms / 1000)),
+        TimeControl::Correspondence { days_per_move } => Some(format!("{days_per_move}d")),
     }
 }
 
@@ -768,8 +832,15 @@ pub(crate) async fn game_record(
     .map_err(|e| ApiError::internal(e.to_string()))?;
     let moves: Vec<String> = live.moves().iter().map(|m| m.played.usi.clone()).collect();
     let mut game = record_of(&start, &moves)?;
-    let result = hub.view_of(&live, false).result;
-    game.exports = export_texts(&start, &moves, record_end(result.as_ref()));
+    let view = hub.view_of(&live, false);
+    let tags = RecordTags {
+        sente: Some(view.sente_name.clone()),
+        gote: Some(view.gote_name.clone()),
+        date: Some(record_date(view.created_at)),
+        time_control: record_time_control(&view.time_control),
+    };
+    let result = view.result;
+    game.exports = export_texts(&start, &moves, record_end(result.as_ref()), &tags);
     Ok(ok(&StoredGameRecord { game, id, result }))
 }
 
@@ -935,7 +1006,13 @@ fn import_records(query: &ImportQuery, body: &[u8]) -> Result<Imported, ApiError
         .map_err(ApiError::from_rules)?;
         let moves: Vec<String> = record.moves.iter().map(|m| m.usi.clone()).collect();
         let mut game = record_of(&start, &moves)?;
-        game.exports = export_texts(&start, &moves, Some((record.result, record.reason)));
+        let kept = RecordTags {
+            sente: record.sente.clone(),
+            gote: record.gote.clone(),
+            date: record.date.clone(),
+            time_control: record.time_control.clone(),
+        };
+        game.exports = export_texts(&start, &moves, Some((record.result, record.reason)), &kept);
         let tags = ImportTags {
             sente: record.sente.clone(),
             gote: record.gote.clone(),
@@ -1471,6 +1548,7 @@ pub fn routes(hub: Arc<Hub>) -> Router {
         .route("/api/analyse", post(analyse))
         .route("/api/mate", post(mate))
         .merge(crate::account_api::routes())
+        .merge(crate::puzzle_api::routes())
         .route("/api/{*rest}", get(api_not_found).post(api_not_found))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .layer(axum::middleware::map_response(errors_as_json))

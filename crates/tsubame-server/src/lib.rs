@@ -20,6 +20,8 @@ pub mod game;
 pub mod hub;
 pub mod metrics;
 pub mod openapi;
+pub mod puzzle_api;
+pub mod puzzles;
 pub mod query;
 pub mod ratings;
 pub mod responses;

@@ -431,3 +431,58 @@ impl SocketMessage {
         serde_json::to_string(self).unwrap_or_default()
     }
 }
+
+/// A puzzle: from `sfen` the side to move finds `moves[0]`, the opponent replies `moves[1]`,
+/// and so on; the line ends with the player's move.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct PuzzleAnswer {
+    /// The puzzle's id.
+    pub id: String,
+    /// The game (`tori`, `wa`, `tenjiku`).
+    pub variant: String,
+    /// Rule options as `name=value` pairs separated by spaces (empty for the defaults).
+    pub options: String,
+    /// The start position, the player to move.
+    pub sfen: String,
+    /// The whole solution, USI, the player's move first.
+    pub moves: Vec<String>,
+    /// What it practises.
+    pub themes: Vec<String>,
+    /// Its difficulty as a rating, moved by every rated attempt.
+    pub rating: i64,
+    /// Rated attempts so far.
+    pub plays: i64,
+}
+
+/// A page of puzzles.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct PuzzleList {
+    /// The puzzles, easiest first.
+    pub puzzles: Vec<PuzzleAnswer>,
+    /// How many match, over every page.
+    pub total: i64,
+}
+
+/// A player's puzzle rating before and after an attempt.
+#[derive(Clone, Copy, Debug, Serialize, ToSchema)]
+pub struct PuzzleRatingChange {
+    /// Before, whole points.
+    pub before: i64,
+    /// After.
+    pub after: i64,
+    /// Whether it is still uncertain.
+    pub provisional: bool,
+}
+
+/// What an attempt did.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct AttemptAnswer {
+    /// Whether it was solved.
+    pub solved: bool,
+    /// Whether it was rated (an account's first attempt at the puzzle).
+    pub rated: bool,
+    /// The player's puzzle rating change, when rated.
+    pub rating: Option<PuzzleRatingChange>,
+    /// The puzzle's rating now.
+    pub puzzle_rating: i64,
+}

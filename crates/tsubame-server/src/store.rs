@@ -19,7 +19,7 @@ use tokio::sync::{mpsc, oneshot};
 /// The schema's migrations (`migrations/`), built into the binary: version, description and
 /// SQL, as `sqlx migrate` names them from the file names, so databases it migrated carry the
 /// same versions and checksums.
-const MIGRATIONS: [(i64, &str, &str); 7] = [
+const MIGRATIONS: [(i64, &str, &str); 8] = [
     (1, "games", include_str!("../migrations/0001_games.sql")),
     (
         2,
@@ -47,6 +47,7 @@ const MIGRATIONS: [(i64, &str, &str); 7] = [
         "write probe",
         include_str!("../migrations/0007_write_probe.sql"),
     ),
+    (8, "puzzles", include_str!("../migrations/0008_puzzles.sql")),
 ];
 
 /// [`MIGRATIONS`] as a source for sqlx's migrator.
@@ -705,6 +706,9 @@ impl Store {
             .run(&pool)
             .await
             .context("cannot migrate the database")?;
+        crate::puzzles::load_built_in(&pool)
+            .await
+            .context("cannot load the built-in puzzles")?;
         hash_plain_tokens(&pool)
             .await
             .context("cannot hash the seat tokens stored before hashing")?;
@@ -722,8 +726,13 @@ impl Store {
     }
 
     /// Takes a write's outcome: see [`WriteHealth::take`].
-    fn written<T>(&self, result: Result<T, sqlx::Error>) -> Result<T> {
+    pub(crate) fn written<T>(&self, result: Result<T, sqlx::Error>) -> Result<T> {
         self.health.take(result, self.postgres)
+    }
+
+    /// The connection pool, for the queries of other modules (puzzles).
+    pub(crate) fn pool(&self) -> &sqlx::AnyPool {
+        &self.pool
     }
 
     /// What the database said, while it refuses writes; none while it takes them.

@@ -14,6 +14,7 @@ fn routed() -> BTreeSet<(String, String)> {
     let sources = [
         include_str!("../src/api.rs"),
         include_str!("../src/account_api.rs"),
+        include_str!("../src/puzzle_api.rs"),
         include_str!("../src/lib.rs"),
     ];
     let mut routes = BTreeSet::new();
@@ -324,6 +325,50 @@ fn the_document_lists_every_endpoint_and_the_answers_match_it() {
             .as_str()
             .is_some_and(|e| e.contains("max_moves")),
         "{refused}"
+    );
+    // Puzzles: a list, one, the next, the day's, an attempt.
+    let (status, puzzles) = server.get("/api/puzzles?variant=tori&limit=3");
+    assert_eq!(status, 200, "{puzzles}");
+    check(
+        &doc,
+        answer_schema(&doc, "get", "/api/puzzles", "200"),
+        &puzzles,
+        "puzzles",
+    );
+    let puzzle_id = puzzles["puzzles"][0]["id"]
+        .as_str()
+        .expect("a puzzle")
+        .to_string();
+    for (path, template) in [
+        (format!("/api/puzzles/{puzzle_id}"), "/api/puzzles/{id}"),
+        (
+            "/api/puzzles/next?variant=tori".to_string(),
+            "/api/puzzles/next",
+        ),
+        (
+            "/api/puzzles/daily?variant=tori".to_string(),
+            "/api/puzzles/daily",
+        ),
+    ] {
+        let (status, answer) = server.get(&path);
+        assert_eq!(status, 200, "{path}: {answer}");
+        check(
+            &doc,
+            answer_schema(&doc, "get", template, "200"),
+            &answer,
+            &path,
+        );
+    }
+    let (status, attempt) = server.post(
+        &format!("/api/puzzles/{puzzle_id}/attempt"),
+        json!({"solved": false, "moves": []}),
+    );
+    assert_eq!(status, 200, "{attempt}");
+    check(
+        &doc,
+        answer_schema(&doc, "post", "/api/puzzles/{id}/attempt", "200"),
+        &attempt,
+        "attempt",
     );
     let kif = record["exports"]["kif"]
         .as_str()

@@ -1689,6 +1689,26 @@ fn records_export_and_import_in_every_format() {
     );
     let kif = exports["kif"].as_str().expect("a Tori game has a KIF");
     let pgn = exports["pgn"].as_str().expect("a Tori game has a PGN");
+    // Every record names the players, the day and the clock; gote resigned on sente's turn,
+    // which KIF keeps as a comment, not as sente's 投了.
+    let (sente_name, gote_name) = (
+        view["sente_name"].as_str().expect("sente's name"),
+        view["gote_name"].as_str().expect("gote's name"),
+    );
+    for line in [
+        format!("先手：{sente_name}\n"),
+        format!("後手：{gote_name}\n"),
+        "開始日時：".to_string(),
+        "持ち時間：".to_string(),
+        "*後手投了\nまで10手で先手の勝ち\n".to_string(),
+    ] {
+        assert!(kif.contains(&line), "{line} in {kif}");
+    }
+    assert!(!kif.contains("  11 投了"), "{kif}");
+    assert!(pgn.contains(&format!("[White \"{sente_name}\"]")), "{pgn}");
+    assert!(pgn.contains(&format!("[Black \"{gote_name}\"]")), "{pgn}");
+    assert!(!pgn.contains("????.??.??"), "{pgn}");
+    assert!(pgn.contains("[TimeControl "), "{pgn}");
     for (format, text) in [("record", canonical), ("kif", kif), ("pgn", pgn)] {
         for query in [format!("?format={format}"), String::new()] {
             let (status, imported) =
@@ -1697,7 +1717,21 @@ fn records_export_and_import_in_every_format() {
             assert_eq!(imported["format"], format, "{query}");
             let game = &imported["games"][0];
             assert_eq!(game["usi"], json!(moves), "{format}");
-            assert_eq!(game["tags"]["result"], "1-0", "{format}");
+            let tags = &game["tags"];
+            assert_eq!(tags["result"], "1-0", "{format}");
+            assert_eq!(tags["sente"], sente_name, "{format}");
+            assert_eq!(tags["gote"], gote_name, "{format}");
+            assert!(
+                tags["date"].as_str().is_some_and(|d| d.len() >= 10),
+                "{format}: {tags}"
+            );
+            assert!(tags["time_control"].is_string(), "{format}: {tags}");
+            if format != "pgn" {
+                assert_eq!(tags["reason"], "resignation", "{format}");
+            }
+            // Exported again, the game keeps them.
+            let again = game["exports"][format].as_str().expect("exported again");
+            assert!(again.contains(sente_name), "{format}: {again}");
         }
     }
     // Hodges text has no tags: the game is named in the query.

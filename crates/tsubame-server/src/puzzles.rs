@@ -1,0 +1,322 @@
+//! Puzzles: the files built into the server, loaded into the database at start, and the
+//! queries and rated attempts of the puzzle endpoints.
+
+use crate::ratings::{Rating, after_game};
+use crate::store::Store;
+use anyhow::{Context, Result};
+use sqlx::{AnyPool, Row};
+use std::collections::HashSet;
+use std::sync::OnceLock;
+use tsubame_puzzles::{Puzzle, read_puzzles};
+
+/// The puzzle files built into the server: mined from the engine's games with `tsubame
+/// puzzles generate` (see `data/puzzles/README.md`).
+const BUILT_IN_FILES: [(&str, &str); 2] = [
+    ("tori", include_str!("../../../data/puzzles/tori.jsonl")),
+    ("wa", include_str!("../../../data/puzzles/wa.jsonl")),
+];
+
+/// The deviation a built-in puzzle starts with: its mined rating is an estimate.
+const START_DEVIATION: f64 = 200.0;
+
+/// The built-in puzzles, read once.
+pub fn built_in() -> &'static [Puzzle] {
+    static PUZZLES: OnceLock<Vec<Puzzle>> = OnceLock::new();
+    PUZZLES.get_or_init(|| {
+        BUILT_IN_FILES
+            .iter()
+            .flat_map(|(name, text)| {
+                // The files are checked by the tests; a defect leaves the file out rather
+                // than stopping the server.
+                read_puzzles(text).unwrap_or_else(|e| {
+                    tracing::error!("built-in puzzle file {name}: {e}");
+                    Vec::new()
+                })
+            })
+            .collect()
+    })
+}
+
+/// Inserts the built-in puzzles the database does not have yet.
+pub async fn load_built_in(pool: &AnyPool) -> Result<()> {
+    let have: HashSet<String> = sqlx::query_scalar("SELECT id FROM puzzles")
+        .fetch_all(pool)
+        .await?
+        .into_iter()
+        .collect();
+    let missing: Vec<&Puzzle> = built_in()
+        .iter()
+        .filter(|p| !have.contains(&p.id))
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let start = Rating {
+        deviation: START_DEVIATION,
+        ..Rating::default()
+    };
+    let mut tx = pool.begin().await?;
+    for puzzle in missing {
+        let (_, deviation, volatility) = start.to_stored();
+        // Several instances may load at once: a puzzle another has just inserted is skipped.
+        sqlx::query(
+            "INSERT INTO puzzles (id, variant, options, sfen, moves, themes, rating_milli, \
+             deviation_milli, volatility_nano, plays, solved) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 0, 0) ON CONFLICT (id) DO NOTHING",
+        )
+        .bind(&puzzle.id)
+        .bind(&puzzle.variant)
+        .bind(&puzzle.options)
+        .bind(&puzzle.sfen)
+        .bind(puzzle.moves.join(" "))
+        .bind(format!(" {} ", puzzle.themes.join(" ")))
+        .bind(i64::from(puzzle.rating) * 1000)
+        .bind(deviation)
+        .bind(volatility)
+        .execute(&mut *tx)
+        .await
+        .with_context(|| format!("puzzle {}", puzzle.id))?;
+    }
+    tx.commit().await?;
+    Ok(())
+}
+
+/// A puzzle as the database has it, with its current rating.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PuzzleRow {
+    /// The id.
+    pub id: String,
+    /// The game.
+    pub variant: String,
+    /// Rule options text.
+    pub options: String,
+    /// The start position.
+    pub sfen: String,
+    /// The solution, USI.
+    pub moves: Vec<String>,
+    /// Its themes.
+    pub themes: Vec<String>,
+    /// Its rating now.
+    pub rating: Rating,
+    /// Attempts by accounts.
+    pub plays: i64,
+}
+
+const COLUMNS: &str = "id, variant, options, sfen, moves, themes, rating_milli, \
+    deviation_milli, volatility_nano, plays";
+
+fn row_of(row: &sqlx::any::AnyRow) -> Result<PuzzleRow> {
+    let words = |text: String| text.split_whitespace().map(String::from).collect();
+    Ok(PuzzleRow {
+        id: row.try_get("id")?,
+        variant: row.try_get("variant")?,
+        options: row.try_get("options")?,
+        sfen: row.try_get("sfen")?,
+        moves: words(row.try_get("moves")?),
+        themes: words(row.try_get("themes")?),
+        rating: Rating::from_stored(
+            row.try_get("rating_milli")?,
+            row.try_get("deviation_milli")?,
+            row.try_get("volatility_nano")?,
+        ),
+        plays: row.try_get("plays")?,
+    })
+}
+
+/// What a list of puzzles is filtered by.
+#[derive(Clone, Debug, Default)]
+pub struct PuzzleFilter<'a> {
+    /// Only this game's.
+    pub variant: Option<&'a str>,
+    /// Only those with this theme.
+    pub theme: Option<&'a str>,
+}
+
+/// A rated attempt's effect.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RatedAttempt {
+    /// The player's puzzle rating before.
+    pub before: Rating,
+    /// And after.
+    pub after: Rating,
+    /// The puzzle's rating after.
+    pub puzzle: Rating,
+}
+
+impl Store {
+    /// Puzzles by rating, easiest first, at most `limit`, from `offset`.
+    pub async fn puzzles(
+        &self,
+        filter: &PuzzleFilter<'_>,
+        limit: i64,
+        offset: i64,
+    ) -> Result<Vec<PuzzleRow>> {
+        let rows = sqlx::query(&format!(
+            "SELECT {COLUMNS} FROM puzzles \
+             WHERE ($1 = '' OR variant = $1) AND ($2 = '' OR themes LIKE $3) \
+             ORDER BY rating_milli, id LIMIT $4 OFFSET $5"
+        ))
+        .bind(filter.variant.unwrap_or_default())
+        .bind(filter.theme.unwrap_or_default())
+        .bind(format!("% {} %", filter.theme.unwrap_or_default()))
+        .bind(limit)
+        .bind(offset)
+        .fetch_all(self.pool())
+        .await?;
+        rows.iter().map(row_of).collect()
+    }
+
+    /// How many puzzles match.
+    pub async fn puzzle_count(&self, filter: &PuzzleFilter<'_>) -> Result<i64> {
+        Ok(sqlx::query_scalar(
+            "SELECT COUNT(*) FROM puzzles \
+             WHERE ($1 = '' OR variant = $1) AND ($2 = '' OR themes LIKE $3)",
+        )
+        .bind(filter.variant.unwrap_or_default())
+        .bind(filter.theme.unwrap_or_default())
+        .bind(format!("% {} %", filter.theme.unwrap_or_default()))
+        .fetch_one(self.pool())
+        .await?)
+    }
+
+    /// One puzzle.
+    pub async fn puzzle(&self, id: &str) -> Result<Option<PuzzleRow>> {
+        let row = sqlx::query(&format!("SELECT {COLUMNS} FROM puzzles WHERE id = $1"))
+            .bind(id)
+            .fetch_optional(self.pool())
+            .await?;
+        row.as_ref().map(row_of).transpose()
+    }
+
+    /// The puzzles nearest to `rating` (thousandths) that `account` has not tried and that are
+    /// not in `seen`, nearest first, at most `limit`.
+    pub async fn puzzles_near(
+        &self,
+        filter: &PuzzleFilter<'_>,
+        rating_milli: i64,
+        account: Option<&str>,
+        seen: &[String],
+        limit: i64,
+    ) -> Result<Vec<PuzzleRow>> {
+        let rows = sqlx::query(&format!(
+            "SELECT {COLUMNS} FROM puzzles \
+             WHERE ($1 = '' OR variant = $1) AND ($2 = '' OR themes LIKE $3) \
+             AND id NOT IN (SELECT puzzle_id FROM puzzle_attempts WHERE account_id = $4) \
+             ORDER BY ABS(rating_milli - $5), id LIMIT $6"
+        ))
+        .bind(filter.variant.unwrap_or_default())
+        .bind(filter.theme.unwrap_or_default())
+        .bind(format!("% {} %", filter.theme.unwrap_or_default()))
+        .bind(account.unwrap_or_default())
+        .bind(rating_milli)
+        .bind(limit + seen.len() as i64)
+        .fetch_all(self.pool())
+        .await?;
+        let mut near = Vec::new();
+        for row in &rows {
+            let puzzle = row_of(row)?;
+            if !seen.contains(&puzzle.id) && (near.len() as i64) < limit {
+                near.push(puzzle);
+            }
+        }
+        Ok(near)
+    }
+
+    /// An account's puzzle rating in a game, and its rated attempts.
+    pub async fn puzzle_rating(&self, account_id: &str, variant: &str) -> Result<(Rating, i64)> {
+        let row: Option<(i64, i64, i64, i64)> = sqlx::query_as(
+            "SELECT rating_milli, deviation_milli, volatility_nano, attempts \
+             FROM puzzle_ratings WHERE account_id = $1 AND variant = $2",
+        )
+        .bind(account_id)
+        .bind(variant)
+        .fetch_optional(self.pool())
+        .await?;
+        Ok(row.map_or((Rating::default(), 0), |(r, d, v, attempts)| {
+            (Rating::from_stored(r, d, v), attempts)
+        }))
+    }
+
+    /// Records an account's attempt at a puzzle and rates both, the player winning when it
+    /// solved it; `None` when the account had tried it before (only a first attempt counts).
+    pub async fn rate_attempt(
+        &self,
+        account_id: &str,
+        puzzle: &PuzzleRow,
+        solved: bool,
+        now: i64,
+    ) -> Result<Option<RatedAttempt>> {
+        let result = async {
+            let mut tx = self.pool().begin().await?;
+            let inserted = sqlx::query(
+                "INSERT INTO puzzle_attempts (account_id, puzzle_id, solved, at) \
+                 VALUES ($1, $2, $3, $4) ON CONFLICT (account_id, puzzle_id) DO NOTHING",
+            )
+            .bind(account_id)
+            .bind(&puzzle.id)
+            .bind(i64::from(solved))
+            .bind(now)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+            if inserted == 0 {
+                tx.rollback().await?;
+                return Ok(None);
+            }
+            let player: Option<(i64, i64, i64)> = sqlx::query_as(
+                "SELECT rating_milli, deviation_milli, volatility_nano FROM puzzle_ratings \
+                 WHERE account_id = $1 AND variant = $2",
+            )
+            .bind(account_id)
+            .bind(&puzzle.variant)
+            .fetch_optional(&mut *tx)
+            .await?;
+            let before = player.map_or(Rating::default(), |(r, d, v)| Rating::from_stored(r, d, v));
+            let current: (i64, i64, i64) = sqlx::query_as(
+                "SELECT rating_milli, deviation_milli, volatility_nano FROM puzzles WHERE id = $1",
+            )
+            .bind(&puzzle.id)
+            .fetch_one(&mut *tx)
+            .await?;
+            let puzzle_before = Rating::from_stored(current.0, current.1, current.2);
+            let [after, puzzle_after] =
+                after_game(before, puzzle_before, Some(if solved { 0 } else { 1 }));
+            let (r, d, v) = after.to_stored();
+            sqlx::query(
+                "INSERT INTO puzzle_ratings (account_id, variant, rating_milli, deviation_milli, \
+                 volatility_nano, attempts, updated_at) VALUES ($1, $2, $3, $4, $5, 1, $6) \
+                 ON CONFLICT (account_id, variant) DO UPDATE SET rating_milli = $3, \
+                 deviation_milli = $4, volatility_nano = $5, \
+                 attempts = puzzle_ratings.attempts + 1, updated_at = $6",
+            )
+            .bind(account_id)
+            .bind(&puzzle.variant)
+            .bind(r)
+            .bind(d)
+            .bind(v)
+            .bind(now)
+            .execute(&mut *tx)
+            .await?;
+            let (r, d, v) = puzzle_after.to_stored();
+            sqlx::query(
+                "UPDATE puzzles SET rating_milli = $1, deviation_milli = $2, volatility_nano = $3, \
+                 plays = plays + 1, solved = solved + $4 WHERE id = $5",
+            )
+            .bind(r)
+            .bind(d)
+            .bind(v)
+            .bind(i64::from(solved))
+            .bind(&puzzle.id)
+            .execute(&mut *tx)
+            .await?;
+            tx.commit().await?;
+            Ok(Some(RatedAttempt {
+                before,
+                after,
+                puzzle: puzzle_after,
+            }))
+        }
+        .await;
+        self.written(result)
+    }
+}

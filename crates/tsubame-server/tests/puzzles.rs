@@ -1,0 +1,181 @@
+//! Puzzles over the real server: the built-in files loaded once, lists by game and theme, one
+//! puzzle, the next near a rating, the day's puzzle, and attempts rated for accounts only, on
+//! SQLite and (when `TSUBAME_TEST_POSTGRES` names a server) PostgreSQL.
+
+mod common;
+
+use common::*;
+use serde_json::{Value, json};
+
+const PASSWORD: &str = "correct horse battery";
+
+/// The built-in Tori puzzles, as the file has them.
+fn tori_file() -> Vec<Value> {
+    let text = include_str!("../../../data/puzzles/tori.jsonl");
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).expect("a puzzle line"))
+        .collect()
+}
+
+fn ids(list: &Value) -> Vec<String> {
+    list["puzzles"]
+        .as_array()
+        .expect("puzzles")
+        .iter()
+        .map(|p| p["id"].as_str().expect("id").to_string())
+        .collect()
+}
+
+fn puzzles_are_listed_tried_and_rated(db: &Db) {
+    let file = tori_file();
+    assert!(!file.is_empty());
+    let server = Server::start(db);
+
+    // Lists: every built-in puzzle is there once, easiest first.
+    let (status, list) = server.get("/api/puzzles?variant=tori&limit=100");
+    assert_eq!(status, 200, "{list}");
+    assert_eq!(list["total"], file.len(), "{}", list["total"]);
+    let ratings: Vec<i64> = list["puzzles"]
+        .as_array()
+        .expect("puzzles")
+        .iter()
+        .map(|p| p["rating"].as_i64().expect("rating"))
+        .collect();
+    assert!(ratings.windows(2).all(|w| w[0] <= w[1]), "{ratings:?}");
+    let (_, tsume) = server.get("/api/puzzles?variant=tori&theme=tsume&limit=100");
+    let expected_tsume = file
+        .iter()
+        .filter(|p| {
+            p["themes"]
+                .as_array()
+                .is_some_and(|t| t.contains(&json!("tsume")))
+        })
+        .count();
+    assert_eq!(tsume["total"], expected_tsume);
+    for puzzle in tsume["puzzles"].as_array().expect("puzzles") {
+        assert!(
+            puzzle["themes"]
+                .as_array()
+                .expect("themes")
+                .contains(&json!("tsume"))
+        );
+    }
+    for (query, named) in [
+        ("theme=nonsense", "nonsense"),
+        ("variant=chess", "chess"),
+        ("limit=0", "limit"),
+        ("limit=101", "limit"),
+    ] {
+        let (status, refused) = server.get(&format!("/api/puzzles?{query}"));
+        assert_eq!(status, 400, "{query}: {refused}");
+        assert!(
+            refused["error"].as_str().expect("error").contains(named),
+            "{refused}"
+        );
+    }
+
+    // One puzzle: as the file has it.
+    let first = &file[0];
+    let id = first["id"].as_str().expect("id");
+    let (status, one) = server.get(&format!("/api/puzzles/{id}"));
+    assert_eq!(status, 200, "{one}");
+    for field in ["variant", "options", "sfen", "moves", "themes", "rating"] {
+        assert_eq!(one[field], first[field], "{field}");
+    }
+    assert_eq!(server.get("/api/puzzles/doesnotexist").0, 404);
+
+    // The next puzzle for a guest, near the rating its browser keeps, not one it has seen.
+    let (status, next) = server.get(&format!(
+        "/api/puzzles/next?variant=tori&rating=600&seen={id}"
+    ));
+    assert_eq!(status, 200, "{next}");
+    assert_ne!(next["id"], first["id"]);
+    assert!(next["rating"].as_i64().expect("rating") < 1500, "{next}");
+    let (_, tsume_next) = server.get("/api/puzzles/next?variant=tori&theme=tsume");
+    assert!(
+        tsume_next["themes"]
+            .as_array()
+            .expect("themes")
+            .contains(&json!("tsume"))
+    );
+
+    // The day's puzzle is the same all day.
+    let (status, daily) = server.get("/api/puzzles/daily?variant=tori");
+    assert_eq!(status, 200, "{daily}");
+    assert_eq!(
+        server.get("/api/puzzles/daily?variant=tori").1["id"],
+        daily["id"]
+    );
+
+    // A guest's attempt is answered, unrated; a claim to have solved it needs the moves.
+    let solution = first["moves"].clone();
+    let (status, guest) = server.post(
+        &format!("/api/puzzles/{id}/attempt"),
+        json!({"solved": true, "moves": solution}),
+    );
+    assert_eq!(status, 200, "{guest}");
+    assert_eq!(guest["rated"], false);
+    let (status, refused) = server.post(
+        &format!("/api/puzzles/{id}/attempt"),
+        json!({"solved": true, "moves": ["1a1b"]}),
+    );
+    assert_eq!(status, 400, "{refused}");
+    let (status, _) = server.post(
+        &format!("/api/puzzles/{id}/attempt"),
+        json!({"solved": "yes"}),
+    );
+    assert_eq!(status, 400);
+
+    // An account: a solved first attempt raises its rating and lowers the puzzle's; a second
+    // attempt at it is not rated; a failed one lowers the player's.
+    let mut alice = Browser::new(&server);
+    alice.sign_up("puzzler", PASSWORD);
+    let (status, solved) = alice.post(
+        &format!("/api/puzzles/{id}/attempt"),
+        json!({"solved": true, "moves": solution}),
+    );
+    assert_eq!(status, 200, "{solved}");
+    assert_eq!(solved["rated"], true, "{solved}");
+    assert_eq!(solved["rating"]["before"], 1500);
+    let after_win = solved["rating"]["after"].as_i64().expect("after");
+    assert!(after_win > 1500, "{solved}");
+    assert!(
+        solved["puzzle_rating"].as_i64().expect("puzzle")
+            < first["rating"].as_i64().expect("rating")
+    );
+    let (_, again) = alice.post(
+        &format!("/api/puzzles/{id}/attempt"),
+        json!({"solved": true, "moves": solution}),
+    );
+    assert_eq!(again["rated"], false, "{again}");
+    let other = file[1]["id"].as_str().expect("id");
+    let (_, failed) = alice.post(
+        &format!("/api/puzzles/{other}/attempt"),
+        json!({"solved": false, "moves": []}),
+    );
+    assert_eq!(failed["rated"], true, "{failed}");
+    assert!(
+        failed["rating"]["after"].as_i64().expect("after") < after_win,
+        "{failed}"
+    );
+    // The account's next puzzle is never one it has tried.
+    for _ in 0..5 {
+        let (_, next) = alice.get("/api/puzzles/next?variant=tori");
+        assert_ne!(next["id"].as_str(), Some(id));
+        assert_ne!(next["id"].as_str(), Some(other));
+    }
+
+    // A restart loads nothing twice and keeps what the attempts changed.
+    let moved = server.get(&format!("/api/puzzles/{id}")).1["rating"].clone();
+    server.terminate();
+    let server = Server::start(db);
+    let (_, list) = server.get("/api/puzzles?variant=tori&limit=5");
+    assert_eq!(list["total"], file.len());
+    assert_eq!(server.get(&format!("/api/puzzles/{id}")).1["rating"], moved);
+    // One rated attempt: the account's first; the guest's and the repeated one are not.
+    assert_eq!(server.get(&format!("/api/puzzles/{id}")).1["plays"], 1);
+    assert!(ids(&list).len() == 5);
+}
+
+against_every_database!(puzzles_are_listed_tried_and_rated);
