@@ -1,5 +1,6 @@
 // The home page's quick pairing, play-the-computer buttons and game cards.
 
+import { dailyPuzzleNode } from './puzzles';
 import { store } from './state';
 import { myName } from './account';
 import { api } from './api';
@@ -69,9 +70,12 @@ export function homeNode() {
       el('div', { class: 'row' },
         el('button', { type: 'button', class: 'secondary', 'data-computer': v.name, onclick: attempt(() => playComputer(v.name)) }, 'Play the computer'),
         el('a', { href: `#/rules/${v.name}` }, 'Rules and pieces')))));
+  // The day's puzzle comes when the server answers; without one the page shows none.
+  const daily = el('div', { class: 'daily-host' });
+  dailyPuzzleNode('tori').then((node) => daily.replaceWith(node), () => daily.remove());
   return el('div', { class: 'home' },
     el('p', { class: 'tagline' }, 'Three historic shogi games: pick a clock to be paired with the next player who picks it, or play the computer.'),
-    el('div', { class: 'game-cards' }, cards), error);
+    el('div', { class: 'game-cards' }, cards), daily, error);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -12,6 +12,8 @@ import { gamePage, joinPage } from './game';
 import { importPage } from './import';
 import { lobbyPage } from './lobby';
 import { playerPage } from './player';
+import { puzzlePage } from './puzzles';
+import { learnPage } from './learn';
 import { app } from './prefs';
 import { rulesPage } from './rules';
 
@@ -29,6 +31,8 @@ export async function route() {
   if (parts[0] === 'import') return importPage();
   if (parts[0] === 'analysis') return analysisPage();
   if (parts[0] === 'rules') return rulesPage(parts[1] || 'tori');
+  if (parts[0] === 'puzzles') return puzzlePage(parts[1], parts[2]);
+  if (parts[0] === 'learn') return learnPage(parts[1]);
   if (parts[0] === 'login' || parts[0] === 'signup') return accountPage(parts[0]);
   if (parts[0] === '@' && parts[1]) return playerPage(decodeURIComponent(parts[1]));
   return lobbyPage();

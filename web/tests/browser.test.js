@@ -97,10 +97,11 @@ async function createHumanGame(page, { listed = false } = {}) {
 }
 
 /** Plays one USI move by clicking: the piece (or the hand piece), then the destination. */
-async function playByClicks(page, usi) {
+async function playByClicks(page, usi, side = null) {
   const drop = usi.match(/^([A-Z])\*(\w+)$/);
   if (drop) {
-    await page.click(`[data-hand] [data-drop="${drop[1]}"]:visible`);
+    // Both hands may hold the kind: the mover's is named when it matters.
+    await page.click(`[data-hand${side ? `="${side}"` : ''}] [data-drop="${drop[1]}"]:visible`);
     await click(page, drop[2]);
   } else {
     await click(page, usi.slice(0, 2));
@@ -428,6 +429,120 @@ test('import a record and ask the engine on the analysis board', async () => {
   await page.check('[data-engine-toggle]');
   await page.waitForSelector('[data-line="1"]', { timeout: 20000 });
   await page.close();
+});
+
+test('Puzzles: a tsume solved move by move, a wrong move and the solution, the next puzzle, the day\'s puzzle from the home page, at laptop and phone size', async () => {
+  const get = async (path) => (await fetch(`${base}${path}`)).json();
+  const replay = async (puzzle, moves) => (await fetch(`${base}/api/replay`, { method: 'POST', headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ variant: puzzle.variant, options: puzzle.options, sfen: puzzle.sfen, moves }) })).json();
+  const twoMoves = await get('/api/puzzles?variant=tori&theme=mate-in-2&limit=100');
+  const tsume = twoMoves.puzzles.find((p) => p.themes.includes('tsume') && !p.moves.some((m) => m.endsWith('+')));
+  assert.ok(tsume, 'a mate in two without promotions');
+  const shortList = await get('/api/puzzles?variant=tori&theme=short&limit=100');
+  const short = shortList.puzzles.find((p) => !p.themes.includes('mate'));
+  assert.ok(short, 'a one-move tactic');
+  const start = await replay(short, []);
+  let wrong = null;
+  for (const mv of start.legal_moves.filter((m) => /^\d[a-g]\d[a-g]$/.test(m) && m !== short.moves[0])) {
+    if ((await replay(short, [mv])).legal_moves.length) { wrong = mv; break; }
+  }
+  assert.ok(wrong, 'a wrong board move');
+  for (const [width, height, suffix] of [[1366, 850, ''], [390, 844, '-phone']]) {
+    const page = await newPage(width, height);
+    // The tsume: each move checked at once, the defender's reply played by the page.
+    await page.goto(`${base}/#/puzzles/tori/${tsume.id}`);
+    await page.waitForSelector(`[data-puzzle="${tsume.id}"] [data-puzzle-status="play"]`);
+    assert.match(await page.textContent('[data-puzzle-status]'), new RegExp(`best move for ${tsume.sfen.split(' ')[1] === 'b' ? 'sente' : 'gote'}`));
+    await shot(page, `puzzle-start${suffix}.png`);
+    const mover = tsume.sfen.split(' ')[1] === 'b' ? 'sente' : 'gote';
+    for (let i = 0; i < tsume.moves.length; i += 2) {
+      await playByClicks(page, tsume.moves[i], mover);
+      if (i + 1 < tsume.moves.length) {
+        const after = await replay(tsume, tsume.moves.slice(0, i + 2));
+        await page.waitForFunction((sfen) => document.querySelector('.board')?.dataset.sfen === sfen, after.sfen);
+        await page.waitForFunction(() => /Now the next move/.test(document.querySelector('[data-puzzle-status]')?.textContent || ''));
+      }
+    }
+    await page.waitForSelector('[data-puzzle-status="done"]');
+    assert.match(await page.textContent('[data-puzzle-mine]'), /1 solved, 0 failed/);
+    await shot(page, `puzzle-solved${suffix}.png`);
+    // A one-move tactic: a wrong move is refused and taken back, the solution shown, then on.
+    await page.goto(`${base}/#/puzzles/tori/${short.id}`);
+    await page.waitForSelector(`[data-puzzle="${short.id}"] [data-puzzle-status="play"]`);
+    await playByClicks(page, wrong);
+    await page.waitForSelector('[data-puzzle-status="wrong"]');
+    await shot(page, `puzzle-wrong${suffix}.png`);
+    await page.click('[data-puzzle-action="solution"]');
+    await page.waitForFunction(() => /That was the solution/.test(document.querySelector('[data-puzzle-status]')?.textContent || ''));
+    const solved = await replay(short, short.moves);
+    assert.equal(await page.getAttribute('.board', 'data-sfen'), solved.sfen);
+    assert.match(await page.textContent('[data-puzzle-mine]'), /1 solved, 1 failed/);
+    await page.click('[data-puzzle-action="next"]');
+    await page.waitForFunction((id) => {
+      const shown = document.querySelector('[data-puzzle]')?.getAttribute('data-puzzle');
+      return shown && shown !== id && document.querySelector('[data-puzzle-status="play"]');
+    }, short.id);
+    // The theme picker asks for another puzzle of that theme.
+    await page.selectOption('[data-puzzle-theme]', 'tsume');
+    await page.waitForFunction(() => /tsume/.test(document.querySelector('[data-puzzle-info]')?.textContent || ''));
+    await page.close();
+  }
+  // The day's puzzle on the home page opens on the puzzle page.
+  const home = await newPage(390, 844);
+  await home.goto(`${base}/#/`);
+  const daily = await get('/api/puzzles/daily?variant=tori');
+  await home.waitForSelector(`[data-daily-puzzle="${daily.id}"]`);
+  await home.locator('[data-daily-puzzle]').scrollIntoViewIfNeeded();
+  await shot(home, 'puzzle-daily-phone.png');
+  await home.click('[data-daily-puzzle]');
+  await home.waitForSelector(`[data-puzzle="${daily.id}"] [data-puzzle-status="play"]`);
+  await home.close();
+});
+
+test('Learn the pieces: every square a piece reaches, with pieces in its way, and where a swallow may not be dropped, as the rules list them', async () => {
+  const replay = async (variant, sfen) => (await fetch(`${base}/api/replay`, { method: 'POST', headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ variant, options: '', sfen, moves: [] }) })).json();
+  for (const [width, height, suffix] of [[1366, 850, ''], [390, 844, '-phone']]) {
+    const page = await newPage(width, height);
+    await page.goto(`${base}/#/learn/tori`);
+    for (const lesson of ['F alone', 'F blocked', 'S drops']) {
+      await page.click(`[data-lesson="${lesson}"]`);
+      await page.waitForSelector('.learn-board[data-sfen]');
+      const sfen = await page.getAttribute('.learn-board', 'data-sfen');
+      const record = await replay('tori', sfen);
+      const cells = await page.locator('.learn-sq').evaluateAll((all) => all.map((b) => ({ square: b.dataset.square, empty: !b.querySelector('piece') })));
+      let answer;
+      if (lesson.endsWith('drops')) {
+        const allowed = new Set(record.legal_moves.filter((m) => m.startsWith('S*')).map((m) => m.slice(2)));
+        answer = cells.filter((c) => c.empty && !allowed.has(c.square)).map((c) => c.square);
+      } else {
+        const from = await page.getAttribute('.learn-from', 'data-square');
+        answer = [...new Set(record.legal_moves.filter((m) => m.startsWith(from) && !m.includes('*')).map((m) => m.slice(2, 4)))];
+      }
+      assert.ok(answer.length > 0, lesson);
+      // One wrong tap, then every right one: two stars.
+      const wrong = cells.find((c) => !answer.includes(c.square) && c.empty);
+      await page.click(`.learn-sq[data-square="${wrong.square}"]`);
+      for (const square of answer) await page.click(`.learn-sq[data-square="${square}"]`);
+      await page.waitForSelector('[data-learn-status][data-stars="2"]');
+      assert.equal(await page.locator('.learn-sq.right').count(), answer.length);
+      if (lesson === 'S drops') await shot(page, `learn-drops${suffix}.png`);
+      if (lesson === 'F blocked') await shot(page, `learn-blocked${suffix}.png`);
+    }
+    // The stars are kept: the list shows them.
+    assert.match(await page.textContent('[data-lesson="F alone"]'), /★★/);
+    await page.close();
+  }
+  // Tenjiku on a phone: the lion's lesson fits and its squares are the rules'.
+  const phone = await newPage(390, 844);
+  await phone.goto(`${base}/#/learn/tenjiku`);
+  await phone.click('[data-lesson="L! alone"]');
+  await phone.waitForSelector('.learn-board[data-sfen]');
+  const box = await phone.locator('.learn-board').boundingBox();
+  assert.ok(box.width <= 390, `the board is ${box.width} px wide`);
+  await phone.locator('.learn-board').scrollIntoViewIfNeeded();
+  await shot(phone, 'learn-tenjiku-lion-phone.png');
+  await phone.close();
 });
 
 test('Analysis board: a forced mate by checks is read out as its own line, and playing it follows it', async () => {

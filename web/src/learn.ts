@@ -1,0 +1,248 @@
+// The piece-move trainer: one piece on the board, tap every square it can reach; then with
+// pieces in its way (its own block it, the opponent's it captures), and for pieces dropped
+// with a rule, the squares where it may not be dropped. Every answer is the server's list of
+// legal moves for the position: the rules library decides, the page keeps no table of moves.
+
+import { store } from './state';
+import { api } from './api';
+import { el } from './dom';
+import { app } from './prefs';
+import { parseMove, parseSfen, squareName, squareOf } from './sfen.js';
+import { ensurePieceStyles, roleClass } from './pieces';
+import type { RoleInfo, VariantInfo } from './types';
+
+type Stage = 'alone' | 'blocked' | 'drops';
+const STAGE_WORDS: Record<Stage, string> = {
+  alone: 'Alone on the board: tap every square it can move to.',
+  blocked: 'With pieces in its way: tap every square it can move to. Its own pieces block it; it captures the opponent\'s.',
+  drops: 'In hand: tap every empty square where it may NOT be dropped.',
+};
+
+type Lesson = { role: RoleInfo; stage: Stage; sfen: string; answer: Set<string>; square: string | null };
+
+/** Stars earned, by game, piece and stage, kept in the browser. */
+function progress(variant: string): Record<string, number> {
+  try {
+    return JSON.parse(localStorage.getItem(`tsubame.learn.${variant}`) || '{}') || {};
+  } catch {
+    return {};
+  }
+}
+
+function saveStars(variant: string, key: string, stars: number) {
+  const saved = progress(variant);
+  saved[key] = Math.max(saved[key] || 0, stars);
+  localStorage.setItem(`tsubame.learn.${variant}`, JSON.stringify(saved));
+}
+
+/** The pieces of the game's usual set, and the promoted forms of those that promote. */
+function lessonRoles(variant: VariantInfo): RoleInfo[] {
+  const start = parseSfen(variant.start_sfen);
+  const present = new Set(start.squares.flat().filter(Boolean).map((p) => p.code));
+  return variant.roles.filter((r) => present.has(r.sfen) || (r.promoted_from && present.has(r.promoted_from)));
+}
+
+/** An SFEN board from a map of square names to pieces (`F` sente's, `f` gote's). */
+function boardSfen(variant: VariantInfo, pieces: Map<string, string>, hand = '-') {
+  const rows = [];
+  for (let rank = 0; rank < variant.ranks; rank++) {
+    let row = '';
+    let empty = 0;
+    for (let file = variant.files; file >= 1; file--) {
+      const piece = pieces.get(squareName(file, rank));
+      if (!piece) { empty += 1; continue; }
+      if (empty) { row += empty; empty = 0; }
+      row += piece;
+    }
+    if (empty) row += empty;
+    rows.push(row);
+  }
+  return `${rows.join('/')} b ${hand} 1`;
+}
+
+function gote(code: string) {
+  // `+F` → `+f`, `Q!` → `q!`: the letter carries the colour.
+  return code.replace(/[A-Z]/, (letter) => letter.toLowerCase());
+}
+
+/** The legal moves of a position, or null when the rules refuse it. */
+async function legalMoves(variant: VariantInfo, sfen: string): Promise<string[] | null> {
+  try {
+    const record = await api('/api/replay', { variant: variant.name, options: '', sfen, moves: [] });
+    return record.legal_moves;
+  } catch {
+    return null;
+  }
+}
+
+/** Builds a lesson: the piece on a square with room around it, the royals in corners where
+ * nothing attacks them, tried until the rules accept the position. */
+async function buildLesson(variant: VariantInfo, role: RoleInfo, stage: Stage): Promise<Lesson | null> {
+  const royal = variant.roles.find((r) => r.royal);
+  // The game's humblest piece stands in the way: the swallow, the sparrow pawn, the pawn.
+  const pawn = variant.roles.find((r) => !r.promoted_from && /\b(pawn|swallow)$/.test(r.name));
+  const file = Math.ceil(variant.files / 2);
+  // Below the promotion zone, so that nothing there forces a promotion.
+  const rank = Math.min(variant.ranks - 2, Math.max(variant.promotion_zone + 1, Math.floor(variant.ranks / 2)));
+  const square = squareName(file, rank);
+  const corners: [string, string][] = [
+    [squareName(1, 0), squareName(variant.files, variant.ranks - 1)],
+    [squareName(variant.files, 0), squareName(1, variant.ranks - 1)],
+    [squareName(2, 0), squareName(variant.files - 1, variant.ranks - 1)],
+    [squareName(variant.files - 1, 0), squareName(2, variant.ranks - 1)],
+  ];
+  for (const [goteRoyal, senteRoyal] of corners) {
+    const pieces = new Map<string, string>();
+    pieces.set(goteRoyal, gote(royal.sfen));
+    if (role.royal) {
+      pieces.set(square, role.sfen);
+    } else {
+      pieces.set(senteRoyal, royal.sfen);
+      if (stage !== 'drops') pieces.set(square, role.sfen);
+    }
+    if (stage === 'alone') {
+      const sfen = boardSfen(variant, pieces);
+      const legal = await legalMoves(variant, sfen);
+      if (!legal) continue;
+      const answer = new Set(legal.map(parseMove).filter((m) => m && !m.drop && m.squares[0] === square)
+        .map((m) => m.squares[m.squares.length - 1]).filter((to) => to !== square));
+      if (answer.size) return { role, stage, sfen, answer, square };
+    } else if (stage === 'blocked') {
+      const alone = await buildLesson(variant, role, 'alone');
+      if (!alone || alone.answer.size < 4 || !pawn) return null;
+      // Two of its own pieces and two of the opponent's on squares it reaches, nearest first.
+      const reach = [...alone.answer].sort((a, b) => distance(a, square) - distance(b, square) || a.localeCompare(b));
+      const placed = new Map(pieces);
+      reach.slice(0, 4).forEach((at, i) => placed.set(at, i % 2 === 0 ? pawn.sfen : gote(pawn.sfen)));
+      const sfen = boardSfen(variant, placed);
+      const legal = await legalMoves(variant, sfen);
+      if (!legal) continue;
+      const answer = new Set(legal.map(parseMove).filter((m) => m && !m.drop && m.squares[0] === square)
+        .map((m) => m.squares[m.squares.length - 1]).filter((to) => to !== square));
+      return { role, stage, sfen, answer, square };
+    } else {
+      if (!variant.drops || role.royal || role.promoted_from) return null;
+      // A file with two of its kind on it, for the rules that count them on a file.
+      const placed = new Map(pieces);
+      placed.set(squareName(file + 1, rank), role.sfen);
+      placed.set(squareName(file + 1, rank - 1), role.sfen);
+      const sfen = boardSfen(variant, placed, role.sfen);
+      const legal = await legalMoves(variant, sfen);
+      if (!legal) continue;
+      const allowed = new Set(legal.map(parseMove).filter((m) => m && m.drop === role.sfen).map((m) => m.squares[0]));
+      const position = parseSfen(sfen);
+      const empty = [];
+      position.squares.forEach((row, r) => row.forEach((cell, c) => {
+        if (!cell) empty.push(squareName(variant.files - c, r));
+      }));
+      const forbidden = new Set(empty.filter((s) => !allowed.has(s)));
+      // Only where the rule leaves a few squares out is there something to learn.
+      if (!allowed.size || !forbidden.size || forbidden.size > 3 * variant.files) return null;
+      return { role, stage, sfen, answer: forbidden, square: null };
+    }
+  }
+  return null;
+}
+
+function distance(a: string, b: string) {
+  const x = squareOf(a);
+  const y = squareOf(b);
+  return Math.max(Math.abs(x.file - y.file), Math.abs(x.rank - y.rank));
+}
+
+export function learnPage(variantName?: string) {
+  const variants = store.variants.filter((v) => v.available);
+  const variant = variants.find((v) => v.name === variantName) || variants[0];
+  ensurePieceStyles(variant);
+  const roles = lessonRoles(variant);
+  // A drop lesson only for a piece whose drops the rules restrict (the answers still come from
+  // the legal moves).
+  const stagesOf = (role: RoleInfo): Stage[] => (variant.drops && !role.royal && !role.promoted_from
+    && (role.drop.barred_far_ranks > 0 || role.drop.max_per_file !== null)
+    ? ['alone', 'blocked', 'drops'] : ['alone', 'blocked']);
+  const list = el('div', { class: 'learn-list', 'data-learn-list': '' });
+  const stage = el('div', { class: 'panel learn-stage', 'data-learn-stage': '' },
+    el('p', { class: 'help' }, 'Pick a piece to learn how it moves.'));
+  const gamePicker = el('select', { 'data-learn-game': '', 'aria-label': 'Game' },
+    variants.map((v) => el('option', { value: v.name, selected: v === variant }, v.title)));
+  gamePicker.addEventListener('change', () => { location.hash = `#/learn/${gamePicker.value}`; });
+
+  function drawList() {
+    const stars = progress(variant.name);
+    list.replaceChildren(...roles.map((role) => el('div', { class: 'learn-piece' },
+      el('span', { class: `pieces-${variant.name} rule-piece` }, el('piece', { class: `${roleClass(role, variant.roles.indexOf(role))} sente` })),
+      el('span', { class: 'learn-name' }, role.name),
+      ...stagesOf(role).map((s) => el('button', { type: 'button', class: 'secondary', 'data-lesson': `${role.sfen} ${s}`,
+        title: STAGE_WORDS[s], onclick: () => open(role, s) },
+      `${s === 'alone' ? 'Moves' : s === 'blocked' ? 'Blocked' : 'Drops'} ${'★'.repeat(stars[`${role.sfen} ${s}`] || 0)}`)))));
+  }
+
+  async function open(role: RoleInfo, which: Stage) {
+    stage.replaceChildren(el('p', { class: 'help' }, 'Setting up…'));
+    const lesson = await buildLesson(variant, role, which);
+    if (!lesson) {
+      stage.replaceChildren(el('p', { class: 'help', 'data-lesson-none': '' },
+        which === 'drops' ? `The ${role.name} has no drop rule to learn here: it may go on any empty square.`
+          : `The ${role.name} has no lesson of this kind.`));
+      return;
+    }
+    play(lesson);
+  }
+
+  function play(lesson: Lesson) {
+    const found = new Set<string>();
+    let mistakes = 0;
+    const position = parseSfen(lesson.sfen);
+    const cell = Math.max(20, Math.min(52, Math.floor(Math.min(460, window.innerWidth - 40) / variant.files)));
+    const grid = el('div', { class: `mini-board learn-board pieces-${variant.name} orientation-sente`, style: `--cell:${cell}px; --files:${variant.files}`,
+      'aria-label': `${variant.title} board`, 'data-sfen': lesson.sfen });
+    const status = el('p', { class: 'learn-status', role: 'status', 'data-learn-status': '' },
+      `${lesson.answer.size} squares to find.`);
+    position.squares.forEach((row, r) => row.forEach((piece, c) => {
+      const name = squareName(variant.files - c, r);
+      const info = piece && variant.roles.find((x) => x.sfen === piece.code);
+      const button = el('button', { type: 'button', class: `mini-sq learn-sq${name === lesson.square ? ' learn-from' : ''}`,
+        'data-square': name, 'aria-label': `${name}${info ? `, ${piece.color} ${info.name}` : ''}` },
+      info ? el('piece', { class: `${roleClass(info, variant.roles.indexOf(info))} ${piece.color}` }) : null);
+      button.addEventListener('click', () => tap(name, button));
+      grid.append(button);
+    }));
+    function tap(name: string, button: HTMLElement) {
+      if (found.size === lesson.answer.size || found.has(name)) return;
+      if (lesson.answer.has(name)) {
+        found.add(name);
+        button.classList.add('right');
+      } else {
+        mistakes += 1;
+        button.classList.add('wrong');
+        setTimeout(() => button.classList.remove('wrong'), 500);
+      }
+      if (found.size === lesson.answer.size) {
+        const stars = mistakes === 0 ? 3 : mistakes <= 2 ? 2 : 1;
+        saveStars(variant.name, `${lesson.role.sfen} ${lesson.stage}`, stars);
+        status.textContent = `All ${found.size} found${mistakes ? `, ${mistakes} wrong` : ''}: ${'★'.repeat(stars)}${'☆'.repeat(3 - stars)}`;
+        status.dataset.stars = String(stars);
+        drawList();
+      } else {
+        status.textContent = `${lesson.answer.size - found.size} squares left${mistakes ? `, ${mistakes} wrong` : ''}.`;
+      }
+    }
+    const hand = lesson.stage === 'drops'
+      ? [el('p', { class: 'help' }, `In sente's hand: one ${lesson.role.name}.`)] : [];
+    stage.replaceChildren(
+      el('h2', {}, lesson.role.name),
+      el('p', {}, STAGE_WORDS[lesson.stage]),
+      ...hand, grid, status,
+      el('div', { class: 'actions' },
+        el('button', { type: 'button', class: 'secondary', 'data-learn-again': '', onclick: () => play(lesson) }, 'Again')));
+    // On a phone the lesson stands below the list of pieces: bring it into view.
+    if (window.innerWidth < 700) stage.scrollIntoView({ block: 'start' });
+  }
+
+  drawList();
+  app.replaceChildren(el('div', { class: 'learn' },
+    el('div', { class: 'panel' }, el('h1', {}, 'Learn the pieces'),
+      el('p', {}, 'Each piece alone, then with pieces in its way', variant.drops ? ', then its drop rule' : '', '. Stars are kept in this browser.'),
+      el('label', {}, 'Game ', gamePicker)),
+    el('div', { class: 'learn-columns' }, el('div', { class: 'panel' }, list), stage)));
+}

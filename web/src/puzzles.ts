@@ -1,0 +1,281 @@
+// The puzzle page: a position from the player's side, "find the best move", each move checked
+// at once, the opponent's replies played, hint and solution, the next puzzle near the player's
+// rating. Accounts are rated by the server; a guest's rating and progress stay in the browser.
+
+import { page, store } from './state';
+import { api } from './api';
+import { Board } from './board';
+import { el } from './dom';
+import { h, patch } from './view';
+import type { VNode } from './view';
+import { miniBoard } from './pieces';
+import { play as playSound } from './sound.js';
+import { app } from './prefs';
+
+/** The themes the server knows, in words. */
+export const PUZZLE_THEMES: [string, string][] = [
+  ['', 'Any theme'],
+  ['tsume', 'Tsume: mate with checks'],
+  ['mate', 'Mate'],
+  ['mate-in-1', 'Mate in 1'],
+  ['mate-in-2', 'Mate in 2'],
+  ['mate-in-3', 'Mate in 3'],
+  ['mate-in-4', 'Mate in 4'],
+  ['mate-in-5', 'Mate in 5'],
+  ['mate-in-6', 'Mate in 6 or more'],
+  ['advantage', 'Winning advantage'],
+  ['material', 'Winning material'],
+  ['promotion', 'Promotion'],
+  ['drop', 'Drop'],
+  ['defence', 'Defence'],
+  ['endgame', 'Endgame'],
+  ['short', 'One move'],
+  ['long', 'Three moves or more'],
+];
+
+type Puzzle = {
+  id: string; variant: string; options: string; sfen: string;
+  moves: string[]; themes: string[]; rating: number; plays: number;
+};
+
+type Local = { rating: number; seen: string[]; solved: number; failed: number };
+
+/** A guest's progress in one game, kept in the browser. */
+function localProgress(variant: string): Local {
+  try {
+    const saved = JSON.parse(localStorage.getItem(`tsubame.puzzles.${variant}`) || 'null');
+    if (saved && typeof saved.rating === 'number' && Array.isArray(saved.seen)) return saved;
+  } catch { /* a damaged entry starts afresh */ }
+  return { rating: 1500, seen: [], solved: 0, failed: 0 };
+}
+
+function saveLocal(variant: string, local: Local) {
+  localStorage.setItem(`tsubame.puzzles.${variant}`, JSON.stringify({ ...local, seen: local.seen.slice(-200) }));
+}
+
+/** The day's puzzle for the home page: a small board that opens it. */
+export async function dailyPuzzleNode(variant = 'tori') {
+  const puzzle: Puzzle = await api(`/api/puzzles/daily?variant=${variant}`);
+  const info = store.variants.find((v) => v.name === variant);
+  const toMove = puzzle.sfen.split(' ')[1] === 'b' ? 'Sente' : 'Gote';
+  return el('a', { class: 'panel daily-puzzle', href: `#/puzzles/${variant}/${puzzle.id}`, 'data-daily-puzzle': puzzle.id },
+    miniBoard(variant, puzzle.sfen, Math.round(128 / (info?.files || 7))),
+    el('div', {},
+      el('h2', {}, 'Puzzle of the day'),
+      el('p', {}, `${info?.title || variant}: ${toMove} to move and win. Rated ${puzzle.rating}.`)));
+}
+
+export function puzzlePage(variantName?: string, wantedId?: string) {
+  const variants = store.variants.filter((v) => v.available);
+  const variant = variants.find((v) => v.name === variantName)?.name || 'tori';
+  let theme = '';
+  let puzzle: Puzzle | null = null;
+  // Moves of the solution played so far; `mistake` once a wrong move was tried, `helped`
+  // once a hint or the solution was asked for: either makes the attempt a failure.
+  let step = 0;
+  let mistake = false;
+  let helped = false;
+  let sent = false;
+  let busy = false;
+  const view: {
+    status: string; tone: 'play' | 'good' | 'wrong' | 'done' | 'failed';
+    hint: string; result: string; mine: string;
+  } = { status: 'Loading a puzzle…', tone: 'play', hint: '', result: '', mine: '' };
+  const board = new Board({ onMove: (usi) => tryMove(usi) });
+
+  const panelHost = el('div');
+  let panelNode: VNode | HTMLElement = panelHost;
+  function panelView(): VNode {
+    const over = view.tone === 'done' || view.tone === 'failed';
+    return h('div.panel.puzzle-panel', { attrs: { 'data-puzzle': puzzle?.id || '' } }, [
+      h('h2', 'Puzzles'),
+      h(`p.puzzle-status.${view.tone}`, { attrs: { 'data-puzzle-status': view.tone, role: 'status' } }, view.status),
+      view.hint ? h('p.help', { attrs: { 'data-puzzle-hint': '' } }, view.hint) : null,
+      view.result ? h('p', { attrs: { 'data-puzzle-result': '' } }, view.result) : null,
+      h('div.actions', [
+        !over ? h('button.secondary', { attrs: { 'data-puzzle-action': 'hint', type: 'button' }, on: { click: hint } }, 'Hint') : null,
+        !over ? h('button.secondary', { attrs: { 'data-puzzle-action': 'solution', type: 'button' }, on: { click: showSolution } }, 'Solution') : null,
+        over ? h('button', { attrs: { 'data-puzzle-action': 'next', type: 'button' }, on: { click: () => next() } }, 'Next puzzle') : null,
+      ]),
+      puzzle ? h('p.help', { attrs: { 'data-puzzle-info': '' } },
+        `Puzzle ${puzzle.id}, rated ${puzzle.rating}${puzzle.themes.length ? ` · ${puzzle.themes.join(', ')}` : ''}`) : null,
+      h('p.help', { attrs: { 'data-puzzle-mine': '' } }, view.mine),
+    ]);
+  }
+  function show(change: Partial<typeof view>) {
+    Object.assign(view, change);
+    panelNode = patch(panelNode, panelView());
+  }
+
+  const themePicker = el('select', { 'data-puzzle-theme': '', 'aria-label': 'Theme' },
+    PUZZLE_THEMES.map(([value, label]) => el('option', { value }, label)));
+  themePicker.addEventListener('change', () => { theme = themePicker.value; next(); });
+  const gamePicker = el('select', { 'data-puzzle-game': '', 'aria-label': 'Game' },
+    variants.map((v) => el('option', { value: v.name, selected: v.name === variant }, v.title)));
+  gamePicker.addEventListener('change', () => { location.hash = `#/puzzles/${gamePicker.value}`; });
+  const pickers = el('div', { class: 'panel puzzle-pickers' }, el('label', {}, 'Game ', gamePicker), el('label', {}, 'Theme ', themePicker));
+
+  function sideToMove() {
+    return puzzle?.sfen.split(' ')[1] === 'w' ? 'gote' : 'sente';
+  }
+
+  /** The position after the first `count` moves of `moves`, from the server's rules. */
+  async function showPosition(moves: string[], interactive: boolean) {
+    const record = await api('/api/replay', { variant: puzzle.variant, options: puzzle.options, sfen: puzzle.sfen, moves });
+    board.setState({ variant: record.variant, sfen: record.sfen, legal: interactive ? record.legal_moves : [],
+      lastMove: moves[moves.length - 1] || null, interactive, check: record.checks[record.checks.length - 1] });
+    return record;
+  }
+
+  async function load(wanted?: string) {
+    busy = true;
+    mistake = false; helped = false; sent = false; step = 0;
+    show({ status: 'Loading a puzzle…', tone: 'play', hint: '', result: '' });
+    const local = localProgress(variant);
+    try {
+      if (wanted) {
+        puzzle = await api(`/api/puzzles/${encodeURIComponent(wanted)}`);
+      } else {
+        const query = new URLSearchParams({ variant });
+        if (theme) query.set('theme', theme);
+        if (!store.me.account) {
+          query.set('rating', String(Math.round(local.rating)));
+          query.set('seen', local.seen.slice(-100).join(','));
+        }
+        puzzle = await api(`/api/puzzles/next?${query}`);
+      }
+    } catch (e) {
+      busy = false;
+      show({ status: e.message, tone: 'failed' });
+      return;
+    }
+    board.flipped = sideToMove() === 'gote';
+    await showPosition([], true);
+    busy = false;
+    show({ status: `Find the best move for ${sideToMove()}.`, tone: 'play' });
+    showMine();
+  }
+
+  function showMine() {
+    if (store.me.account) {
+      show({ mine: `Your puzzle rating is kept with your account, ${store.me.account.username}.` });
+    } else {
+      const local = localProgress(variant);
+      show({ mine: `Your rating here: ${Math.round(local.rating)} (${local.solved} solved, ${local.failed} failed; kept in this browser — sign up to keep it with an account).` });
+    }
+  }
+
+  async function tryMove(usi: string) {
+    if (!puzzle || busy || view.tone === 'done' || view.tone === 'failed') return;
+    busy = true;
+    const expected = puzzle.moves[step];
+    const played = puzzle.moves.slice(0, step);
+    let right = usi === expected;
+    if (!right && step === puzzle.moves.length - 1) {
+      // Another move that mates at once ends the puzzle as well as the answer does.
+      const after = await api('/api/replay', { variant: puzzle.variant, options: puzzle.options, sfen: puzzle.sfen, moves: [...played, usi] });
+      right = after.legal_moves.length === 0 && after.checks[after.checks.length - 1];
+    }
+    if (!right) {
+      mistake = true;
+      playSound('check');
+      await showPosition([...played, usi], false);
+      show({ status: 'Not this one. Try again.', tone: 'wrong', hint: '' });
+      await finish(false);
+      await new Promise((done) => setTimeout(done, 900));
+      if (puzzle && view.tone === 'wrong') {
+        await showPosition(played, true);
+        show({ status: `Find the best move for ${sideToMove()}.`, tone: 'wrong' });
+      }
+      busy = false;
+      return;
+    }
+    step += 1;
+    playSound('move');
+    const solutionMoves = puzzle.moves.slice(0, step - 1).concat([usi]);
+    if (step >= puzzle.moves.length) {
+      await showPosition(solutionMoves, false);
+      await finish(!mistake && !helped);
+      show({ status: mistake || helped ? 'Solved, with help.' : 'Solved!', tone: mistake || helped ? 'failed' : 'done', hint: '' });
+      busy = false;
+      return;
+    }
+    await showPosition(solutionMoves, false);
+    show({ status: 'Good move! The opponent replies…', tone: 'good', hint: '' });
+    await new Promise((done) => setTimeout(done, 600));
+    step += 1;
+    await showPosition(puzzle.moves.slice(0, step), true);
+    show({ status: `Good. Now the next move for ${sideToMove()}.`, tone: 'good' });
+    busy = false;
+  }
+
+  /** Sends the attempt once: the first mistake or help fails it, reaching the end solves it. */
+  async function finish(solved: boolean) {
+    if (sent || !puzzle) return;
+    sent = true;
+    const local = localProgress(variant);
+    try {
+      const answer = await api(`/api/puzzles/${puzzle.id}/attempt`, { solved, moves: solved ? puzzle.moves : puzzle.moves.slice(0, step) });
+      if (answer.rated && answer.rating) {
+        const { before, after } = answer.rating;
+        const change = after - before;
+        show({ result: `Your puzzle rating: ${after} (${change >= 0 ? '+' : ''}${change}).` });
+      }
+    } catch (e) {
+      show({ result: e.message });
+    }
+    if (!store.me.account) {
+      // An Elo step against the puzzle's rating, for a guest's own count.
+      const expected = 1 / (1 + 10 ** ((puzzle.rating - local.rating) / 400));
+      local.rating += 32 * ((solved ? 1 : 0) - expected);
+      local.seen.push(puzzle.id);
+      if (solved) local.solved += 1; else local.failed += 1;
+      saveLocal(variant, local);
+      showMine();
+    }
+  }
+
+  async function hint() {
+    if (!puzzle || view.tone === 'done' || view.tone === 'failed') return;
+    helped = true;
+    const usi = puzzle.moves[step];
+    const roles = store.variants.find((v) => v.name === puzzle.variant)?.roles || [];
+    const dropped = usi.includes('*') ? roles.find((r) => r.sfen === usi.split('*')[0]) : null;
+    const from = usi.match(/^\d+[a-z]/)?.[0];
+    const text = usi.includes('*')
+      ? `drop a ${dropped?.name.toLowerCase() || 'piece'} from your hand.`
+      : `move the piece on ${from}.`;
+    show({ hint: `Hint: ${text}` });
+    await finish(false);
+  }
+
+  async function showSolution() {
+    // A move being answered (a wrong one shown for a moment) finishes first.
+    while (busy) await new Promise((done) => setTimeout(done, 50));
+    if (!puzzle || view.tone === 'done' || view.tone === 'failed') return;
+    busy = true;
+    helped = true;
+    await finish(false);
+    show({ status: 'The solution:', tone: 'failed', hint: '' });
+    for (let i = step + 1; i <= puzzle.moves.length; i++) {
+      await showPosition(puzzle.moves.slice(0, i), false);
+      await new Promise((done) => setTimeout(done, 500));
+    }
+    step = puzzle.moves.length;
+    show({ status: 'That was the solution.', tone: 'failed' });
+    busy = false;
+  }
+
+  function next() {
+    if (location.hash !== `#/puzzles/${variant}`) {
+      history.replaceState(null, '', `#/puzzles/${variant}`);
+    }
+    load();
+  }
+
+  app.replaceChildren(el('div', { class: 'play puzzles' }, board.root,
+    el('div', { class: 'side-area' }, panelHost, pickers)));
+  show({});
+  load(wantedId);
+  page.cleanup = () => board.destroy();
+}
