@@ -714,7 +714,14 @@ impl Session {
             stop: Some(self.stop.clone()),
             table_mib: self.hash_mib,
         };
-        self.running = Some(std::thread::spawn(move || on_done(game.mate(&limits))));
+        let finished = self.stop.clone();
+        self.running = Some(std::thread::spawn(move || {
+            let answer = game.mate(&limits);
+            // Answered, the search is over: a `go` that follows at once need not wait for this
+            // thread to end.
+            finished.store(true, Ordering::Relaxed);
+            on_done(answer);
+        }));
     }
 
     /// Asks a running search to stop (it still reports its result).
