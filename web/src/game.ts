@@ -204,6 +204,19 @@ export async function gamePage(id) {
       const who = game.result.winner ? `${game.result.winner} wins` : 'No winner';
       out.push(h('div.result', { attrs: { 'data-result': game.result.reason } }, `${who} — ${game.result.reason}`));
     }
+    // A game against the computer ends with the player's own result in words, and the way to
+    // the next game: the same again, or a new one from the home page.
+    const computerSide = game.sente_player === 'engine' ? 'sente' : game.gote_player === 'engine' ? 'gote' : null;
+    if (game.status === 'finished' && game.result && seat && computerSide && computerSide !== seat) {
+      const words = !game.result.winner ? 'Draw' : game.result.winner === seat ? 'You won!' : 'You lost';
+      out.push(h('div.computer-end', { attrs: { 'data-computer-end': !game.result.winner ? 'draw' : game.result.winner === seat ? 'won' : 'lost' } }, [
+        h('strong.computer-end-words', words),
+        h('div.actions', [
+          h('button', { attrs: { type: 'button', 'data-action': 'play-again' }, on: { click: () => playAgain() } }, 'Play again'),
+          h('a.button.secondary', { attrs: { href: '#/', 'data-action': 'new-game' } }, 'New game'),
+        ]),
+      ]));
+    }
     const betweenPeople = game.sente_player === 'human' && game.gote_player === 'human';
     if (game.status === 'finished' && betweenPeople) {
       if (game.rematch_id) {
@@ -225,6 +238,22 @@ export async function gamePage(id) {
         seat ? h('button.secondary', { on: { click: () => send({ type: 'draw', action: 'decline' }) } }, 'Decline') : null]));
     }
     return out;
+  }
+
+  /** A new game against the computer with this one's game, rules, level, clock and side. */
+  async function playAgain() {
+    if (!game || !seat) return;
+    try {
+      const grant = await api('/api/games', {
+        variant: game.variant, options: game.options, opponent: 'engine', level: game.engine_level,
+        side: seat, clock: game.time_control,
+      });
+      localStorage.setItem(`tsubame.token.${grant.game_id}`, grant.token);
+      location.hash = `#/game/${grant.game_id}`;
+    } catch (e) {
+      errorText = e.message;
+      render();
+    }
   }
 
   /** What the seat may do now: abort, offer a draw, resign (asked again first). */

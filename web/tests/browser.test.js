@@ -609,6 +609,40 @@ test('Analysis board: the engine\'s best lines deepen by themselves, the bar fol
   await page.close();
 });
 
+test('Against the computer the end says "You won" or "You lost" and offers the same game again or a new one', async () => {
+  // Sente mates with a falcon dropped on 1b.
+  const won = await apiGame({ variant: 'tori', opponent: 'engine', side: 'sente', level: 1,
+    sfen: '5sk/5s1/6C/7/7/7/K6 b F 1', clock: { kind: 'fischer', main_ms: 300000, increment_ms: 2000 } });
+  for (const [width, height, suffix] of [[1366, 850, ''], [390, 844, '-phone']]) {
+    const page = await newPage(width, height);
+    if (!suffix) {
+      await openWithToken(page, won);
+      await playByClicks(page, 'F*1b', 'sente');
+      await page.waitForSelector('[data-computer-end="won"]');
+      assert.match(await page.textContent('[data-computer-end]'), /You won!/);
+      await shot(page, 'computer-won.png');
+    }
+    const lost = await apiGame({ variant: 'tori', opponent: 'engine', side: 'sente', level: 2,
+      clock: { kind: 'byoyomi', main_ms: 600000, periods: 1, period_ms: 10000 } });
+    await openWithToken(page, lost);
+    await page.click('[data-action="resign"]');
+    await page.click('[data-action="resign-yes"]');
+    await page.waitForSelector('[data-computer-end="lost"]');
+    assert.match(await page.textContent('[data-computer-end]'), /You lost/);
+    await page.locator('[data-computer-end]').scrollIntoViewIfNeeded();
+    await shot(page, `computer-lost${suffix}.png`);
+    // The same again: a new game, the same level, clock and side.
+    await page.click('[data-action="play-again"]');
+    await page.waitForFunction((id) => location.hash.startsWith('#/game/') && !location.hash.endsWith(id), lost.game_id);
+    const id = await page.evaluate(() => location.hash.slice('#/game/'.length));
+    const view = await (await fetch(`${base}/api/games/${id}`)).json();
+    assert.equal(view.engine_level, 2);
+    assert.equal(view.sente_player, 'human');
+    assert.deepEqual(view.time_control, { kind: 'byoyomi', main_ms: 600000, periods: 1, period_ms: 10000 });
+    await page.close();
+  }
+});
+
 test('Byo-yomi: after a reload in the middle of a period the clock goes on as the server\'s does', async () => {
   // No main time, four periods of 3 s; the clocks start once both sides have made a first move.
   const grant = await apiGame({
