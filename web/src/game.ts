@@ -207,7 +207,8 @@ export async function gamePage(id) {
     // A game against the computer ends with the player's own result in words, and the way to
     // the next game: the same again, or a new one from the home page.
     const computerSide = game.sente_player === 'engine' ? 'sente' : game.gote_player === 'engine' ? 'gote' : null;
-    if (game.status === 'finished' && game.result && seat && computerSide && computerSide !== seat) {
+    if (game.status === 'finished' && game.result && game.result.reason !== 'aborted'
+      && seat && computerSide && computerSide !== seat) {
       const words = !game.result.winner ? 'Draw' : game.result.winner === seat ? 'You won!' : 'You lost';
       out.push(h('div.computer-end', { attrs: { 'data-computer-end': !game.result.winner ? 'draw' : game.result.winner === seat ? 'won' : 'lost' } }, [
         h('strong.computer-end-words', words),

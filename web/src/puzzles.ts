@@ -27,7 +27,7 @@ export const PUZZLE_THEMES: [string, string][] = [
   ['material', 'Winning material'],
   ['promotion', 'Promotion'],
   ['drop', 'Drop'],
-  ['defence', 'Defence'],
+  ['defence', 'Turning a losing game'],
   ['endgame', 'Endgame'],
   ['short', 'One move'],
   ['long', 'Three moves or more'],
@@ -77,6 +77,8 @@ export function puzzlePage(variantName?: string, wantedId?: string) {
   let helped = false;
   let sent = false;
   let busy = false;
+  // Which puzzle the page is on: work begun for an earlier one stops when it comes back.
+  let shown = 0;
   const view: {
     status: string; tone: 'play' | 'good' | 'wrong' | 'done' | 'failed';
     hint: string; result: string; mine: string;
@@ -128,6 +130,8 @@ export function puzzlePage(variantName?: string, wantedId?: string) {
   }
 
   async function load(wanted?: string) {
+    shown += 1;
+    const mine = shown;
     busy = true;
     mistake = false; helped = false; sent = false; step = 0;
     show({ status: 'Loading a puzzle…', tone: 'play', hint: '', result: '' });
@@ -149,8 +153,10 @@ export function puzzlePage(variantName?: string, wantedId?: string) {
       show({ status: e.message, tone: 'failed' });
       return;
     }
+    if (mine !== shown) return;
     board.flipped = sideToMove() === 'gote';
     await showPosition([], true);
+    if (mine !== shown) return;
     busy = false;
     show({ status: `Find the best move for ${sideToMove()}.`, tone: 'play' });
     showMine();
@@ -168,13 +174,14 @@ export function puzzlePage(variantName?: string, wantedId?: string) {
   async function tryMove(usi: string) {
     if (!puzzle || busy || view.tone === 'done' || view.tone === 'failed') return;
     busy = true;
+    const mine = shown;
     const expected = puzzle.moves[step];
     const played = puzzle.moves.slice(0, step);
     let right = usi === expected;
     if (!right && step === puzzle.moves.length - 1) {
       // Another move that mates at once ends the puzzle as well as the answer does.
       const after = await api('/api/replay', { variant: puzzle.variant, options: puzzle.options, sfen: puzzle.sfen, moves: [...played, usi] });
-      right = after.legal_moves.length === 0 && after.checks[after.checks.length - 1];
+      right = after.outcome?.reason === 'checkmate' && after.outcome.winner === sideToMove();
     }
     if (!right) {
       mistake = true;
@@ -183,6 +190,7 @@ export function puzzlePage(variantName?: string, wantedId?: string) {
       show({ status: 'Not this one. Try again.', tone: 'wrong', hint: '' });
       await finish(false);
       await new Promise((done) => setTimeout(done, 900));
+      if (mine !== shown) return;
       if (puzzle && view.tone === 'wrong') {
         await showPosition(played, true);
         show({ status: `Find the best move for ${sideToMove()}.`, tone: 'wrong' });
@@ -203,6 +211,7 @@ export function puzzlePage(variantName?: string, wantedId?: string) {
     await showPosition(solutionMoves, false);
     show({ status: 'Good move! The opponent replies…', tone: 'good', hint: '' });
     await new Promise((done) => setTimeout(done, 600));
+    if (mine !== shown) return;
     step += 1;
     await showPosition(puzzle.moves.slice(0, step), true);
     show({ status: `Good. Now the next move for ${sideToMove()}.`, tone: 'good' });
@@ -236,7 +245,8 @@ export function puzzlePage(variantName?: string, wantedId?: string) {
   }
 
   async function hint() {
-    if (!puzzle || view.tone === 'done' || view.tone === 'failed') return;
+    // While a move is being answered the next one is not yet the player's.
+    if (!puzzle || busy || view.tone === 'done' || view.tone === 'failed') return;
     helped = true;
     const usi = puzzle.moves[step];
     const roles = store.variants.find((v) => v.name === puzzle.variant)?.roles || [];
@@ -254,12 +264,14 @@ export function puzzlePage(variantName?: string, wantedId?: string) {
     while (busy) await new Promise((done) => setTimeout(done, 50));
     if (!puzzle || view.tone === 'done' || view.tone === 'failed') return;
     busy = true;
+    const mine = shown;
     helped = true;
     await finish(false);
     show({ status: 'The solution:', tone: 'failed', hint: '' });
     for (let i = step + 1; i <= puzzle.moves.length; i++) {
       await showPosition(puzzle.moves.slice(0, i), false);
       await new Promise((done) => setTimeout(done, 500));
+      if (mine !== shown) return;
     }
     step = puzzle.moves.length;
     show({ status: 'That was the solution.', tone: 'failed' });

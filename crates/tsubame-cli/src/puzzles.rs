@@ -116,7 +116,7 @@ fn generate(args: &GenerateArgs) -> Result<()> {
     let source = Source {
         variant: args.variant,
         options: options.clone(),
-        options_text: args.options.join(" "),
+        options_text: args.options.join(","),
     };
     let settings = Settings {
         screen_nodes: args.screen_nodes,

@@ -21,7 +21,8 @@ the last line on standard output is exactly one of
 
   mate N pv M1 M2 ... M(2N-1)
   no mate within N
-  unknown: time        (or `unknown: nodes`)
+  unknown: time        (or `unknown: nodes`, or `unknown: size` for a problem too large
+                       for the search's counts)
 
 with exit status 0. Bad input is an error naming what was wrong, with exit status 2.";
 
@@ -129,6 +130,7 @@ pub fn answer(result: &MateResult, line: &[String]) -> String {
                 Interrupted::Time => "time",
                 Interrupted::Nodes => "nodes",
                 Interrupted::Stopped => "stopped",
+                Interrupted::Exhausted => "size",
             }
         ),
     }

@@ -182,6 +182,9 @@ pub enum Interrupted {
     Nodes,
     /// Stopped from outside.
     Stopped,
+    /// The proof or disproof numbers grew past what the search can count: too large a
+    /// problem to settle.
+    Exhausted,
 }
 
 /// What a solve found.
@@ -394,6 +397,9 @@ struct Solver<'a, P: MateRules> {
     nodes: u64,
     /// Nodes at which the clock and the stop flag are read next.
     next_check: u64,
+    /// The limits' multiple the search may use: 2 while a proven mate's line is read out, so
+    /// that a mate found near the end of the time is not lost for want of its line.
+    allowance: u64,
     limits: &'a MateLimits,
     started: Instant,
     interrupted: Option<Interrupted>,
@@ -404,10 +410,15 @@ impl<P: MateRules> Solver<'_, P> {
         if self.interrupted.is_some() {
             return true;
         }
-        if self.limits.nodes.is_some_and(|limit| self.nodes >= limit) {
+        if self
+            .limits
+            .nodes
+            .is_some_and(|limit| self.nodes >= limit.saturating_mul(self.allowance))
+        {
             self.interrupted = Some(Interrupted::Nodes);
         } else if self.nodes >= self.next_check {
-            self.next_check = self.nodes + 1024;
+            // Often: a Tenjiku node plays every move and every reply, milliseconds of work.
+            self.next_check = self.nodes + 16;
             if self
                 .limits
                 .stop
@@ -418,7 +429,7 @@ impl<P: MateRules> Solver<'_, P> {
             } else if self
                 .limits
                 .time
-                .is_some_and(|time| self.started.elapsed() >= time)
+                .is_some_and(|time| self.started.elapsed() >= time * self.allowance as u32)
             {
                 self.interrupted = Some(Interrupted::Time);
             }
@@ -544,6 +555,10 @@ impl<P: MateRules> Solver<'_, P> {
         let numbers = self.search(attacking, plies, INFINITE - 1, INFINITE - 1);
         if let Some(why) = self.interrupted {
             return Err(why);
+        }
+        // Numbers that grew past what the search counts settle nothing.
+        if numbers.pn != 0 && numbers.dn != 0 {
+            return Err(Interrupted::Exhausted);
         }
         Ok((numbers.pn == 0).then_some(numbers.plies))
     }
@@ -715,7 +730,8 @@ impl<'a, P: MateRules> Solver<'a, P> {
             table: Table::new(limits.table_mib),
             line: Vec::with_capacity(usize::from(plies_for(limits.max_moves)) + 1),
             nodes: 0,
-            next_check: 1024,
+            next_check: 16,
+            allowance: 1,
             limits,
             started,
             interrupted: None,
@@ -790,6 +806,7 @@ pub fn solve<P: MateRules>(
             moves: u32::from(plies).div_ceil(2),
             nodes: solver.nodes,
         });
+        solver.allowance = 2;
         Ok(MateResult::Mate(solver.line_of(plies)?))
     })();
     MateReport {

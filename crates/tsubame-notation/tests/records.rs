@@ -589,6 +589,20 @@ fn kif_endings_name_the_winner_and_game_tags_survive_both_ways() {
         );
         assert_eq!(back.result, GameResult::SenteWins);
     }
+    // A comment on the last move stays its own beside the resignation.
+    let mut commented = record.clone();
+    if let Some(last) = commented.moves.last_mut() {
+        last.comment = Some("a good move".into());
+    }
+    let back = read_kif(
+        write_kif(&commented)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .as_bytes(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(back.reason, Some(EndReason::Resignation));
+    assert_eq!(back.result, GameResult::SenteWins);
+    assert_eq!(back.moves, commented.moves);
     // A resignation by the side to move is the ending line, as KIF readers expect it.
     record.result = GameResult::GoteWins;
     let kif = write_kif(&record).unwrap_or_else(|e| panic!("{e}"));

@@ -92,7 +92,7 @@ pub struct Source {
     pub variant: Variant,
     /// The rule options.
     pub options: Options,
-    /// The same options as `name=value` pairs separated by spaces.
+    /// The same options as `name=value` pairs separated by commas.
     pub options_text: String,
 }
 

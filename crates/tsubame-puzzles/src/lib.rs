@@ -32,7 +32,8 @@ pub struct Puzzle {
     pub id: String,
     /// The game's name (`tori`, `wa`, `tenjiku`).
     pub variant: String,
-    /// Rule options as `name=value` pairs separated by spaces (empty for the defaults).
+    /// Rule options as `name=value` pairs separated by commas, as the server reads them
+    /// (empty for the defaults).
     pub options: String,
     /// The position the player starts from.
     pub sfen: String,
@@ -63,7 +64,10 @@ pub const THEMES: &[(&str, &str)] = &[
     ("material", "the line wins material"),
     ("promotion", "a promotion is part of the answer"),
     ("drop", "the answer starts with a drop"),
-    ("defence", "the only move that holds a worse position"),
+    (
+        "defence",
+        "a position the player had been losing, turned round by the answer",
+    ),
     ("endgame", "few pieces are left on the board"),
     ("short", "the answer is one move"),
     ("long", "the answer is three moves or more"),
@@ -115,7 +119,11 @@ impl Puzzle {
         let variant = Variant::from_name(&self.variant)
             .ok_or_else(|| setup(format!("unknown game {:?}", self.variant)))?;
         let mut options = variant.default_options();
-        for pair in self.options.split_whitespace() {
+        for pair in self
+            .options
+            .split([',', ' '])
+            .filter(|pair| !pair.trim().is_empty())
+        {
             options
                 .set_pair(pair)
                 .map_err(|e| setup(format!("option {pair}: {e}")))?;

@@ -207,7 +207,7 @@ pub(crate) struct DailyQuery {
     variant: Option<String>,
 }
 
-/// The day's puzzle: the same for everyone all day (UTC), one of middling difficulty.
+/// The day's puzzle: the same for everyone all day (UTC), each of the game's puzzles in turn.
 #[utoipa::path(get, path = "/api/puzzles/daily", tag = "puzzles", params(("variant" = Option<String>, Query, description = "The game (default tori)")), responses((status = 200, description = "The day's puzzle", body = PuzzleAnswer), (status = 400, description = "A malformed request", body = ErrorBody), (status = 404, description = "The game has no puzzles", body = ErrorBody)))]
 pub(crate) async fn daily(
     State(hub): State<Arc<Hub>>,
@@ -219,21 +219,21 @@ pub(crate) async fn daily(
     if count == 0 {
         return Err(ApiError::not_found("this game has no puzzles"));
     }
-    // Days since 1970; the middle half of the list by rating, walked with a stride that
-    // shares no factor with its length, so consecutive days are far apart.
+    // Days since 1970, walked through the game's puzzles in the order of their ids (which
+    // attempts do not change, as they change ratings) with a stride that shares no factor with
+    // their number, so that consecutive days are far apart and every puzzle comes in turn.
     let day = (hub.now() / 86_400_000) as i64;
-    let first = count / 4;
-    let span = (count / 2).max(1);
-    let stride = (1..span)
-        .map(|s| span / 2 + s)
-        .find(|s| gcd(*s, span) == 1)
+    let stride = (1..count)
+        .map(|s| count / 2 + s)
+        .find(|s| gcd(*s, count) == 1)
         .unwrap_or(1);
-    let index = first + (day * stride) % span;
-    let puzzles = store.puzzles(&filter, 1, index).await.map_err(database)?;
-    let puzzle = puzzles
-        .first()
+    let index = (day % count) * stride % count;
+    let puzzle = store
+        .puzzle_by_id_order(filter.variant.unwrap_or("tori"), index)
+        .await
+        .map_err(database)?
         .ok_or_else(|| ApiError::not_found("this game has no puzzles"))?;
-    Ok(axum::Json(answer(puzzle)).into_response())
+    Ok(axum::Json(answer(&puzzle)).into_response())
 }
 
 fn gcd(a: i64, b: i64) -> i64 {

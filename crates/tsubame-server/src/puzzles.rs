@@ -179,6 +179,18 @@ impl Store {
         .await?)
     }
 
+    /// The puzzle at `index` of a game's puzzles ordered by id: an order attempts do not move.
+    pub async fn puzzle_by_id_order(&self, variant: &str, index: i64) -> Result<Option<PuzzleRow>> {
+        let row = sqlx::query(&format!(
+            "SELECT {COLUMNS} FROM puzzles WHERE variant = $1 ORDER BY id LIMIT 1 OFFSET $2"
+        ))
+        .bind(variant)
+        .bind(index)
+        .fetch_optional(self.pool())
+        .await?;
+        row.as_ref().map(row_of).transpose()
+    }
+
     /// One puzzle.
     pub async fn puzzle(&self, id: &str) -> Result<Option<PuzzleRow>> {
         let row = sqlx::query(&format!("SELECT {COLUMNS} FROM puzzles WHERE id = $1"))
@@ -263,18 +275,29 @@ impl Store {
                 tx.rollback().await?;
                 return Ok(None);
             }
-            let player: Option<(i64, i64, i64)> = sqlx::query_as(
+            // On PostgreSQL two attempts at once would read the same ratings and the later
+            // write would undo the earlier: the rows are locked, the account's first, always in
+            // that order. (SQLite takes one writer at a time.)
+            let lock = if self.shared() { " FOR UPDATE" } else { "" };
+            if self.shared() {
+                sqlx::query("SELECT id FROM accounts WHERE id = $1 FOR UPDATE")
+                    .bind(account_id)
+                    .fetch_optional(&mut *tx)
+                    .await?;
+            }
+            let player: Option<(i64, i64, i64)> = sqlx::query_as(&format!(
                 "SELECT rating_milli, deviation_milli, volatility_nano FROM puzzle_ratings \
-                 WHERE account_id = $1 AND variant = $2",
-            )
+                 WHERE account_id = $1 AND variant = $2{lock}"
+            ))
             .bind(account_id)
             .bind(&puzzle.variant)
             .fetch_optional(&mut *tx)
             .await?;
             let before = player.map_or(Rating::default(), |(r, d, v)| Rating::from_stored(r, d, v));
-            let current: (i64, i64, i64) = sqlx::query_as(
-                "SELECT rating_milli, deviation_milli, volatility_nano FROM puzzles WHERE id = $1",
-            )
+            let current: (i64, i64, i64) = sqlx::query_as(&format!(
+                "SELECT rating_milli, deviation_milli, volatility_nano FROM puzzles \
+                 WHERE id = $1{lock}"
+            ))
             .bind(&puzzle.id)
             .fetch_one(&mut *tx)
             .await?;

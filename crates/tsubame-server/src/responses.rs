@@ -440,7 +440,7 @@ pub struct PuzzleAnswer {
     pub id: String,
     /// The game (`tori`, `wa`, `tenjiku`).
     pub variant: String,
-    /// Rule options as `name=value` pairs separated by spaces (empty for the defaults).
+    /// Rule options as `name=value` pairs separated by commas (empty for the defaults).
     pub options: String,
     /// The start position, the player to move.
     pub sfen: String,

@@ -417,25 +417,37 @@ pub fn read_kif_with(bytes: &[u8], rules: Option<&Options>) -> Result<Record, Re
         GameResult::SenteWins
     };
     // A resignation on the opponent's turn: the comment this writer leaves on the last move.
+    // It is the last comment line, joined to any comment before it with a space.
+    let marker = |side: &str| format!("{side}{OFF_TURN_RESIGNATION}");
     let off_turn = record.moves.last().and_then(|last| {
         let comment = last.comment.as_deref()?;
-        let loser = comment.strip_suffix(OFF_TURN_RESIGNATION)?;
-        match loser {
-            "先手" => Some(GameResult::GoteWins),
-            "後手" => Some(GameResult::SenteWins),
-            _ => None,
-        }
+        [
+            ("先手", GameResult::GoteWins),
+            ("後手", GameResult::SenteWins),
+        ]
+        .into_iter()
+        .find(|(side, _)| {
+            let marker = marker(side);
+            comment == marker || comment.ends_with(&format!(" {marker}"))
+        })
     });
-    if off_turn.is_some()
+    if let Some((side, _)) = off_turn
         && let Some(last) = record.moves.last_mut()
+        && let Some(comment) = &last.comment
     {
-        last.comment = None;
+        let kept = comment
+            .strip_suffix(&marker(side))
+            .unwrap_or(comment)
+            .trim_end()
+            .to_string();
+        last.comment = (!kept.is_empty()).then_some(kept);
     }
-    let from_ending = ending.map(|(reason, _)| match reason {
-        EndReason::Repetition => GameResult::NoWinner,
-        // 投了, 詰み, 切れ負け: the side to move lost.
-        _ => side_to_move_loses,
-    });
+    let off_turn = off_turn.map(|(_, result)| result);
+    // 投了 and 切れ負け: the side to move lost. An ending the moves decide (詰み, 千日手) is
+    // the rules' to judge, from the replay.
+    let from_ending = ending
+        .filter(|(reason, _)| !decided_by_moves(*reason))
+        .map(|_| side_to_move_loses);
     record.reason = ending
         .map(|(r, _)| r)
         .or(off_turn.map(|_| EndReason::Resignation))
