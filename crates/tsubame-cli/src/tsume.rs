@@ -5,8 +5,7 @@ use anyhow::{Result, bail};
 use clap::Args;
 use std::io::Write;
 use std::time::Duration;
-use tsubame_engine::tsume::{Interrupted, MateLimits, MateResult, Progress, solve};
-use tsubame_rules::AnyPosition;
+use tsubame_engine::tsume::{Interrupted, MateLimits, MateResult, Progress, solve_any};
 
 pub const HELP: &str = "\
 Examples:
@@ -70,11 +69,7 @@ pub fn run(args: &TsumeArgs) -> Result<(), BadInput> {
             .map(|t| format!(", {:.1} s", t.as_secs_f64()))
             .unwrap_or_default()
     );
-    let report = match &position {
-        AnyPosition::Tori(p) => solve(p, &limits, &mut progress),
-        AnyPosition::Wa(p) => solve(p, &limits, &mut progress),
-        AnyPosition::Tenjiku(p) => solve(p.as_ref(), &limits, &mut progress),
-    };
+    let report = solve_any(&position, &limits, &mut progress);
     let usi = match &report.result {
         MateResult::Mate(line) => position.line_to_usi(line),
         _ => Vec::new(),

@@ -5,7 +5,7 @@
 use crate::eval::EvalParams;
 use crate::limits::Limits;
 use crate::search::{SearchRequest, search_any};
-use crate::tsume::{MateLimits, MateResult, solve};
+use crate::tsume::{MateLimits, MateResult, solve_any};
 use crate::tt::TranspositionTable;
 use std::sync::Arc;
 use std::time::Duration;
@@ -266,11 +266,7 @@ pub fn run_mates() -> Result<Vec<MateRow>, BenchError> {
             table_mib: MATE_TABLE_MIB,
             ..MateLimits::moves(problem.moves)
         };
-        let report = match &position {
-            AnyPosition::Tori(p) => solve(p, &limits, &mut |_| {}),
-            AnyPosition::Wa(p) => solve(p, &limits, &mut |_| {}),
-            AnyPosition::Tenjiku(p) => solve(p.as_ref(), &limits, &mut |_| {}),
-        };
+        let report = solve_any(&position, &limits, &mut |_| {});
         rows.push(MateRow {
             problem: *problem,
             found: match &report.result {

@@ -36,7 +36,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use tsubame_rules::tenjiku::TenjikuPosition;
-use tsubame_rules::{Bitboard, Color, DropMateRule, GamePosition, Move, MoveKind, Position};
+use tsubame_rules::{
+    AnyPosition, Bitboard, Color, DropMateRule, GamePosition, Move, MoveKind, Position,
+};
 
 /// What the solver needs of a game beyond its rules: which moves attack and which defend.
 pub trait MateRules: GamePosition {
@@ -813,5 +815,18 @@ pub fn solve<P: MateRules>(
         result: result.unwrap_or_else(MateResult::Unknown),
         nodes: solver.nodes,
         elapsed: started.elapsed(),
+    }
+}
+
+/// [`solve`] on a position of any game.
+pub fn solve_any(
+    position: &AnyPosition,
+    limits: &MateLimits,
+    progress: &mut dyn FnMut(&Progress),
+) -> MateReport {
+    match position {
+        AnyPosition::Tori(p) => solve(p, limits, progress),
+        AnyPosition::Wa(p) => solve(p, limits, progress),
+        AnyPosition::Tenjiku(p) => solve(p.as_ref(), limits, progress),
     }
 }

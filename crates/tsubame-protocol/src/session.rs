@@ -13,7 +13,7 @@ use tsubame_engine::nnue::{Network, NetworkError};
 use tsubame_engine::params::ParamError;
 use tsubame_engine::search::{Info, Outcome, SearchRequest, search_any};
 use tsubame_engine::search_params::{SearchParams, SearchParamsError};
-use tsubame_engine::tsume::{MateLimits, MateResult, solve};
+use tsubame_engine::tsume::{MateLimits, MateResult, solve_any};
 use tsubame_engine::tt::{TableError, TranspositionTable};
 use tsubame_rules::tenjiku::TenjikuPosition;
 use tsubame_rules::{
@@ -230,11 +230,7 @@ impl GameText {
     }
 
     fn mate(&self, limits: &MateLimits) -> MateAnswer {
-        let report = match &self.position {
-            AnyPosition::Tori(position) => solve(position, limits, &mut |_| {}),
-            AnyPosition::Wa(position) => solve(position, limits, &mut |_| {}),
-            AnyPosition::Tenjiku(position) => solve(position.as_ref(), limits, &mut |_| {}),
-        };
+        let report = solve_any(&self.position, limits, &mut |_| {});
         let line = match &report.result {
             MateResult::Mate(line) => self.position.line_to_usi(line),
             _ => Vec::new(),

@@ -97,7 +97,7 @@ pub struct Source {
 }
 
 /// A score as one number: centipawns, mates beyond every centipawn score (sooner is larger).
-fn value(score: Score) -> i32 {
+pub(crate) fn value(score: Score) -> i32 {
     match score {
         Score::Centipawns(cp) => cp,
         Score::Mate(plies) if plies > 0 => 30_000 - plies,
@@ -105,14 +105,16 @@ fn value(score: Score) -> i32 {
     }
 }
 
-struct Look {
-    best: Move,
-    best_value: i32,
-    second_value: Option<i32>,
+/// What a search saw: its two best moves and their values.
+pub(crate) struct Look {
+    pub(crate) best: Move,
+    pub(crate) best_value: i32,
+    pub(crate) second: Option<Move>,
+    pub(crate) second_value: Option<i32>,
 }
 
 /// The two best moves of `position` with `nodes` (or to `depth`), one thread, a fresh table.
-fn look(
+pub(crate) fn look(
     position: &AnyPosition,
     params: &EvalParams,
     nodes: Option<u64>,
@@ -140,9 +142,14 @@ fn look(
         .first()
         .map_or(value(outcome.info.score), |line| value(line.score));
     let second_value = outcome.lines.get(1).map(|line| value(line.score));
+    let second = outcome
+        .lines
+        .get(1)
+        .and_then(|line| line.pv.first().copied());
     Some(Look {
         best,
         best_value,
+        second,
         second_value,
     })
 }

@@ -20,7 +20,7 @@ pub mod generate;
 
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
-use tsubame_engine::tsume::{MateLimits, MateResult, solve};
+use tsubame_engine::tsume::{MateLimits, MateResult, solve_any};
 use tsubame_rules::{AnyGame, AnyPosition, Options, Status, Variant};
 
 /// A puzzle: from `sfen`, the side to move (the player) finds `moves[0]`; the opponent's reply
@@ -206,11 +206,7 @@ pub fn check(puzzle: &Puzzle) -> Result<(), PuzzleError> {
             table_mib: 16,
             ..MateLimits::moves(moves)
         };
-        let found = match &start {
-            AnyPosition::Tori(p) => solve(p, &limits, &mut |_| {}).result,
-            AnyPosition::Wa(p) => solve(p, &limits, &mut |_| {}).result,
-            AnyPosition::Tenjiku(p) => solve(p.as_ref(), &limits, &mut |_| {}).result,
-        };
+        let found = solve_any(&start, &limits, &mut |_| {}).result;
         match found {
             MateResult::Mate(line) if line.len() == puzzle.moves.len() => {}
             other => {
@@ -228,22 +224,12 @@ pub fn check(puzzle: &Puzzle) -> Result<(), PuzzleError> {
 /// within `margin` centipawns of the best (a search of another size may rank two close moves
 /// the other way).
 pub fn engine_agrees(puzzle: &Puzzle, nodes: u64, margin: i32) -> Result<(), PuzzleError> {
-    use std::sync::Arc;
-    use tsubame_engine::eval::EvalParams;
-    use tsubame_engine::limits::Limits;
-    use tsubame_engine::search::{Score, SearchRequest, search_any};
-    use tsubame_engine::tt::TranspositionTable;
     let options = puzzle.rule_options()?;
     let variant = Variant::of(&options).ok_or_else(|| PuzzleError::Setup {
         id: puzzle.id.clone(),
         what: "no game".to_string(),
     })?;
-    let params = EvalParams::engine_default(variant);
-    let value = |score: Score| match score {
-        Score::Centipawns(cp) => cp,
-        Score::Mate(plies) if plies > 0 => 30_000 - plies,
-        Score::Mate(plies) => -30_000 - plies,
-    };
+    let params = tsubame_engine::eval::EvalParams::engine_default(variant);
     let mut position = puzzle.position()?;
     for (index, usi) in puzzle.moves.iter().enumerate() {
         let mv = position.parse_usi(usi).map_err(|e| PuzzleError::Move {
@@ -252,35 +238,21 @@ pub fn engine_agrees(puzzle: &Puzzle, nodes: u64, margin: i32) -> Result<(), Puz
             what: e.to_string(),
         })?;
         if index % 2 == 0 {
-            let limits = Limits {
-                nodes: Some(nodes),
-                lines: 2,
-                ..Limits::default()
-            };
-            let outcome = search_any(
-                SearchRequest::new(
-                    &position,
-                    &limits,
-                    &params,
-                    Arc::new(TranspositionTable::new(8)),
-                ),
-                &mut |_| {},
-            );
-            let best = outcome.lines.first();
-            let second = outcome.lines.get(1);
-            let agrees = best.is_some_and(|b| b.pv.first() == Some(&mv))
-                || (second.is_some_and(|s| s.pv.first() == Some(&mv))
-                    && best
-                        .zip(second)
-                        .is_some_and(|(b, s)| value(b.score) - value(s.score) <= margin));
+            let seen = generate::look(&position, &params, Some(nodes), None, 2);
+            let agrees = seen.as_ref().is_some_and(|seen| {
+                seen.best == mv
+                    || (seen.second == Some(mv)
+                        && seen
+                            .second_value
+                            .is_some_and(|second| seen.best_value - second <= margin))
+            });
             if !agrees {
                 return Err(PuzzleError::Claim {
                     id: puzzle.id.clone(),
                     what: format!(
                         "move {} ({usi}): the engine prefers {}",
                         index + 1,
-                        best.and_then(|b| b.pv.first())
-                            .map_or_else(|| "nothing".to_string(), |m| position.to_usi(*m))
+                        seen.map_or_else(|| "nothing".to_string(), |s| position.to_usi(s.best))
                     ),
                 });
             }

@@ -9,14 +9,12 @@ use tsubame_engine::eval::EvalParams;
 use tsubame_engine::limits::Limits;
 use tsubame_engine::search::{Score, SearchRequest, search_any};
 use tsubame_engine::search_params::SearchParams;
-use tsubame_engine::tsume::{MateLimits, MateResult, solve};
+use tsubame_engine::tsume::{MateLimits, MateResult, solve_any};
 use tsubame_engine::tt::TranspositionTable;
 use tsubame_notation::record::write_kif_move;
 use tsubame_notation::{write_hodges_any, write_short};
 use tsubame_rules::tenjiku::TenjikuPosition;
-use tsubame_rules::{
-    AnyGame, AnyGameError, AnyPosition, Color, MoveError, OptionError, Options, Variant,
-};
+use tsubame_rules::{AnyGame, AnyGameError, Color, MoveError, OptionError, Options, Variant};
 use tsubame_rules::{Bitboard, Move, Position, PositionVisitor, Square};
 use utoipa::ToSchema;
 
@@ -267,11 +265,7 @@ impl HostedGame {
             stop: Some(stop),
             table_mib,
         };
-        let report = match &position {
-            AnyPosition::Tori(p) => solve(p, &limits, &mut |_| {}),
-            AnyPosition::Wa(p) => solve(p, &limits, &mut |_| {}),
-            AnyPosition::Tenjiku(p) => solve(p.as_ref(), &limits, &mut |_| {}),
-        };
+        let report = solve_any(&position, &limits, &mut |_| {});
         let (result, moves, pv) = match &report.result {
             MateResult::Mate(line) => (
                 "mate",
