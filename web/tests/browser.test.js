@@ -152,6 +152,9 @@ async function openWithToken(page, grant) {
   await page.evaluate(([id, token]) => localStorage.setItem(`tsubame.token.${id}`, token), [grant.game_id, grant.token]);
   await page.goto(`${base}/#/game/${grant.game_id}`);
   await page.waitForSelector('.board sq');
+  // The board shows the game before the server has said which side this page plays (its
+  // hello over the socket); a click before that is a spectator's and would be lost.
+  await page.waitForSelector('[data-clock]:has-text("— you")');
 }
 
 /** Saves a screenshot once the board's pieces have stopped moving and fading. */
