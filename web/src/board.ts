@@ -27,7 +27,14 @@ export class Board {
   bottomHand: HTMLElement;
   zoomInput: HTMLInputElement;
   inspector: HTMLElement;
+  /** The places above and below the board for the players' names and clocks: the player
+   * across the board above, the one at the bottom below, as over a real board. */
+  topBar: HTMLElement;
+  bottomBar: HTMLElement;
+  /** Flip, zoom and fit, under the board. */
+  tools: HTMLElement;
   onWindowResize: () => void;
+  onEscape: (event: KeyboardEvent) => void;
   premoveFor: string | null = null;
   variant: VariantInfo | undefined;
   sfen = '';
@@ -42,8 +49,12 @@ export class Board {
   passes: Map<string, any[]> = new Map();
   shown: any = null;
 
-  constructor(options: { onMove: (usi: string) => void }) {
+  /** Called after the player turned the board round. */
+  onFlip: () => void;
+
+  constructor(options: { onMove: (usi: string) => void, onFlip?: () => void }) {
     this.onMove = options.onMove;
+    this.onFlip = options.onFlip || (() => {});
     this.flipped = false;
     this.zoom = null;
     this.ground = null;
@@ -56,12 +67,15 @@ export class Board {
       oninput: (e) => { this.zoom = Number(e.target.value); this.resize(); } });
     // The piece inspector: touching any piece (either side's, on the board or in hand) shows
     // its name and how it moves.
-    this.inspector = el('section', { class: 'inspector', hidden: true });
-    this.root.append(this.topHand,
+    this.inspector = el('section', { class: 'inspector', hidden: true, 'aria-label': 'Piece card' });
+    this.topBar = el('div', { class: 'player-bar', 'data-bar': 'top' });
+    this.bottomBar = el('div', { class: 'player-bar', 'data-bar': 'bottom' });
+    this.root.append(this.topBar, this.topHand,
       el('div', { class: 'board-wrap' }, this.boardNode),
       this.bottomHand,
-      el('div', { class: 'actions' },
-        el('button', { class: 'secondary', 'data-action': 'flip', onclick: () => { this.flipped = !this.flipped; this.render(); } }, 'Flip board'),
+      this.bottomBar,
+      this.tools = el('div', { class: 'actions board-tools' },
+        el('button', { class: 'secondary', 'data-action': 'flip', onclick: () => { this.flipped = !this.flipped; this.render(); this.onFlip(); } }, 'Flip board'),
         el('label', { class: 'zoom' }, 'Zoom ', this.zoomInput),
         // Back to the size that fits the window, after zooming in to read a big board.
         el('button', { class: 'secondary small', 'data-action': 'fit', title: 'Fit the board to the window',
@@ -72,11 +86,14 @@ export class Board {
     }
     this.onWindowResize = () => this.resize();
     window.addEventListener('resize', this.onWindowResize);
+    this.onEscape = (event: KeyboardEvent) => { if (event.key === 'Escape') this.closeInspector(); };
+    document.addEventListener('keydown', this.onEscape);
   }
 
   /** Lets go of the window and document listeners when the page leaves the board. */
   destroy() {
     window.removeEventListener('resize', this.onWindowResize);
+    document.removeEventListener('keydown', this.onEscape);
     this.ground?.destroy();
     this.ground = null;
   }
@@ -103,8 +120,10 @@ export class Board {
     const { files, ranks } = this.position;
     const hands = (this.handRoles || []).length > 0;
     const header = document.querySelector<HTMLElement>('.top')?.offsetHeight || 40;
+    // The players' bars, when a page fills them, and the tools, with the gaps beside them.
+    const bars = [this.topBar, this.bottomBar, this.tools].reduce((sum, bar) => sum + (bar.offsetHeight ? bar.offsetHeight + 7 : 0), 0);
     // Page padding, the frame's padding and coordinates, the hands' padding and gaps.
-    const fixedHeight = header + 24 + 28 + (hands ? 2 * 6 + 2 * 7 : 0) + 8;
+    const fixedHeight = header + bars + 24 + 28 + (hands ? 2 * 6 + 2 * 7 : 0);
     // Squares are 12/11 as tall as wide; a hand is 0.9 of a square's height.
     const heightInSquares = (ranks + (hands ? 1.8 : 0)) * 12 / 11;
     const fromHeight = (window.innerHeight - fixedHeight) / heightInSquares;
@@ -349,7 +368,7 @@ export class Board {
     const handPiece = event.target.closest?.('.hand piece');
     if (handPiece) {
       const hand = handPiece.closest('.hand');
-      this.inspect(this.roleToCode.get(handPiece.sgRole), hand.dataset.hand);
+      if (this.opensCard(hand.dataset.hand)) this.inspect(this.roleToCode.get(handPiece.sgRole), hand.dataset.hand);
       return;
     }
     const square = [...this.boardNode.querySelectorAll<HTMLElement>('sq[data-square]')].find((sq) => {
@@ -358,7 +377,22 @@ export class Board {
     });
     if (!square) return;
     const cell = this.cellAt(square.dataset.square);
-    if (cell) this.inspect(cell.code, cell.color);
+    // An empty square is a destination or a miss: the card has done its work.
+    if (!cell) this.closeInspector();
+    else if (this.opensCard(cell.color)) this.inspect(cell.code, cell.color);
+  }
+
+  /** Whether touching a piece of `color` shows its card. On a phone the card covers the
+   * lower board, where a piece being moved may be going: a piece picked up to move (the
+   * destinations show its moves) opens no card, and only changes one already open. */
+  opensCard(color: string): boolean {
+    const beingMoved = this.interactive && color === this.position.turn;
+    return !beingMoved || !this.inspector.hidden || !window.matchMedia('(max-width: 600px)').matches;
+  }
+
+  /** Closes the piece card. */
+  closeInspector() {
+    this.inspector.hidden = true;
   }
 
   inspect(code, color) {
@@ -366,7 +400,10 @@ export class Board {
     if (!role) return;
     const radius = diagramRadius(this.variant);
     this.inspector.replaceChildren(
-      el('h3', {}, title(role.name), ' ', el('small', {}, `${role.kanji} · ${role.hodges}`)),
+      el('div', { class: 'inspector-head' },
+        el('h3', {}, title(role.name), ' ', el('small', {}, `${role.kanji} · ${role.hodges}`)),
+        el('button', { type: 'button', class: 'secondary small', 'data-action': 'close-inspector', 'aria-label': 'Close the piece card',
+          onclick: () => this.closeInspector() }, '×')),
       el('div', { class: 'inspector-body' }, moveDiagram(this.variant, role, radius),
         el('div', {},
           powerNotes(role).map((note) => el('p', { class: 'note' }, note)),

@@ -15,14 +15,17 @@ import { tokenFor, variantInfo } from './util';
 
 export async function gamePage(id) {
   const token = tokenFor(id);
-  const board = new Board({ onMove: (usi) => send({ type: 'move', move: usi }) });
-  const moveBox = el('div', { class: 'panel' });
+  const board = new Board({ onMove: (usi) => send({ type: 'move', move: usi }), onFlip: () => show() });
+  const moveBox = el('div', { class: 'panel moves-panel' });
   const extra = el('div');
   const chat = chatPanel(id, (text) => send({ type: 'chat', text, id: 'chat' }));
   // The panel of status, clocks, result and actions is a view of the game (`panelView`),
   // patched in place on every change and clock tick.
   const panelHost = el('div');
   let panel: VNode | HTMLElement = panelHost;
+  // The players' names and clocks, above and below the board.
+  let topClock: VNode | HTMLElement = board.topBar.appendChild(el('div'));
+  let bottomClock: VNode | HTMLElement = board.bottomBar.appendChild(el('div'));
   app.replaceChildren(el('div', { class: 'play' }, board.root,
     el('div', { class: 'side-area' }, panelHost, moveBox, chat.root, extra)));
 
@@ -47,6 +50,10 @@ export async function gamePage(id) {
 
   function render() {
     panel = patch(panel, panelView());
+    if (!game) return;
+    const top = board.flipped ? 'sente' : 'gote';
+    topClock = patch(topClock, clockView(top));
+    bottomClock = patch(bottomClock, clockView(top === 'sente' ? 'gote' : 'sente'));
   }
 
   function send(message) {
@@ -169,8 +176,8 @@ export async function gamePage(id) {
     else if (control.kind === 'correspondence') sub = `${clockText(control)}`;
     const low = control.kind !== 'unlimited' && shown < TENTHS_BELOW_MS;
     return h('div', { class: { clock: true, running, low }, attrs: { 'data-clock': side } }, [
-      h('div.p', [`${side === 'sente' ? '☗' : '☖'} `, toVNode(playerNode(game, side)), seat === side ? ' — you' : '']),
-      h('div.t', main), h('div.p', sub)]);
+      h('div.p.who', [`${side === 'sente' ? '☗' : '☖'} `, toVNode(playerNode(game, side)), seat === side ? ' — you' : '']),
+      h('div.p.sub', sub), h('div.t', main)]);
   }
 
   // Between people, before each side's first move: no clock runs, but the game is aborted when
@@ -279,15 +286,14 @@ export async function gamePage(id) {
     return ['Invite link: ', h('code', `${location.origin}/#/join/${id}/${invite}`)];
   }
 
-  /** The panel: status, connection, clocks (the top one the player's opponent's), the
-   * first-move time, the result and offers, the actions, the last refusal, the invite. */
+  /** The panel: status, connection, the first-move time, the result and offers, the
+   * actions, the last refusal, the invite. The clocks are the board's bars. */
   function panelView(): VNode {
     const connectionText = connectionState === 'lost' ? 'Connection lost; reconnecting…'
       : connectionState === 'restored' ? 'Connection restored.' : '';
     return h('div.panel', [
       h('div.status', { attrs: { 'data-status': '' } }, statusText()),
       h('div', { class: { connection: true, lost: connectionState === 'lost', restored: connectionState === 'restored' }, attrs: { 'data-connection': '' } }, connectionText),
-      h('div.clocks', game ? [clockView(board.flipped ? 'sente' : 'gote'), clockView(board.flipped ? 'gote' : 'sente')] : []),
       h('div.first-move', { attrs: { 'data-first-move': '' } }, firstMoveText()),
       h('div', resultViews()),
       h('div.actions', actionViews()),
@@ -331,7 +337,6 @@ export async function gamePage(id) {
       step(where);
     } else if (event.key === 'f') {
       board.flipped = !board.flipped;
-      board.render();
       show();
     }
   }
@@ -344,6 +349,9 @@ export async function gamePage(id) {
     const myTurn = game.status === 'playing' && seat === game.side_to_move;
     if (seat === 'gote' && board.flippedFor !== id) { board.flipped = true; board.flippedFor = id; }
     const ply = live ? game.ply : viewPly;
+    // The bars first: the board's size leaves room for them.
+    chat.setGame(game, seat);
+    render();
     board.setState({
       variant: game.variant,
       sfen: replaying ? record.positions[ply] : game.sfen,
@@ -354,8 +362,6 @@ export async function gamePage(id) {
       premoveFor: live && seat && game.status === 'playing' && !myTurn ? seat : null,
     });
     const title = gameTitle();
-    chat.setGame(game, seat);
-    render();
     const replayControls = el('div', { class: 'actions' },
       ['|◀', '◀', '▶', '▶|'].map((label, i) => el('button', { class: 'secondary', 'data-replay': i, onclick: () => step(i) }, label)));
     document.title = `${myTurn ? '● Your move · ' : ''}${title} · Tsubame`;

@@ -61,6 +61,8 @@ export function keepInView(container) {
   if (!list) return;
   const current = list.querySelector('.mv.cur');
   list.scrollTop = current ? current.offsetTop - list.offsetTop - list.clientHeight / 2 : list.scrollHeight;
+  // On a phone the list is one row that scrolls sideways.
+  list.scrollLeft = current ? current.offsetLeft - list.offsetLeft - list.clientWidth / 2 : list.scrollWidth;
 }
 
 /** Export: every form the game has, each with Copy and Download. */

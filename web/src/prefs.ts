@@ -36,3 +36,17 @@ latinBox.addEventListener('change', () => {
   localStorage.setItem('tsubame.latin', latinBox.checked ? '1' : '0');
   page.rerender();
 });
+
+// The top bar's menu: on a narrow screen the pages and switches fold behind one button, so the
+// bar stays one row; it closes again when a page is chosen.
+const header = document.querySelector('header.top') as HTMLElement;
+export const menuButton = document.getElementById('menu-button') as HTMLButtonElement;
+export function setMenuOpen(open: boolean) {
+  header.classList.toggle('menu-open', open);
+  menuButton.setAttribute('aria-expanded', String(open));
+}
+menuButton.addEventListener('click', () => setMenuOpen(!header.classList.contains('menu-open')));
+document.getElementById('menu')?.addEventListener('click', (event) => {
+  if ((event.target as HTMLElement).closest('a')) setMenuOpen(false);
+});
+window.addEventListener('hashchange', () => setMenuOpen(false));

@@ -340,6 +340,104 @@ test('Wa: a move on a phone-sized screen, and the optional promotion choice', as
   await wide.close();
 });
 
+/** The page boxes of these selectors, rounded to whole pixels. */
+async function boxes(page, selectors) {
+  return page.evaluate((list) => Object.fromEntries(list.map((selector) => {
+    const r = document.querySelector(selector)?.getBoundingClientRect();
+    return [selector, r ? { top: Math.round(r.top), bottom: Math.round(r.bottom), left: Math.round(r.left), right: Math.round(r.right) } : null];
+  })), selectors);
+}
+
+test('A phone: a one-row top bar with a menu, and each game playable without scrolling, the players above and below the board', async () => {
+  const page = await newPage(390, 844);
+  await page.goto(`${base}/`);
+  await page.waitForSelector('[data-action="login"]');
+  // One row: brand, account and the menu button; the pages wait behind the button.
+  const top = await page.locator('header.top').boundingBox();
+  assert.ok(top.height <= 56, `top bar ${top.height} px tall`);
+  assert.equal(await page.locator('header.top nav').isVisible(), false);
+  assert.equal(await page.getAttribute('#menu-button', 'aria-expanded'), 'false');
+  await page.click('#menu-button');
+  await page.locator('header.top nav a:has-text("Rules")').waitFor({ state: 'visible' });
+  assert.equal(await page.getAttribute('#menu-button', 'aria-expanded'), 'true');
+  assert.equal(await page.locator('#latin').isVisible(), true);
+  await shot(page, 'phone-menu.png');
+  await page.click('header.top nav a:has-text("Puzzles")');
+  await page.waitForURL('**/#/puzzles');
+  assert.equal(await page.locator('header.top nav').isVisible(), false);
+  assert.equal(await page.getAttribute('#menu-button', 'aria-expanded'), 'false');
+
+  const games = [
+    ['tori', { sfen: 'rpckcpl/3f3/sssssss/2s1S2/7/SSSS1SS/LPCKCPR b S 3' }, '3d3c'],
+    ['wa', {}, '6k5j'],
+    ['tenjiku', {}, '8l8k'],
+  ];
+  for (const [variant, extra, move] of games) {
+    await openWithToken(page, await apiGame({ variant, opponent: 'engine', level: 1, ...extra }));
+    await click(page, move.slice(0, 2));
+    await click(page, move.slice(2, 4));
+    await waitPly(page, 2);
+    const at = await boxes(page, ['[data-bar="top"] [data-clock="gote"]', '.board-wrap', '[data-bar="bottom"] [data-clock="sente"]',
+      '[data-action="resign"]', '.moves', '.moves [data-ply="2"]']);
+    // The opponent's name and clock above the board, one's own below it.
+    assert.ok(at['[data-bar="top"] [data-clock="gote"]'].bottom <= at['.board-wrap'].top, `${variant}: ${JSON.stringify(at)}`);
+    assert.ok(at['[data-bar="bottom"] [data-clock="sente"]'].top >= at['.board-wrap'].bottom, `${variant}: ${JSON.stringify(at)}`);
+    // The board, both players, Resign and the moves on one screen, nothing wider than it.
+    for (const key of ['[data-action="resign"]', '.moves']) assert.ok(at[key].bottom <= 844, `${variant}: ${key} at ${at[key].bottom}`);
+    assert.ok(at['.board-wrap'].right <= 390);
+    assert.equal(await page.evaluate(() => document.documentElement.scrollWidth), 390);
+    // The moves are one row.
+    const moves = at['.moves'];
+    assert.ok(moves.bottom - moves.top < 40, `${variant}: the move list is ${moves.bottom - moves.top} px tall`);
+    assert.ok(Math.abs(at['.moves [data-ply="2"]'].top - moves.top) < 10);
+    await shot(page, `phone-game-${variant}.png`);
+  }
+
+  // Touching a piece opens its card over the page: nothing under it moves, and it closes.
+  const steady = ['[data-bar="top"]', '.board-wrap', '[data-bar="bottom"]', '[data-action="resign"]', '.moves'];
+  const before = await boxes(page, steady);
+  // A piece picked up to move opens no card over the board it may move on; the opponent's does.
+  await click(page, '8p');
+  await page.waitForSelector('.board sq.selected');
+  assert.equal(await page.locator('.inspector').isVisible(), false);
+  await click(page, '8a');
+  await page.waitForSelector('.inspector:not([hidden])');
+  assert.deepEqual(await boxes(page, steady), before);
+  const card = await page.locator('.inspector').boundingBox();
+  assert.ok(card.y >= 0 && card.y + card.height <= 844 && card.x >= 0 && card.x + card.width <= 390, JSON.stringify(card));
+  assert.equal(await page.evaluate(() => getComputedStyle(document.querySelector('.inspector')).position), 'fixed');
+  await shot(page, 'phone-piece-card.png');
+  await page.click('[data-action="close-inspector"]');
+  await page.waitForSelector('.inspector', { state: 'hidden' });
+  await page.close();
+});
+
+test('A laptop: the game stays put when a hand fills, and the piece card opens in view', async () => {
+  const page = await newPage(1366, 850);
+  await openWithToken(page, await apiGame({ variant: 'tori', opponent: 'engine', level: 1,
+    sfen: 'rpckcpl/3f3/sssssss/2s1S2/7/SSSS1SS/LPCKCPR b - 3' }));
+  // The side panel grows downwards with the moves; where it starts stays.
+  const steady = ['[data-bar="top"]', '.board-wrap', '[data-bar="bottom"]', '.side-area > .panel', '.board-tools'];
+  const before = await boxes(page, steady);
+  // The whole board, both players and the board's tools in the window.
+  assert.ok(before['.board-tools'].bottom <= 850, JSON.stringify(before));
+  await click(page, '3d');
+  await click(page, '3c');
+  await waitPly(page, 1);
+  await page.waitForSelector('[data-hand="sente"] [data-nb="1"]');
+  const withTop = (box) => ({ ...box, '.side-area > .panel': box['.side-area > .panel'].top });
+  assert.deepEqual(withTop(await boxes(page, steady)), withTop(before));
+  await click(page, '1g');
+  await page.waitForSelector('.inspector:not([hidden])');
+  const card = await page.locator('.inspector').boundingBox();
+  assert.ok(card.y + card.height <= 850, JSON.stringify(card));
+  assert.deepEqual(withTop(await boxes(page, steady)), withTop(before));
+  await shot(page, 'laptop-piece-card.png');
+  await page.keyboard.press('Escape');
+  await page.waitForSelector('.inspector', { state: 'hidden' });
+  await page.close();
+});
+
 test('Tenjiku: the 16x16 board, a pawn move and a lion pass by clicking, the engine answering', async () => {
   const page = await newPage(1280, 1000);
   const grant = await apiGame({ variant: 'tenjiku', opponent: 'engine', level: 1 });
@@ -1339,7 +1437,10 @@ test('Tenjiku on a phone: zoom in to read the pieces, pan across the board insid
   const page = await newPage(390, 844);
   await page.goto(`${base}/`);
   await page.waitForSelector('[data-computer="tenjiku"]');
+  // On a phone the switches are in the top bar's menu.
+  await page.click('#menu-button');
   await page.click('#latin');
+  await page.click('#menu-button');
   await page.click('[data-computer="tenjiku"]');
   await page.waitForSelector('.board sq');
   const square = async () => (await page.locator('.board [data-square="1a"]').boundingBox()).width;
@@ -1368,7 +1469,6 @@ test('Tenjiku on a phone: zoom in to read the pieces, pan across the board insid
   await page.click('[data-action="fit"]');
   await page.waitForFunction((before) => document.querySelector('.board [data-square="1a"]').getBoundingClientRect().width <= before + 0.5, fitted);
   assert.equal(await sideways(), false);
-  await page.click('#latin');
   await page.close();
 });
 
