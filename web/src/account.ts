@@ -1,7 +1,7 @@
 // Who is logged in: the top bar's account links, the sign-up and login pages, players' names and
 // ratings.
 
-import { page, store } from './state';
+import { page, store, navigate } from './state';
 import { api } from './api';
 import { el } from './dom';
 import { app } from './prefs';
@@ -25,12 +25,12 @@ export async function refreshAccount() {
 export function showAccount() {
   const name = myName();
   accountBox.replaceChildren(...(name
-    ? [el('a', { href: `#/@/${name}`, 'data-me': name }, name),
-      store.me.your_turn ? el('a', { href: `#/@/${name}`, class: 'your-turn', 'data-your-turn': store.me.your_turn,
+    ? [el('a', { href: `/@/${name}`, 'data-me': name }, name),
+      store.me.your_turn ? el('a', { href: `/@/${name}`, class: 'your-turn', 'data-your-turn': store.me.your_turn,
         title: 'Games waiting for your move' }, `${store.me.your_turn} your turn`) : null,
       el('button', { type: 'button', class: 'link', 'data-action': 'logout', onclick: logout }, 'Log out')]
-    : [el('a', { href: '#/login', 'data-action': 'login' }, 'Log in'),
-      el('a', { href: '#/signup', 'data-action': 'signup' }, 'Sign up')]).filter(Boolean));
+    : [el('a', { href: '/login', 'data-action': 'login' }, 'Log in'),
+      el('a', { href: '/signup', 'data-action': 'signup' }, 'Sign up')]).filter(Boolean));
 }
 
 export async function logout() {
@@ -47,7 +47,7 @@ export function accountPage(kind) {
     minlength: signup ? 3 : undefined, maxlength: signup ? 20 : undefined, pattern: signup ? '[A-Za-z0-9_\\-]+' : undefined });
   const password = el('input', { name: 'password', type: 'password', required: true,
     autocomplete: signup ? 'new-password' : 'current-password', minlength: signup ? 8 : undefined });
-  const back = sessionStorage.getItem('tsubame.after-login') || '#/';
+  const back = sessionStorage.getItem('tsubame.after-login') || '/';
   const form = el('form', { class: 'panel account-form', onsubmit: async (event) => {
     event.preventDefault();
     error.textContent = '';
@@ -55,7 +55,7 @@ export function accountPage(kind) {
       await api(`/api/account/${kind}`, { username: username.value.trim(), password: password.value });
       sessionStorage.removeItem('tsubame.after-login');
       await refreshAccount();
-      location.hash = back;
+      navigate(back);
     } catch (e) {
       error.textContent = e.message;
     }
@@ -68,8 +68,8 @@ export function accountPage(kind) {
   el('button', { type: 'submit', 'data-action': `${kind}-submit` }, signup ? 'Create account' : 'Log in'),
   error,
   el('p', { class: 'help' }, signup
-    ? ['Have an account? ', el('a', { href: '#/login' }, 'Log in')]
-    : ['New here? ', el('a', { href: '#/signup' }, 'Sign up'), ' — or play as a guest from the ', el('a', { href: '#/' }, 'lobby'), '.']));
+    ? ['Have an account? ', el('a', { href: '/login' }, 'Log in')]
+    : ['New here? ', el('a', { href: '/signup' }, 'Sign up'), ' — or play as a guest from the ', el('a', { href: '/' }, 'lobby'), '.']));
   app.replaceChildren(form);
   username.focus();
 }
@@ -95,7 +95,7 @@ export function playerNode(game, side) {
   const rating = game[`${side}_rating`];
   return el('span', { class: 'player', 'data-player': side },
     isAccountName(name, game[`${side}_player`])
-      ? el('a', { href: `#/@/${name}`, 'data-player-name': name }, name) : el('span', { 'data-player-name': name }, name),
+      ? el('a', { href: `/@/${name}`, 'data-player-name': name }, name) : el('span', { 'data-player-name': name }, name),
     rating ? el('span', { class: 'rating', 'data-rating': side }, ` ${ratingText(rating)}`) : null,
     rating?.change != null ? el('span', { class: `rating-change ${rating.change >= 0 ? 'up' : 'down'}`, 'data-rating-change': side },
       ` ${changeText(rating.change)}`) : null);

@@ -410,7 +410,7 @@ export class Board {
           role.promotes_to ? el('p', { class: 'note' }, `Promotes to the ${this.variant.roles.find((r) => r.sfen === role.promotes_to)?.name}.`) : null,
           role.promoted_from ? el('p', { class: 'note' }, `A promoted ${this.variant.roles.find((r) => r.sfen === role.promoted_from)?.name}.`) : null,
           el('p', { class: 'note' }, `${color === 'gote' ? 'Gote' : 'Sente'}'s piece, shown moving up the page. `,
-            el('a', { href: `#/rules/${this.variant.name}` }, 'All the rules')))));
+            el('a', { href: `/rules/${this.variant.name}` }, 'All the rules')))));
     this.inspector.dataset.inspector = code;
     this.inspector.dataset.color = color;
     this.inspector.hidden = false;

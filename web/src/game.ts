@@ -1,7 +1,7 @@
 // The game page: board, clocks, moves, offers, chat and the game's socket; joining by invite.
 
 import { clockAt, formatClock, TENTHS_BELOW_MS } from './clock.js';
-import { page } from './state';
+import { page, navigate } from './state';
 import { myName, playerNode, refreshAccount } from './account';
 import { api } from './api';
 import { Board } from './board';
@@ -86,7 +86,7 @@ export async function gamePage(id) {
     app.replaceChildren(el('div', { class: 'panel', 'data-missing-game': '' },
       el('h2', {}, 'No such game'),
       el('p', {}, `There is no game with the id ${id}: the link may be mistyped, or the game was never started.`),
-      el('p', {}, el('a', { href: '#/' }, 'Back to the lobby'))));
+      el('p', {}, el('a', { href: '/' }, 'Back to the lobby'))));
   }
 
   function connect() {
@@ -114,7 +114,7 @@ export async function gamePage(id) {
         // seat's token, which holds the swapped seat there.
         if (message.game.rematch_id && game && !game.rematch_id && seat) {
           if (token) localStorage.setItem(`tsubame.token.${message.game.rematch_id}`, token);
-          location.hash = `#/game/${message.game.rematch_id}`;
+          navigate(`/game/${message.game.rematch_id}`);
           return;
         }
         const moves = message.game.moves || [...(game?.moves || []), ...(message.game.last ? [message.game.last] : [])];
@@ -221,14 +221,14 @@ export async function gamePage(id) {
         h('strong.computer-end-words', words),
         h('div.actions', [
           h('button', { attrs: { type: 'button', 'data-action': 'play-again' }, on: { click: () => playAgain() } }, 'Play again'),
-          h('a.button.secondary', { attrs: { href: '#/', 'data-action': 'new-game' } }, 'New game'),
+          h('a.button.secondary', { attrs: { href: '/', 'data-action': 'new-game' } }, 'New game'),
         ]),
       ]));
     }
     const betweenPeople = game.sente_player === 'human' && game.gote_player === 'human';
     if (game.status === 'finished' && betweenPeople) {
       if (game.rematch_id) {
-        out.push(h('div', { attrs: { 'data-rematch-link': game.rematch_id } }, ['Rematch: ', h('a', { attrs: { href: `#/game/${game.rematch_id}` } }, 'open the game')]));
+        out.push(h('div', { attrs: { 'data-rematch-link': game.rematch_id } }, ['Rematch: ', h('a', { attrs: { href: `/game/${game.rematch_id}` } }, 'open the game')]));
       } else if (game.rematch_offer && game.rematch_offer !== seat) {
         out.push(h('div', { attrs: { 'data-rematch-offer': game.rematch_offer } }, [
           `${game[`${game.rematch_offer}_name`] || game.rematch_offer} wants a rematch `,
@@ -257,7 +257,7 @@ export async function gamePage(id) {
         side: seat, clock: game.time_control,
       });
       localStorage.setItem(`tsubame.token.${grant.game_id}`, grant.token);
-      location.hash = `#/game/${grant.game_id}`;
+      navigate(`/game/${grant.game_id}`);
     } catch (e) {
       errorText = e.message;
       render();
@@ -283,7 +283,7 @@ export async function gamePage(id) {
   function inviteViews(): (VNode | string)[] {
     const invite = localStorage.getItem(`tsubame.invite.${id}`);
     if (!game || game.status !== 'waiting' || !invite) return [];
-    return ['Invite link: ', h('code', `${location.origin}/#/join/${id}/${invite}`)];
+    return ['Invite link: ', h('code', `${location.origin}/join/${id}/${invite}`)];
   }
 
   /** The panel: status, connection, the first-move time, the result and offers, the
@@ -392,7 +392,7 @@ export async function joinPage(id, invite) {
     app.replaceChildren(el('p', { class: 'error' }, e.message));
     return;
   }
-  location.hash = `#/game/${id}`;
+  navigate(`/game/${id}`, true);
 }
 
 // ---------------------------------------------------------------------------------------------

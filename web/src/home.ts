@@ -1,7 +1,7 @@
 // The home page's quick pairing, play-the-computer buttons and game cards.
 
 import { dailyPuzzleNode } from './puzzles';
-import { store } from './state';
+import { store, navigate } from './state';
 import { myName } from './account';
 import { api } from './api';
 import { el } from './dom';
@@ -41,14 +41,14 @@ export async function quickPair(variant, control) {
     ? await api(`/api/games/${match.id}/join`, {})
     : await api('/api/games', { variant, opponent: 'human', side: 'random', clock, public: true, rated });
   localStorage.setItem(`tsubame.token.${grant.game_id}`, grant.token);
-  location.hash = `#/game/${grant.game_id}`;
+  navigate(`/game/${grant.game_id}`);
 }
 
 export async function playComputer(variant) {
   const clock = quickClock(QUICK_CONTROLS[variant][1]);
   const grant = await api('/api/games', { variant, opponent: 'engine', level: 2, side: 'sente', clock });
   localStorage.setItem(`tsubame.token.${grant.game_id}`, grant.token);
-  location.hash = `#/game/${grant.game_id}`;
+  navigate(`/game/${grant.game_id}`);
 }
 
 export function homeNode() {
@@ -69,7 +69,7 @@ export function homeNode() {
         onclick: attempt(() => quickPair(v.name, control)) }, `${control[0]}+${control[1]}s`))),
       el('div', { class: 'row' },
         el('button', { type: 'button', class: 'secondary', 'data-computer': v.name, onclick: attempt(() => playComputer(v.name)) }, 'Play the computer'),
-        el('a', { href: `#/rules/${v.name}` }, 'Rules and pieces')))));
+        el('a', { href: `/rules/${v.name}` }, 'Rules and pieces')))));
   // The day's puzzle comes when the server answers; without one the page shows none.
   const daily = el('div', { class: 'daily-host' });
   dailyPuzzleNode('tori').then((node) => daily.replaceWith(node), () => daily.remove());

@@ -3,7 +3,7 @@
 // with a rule, the squares where it may not be dropped. Every answer is the server's list of
 // legal moves for the position: the rules library decides, the page keeps no table of moves.
 
-import { store } from './state';
+import { store, navigate } from './state';
 import { api } from './api';
 import { el } from './dom';
 import { app } from './prefs';
@@ -165,7 +165,7 @@ export function learnPage(variantName?: string) {
     el('p', { class: 'help' }, 'Pick a piece to learn how it moves.'));
   const gamePicker = el('select', { 'data-learn-game': '', 'aria-label': 'Game' },
     variants.map((v) => el('option', { value: v.name, selected: v === variant }, v.title)));
-  gamePicker.addEventListener('change', () => { location.hash = `#/learn/${gamePicker.value}`; });
+  gamePicker.addEventListener('change', () => { navigate(`/learn/${gamePicker.value}`); });
 
   function drawList() {
     const stars = progress(variant.name);

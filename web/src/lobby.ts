@@ -1,6 +1,6 @@
 // The lobby: creating a game or seek, open seeks and games in play.
 
-import { page, store } from './state';
+import { page, store, navigate } from './state';
 import type { TimeControl } from './types';
 import { myName, playerNode, playersNode } from './account';
 import { api } from './api';
@@ -110,7 +110,7 @@ export async function lobbyPage() {
       });
       localStorage.setItem(`tsubame.token.${grant.game_id}`, grant.token);
       if (grant.invite) localStorage.setItem(`tsubame.invite.${grant.game_id}`, grant.invite);
-      location.hash = `#/game/${grant.game_id}`;
+      navigate(`/game/${grant.game_id}`);
     } catch (e) {
       error.textContent = e.message;
     }
@@ -162,7 +162,7 @@ export async function lobbyPage() {
             g.rating_range ? ` ${g.rating_range[0]}–${g.rating_range[1]}` : ''),
           // Your own seek is opened or cancelled, never joined.
           el('td', {}, own
-            ? [el('a', { href: `#/game/${g.id}`, 'data-own-seek': '' }, 'your seek'), ' ',
+            ? [el('a', { href: `/game/${g.id}`, 'data-own-seek': '' }, 'your seek'), ' ',
               el('button', { class: 'secondary small', 'data-cancel-seek': g.id, onclick: async () => {
                 try {
                   await api(`/api/games/${g.id}/abort`, { token: tokenFor(g.id) || undefined });
@@ -173,17 +173,17 @@ export async function lobbyPage() {
               try {
                 const grant = await api(`/api/games/${g.id}/join`, {});
                 localStorage.setItem(`tsubame.token.${g.id}`, grant.token);
-                location.hash = `#/game/${g.id}`;
+                navigate(`/game/${g.id}`);
               } catch (e) { seekError.textContent = e.message; }
             } }, 'Join'), seekError));
       }) : [el('tr', {}, el('td', {}, 'No open seeks.'))]));
       const live = list.filter((g) => g.status === 'playing').slice(0, 6);
-      playing.replaceChildren(...(live.length ? live.map((g) => el('a', { class: 'live-game', href: `#/game/${g.id}`, 'data-live': g.id },
+      playing.replaceChildren(...(live.length ? live.map((g) => el('a', { class: 'live-game', href: `/game/${g.id}`, 'data-live': g.id },
         miniBoard(g.variant, g.sfen, g.files > 12 ? 7 : 13),
         el('span', {}, `${variantInfo(g.variant)?.title || g.variant}: `, playersNode(g), `, move ${g.ply + 1}`)))
         : [el('p', { class: 'help' }, 'No game is being played right now: start one.')]));
       games.replaceChildren(...list.map((g) => el('tr', {},
-        el('td', {}, el('a', { href: `#/game/${g.id}` }, g.id)), el('td', {}, variantInfo(g.variant)?.title || g.variant),
+        el('td', {}, el('a', { href: `/game/${g.id}` }, g.id)), el('td', {}, variantInfo(g.variant)?.title || g.variant),
         el('td', {}, playersNode(g)),
         el('td', {}, g.result ? `${g.result.winner || 'no winner'} (${g.result.reason})` : g.status))));
     } catch (e) {

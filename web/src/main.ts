@@ -3,7 +3,7 @@
 // goes to the server, which answers with the new position. Each page is a module of its own;
 // this one routes between them.
 
-import { page, store } from './state';
+import { page, store, navigate } from './state';
 import { accountPage, refreshAccount } from './account';
 import { analysisPage } from './analysis';
 import { api } from './api';
@@ -14,28 +14,56 @@ import { lobbyPage } from './lobby';
 import { playerPage } from './player';
 import { puzzlePage } from './puzzles';
 import { learnPage } from './learn';
-import { app } from './prefs';
+import { app, setMenuOpen } from './prefs';
 import { rulesPage } from './rules';
 
 export async function route() {
   page.cleanup();
   page.cleanup = () => {};
+  page.rerender = () => {};
+  setMenuOpen(false);
+  // Links from before the site had real addresses (`/#/rules/wa`) open the page they named.
+  if (location.hash.startsWith('#/')) history.replaceState(null, '', location.hash.slice(1) || '/');
   // Each page shows who is logged in and how many games wait for them as of now.
   refreshAccount();
-  // A player's page has an address of its own, `/@/name`, to share.
-  const playerPath = location.pathname.match(/^\/@\/([A-Za-z0-9_-]+)\/?$/);
-  if (playerPath && !location.hash) return playerPage(playerPath[1]);
-  const parts = location.hash.replace(/^#\/?/, '').split('/');
-  if (parts[0] === 'game' && parts[1]) return gamePage(parts[1]);
-  if (parts[0] === 'join' && parts[1]) return joinPage(parts[1], parts[2]);
-  if (parts[0] === 'import') return importPage();
-  if (parts[0] === 'analysis') return analysisPage();
-  if (parts[0] === 'rules') return rulesPage(parts[1] || 'tori');
-  if (parts[0] === 'puzzles') return puzzlePage(parts[1], parts[2]);
-  if (parts[0] === 'learn') return learnPage(parts[1]);
-  if (parts[0] === 'login' || parts[0] === 'signup') return accountPage(parts[0]);
-  if (parts[0] === '@' && parts[1]) return playerPage(decodeURIComponent(parts[1]));
-  return lobbyPage();
+  const parts = location.pathname.replace(/^\/+|\/+$/g, '').split('/').map((part) => {
+    try { return decodeURIComponent(part); } catch { return part; }
+  });
+  const [first, second, third] = parts;
+  const game = (name) => name === undefined || store.variants.some((v) => v.name === name);
+  if (parts.length === 1 && first === '') return lobbyPage();
+  if (first === 'game' && second && parts.length === 2) return gamePage(second);
+  if (first === 'join' && second && third && parts.length === 3) return joinPage(second, third);
+  if (first === 'import' && parts.length === 1) return importPage();
+  if (first === 'analysis' && parts.length === 1) return analysisPage();
+  if (first === 'rules' && parts.length <= 2 && game(second)) return rulesPage(second || 'tori');
+  if (first === 'puzzles' && parts.length <= 3 && game(second)) return puzzlePage(second, third);
+  if (first === 'learn' && parts.length <= 2 && game(second)) return learnPage(second);
+  if ((first === 'login' || first === 'signup') && parts.length === 1) return accountPage(first);
+  if (first === '@' && second && parts.length === 2) return playerPage(second);
+  return notFoundPage();
+}
+
+/** An address that is none of the site's pages. */
+function notFoundPage() {
+  document.title = 'Page not found · Tsubame';
+  app.replaceChildren(el('div', { class: 'panel not-found', 'data-not-found': '' },
+    el('h2', {}, 'Page not found'),
+    el('p', {}, `There is no page at ${location.pathname}: the link may be mistyped or out of date.`),
+    el('p', {}, el('a', { href: '/' }, 'Play'), ' · ', el('a', { href: '/puzzles' }, 'Puzzles'), ' · ',
+      el('a', { href: '/learn' }, 'Learn'), ' · ', el('a', { href: '/rules/tori' }, 'Rules'))));
+}
+
+/** A click on a link to one of the site's pages shows the page without loading the site
+ * again; a link opened in a new tab, a download or another site's link goes its own way. */
+function followLink(event: MouseEvent) {
+  if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+  const link = (event.target as HTMLElement).closest?.('a[href]') as HTMLAnchorElement | null;
+  if (!link || link.target || link.hasAttribute('download')) return;
+  const url = new URL(link.href, location.href);
+  if (url.origin !== location.origin || url.pathname.startsWith('/api/') || url.pathname.startsWith('/assets/')) return;
+  event.preventDefault();
+  if (url.pathname + url.search !== location.pathname + location.search) navigate(url.pathname + url.search);
 }
 
 export async function start() {
@@ -47,7 +75,8 @@ export async function start() {
   }
   await refreshAccount();
   setInterval(refreshAccount, 15000);
-  window.addEventListener('hashchange', route);
+  document.addEventListener('click', followLink);
+  window.addEventListener('popstate', route);
   page.route();
 }
 

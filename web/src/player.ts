@@ -97,7 +97,7 @@ export async function playerPage(name) {
         el('td', {}, turn ? el('strong', { class: 'your-turn-mark' }, own ? 'your turn' : 'to move')
           : g.status === 'waiting' ? 'seeking' : 'opponent\'s turn'),
         el('td', {}, variantInfo(g.variant)?.title || g.variant), el('td', {}, 'vs ', opponent(g)),
-        el('td', {}, clockText(g.time_control)), el('td', {}, el('a', { href: `#/game/${g.id}`, 'data-open-game': g.id }, 'open')))))
+        el('td', {}, clockText(g.time_control)), el('td', {}, el('a', { href: `/game/${g.id}`, 'data-open-game': g.id }, 'open')))))
         : el('p', { class: 'help' }, 'None.'),
       el('h2', {}, 'Finished games'),
       finished.length ? el('table', { class: 'games' }, finished.map((g) => el('tr', { 'data-finished': g.id },
@@ -107,7 +107,7 @@ export async function playerPage(name) {
         el('td', {}, 'vs ', opponent(g)),
         el('td', { 'data-outcome': outcomeFor(g, g[`${sideOf(g)}_name`]) }, outcomeFor(g, g[`${sideOf(g)}_name`]),
           g[`${sideOf(g)}_rating`]?.change != null ? ` ${changeText(g[`${sideOf(g)}_rating`].change)}` : ''),
-        el('td', {}, el('a', { href: `#/game/${g.id}` }, 'replay')))))
+        el('td', {}, el('a', { href: `/game/${g.id}` }, 'replay')))))
         : el('p', { class: 'help' }, 'None yet.'))));
 }
 

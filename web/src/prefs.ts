@@ -49,4 +49,3 @@ menuButton.addEventListener('click', () => setMenuOpen(!header.classList.contain
 document.getElementById('menu')?.addEventListener('click', (event) => {
   if ((event.target as HTMLElement).closest('a')) setMenuOpen(false);
 });
-window.addEventListener('hashchange', () => setMenuOpen(false));

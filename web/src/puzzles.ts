@@ -2,7 +2,7 @@
 // at once, the opponent's replies played, hint and solution, the next puzzle near the player's
 // rating. Accounts are rated by the server; a guest's rating and progress stay in the browser.
 
-import { page, store } from './state';
+import { page, store, navigate } from './state';
 import { api } from './api';
 import { Board } from './board';
 import { el } from './dom';
@@ -58,7 +58,7 @@ export async function dailyPuzzleNode(variant = 'tori') {
   const puzzle: Puzzle = await api(`/api/puzzles/daily?variant=${variant}`);
   const info = store.variants.find((v) => v.name === variant);
   const toMove = puzzle.sfen.split(' ')[1] === 'b' ? 'Sente' : 'Gote';
-  return el('a', { class: 'panel daily-puzzle', href: `#/puzzles/${variant}/${puzzle.id}`, 'data-daily-puzzle': puzzle.id },
+  return el('a', { class: 'panel daily-puzzle', href: `/puzzles/${variant}/${puzzle.id}`, 'data-daily-puzzle': puzzle.id },
     miniBoard(variant, puzzle.sfen, Math.round(128 / (info?.files || 7))),
     el('div', {},
       el('h2', {}, 'Puzzle of the day'),
@@ -114,7 +114,7 @@ export function puzzlePage(variantName?: string, wantedId?: string) {
   themePicker.addEventListener('change', () => { theme = themePicker.value; next(); });
   const gamePicker = el('select', { 'data-puzzle-game': '', 'aria-label': 'Game' },
     variants.map((v) => el('option', { value: v.name, selected: v.name === variant }, v.title)));
-  gamePicker.addEventListener('change', () => { location.hash = `#/puzzles/${gamePicker.value}`; });
+  gamePicker.addEventListener('change', () => { navigate(`/puzzles/${gamePicker.value}`); });
   const pickers = el('div', { class: 'panel puzzle-pickers' }, el('label', {}, 'Game ', gamePicker), el('label', {}, 'Theme ', themePicker));
 
   function sideToMove() {
@@ -279,8 +279,8 @@ export function puzzlePage(variantName?: string, wantedId?: string) {
   }
 
   function next() {
-    if (location.hash !== `#/puzzles/${variant}`) {
-      history.replaceState(null, '', `#/puzzles/${variant}`);
+    if (location.pathname !== `/puzzles/${variant}`) {
+      history.replaceState(null, '', `/puzzles/${variant}`);
     }
     load();
   }

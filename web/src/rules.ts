@@ -55,7 +55,7 @@ export function rulesPage(name) {
         : (words.number || option.help));
   });
   app.replaceChildren(el('div', { class: 'rules' },
-    el('nav', { class: 'rule-tabs' }, store.variants.map((v) => el('a', { href: `#/rules/${v.name}`,
+    el('nav', { class: 'rule-tabs' }, store.variants.map((v) => el('a', { href: `/rules/${v.name}`,
       class: v.name === variant.name ? 'current' : '' }, v.title))),
     el('h1', {}, `${variant.title}: the rules`),
     el('p', {}, RULES_INTRO[variant.name] || ''),

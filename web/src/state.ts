@@ -14,3 +14,11 @@ export const page: { rerender: () => void; cleanup: () => void; route: () => voi
   cleanup: () => {},
   route: () => {},
 };
+
+/** Shows the page at `path`, one of the site's addresses, as following a link to it would;
+ * `replace`: in place of the page shown now in the history (a join link is not gone back to). */
+export function navigate(path: string, replace = false) {
+  if (replace) history.replaceState(null, '', path);
+  else history.pushState(null, '', path);
+  page.route();
+}

@@ -150,7 +150,7 @@ async function waitForPly(id, ply) {
 async function openWithToken(page, grant) {
   await page.goto(`${base}/`);
   await page.evaluate(([id, token]) => localStorage.setItem(`tsubame.token.${id}`, token), [grant.game_id, grant.token]);
-  await page.goto(`${base}/#/game/${grant.game_id}`);
+  await page.goto(`${base}/game/${grant.game_id}`);
   await page.waitForSelector('.board sq');
   // The board shows the game before the server has said which side this page plays (its
   // hello over the socket); a click before that is a spectator's and would be lost.
@@ -234,7 +234,7 @@ test('Invite link: two people in two browsers play by clicking, each sees the ot
   await createHumanGame(sente);
   await sente.waitForSelector('.invite code');
   const link = await sente.locator('.invite code').innerText();
-  assert.match(link, /\/#\/join\/\w+\/[0-9a-f]+$/);
+  assert.match(link, /\/join\/\w+\/[0-9a-f]+$/);
   assert.match(await sente.locator('[data-status]').innerText(), /waiting for the second player/);
   const gote = await otherPersonPage();
   await gote.goto(link);
@@ -277,7 +277,7 @@ test('Invite link: two people in two browsers play by clicking, each sees the ot
 test('Lobby: a listed seek made in one browser is joined from the lobby list in another', async () => {
   const creator = await otherPersonPage();
   await createHumanGame(creator, { listed: true });
-  const id = creator.url().match(/#\/game\/(\w+)/)[1];
+  const id = creator.url().match(/\/game\/(\w+)/)[1];
   // In the lobby of the browser that made it, the seek is its own: opened, not joined.
   await creator.goto(`${base}/`);
   const own = creator.locator(`[data-seek="${id}"]`);
@@ -287,7 +287,7 @@ test('Lobby: a listed seek made in one browser is joined from the lobby list in 
   assert.equal(await own.locator('[data-cancel-seek]').count(), 1);
   await shot(creator, 'lobby-own-seek.png');
   await own.locator('[data-own-seek]').click();
-  await creator.waitForURL(`**/#/game/${id}`);
+  await creator.waitForURL(`**/game/${id}`);
   await creator.waitForSelector('[data-status]:has-text("waiting for the second player")');
   const joiner = await otherPersonPage();
   await joiner.goto(`${base}/`);
@@ -295,7 +295,7 @@ test('Lobby: a listed seek made in one browser is joined from the lobby list in 
   await seek.waitFor();
   await shot(joiner, 'lobby-seek.png');
   await seek.locator('button').click();
-  await joiner.waitForURL(`**/#/game/${id}`);
+  await joiner.waitForURL(`**/game/${id}`);
   await joiner.waitForSelector('[data-clock="gote"]:has-text("you")');
   await creator.waitForSelector('[data-status]:has-text("your move")');
   await playLine(creator, joiner, '3d3c 4b3c');
@@ -363,7 +363,7 @@ test('A phone: a one-row top bar with a menu, and each game playable without scr
   assert.equal(await page.locator('#latin').isVisible(), true);
   await shot(page, 'phone-menu.png');
   await page.click('header.top nav a:has-text("Puzzles")');
-  await page.waitForURL('**/#/puzzles');
+  await page.waitForURL('**/puzzles');
   assert.equal(await page.locator('header.top nav').isVisible(), false);
   assert.equal(await page.getAttribute('#menu-button', 'aria-expanded'), 'false');
 
@@ -460,7 +460,7 @@ test('Tenjiku: the 16x16 board, a pawn move and a lion pass by clicking, the eng
 
 test('Tenjiku lion on the analysis board: the choice between routes, cancel, and igui', async () => {
   const page = await newPage(1280, 1000);
-  await page.goto(`${base}/#/analysis`);
+  await page.goto(`${base}/analysis`);
   await page.waitForSelector('.board sq[data-square]');
   // A sente lion on 9o with a gote pawn in front of it on 9n.
   const sfen = '7k8/16/16/16/16/16/16/16/16/16/16/16/16/7p8/7L!8/7K8 b - 1';
@@ -494,7 +494,7 @@ test('Tenjiku lion on the analysis board: the choice between routes, cancel, and
 
 test('import a record and ask the engine on the analysis board', async () => {
   const page = await newPage();
-  await page.goto(`${base}/#/import`);
+  await page.goto(`${base}/import`);
   await page.waitForSelector('[data-action="load"]');
   // Before anything is loaded: the game's start position, and no empty record panel.
   await page.waitForFunction(() => document.querySelector('.board')?.dataset.sfen?.startsWith('rpckcpl/'));
@@ -509,7 +509,7 @@ test('import a record and ask the engine on the analysis board', async () => {
   // A record without a result printed "null" where the result goes.
   assert.doesNotMatch(await page.locator('main').innerText(), /\bnull\b/);
   await shot(page, 'import.png');
-  await page.goto(`${base}/#/analysis`);
+  await page.goto(`${base}/analysis`);
   await page.waitForSelector('.board sq');
   await click(page, '3d');
   await click(page, '3c');
@@ -551,7 +551,7 @@ test('Puzzles: a tsume solved move by move, a wrong move and the solution, the n
   for (const [width, height, suffix] of [[1366, 850, ''], [390, 844, '-phone']]) {
     const page = await newPage(width, height);
     // The tsume: each move checked at once, the defender's reply played by the page.
-    await page.goto(`${base}/#/puzzles/tori/${tsume.id}`);
+    await page.goto(`${base}/puzzles/tori/${tsume.id}`);
     await page.waitForSelector(`[data-puzzle="${tsume.id}"] [data-puzzle-status="play"]`);
     assert.match(await page.textContent('[data-puzzle-status]'), new RegExp(`best move for ${tsume.sfen.split(' ')[1] === 'b' ? 'sente' : 'gote'}`));
     await shot(page, `puzzle-start${suffix}.png`);
@@ -568,7 +568,7 @@ test('Puzzles: a tsume solved move by move, a wrong move and the solution, the n
     assert.match(await page.textContent('[data-puzzle-mine]'), /1 solved, 0 failed/);
     await shot(page, `puzzle-solved${suffix}.png`);
     // A one-move tactic: a wrong move is refused and taken back, the solution shown, then on.
-    await page.goto(`${base}/#/puzzles/tori/${short.id}`);
+    await page.goto(`${base}/puzzles/tori/${short.id}`);
     await page.waitForSelector(`[data-puzzle="${short.id}"] [data-puzzle-status="play"]`);
     await playByClicks(page, wrong);
     await page.waitForSelector('[data-puzzle-status="wrong"]');
@@ -590,7 +590,7 @@ test('Puzzles: a tsume solved move by move, a wrong move and the solution, the n
   }
   // The day's puzzle on the home page opens on the puzzle page.
   const home = await newPage(390, 844);
-  await home.goto(`${base}/#/`);
+  await home.goto(`${base}/`);
   const daily = await get('/api/puzzles/daily?variant=tori');
   await home.waitForSelector(`[data-daily-puzzle="${daily.id}"]`);
   await home.locator('[data-daily-puzzle]').scrollIntoViewIfNeeded();
@@ -605,7 +605,7 @@ test('Learn the pieces: every square a piece reaches, with pieces in its way, an
     body: JSON.stringify({ variant, options: '', sfen, moves: [] }) })).json();
   for (const [width, height, suffix] of [[1366, 850, ''], [390, 844, '-phone']]) {
     const page = await newPage(width, height);
-    await page.goto(`${base}/#/learn/tori`);
+    await page.goto(`${base}/learn/tori`);
     for (const lesson of ['F alone', 'F blocked', 'S drops']) {
       await page.click(`[data-lesson="${lesson}"]`);
       await page.waitForSelector('.learn-board[data-sfen]');
@@ -636,7 +636,7 @@ test('Learn the pieces: every square a piece reaches, with pieces in its way, an
   }
   // Tenjiku on a phone: the lion's lesson fits and its squares are the rules'.
   const phone = await newPage(390, 844);
-  await phone.goto(`${base}/#/learn/tenjiku`);
+  await phone.goto(`${base}/learn/tenjiku`);
   await phone.click('[data-lesson="L! alone"]');
   await phone.waitForSelector('.learn-board[data-sfen]');
   const box = await phone.locator('.learn-board').boundingBox();
@@ -649,7 +649,7 @@ test('Learn the pieces: every square a piece reaches, with pieces in its way, an
 test('Analysis board: a forced mate by checks is read out as its own line, and playing it follows it', async () => {
   for (const [width, height, name] of [[1366, 850, 'mate-line.png'], [390, 844, 'mate-line-phone.png']]) {
     const page = await newPage(width, height);
-    await page.goto(`${base}/#/analysis`);
+    await page.goto(`${base}/analysis`);
     await page.waitForSelector('[data-action="load"]');
     // Sente mates in three: every move a check, the defender's longest resistance read out.
     const sfen = 'F6/1c+S1f1l/ks1s1ps/P1S4/3S2S/2C1S2/4K1R b CPR4Scpl4s 73';
@@ -674,7 +674,7 @@ test('Analysis board: a forced mate by checks is read out as its own line, and p
 
 test('Analysis board: the engine\'s best lines deepen by themselves, the bar follows, and moves grow a tree of variations', async () => {
   const page = await newPage();
-  await page.goto(`${base}/#/analysis`);
+  await page.goto(`${base}/analysis`);
   await page.waitForSelector('.board sq');
   await page.selectOption('[data-lines]', '3');
   await page.check('[data-engine-toggle]');
@@ -734,8 +734,8 @@ test('Against the computer the end says "You won" or "You lost" and offers the s
     await shot(page, `computer-lost${suffix}.png`);
     // The same again: a new game, the same level, clock and side.
     await page.click('[data-action="play-again"]');
-    await page.waitForFunction((id) => location.hash.startsWith('#/game/') && !location.hash.endsWith(id), lost.game_id);
-    const id = await page.evaluate(() => location.hash.slice('#/game/'.length));
+    await page.waitForFunction((id) => location.pathname.startsWith('/game/') && !location.pathname.endsWith(id), lost.game_id);
+    const id = await page.evaluate(() => location.pathname.slice('/game/'.length));
     const view = await (await fetch(`${base}/api/games/${id}`)).json();
     assert.equal(view.engine_level, 2);
     assert.equal(view.sente_player, 'human');
@@ -851,7 +851,7 @@ test('The lobby, analysis and import pages fit a phone: nothing scrolls sideways
   // A seek and a game with long names and ratings in the lobby's lists.
   const context = await browser.newContext();
   const long = await context.newPage();
-  await long.goto(`${base}/#/signup`);
+  await long.goto(`${base}/signup`);
   await long.fill('input[name="username"]', 'a_very_long_name_xyz');
   await long.fill('input[name="password"]', 'a long enough password');
   await long.click('[data-action="signup-submit"]');
@@ -862,7 +862,7 @@ test('The lobby, analysis and import pages fit a phone: nothing scrolls sideways
       clock: { kind: 'byoyomi', main_ms: 3600000, periods: 10, period_ms: 60000 }, rating_range: [1000, 2000] }) })).json());
   assert.ok(seek.game_id, JSON.stringify(seek));
   await context.close();
-  for (const route of ['', '#/analysis', '#/import']) {
+  for (const route of ['', 'analysis', 'import']) {
     await page.goto(`${base}/${route}`);
     await page.waitForSelector('form.create');
     const widths = await page.evaluate(() => ({
@@ -873,7 +873,7 @@ test('The lobby, analysis and import pages fit a phone: nothing scrolls sideways
     const wide = await page.evaluate(() => document.documentElement.scrollWidth);
     assert.ok(wide <= 390, `${route || 'lobby'}: ${wide}`);
     assert.ok(widths.page <= 390 && widths.sfen <= 390, `${route || 'lobby'}: ${JSON.stringify(widths)}`);
-    await shot(page, `phone-${route.replace('#/', '') || 'lobby'}.png`, { fullPage: true });
+    await shot(page, `phone-${route || 'lobby'}.png`, { fullPage: true });
   }
   await page.close();
 });
@@ -953,17 +953,59 @@ test('A lost connection is shown, the game goes on once it is back, and the noti
   await page.close();
 });
 
+test('Every page has a real address: opened directly, followed without reloading, back and forward; unknown ones are a 404 page', async () => {
+  for (const [width, height, device] of [[1366, 850, 'laptop'], [390, 844, 'phone']]) {
+    const page = await newPage(width, height);
+    // Opened directly: the server answers the page, the page shows the game's rules.
+    const rules = await page.goto(`${base}/rules/wa`);
+    assert.equal(rules.status(), 200);
+    await page.waitForSelector('.rule-tabs a.current:has-text("Wa")');
+    // Followed: the address changes and the site is not loaded again.
+    await page.evaluate(() => { window.sameDocument = true; });
+    await page.click('.rule-tabs a:has-text("Tenjiku")');
+    await page.waitForURL(`${base}/rules/tenjiku`);
+    await page.waitForSelector('.rule-tabs a.current:has-text("Tenjiku")');
+    if (device === 'phone') await page.click('#menu-button');
+    await page.click('header.top nav a:has-text("Puzzles")');
+    await page.waitForURL(`${base}/puzzles`);
+    assert.equal(await page.evaluate(() => window.sameDocument), true, 'followed without reloading');
+    // Back and forward go through the pages seen.
+    await page.goBack();
+    await page.waitForURL(`${base}/rules/tenjiku`);
+    await page.waitForSelector('.rule-tabs a.current:has-text("Tenjiku")');
+    await page.goForward();
+    await page.waitForURL(`${base}/puzzles`);
+    // An old link with #/ opens the page it named, at its real address.
+    await page.goto(`${base}/#/learn/tori`);
+    await page.waitForURL(`${base}/learn/tori`);
+    // Unknown addresses and games that do not exist: 404, and a page that says so.
+    for (const path of ['/no/such/page', '/rules/chess']) {
+      const response = await page.goto(`${base}${path}`);
+      assert.equal(response.status(), 404, path);
+      await page.waitForSelector('[data-not-found]:has-text("Page not found")');
+    }
+    await shot(page, `not-found-${device}.png`);
+    await page.click('[data-not-found] a:has-text("Play")');
+    await page.waitForURL(`${base}/`);
+    await page.waitForSelector('[data-computer="tori"]');
+    const missing = await page.goto(`${base}/game/doesnotexist`);
+    assert.equal(missing.status(), 404);
+    await page.waitForSelector('[data-missing-game]');
+    await page.close();
+  }
+});
+
 test('A game that does not exist says so and stops trying to connect', async () => {
   const page = await newPage();
   let sockets = 0;
   page.on('websocket', () => { sockets += 1; });
-  await page.goto(`${base}/#/game/doesnotexist`);
+  await page.goto(`${base}/game/doesnotexist`);
   await page.waitForSelector('[data-missing-game]:has-text("No such game")');
   await page.waitForTimeout(4000);
   assert.equal(sockets, 1, 'one attempt, no reconnecting');
   assert.equal(await page.locator('[data-connection]').count(), 0, 'no "connection lost" notice');
   await shot(page, 'missing-game.png');
-  await page.goto(`${base}/#/`);
+  await page.goto(`${base}/`);
   await page.waitForTimeout(1500);
   assert.equal(sockets, 1, 'nothing after leaving the page');
   await page.close();
@@ -973,7 +1015,7 @@ test('The sign-up form checks the name in the browser, with no console error', a
   const page = await newPage();
   const errors = [];
   page.on('console', (message) => { if (message.type() === 'error') errors.push(message.text()); });
-  await page.goto(`${base}/#/signup`);
+  await page.goto(`${base}/signup`);
   const name = page.locator('input[name="username"]');
   await name.fill('bad name!');
   assert.equal(await name.evaluate((input) => input.validity.patternMismatch), true);
@@ -985,7 +1027,7 @@ test('The sign-up form checks the name in the browser, with no console error', a
 
 test('Every piece is drawn with the bundled font, whatever fonts the machine has', async () => {
   const page = await newPage(1280, 1000);
-  await page.goto(`${base}/#/analysis`);
+  await page.goto(`${base}/analysis`);
   await page.waitForSelector('.board sq[data-square]');
   const variants = await (await fetch(`${base}/api/variants`)).json();
   const glyphs = new Map();
@@ -1043,7 +1085,7 @@ test('Rules pages: every piece\'s diagram marks exactly where the move generator
   const page = await newPage(1366, 900);
   const variants = await (await fetch(`${base}/api/variants`)).json();
   for (const variant of variants) {
-    await page.goto(`${base}/#/rules/${variant.name}`);
+    await page.goto(`${base}/rules/${variant.name}`);
     await page.waitForSelector(`.rules [data-piece] .diagram`);
     await page.waitForSelector('.rules .board piece');
     await shot(page, `rules-${variant.name}.png`, { fullPage: variant.name === 'tori' });
@@ -1085,7 +1127,7 @@ test('Rules pages: every piece\'s diagram marks exactly where the move generator
 
 test('The piece inspector: touching any piece, either side\'s, shows its name and moves', async () => {
   const page = await newPage(390, 844);
-  await page.goto(`${base}/#/analysis`);
+  await page.goto(`${base}/analysis`);
   await page.waitForSelector('.board sq[data-square]');
   await page.selectOption('select[name="variant"]', 'tenjiku');
   const tenjiku = (await (await fetch(`${base}/api/variants`)).json()).find((v) => v.name === 'tenjiku');
@@ -1119,7 +1161,7 @@ test('Import a PGN file of several games, pick one, and download and copy its ex
   const first = await replay(['3d3c', '4b3c', '5e5d']);
   const second = await replay(['5e5d', '5c5d', '4g3f', '4a3b']);
   const file = `${first.exports.pgn}\n\n${second.exports.pgn}`;
-  await page.goto(`${base}/#/import`);
+  await page.goto(`${base}/import`);
   await page.waitForSelector('[data-action="import"]');
   await page.setInputFiles('input[name="record-file"]', { name: 'two.pgn', mimeType: 'text/plain', buffer: Buffer.from(file) });
   await page.waitForSelector('select[name="game-pick"]:not([hidden])');
@@ -1259,7 +1301,7 @@ test('Home: quick pairing joins the next player who picks the same game and cloc
 
 test('Analyse this game: an evaluation graph over every position, the worst moves marked', async () => {
   const page = await newPage(1366, 900);
-  await page.goto(`${base}/#/import`);
+  await page.goto(`${base}/import`);
   await page.waitForSelector('[data-action="load"]');
   await page.fill('textarea[name="moves"]', '3d3c 4b3c 5e5d 5c5d 4g3f 4a3b S*3d 3c2b');
   await page.click('[data-action="load"]');
@@ -1297,7 +1339,7 @@ test('Accounts: two players sign up, play a rated game by clicking, chat, see th
   const alice = await otherPersonPage();
   const bob = await otherPersonPage();
   // The login form refuses a wrong password with the same words as an unknown name.
-  await alice.goto(`${base}/#/login`);
+  await alice.goto(`${base}/login`);
   await alice.fill('input[name="username"]', 'nobody');
   await alice.fill('input[name="password"]', 'whatever1234');
   await alice.click('[data-action="login-submit"]');
@@ -1317,7 +1359,7 @@ test('Accounts: two players sign up, play a rated game by clicking, chat, see th
   await alice.check('[data-rated]');
   await alice.click('[data-action="create"]');
   await alice.waitForSelector('[data-status]:has-text("rated")');
-  const id = alice.url().match(/#\/game\/(\w+)/)[1];
+  const id = alice.url().match(/\/game\/(\w+)/)[1];
   await alice.goto(`${base}/`);
   await alice.locator(`[data-seek="${id}"] [data-cancel-seek]`).waitFor();
   assert.equal(await alice.locator(`[data-seek="${id}"] [data-join]`).count(), 0);
@@ -1330,8 +1372,8 @@ test('Accounts: two players sign up, play a rated game by clicking, chat, see th
   assert.equal(await seek.locator('[data-seek-mode]').innerText(), 'rated');
   await shot(bob, 'lobby-rated-seek.png');
   await seek.locator('[data-join]').click();
-  await bob.waitForURL(`**/#/game/${id}`);
-  await alice.goto(`${base}/#/game/${id}`);
+  await bob.waitForURL(`**/game/${id}`);
+  await alice.goto(`${base}/game/${id}`);
   for (const page of [alice, bob]) {
     await page.waitForSelector('[data-clock="sente"] [data-player-name="alice"]');
     await page.waitForSelector('[data-clock="gote"] [data-player-name="bob"]');
@@ -1371,9 +1413,9 @@ test('Accounts: two players sign up, play a rated game by clicking, chat, see th
   await alice.waitForSelector('[data-rematch-offer="gote"]');
   await alice.click('[data-action="rematch-accept"]');
   for (const page of [alice, bob]) {
-    await page.waitForFunction((old) => !location.hash.includes(old), id);
+    await page.waitForFunction((old) => !location.pathname.includes(old), id);
   }
-  const rematch = bob.url().match(/#\/game\/(\w+)/)[1];
+  const rematch = bob.url().match(/\/game\/(\w+)/)[1];
   assert.notEqual(rematch, id);
   await bob.waitForSelector('[data-clock="sente"]:has-text("you")');
   await bob.waitForSelector('[data-clock="sente"] [data-rating]:has-text("1338")');
@@ -1383,7 +1425,7 @@ test('Accounts: two players sign up, play a rated game by clicking, chat, see th
 
   // Alice picks the game up on another device: logged in there, her seat follows her.
   const phone = await otherPersonPage(390, 844);
-  await phone.goto(`${base}/#/login`);
+  await phone.goto(`${base}/login`);
   await phone.fill('input[name="username"]', 'ALICE');
   await phone.fill('input[name="password"]', 'a long enough password');
   await phone.click('[data-action="login-submit"]');
@@ -1399,7 +1441,7 @@ test('Accounts: two players sign up, play a rated game by clicking, chat, see th
   await shot(phone, 'resumed-on-phone.png');
 
   // Her page: the rating with its history chart, the ongoing and the finished game.
-  await phone.goto(`${base}/#/@/alice`);
+  await phone.goto(`${base}/@/alice`);
   await phone.waitForSelector('[data-rating-row="tori rapid"]');
   assert.match(await phone.locator('[data-rating-row="tori rapid"]').innerText(), /1662\?/);
   await phone.waitForSelector('[data-chart="tori"] svg circle');
@@ -1417,10 +1459,10 @@ test('Accounts: two players sign up, play a rated game by clicking, chat, see th
   await bob.goto(`${base}/`);
   await bob.click('[data-quick="tori 3+10"]');
   await bob.waitForSelector('[data-status]:has-text("rated")');
-  const quick = bob.url().match(/#\/game\/(\w+)/)[1];
+  const quick = bob.url().match(/\/game\/(\w+)/)[1];
   await alice.goto(`${base}/`);
   await alice.click('[data-quick="tori 3+10"]');
-  await alice.waitForURL(`**/#/game/${quick}`);
+  await alice.waitForURL(`**/game/${quick}`);
   await alice.waitForSelector('[data-clock] [data-player-name="bob"]');
 
   // A guest still plays, under a generated name.
@@ -1504,7 +1546,7 @@ test('Check is shown: the checked phoenix in red for both players, a + after the
   await sente.waitForFunction(() => !document.querySelector('.board sq.check'));
   // The analysis board marks it too, on the board and in its tree of moves, on a phone.
   const phone = await newPage(390, 844);
-  await phone.goto(`${base}/#/analysis`);
+  await phone.goto(`${base}/analysis`);
   await phone.waitForSelector('[data-action="load"]');
   await phone.fill('textarea[name="moves"]', '3d3c 4b3c S*4b');
   await phone.click('[data-action="load"]');

@@ -20,6 +20,7 @@ pub mod game;
 pub mod hub;
 pub mod metrics;
 pub mod openapi;
+pub mod pages;
 pub mod puzzle_api;
 pub mod puzzles;
 pub mod query;
@@ -58,7 +59,9 @@ pub struct Config {
     pub settings: hub::Settings,
 }
 
-async fn static_file(uri: Uri) -> Response {
+/// A file of the web UI, or for any other path the UI's page: with 200 at the site's own
+/// addresses, 404 elsewhere (the page then shows its "not found" view).
+async fn static_file(hub: Arc<hub::Hub>, uri: Uri) -> Response {
     let path = uri.path().trim_start_matches('/');
     // A missing file (`/favicon.ico`, `/robots.txt`) is not found; other paths are the
     // single-page app's own routes.
@@ -66,11 +69,11 @@ async fn static_file(uri: Uri) -> Response {
         .rsplit('/')
         .next()
         .is_some_and(|name| name.contains('.'));
-    let (path, file) = match Assets::get(path) {
-        Some(file) if !path.is_empty() => (path, file),
+    let (path, file, status) = match Assets::get(path) {
+        Some(file) if !path.is_empty() => (path, file, StatusCode::OK),
         None if looks_like_file => return (StatusCode::NOT_FOUND, "not found").into_response(),
         _ => match Assets::get("index.html") {
-            Some(file) => ("index.html", file),
+            Some(file) => ("index.html", file, pages::status(&hub, uri.path()).await),
             None => return (StatusCode::NOT_FOUND, "the web UI is not built").into_response(),
         },
     };
@@ -81,6 +84,7 @@ async fn static_file(uri: Uri) -> Response {
         "no-cache"
     };
     (
+        status,
         [
             (header::CONTENT_TYPE, mime.as_ref().to_string()),
             (header::CACHE_CONTROL, cache.to_string()),
@@ -177,8 +181,10 @@ pub fn app(hub: Arc<hub::Hub>) -> Router {
         .route("/readyz", get(readyz))
         .route("/metrics", get(metrics))
         .with_state(hub.clone());
+    let pages_hub = hub.clone();
+    let pages = move |uri: Uri| static_file(pages_hub.clone(), uri);
     access_log(security_headers(
-        api::routes(hub).merge(probes).fallback(static_file),
+        api::routes(hub).merge(probes).fallback(pages),
     ))
 }
 

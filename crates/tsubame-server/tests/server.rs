@@ -1330,7 +1330,9 @@ fn probes_and_security_headers(db: &Db) {
 }
 
 /// The web UI's files are served with their types; a missing file is not found (it was
-/// answered with the app's page), while any other path is one of the app's routes.
+/// answered with the app's page). The site's own addresses are answered with the page; any
+/// other path, and a game that does not exist, with the page under a 404 (it shows its "not
+/// found" view).
 #[test]
 fn web_files_are_served_and_missing_ones_are_not_found() {
     let server = Server::start(&Db::sqlite());
@@ -1345,9 +1347,34 @@ fn web_files_are_served_and_missing_ones_are_not_found() {
     assert_eq!(fetch("/favicon.svg"), (200, "image/svg+xml".to_string()));
     assert_eq!(fetch("/"), (200, "text/html".to_string()));
     assert_eq!(fetch("/assets/app.js").0, 200);
-    assert_eq!(fetch("/games/some-route").1, "text/html");
     for missing in ["/favicon.ico", "/robots.txt", "/assets/missing.js"] {
         assert_eq!(fetch(missing).0, 404, "{missing}");
+    }
+    let (status, created) = server.post("/api/games", json!({"variant": "tori"}));
+    assert_eq!(status, 201, "{created}");
+    let id = created["game_id"].as_str().unwrap_or_default().to_string();
+    let page = (200, "text/html".to_string());
+    let not_found = (404, "text/html".to_string());
+    for path in [
+        "/rules/tori".to_string(),
+        "/rules/tenjiku/".to_string(),
+        "/puzzles/wa".to_string(),
+        "/learn".to_string(),
+        "/analysis".to_string(),
+        "/@/someone".to_string(),
+        format!("/game/{id}"),
+        format!("/join/{id}/an-invite"),
+    ] {
+        assert_eq!(fetch(&path), page, "{path}");
+    }
+    for path in [
+        "/games/some-route",
+        "/rules/chess",
+        "/game/doesnotexist",
+        "/join/doesnotexist/x",
+        "/nothing/here",
+    ] {
+        assert_eq!(fetch(path), not_found, "{path}");
     }
 }
 
