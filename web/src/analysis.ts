@@ -100,9 +100,9 @@ export function analysisPage() {
   showEngine({});
   const treeBox = el('div', { class: 'move-tree', 'data-move-tree': '' });
   const nav = el('div', { class: 'actions' },
-    el('button', { class: 'secondary', 'data-tree': 'start', onclick: () => jump(tree) }, '|◀'),
-    el('button', { class: 'secondary', 'data-tree': 'back', onclick: () => current.parent && jump(current.parent) }, '◀'),
-    el('button', { class: 'secondary', 'data-tree': 'forward', onclick: () => current.children[0] && jump(current.children[0]) }, '▶'),
+    el('button', { class: 'secondary', 'data-tree': 'start', 'aria-label': 'First position', title: 'First position', onclick: () => jump(tree) }, '|◀'),
+    el('button', { class: 'secondary', 'data-tree': 'back', 'aria-label': 'Previous move', title: 'Previous move', onclick: () => current.parent && jump(current.parent) }, '◀'),
+    el('button', { class: 'secondary', 'data-tree': 'forward', 'aria-label': 'Next move', title: 'Next move', onclick: () => current.children[0] && jump(current.children[0]) }, '▶'),
     el('button', { class: 'secondary', 'data-tree': 'delete', title: 'Delete this move and what follows it',
       onclick: () => deleteCurrent() }, 'Delete'));
   const treePanel = el('div', { class: 'panel' }, el('h2', {}, 'Moves'), treeBox, nav);

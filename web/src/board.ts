@@ -8,6 +8,7 @@ import { el } from './dom';
 import { diagramRadius, moveDiagram, powerNotes } from './pieceinfo';
 import { pieceStyles, roleClass } from './pieces';
 import { latinBox } from './prefs';
+import { BoardKeys } from './boardkeys';
 import { title, variantInfo } from './util';
 
 export class Board {
@@ -48,6 +49,9 @@ export class Board {
   handRoles: string[] = [];
   passes: Map<string, any[]> = new Map();
   shown: any = null;
+  /** The keyboard's cursor as square marks. */
+  cursorMarks: { key: string, className: string }[] = [];
+  keys: BoardKeys;
 
   /** Called after the player turned the board round. */
   onFlip: () => void;
@@ -87,6 +91,7 @@ export class Board {
     this.onWindowResize = () => this.resize();
     window.addEventListener('resize', this.onWindowResize);
     this.onEscape = (event: KeyboardEvent) => { if (event.key === 'Escape') this.closeInspector(); };
+    this.keys = new BoardKeys(this);
     document.addEventListener('keydown', this.onEscape);
   }
 
@@ -305,6 +310,9 @@ export class Board {
     for (const key of this.ground.state.pieces.keys()) if (!wanted.has(key)) change.set(key, undefined);
     if (change.size) this.ground.setPieces(change);
     this.label();
+    // The drawn marks were reset with the state: the cursor and the pass again.
+    this.highlight();
+    for (const hand of [this.topHand, this.bottomHand]) this.keys.showHand(hand);
     // The player's turn has come: a premove (or predrop) waiting for it is played if it is
     // legal now, and dropped if not.
     if (this.interactive && !this.ground.playPremove()) this.ground.playPredrop();
@@ -418,9 +426,16 @@ export class Board {
 
   /** A selected piece that may move back to its own square shows that square as a destination. */
   showPass() {
+    this.highlight();
+  }
+
+  /** The board's own square marks: the pass back to a selected piece's square, and the
+   * keyboard's cursor (`cursor`, kept until changed). */
+  highlight(cursor = this.cursorMarks) {
+    this.cursorMarks = cursor;
     const selected = this.ground?.state.selected;
-    const squares = selected && this.passes.has(selected) ? [{ key: selected, className: 'dest pass' }] : [];
-    this.ground?.setSquareHighlights(squares);
+    const pass = selected && this.passes.has(selected) ? [{ key: selected, className: 'dest pass' }] : [];
+    this.ground?.setSquareHighlights([...pass, ...cursor]);
   }
 
   /** The piece on `from` drawn as it would stand after moving: promoted or as it is. */

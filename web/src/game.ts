@@ -9,7 +9,7 @@ import { el } from './dom';
 import { h, patch, toVNode } from './view';
 import type { VNode } from './view';
 import { gameAnalysisNode } from './evalgraph';
-import { chatPanel, clockText, exportNode, formatDays, keepInView, moveListNode, showTurnIcon } from './gameparts';
+import { chatPanel, clockText, exportNode, formatDays, keepInView, moveListNode, REPLAY_BUTTONS, showTurnIcon } from './gameparts';
 import { app, sound } from './prefs';
 import { tokenFor, variantInfo } from './util';
 
@@ -363,7 +363,7 @@ export async function gamePage(id) {
     });
     const title = gameTitle();
     const replayControls = el('div', { class: 'actions' },
-      ['|◀', '◀', '▶', '▶|'].map((label, i) => el('button', { class: 'secondary', 'data-replay': i, onclick: () => step(i) }, label)));
+      REPLAY_BUTTONS.map(([label, words], i) => el('button', { class: 'secondary', 'data-replay': i, 'aria-label': words, title: words, onclick: () => step(i) }, label)));
     document.title = `${myTurn ? '● Your move · ' : ''}${title} · Tsubame`;
     showTurnIcon(myTurn);
     moveBox.replaceChildren(el('h2', {}, 'Moves'),

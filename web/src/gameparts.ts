@@ -55,6 +55,9 @@ export function moveListNode(moves, current, onPick, onNotation) {
   return el('div', { class: 'move-list' }, el('label', { class: 'notation' }, 'Notation ', choice), list);
 }
 
+/** The replay buttons' symbols and what they do, in words for screen readers. */
+export const REPLAY_BUTTONS: [string, string][] = [['|◀', 'First position'], ['◀', 'Previous move'], ['▶', 'Next move'], ['▶|', 'Last move']];
+
 /** Scrolls a move list so that its current move (or its end) is visible. */
 export function keepInView(container) {
   const list = container.querySelector('.moves');
@@ -75,7 +78,7 @@ export function exportNode(record, name = 'game') {
     ['record', 'Tsubame record', record.exports?.record, 'tsr'],
     ['fen', 'Play-site FEN (final position)', record.fen, 'fen.txt'],
   ].filter(([, , text]) => text);
-  const status = el('small', { class: 'help', 'aria-live': 'polite' });
+  const status = el('small', { class: 'help', 'aria-live': 'polite', 'data-export-status': '' });
   const parts = forms.map(([key, label, text, extension]) => {
     const copy = async () => {
       try {

@@ -5,7 +5,7 @@ import { api } from './api';
 import { Board } from './board';
 import { el } from './dom';
 import { gameAnalysisNode } from './evalgraph';
-import { exportNode, keepInView, moveListNode } from './gameparts';
+import { exportNode, keepInView, moveListNode, REPLAY_BUTTONS } from './gameparts';
 import { app } from './prefs';
 import { variantInfo } from './util';
 
@@ -52,7 +52,7 @@ export function importPage() {
       japanese: record.japanese?.[i], short: record.short?.[i], check: record.gives_check[i],
       judgement: marks.get(i + 1) }));
     moveBox.replaceChildren(el('h2', {}, 'Record'), moveListNode(moves, ply, (p) => { ply = p; show(); }, () => show()),
-      el('div', { class: 'actions' }, ['|◀', '◀', '▶', '▶|'].map((label, i) => el('button', { class: 'secondary', 'data-replay': i,
+      el('div', { class: 'actions' }, REPLAY_BUTTONS.map(([label, words], i) => el('button', { class: 'secondary', 'data-replay': i, 'aria-label': words, title: words,
         onclick: () => { ply = Math.max(0, Math.min(record.usi.length, [0, ply - 1, ply + 1, record.usi.length][i])); show(); } }, label))),
       // replaceChildren writes a null as the text "null": leave the result out instead.
       ...(record.outcome ? [el('div', { class: 'result' }, `${record.outcome.winner || 'no winner'} — ${record.outcome.reason}`)] : []));

@@ -31,18 +31,24 @@ export async function route() {
   });
   const [first, second, third] = parts;
   const game = (name) => name === undefined || store.variants.some((v) => v.name === name);
-  if (parts.length === 1 && first === '') return lobbyPage();
-  if (first === 'game' && second && parts.length === 2) return gamePage(second);
-  if (first === 'join' && second && third && parts.length === 3) return joinPage(second, third);
-  if (first === 'import' && parts.length === 1) return importPage();
-  if (first === 'analysis' && parts.length === 1) return analysisPage();
-  if (first === 'rules' && parts.length <= 2 && game(second)) return rulesPage(second || 'tori');
-  if (first === 'puzzles' && parts.length <= 3 && game(second)) return puzzlePage(second, third);
-  if (first === 'learn' && parts.length <= 2 && game(second)) return learnPage(second);
-  if ((first === 'login' || first === 'signup') && parts.length === 1) return accountPage(first);
-  if (first === '@' && second && parts.length === 2) return playerPage(second);
+  const title = (name) => store.variants.find((v) => v.name === name)?.title || '';
+  // Every page has its heading for screen readers, whatever the page draws.
+  const heading = (text: string) => { pageHeading.textContent = text; };
+  if (parts.length === 1 && first === '') { heading('Play Tori, Wa and Tenjiku shogi'); return lobbyPage(); }
+  if (first === 'game' && second && parts.length === 2) { heading('A game'); return gamePage(second); }
+  if (first === 'join' && second && third && parts.length === 3) { heading('Joining a game'); return joinPage(second, third); }
+  if (first === 'import' && parts.length === 1) { heading('Import a record'); return importPage(); }
+  if (first === 'analysis' && parts.length === 1) { heading('Analysis board'); return analysisPage(); }
+  if (first === 'rules' && parts.length <= 2 && game(second)) { heading(`The rules of ${title(second || 'tori')}`); return rulesPage(second || 'tori'); }
+  if (first === 'puzzles' && parts.length <= 3 && game(second)) { heading('Puzzles'); return puzzlePage(second, third); }
+  if (first === 'learn' && parts.length <= 2 && game(second)) { heading('Learn the pieces'); return learnPage(second); }
+  if ((first === 'login' || first === 'signup') && parts.length === 1) { heading(first === 'login' ? 'Log in' : 'Sign up'); return accountPage(first); }
+  if (first === '@' && second && parts.length === 2) { heading(`The player ${second}`); return playerPage(second); }
+  heading('Page not found');
   return notFoundPage();
 }
+
+const pageHeading = document.getElementById('page-heading') as HTMLElement;
 
 /** An address that is none of the site's pages. */
 function notFoundPage() {

@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
@@ -995,6 +995,96 @@ test('Every page has a real address: opened directly, followed without reloading
   }
 });
 
+/** The serious and critical accessibility faults axe-core finds on the page as it stands. */
+async function accessibilityFaults(page) {
+  if (!(await page.evaluate(() => Boolean(window.axe)))) {
+    // Run through the debugging protocol, which the page's Content-Security-Policy leaves alone.
+    await page.evaluate(readFileSync(join(root, 'web', 'node_modules', 'axe-core', 'axe.min.js'), 'utf8'));
+  }
+  const violations = await page.evaluate(async () => (await window.axe.run(document, { resultTypes: ['violations'] })).violations
+    .map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n) => n.html.slice(0, 160)) })));
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+}
+
+test('Accessibility: axe-core finds no serious or critical fault on any page, laptop and phone, light and dark', async () => {
+  const grant = await apiGame({ variant: 'tori', opponent: 'engine', level: 1,
+    sfen: 'rpckcpl/3f3/sssssss/2s1S2/7/SSSS1SS/LPCKCPR b S 3' });
+  const name = `axe_${Date.now() % 100000}`;
+  const signup = await fetch(`${base}/api/account/signup`, { method: 'POST', headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: name, password: 'a long enough password' }) });
+  assert.equal(signup.status, 201, await signup.text());
+  const pages = ['/', `/game/${grant.game_id}`, '/analysis', '/import', '/rules/tori', '/rules/tenjiku', '/puzzles/tori',
+    '/learn/tori', '/login', '/signup', `/@/${name}`, '/no/such/page'];
+  for (const [width, height, scheme] of [[1366, 850, 'light'], [390, 844, 'light'], [1366, 850, 'dark']]) {
+    const page = await newPage(width, height);
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.goto(`${base}/`);
+    await page.evaluate(([id, token]) => localStorage.setItem(`tsubame.token.${id}`, token), [grant.game_id, grant.token]);
+    for (const path of pages) {
+      await page.goto(`${base}${path}`);
+      await page.waitForSelector('#app > *');
+      // What each page loads after it shows: the lobby, the game, the puzzle, the player.
+      await page.waitForLoadState('networkidle');
+      if (path.startsWith('/game/')) await page.waitForSelector('[data-clock]:has-text("— you")');
+      const faults = await accessibilityFaults(page);
+      assert.deepEqual(faults, [], `${path} at ${width}px, ${scheme}: ${JSON.stringify(faults, null, 1)}`);
+    }
+    if (width < 600) {
+      await page.click('#menu-button');
+      assert.deepEqual(await accessibilityFaults(page), [], 'the open menu');
+    }
+    await page.close();
+  }
+});
+
+test('Keyboard play: Tab reaches the board, the arrows move a cursor, Enter picks up and moves, a drop from the hand', async () => {
+  const page = await newPage(1366, 850);
+  await openWithToken(page, await apiGame({ variant: 'tori', opponent: 'engine', level: 1,
+    sfen: 'rpckcpl/3f3/sssssss/2s1S2/7/SSSS1SS/LPCKCPR b S 3' }));
+  const says = () => page.textContent('[data-board-says]');
+  // From gote's hand above the board, Tab goes on to the board.
+  await page.focus('[data-hand="gote"]');
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement?.classList.contains('board')), true);
+  assert.equal(await page.getAttribute('.board', 'role'), 'application');
+  assert.match(await page.getAttribute('.board', 'aria-label'), /Arrow keys/);
+  // The cursor starts on the player's side, and says what stands there.
+  await page.waitForSelector('.board sq.kbd-cursor[data-square="4f"]');
+  assert.equal(await says(), "4f: sente's swallow");
+  for (const key of ['ArrowRight', 'ArrowUp', 'ArrowUp']) await page.keyboard.press(key);
+  await page.waitForSelector('.board sq.kbd-cursor[data-square="3d"]');
+  // The arrows were the board's: the move list did not move.
+  assert.equal(await page.getAttribute('[data-moves]', 'data-moves'), '0');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('.board sq.selected[data-square="3d"]');
+  assert.match(await says(), /swallow on 3d picked up: 1 square to go to/);
+  await shot(page, 'keyboard-picked-up.png');
+  await page.keyboard.press('ArrowUp');
+  assert.equal(await says(), "3c: gote's swallow");
+  await page.keyboard.press('Enter');
+  await waitPly(page, 2);
+  assert.equal(await page.locator('[data-moves] [data-ply="1"]').innerText(), 'Swx3c');
+  // Tab on to sente's hand: Enter picks up a swallow, and the board takes the drop.
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement?.dataset.hand), 'sente');
+  assert.match(await says(), /sente's hand: swallow, 2 of them/);
+  await page.waitForSelector('[data-hand="sente"] sg-hp-wrap.kbd-cursor');
+  await page.keyboard.press('Enter');
+  assert.equal(await page.evaluate(() => document.activeElement?.classList.contains('board')), true);
+  assert.match(await says(), /picked up to drop/);
+  for (const key of ['ArrowLeft', 'ArrowDown', 'ArrowDown']) await page.keyboard.press(key);
+  await page.waitForSelector('.board sq.kbd-cursor[data-square="4e"]');
+  await page.keyboard.press('Enter');
+  await waitPly(page, 3);
+  assert.equal(await page.locator('[data-moves] [data-ply="3"]').innerText(), 'Sw*4e');
+  // A click focuses the board without the cursor, and the arrows step through the moves again.
+  await click(page, '1g');
+  await page.waitForFunction(() => !document.querySelector('.board sq.kbd-cursor'));
+  await page.keyboard.press('ArrowLeft');
+  await page.waitForSelector('[data-moves] .mv.cur[data-ply="3"], [data-moves] .mv.cur[data-ply="2"]');
+  await page.close();
+});
+
 test('A game that does not exist says so and stops trying to connect', async () => {
   const page = await newPage();
   let sockets = 0;
@@ -1188,7 +1278,7 @@ test('Import a PGN file of several games, pick one, and download and copy its ex
   }
   await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
   await page.click('[data-copy="kif"]');
-  await page.waitForFunction(() => /copied|selected/.test(document.querySelector('[aria-live]')?.textContent || ''));
+  await page.waitForFunction(() => /copied|selected/.test(document.querySelector('[data-export-status]')?.textContent || ''));
   // A pasted KIF is recognised without naming its format.
   await page.fill('textarea[name="record"]', first.exports.kif);
   await page.click('[data-action="import"]');
