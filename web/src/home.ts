@@ -7,6 +7,7 @@ import { api } from './api';
 import { el } from './dom';
 import { miniBoard } from './pieces';
 import { RULES_INTRO } from './rules';
+import { COMPUTER_LEVELS, computerLevel, levelLabel, rememberComputerLevel } from './levels';
 
 export const QUICK_CONTROLS = {
   tori: [[3, 10], [5, 10], [10, 30]],
@@ -44,11 +45,22 @@ export async function quickPair(variant, control) {
   navigate(`/game/${grant.game_id}`);
 }
 
-export async function playComputer(variant) {
+export async function playComputer(variant, level) {
   const clock = quickClock(QUICK_CONTROLS[variant][1]);
-  const grant = await api('/api/games', { variant, opponent: 'engine', level: 2, side: 'sente', clock });
+  const grant = await api('/api/games', { variant, opponent: 'engine', level, side: 'sente', clock });
   localStorage.setItem(`tsubame.token.${grant.game_id}`, grant.token);
   navigate(`/game/${grant.game_id}`);
+}
+
+/** The computer's level for the home page's games, remembered for the next visit. */
+function levelPicker(variant: string) {
+  const chosen = computerLevel();
+  return el('select', { name: 'computer-level', 'data-computer-level': variant, 'aria-label': 'Computer level',
+    title: 'The computer\'s level: 1 is for a first game, 8 is full strength',
+    onchange: (event) => {
+      rememberComputerLevel(Number(event.target.value));
+      for (const other of document.querySelectorAll<HTMLSelectElement>('[data-computer-level]')) other.value = event.target.value;
+    } }, COMPUTER_LEVELS.map((_, i) => el('option', { value: i + 1, selected: i + 1 === chosen }, `Level ${levelLabel(i + 1)}`)));
 }
 
 export function homeNode() {
@@ -68,7 +80,9 @@ export function homeNode() {
         title: `${control[0]} min, then ${control[1]} s a move: paired with the next player who asks (rated when logged in)`,
         onclick: attempt(() => quickPair(v.name, control)) }, `${control[0]}+${control[1]}s`))),
       el('div', { class: 'row' },
-        el('button', { type: 'button', class: 'secondary', 'data-computer': v.name, onclick: attempt(() => playComputer(v.name)) }, 'Play the computer'),
+        el('button', { type: 'button', class: 'secondary', 'data-computer': v.name,
+          onclick: attempt(() => playComputer(v.name, computerLevel())) }, 'Play the computer'),
+        levelPicker(v.name),
         el('a', { href: `/rules/${v.name}` }, 'Rules and pieces')))));
   // The day's puzzle comes when the server answers; without one the page shows none.
   const daily = el('div', { class: 'daily-host' });

@@ -10,6 +10,7 @@ import { homeNode, isOwnSeek } from './home';
 import { optionFields } from './options';
 import { miniBoard } from './pieces';
 import { app } from './prefs';
+import { COMPUTER_LEVELS, computerLevel, levelLabel, rememberComputerLevel } from './levels';
 import { tokenFor, variantInfo } from './util';
 
 export const MAIN_TIMES = [0, 10, 15, 30, 45, 60, 90, 120, 180, 300, 420, 600, 900, 1200, 1500, 1800, 2700, 3600, 5400];
@@ -18,16 +19,6 @@ export function secondsText(seconds) {
   if (seconds < 60) return `${seconds} s`;
   return seconds % 60 ? `${Math.floor(seconds / 60)} min ${seconds % 60} s` : `${seconds / 60} min`;
 }
-
-/** What each computer level does (the engine's search limits for it) and how strong it played
- * in Tori against the level below (`scripts/strength-levels`, 40 games each). */
-export const COMPUTER_LEVELS = [
-  ['one move ahead', 'Looks one move ahead, at most 0.2 s a move: for a first game.'],
-  ['two moves ahead', 'Two moves ahead, 0.4 s: won 30 of 40 games against level 1.'],
-  ['four moves ahead', 'Four moves ahead, 0.8 s: won 39 of 40 against level 2.'],
-  ['six moves ahead', 'Six moves ahead, 1.5 s: won 38 of 40 against level 3.'],
-  ['ten moves ahead', 'Ten moves ahead, 3 s: won 40 of 40 against level 4, and is close to the engine at full strength in fast games.'],
-];
 
 export const CLOCK_WORDS = {
   byoyomi: 'After the main time, every move must be made within one period; each period overrun is used up, and the last one lost loses the game.',
@@ -63,9 +54,12 @@ export async function lobbyPage() {
   const rangeMin = el('input', { type: 'number', name: 'rating-min', min: 0, max: 4000, step: 50, placeholder: 'any', style: 'width:5.5rem' });
   const rangeMax = el('input', { type: 'number', name: 'rating-max', min: 0, max: 4000, step: 50, placeholder: 'any', style: 'width:5.5rem' });
   const levelHelp = el('small', { class: 'help', 'data-level-help': '' });
-  const levelSelect = el('select', { name: 'level', onchange: () => { levelHelp.textContent = COMPUTER_LEVELS[Number(levelSelect.value) - 1][1]; } },
-    COMPUTER_LEVELS.map(([short], i) => el('option', { value: i + 1, selected: i === 1 }, `${i + 1}: ${short}`)));
-  levelHelp.textContent = COMPUTER_LEVELS[1][1];
+  const chosenLevel = computerLevel();
+  const levelSelect = el('select', { name: 'level', onchange: () => {
+    levelHelp.textContent = COMPUTER_LEVELS[Number(levelSelect.value) - 1].about;
+    rememberComputerLevel(Number(levelSelect.value));
+  } }, COMPUTER_LEVELS.map((_, i) => el('option', { value: i + 1, selected: i + 1 === chosenLevel }, levelLabel(i + 1))));
+  levelHelp.textContent = COMPUTER_LEVELS[chosenLevel - 1].about;
   function showClockFields() {
     const kind = clockKind.value;
     mainField.hidden = kind === 'unlimited' || kind === 'correspondence';

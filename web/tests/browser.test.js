@@ -1559,9 +1559,18 @@ test('Accounts: two players sign up, play a rated game by clicking, chat, see th
   const guest = await otherPersonPage();
   await guest.goto(`${base}/`);
   await guest.waitForSelector('[data-action="login"]');
+  // Eight levels, each with its estimated rating, level 1 for a first visit; the one chosen is
+  // every game's and is remembered.
+  assert.equal(await guest.locator('[data-computer-level="tori"] option').count(), 8);
+  assert.equal(await guest.inputValue('[data-computer-level="tori"]'), '1');
+  assert.match(await guest.locator('[data-computer-level="tori"] option').nth(0).innerText(), /^Level 1: first game \(about \d+\)$/);
+  await guest.selectOption('[data-computer-level="tori"]', '3');
+  assert.equal(await guest.inputValue('[data-computer-level="wa"]'), '3');
+  await guest.reload();
+  assert.equal(await guest.inputValue('[data-computer-level="tori"]'), '3');
   await guest.click('[data-computer="tori"]');
   await guest.waitForSelector('[data-clock="sente"] [data-player-name^="Guest-"]');
-  await guest.waitForSelector('[data-clock="gote"] [data-player-name="Computer level 2"]');
+  await guest.waitForSelector('[data-clock="gote"] [data-player-name="Computer level 3"]');
   for (const page of [alice, bob, phone, guest]) await page.close();
 });
 

@@ -381,16 +381,18 @@ fn a_fixed_move_time_is_used() {
     }
 }
 
-/// The `Level` option holds every search to the play server's computer levels: level 2 stops
-/// at depth 2 even when given a long clock, and answers well within its 0.4 s.
+/// The `Level` option holds every search to the play server's computer levels: level 2 keeps
+/// to its thousand nodes even when given a long clock, answers at once, and searches its four
+/// best moves to choose among; the weakest level does not always play the same move;
+/// levels beyond 8 are refused.
 #[test]
-fn a_level_holds_the_search_to_its_depth_and_time() {
+fn a_level_holds_the_search_to_its_nodes_and_chooses_among_its_best_moves() {
     let mut engine = Engine::start();
     let options = engine.usi();
     assert!(
         options
             .iter()
-            .any(|l| l == "option name Level type spin default 0 min 0 max 5")
+            .any(|l| l == "option name Level type spin default 0 min 0 max 8")
     );
     engine.send("setoption name Level value 2");
     engine.send("isready");
@@ -400,18 +402,46 @@ fn a_level_holds_the_search_to_its_depth_and_time() {
     engine.send("go btime 600000 wtime 600000 byoyomi 10000");
     let lines = engine.until("bestmove");
     let took = asked.elapsed();
-    let deepest = lines
+    let most_nodes = lines
         .iter()
-        .filter_map(|l| l.strip_prefix("info depth "))
-        .filter_map(|rest| rest.split_whitespace().next()?.parse::<u32>().ok())
-        .max();
-    assert_eq!(deepest, Some(2), "{lines:?}");
-    assert!(took < Duration::from_millis(450), "answered after {took:?}");
-    engine.send("setoption name Level value 6");
+        .filter_map(|l| {
+            l.split(" nodes ")
+                .nth(1)?
+                .split_whitespace()
+                .next()?
+                .parse::<u64>()
+                .ok()
+        })
+        .max()
+        .unwrap_or(u64::MAX);
+    assert!(most_nodes <= 1000 + 16, "{lines:?}");
+    assert!(
+        lines.iter().any(|l| l.contains(" multipv 4 ")),
+        "four lines to choose among: {lines:?}"
+    );
+    assert!(took < Duration::from_millis(300), "answered after {took:?}");
+    // The weakest level strays: over twenty searches of one position, more than one move.
+    engine.send("setoption name Level value 1");
+    let mut chosen = std::collections::BTreeSet::new();
+    for _ in 0..20 {
+        engine.send("position startpos moves 5e5d 5c5d 4g5f");
+        engine.send("go btime 600000 wtime 600000 byoyomi 10000");
+        let lines = engine.until("bestmove");
+        if let Some(last) = lines.last() {
+            chosen.insert(
+                last.split_whitespace()
+                    .nth(1)
+                    .unwrap_or_default()
+                    .to_string(),
+            );
+        }
+    }
+    assert!(chosen.len() > 1, "level 1 always played {chosen:?}");
+    engine.send("setoption name Level value 9");
     engine.send("isready");
     let lines = engine.until("readyok");
     assert!(
-        lines.iter().any(|l| l.contains("level (0 to 5)")),
+        lines.iter().any(|l| l.contains("level (0 to 8)")),
         "{lines:?}"
     );
 }

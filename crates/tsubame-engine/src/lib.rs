@@ -31,5 +31,6 @@ pub mod nnue;
 pub mod params;
 pub mod search;
 pub mod search_params;
+pub mod strength;
 pub mod tsume;
 pub mod tt;

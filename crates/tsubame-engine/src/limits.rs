@@ -119,77 +119,9 @@ impl Limits {
     }
 }
 
-/// The computer's strength levels, weakest first: the deepest iteration and the most time a
-/// move may take at each. A level plays the same search, stopped early: what the play server
-/// offers as computer opponents and the engine's `Level` option.
-pub const LEVELS: [(u32, Duration); 5] = [
-    (1, Duration::from_millis(200)),
-    (2, Duration::from_millis(400)),
-    (4, Duration::from_millis(800)),
-    (6, Duration::from_millis(1500)),
-    (10, Duration::from_millis(3000)),
-];
-
-impl Limits {
-    /// These limits held to strength `level` (1 to 5; others are clamped): no deeper than the
-    /// level's depth, and a fixed time per move, the level's or, when the clock allows less,
-    /// what the clock's budget would aim for. An infinite search (analysis) is not limited.
-    ///
-    /// ```
-    /// use std::time::Duration;
-    /// use tsubame_engine::limits::Limits;
-    /// let level = Limits::default().at_level(2);
-    /// assert_eq!(level.depth, Some(2));
-    /// assert_eq!(level.move_time, Some(Duration::from_millis(400)));
-    /// ```
-    pub fn at_level(self, level: u8) -> Limits {
-        if self.infinite {
-            return self;
-        }
-        let (depth, cap) = LEVELS[usize::from(level.clamp(1, 5)) - 1];
-        let time = self
-            .budget()
-            .map_or(cap, |budget| budget.soft.min(cap))
-            .max(Duration::from_millis(10));
-        Limits {
-            depth: Some(self.depth.map_or(depth, |d| d.min(depth))),
-            move_time: Some(time),
-            clock: None,
-            ..self
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn levels_cap_depth_and_time_and_leave_analysis_alone() {
-        let tight = Limits {
-            clock: Some(Clock {
-                remaining: ms(2000),
-                byoyomi: ms(0),
-                increment: ms(0),
-            }),
-            ..Limits::default()
-        };
-        let five = tight.at_level(5);
-        assert_eq!(five.depth, Some(10));
-        assert!(five.move_time.unwrap() < ms(200), "{five:?}");
-        assert_eq!(five.clock, None);
-        let shallow = Limits {
-            depth: Some(1),
-            ..Limits::default()
-        };
-        assert_eq!(shallow.at_level(4).depth, Some(1));
-        assert_eq!(Limits::default().at_level(9).depth, Some(10));
-        let analysis = Limits {
-            infinite: true,
-            ..Limits::default()
-        };
-        assert_eq!(analysis.at_level(1), analysis);
-    }
 
     fn ms(n: u64) -> Duration {
         Duration::from_millis(n)

@@ -123,6 +123,23 @@ struct Shared<'a> {
     start: Instant,
     budget: Option<Budget>,
     node_limit: Option<u64>,
+    /// Nodes between checks of the clock and the node budget, less one (a power of two less
+    /// one): 1023, or fewer when a small node budget must be kept closely.
+    check_mask: u64,
+    /// Whether the first iteration is complete, every line asked for included: the node budget
+    /// stops the search only after it, so that even a budget of a few dozen nodes gives a move
+    /// from a whole search of depth 1 (and a weak level its lines to choose among).
+    first_iteration_done: AtomicBool,
+}
+
+/// The check interval of a search with this node budget, as a mask: every 1024 nodes, or every
+/// 16 under a budget so small that 1024 would overrun it many times (the weak levels' budgets
+/// are a few hundred nodes).
+fn check_mask(node_limit: Option<u64>) -> u64 {
+    match node_limit {
+        Some(limit) if limit < 16_384 => 15,
+        _ => 1023,
+    }
 }
 
 /// One thread's search.
@@ -293,9 +310,11 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
     /// Counts a node, and every so often checks the clock and the node budget.
     fn count_node(&mut self) {
         self.nodes += 1;
-        if self.nodes & 1023 == 0 {
-            let total = self.shared.nodes.fetch_add(1024, Ordering::Relaxed) + 1024;
-            let out_of_nodes = self.shared.node_limit.is_some_and(|limit| total >= limit);
+        let mask = self.shared.check_mask;
+        if self.nodes & mask == 0 {
+            let total = self.shared.nodes.fetch_add(mask + 1, Ordering::Relaxed) + mask + 1;
+            let out_of_nodes = self.shared.node_limit.is_some_and(|limit| total >= limit)
+                && self.shared.first_iteration_done.load(Ordering::Relaxed);
             let out_of_time = self
                 .shared
                 .budget
@@ -961,7 +980,8 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
             depth,
             seldepth: self.seldepth as u32,
             score: Score::from_internal(score),
-            nodes: self.shared.nodes.load(Ordering::Relaxed) + (self.nodes & 1023),
+            nodes: self.shared.nodes.load(Ordering::Relaxed)
+                + (self.nodes & self.shared.check_mask),
             time: self.shared.start.elapsed(),
             pv: self.pv[0].clone(),
             hashfull: self.shared.tt.hashfull(),
@@ -1100,6 +1120,9 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
                     report(&info);
                 }
                 last = Some(info);
+                self.shared
+                    .first_iteration_done
+                    .store(true, Ordering::Relaxed);
             }
             if self.stopped() {
                 break;
@@ -1253,6 +1276,8 @@ pub fn search<P: SearchPosition>(
         start: limits.started.unwrap_or_else(Instant::now),
         budget: limits.budget(),
         node_limit: limits.nodes,
+        check_mask: check_mask(limits.nodes),
+        first_iteration_done: AtomicBool::new(false),
     };
     let max_depth = limits
         .depth
@@ -1382,6 +1407,8 @@ mod tests {
             start: Instant::now(),
             budget: None,
             node_limit: None,
+            check_mask: check_mask(None),
+            first_iteration_done: AtomicBool::new(false),
         }
     }
 

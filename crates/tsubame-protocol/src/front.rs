@@ -13,6 +13,7 @@ use std::time::Duration;
 use tsubame_engine::eval::{Evaluation, UnknownEvaluation};
 use tsubame_engine::limits::{Clock, Limits};
 use tsubame_engine::search::Score;
+use tsubame_engine::strength::Level;
 use tsubame_engine::tsume::MateResult;
 use tsubame_rules::OptionError;
 use tsubame_rules::Variant;
@@ -191,8 +192,8 @@ impl Front {
                 let level: u8 = value
                     .parse()
                     .ok()
-                    .filter(|n| *n <= 5)
-                    .ok_or_else(|| not_a_number("level (0 to 5)", value))?;
+                    .filter(|n| *n <= Level::MAX)
+                    .ok_or_else(|| not_a_number("level (0 to 8)", value))?;
                 self.session.set_level(level);
                 Ok(())
             }
@@ -422,7 +423,10 @@ impl Front {
         ));
         self.say("option name EvalFile type string default <empty>");
         self.say("option name SearchParams type string default <empty>");
-        self.say("option name Level type spin default 0 min 0 max 5");
+        self.say(&format!(
+            "option name Level type spin default 0 min 0 max {}",
+            Level::MAX
+        ));
         self.say("option name MultiPV type spin default 1 min 1 max 500");
         self.say(&format!(
             "option name {} type check default false",

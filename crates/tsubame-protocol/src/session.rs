@@ -11,8 +11,9 @@ use tsubame_engine::eval::{EvalParams, Evaluation};
 use tsubame_engine::limits::Limits;
 use tsubame_engine::nnue::{Network, NetworkError};
 use tsubame_engine::params::ParamError;
-use tsubame_engine::search::{Info, Outcome, SearchRequest, search_any};
+use tsubame_engine::search::{Info, SearchRequest, search_any};
 use tsubame_engine::search_params::{SearchParams, SearchParamsError};
+use tsubame_engine::strength::Level;
 use tsubame_engine::tsume::{MateLimits, MateResult, solve_any};
 use tsubame_engine::tt::{TableError, TranspositionTable};
 use tsubame_rules::tenjiku::TenjikuPosition;
@@ -331,8 +332,9 @@ pub struct Session {
     hash_mib: usize,
     threads: usize,
     evaluation: Evaluation,
-    /// A strength level (1 to 5) every search is held to; none for full strength.
-    level: Option<u8>,
+    /// A strength level every search is held to and chooses its move by; none for full
+    /// strength without a cap.
+    level: Option<Level>,
     /// How many best lines a search reports (MultiPV).
     lines: u32,
     network_file: Option<Arc<Network>>,
@@ -350,7 +352,13 @@ impl Default for Session {
     }
 }
 
-type SearchSetting = (Limits, Arc<TranspositionTable>, Arc<AtomicBool>, usize);
+type SearchSetting = (
+    Limits,
+    Arc<TranspositionTable>,
+    Arc<AtomicBool>,
+    usize,
+    Option<Level>,
+);
 
 /// The most lines a search may be asked for (MultiPV): more than any position has moves
 /// in Tori or Wa, and a bound on the work of one search in Tenjiku.
@@ -362,10 +370,10 @@ fn run_search(
     keys: &[u64],
     checks: &[bool],
     (params, search_params): (&EvalParams, &SearchParams),
-    (limits, tt, stop, threads): SearchSetting,
+    (limits, tt, stop, threads, level): SearchSetting,
     on_info: &mut dyn FnMut(InfoText),
 ) -> BestMove {
-    let Outcome { best, ponder, .. } = search_any(
+    let outcome = search_any(
         SearchRequest {
             position,
             history_keys: keys,
@@ -385,6 +393,13 @@ fn run_search(
             })
         },
     );
+    // A level may play another of its best moves than the first; the reply expected is then
+    // unknown.
+    let best = match level {
+        Some(level) => level.choose(&outcome, rand::random()),
+        None => outcome.best,
+    };
+    let ponder = outcome.ponder.filter(|_| best == outcome.best);
     let ponder_text = match (best, ponder) {
         (Some(best), Some(ponder)) => position.line_to_usi(&[best, ponder]).get(1).cloned(),
         _ => None,
@@ -487,10 +502,10 @@ impl Session {
         self.lines = lines.clamp(1, MAX_LINES);
     }
 
-    /// Holds every search to a strength level (1 weakest to 5, the play server's computer
-    /// levels); 0 plays at full strength.
+    /// Holds every search to a strength level (1 weakest to [`Level::MAX`], the play server's
+    /// computer levels); 0 plays at full strength without a cap.
     pub fn set_level(&mut self, level: u8) {
-        self.level = (level > 0).then_some(level.min(5));
+        self.level = Level::new(level.min(Level::MAX));
     }
 
     /// Chooses the evaluation: classical, the network, or material only (the baseline
@@ -670,8 +685,9 @@ impl Session {
             lines: self.lines,
             ..limits
         };
-        let limits = match self.level {
-            Some(level) => limits.at_level(level),
+        let level = self.level;
+        let limits = match level {
+            Some(level) => level.limits(limits),
             None => limits,
         };
         self.wait();
@@ -685,7 +701,7 @@ impl Session {
         self.running = Some(std::thread::spawn(move || {
             let result = game.search(
                 (&params, &search_params),
-                (limits, tt, stop, threads),
+                (limits, tt, stop, threads, level),
                 &mut on_info,
             );
             on_done(result);

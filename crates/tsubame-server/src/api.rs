@@ -39,6 +39,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 use tokio::sync::broadcast::error::RecvError;
 use tsubame_engine::limits::Limits;
+use tsubame_engine::strength::Level;
 use tsubame_notation::record::{
     GameResult, Record, RecordError, RecordErrorKind, RecordMove, end_reason_from_name,
     read_hodges_text, read_kif_with, read_pgn_games_at_most, write_kif, write_pgn,
@@ -456,8 +457,11 @@ pub(crate) async fn create_game(
             )));
         }
     };
-    if !(1..=5).contains(&request.level) {
-        return Err(ApiError::bad_request("level must be 1 to 5"));
+    if Level::new(request.level).is_none() {
+        return Err(ApiError::bad_request(format!(
+            "level must be 1 to {}",
+            Level::MAX
+        )));
     }
     let creator_side = match request.side.as_str() {
         "sente" => 0,
@@ -1118,7 +1122,7 @@ pub(crate) async fn analyse(
     };
     let turn = EngineTurn::take(&hub, peer, &headers).await?;
     let stop = turn.stop.clone();
-    let reply = tokio::task::spawn_blocking(move || game.best_move(&limits, stop))
+    let reply = tokio::task::spawn_blocking(move || game.best_move(&limits, None, stop))
         .await
         .map_err(|e| ApiError::internal(format!("engine failed: {e}")))?;
     drop(turn);

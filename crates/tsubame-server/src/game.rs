@@ -9,6 +9,7 @@ use tsubame_engine::eval::EvalParams;
 use tsubame_engine::limits::Limits;
 use tsubame_engine::search::{Score, SearchRequest, search_any};
 use tsubame_engine::search_params::SearchParams;
+use tsubame_engine::strength::Level;
 use tsubame_engine::tsume::{MateLimits, MateResult, solve_any};
 use tsubame_engine::tt::TranspositionTable;
 use tsubame_notation::record::write_kif_move;
@@ -286,8 +287,18 @@ impl HostedGame {
     }
 
     /// Searches the current position; `None` when the side to move has no move. Setting
-    /// `stop` ends the search early (with the best move found so far).
-    pub fn best_move(&self, limits: &Limits, stop: Arc<AtomicBool>) -> Option<EngineReply> {
+    /// `stop` ends the search early (with the best move found so far). With a `level`, the
+    /// search is held to it and `best` is the move the level chooses.
+    pub fn best_move(
+        &self,
+        limits: &Limits,
+        level: Option<Level>,
+        stop: Arc<AtomicBool>,
+    ) -> Option<EngineReply> {
+        let limits = &match level {
+            Some(level) => level.limits(*limits),
+            None => *limits,
+        };
         // The keys and checks of the positions before this one, for repetition; the game's
         // own moves are legal, so they are replayed unchecked.
         let mut walk = self.game.start();
@@ -326,7 +337,10 @@ impl HostedGame {
                 }
             },
         );
-        let best = outcome.best?;
+        let best = match level {
+            Some(level) => level.choose(&outcome, rand::random())?,
+            None => outcome.best?,
+        };
         let lines = outcome
             .lines
             .iter()

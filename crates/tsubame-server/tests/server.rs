@@ -747,6 +747,45 @@ fn engine_plays_both_levels(db: &Db) {
     }
 }
 
+/// The weakest computer answers at a person's pace, about a second after the move, not at
+/// once; and while it waits it holds no engine slot: with one slot, an analysis asked for
+/// meanwhile is answered at once.
+fn a_weak_computer_answers_at_a_persons_pace_without_holding_a_slot(db: &Db) {
+    let server = Server::start_with(db, &["--engine-slots", "1"]);
+    let (status, created) = server.post(
+        "/api/games",
+        json!({"variant": "tori", "opponent": "engine", "level": 1, "side": "sente"}),
+    );
+    assert_eq!(status, 201, "{created}");
+    let id = created["game_id"].as_str().expect("id").to_string();
+    let mut socket = server.socket(&id, created["token"].as_str());
+    socket.wait_for(Duration::from_secs(5), |v| v["type"] == "state");
+    let moved = Instant::now();
+    socket.send(json!({"type": "move", "move": "5e5d", "id": "m1"}));
+    std::thread::sleep(Duration::from_millis(400));
+    let asked = Instant::now();
+    let (status, analysis) = server.post(
+        "/api/analyse",
+        json!({"variant": "tori", "depth": 2, "movetime_ms": 200}),
+    );
+    assert_eq!(status, 200, "{analysis}");
+    assert!(
+        asked.elapsed() < Duration::from_millis(700),
+        "the analysis waited {:?} for the computer's slot",
+        asked.elapsed()
+    );
+    socket.wait_for(Duration::from_secs(10), |v| v["game"]["ply"] == 2);
+    let answered = moved.elapsed();
+    assert!(
+        answered >= Duration::from_millis(1100),
+        "answered after {answered:?}"
+    );
+    assert!(
+        answered < Duration::from_secs(4),
+        "answered after {answered:?}"
+    );
+}
+
 /// Draw offers (declined, then accepted) and aborting, with the stored result.
 fn draws_and_aborts(db: &Db) {
     let server = Server::start(db);
@@ -1405,6 +1444,7 @@ against_every_database!(
     restart_loses_nothing,
     offers_survive_a_restart,
     engine_plays_both_levels,
+    a_weak_computer_answers_at_a_persons_pace_without_holding_a_slot,
 );
 
 /// `tsubame backup` while moves are being played: every copy passes SQLite's integrity check,

@@ -9,15 +9,22 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 use tsubame_engine::limits::{Clock, Limits};
+use tsubame_engine::strength::Level;
 
 /// The name shown for the computer at a level.
 pub(super) fn engine_name(level: u8) -> String {
     format!("Computer level {level}")
 }
 
-/// Engine limits for a level (the engine's own [`Limits::at_level`]): deeper and longer at
-/// higher levels, never more than the time left on the clock allows.
-fn engine_limits(level: u8, time_left: Option<u64>) -> Limits {
+/// The engine's strength level for a game's level (levels out of range are held to the
+/// nearest).
+fn engine_level(level: u8) -> Level {
+    Level::new(level.clamp(1, Level::MAX)).unwrap_or_else(|| unreachable!("clamped to 1..=MAX"))
+}
+
+/// The search limits of a computer move: the clock's time left, which the level's own caps
+/// shorten further (see [`Level::limits`]).
+fn engine_limits(time_left: Option<u64>) -> Limits {
     let clock = time_left.map(|left| Clock {
         remaining: Duration::from_millis(left),
         ..Clock::default()
@@ -26,7 +33,6 @@ fn engine_limits(level: u8, time_left: Option<u64>) -> Limits {
         clock,
         ..Limits::default()
     }
-    .at_level(level)
 }
 
 /// Starts the computer's searches in the engine's slots.
@@ -89,11 +95,11 @@ impl Computer {
     async fn play(&self, room: &Arc<GameRoom>, side: Side, ply: usize) -> bool {
         let svc = &*self.services;
         let waiting = GaugeGuard::hold(&svc.metrics.engine_waiting);
-        let Some(_permit) = self.engine.slot().await else {
+        let Some(permit) = self.engine.slot().await else {
             return false;
         };
         drop(waiting);
-        let (game, limits) = {
+        let (game, limits, level, time_left) = {
             let mut live = room.game.lock().await;
             if live.moves.len() != ply || live.phase != Phase::Playing {
                 return false;
@@ -114,19 +120,32 @@ impl Computer {
             let time_left = live.clock.time_left(&live.control, side, 0);
             (
                 live.game.clone(),
-                engine_limits(live.engine_level, time_left),
+                engine_limits(time_left),
+                engine_level(live.engine_level),
+                time_left,
             )
         };
         let running = GaugeGuard::hold(&svc.metrics.engine_running);
+        let started = std::time::Instant::now();
         // Searches run on the blocking pool: the async workers keep serving meanwhile.
         let Ok(Some(reply)) = tokio::task::spawn_blocking(move || {
-            game.best_move(&limits, Arc::new(AtomicBool::new(false)))
+            game.best_move(&limits, Some(level), Arc::new(AtomicBool::new(false)))
         })
         .await
         else {
             return false;
         };
         drop(running);
+        // The slot is free for other searches while this move waits for its pace.
+        drop(permit);
+        // The lower levels answer at a person's pace, not at once; never with more than a
+        // quarter of the clock's time left.
+        let pace = time_left.map_or(level.pace(), |left| {
+            level.pace().min(Duration::from_millis(left / 4))
+        });
+        if let Some(wait) = pace.checked_sub(started.elapsed()) {
+            tokio::time::sleep(wait).await;
+        }
         let mut live = room.game.lock().await;
         // The game may have moved on (resignation, abort, flag) while the engine thought.
         if live.moves.len() != ply || live.phase != Phase::Playing {
