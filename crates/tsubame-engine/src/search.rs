@@ -126,9 +126,9 @@ struct Shared<'a> {
     /// Nodes between checks of the clock and the node budget, less one (a power of two less
     /// one): 1023, or fewer when a small node budget must be kept closely.
     check_mask: u64,
-    /// Whether the first iteration is complete, every line asked for included: the node budget
-    /// stops the search only after it, so that even a budget of a few dozen nodes gives a move
-    /// from a whole search of depth 1 (and a weak level its lines to choose among).
+    /// Whether the first iteration is complete, every line asked for included: with several
+    /// lines (MultiPV) the node budget stops the search only after it, so that even a budget
+    /// of a few hundred nodes gives a weak level whole lines of depth 1 to choose among.
     first_iteration_done: AtomicBool,
 }
 
@@ -1277,7 +1277,8 @@ pub fn search<P: SearchPosition>(
         budget: limits.budget(),
         node_limit: limits.nodes,
         check_mask: check_mask(limits.nodes),
-        first_iteration_done: AtomicBool::new(false),
+        // One line needs no whole first iteration: the budget binds at once, as it always did.
+        first_iteration_done: AtomicBool::new(limits.lines <= 1),
     };
     let max_depth = limits
         .depth
