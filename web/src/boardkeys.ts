@@ -7,10 +7,14 @@ import { squareName, squareOf } from './sfen.js';
 import type { Board } from './board';
 import { el } from './dom';
 
+/** The name of the kind with the sfen `code`. */
+function kindName(board: Board, code: string): string {
+  return board.variant?.roles.find((r) => r.sfen === code)?.name || code;
+}
+
 /** The words for a piece of `color` with the sfen `code`. */
 function pieceWords(board: Board, code: string, color: string): string {
-  const role = board.variant?.roles.find((r) => r.sfen === code);
-  return `${color}'s ${role?.name || code}`;
+  return `${color}'s ${kindName(board, code)}`;
 }
 
 /** Keyboard play on a board. */
@@ -151,7 +155,7 @@ export class BoardKeys {
     const pieces = this.handPieces(hand);
     const color = hand.dataset.hand || '';
     const piece = pieces[this.handIndex];
-    this.say(piece ? `${color}'s hand: ${pieceWords(this.board, piece.code, color).replace(/^.*'s /, '')}, ${piece.wrap.dataset.nb} of them`
+    this.say(piece ? `${color}'s hand: ${kindName(this.board, piece.code)}, ${piece.wrap.dataset.nb} of them`
       : `${color}'s hand is empty.`);
   }
 
@@ -175,7 +179,7 @@ export class BoardKeys {
         this.show();
         this.say(`${pieceWords(board, piece.code, hand.dataset.hand || '')} picked up to drop: choose a square and press Enter. ${this.describe(this.cursor)}`);
       } else {
-        this.say(`The ${pieceWords(board, piece.code, hand.dataset.hand || '').replace(/^.*'s /, '')} cannot be dropped now.`);
+        this.say(`The ${kindName(board, piece.code)} cannot be dropped now.`);
       }
     } else {
       return;
