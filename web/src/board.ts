@@ -7,7 +7,6 @@ import type { VariantInfo } from './types';
 import { el } from './dom';
 import { diagramRadius, moveDiagram, powerNotes } from './pieceinfo';
 import { pieceStyles, roleClass } from './pieces';
-import { latinBox } from './prefs';
 import { BoardKeys } from './boardkeys';
 import { title, variantInfo } from './util';
 
@@ -258,7 +257,6 @@ export class Board {
     for (const node of [this.boardNode, this.topHand, this.bottomHand]) {
       for (const name of [...node.classList]) if (name.startsWith('pieces-')) node.classList.remove(name);
       node.classList.add(`pieces-${this.groundVariant}`);
-      node.classList.toggle('latin', latinBox.checked);
     }
     for (const hand of [this.topHand, this.bottomHand]) hand.hidden = this.handRoles.length === 0;
     this.topHand.dataset.hand = this.flipped ? 'sente' : 'gote';
@@ -451,7 +449,7 @@ export class Board {
     const info = this.variant?.roles.find((r) => r.sfen === cell.code);
     const code = promote && info?.promotes_to ? info.promotes_to : cell.code;
     const name = this.variant?.roles.find((r) => r.sfen === code)?.name || code;
-    return el('span', { class: `choice-piece pieces-${this.groundVariant}${latinBox.checked ? ' latin' : ''}`,
+    return el('span', { class: `choice-piece pieces-${this.groundVariant}`,
       title: name, 'data-piece': code },
     el('piece', { class: `${this.roleOf(code)} ${cell.color}` }));
   }

@@ -3,13 +3,16 @@
 import { parseSfen } from './sfen.js';
 import { el } from './dom';
 import { variantInfo } from './util';
+import { birdUrl } from './birds';
+import { marksUrl } from './marks';
 
 export function roleClass(info, index) {
   return `${info.name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '')}-${index}`;
 }
 
-/** Shogiground's piece labels come from CSS: one rule per piece kind and variant, kanji by
- * default and Hodges letters under `.latin`. Built once per variant. */
+/** Shogiground's piece faces come from CSS: one rule per piece kind and variant, kanji by
+ * default, Hodges letters when the page's pieces are Latin, and when they are pictures, Tori's
+ * birds and Wa's and Tenjiku's kanji with move marks. Built once per variant. */
 export function pieceStyles(variant, roles) {
   // Each character is escaped; `\A ` between two kanji starts a new line (they stand one above
   // the other, as written on a real piece).
@@ -22,7 +25,14 @@ export function pieceStyles(variant, roles) {
     const size = kanji.length > 1 ? 'two' : 'one';
     rules.push(`.pieces-${variant.name} piece.${role}::after { content: ${quote(kanji)}; }`,
       `.pieces-${variant.name} piece.${role} { --glyphs: var(--glyphs-${size}); }`,
-      `.pieces-${variant.name}.latin piece.${role}::after { content: ${quote([latin])}; }`);
+      `[data-pieces="latin"] .pieces-${variant.name} piece.${role}::after { content: ${quote([latin])}; }`);
+    for (const color of ['sente', 'gote'] as const) {
+      const picture = variant.name === 'tori' && birdUrl(code, color);
+      if (picture) rules.push(`[data-pieces="pictures"] .pieces-tori piece.${role}.${color}::after { content: ""; background-image: ${picture}; }`);
+    }
+    // Wa's and Tenjiku's pictures are their kanji with move marks on the wood around them.
+    const marks = variant.name !== 'tori' && info && marksUrl(info);
+    if (marks) rules.push(`[data-pieces="pictures"] .pieces-${variant.name} piece.${role}::before { background-image: ${marks}, var(--wood); }`);
     if (code.startsWith('+')) rules.push(`.pieces-${variant.name} piece.${role} { --piece-ink: var(--promoted); }`);
   }
   return rules.join('\n');

@@ -1,7 +1,6 @@
-// The page frame and the visitor's switches kept in the browser: sound, theme, Latin piece names.
+// The page frame and the visitor's switches kept in the browser: sound, theme, the pieces.
 
 import { play as playSound, setMuted } from './sound.js';
-import { page } from './state';
 
 export const app = document.getElementById('app') as HTMLElement;
 export const soundBox = document.getElementById('sound') as HTMLInputElement;
@@ -30,11 +29,26 @@ themeSelect.addEventListener('change', () => {
   applyTheme(themeSelect.value);
 });
 
-export const latinBox = document.getElementById('latin') as HTMLInputElement;
-latinBox.checked = localStorage.getItem('tsubame.latin') === '1';
-latinBox.addEventListener('change', () => {
-  localStorage.setItem('tsubame.latin', latinBox.checked ? '1' : '0');
-  page.rerender();
+// The pieces: pictures (Tori's birds), kanji or Latin letters, remembered. Every piece on the
+// page follows the page's `data-pieces` through CSS, so a change redraws nothing.
+export const PIECE_SETS = ['pictures', 'kanji', 'latin'] as const;
+export type PieceSet = typeof PIECE_SETS[number];
+export const pieceSetSelect = document.getElementById('pieces') as HTMLSelectElement;
+function storedPieceSet(): PieceSet {
+  const stored = localStorage.getItem('tsubame.pieces');
+  if ((PIECE_SETS as readonly string[]).includes(stored)) return stored as PieceSet;
+  // The earlier switch kept only whether Latin letters were wanted.
+  return localStorage.getItem('tsubame.latin') === '1' ? 'latin' : 'pictures';
+}
+export function applyPieceSet(choice: PieceSet) {
+  document.documentElement.dataset.pieces = choice;
+  pieceSetSelect.value = choice;
+}
+applyPieceSet(storedPieceSet());
+pieceSetSelect.addEventListener('change', () => {
+  const choice = (PIECE_SETS as readonly string[]).includes(pieceSetSelect.value) ? pieceSetSelect.value as PieceSet : 'pictures';
+  localStorage.setItem('tsubame.pieces', choice);
+  applyPieceSet(choice);
 });
 
 // The top bar's menu: on a narrow screen the pages and switches fold behind one button, so the

@@ -5,7 +5,7 @@ import { page, store } from './state';
 import { Board } from './board';
 import { el } from './dom';
 import { OPTION_WORDS } from './options';
-import { PROMOTION_WORDS, diagramRadius, hasPowers, moveDiagram, powerNotes } from './pieceinfo';
+import { PROMOTION_WORDS, diagramRadius, hasPowers, moveDiagram, pieceFace, powerNotes } from './pieceinfo';
 import { app } from './prefs';
 import { title, variantInfo } from './util';
 
@@ -16,6 +16,17 @@ export const RULES_INTRO = {
 };
 
 // When a move promotes, per game (the rules library checks it; these are its words).
+/** How to read the pieces drawn when the Pieces switch is on pictures. */
+const PICTURE_LEGEND = {
+  tori: 'The pictures (the Pieces switch in the top bar): every bird reaches out along the lines it moves on. '
+    + 'A short head, wing, tail or foot is one step; a long one goes as far as the way is clear; a diamond '
+    + 'beyond a short one, one or two steps; a dashed arc to a ring, a jump to the second square. '
+    + 'Sente\'s birds are dark and gote\'s light; a promoted bird is edged in red with a red seal.',
+  marks: 'The pictures (the Pieces switch in the top bar) mark each piece\'s moves around its kanji: a dot for '
+    + 'each square it steps to, a line for each way it goes as far as the way is clear, a ring for a square it '
+    + 'jumps to; marks in red are powers described on its card.',
+};
+
 export function rulesPage(name) {
   const variant = variantInfo(name) || store.variants[0];
   const radius = diagramRadius(variant);
@@ -42,7 +53,7 @@ export function rulesPage(name) {
   const cards = variant.roles.filter((r) => !r.promoted_from).map((role) => {
     const promoted = role.promotes_to ? variant.roles.find((r) => r.sfen === role.promotes_to) : null;
     const side = (r) => el('div', { class: 'piece-rule', 'data-piece': r.sfen },
-      el('h3', {}, title(r.name), ' ', el('small', {}, `${r.kanji} · ${r.hodges}`)),
+      el('h3', {}, el('span', { class: 'card-face' }, pieceFace(variant, r)), title(r.name), ' ', el('small', {}, `${r.kanji} · ${r.hodges}`)),
       moveDiagram(variant, r, radius),
       powerNotes(r).map((note) => el('p', { class: 'note' }, note)));
     return el('section', { class: 'panel piece-card' }, side(role),
@@ -67,6 +78,7 @@ export function rulesPage(name) {
       el('span', { class: 'cell slide' }), ' any distance along the line, over empty squares  ',
       hasPowers(variant) ? [el('span', { class: 'cell lion' }), ' lion move  ', el('span', { class: 'cell area' }), ' area move  ',
         el('span', { class: 'cell jump' }), ' range jump  ', el('span', { class: 'cell burn' }), ' burned'] : null),
+    el('p', { class: 'legend', 'data-pictures-legend': '' }, PICTURE_LEGEND[variant.name === 'tori' ? 'tori' : 'marks']),
     el('div', { class: 'piece-cards' }, cards),
     options.length ? [el('h2', {}, 'Rule options'), el('ul', {}, options)] : null));
   setup.setState({ variant: variant.name, sfen: variant.start_sfen, interactive: false });
