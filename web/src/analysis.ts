@@ -311,7 +311,16 @@ export function analysisPage() {
   const resize = new ResizeObserver(() => fitBar());
   resize.observe(board.root.querySelector('.board-wrap'));
   request = { variant: store.variants.find((v) => v.available).name, options: '', moves: [] };
-  load();
+  // A position sent here (from the board editor): `?variant=…&sfen=…&options=…`.
+  const sent = new URLSearchParams(location.search);
+  if (sent.get('sfen') && store.variants.some((v) => v.name === sent.get('variant'))) {
+    (form.querySelector('[name="variant"]') as HTMLSelectElement).value = sent.get('variant');
+    (form.querySelector('[name="options"]') as HTMLInputElement).value = sent.get('options') || '';
+    (form.querySelector('[name="sfen"]') as HTMLInputElement).value = sent.get('sfen');
+    form.requestSubmit();
+  } else {
+    load();
+  }
   page.cleanup = () => {
     generation += 1;
     calledOff?.abort();

@@ -6,6 +6,7 @@
 import { page, store, navigate } from './state';
 import { accountPage, refreshAccount } from './account';
 import { analysisPage } from './analysis';
+import { editorPage } from './editor';
 import { api } from './api';
 import { el } from './dom';
 import { gamePage, joinPage } from './game';
@@ -39,6 +40,7 @@ export async function route() {
   if (first === 'join' && second && third && parts.length === 3) { heading('Joining a game'); return joinPage(second, third); }
   if (first === 'import' && parts.length === 1) { heading('Import a record'); return importPage(); }
   if (first === 'analysis' && parts.length === 1) { heading('Analysis board'); return analysisPage(); }
+  if (first === 'editor' && parts.length <= 2 && game(second)) { heading('Board editor'); return editorPage(second); }
   if (first === 'rules' && parts.length <= 2 && game(second)) { heading(`The rules of ${title(second || 'tori')}`); return rulesPage(second || 'tori'); }
   if (first === 'puzzles' && parts.length <= 3 && game(second)) { heading('Puzzles'); return puzzlePage(second, third); }
   if (first === 'learn' && parts.length <= 2 && game(second)) { heading('Learn the pieces'); return learnPage(second); }

@@ -32,7 +32,7 @@ export function pieceStyles(variant, roles) {
     }
     // Wa's and Tenjiku's pictures are their kanji with move marks on the wood around them.
     const marks = variant.name !== 'tori' && info && marksUrl(info);
-    if (marks) rules.push(`[data-pieces="pictures"] .pieces-${variant.name} piece.${role}::before { background-image: ${marks}, var(--wood); }`);
+    if (marks) rules.push(`[data-pieces="pictures"] .pieces-${variant.name} piece.${role}::before { background-image: ${marks}, var(--piece-wood); }`);
     if (code.startsWith('+')) rules.push(`.pieces-${variant.name} piece.${role} { --piece-ink: var(--promoted); }`);
   }
   return rules.join('\n');

@@ -1014,7 +1014,7 @@ test('Accessibility: axe-core finds no serious or critical fault on any page, la
     body: JSON.stringify({ username: name, password: 'a long enough password' }) });
   assert.equal(signup.status, 201, await signup.text());
   const pages = ['/', `/game/${grant.game_id}`, '/analysis', '/import', '/rules/tori', '/rules/tenjiku', '/puzzles/tori',
-    '/learn/tori', '/login', '/signup', `/@/${name}`, '/no/such/page'];
+    '/learn/tori', '/editor/tori', '/editor/tenjiku', '/login', '/signup', `/@/${name}`, '/no/such/page'];
   for (const [width, height, scheme] of [[1366, 850, 'light'], [390, 844, 'light'], [1366, 850, 'dark']]) {
     const page = await newPage(width, height);
     await page.emulateMedia({ colorScheme: scheme });
@@ -1452,6 +1452,85 @@ test('Wa and Tenjiku move marks: every dot, ring and line on a piece is where th
   await phone.waitForFunction(() => document.querySelector('.board [data-square="1a"]').getBoundingClientRect().width >= 35);
   await shot(phone, 'tenjiku-marks-phone-zoomed.png');
   await phone.close();
+});
+
+test('Board editor: a position set up by clicking, every problem named, then analysed, played against the computer and opened from its link', async () => {
+  const page = await newPage(1366, 850);
+  const bad = 'S2k3/6S/6S/6S/7/7/2K1K2 b 3F 1';
+  await page.goto(`${base}/editor/tori?sfen=${encodeURIComponent(bad)}`);
+  await page.waitForSelector('[data-editor-status][data-verdict="problems"]');
+  const problems = await page.locator('[data-editor-problems] li').allTextContents();
+  assert.equal(problems.length, 4, problems.join(' | '));
+  assert.match(problems[0], /3 falcon pieces .* a set holds 2/);
+  assert.match(problems[1], /sente has 2 phoenix pieces/);
+  assert.match(problems[2], /sente swallow on 7a could not have got there/);
+  assert.match(problems[3], /sente has 3 swallow pieces on file 1, at most 2/);
+  for (const action of ['computer', 'friend', 'analyse']) {
+    assert.equal(await page.locator(`[data-editor-action="${action}"]`).isDisabled(), true, action);
+  }
+  assert.equal(await page.locator('[data-editor-fen]').isVisible(), false);
+  await shot(page, 'editor-problems-laptop.png');
+  // Mended by clicking: a right-click takes the second phoenix off, the eraser two swallows, −
+  // one falcon from the hand.
+  await page.click('[data-editor-board] [data-square="3g"]', { button: 'right' });
+  await page.click('[data-palette-erase]');
+  await page.click('[data-editor-board] [data-square="7a"]');
+  await page.click('[data-editor-board] [data-square="1b"]');
+  await page.click('[data-editor-hand="sente"] [data-hand-less="F"]');
+  // A gote crane placed from the palette, and gote a falcon in hand.
+  await page.click('[data-palette-side="gote"]');
+  await page.click('[data-palette-piece="C"]');
+  await page.click('[data-editor-board] [data-square="2a"]');
+  assert.equal(await page.getAttribute('[data-editor-board] [data-square="2a"]', 'aria-label'), '2a, gote crane');
+  await page.click('[data-editor-hand="gote"] [data-hand-more="S"]');
+  const sfen = '3k1c1/7/6S/6S/7/7/2K4 b 2Fs 1';
+  assert.equal(await page.inputValue('[data-editor-sfen]'), sfen);
+  await page.waitForSelector('[data-editor-status][data-verdict="playable"]');
+  assert.match(await page.textContent('[data-editor-status]'), /Sente to move: \d+ legal moves/);
+  assert.equal(await page.inputValue('[data-editor-fen]'), '3k1c1/7/6S/6S/7/7/2K4[FFs] w - - 0 1');
+  const link = await page.inputValue('[data-editor-link]');
+  assert.equal(link, `${base}/editor/tori?sfen=${encodeURIComponent(sfen).replace(/%20/g, '+')}`);
+  assert.equal(page.url(), link, 'the address follows the position');
+  await shot(page, 'editor-playable-laptop.png');
+  // A gote swallow checking sente's phoenix: with sente to move that is check; with gote to
+  // move it is refused, named.
+  await page.click('[data-palette-piece="S"]');
+  await page.click('[data-editor-board] [data-square="5f"]');
+  await page.waitForSelector('[data-editor-status][data-verdict="playable"]:has-text("in check")');
+  await page.selectOption('select[name="turn"]', 'gote');
+  await page.waitForSelector('[data-editor-problems] li:has-text("sente is not to move but is in check")');
+  await page.selectOption('select[name="turn"]', 'sente');
+  await page.click('[data-editor-board] [data-square="5f"]');
+  await page.waitForSelector('[data-editor-status][data-verdict="playable"]:not(:has-text("in check"))');
+  assert.equal(await page.inputValue('[data-editor-sfen]'), sfen);
+  // The link opens the same position, on a phone too.
+  const phone = await newPage(390, 844);
+  await phone.goto(link);
+  await phone.waitForSelector('[data-editor-status][data-verdict="playable"]');
+  assert.equal(await phone.inputValue('[data-editor-sfen]'), sfen);
+  assert.equal(await phone.evaluate(() => document.documentElement.scrollWidth > window.innerWidth), false);
+  await shot(phone, 'editor-phone.png');
+  // Tenjiku's board fits a phone too, and Wa without drops names a hand as a problem.
+  await phone.goto(`${base}/editor/tenjiku`);
+  await phone.waitForSelector('[data-editor-status][data-verdict="playable"]');
+  assert.equal(await phone.evaluate(() => document.documentElement.scrollWidth > window.innerWidth), false);
+  await shot(phone, 'editor-tenjiku-phone.png');
+  await phone.goto(`${base}/editor/wa?options=drops%3Doff&sfen=${encodeURIComponent('5k5/11/11/11/11/11/11/11/11/11/5K5 b S 1')}`);
+  await phone.waitForSelector('[data-editor-problems] li:has-text("holds pieces in hand, but this game has no drops")');
+  await phone.close();
+  // Analyse: the analysis board opens on the position.
+  await page.click('[data-editor-action="analyse"]');
+  await page.waitForURL('**/analysis?**');
+  await page.waitForFunction((s) => document.querySelector('.board')?.dataset.sfen === s, sfen);
+  // Play the computer from it: the player takes the side to move.
+  await page.goto(link);
+  await page.waitForSelector('[data-editor-status][data-verdict="playable"]');
+  await page.click('[data-editor-action="computer"]');
+  await page.waitForURL('**/game/**');
+  await page.waitForFunction((s) => document.querySelector('.board')?.dataset.sfen === s, sfen);
+  await page.waitForSelector('[data-clock]:has-text("— you")');
+  assert.match(await page.textContent('[data-clock="sente"]'), /— you/);
+  await page.close();
 });
 
 test('The piece inspector: touching any piece, either side\'s, shows its name and moves', async () => {

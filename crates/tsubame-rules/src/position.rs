@@ -197,11 +197,42 @@ impl<B: Bitboard> std::fmt::Debug for Position<B> {
 }
 
 impl<B: Bitboard> Position<B> {
-    /// Checks a setup and turns it into a position.
+    /// Checks a setup and turns it into a position; the first problem found if it is not one.
     pub fn from_setup(
         tables: &'static Tables<B>,
         setup: Setup,
         rules: RuleSet,
+    ) -> Result<Position<B>, PositionError> {
+        let mut problems = Vec::new();
+        let position = Self::assemble(tables, setup, rules, &mut problems)?;
+        match problems.into_iter().next() {
+            Some(first) => Err(first),
+            None => Ok(position),
+        }
+    }
+
+    /// Every problem that keeps a setup from being a playable position, in the order
+    /// [`Position::from_setup`] finds them (for a board editor, which names them all); empty
+    /// for a playable position.
+    pub fn setup_problems(
+        tables: &'static Tables<B>,
+        setup: Setup,
+        rules: RuleSet,
+    ) -> Vec<PositionError> {
+        let mut problems = Vec::new();
+        if let Err(fatal) = Self::assemble(tables, setup, rules, &mut problems) {
+            problems.insert(0, fatal);
+        }
+        problems
+    }
+
+    /// Builds the position a setup describes, noting each rule it breaks in `problems`; fails
+    /// outright only for a setup of another shape, which cannot be built at all.
+    fn assemble(
+        tables: &'static Tables<B>,
+        setup: Setup,
+        rules: RuleSet,
+        problems: &mut Vec<PositionError>,
     ) -> Result<Position<B>, PositionError> {
         let spec = tables.spec;
         let rc = tables.role_count;
@@ -235,13 +266,14 @@ impl<B: Bitboard> Position<B> {
                 }
                 let role_spec = &spec.roles[r];
                 if role_spec.royal || role_spec.promoted_from.is_some() {
-                    return Err(PositionError::ImpossibleHandPiece {
+                    problems.push(PositionError::ImpossibleHandPiece {
                         color,
                         piece: role_spec.name,
                     });
+                    continue;
                 }
-                if !rules.drops {
-                    return Err(PositionError::HandWithoutDrops { color });
+                if !rules.drops && !problems.contains(&PositionError::HandWithoutDrops { color }) {
+                    problems.push(PositionError::HandWithoutDrops { color });
                 }
                 totals[r] += count as u64;
             }
@@ -249,7 +281,7 @@ impl<B: Bitboard> Position<B> {
         for (r, &count) in totals.iter().enumerate() {
             let role_spec = &spec.roles[r];
             if count > role_spec.set_count as u64 && !role_spec.royal {
-                return Err(PositionError::TooManyPieces {
+                problems.push(PositionError::TooManyPieces {
                     piece: role_spec.name,
                     count,
                     max: role_spec.set_count,
@@ -291,15 +323,16 @@ impl<B: Bitboard> Position<B> {
             position.board_key ^= tables.side_key;
         }
 
+        let royal_problems = problems.len();
         if let Some(royal) = tables.royal {
             for color in Color::ALL {
                 let count = position.pieces(color, royal).count();
                 let name = spec.roles[royal.index()].name;
                 if count == 0 {
-                    return Err(PositionError::MissingRoyal { color, royal: name });
+                    problems.push(PositionError::MissingRoyal { color, royal: name });
                 }
                 if count > 1 {
-                    return Err(PositionError::SeveralRoyals {
+                    problems.push(PositionError::SeveralRoyals {
                         color,
                         count,
                         royal: name,
@@ -312,8 +345,8 @@ impl<B: Bitboard> Position<B> {
                 let role = Role(r as u8);
                 let pieces = position.pieces(color, role);
                 let barred = pieces & tables.drop_barred[tables.piece_index(color, role)];
-                if let Some(square) = barred.iter().next() {
-                    return Err(PositionError::ImpossibleSquare {
+                for square in barred.iter() {
+                    problems.push(PositionError::ImpossibleSquare {
                         color,
                         piece: role_spec.name,
                         square: tables.geometry.name(Square(square as u8)).to_string(),
@@ -326,7 +359,7 @@ impl<B: Bitboard> Position<B> {
                     for (f, &file) in tables.files.iter().enumerate() {
                         let count = (pieces & file).count();
                         if count > max as u32 {
-                            return Err(PositionError::TooManyOnFile {
+                            problems.push(PositionError::TooManyOnFile {
                                 color,
                                 piece: role_spec.name,
                                 file: f as u8 + 1,
@@ -338,8 +371,15 @@ impl<B: Bitboard> Position<B> {
                 }
             }
         }
-        if position.is_in_check(!position.side) {
-            return Err(PositionError::OpponentInCheck(!position.side));
+        // Check is only defined with one royal a side.
+        let royals_sound = !problems[royal_problems..].iter().any(|p| {
+            matches!(
+                p,
+                PositionError::MissingRoyal { .. } | PositionError::SeveralRoyals { .. }
+            )
+        });
+        if royals_sound && position.is_in_check(!position.side) {
+            problems.push(PositionError::OpponentInCheck(!position.side));
         }
         Ok(position)
     }

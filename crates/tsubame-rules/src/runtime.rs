@@ -514,6 +514,48 @@ impl AnyPosition {
         })
     }
 
+    /// Every problem that keeps a SFEN text from being a playable position under these options,
+    /// for a board editor that names them all: each rule the setup breaks, or why the text
+    /// cannot be read at all. Empty for a playable position.
+    ///
+    /// ```
+    /// use tsubame_rules::{AnyPosition, Variant};
+    /// let options = Variant::Tori.default_options();
+    /// // Two sente phoenixes, a swallow on gote's back rank, three swallows on file 1.
+    /// let problems = AnyPosition::sfen_problems(&options, "S2k3/6S/6S/6S/7/7/2K1K2 b - 1");
+    /// let named: Vec<String> = problems.iter().map(|p| p.to_string()).collect();
+    /// assert_eq!(named.len(), 3, "{named:?}");
+    /// assert!(named[0].contains("2 phoenix"));
+    /// assert!(named[1].contains("swallow on 7a"));
+    /// assert!(named[2].contains("3 swallow pieces on file 1"));
+    /// assert!(AnyPosition::sfen_problems(&options, "3k3/7/7/7/7/7/3K3 b S 1").is_empty());
+    /// ```
+    pub fn sfen_problems(options: &Options, text: &str) -> Vec<SetupError> {
+        fn board<B: Bitboard>(
+            tables: &'static crate::tables::Tables<B>,
+            text: &str,
+            rules: crate::variant::RuleSet,
+        ) -> Vec<SetupError> {
+            match crate::sfen::parse_sfen_setup(tables, text) {
+                Ok(setup) => Position::setup_problems(tables, setup, rules)
+                    .into_iter()
+                    .map(SetupError::from)
+                    .collect(),
+                Err(error) => vec![error.into()],
+            }
+        }
+        match game_of(options) {
+            Variant::Tori => board(tori::tables(), text, options.rule_set()),
+            Variant::Wa => board(wa::tables(), text, options.rule_set()),
+            Variant::Tenjiku => {
+                TenjikuPosition::from_sfen(text, tenjiku::TenjikuRules::from_options(options))
+                    .err()
+                    .map(|error| vec![SetupError::from(error)])
+                    .unwrap_or_default()
+            }
+        }
+    }
+
     /// A position from the FEN of Fairy-Stockfish and the Tori play site (Tori and Wa).
     pub fn from_fen(options: &Options, text: &str) -> Result<AnyPosition, SetupError> {
         Ok(match game_of(options) {

@@ -16,9 +16,9 @@ use crate::game::MateReply;
 use crate::hub::{Credential, GameRoom, GameView, Hub, NewGame, SeatGrant};
 use crate::metrics::GaugeGuard;
 use crate::responses::{
-    ChatHistory, DropInfo, ErrorBody, Exports, GameForViewer, ImportTags, Imported, ImportedGame,
-    LionPower, NumberRange, OptionInfo, RangeJump, ReplayedGame, RoleInfo, RoleMove, RulesOutcome,
-    SocketMessage, StoredGameRecord, TenjikuPowers, VariantInfo,
+    ChatHistory, CheckedPosition, DropInfo, ErrorBody, Exports, GameForViewer, ImportTags,
+    Imported, ImportedGame, LionPower, NumberRange, OptionInfo, RangeJump, ReplayedGame, RoleInfo,
+    RoleMove, RulesOutcome, SocketMessage, StoredGameRecord, TenjikuPowers, VariantInfo,
 };
 use axum::Router;
 use axum::body::Bytes;
@@ -866,6 +866,67 @@ pub(crate) async fn replay(body: Bytes) -> Result<Response, ApiError> {
     Ok(ok(&record_of(&start, &request.moves)?))
 }
 
+/// What `POST /api/positions/check` reads: a position set up in a board editor.
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct CheckRequest {
+    variant: String,
+    #[serde(default)]
+    options: OptionsInput,
+    sfen: String,
+}
+
+/// The longest SFEN a check reads: a full Tenjiku board with every piece named is under 1 KiB.
+const CHECKED_SFEN_BYTES: usize = 4096;
+
+/// Checks a position set up in a board editor: every rule it breaks, each in words, or for a
+/// playable one its SFEN and FEN as written canonically and what the side to move can do.
+#[utoipa::path(post, path = "/api/positions/check", tag = "records", request_body = CheckRequest, responses((status = 200, description = "The position's problems, or its forms when it is playable", body = CheckedPosition), (status = 400, description = "A malformed request", body = ErrorBody)))]
+pub(crate) async fn check_position(body: Bytes) -> Result<Response, ApiError> {
+    let request: CheckRequest = parse_body(&body)?;
+    let variant = variant_of(&request.variant)?;
+    let options_text = request.options.to_text()?;
+    if request.sfen.len() > CHECKED_SFEN_BYTES {
+        return Err(ApiError::bad_request(format!(
+            "a position of at most {CHECKED_SFEN_BYTES} bytes"
+        )));
+    }
+    let options = tsubame_rules::Options::parse(variant.spec(), &options_text)
+        .map_err(|error| ApiError::from_rules(error.into()))?;
+    let sfen = request.sfen.trim();
+    let unplayable = |problems: Vec<String>| CheckedPosition {
+        playable: false,
+        problems,
+        sfen: None,
+        fen: None,
+        legal_moves: 0,
+        check: false,
+    };
+    let problems: Vec<String> = tsubame_rules::AnyPosition::sfen_problems(&options, sfen)
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    if !problems.is_empty() {
+        return Ok(ok(&unplayable(problems)));
+    }
+    Ok(ok(
+        &match HostedGame::new(variant, &options_text, Some(sfen)) {
+            Ok(game) => {
+                let fen = game.fen();
+                CheckedPosition {
+                    playable: true,
+                    problems: Vec::new(),
+                    sfen: Some(game.sfen()),
+                    fen: (!fen.is_empty()).then_some(fen),
+                    legal_moves: game.legal_moves().len(),
+                    check: game.check_square().is_some(),
+                }
+            }
+            Err(error) => unplayable(vec![error.to_string()]),
+        },
+    ))
+}
+
 /// What `POST /api/import` reads: the format (or `auto`), and for Hodges text, which has no
 /// tags, the game and its options.
 #[derive(Deserialize)]
@@ -1545,6 +1606,7 @@ pub fn routes(hub: Arc<Hub>) -> Router {
         .route("/api/games/{id}/record", get(game_record))
         .route("/api/games/{id}/ws", get(game_socket))
         .route("/api/replay", post(replay))
+        .route("/api/positions/check", post(check_position))
         .route(
             "/api/import",
             post(import).layer(DefaultBodyLimit::max(IMPORT_BODY_LIMIT)),

@@ -36,6 +36,7 @@ use utoipa::OpenApi;
         crate::api::game_record,
         crate::api::game_socket,
         crate::api::replay,
+        crate::api::check_position,
         crate::api::import,
         crate::api::analyse,
         crate::api::mate,

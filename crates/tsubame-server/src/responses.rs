@@ -180,6 +180,23 @@ pub struct ChatHistory {
     pub lines: Vec<ChatLine>,
 }
 
+/// A position checked for a board editor.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct CheckedPosition {
+    /// Whether it is a position a game can start from.
+    pub playable: bool,
+    /// Every rule it breaks, or why it cannot be read, in words; empty when playable.
+    pub problems: Vec<String>,
+    /// The position as SFEN, written canonically, when playable.
+    pub sfen: Option<String>,
+    /// The play site's FEN (Tori and Wa), when playable.
+    pub fen: Option<String>,
+    /// How many legal moves the side to move has (none: the game is over at once).
+    pub legal_moves: usize,
+    /// Whether the side to move is in check.
+    pub check: bool,
+}
+
 /// A game replayed: every position, the moves in each notation and the export forms.
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct ReplayedGame {

@@ -294,6 +294,16 @@ fn the_document_lists_every_endpoint_and_the_answers_match_it() {
         &replayed,
         "replay",
     );
+    let (_, checked) = server.post(
+        "/api/positions/check",
+        json!({"variant": "tori", "sfen": "3k3/7/7/7/7/7/3K3 b S 1"}),
+    );
+    check(
+        &doc,
+        answer_schema(&doc, "post", "/api/positions/check", "200"),
+        &checked,
+        "checked position",
+    );
     // The mate solver: a falcon dropped on 1b mates; the start position has no check at all.
     let (status, mated) = server.post(
         "/api/mate",

@@ -1843,3 +1843,99 @@ fn records_export_and_import_in_every_format() {
     let (status, refused) = post_text(&server, "/api/import?format=docx", b"x");
     assert_eq!(status, 400, "{refused}");
 }
+
+#[test]
+fn an_edited_position_is_checked_with_every_problem_named() {
+    let server = Server::start(&Db::sqlite());
+    // Three falcons (a set has two), two sente phoenixes, a swallow on gote's back rank,
+    // three swallows on file 1: each is named.
+    let (status, checked) = server.post(
+        "/api/positions/check",
+        json!({"variant": "tori", "sfen": "S2k3/6S/6S/6S/7/7/2K1K2 b 3F 1"}),
+    );
+    assert_eq!(status, 200, "{checked}");
+    assert_eq!(checked["playable"], false);
+    let problems: Vec<&str> = checked["problems"]
+        .as_array()
+        .expect("problems")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert_eq!(problems.len(), 4, "{problems:?}");
+    assert!(problems[0].starts_with("3 falcon pieces"), "{problems:?}");
+    assert!(problems[1].contains("2 phoenix"), "{problems:?}");
+    assert!(problems[2].contains("swallow on 7a"), "{problems:?}");
+    assert!(
+        problems[3].contains("3 swallow pieces on file 1"),
+        "{problems:?}"
+    );
+    // Mended, the same position is playable, written canonically, with its moves counted.
+    let (status, checked) = server.post(
+        "/api/positions/check",
+        json!({"variant": "tori", "sfen": "  3k3/6S/6S/7/7/7/3K3 b F 1 "}),
+    );
+    assert_eq!(status, 200, "{checked}");
+    assert_eq!(checked["playable"], true, "{checked}");
+    assert_eq!(checked["sfen"], "3k3/6S/6S/7/7/7/3K3 b F 1");
+    assert_eq!(checked["fen"], "3k3/6S/6S/7/7/7/3K3[F] w - - 0 1");
+    assert!(
+        checked["legal_moves"].as_u64().is_some_and(|n| n > 30),
+        "{checked}"
+    );
+    assert_eq!(checked["check"], false);
+    // The side that has just moved may not stand in check; Wa's and Tenjiku's checks too.
+    let (_, checked) = server.post(
+        "/api/positions/check",
+        json!({"variant": "tori", "sfen": "3k3/3S3/7/7/7/7/3K3 b - 1"}),
+    );
+    assert_eq!(
+        checked["problems"],
+        json!(["gote is not to move but is in check"])
+    );
+    let (_, checked) = server.post(
+        "/api/positions/check",
+        json!({"variant": "wa", "options": "drops=off", "sfen": "5k5/11/11/11/11/11/11/11/11/11/5K5 b S 1"}),
+    );
+    assert_eq!(checked["playable"], false, "{checked}");
+    assert!(
+        checked["problems"][0]
+            .as_str()
+            .is_some_and(|p| p.contains("no drops")),
+        "{checked}"
+    );
+    let (_, checked) = server.post(
+        "/api/positions/check",
+        json!({"variant": "tenjiku", "sfen": "P7k7/16/16/16/16/16/16/16/16/16/16/16/16/16/16/7K8 b - 1"}),
+    );
+    assert_eq!(checked["playable"], false, "{checked}");
+    assert!(
+        checked["problems"][0]
+            .as_str()
+            .is_some_and(|p| p.contains("could never move")),
+        "{checked}"
+    );
+    // Text that is no position is named too; a malformed request is refused.
+    let (_, checked) = server.post(
+        "/api/positions/check",
+        json!({"variant": "tori", "sfen": "3k3/7 b - 1"}),
+    );
+    assert_eq!(
+        checked["problems"],
+        json!(["board has 2 rank(s), expected 7"])
+    );
+    let (status, _) = server.post(
+        "/api/positions/check",
+        json!({"variant": "tori", "sfen": "x".repeat(5000)}),
+    );
+    assert_eq!(status, 400);
+    let (status, _) = server.post(
+        "/api/positions/check",
+        json!({"variant": "chess", "sfen": ""}),
+    );
+    assert_eq!(status, 400);
+    let (status, _) = server.post(
+        "/api/positions/check",
+        json!({"variant": "tori", "options": "owl=maybe", "sfen": ""}),
+    );
+    assert_eq!(status, 400);
+}

@@ -1,0 +1,343 @@
+// The board editor: set up any position of any game (pieces on the board and in both hands,
+// the side to move, rule options), checked by the rules with every problem named, then play
+// the computer or a friend from it, analyse it, or copy it as SFEN, FEN and a link that opens
+// it here again.
+
+import { api } from './api';
+import { el } from './dom';
+import { computerLevel } from './levels';
+import { roleClass, ensurePieceStyles } from './pieces';
+import { app } from './prefs';
+import { parseSfen, squareName } from './sfen.js';
+import { navigate, page, store } from './state';
+import type { RoleInfo, Side, VariantInfo } from './types';
+
+interface Cell { code: string; color: Side }
+
+interface Setup {
+  /** Rows from rank a, each from the highest file (sente's left) to file 1. */
+  squares: (Cell | null)[][];
+  hands: Record<Side, Record<string, number>>;
+  turn: Side;
+}
+
+/** What `POST /api/positions/check` answers. */
+interface Checked {
+  playable: boolean;
+  problems: string[];
+  sfen: string | null;
+  fen: string | null;
+  legal_moves: number;
+  check: boolean;
+}
+
+/** The setup a SFEN describes, on a board of the variant's size whatever the text says. */
+function setupOf(variant: VariantInfo, sfen: string): Setup {
+  const parsed = parseSfen(sfen);
+  const squares = Array.from({ length: variant.ranks }, (_, r) => Array.from({ length: variant.files },
+    (_, c) => {
+      const cell = parsed.squares[r]?.[c];
+      return cell && variant.roles.some((role) => role.sfen === cell.code) ? { code: cell.code, color: cell.color } : null;
+    }));
+  return { squares, hands: { sente: { ...parsed.hands.sente }, gote: { ...parsed.hands.gote } }, turn: parsed.turn === 'gote' ? 'gote' : 'sente' };
+}
+
+/** A piece's letters as SFEN writes them: sente's upper case, gote's lower. */
+const written = (cell: Cell) => (cell.color === 'sente' ? cell.code : cell.code.toLowerCase());
+
+/** The setup as SFEN (move number 1). */
+export function sfenOf(variant: VariantInfo, setup: Setup): string {
+  const rows = setup.squares.map((row) => {
+    let text = '';
+    let empty = 0;
+    for (const cell of row) {
+      if (!cell) { empty++; continue; }
+      if (empty) text += empty;
+      empty = 0;
+      text += written(cell);
+    }
+    return text + (empty ? empty : '');
+  });
+  let hand = '';
+  for (const color of ['sente', 'gote'] as const) {
+    for (const role of variant.roles) {
+      const count = setup.hands[color][role.sfen] || 0;
+      if (count > 0) hand += `${count > 1 ? count : ''}${written({ code: role.sfen, color })}`;
+    }
+  }
+  return `${rows.join('/')} ${setup.turn === 'sente' ? 'b' : 'w'} ${hand || '-'} 1`;
+}
+
+/** The kinds that can be held in hand: unpromoted and not royal. */
+const handRoles = (variant: VariantInfo) => variant.roles.filter((r) => !r.royal && !r.promoted_from);
+
+export function editorPage(variantName?: string) {
+  const params = new URLSearchParams(location.search);
+  let variant = store.variants.find((v) => v.name === variantName) || store.variants.find((v) => v.available);
+  let options = params.get('options') || '';
+  let setup = setupOf(variant, params.get('sfen') || variant.start_sfen);
+  /** What a click on the board puts there: a piece, or nothing (the eraser). */
+  let tool: Cell | null = { code: variant.roles.find((r) => !r.royal)?.sfen || variant.roles[0].sfen, color: 'sente' };
+  let paletteSide: Side = 'sente';
+  let checked: Checked | null = null;
+  let asked = 0;
+  let timer: number | undefined;
+
+  const variantSelect = el('select', { name: 'variant', 'aria-label': 'Game' },
+    store.variants.filter((v) => v.available).map((v) => el('option', { value: v.name, selected: v.name === variant.name }, v.title)));
+  const optionsInput = el('input', { name: 'options', value: options, placeholder: 'rule options, e.g. drops=off', size: 22, 'aria-label': 'Rule options' });
+  const turnSelect = el('select', { name: 'turn', 'aria-label': 'Side to move' },
+    el('option', { value: 'sente' }, 'Sente (☗) to move'), el('option', { value: 'gote' }, 'Gote (☖) to move'));
+  const boardHost = el('div', { class: 'editor-board-host' });
+  const editorMain = el('div', { class: 'editor-main' });
+  const topHand = el('div', { class: 'editor-hand', 'data-editor-hand': 'gote' });
+  const bottomHand = el('div', { class: 'editor-hand', 'data-editor-hand': 'sente' });
+  const palette = el('div', { class: 'editor-palette', role: 'toolbar', 'aria-label': 'Pieces to place' });
+  const status = el('div', { class: 'editor-status', role: 'status', 'aria-live': 'polite', 'data-editor-status': '' });
+  const sfenBox = el('input', { readonly: true, 'data-editor-sfen': '', 'aria-label': 'SFEN', class: 'editor-text' });
+  const fenBox = el('input', { readonly: true, 'data-editor-fen': '', 'aria-label': 'FEN', class: 'editor-text' });
+  const linkBox = el('input', { readonly: true, 'data-editor-link': '', 'aria-label': 'Link to this position', class: 'editor-text' });
+  const copied = el('small', { class: 'help', 'aria-live': 'polite', 'data-copy-status': '' });
+  const error = el('div', { class: 'error', 'data-editor-error': '' });
+  const fenRow = el('div', { class: 'editor-out' }, el('label', {}, 'FEN'), fenBox,
+    el('button', { type: 'button', class: 'secondary small', 'data-editor-copy': 'fen', onclick: () => copy(fenBox, 'FEN') }, 'Copy'));
+  const actionButtons = [
+    el('button', { type: 'button', 'data-editor-action': 'computer', onclick: () => start('engine') }, 'Play the computer'),
+    el('button', { type: 'button', 'data-editor-action': 'friend', onclick: () => start('human') }, 'Play a friend'),
+    el('button', { type: 'button', class: 'secondary', 'data-editor-action': 'analyse', onclick: () => analyse() }, 'Analyse'),
+  ];
+
+  function cellSize() {
+    return Math.max(20, Math.min(56, Math.floor(Math.min(520, window.innerWidth - 32) / variant.files)));
+  }
+
+  function pieceNode(cell: Cell) {
+    const info = variant.roles.find((r) => r.sfen === cell.code);
+    return el('piece', { class: `${roleClass(info, variant.roles.indexOf(info))} ${cell.color}` });
+  }
+
+  function nameOf(cell: Cell) {
+    return `${cell.color} ${variant.roles.find((r) => r.sfen === cell.code)?.name || cell.code}`;
+  }
+
+  function renderBoard() {
+    const cell = cellSize();
+    const grid = el('div', { class: `mini-board editor-board pieces-${variant.name} orientation-sente`,
+      style: `--cell:${cell}px; --files:${variant.files}`, 'aria-label': `${variant.title} board: click a square to put the chosen piece there`,
+      'data-editor-board': '' });
+    setup.squares.forEach((row, r) => row.forEach((piece, c) => {
+      const name = squareName(variant.files - c, r);
+      grid.append(el('button', { type: 'button', class: 'mini-sq editor-sq', 'data-square': name, title: name,
+        'aria-label': `${name}${piece ? `, ${nameOf(piece)}` : ', empty'}`,
+        onclick: () => place(r, c), oncontextmenu: (event: Event) => { event.preventDefault(); put(r, c, null); } },
+      piece ? pieceNode(piece) : null));
+    }));
+    boardHost.replaceChildren(grid);
+    // The hands and the palette wrap to the board's width, so the side panel fits beside it.
+    editorMain.style.width = `${Math.max(variant.files * cell + 4, Math.min(340, window.innerWidth - 24))}px`;
+  }
+
+  function renderHand(node: HTMLElement, color: Side) {
+    if (!variant.drops) { node.replaceChildren(); node.hidden = true; return; }
+    node.hidden = false;
+    const cell = Math.max(26, Math.min(34, cellSize()));
+    node.replaceChildren(el('span', { class: 'editor-hand-title' }, color === 'sente' ? '☗ Sente\'s hand' : '☖ Gote\'s hand'),
+      ...handRoles(variant).map((role) => {
+        const count = setup.hands[color][role.sfen] || 0;
+        // The piece is the button that adds one; a badge counts them; − takes one back.
+        return el('span', { class: 'editor-hand-piece', 'data-hand-piece': role.sfen },
+          el('button', { type: 'button', class: 'editor-tool', 'aria-label': `One ${role.name} more in ${color}'s hand (${count} now)`,
+            title: `${role.name}: add one`, 'data-hand-more': role.sfen, onclick: () => setHand(color, role, count + 1) },
+          el('span', { class: `mini-board pieces-${variant.name} orientation-sente`, style: `--cell:${cell}px; --files:1` },
+            el('span', { class: 'mini-sq' }, pieceNode({ code: role.sfen, color })))),
+          el('span', { class: 'editor-count', 'data-hand-count': `${color} ${role.sfen}` }, count ? `×${count}` : ''),
+          count ? el('button', { type: 'button', class: 'secondary small editor-less', 'aria-label': `One ${role.name} fewer in ${color}'s hand`,
+            'data-hand-less': role.sfen, onclick: () => setHand(color, role, count - 1) }, '−') : null);
+      }));
+  }
+
+  function renderPalette() {
+    const cell = window.innerWidth < 600 ? 28 : 34;
+    const sameTool = (code: string) => tool && tool.code === code && tool.color === paletteSide;
+    palette.replaceChildren(
+      el('div', { class: 'editor-sides', role: 'group', 'aria-label': 'Whose pieces' },
+        (['sente', 'gote'] as const).map((side) => el('button', { type: 'button', class: 'secondary small',
+          'aria-pressed': String(paletteSide === side), 'data-palette-side': side,
+          onclick: () => { paletteSide = side; if (tool) tool = { ...tool, color: side }; renderPalette(); } },
+        side === 'sente' ? '☗ Sente' : '☖ Gote')),
+        el('button', { type: 'button', class: 'secondary small', 'aria-pressed': String(tool === null), 'data-palette-erase': '',
+          onclick: () => { tool = null; renderPalette(); } }, 'Eraser')),
+      el('div', { class: `editor-pieces pieces-${variant.name}` }, variant.roles.map((role) =>
+        el('button', { type: 'button', class: 'editor-tool', title: role.name, 'aria-label': `${paletteSide} ${role.name}`,
+          'aria-pressed': String(Boolean(sameTool(role.sfen))), 'data-palette-piece': role.sfen,
+          onclick: () => { tool = { code: role.sfen, color: paletteSide }; renderPalette(); } },
+        el('span', { class: `mini-board pieces-${variant.name} orientation-sente`, style: `--cell:${cell}px; --files:1` },
+          el('span', { class: 'mini-sq' }, pieceNode({ code: role.sfen, color: paletteSide })))))));
+  }
+
+  function render() {
+    ensurePieceStyles(variant);
+    renderBoard();
+    renderHand(topHand, 'gote');
+    renderHand(bottomHand, 'sente');
+    turnSelect.value = setup.turn;
+    changed();
+  }
+
+  /** A click puts the chosen piece on the square, or takes off the same piece standing there. */
+  function place(r: number, c: number) {
+    const here = setup.squares[r][c];
+    const same = here && tool && here.code === tool.code && here.color === tool.color;
+    put(r, c, same ? null : tool);
+  }
+
+  function put(r: number, c: number, piece: Cell | null) {
+    setup.squares[r][c] = piece ? { ...piece } : null;
+    renderBoard();
+    changed();
+  }
+
+  function setHand(color: Side, role: RoleInfo, count: number) {
+    setup.hands[color][role.sfen] = Math.max(0, Math.min(99, count));
+    renderHand(color === 'sente' ? bottomHand : topHand, color);
+    changed();
+  }
+
+  function linkFor(sfen: string) {
+    const query = new URLSearchParams({ sfen });
+    if (options) query.set('options', options);
+    return `/editor/${variant.name}?${query}`;
+  }
+
+  /** Every change: the texts and address follow at once, the rules' verdict a moment later. */
+  function changed() {
+    const sfen = sfenOf(variant, setup);
+    sfenBox.value = sfen;
+    const link = linkFor(sfen);
+    linkBox.value = `${location.origin}${link}`;
+    history.replaceState(null, '', link);
+    checked = null;
+    showVerdict();
+    window.clearTimeout(timer);
+    timer = window.setTimeout(() => check(sfen), 150);
+  }
+
+  async function check(sfen: string) {
+    const mine = ++asked;
+    try {
+      const answer: Checked = await api('/api/positions/check', { variant: variant.name, options, sfen });
+      if (mine !== asked) return;
+      checked = answer;
+      error.textContent = '';
+    } catch (e) {
+      if (mine !== asked) return;
+      checked = { playable: false, problems: [e.message], sfen: null, fen: null, legal_moves: 0, check: false };
+    }
+    showVerdict();
+  }
+
+  function showVerdict() {
+    const ready = Boolean(checked?.playable && checked.legal_moves > 0);
+    for (const button of actionButtons) button.toggleAttribute('disabled', !ready);
+    fenBox.value = checked?.fen || '';
+    fenRow.hidden = !checked?.fen;
+    if (!checked) { status.dataset.verdict = 'checking'; status.replaceChildren('Checking…'); return; }
+    if (!checked.playable) {
+      status.dataset.verdict = 'problems';
+      status.replaceChildren(el('strong', {}, checked.problems.length === 1 ? 'Not a playable position:' : `Not a playable position (${checked.problems.length} problems):`),
+        el('ul', { 'data-editor-problems': '' }, checked.problems.map((p) => el('li', {}, p))));
+      return;
+    }
+    const side = setup.turn === 'sente' ? 'Sente' : 'Gote';
+    status.dataset.verdict = checked.legal_moves > 0 ? 'playable' : 'over';
+    status.replaceChildren(el('strong', {}, checked.legal_moves > 0 ? 'A playable position.' : 'The game would be over at once.'), ' ',
+      checked.legal_moves > 0
+        ? `${side} to move${checked.check ? ', in check' : ''}: ${checked.legal_moves} legal move${checked.legal_moves === 1 ? '' : 's'}.`
+        : `${side} has no legal move${checked.check ? ' and is checkmated' : ''}.`);
+  }
+
+  async function copy(box: HTMLInputElement, what: string) {
+    try {
+      await navigator.clipboard.writeText(box.value);
+      copied.textContent = `${what} copied.`;
+    } catch {
+      box.select();
+      copied.textContent = 'Copy is not allowed here: the text is selected, press Ctrl+C.';
+    }
+  }
+
+  /** A game from this position: against the computer, or with an invite link for a friend;
+   * the player takes the side to move. */
+  async function start(opponent: 'engine' | 'human') {
+    if (!checked?.playable || !checked.sfen) return;
+    error.textContent = '';
+    try {
+      const grant = await api('/api/games', { variant: variant.name, options, sfen: checked.sfen, opponent,
+        level: computerLevel(), side: setup.turn });
+      localStorage.setItem(`tsubame.token.${grant.game_id}`, grant.token);
+      if (grant.invite) localStorage.setItem(`tsubame.invite.${grant.game_id}`, grant.invite);
+      navigate(`/game/${grant.game_id}`);
+    } catch (e) {
+      error.textContent = e.message;
+    }
+  }
+
+  function analyse() {
+    if (!checked?.playable || !checked.sfen) return;
+    const query = new URLSearchParams({ variant: variant.name, sfen: checked.sfen });
+    if (options) query.set('options', options);
+    navigate(`/analysis?${query}`);
+  }
+
+  function switchGame(name: string) {
+    variant = store.variants.find((v) => v.name === name) || variant;
+    options = '';
+    optionsInput.value = '';
+    setup = setupOf(variant, variant.start_sfen);
+    tool = { code: variant.roles.find((r) => !r.royal)?.sfen || variant.roles[0].sfen, color: paletteSide };
+    renderPalette();
+    render();
+  }
+
+  variantSelect.addEventListener('change', () => switchGame(variantSelect.value));
+  optionsInput.addEventListener('change', () => { options = optionsInput.value.trim(); changed(); });
+  turnSelect.addEventListener('change', () => { setup.turn = turnSelect.value === 'gote' ? 'gote' : 'sente'; changed(); });
+  const startPosition = () => { setup = setupOf(variant, variant.start_sfen); render(); };
+  // Cleared, the board keeps its royal pieces where they start: every game needs them.
+  const clearBoard = () => {
+    const start = setupOf(variant, variant.start_sfen);
+    const royal = new Set(variant.roles.filter((r) => r.royal).map((r) => r.sfen));
+    setup = { squares: start.squares.map((row) => row.map((cell) => (cell && royal.has(cell.code) ? cell : null))),
+      hands: { sente: {}, gote: {} }, turn: setup.turn };
+    render();
+  };
+
+  app.replaceChildren(el('div', { class: 'editor' },
+    editorMain,
+    el('div', { class: 'side-area' },
+      el('section', { class: 'panel' }, el('h2', {}, 'Board editor'),
+        el('p', { class: 'help' }, 'Choose a piece below the board, then click squares to put it there; click it again (or right-click) to take it off. Click a piece in a hand to add one, − to take one back.'),
+        el('div', { class: 'row' }, el('label', {}, 'Game ', variantSelect), el('label', {}, 'Options ', optionsInput)),
+        el('div', { class: 'row' }, turnSelect,
+          el('button', { type: 'button', class: 'secondary small', 'data-editor-reset': 'start', onclick: startPosition }, 'Start position'),
+          el('button', { type: 'button', class: 'secondary small', 'data-editor-reset': 'clear', onclick: clearBoard }, 'Clear board')),
+        status),
+      el('section', { class: 'panel' }, el('h2', {}, 'From this position'),
+        el('div', { class: 'row' }, actionButtons), error,
+        el('div', { class: 'editor-out' }, el('label', {}, 'SFEN'), sfenBox,
+          el('button', { type: 'button', class: 'secondary small', 'data-editor-copy': 'sfen', onclick: () => copy(sfenBox, 'SFEN') }, 'Copy')),
+        fenRow,
+        el('div', { class: 'editor-out' }, el('label', {}, 'Link'), linkBox,
+          el('button', { type: 'button', class: 'secondary small', 'data-editor-copy': 'link', onclick: () => copy(linkBox, 'Link') }, 'Copy')),
+        copied))));
+  editorMain.append(topHand, boardHost, bottomHand, palette);
+  renderPalette();
+  render();
+  const onResize = () => renderBoard();
+  window.addEventListener('resize', onResize);
+  page.cleanup = () => {
+    window.clearTimeout(timer);
+    asked++;
+    window.removeEventListener('resize', onResize);
+  };
+}
