@@ -7,7 +7,7 @@ import { api } from './api';
 import { el } from './dom';
 import { miniBoard } from './pieces';
 import { RULES_INTRO } from './rules';
-import { COMPUTER_LEVELS, computerLevel, levelLabel, rememberComputerLevel } from './levels';
+import { computerLevel, levelOptions, rememberComputerLevel } from './levels';
 
 export const QUICK_CONTROLS = {
   tori: [[3, 10], [5, 10], [10, 30]],
@@ -60,7 +60,7 @@ function levelPicker(variant: string) {
     onchange: (event) => {
       rememberComputerLevel(Number(event.target.value));
       for (const other of document.querySelectorAll<HTMLSelectElement>('[data-computer-level]')) other.value = event.target.value;
-    } }, COMPUTER_LEVELS.map((_, i) => el('option', { value: i + 1, selected: i + 1 === chosen }, `Level ${levelLabel(i + 1)}`)));
+    } }, levelOptions(chosen, 'Level '));
 }
 
 export function homeNode() {

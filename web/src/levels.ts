@@ -1,6 +1,8 @@
 // The computer's levels as the pages show them: what each does and its estimated rating, and
 // the level a visitor last chose.
 
+import { el } from './dom';
+
 /** Each level's estimated rating: from the levels' Tori ladder (`scripts/strength-levels`, 100
  * games each against the next, in docs/engine.md), placed so that level 4 is a newcomer's 1500. */
 const LEVEL_RATINGS = [670, 930, 1170, 1500, 1800, 2200, 2440, 3000];
@@ -22,6 +24,11 @@ export const COMPUTER_LEVELS: { words: string, rating: number, about: string }[]
 export function levelLabel(level: number): string {
   const info = COMPUTER_LEVELS[level - 1];
   return `${level}: ${info.words} (about ${info.rating})`;
+}
+
+/** The levels as a list's options, `chosen` selected; each label after `prefix`. */
+export function levelOptions(chosen: number, prefix = '') {
+  return COMPUTER_LEVELS.map((_, i) => el('option', { value: i + 1, selected: i + 1 === chosen }, `${prefix}${levelLabel(i + 1)}`));
 }
 
 /** The computer level last chosen here, level 1 for a first visit. */

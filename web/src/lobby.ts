@@ -10,7 +10,7 @@ import { homeNode, isOwnSeek } from './home';
 import { optionFields } from './options';
 import { miniBoard } from './pieces';
 import { app } from './prefs';
-import { COMPUTER_LEVELS, computerLevel, levelLabel, rememberComputerLevel } from './levels';
+import { COMPUTER_LEVELS, computerLevel, levelOptions, rememberComputerLevel } from './levels';
 import { tokenFor, variantInfo } from './util';
 
 export const MAIN_TIMES = [0, 10, 15, 30, 45, 60, 90, 120, 180, 300, 420, 600, 900, 1200, 1500, 1800, 2700, 3600, 5400];
@@ -58,7 +58,7 @@ export async function lobbyPage() {
   const levelSelect = el('select', { name: 'level', onchange: () => {
     levelHelp.textContent = COMPUTER_LEVELS[Number(levelSelect.value) - 1].about;
     rememberComputerLevel(Number(levelSelect.value));
-  } }, COMPUTER_LEVELS.map((_, i) => el('option', { value: i + 1, selected: i + 1 === chosenLevel }, levelLabel(i + 1))));
+  } }, levelOptions(chosenLevel));
   levelHelp.textContent = COMPUTER_LEVELS[chosenLevel - 1].about;
   function showClockFields() {
     const kind = clockKind.value;

@@ -90,7 +90,17 @@ export async function playerPage(name) {
         ? el('table', { class: 'games ratings' }, el('tr', {}, el('th', {}, 'Game'), el('th', {}, 'Speed'),
           el('th', {}, 'Rating'), el('th', {}, 'RD'), el('th', {}, 'Rated games')), ratingRows)
         : el('p', {}, 'No rated game yet: ratings start at 1500 and show a ? until they settle.'),
-      el('div', { class: 'charts' }, charts)),
+      el('div', { class: 'charts' }, charts),
+      el('h3', {}, 'Puzzles'),
+      player.puzzle_ratings?.length
+        ? el('table', { class: 'games ratings', 'data-puzzle-ratings': '' },
+          el('tr', {}, el('th', {}, 'Game'), el('th', {}, 'Puzzle rating'), el('th', {}, 'RD'), el('th', {}, 'Rated puzzles')),
+          player.puzzle_ratings.map((r) => el('tr', { 'data-puzzle-rating': r.variant },
+            el('td', {}, el('a', { href: `/puzzles/${r.variant}` }, variantInfo(r.variant)?.title || r.variant)),
+            el('td', { class: 'num' }, `${r.rating}${r.provisional ? '?' : ''}`),
+            el('td', { class: 'num', title: 'rating deviation' }, `±${r.deviation}`),
+            el('td', { class: 'num' }, r.attempts))))
+        : el('p', { class: 'help' }, own ? 'No puzzle tried yet: each puzzle\'s first try rates you, from 1500.' : 'No puzzle tried yet.')),
     el('section', { class: 'panel' },
       el('h2', {}, 'Ongoing games'),
       ongoing.length ? el('table', { class: 'games' }, ongoing.map(({ g, turn }) => el('tr', { 'data-ongoing': g.id },

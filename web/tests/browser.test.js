@@ -1743,6 +1743,30 @@ async function signUp(page, name) {
   await page.waitForSelector(`[data-me="${name}"]`);
 }
 
+test('A player\'s page shows a puzzle rating per game once a puzzle is tried', async () => {
+  const page = await otherPersonPage(1366, 850);
+  const name = `solver_${Date.now() % 100000}`;
+  await signUp(page, name);
+  await page.goto(`${base}/@/${name}`);
+  await page.waitForSelector(`[data-profile="${name}"]`);
+  assert.match(await page.textContent('[data-profile]'), /No puzzle tried yet/);
+  const list = await (await fetch(`${base}/api/puzzles?variant=tori&theme=mate-in-1&limit=50`)).json();
+  const puzzle = list.puzzles.find((p) => p.moves.length === 1 && !p.moves[0].endsWith('+'));
+  assert.ok(puzzle, 'a mate in one');
+  await page.goto(`${base}/puzzles/tori/${puzzle.id}`);
+  await page.waitForSelector(`[data-puzzle="${puzzle.id}"] [data-puzzle-status="play"]`);
+  await playByClicks(page, puzzle.moves[0], puzzle.sfen.split(' ')[1] === 'b' ? 'sente' : 'gote');
+  await page.waitForSelector('[data-puzzle-status="done"]');
+  await page.goto(`${base}/@/${name}`);
+  await page.waitForSelector('[data-puzzle-rating="tori"]');
+  const cells = await page.locator('[data-puzzle-rating="tori"] td').allTextContents();
+  assert.equal(cells[0], 'Tori shogi');
+  assert.ok(Number(cells[1].replace('?', '')) > 1500, `a solved puzzle raises the rating: ${cells[1]}`);
+  assert.equal(cells[3], '1');
+  await shot(page, 'player-puzzle-rating.png');
+  await page.close();
+});
+
 test('Accounts: two players sign up, play a rated game by clicking, chat, see their new ratings, rematch, and resume on another device', async () => {
   const alice = await otherPersonPage();
   const bob = await otherPersonPage();

@@ -11,7 +11,9 @@ use crate::error::ApiError;
 use crate::hub::GameView;
 use crate::hub::{Credential, Hub, Sitter};
 use crate::ratings::{RATING_GAMES, Speed};
-use crate::responses::{AccountAnswer, ErrorBody, PlayerPage, PlayerRating, RatingChange, WhoAmI};
+use crate::responses::{
+    AccountAnswer, ErrorBody, PlayerPage, PlayerPuzzleRating, PlayerRating, RatingChange, WhoAmI,
+};
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{ConnectInfo, FromRequestParts, Path, Query, State};
@@ -337,12 +339,26 @@ pub(crate) async fn player(
             at: p.at,
         })
         .collect();
+    let puzzle_ratings = store
+        .puzzle_ratings_of(&account.id)
+        .await
+        .map_err(database)?
+        .into_iter()
+        .map(|(variant, rating, attempts)| PlayerPuzzleRating {
+            variant,
+            rating: rating.rating.round() as i64,
+            deviation: rating.deviation.round() as i64,
+            provisional: rating.provisional(),
+            attempts,
+        })
+        .collect();
     Ok(axum::Json(PlayerPage {
         username: account.username,
         joined: account.created_at,
         games,
         ratings,
         history,
+        puzzle_ratings,
     })
     .into_response())
 }

@@ -249,6 +249,29 @@ impl Store {
         }))
     }
 
+    /// An account's puzzle rating in each game it has tried puzzles of, with its rated
+    /// attempts, in the games' order.
+    pub async fn puzzle_ratings_of(&self, account_id: &str) -> Result<Vec<(String, Rating, i64)>> {
+        let rows: Vec<(String, i64, i64, i64, i64)> = sqlx::query_as(
+            "SELECT variant, rating_milli, deviation_milli, volatility_nano, attempts \
+             FROM puzzle_ratings WHERE account_id = $1",
+        )
+        .bind(account_id)
+        .fetch_all(self.pool())
+        .await?;
+        let mut ratings: Vec<(String, Rating, i64)> = rows
+            .into_iter()
+            .map(|(variant, r, d, v, attempts)| (variant, Rating::from_stored(r, d, v), attempts))
+            .collect();
+        let order = |name: &str| {
+            tsubame_rules::Variant::ALL
+                .iter()
+                .position(|v| v.name() == name)
+        };
+        ratings.sort_by_key(|(variant, _, _)| order(variant));
+        Ok(ratings)
+    }
+
     /// Records an account's attempt at a puzzle and rates both, the player winning when it
     /// solved it; `None` when the account had tried it before (only a first attempt counts).
     pub async fn rate_attempt(

@@ -343,6 +343,23 @@ pub struct PlayerPage {
     pub ratings: Vec<PlayerRating>,
     /// The newest rating changes, newest first.
     pub history: Vec<RatingChange>,
+    /// A puzzle rating per game the player has tried puzzles of.
+    pub puzzle_ratings: Vec<PlayerPuzzleRating>,
+}
+
+/// A player's puzzle rating in one game.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct PlayerPuzzleRating {
+    /// `tori`, `wa` or `tenjiku`.
+    pub variant: String,
+    /// Whole points.
+    pub rating: i64,
+    /// The rating deviation, whole points.
+    pub deviation: i64,
+    /// Whether it is still provisional.
+    pub provisional: bool,
+    /// Rated attempts (each puzzle's first).
+    pub attempts: i64,
 }
 
 /// A player's rating in one category.

@@ -159,6 +159,16 @@ fn puzzles_are_listed_tried_and_rated(db: &Db) {
         failed["rating"]["after"].as_i64().expect("after") < after_win,
         "{failed}"
     );
+    // The player's page shows the puzzle rating and its rated attempts.
+    let (status, player) = alice.get("/api/players/puzzler");
+    assert_eq!(status, 200, "{player}");
+    assert_eq!(player["puzzle_ratings"][0]["variant"], "tori", "{player}");
+    assert_eq!(player["puzzle_ratings"][0]["attempts"], 2, "{player}");
+    assert_eq!(
+        player["puzzle_ratings"][0]["rating"], failed["rating"]["after"],
+        "{player}"
+    );
+    assert_eq!(player["puzzle_ratings"].as_array().map(Vec::len), Some(1));
     // The account's next puzzle is never one it has tried.
     for _ in 0..5 {
         let (_, next) = alice.get("/api/puzzles/next?variant=tori");
