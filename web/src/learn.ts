@@ -1,6 +1,7 @@
 // The piece-move trainer: one piece on the board, tap every square it can reach; then with
-// pieces in its way (its own block it, the opponent's it captures), and for pieces dropped
-// with a rule, the squares where it may not be dropped. Every answer is the server's list of
+// pieces in its way (its own block it, the opponent's it captures); for a piece that promotes,
+// the squares where its move promotes it; and for pieces dropped with a rule, the squares
+// where it may not be dropped. Every answer is the server's list of
 // legal moves for the position: the rules library decides, the page keeps no table of moves.
 
 import { store, navigate } from './state';
@@ -11,12 +12,15 @@ import { parseMove, parseSfen, squareName, squareOf } from './sfen.js';
 import { ensurePieceStyles, roleClass } from './pieces';
 import type { RoleInfo, VariantInfo } from './types';
 
-type Stage = 'alone' | 'blocked' | 'drops';
+type Stage = 'alone' | 'blocked' | 'promotion' | 'drops';
 const STAGE_WORDS: Record<Stage, string> = {
   alone: 'Alone on the board: tap every square it can move to.',
   blocked: 'With pieces in its way: tap every square it can move to. Its own pieces block it; it captures the opponent\'s.',
+  promotion: 'Just outside the promotion zone (the shaded far ranks): tap every square where its move promotes it, or lets it promote.',
   drops: 'In hand: tap every empty square where it may NOT be dropped.',
 };
+
+const STAGE_NAMES: Record<Stage, string> = { alone: 'Moves', blocked: 'Blocked', promotion: 'Promotion', drops: 'Drops' };
 
 type Lesson = { role: RoleInfo; stage: Stage; sfen: string; answer: Set<string>; square: string | null };
 
@@ -100,7 +104,19 @@ async function buildLesson(variant: VariantInfo, role: RoleInfo, stage: Stage): 
       pieces.set(senteRoyal, royal.sfen);
       if (stage !== 'drops') pieces.set(square, role.sfen);
     }
-    if (stage === 'alone') {
+    if (stage === 'promotion') {
+      if (!role.promotes_to) return null;
+      // On the first rank outside the zone, so that its moves into the zone are the answer.
+      const edge = squareName(file, variant.promotion_zone);
+      const placed = new Map([...pieces].filter(([at]) => at !== square));
+      placed.set(edge, role.sfen);
+      const sfen = boardSfen(variant, placed);
+      const legal = await legalMoves(variant, sfen);
+      if (!legal) continue;
+      const answer = new Set(legal.map(parseMove).filter((m) => m && !m.drop && m.promote && m.squares[0] === edge)
+        .map((m) => m.squares[m.squares.length - 1]));
+      if (answer.size) return { role, stage, sfen, answer, square: edge };
+    } else if (stage === 'alone') {
       const sfen = boardSfen(variant, pieces);
       const legal = await legalMoves(variant, sfen);
       if (!legal) continue;
@@ -157,9 +173,12 @@ export function learnPage(variantName?: string) {
   const roles = lessonRoles(variant);
   // A drop lesson only for a piece whose drops the rules restrict (the answers still come from
   // the legal moves).
-  const stagesOf = (role: RoleInfo): Stage[] => (variant.drops && !role.royal && !role.promoted_from
-    && (role.drop.barred_far_ranks > 0 || role.drop.max_per_file !== null)
-    ? ['alone', 'blocked', 'drops'] : ['alone', 'blocked']);
+  const stagesOf = (role: RoleInfo): Stage[] => [
+    'alone', 'blocked',
+    ...(role.promotes_to ? ['promotion' as const] : []),
+    ...(variant.drops && !role.royal && !role.promoted_from
+      && (role.drop.barred_far_ranks > 0 || role.drop.max_per_file !== null) ? ['drops' as const] : []),
+  ];
   const list = el('div', { class: 'learn-list', 'data-learn-list': '' });
   const stage = el('div', { class: 'panel learn-stage', 'data-learn-stage': '' },
     el('p', { class: 'help' }, 'Pick a piece to learn how it moves.'));
@@ -174,7 +193,7 @@ export function learnPage(variantName?: string) {
       el('span', { class: 'learn-name' }, role.name),
       ...stagesOf(role).map((s) => el('button', { type: 'button', class: 'secondary', 'data-lesson': `${role.sfen} ${s}`,
         title: STAGE_WORDS[s], onclick: () => open(role, s) },
-      `${s === 'alone' ? 'Moves' : s === 'blocked' ? 'Blocked' : 'Drops'} ${'★'.repeat(stars[`${role.sfen} ${s}`] || 0)}`)))));
+      `${STAGE_NAMES[s]} ${'★'.repeat(stars[`${role.sfen} ${s}`] || 0)}`)))));
   }
 
   async function open(role: RoleInfo, which: Stage) {
@@ -201,7 +220,8 @@ export function learnPage(variantName?: string) {
     position.squares.forEach((row, r) => row.forEach((piece, c) => {
       const name = squareName(variant.files - c, r);
       const info = piece && variant.roles.find((x) => x.sfen === piece.code);
-      const button = el('button', { type: 'button', class: `mini-sq learn-sq${name === lesson.square ? ' learn-from' : ''}`,
+      const zone = lesson.stage === 'promotion' && r < variant.promotion_zone;
+      const button = el('button', { type: 'button', class: `mini-sq learn-sq${name === lesson.square ? ' learn-from' : ''}${zone ? ' learn-zone' : ''}`,
         'data-square': name, 'aria-label': `${name}${info ? `, ${piece.color} ${info.name}` : ''}` },
       info ? el('piece', { class: `${roleClass(info, variant.roles.indexOf(info))} ${piece.color}` }) : null);
       button.addEventListener('click', () => tap(name, button));
@@ -242,7 +262,7 @@ export function learnPage(variantName?: string) {
   drawList();
   app.replaceChildren(el('div', { class: 'learn' },
     el('div', { class: 'panel' }, el('h1', {}, 'Learn the pieces'),
-      el('p', {}, 'Each piece alone, then with pieces in its way', variant.drops ? ', then its drop rule' : '', '. Stars are kept in this browser.'),
+      el('p', {}, 'Each piece alone, then with pieces in its way, then where it promotes', variant.drops ? ', then its drop rule' : '', '. Stars are kept in this browser.'),
       el('label', {}, 'Game ', gamePicker)),
     el('div', { class: 'learn-columns' }, el('div', { class: 'panel' }, list), stage)));
 }

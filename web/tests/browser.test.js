@@ -600,13 +600,13 @@ test('Puzzles: a tsume solved move by move, a wrong move and the solution, the n
   await home.close();
 });
 
-test('Learn the pieces: every square a piece reaches, with pieces in its way, and where a swallow may not be dropped, as the rules list them', async () => {
+test('Learn the pieces: every square a piece reaches, with pieces in its way, where it promotes, and where a swallow may not be dropped, as the rules list them', async () => {
   const replay = async (variant, sfen) => (await fetch(`${base}/api/replay`, { method: 'POST', headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ variant, options: '', sfen, moves: [] }) })).json();
   for (const [width, height, suffix] of [[1366, 850, ''], [390, 844, '-phone']]) {
     const page = await newPage(width, height);
     await page.goto(`${base}/learn/tori`);
-    for (const lesson of ['F alone', 'F blocked', 'S drops']) {
+    for (const lesson of ['F alone', 'F blocked', 'F promotion', 'S drops']) {
       await page.click(`[data-lesson="${lesson}"]`);
       await page.waitForSelector('.learn-board[data-sfen]');
       const sfen = await page.getAttribute('.learn-board', 'data-sfen');
@@ -616,6 +616,12 @@ test('Learn the pieces: every square a piece reaches, with pieces in its way, an
       if (lesson.endsWith('drops')) {
         const allowed = new Set(record.legal_moves.filter((m) => m.startsWith('S*')).map((m) => m.slice(2)));
         answer = cells.filter((c) => c.empty && !allowed.has(c.square)).map((c) => c.square);
+      } else if (lesson.endsWith('promotion')) {
+        // The falcon must promote entering the zone: its promoting moves are the answer.
+        const from = await page.getAttribute('.learn-from', 'data-square');
+        answer = [...new Set(record.legal_moves.filter((m) => m.startsWith(from) && m.endsWith('+')).map((m) => m.slice(2, 4)))];
+        assert.equal(answer.length, 3, `${lesson}: ${answer}`);
+        assert.equal(await page.locator('.learn-sq.learn-zone').count(), 14, 'the two far ranks shaded');
       } else {
         const from = await page.getAttribute('.learn-from', 'data-square');
         answer = [...new Set(record.legal_moves.filter((m) => m.startsWith(from) && !m.includes('*')).map((m) => m.slice(2, 4)))];
@@ -629,6 +635,7 @@ test('Learn the pieces: every square a piece reaches, with pieces in its way, an
       assert.equal(await page.locator('.learn-sq.right').count(), answer.length);
       if (lesson === 'S drops') await shot(page, `learn-drops${suffix}.png`);
       if (lesson === 'F blocked') await shot(page, `learn-blocked${suffix}.png`);
+      if (lesson === 'F promotion') await shot(page, `learn-promotion${suffix}.png`);
     }
     // The stars are kept: the list shows them.
     assert.match(await page.textContent('[data-lesson="F alone"]'), /★★/);
