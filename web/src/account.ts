@@ -5,6 +5,7 @@ import { page, store, navigate } from './state';
 import { api } from './api';
 import { el } from './dom';
 import { app } from './prefs';
+import { sideName, t } from './i18n';
 
 export const accountBox = document.getElementById('account');
 /** `{account, your_turn}` from the server: who is logged in, and how many games wait for them. */
@@ -27,16 +28,22 @@ export function showAccount() {
   accountBox.replaceChildren(...(name
     ? [el('a', { href: `/@/${name}`, 'data-me': name }, name),
       store.me.your_turn ? el('a', { href: `/@/${name}`, class: 'your-turn', 'data-your-turn': store.me.your_turn,
-        title: 'Games waiting for your move' }, `${store.me.your_turn} your turn`) : null,
-      el('button', { type: 'button', class: 'link', 'data-action': 'logout', onclick: logout }, 'Log out')]
-    : [el('a', { href: '/login', 'data-action': 'login' }, 'Log in'),
-      el('a', { href: '/signup', 'data-action': 'signup' }, 'Sign up')]).filter(Boolean));
+        title: t('account.your-turn-title') }, t('account.your-turn-count', { count: store.me.your_turn })) : null,
+      el('button', { type: 'button', class: 'link', 'data-action': 'logout', onclick: logout }, t('account.log-out'))]
+    : [el('a', { href: '/login', 'data-action': 'login' }, t('account.log-in')),
+      el('a', { href: '/signup', 'data-action': 'signup' }, t('account.sign-up'))]).filter(Boolean));
 }
 
 export async function logout() {
   try { await api('/api/account/logout', {}); } catch { /* the cookie is cleared either way */ }
   await refreshAccount();
   page.route();
+}
+
+/** A text with links in it: each `{name}` in `text` becomes the node `links[name]`, so that the
+ * words around the links keep each language's order. */
+function withLinks(text: string, links: Record<string, Node>): (string | Node)[] {
+  return text.split(/\{(\w+)\}/).map((part, i) => (i % 2 ? links[part] ?? `{${part}}` : part)).filter((part) => part !== '');
 }
 
 /** The sign-up and login pages: one form, a name and a password. */
@@ -60,16 +67,17 @@ export function accountPage(kind) {
       error.textContent = e.message;
     }
   } },
-  el('h2', {}, signup ? 'Sign up' : 'Log in'),
-  el('label', {}, 'User name', username),
-  signup ? el('small', { class: 'help' }, '3 to 20 letters, digits, _ and -.') : null,
-  el('label', {}, 'Password', password),
-  signup ? el('small', { class: 'help' }, 'At least 8 characters.') : null,
-  el('button', { type: 'submit', 'data-action': `${kind}-submit` }, signup ? 'Create account' : 'Log in'),
+  el('h2', {}, signup ? t('account.sign-up') : t('account.log-in')),
+  el('label', {}, t('account.user-name'), username),
+  signup ? el('small', { class: 'help' }, t('account.user-name-help')) : null,
+  el('label', {}, t('account.password'), password),
+  signup ? el('small', { class: 'help' }, t('account.password-help')) : null,
+  el('button', { type: 'submit', 'data-action': `${kind}-submit` }, signup ? t('account.create-account') : t('account.log-in')),
   error,
   el('p', { class: 'help' }, signup
-    ? ['Have an account? ', el('a', { href: '/login' }, 'Log in')]
-    : ['New here? ', el('a', { href: '/signup' }, 'Sign up'), ' — or play as a guest from the ', el('a', { href: '/' }, 'lobby'), '.']));
+    ? withLinks(t('account.have-account'), { login: el('a', { href: '/login' }, t('account.log-in')) })
+    : withLinks(t('account.new-here'), { signup: el('a', { href: '/signup' }, t('account.sign-up')),
+      lobby: el('a', { href: '/' }, t('account.lobby')) })));
   app.replaceChildren(form);
   username.focus();
 }
@@ -92,10 +100,15 @@ export function isAccountName(name, player) {
  * account), the rating when the game started, and once rated, its change. */
 export function playerNode(game, side) {
   const name = game[`${side}_name`] || (game[`${side}_player`] === 'open' ? 'waiting…' : side);
+  // A seat without a name, and the computer's (named by the server in English), shows the
+  // words for it in the visitor's language; the data keeps the English.
+  const computer = game[`${side}_player`] === 'engine' && /^Computer level (\d+)$/.exec(game[`${side}_name`] || '');
+  const shown = computer ? t('account.computer-level', { level: computer[1] })
+    : game[`${side}_name`] || (game[`${side}_player`] === 'open' ? t('account.waiting') : sideName(side));
   const rating = game[`${side}_rating`];
   return el('span', { class: 'player', 'data-player': side },
     isAccountName(name, game[`${side}_player`])
-      ? el('a', { href: `/@/${name}`, 'data-player-name': name }, name) : el('span', { 'data-player-name': name }, name),
+      ? el('a', { href: `/@/${name}`, 'data-player-name': name }, name) : el('span', { 'data-player-name': name }, shown),
     rating ? el('span', { class: 'rating', 'data-rating': side }, ` ${ratingText(rating)}`) : null,
     rating?.change != null ? el('span', { class: `rating-change ${rating.change >= 0 ? 'up' : 'down'}`, 'data-rating-change': side },
       ` ${changeText(rating.change)}`) : null);

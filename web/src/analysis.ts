@@ -10,6 +10,7 @@ import { senteCentipawns } from './evalgraph';
 import { checkMark } from './gameparts';
 import { positionForm } from './import';
 import { app } from './prefs';
+import { t, tn } from './i18n';
 
 export const ANALYSIS_DEPTHS = [4, 6, 8, 10, 12, 14, 16, 18, 20];
 
@@ -17,7 +18,7 @@ export const ANALYSIS_DEPTHS = [4, 6, 8, 10, 12, 14, 16, 18, 20];
 export function evalBarNode() {
   const fill = el('div', { class: 'eval-fill' });
   const label = el('div', { class: 'eval-label', 'data-eval': '' });
-  const root = el('div', { class: 'eval-bar', 'data-eval-bar': '', title: 'Evaluation, sente below' }, fill, label);
+  const root = el('div', { class: 'eval-bar', 'data-eval-bar': '', title: t('analysis.eval-title') }, fill, label);
   return {
     root,
     set(score, senteToMove?: boolean) {
@@ -62,8 +63,8 @@ export function analysisPage() {
   const board = new Board({ onMove: (usi) => go(usi) });
   const bar = evalBarNode();
   const engineOn = el('input', { type: 'checkbox', 'data-engine-toggle': '' });
-  const lineCount = el('select', { 'data-lines': '', 'aria-label': 'best lines' },
-    [1, 2, 3, 5].map((n) => el('option', { value: n, selected: n === 3 }, `${n} line${n > 1 ? 's' : ''}`)));
+  const lineCount = el('select', { 'data-lines': '', 'aria-label': t('analysis.best-lines') },
+    [1, 2, 3, 5].map((n) => el('option', { value: n, selected: n === 3 }, tn('analysis.lines', n))));
   // What the engine says about the position shown, as a view patched on each change: its
   // status, the deepest depth it reached, and its best lines with their scores.
   // The mate solver's answer is kept apart: a forced mate by checks, read out in full.
@@ -79,12 +80,12 @@ export function analysisPage() {
     return h('div.engine-out', [
       h('small.help', { attrs: { 'data-engine-status': '', ...(engine.depth === null ? {} : { 'data-depth': engine.depth }) } }, engine.status),
       engine.mate ? h('div.engine-line.mate-line', {
-        attrs: { 'data-mate-line': engine.mate.moves, title: 'A forced mate in which every attacking move gives check: play its first move' },
+        attrs: { 'data-mate-line': engine.mate.moves, title: t('analysis.mate-title') },
         on: { click: () => go(engine.mate.move) } }, [
-        h('span.line-score', `Mate ${engine.mate.moves}`), ' ',
+        h('span.line-score', t('analysis.mate', { moves: engine.mate.moves })), ' ',
         h('span.line-moves', engine.mate.text)]) : null,
       h('div.engine-lines', { attrs: { 'data-engine-lines': '' } }, engine.lines.map((line, i) =>
-        h('div.engine-line', { attrs: { 'data-line': i + 1, title: 'Play this line\'s first move' }, on: { click: () => go(line.move) } }, [
+        h('div.engine-line', { attrs: { 'data-line': i + 1, title: t('analysis.line-title') }, on: { click: () => go(line.move) } }, [
           h('span.line-score', { attrs: { 'data-line-score': '' } }, line.score), ' ',
           h('span.line-moves', line.moves)]))),
     ]);
@@ -94,18 +95,18 @@ export function analysisPage() {
     engineNode = patch(engineNode, engineView());
   }
   const output = el('div', { class: 'panel', 'data-analysis': '' },
-    el('div', { class: 'engine-head' }, el('h2', {}, 'Engine'),
-      el('label', { class: 'switch' }, engineOn, ' analyse'), lineCount),
+    el('div', { class: 'engine-head' }, el('h2', {}, t('analysis.engine')),
+      el('label', { class: 'switch' }, engineOn, t('analysis.analyse')), lineCount),
     engineHost);
   showEngine({});
   const treeBox = el('div', { class: 'move-tree', 'data-move-tree': '' });
   const nav = el('div', { class: 'actions' },
-    el('button', { class: 'secondary', 'data-tree': 'start', 'aria-label': 'First position', title: 'First position', onclick: () => jump(tree) }, '|◀'),
-    el('button', { class: 'secondary', 'data-tree': 'back', 'aria-label': 'Previous move', title: 'Previous move', onclick: () => current.parent && jump(current.parent) }, '◀'),
-    el('button', { class: 'secondary', 'data-tree': 'forward', 'aria-label': 'Next move', title: 'Next move', onclick: () => current.children[0] && jump(current.children[0]) }, '▶'),
-    el('button', { class: 'secondary', 'data-tree': 'delete', title: 'Delete this move and what follows it',
-      onclick: () => deleteCurrent() }, 'Delete'));
-  const treePanel = el('div', { class: 'panel' }, el('h2', {}, 'Moves'), treeBox, nav);
+    el('button', { class: 'secondary', 'data-tree': 'start', 'aria-label': t('analysis.first-position'), title: t('analysis.first-position'), onclick: () => jump(tree) }, '|◀'),
+    el('button', { class: 'secondary', 'data-tree': 'back', 'aria-label': t('analysis.previous-move'), title: t('analysis.previous-move'), onclick: () => current.parent && jump(current.parent) }, '◀'),
+    el('button', { class: 'secondary', 'data-tree': 'forward', 'aria-label': t('analysis.next-move'), title: t('analysis.next-move'), onclick: () => current.children[0] && jump(current.children[0]) }, '▶'),
+    el('button', { class: 'secondary', 'data-tree': 'delete', title: t('analysis.delete-title'),
+      onclick: () => deleteCurrent() }, t('analysis.delete')));
+  const treePanel = el('div', { class: 'panel' }, el('h2', {}, t('analysis.moves')), treeBox, nav);
 
   function pathOf(node) {
     const moves = [];
@@ -156,7 +157,7 @@ export function analysisPage() {
       return parts;
     }
     treeBox.replaceChildren(...(tree.children.length ? line(tree.children[0], 1)
-      : [el('span', { class: 'help' }, 'Play moves on the board; a different move from an earlier position starts a variation.')]));
+      : [el('span', { class: 'help' }, t('analysis.tree-help'))]));
   }
 
   async function load() {
@@ -224,17 +225,17 @@ export function analysisPage() {
     showEngine({ lines: [], mate: null });
     bar.set(null);
     if (!engineOn.checked || !record) {
-      showEngine({ status: engineOn.checked ? '' : 'Turn the engine on to see its best lines.' });
+      showEngine({ status: engineOn.checked ? '' : t('analysis.engine-off') });
       return;
     }
     const senteToMove = record.sfen.split(' ')[1] === 'b';
     if (!record.legal_moves?.length) {
-      showEngine({ status: 'No legal move: the game is over here.' });
+      showEngine({ status: t('analysis.no-legal-move') });
       return;
     }
     const asked = { variant: request.variant, options: request.options, sfen: request.sfen, moves: request.moves };
     for (const depth of ANALYSIS_DEPTHS) {
-      showEngine({ status: `Thinking to depth ${depth}…` });
+      showEngine({ status: t('analysis.thinking', { depth }) });
       let reply = null;
       for (let attempt = 0; !reply; attempt++) {
         try {
@@ -259,7 +260,7 @@ export function analysisPage() {
       if (mine !== generation) return;
       showEngine({
         lines: reply.lines.map((l, i) => ({ score: scoreText(l.score, senteToMove), moves: texts[i].join(' '), move: l.move })),
-        status: `Depth ${reply.depth}`,
+        status: t('analysis.depth', { depth: reply.depth }),
         depth: reply.depth,
       });
       // The mate solver's turn comes once the first lines are shown.
@@ -289,7 +290,7 @@ export function analysisPage() {
   }
   document.addEventListener('keydown', onKey);
 
-  const form = positionForm({ title: 'Analysis board', withMoves: true, submit: async (r) => {
+  const form = positionForm({ title: t('analysis.board'), withMoves: true, submit: async (r) => {
     // A new start: the moves given become the main line.
     request = { ...r, moves: [] };
     tree.children = [];

@@ -9,6 +9,7 @@ import { diagramRadius, moveDiagram, powerNotes } from './pieceinfo';
 import { pieceStyles, roleClass } from './pieces';
 import { BoardKeys } from './boardkeys';
 import { title, variantInfo } from './util';
+import { lang, pieceName, t } from './i18n';
 
 export class Board {
   /** Plays a move the player chose: USI text. */
@@ -66,11 +67,11 @@ export class Board {
     this.boardNode = el('div', { class: 'board' });
     this.topHand = el('div', { class: 'hand' });
     this.bottomHand = el('div', { class: 'hand' });
-    this.zoomInput = <HTMLInputElement>el('input', { type: 'range', min: 20, max: 72, class: 'zoom', 'aria-label': 'zoom',
+    this.zoomInput = <HTMLInputElement>el('input', { type: 'range', min: 20, max: 72, class: 'zoom', 'aria-label': t('board.zoom-label'),
       oninput: (e) => { this.zoom = Number(e.target.value); this.resize(); } });
     // The piece inspector: touching any piece (either side's, on the board or in hand) shows
     // its name and how it moves.
-    this.inspector = el('section', { class: 'inspector', hidden: true, 'aria-label': 'Piece card' });
+    this.inspector = el('section', { class: 'inspector', hidden: true, 'aria-label': t('board.piece-card') });
     this.topBar = el('div', { class: 'player-bar', 'data-bar': 'top' });
     this.bottomBar = el('div', { class: 'player-bar', 'data-bar': 'bottom' });
     this.root.append(this.topBar, this.topHand,
@@ -78,11 +79,11 @@ export class Board {
       this.bottomHand,
       this.bottomBar,
       this.tools = el('div', { class: 'actions board-tools' },
-        el('button', { class: 'secondary', 'data-action': 'flip', onclick: () => { this.flipped = !this.flipped; this.render(); this.onFlip(); } }, 'Flip board'),
-        el('label', { class: 'zoom' }, 'Zoom ', this.zoomInput),
+        el('button', { class: 'secondary', 'data-action': 'flip', onclick: () => { this.flipped = !this.flipped; this.render(); this.onFlip(); } }, t('board.flip')),
+        el('label', { class: 'zoom' }, t('board.zoom'), this.zoomInput),
         // Back to the size that fits the window, after zooming in to read a big board.
-        el('button', { class: 'secondary small', 'data-action': 'fit', title: 'Fit the board to the window',
-          onclick: () => { this.zoom = null; this.resize(); } }, 'Fit')),
+        el('button', { class: 'secondary small', 'data-action': 'fit', title: t('board.fit-title'),
+          onclick: () => { this.zoom = null; this.resize(); } }, t('board.fit'))),
       this.inspector);
     for (const node of [this.boardNode, this.topHand, this.bottomHand]) {
       node.addEventListener('pointerdown', (event) => this.inspectAt(event));
@@ -261,6 +262,10 @@ export class Board {
     for (const hand of [this.topHand, this.bottomHand]) hand.hidden = this.handRoles.length === 0;
     this.topHand.dataset.hand = this.flipped ? 'sente' : 'gote';
     this.bottomHand.dataset.hand = orientation;
+    // Each hand says whose it is, in the visitor's language.
+    for (const hand of [this.topHand, this.bottomHand]) {
+      hand.dataset.handLabel = hand.dataset.hand === 'sente' ? `☗ ${t('frame.Sente')}` : `☖ ${t('frame.Gote')}`;
+    }
     // A selection survives a repeated state of the same position (the server may send one
     // again); a new position or turn clears it.
     const shown = `${this.sfen} ${this.interactive} ${this.flipped}`;
@@ -405,18 +410,21 @@ export class Board {
     const role = this.variant.roles.find((r) => r.sfen === code);
     if (!role) return;
     const radius = diagramRadius(this.variant);
+    const named = (sfen) => { const found = this.variant.roles.find((r) => r.sfen === sfen); return String(found && pieceName(found)); };
+    // In Japanese the kanji is the piece's name, and the English name goes beside it.
+    const [name, other] = lang() === 'ja' ? [role.kanji, title(role.name)] : [title(role.name), role.kanji];
     this.inspector.replaceChildren(
       el('div', { class: 'inspector-head' },
-        el('h3', {}, title(role.name), ' ', el('small', {}, `${role.kanji} · ${role.hodges}`)),
-        el('button', { type: 'button', class: 'secondary small', 'data-action': 'close-inspector', 'aria-label': 'Close the piece card',
+        el('h3', {}, name, ' ', el('small', {}, `${other} · ${role.hodges}`)),
+        el('button', { type: 'button', class: 'secondary small', 'data-action': 'close-inspector', 'aria-label': t('board.close-card'),
           onclick: () => this.closeInspector() }, '×')),
       el('div', { class: 'inspector-body' }, moveDiagram(this.variant, role, radius),
         el('div', {},
           powerNotes(role).map((note) => el('p', { class: 'note' }, note)),
-          role.promotes_to ? el('p', { class: 'note' }, `Promotes to the ${this.variant.roles.find((r) => r.sfen === role.promotes_to)?.name}.`) : null,
-          role.promoted_from ? el('p', { class: 'note' }, `A promoted ${this.variant.roles.find((r) => r.sfen === role.promoted_from)?.name}.`) : null,
-          el('p', { class: 'note' }, `${color === 'gote' ? 'Gote' : 'Sente'}'s piece, shown moving up the page. `,
-            el('a', { href: `/rules/${this.variant.name}` }, 'All the rules')))));
+          role.promotes_to ? el('p', { class: 'note' }, t('board.promotes-to', { piece: named(role.promotes_to) })) : null,
+          role.promoted_from ? el('p', { class: 'note' }, t('board.promoted-from', { piece: named(role.promoted_from) })) : null,
+          el('p', { class: 'note' }, t('board.piece-of', { side: color === 'gote' ? t('frame.Gote') : t('frame.Sente') }),
+            el('a', { href: `/rules/${this.variant.name}` }, t('board.all-rules'))))));
     this.inspector.dataset.inspector = code;
     this.inspector.dataset.color = color;
     this.inspector.hidden = false;
@@ -448,7 +456,8 @@ export class Board {
     if (!cell) return null;
     const info = this.variant?.roles.find((r) => r.sfen === cell.code);
     const code = promote && info?.promotes_to ? info.promotes_to : cell.code;
-    const name = this.variant?.roles.find((r) => r.sfen === code)?.name || code;
+    const role = this.variant?.roles.find((r) => r.sfen === code);
+    const name = (role && pieceName(role)) || code;
     return el('span', { class: `choice-piece pieces-${this.groundVariant}`,
       title: name, 'data-piece': code },
     el('piece', { class: `${this.roleOf(code)} ${cell.color}` }));
@@ -463,22 +472,22 @@ export class Board {
       return;
     }
     const promotion = candidates.some((c) => c.promote);
-    const box = el('div', { class: 'box' }, el('strong', {}, promotion ? 'Promote?' : 'Choose the move'));
+    const box = el('div', { class: 'box' }, el('strong', {}, promotion ? t('board.promote-question') : t('board.choose-move')));
     const dialog = el('div', { class: 'dialog', 'data-dialog': 'choice' }, box);
     for (const mv of candidates) {
       const [from, ...rest] = mv.squares;
-      let label = 'Directly';
-      if (mv.promote) label = 'Promote';
-      else if (promotion) label = 'Do not promote';
-      else if (rest.length > 1) label = `Via ${rest.slice(0, -1).join(', ')}`;
-      else if (rest[0] === from) label = 'Pass';
+      let label = t('board.directly');
+      if (mv.promote) label = t('board.promote');
+      else if (promotion) label = t('board.no-promote');
+      else if (rest.length > 1) label = t('board.via', { squares: rest.slice(0, -1).join(', ') });
+      else if (rest[0] === from) label = t('board.pass');
       // A promotion shows the two pieces the mover may become, as on the play sites.
       const shown = promotion ? this.pieceAfter(from, mv.promote) : null;
       box.append(el('button', { 'data-choice': mv.promote ? 'promote' : 'stay',
         onclick: () => { dialog.remove(); this.onMove(mv.text); } },
-        shown, el('span', {}, `${label} (${mv.text})`)));
+        shown, el('span', {}, t('board.choice', { label, move: mv.text }))));
     }
-    box.append(el('button', { class: 'secondary', onclick: () => { dialog.remove(); this.render(); } }, 'Cancel'));
+    box.append(el('button', { class: 'secondary', onclick: () => { dialog.remove(); this.render(); } }, t('board.cancel')));
     document.body.append(dialog);
   }
 }

@@ -6,15 +6,22 @@
 import { squareName, squareOf } from './sfen.js';
 import type { Board } from './board';
 import { el } from './dom';
+import { pieceName, sideName, t, tn } from './i18n';
 
 /** The name of the kind with the sfen `code`. */
 function kindName(board: Board, code: string): string {
-  return board.variant?.roles.find((r) => r.sfen === code)?.name || code;
+  const role = board.variant?.roles.find((r) => r.sfen === code);
+  return (role && pieceName(role)) || code;
+}
+
+/** A side's name, for the sides of the board ("sente", "gote"); anything else as it is. */
+function sideWords(color: string): string {
+  return color === 'sente' || color === 'gote' ? sideName(color) : color;
 }
 
 /** The words for a piece of `color` with the sfen `code`. */
 function pieceWords(board: Board, code: string, color: string): string {
-  return `${color}'s ${kindName(board, code)}`;
+  return t('board.piece-words', { side: sideWords(color), piece: kindName(board, code) });
 }
 
 /** Keyboard play on a board. */
@@ -38,8 +45,8 @@ export class BoardKeys {
     const node = board.boardNode;
     node.tabIndex = 0;
     node.setAttribute('role', 'application');
-    node.setAttribute('aria-roledescription', 'board');
-    node.setAttribute('aria-label', 'Board. Arrow keys move the cursor; Enter or Space picks up a piece and puts it down; Escape lets go.');
+    node.setAttribute('aria-roledescription', t('board.board-role'));
+    node.setAttribute('aria-label', t('board.board-label'));
     node.addEventListener('keydown', (event) => this.onBoardKey(event));
     node.addEventListener('focus', () => {
       this.active = !this.pointing;
@@ -52,7 +59,7 @@ export class BoardKeys {
     for (const hand of [board.topHand, board.bottomHand]) {
       hand.tabIndex = 0;
       hand.setAttribute('role', 'application');
-      hand.setAttribute('aria-roledescription', 'hand');
+      hand.setAttribute('aria-roledescription', t('board.hand-role'));
       hand.addEventListener('keydown', (event) => this.onHandKey(event, hand));
       hand.addEventListener('focus', () => {
         this.active = !this.pointing;
@@ -92,7 +99,7 @@ export class BoardKeys {
   /** The square and what stands on it, in words. */
   describe(square: string): string {
     const cell = this.board.cellAt(square);
-    return `${square}: ${cell ? pieceWords(this.board, cell.code, cell.color) : 'empty'}`;
+    return t('board.square', { square, what: cell ? pieceWords(this.board, cell.code, cell.color) : t('board.empty') });
   }
 
   /** Draws the cursor (while the board has the focus) with the board's other marks. */
@@ -122,13 +129,13 @@ export class BoardKeys {
       if (picked && picked === this.cursor) {
         const cell = board.cellAt(picked);
         const dests = board.ground.state.movable.dests?.get(picked)?.length || 0;
-        this.say(`${cell ? pieceWords(board, cell.code, cell.color) : 'Piece'} on ${picked} picked up: ${dests} ${dests === 1 ? 'square' : 'squares'} to go to.`);
+        this.say(tn('board.picked-up', dests, { piece: cell ? pieceWords(board, cell.code, cell.color) : t('board.piece'), square: picked }));
       } else if (board.sfen === before && !picked) {
-        this.say(`${this.cursor}: nothing to pick up or put down here.`);
+        this.say(t('board.nothing-here', { square: this.cursor }));
       }
     } else if (event.key === 'Escape') {
       board.ground.cancelMoveOrDrop();
-      this.say('Let go.');
+      this.say(t('board.let-go'));
     } else {
       return;
     }
@@ -155,8 +162,8 @@ export class BoardKeys {
     const pieces = this.handPieces(hand);
     const color = hand.dataset.hand || '';
     const piece = pieces[this.handIndex];
-    this.say(piece ? `${color}'s hand: ${kindName(this.board, piece.code)}, ${piece.wrap.dataset.nb} of them`
-      : `${color}'s hand is empty.`);
+    this.say(piece ? t('board.hand-piece', { side: sideWords(color), piece: kindName(this.board, piece.code), number: piece.wrap.dataset.nb })
+      : t('board.hand-empty', { side: sideWords(color) }));
   }
 
   onHandKey(event: KeyboardEvent, hand: HTMLElement) {
@@ -177,9 +184,9 @@ export class BoardKeys {
         board.boardNode.focus();
         this.active = true;
         this.show();
-        this.say(`${pieceWords(board, piece.code, hand.dataset.hand || '')} picked up to drop: choose a square and press Enter. ${this.describe(this.cursor)}`);
+        this.say(t('board.drop-picked', { piece: pieceWords(board, piece.code, hand.dataset.hand || ''), where: this.describe(this.cursor) }));
       } else {
-        this.say(`The ${kindName(board, piece.code)} cannot be dropped now.`);
+        this.say(t('board.cannot-drop', { piece: kindName(board, piece.code) }));
       }
     } else {
       return;

@@ -11,6 +11,7 @@ import { app } from './prefs';
 import { parseSfen, squareName } from './sfen.js';
 import { navigate, page, store } from './state';
 import type { RoleInfo, Side, VariantInfo } from './types';
+import { gameTitle, pieceName, sideName, t, tn } from './i18n';
 
 interface Cell { code: string; color: Side }
 
@@ -83,28 +84,28 @@ export function editorPage(variantName?: string) {
   let asked = 0;
   let timer: number | undefined;
 
-  const variantSelect = el('select', { name: 'variant', 'aria-label': 'Game' },
-    store.variants.filter((v) => v.available).map((v) => el('option', { value: v.name, selected: v.name === variant.name }, v.title)));
-  const optionsInput = el('input', { name: 'options', value: options, placeholder: 'rule options, e.g. drops=off', size: 22, 'aria-label': 'Rule options' });
-  const turnSelect = el('select', { name: 'turn', 'aria-label': 'Side to move' },
-    el('option', { value: 'sente' }, 'Sente (☗) to move'), el('option', { value: 'gote' }, 'Gote (☖) to move'));
+  const variantSelect = el('select', { name: 'variant', 'aria-label': t('editor.game') },
+    store.variants.filter((v) => v.available).map((v) => el('option', { value: v.name, selected: v.name === variant.name }, gameTitle(v))));
+  const optionsInput = el('input', { name: 'options', value: options, placeholder: t('editor.options-placeholder'), size: 22, 'aria-label': t('editor.rule-options') });
+  const turnSelect = el('select', { name: 'turn', 'aria-label': t('editor.side-to-move') },
+    el('option', { value: 'sente' }, t('editor.sente-to-move')), el('option', { value: 'gote' }, t('editor.gote-to-move')));
   const boardHost = el('div', { class: 'editor-board-host' });
   const editorMain = el('div', { class: 'editor-main' });
   const topHand = el('div', { class: 'editor-hand', 'data-editor-hand': 'gote' });
   const bottomHand = el('div', { class: 'editor-hand', 'data-editor-hand': 'sente' });
-  const palette = el('div', { class: 'editor-palette', role: 'toolbar', 'aria-label': 'Pieces to place' });
+  const palette = el('div', { class: 'editor-palette', role: 'toolbar', 'aria-label': t('editor.pieces-to-place') });
   const status = el('div', { class: 'editor-status', role: 'status', 'aria-live': 'polite', 'data-editor-status': '' });
   const sfenBox = el('input', { readonly: true, 'data-editor-sfen': '', 'aria-label': 'SFEN', class: 'editor-text' });
   const fenBox = el('input', { readonly: true, 'data-editor-fen': '', 'aria-label': 'FEN', class: 'editor-text' });
-  const linkBox = el('input', { readonly: true, 'data-editor-link': '', 'aria-label': 'Link to this position', class: 'editor-text' });
+  const linkBox = el('input', { readonly: true, 'data-editor-link': '', 'aria-label': t('editor.link-label'), class: 'editor-text' });
   const copied = el('small', { class: 'help', 'aria-live': 'polite', 'data-copy-status': '' });
   const error = el('div', { class: 'error', 'data-editor-error': '' });
   const fenRow = el('div', { class: 'editor-out' }, el('label', {}, 'FEN'), fenBox,
-    el('button', { type: 'button', class: 'secondary small', 'data-editor-copy': 'fen', onclick: () => copy(fenBox, 'FEN') }, 'Copy'));
+    el('button', { type: 'button', class: 'secondary small', 'data-editor-copy': 'fen', onclick: () => copy(fenBox, 'FEN') }, t('editor.copy')));
   const actionButtons = [
-    el('button', { type: 'button', 'data-editor-action': 'computer', onclick: () => start('engine') }, 'Play the computer'),
-    el('button', { type: 'button', 'data-editor-action': 'friend', onclick: () => start('human') }, 'Play a friend'),
-    el('button', { type: 'button', class: 'secondary', 'data-editor-action': 'analyse', onclick: () => analyse() }, 'Analyse'),
+    el('button', { type: 'button', 'data-editor-action': 'computer', onclick: () => start('engine') }, t('editor.play-computer')),
+    el('button', { type: 'button', 'data-editor-action': 'friend', onclick: () => start('human') }, t('editor.play-friend')),
+    el('button', { type: 'button', class: 'secondary', 'data-editor-action': 'analyse', onclick: () => analyse() }, t('editor.analyse')),
   ];
 
   function cellSize() {
@@ -117,18 +118,19 @@ export function editorPage(variantName?: string) {
   }
 
   function nameOf(cell: Cell) {
-    return `${cell.color} ${variant.roles.find((r) => r.sfen === cell.code)?.name || cell.code}`;
+    const role = variant.roles.find((r) => r.sfen === cell.code);
+    return t('editor.side-piece', { side: sideName(cell.color), piece: role ? pieceName(role) : cell.code });
   }
 
   function renderBoard() {
     const cell = cellSize();
     const grid = el('div', { class: `mini-board editor-board pieces-${variant.name} orientation-sente`,
-      style: `--cell:${cell}px; --files:${variant.files}`, 'aria-label': `${variant.title} board: click a square to put the chosen piece there`,
+      style: `--cell:${cell}px; --files:${variant.files}`, 'aria-label': t('editor.board-label', { game: gameTitle(variant) }),
       'data-editor-board': '' });
     setup.squares.forEach((row, r) => row.forEach((piece, c) => {
       const name = squareName(variant.files - c, r);
       grid.append(el('button', { type: 'button', class: 'mini-sq editor-sq', 'data-square': name, title: name,
-        'aria-label': `${name}${piece ? `, ${nameOf(piece)}` : ', empty'}`,
+        'aria-label': `${name}, ${piece ? nameOf(piece) : t('editor.empty')}`,
         onclick: () => place(r, c), oncontextmenu: (event: Event) => { event.preventDefault(); put(r, c, null); } },
       piece ? pieceNode(piece) : null));
     }));
@@ -141,17 +143,17 @@ export function editorPage(variantName?: string) {
     if (!variant.drops) { node.replaceChildren(); node.hidden = true; return; }
     node.hidden = false;
     const cell = Math.max(26, Math.min(34, cellSize()));
-    node.replaceChildren(el('span', { class: 'editor-hand-title' }, color === 'sente' ? '☗ Sente\'s hand' : '☖ Gote\'s hand'),
+    node.replaceChildren(el('span', { class: 'editor-hand-title' }, color === 'sente' ? t('editor.hand-sente') : t('editor.hand-gote')),
       ...handRoles(variant).map((role) => {
         const count = setup.hands[color][role.sfen] || 0;
         // The piece is the button that adds one; a badge counts them; − takes one back.
         return el('span', { class: 'editor-hand-piece', 'data-hand-piece': role.sfen },
-          el('button', { type: 'button', class: 'editor-tool', 'aria-label': `One ${role.name} more in ${color}'s hand (${count} now)`,
-            title: `${role.name}: add one`, 'data-hand-more': role.sfen, onclick: () => setHand(color, role, count + 1) },
+          el('button', { type: 'button', class: 'editor-tool', 'aria-label': t('editor.hand-more', { piece: pieceName(role), side: sideName(color), count }),
+            title: t('editor.add-one', { piece: pieceName(role) }), 'data-hand-more': role.sfen, onclick: () => setHand(color, role, count + 1) },
           el('span', { class: `mini-board pieces-${variant.name} orientation-sente`, style: `--cell:${cell}px; --files:1` },
             el('span', { class: 'mini-sq' }, pieceNode({ code: role.sfen, color })))),
           el('span', { class: 'editor-count', 'data-hand-count': `${color} ${role.sfen}` }, count ? `×${count}` : ''),
-          count ? el('button', { type: 'button', class: 'secondary small editor-less', 'aria-label': `One ${role.name} fewer in ${color}'s hand`,
+          count ? el('button', { type: 'button', class: 'secondary small editor-less', 'aria-label': t('editor.hand-less', { piece: pieceName(role), side: sideName(color) }),
             'data-hand-less': role.sfen, onclick: () => setHand(color, role, count - 1) }, '−') : null);
       }));
   }
@@ -160,15 +162,15 @@ export function editorPage(variantName?: string) {
     const cell = window.innerWidth < 600 ? 28 : 34;
     const sameTool = (code: string) => tool && tool.code === code && tool.color === paletteSide;
     palette.replaceChildren(
-      el('div', { class: 'editor-sides', role: 'group', 'aria-label': 'Whose pieces' },
+      el('div', { class: 'editor-sides', role: 'group', 'aria-label': t('editor.whose-pieces') },
         (['sente', 'gote'] as const).map((side) => el('button', { type: 'button', class: 'secondary small',
           'aria-pressed': String(paletteSide === side), 'data-palette-side': side,
           onclick: () => { paletteSide = side; if (tool) tool = { ...tool, color: side }; renderPalette(); } },
-        side === 'sente' ? '☗ Sente' : '☖ Gote')),
+        side === 'sente' ? t('editor.palette-sente') : t('editor.palette-gote'))),
         el('button', { type: 'button', class: 'secondary small', 'aria-pressed': String(tool === null), 'data-palette-erase': '',
-          onclick: () => { tool = null; renderPalette(); } }, 'Eraser')),
+          onclick: () => { tool = null; renderPalette(); } }, t('editor.eraser'))),
       el('div', { class: `editor-pieces pieces-${variant.name}` }, variant.roles.map((role) =>
-        el('button', { type: 'button', class: 'editor-tool', title: role.name, 'aria-label': `${paletteSide} ${role.name}`,
+        el('button', { type: 'button', class: 'editor-tool', title: pieceName(role), 'aria-label': t('editor.side-piece', { side: sideName(paletteSide), piece: pieceName(role) }),
           'aria-pressed': String(Boolean(sameTool(role.sfen))), 'data-palette-piece': role.sfen,
           onclick: () => { tool = { code: role.sfen, color: paletteSide }; renderPalette(); } },
         el('span', { class: `mini-board pieces-${variant.name} orientation-sente`, style: `--cell:${cell}px; --files:1` },
@@ -241,28 +243,28 @@ export function editorPage(variantName?: string) {
     for (const button of actionButtons) button.toggleAttribute('disabled', !ready);
     fenBox.value = checked?.fen || '';
     fenRow.hidden = !checked?.fen;
-    if (!checked) { status.dataset.verdict = 'checking'; status.replaceChildren('Checking…'); return; }
+    if (!checked) { status.dataset.verdict = 'checking'; status.replaceChildren(t('editor.checking')); return; }
     if (!checked.playable) {
       status.dataset.verdict = 'problems';
-      status.replaceChildren(el('strong', {}, checked.problems.length === 1 ? 'Not a playable position:' : `Not a playable position (${checked.problems.length} problems):`),
+      status.replaceChildren(el('strong', {}, tn('editor.not-playable', checked.problems.length)),
         el('ul', { 'data-editor-problems': '' }, checked.problems.map((p) => el('li', {}, p))));
       return;
     }
-    const side = setup.turn === 'sente' ? 'Sente' : 'Gote';
+    const side = setup.turn === 'sente' ? t('frame.Sente') : t('frame.Gote');
     status.dataset.verdict = checked.legal_moves > 0 ? 'playable' : 'over';
-    status.replaceChildren(el('strong', {}, checked.legal_moves > 0 ? 'A playable position.' : 'The game would be over at once.'), ' ',
+    status.replaceChildren(el('strong', {}, checked.legal_moves > 0 ? t('editor.playable') : t('editor.over-at-once')), ' ',
       checked.legal_moves > 0
-        ? `${side} to move${checked.check ? ', in check' : ''}: ${checked.legal_moves} legal move${checked.legal_moves === 1 ? '' : 's'}.`
-        : `${side} has no legal move${checked.check ? ' and is checkmated' : ''}.`);
+        ? (checked.check ? tn('editor.to-move-check', checked.legal_moves, { side }) : tn('editor.to-move', checked.legal_moves, { side }))
+        : (checked.check ? t('editor.no-move-mated', { side }) : t('editor.no-move', { side })));
   }
 
   async function copy(box: HTMLInputElement, what: string) {
     try {
       await navigator.clipboard.writeText(box.value);
-      copied.textContent = `${what} copied.`;
+      copied.textContent = t('editor.copied', { what });
     } catch {
       box.select();
-      copied.textContent = 'Copy is not allowed here: the text is selected, press Ctrl+C.';
+      copied.textContent = t('editor.copy-refused');
     }
   }
 
@@ -315,20 +317,20 @@ export function editorPage(variantName?: string) {
   app.replaceChildren(el('div', { class: 'editor' },
     editorMain,
     el('div', { class: 'side-area' },
-      el('section', { class: 'panel' }, el('h2', {}, 'Board editor'),
-        el('p', { class: 'help' }, 'Choose a piece below the board, then click squares to put it there; click it again (or right-click) to take it off. Click a piece in a hand to add one, − to take one back.'),
-        el('div', { class: 'row' }, el('label', {}, 'Game ', variantSelect), el('label', {}, 'Options ', optionsInput)),
+      el('section', { class: 'panel' }, el('h2', {}, t('editor.heading')),
+        el('p', { class: 'help' }, t('editor.help')),
+        el('div', { class: 'row' }, el('label', {}, `${t('editor.game')} `, variantSelect), el('label', {}, `${t('editor.options')} `, optionsInput)),
         el('div', { class: 'row' }, turnSelect,
-          el('button', { type: 'button', class: 'secondary small', 'data-editor-reset': 'start', onclick: startPosition }, 'Start position'),
-          el('button', { type: 'button', class: 'secondary small', 'data-editor-reset': 'clear', onclick: clearBoard }, 'Clear board')),
+          el('button', { type: 'button', class: 'secondary small', 'data-editor-reset': 'start', onclick: startPosition }, t('editor.start-position')),
+          el('button', { type: 'button', class: 'secondary small', 'data-editor-reset': 'clear', onclick: clearBoard }, t('editor.clear-board'))),
         status),
-      el('section', { class: 'panel' }, el('h2', {}, 'From this position'),
+      el('section', { class: 'panel' }, el('h2', {}, t('editor.from-position')),
         el('div', { class: 'row' }, actionButtons), error,
         el('div', { class: 'editor-out' }, el('label', {}, 'SFEN'), sfenBox,
-          el('button', { type: 'button', class: 'secondary small', 'data-editor-copy': 'sfen', onclick: () => copy(sfenBox, 'SFEN') }, 'Copy')),
+          el('button', { type: 'button', class: 'secondary small', 'data-editor-copy': 'sfen', onclick: () => copy(sfenBox, 'SFEN') }, t('editor.copy'))),
         fenRow,
-        el('div', { class: 'editor-out' }, el('label', {}, 'Link'), linkBox,
-          el('button', { type: 'button', class: 'secondary small', 'data-editor-copy': 'link', onclick: () => copy(linkBox, 'Link') }, 'Copy')),
+        el('div', { class: 'editor-out' }, el('label', {}, t('editor.link')), linkBox,
+          el('button', { type: 'button', class: 'secondary small', 'data-editor-copy': 'link', onclick: () => copy(linkBox, t('editor.link')) }, t('editor.copy'))),
         copied))));
   editorMain.append(topHand, boardHost, bottomHand, palette);
   renderPalette();

@@ -2,6 +2,7 @@
 
 import { api } from './api';
 import { el } from './dom';
+import { t } from './i18n';
 
 export const EVAL_CAP = 2000;
 
@@ -44,7 +45,7 @@ export function judgements(record, evals: number[]): Map<number, string> {
  * (`??`, `?`, `?!`, by ply), for the move list. */
 export function gameAnalysisNode(record, onPick, onJudged: (marks: Map<number, string>) => void = () => {}) {
   const box = el('div', { class: 'game-analysis' });
-  const button = el('button', { type: 'button', class: 'secondary', 'data-action': 'analyse-game' }, 'Analyse this game');
+  const button = el('button', { type: 'button', class: 'secondary', 'data-action': 'analyse-game' }, t('analysis.analyse-game'));
   const status = el('small', { class: 'help', 'data-analysis-status': '' });
   box.append(button, status);
   button.addEventListener('click', async () => {
@@ -52,7 +53,7 @@ export function gameAnalysisNode(record, onPick, onJudged: (marks: Map<number, s
     const evals = [];
     const plies = record.usi.length;
     for (let ply = 0; ply <= plies; ply++) {
-      status.textContent = `Analysing position ${ply + 1} of ${plies + 1}…`;
+      status.textContent = t('analysis.analysing', { position: ply + 1, positions: plies + 1 });
       const senteToMove = / b /.test(` ${record.positions[ply].split(' ').slice(1).join(' ')} `);
       try {
         const reply = await api('/api/analyse', { variant: record.variant, options: record.options,
@@ -81,7 +82,7 @@ export function evalGraph(record, evals, onPick) {
   svg.setAttribute('viewBox', `-4 -4 ${width + 8} ${height + 8}`);
   svg.setAttribute('class', 'eval-graph');
   svg.setAttribute('role', 'img');
-  svg.setAttribute('aria-label', 'evaluation over the game, sente above');
+  svg.setAttribute('aria-label', t('analysis.graph-label'));
   const shape = (tag, attrs) => {
     const node = document.createElementNS(svgNs, tag);
     for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
@@ -106,8 +107,8 @@ export function evalGraph(record, evals, onPick) {
   return el('div', {}, svg, losses.length
     ? el('ol', { class: 'mistakes' }, losses.map((m) => el('li', { 'data-mistake': m.ply },
       el('a', { href: '#', onclick: (e) => { e.preventDefault(); onPick(m.ply); } },
-        `${Math.ceil(m.ply / 2)}${m.ply % 2 ? '.' : '…'} ${m.text}`), ` loses ${(m.drop / 100).toFixed(1)}`)))
-    : el('p', { class: 'help' }, 'No move lost 2 pawns or more.'));
+        `${Math.ceil(m.ply / 2)}${m.ply % 2 ? '.' : '…'} ${m.text}`), t('analysis.loses', { pawns: (m.drop / 100).toFixed(1) }))))
+    : el('p', { class: 'help' }, t('analysis.no-big-loss')));
 }
 
 // ---------------------------------------------------------------------------------------------

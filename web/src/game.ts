@@ -12,6 +12,20 @@ import { gameAnalysisNode } from './evalgraph';
 import { chatPanel, clockText, exportNode, formatDays, keepInView, moveListNode, REPLAY_BUTTONS, showTurnIcon } from './gameparts';
 import { app, sound } from './prefs';
 import { tokenFor, variantInfo } from './util';
+import { gameTitle as variantTitle, sideName, t } from './i18n';
+
+/** A side's name, for the sides the server names ("sente", "gote"); anything else as it is. */
+function sideWords(side: string): string {
+  return side === 'sente' || side === 'gote' ? sideName(side) : side;
+}
+
+/** Why a game ended, in words: the server's word for it (`checkmate`, `time`...), in Japanese
+ * the catalogue's; a word the catalogue lacks as the server sent it. */
+function reasonText(reason: string): string {
+  const key = `game.reason-${reason}`;
+  const text = t(key);
+  return text === key ? reason : text;
+}
 
 export async function gamePage(id) {
   const token = tokenFor(id);
@@ -82,11 +96,11 @@ export async function gamePage(id) {
   function showMissing() {
     closed = true;
     clearInterval(timer);
-    document.title = 'No such game · Tsubame';
+    document.title = t('game.no-game-title');
     app.replaceChildren(el('div', { class: 'panel', 'data-missing-game': '' },
-      el('h2', {}, 'No such game'),
-      el('p', {}, `There is no game with the id ${id}: the link may be mistyped, or the game was never started.`),
-      el('p', {}, el('a', { href: '/' }, 'Back to the lobby'))));
+      el('h2', {}, t('game.no-game')),
+      el('p', {}, t('game.no-game-text', { id })),
+      el('p', {}, el('a', { href: '/' }, t('game.back-to-lobby')))));
   }
 
   function connect() {
@@ -145,7 +159,7 @@ export async function gamePage(id) {
       record = await api(`/api/games/${id}/record`);
       // A finished game can be analysed; one in play is not (the engine would help a player).
       extra.replaceChildren(game?.status === 'finished'
-        ? el('div', { class: 'panel' }, el('h2', {}, 'Analysis'), gameAnalysisNode(record, (p) => { viewPly = p; show(); },
+        ? el('div', { class: 'panel' }, el('h2', {}, t('game.analysis')), gameAnalysisNode(record, (p) => { viewPly = p; show(); },
           (judged) => { marks = judged; show(); }))
         : '', exportNode(record, id));
       show();
@@ -168,15 +182,15 @@ export async function gamePage(id) {
     let shown = remaining;
     if (control.kind === 'byoyomi') {
       if (remaining <= 0 && periodsLeft > 0) {
-        main = period < TENTHS_BELOW_MS ? formatClock(period).slice(3) + 's' : `${Math.ceil(period / 1000)}s`;
+        main = t('game.clock-seconds', { seconds: period < TENTHS_BELOW_MS ? formatClock(period).slice(3) : Math.ceil(period / 1000) });
         shown = period;
       }
-      sub = `byo-yomi ${periodsLeft}×${control.period_ms / 1000}s`;
-    } else if (control.kind === 'fischer') sub = `+${control.increment_ms / 1000}s`;
+      sub = t('game.clock-byoyomi', { periods: periodsLeft, seconds: control.period_ms / 1000 });
+    } else if (control.kind === 'fischer') sub = t('game.clock-increment', { seconds: control.increment_ms / 1000 });
     else if (control.kind === 'correspondence') sub = `${clockText(control)}`;
     const low = control.kind !== 'unlimited' && shown < TENTHS_BELOW_MS;
     return h('div', { class: { clock: true, running, low }, attrs: { 'data-clock': side } }, [
-      h('div.p.who', [`${side === 'sente' ? '☗' : '☖'} `, toVNode(playerNode(game, side)), seat === side ? ' — you' : '']),
+      h('div.p.who', [`${side === 'sente' ? '☗' : '☖'} `, toVNode(playerNode(game, side)), seat === side ? t('game.clock-you') : '']),
       h('div.p.sub', sub), h('div.t', main)]);
   }
 
@@ -185,22 +199,24 @@ export async function gamePage(id) {
   function firstMoveText(): string {
     if (!game || game.first_move_ms_left == null || game.status !== 'playing') return '';
     const left = Math.max(0, game.first_move_ms_left - (performance.now() - received));
-    const who = seat === game.side_to_move ? 'You have' : `${game.side_to_move[0].toUpperCase()}${game.side_to_move.slice(1)} has`;
-    return `${who} ${Math.ceil(left / 1000)} s to make a first move, or the game is aborted. The clocks start after both first moves.`;
+    const seconds = Math.ceil(left / 1000);
+    if (seat === game.side_to_move) return t('game.first-move-you', { seconds });
+    return t('game.first-move-side', { side: game.side_to_move === 'gote' ? t('frame.Gote') : t('frame.Sente'), seconds });
   }
 
   /** The game's title: its name, and whether it is rated. */
   function gameTitle(): string {
-    return `${variantInfo(game.variant)?.title || game.variant}${game.rated ? ' · rated' : ''}`;
+    const name = variantTitle(variantInfo(game.variant), game.variant);
+    return game.rated ? t('game.title-rated', { game: name }) : name;
   }
 
   function statusText(): string {
     if (!game) return '';
     const title = gameTitle();
     const myTurn = game.status === 'playing' && seat === game.side_to_move;
-    return game.status === 'waiting' ? `${title}: waiting for the second player`
-      : game.status === 'finished' ? `${title}: game over`
-        : `${title}: ${game.side_to_move} to move${myTurn ? ' — your move' : ''}${game.check_square ? ' (check)' : ''}`;
+    return game.status === 'waiting' ? t('game.status-waiting', { game: title })
+      : game.status === 'finished' ? t('game.status-over', { game: title })
+        : `${t('game.status-to-move', { game: title, side: sideName(game.side_to_move) })}${myTurn ? t('game.status-your-move') : ''}${game.check_square ? t('game.status-check') : ''}`;
   }
 
   /** The result, and the rematch and draw offers with their answers. */
@@ -208,42 +224,42 @@ export async function gamePage(id) {
     const out: VNode[] = [];
     if (!game) return out;
     if (game.result) {
-      const who = game.result.winner ? `${game.result.winner} wins` : 'No winner';
-      out.push(h('div.result', { attrs: { 'data-result': game.result.reason } }, `${who} — ${game.result.reason}`));
+      const who = game.result.winner ? t('game.wins', { side: sideName(game.result.winner) }) : t('game.no-winner');
+      out.push(h('div.result', { attrs: { 'data-result': game.result.reason } }, t('game.result', { who, reason: reasonText(game.result.reason) })));
     }
     // A game against the computer ends with the player's own result in words, and the way to
     // the next game: the same again, or a new one from the home page.
     const computerSide = game.sente_player === 'engine' ? 'sente' : game.gote_player === 'engine' ? 'gote' : null;
     if (game.status === 'finished' && game.result && game.result.reason !== 'aborted'
       && seat && computerSide && computerSide !== seat) {
-      const words = !game.result.winner ? 'Draw' : game.result.winner === seat ? 'You won!' : 'You lost';
+      const words = !game.result.winner ? t('game.computer-draw') : game.result.winner === seat ? t('game.computer-won') : t('game.computer-lost');
       out.push(h('div.computer-end', { attrs: { 'data-computer-end': !game.result.winner ? 'draw' : game.result.winner === seat ? 'won' : 'lost' } }, [
         h('strong.computer-end-words', words),
         h('div.actions', [
-          h('button', { attrs: { type: 'button', 'data-action': 'play-again' }, on: { click: () => playAgain() } }, 'Play again'),
-          h('a.button.secondary', { attrs: { href: '/', 'data-action': 'new-game' } }, 'New game'),
+          h('button', { attrs: { type: 'button', 'data-action': 'play-again' }, on: { click: () => playAgain() } }, t('game.play-again')),
+          h('a.button.secondary', { attrs: { href: '/', 'data-action': 'new-game' } }, t('game.new-game')),
         ]),
       ]));
     }
     const betweenPeople = game.sente_player === 'human' && game.gote_player === 'human';
     if (game.status === 'finished' && betweenPeople) {
       if (game.rematch_id) {
-        out.push(h('div', { attrs: { 'data-rematch-link': game.rematch_id } }, ['Rematch: ', h('a', { attrs: { href: `/game/${game.rematch_id}` } }, 'open the game')]));
+        out.push(h('div', { attrs: { 'data-rematch-link': game.rematch_id } }, [t('game.rematch-label'), h('a', { attrs: { href: `/game/${game.rematch_id}` } }, t('game.rematch-open'))]));
       } else if (game.rematch_offer && game.rematch_offer !== seat) {
         out.push(h('div', { attrs: { 'data-rematch-offer': game.rematch_offer } }, [
-          `${game[`${game.rematch_offer}_name`] || game.rematch_offer} wants a rematch `,
-          seat ? h('button', { attrs: { 'data-action': 'rematch-accept' }, on: { click: () => send({ type: 'rematch', action: 'accept' }) } }, 'Accept') : null,
-          seat ? h('button.secondary', { attrs: { 'data-action': 'rematch-decline' }, on: { click: () => send({ type: 'rematch', action: 'decline' }) } }, 'Decline') : null]));
+          t('game.rematch-wants', { name: game[`${game.rematch_offer}_name`] || sideWords(game.rematch_offer) }),
+          seat ? h('button', { attrs: { 'data-action': 'rematch-accept' }, on: { click: () => send({ type: 'rematch', action: 'accept' }) } }, t('game.accept')) : null,
+          seat ? h('button.secondary', { attrs: { 'data-action': 'rematch-decline' }, on: { click: () => send({ type: 'rematch', action: 'decline' }) } }, t('game.decline')) : null]));
       } else if (seat) {
         out.push(game.rematch_offer === seat
-          ? h('div', { attrs: { 'data-rematch-offered': '' } }, 'Rematch offered: waiting for the answer…')
-          : h('button', { attrs: { 'data-action': 'rematch' }, on: { click: () => send({ type: 'rematch', action: 'offer' }) } }, 'Rematch'));
+          ? h('div', { attrs: { 'data-rematch-offered': '' } }, t('game.rematch-offered'))
+          : h('button', { attrs: { 'data-action': 'rematch' }, on: { click: () => send({ type: 'rematch', action: 'offer' }) } }, t('game.rematch')));
       }
     }
     if (game.draw_offer && game.draw_offer !== seat) {
-      out.push(h('div', [`${game.draw_offer} offers a draw `,
-        seat ? h('button', { on: { click: () => send({ type: 'draw', action: 'accept' }) } }, 'Accept') : null,
-        seat ? h('button.secondary', { on: { click: () => send({ type: 'draw', action: 'decline' }) } }, 'Decline') : null]));
+      out.push(h('div', [t('game.draw-offer', { side: sideWords(game.draw_offer) }),
+        seat ? h('button', { on: { click: () => send({ type: 'draw', action: 'accept' }) } }, t('game.accept')) : null,
+        seat ? h('button.secondary', { on: { click: () => send({ type: 'draw', action: 'decline' }) } }, t('game.decline')) : null]));
     }
     return out;
   }
@@ -268,14 +284,14 @@ export async function gamePage(id) {
   function actionViews(): VNode[] {
     const out: VNode[] = [];
     if (!game || !seat || game.status === 'finished') return out;
-    if (game.ply < 2) out.push(h('button.secondary', { attrs: { 'data-action': 'abort' }, on: { click: () => send({ type: 'abort' }) } }, 'Abort'));
+    if (game.ply < 2) out.push(h('button.secondary', { attrs: { 'data-action': 'abort' }, on: { click: () => send({ type: 'abort' }) } }, t('game.abort')));
     if (game.status === 'playing') {
-      out.push(h('button.secondary', { attrs: { 'data-action': 'draw' }, on: { click: () => send({ type: 'draw', action: 'offer' }) } }, 'Offer draw'));
+      out.push(h('button.secondary', { attrs: { 'data-action': 'draw' }, on: { click: () => send({ type: 'draw', action: 'offer' }) } }, t('game.offer-draw')));
       out.push(confirmingResign
-        ? h('span.confirm', { attrs: { 'data-confirm': 'resign' } }, ['Resign this game? ',
-          h('button', { attrs: { 'data-action': 'resign-yes' }, on: { click: () => { confirmingResign = false; send({ type: 'resign' }); } } }, 'Yes, resign'),
-          h('button.secondary', { attrs: { 'data-action': 'resign-no' }, on: { click: () => { confirmingResign = false; show(); } } }, 'No')])
-        : h('button', { attrs: { 'data-action': 'resign' }, on: { click: () => { confirmingResign = true; show(); } } }, 'Resign'));
+        ? h('span.confirm', { attrs: { 'data-confirm': 'resign' } }, [t('game.resign-confirm'),
+          h('button', { attrs: { 'data-action': 'resign-yes' }, on: { click: () => { confirmingResign = false; send({ type: 'resign' }); } } }, t('game.resign-yes')),
+          h('button.secondary', { attrs: { 'data-action': 'resign-no' }, on: { click: () => { confirmingResign = false; show(); } } }, t('game.resign-no'))])
+        : h('button', { attrs: { 'data-action': 'resign' }, on: { click: () => { confirmingResign = true; show(); } } }, t('game.resign')));
     }
     return out;
   }
@@ -283,14 +299,14 @@ export async function gamePage(id) {
   function inviteViews(): (VNode | string)[] {
     const invite = localStorage.getItem(`tsubame.invite.${id}`);
     if (!game || game.status !== 'waiting' || !invite) return [];
-    return ['Invite link: ', h('code', `${location.origin}/join/${id}/${invite}`)];
+    return [t('game.invite-link'), h('code', `${location.origin}/join/${id}/${invite}`)];
   }
 
   /** The panel: status, connection, the first-move time, the result and offers, the
    * actions, the last refusal, the invite. The clocks are the board's bars. */
   function panelView(): VNode {
-    const connectionText = connectionState === 'lost' ? 'Connection lost; reconnecting…'
-      : connectionState === 'restored' ? 'Connection restored.' : '';
+    const connectionText = connectionState === 'lost' ? t('game.connection-lost')
+      : connectionState === 'restored' ? t('game.connection-restored') : '';
     return h('div.panel', [
       h('div.status', { attrs: { 'data-status': '' } }, statusText()),
       h('div', { class: { connection: true, lost: connectionState === 'lost', restored: connectionState === 'restored' }, attrs: { 'data-connection': '' } }, connectionText),
@@ -364,9 +380,9 @@ export async function gamePage(id) {
     const title = gameTitle();
     const replayControls = el('div', { class: 'actions' },
       REPLAY_BUTTONS.map(([label, words], i) => el('button', { class: 'secondary', 'data-replay': i, 'aria-label': words, title: words, onclick: () => step(i) }, label)));
-    document.title = `${myTurn ? '● Your move · ' : ''}${title} · Tsubame`;
+    document.title = myTurn ? t('game.page-title-your-move', { game: title }) : t('game.page-title', { game: title });
     showTurnIcon(myTurn);
-    moveBox.replaceChildren(el('h2', {}, 'Moves'),
+    moveBox.replaceChildren(el('h2', {}, t('game.moves')),
       moveListNode(game.moves.map((m) => ({ ...m, judgement: marks.get(m.ply) })), ply,
         (p) => { viewPly = p; if (!record) loadRecord(); show(); }, () => show()),
       replayControls);
@@ -378,7 +394,7 @@ export async function gamePage(id) {
   page.cleanup = () => {
     closed = true; clearInterval(timer); socket?.close(); board.destroy();
     document.removeEventListener('keydown', onKey);
-    document.title = 'Tsubame — Tori, Wa and Tenjiku shogi';
+    document.title = t('game.site-title');
     showTurnIcon(false);
   };
   page.rerender = show;

@@ -4,12 +4,13 @@ import { formatClock } from './clock.js';
 import { myName } from './account';
 import { el } from './dom';
 import { formatMs } from './util';
+import { t, tn } from './i18n';
 
 export function clockText(control) {
-  if (!control || control.kind === 'unlimited') return 'unlimited';
-  if (control.kind === 'fischer') return `${formatMs(control.main_ms)} + ${control.increment_ms / 1000}s`;
-  if (control.kind === 'correspondence') return `${control.days_per_move} day${control.days_per_move === 1 ? '' : 's'}/move`;
-  return `${formatMs(control.main_ms)} + ${control.periods}×${control.period_ms / 1000}s`;
+  if (!control || control.kind === 'unlimited') return t('game.clock-unlimited');
+  if (control.kind === 'fischer') return t('game.clock-fischer', { main: formatMs(control.main_ms), seconds: control.increment_ms / 1000 });
+  if (control.kind === 'correspondence') return tn('game.clock-days', control.days_per_move);
+  return t('game.clock-byoyomi-control', { main: formatMs(control.main_ms), periods: control.periods, seconds: control.period_ms / 1000 });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -18,6 +19,11 @@ export function clockText(control) {
 // The notations a move list can be read in; the Japanese (KIF) and play-site forms exist for
 // Tori only, other games show Hodges there.
 export const NOTATIONS = [['hodges', 'Hodges'], ['short', 'Play site'], ['japanese', '日本式'], ['usi', 'USI']];
+
+/** A notation's name in the visitor's language (the play sites' form is the one in words). */
+function notationLabel(key: string, label: string): string {
+  return key === 'short' ? t('game.notation-play-site') : label;
+}
 
 export function notation() {
   const chosen = localStorage.getItem('tsubame.notation');
@@ -31,7 +37,7 @@ export function moveText(m) {
 /** The mark after a move that gives check: apart from the move's text, where a `+` means a
  * promotion. */
 export function checkMark() {
-  return el('span', { class: 'check-mark', 'data-check': '', title: 'check', 'aria-label': 'check' }, '+');
+  return el('span', { class: 'check-mark', 'data-check': '', title: t('game.check'), 'aria-label': t('game.check') }, '+');
 }
 
 /** A move list with a choice of notation (remembered); `onNotation` redraws it. */
@@ -44,19 +50,27 @@ export function moveListNode(moves, current, onPick, onNotation) {
       list.append(el('span', { class: `mv${m.ply === current ? ' cur' : ''}`, 'data-ply': m.ply,
         onclick: () => onPick(m.ply) }, moveText(m), m.check ? checkMark() : null,
         m.judgement ? el('span', { class: `judgement j${m.judgement.length}${m.judgement === '?!' ? 'i' : ''}`, 'data-judgement': m.judgement,
-          title: { '??': 'blunder', '?': 'mistake', '?!': 'inaccuracy' }[m.judgement] }, m.judgement) : null));
+          title: { '??': t('game.blunder'), '?': t('game.mistake'), '?!': t('game.inaccuracy') }[m.judgement] }, m.judgement) : null));
     }
   }
   if (!onNotation) return list;
-  const choice = el('select', { name: 'notation', 'aria-label': 'notation', onchange: (e) => {
+  const choice = el('select', { name: 'notation', 'aria-label': t('game.notation-label'), onchange: (e) => {
     localStorage.setItem('tsubame.notation', e.target.value);
     onNotation();
-  } }, NOTATIONS.map(([key, label]) => el('option', { value: key, selected: key === notation() }, label)));
-  return el('div', { class: 'move-list' }, el('label', { class: 'notation' }, 'Notation ', choice), list);
+  } }, NOTATIONS.map(([key, label]) => el('option', { value: key, selected: key === notation() }, notationLabel(key, label))));
+  return el('div', { class: 'move-list' }, el('label', { class: 'notation' }, t('game.notation'), choice), list);
 }
 
-/** The replay buttons' symbols and what they do, in words for screen readers. */
-export const REPLAY_BUTTONS: [string, string][] = [['|◀', 'First position'], ['◀', 'Previous move'], ['▶', 'Next move'], ['▶|', 'Last move']];
+/** The replay buttons' symbols and what they do, in words for screen readers: the words are
+ * read when used, in the visitor's language at the time. */
+export const REPLAY_BUTTONS: [string, string][] = ([
+  ['|◀', () => t('game.first-position')], ['◀', () => t('game.previous-move')],
+  ['▶', () => t('game.next-move')], ['▶|', () => t('game.last-move')],
+] as [string, () => string][]).map(([label, words]) => {
+  const pair: [string, string] = [label, ''];
+  Object.defineProperty(pair, 1, { get: words, enumerable: true });
+  return pair;
+});
 
 /** Scrolls a move list so that its current move (or its end) is visible. */
 export function keepInView(container) {
@@ -71,23 +85,23 @@ export function keepInView(container) {
 /** Export: every form the game has, each with Copy and Download. */
 export function exportNode(record, name = 'game') {
   const forms = [
-    ['usi', 'SFEN + USI moves', record.usi_record, 'usi.txt'],
+    ['usi', t('game.export-usi'), record.usi_record, 'usi.txt'],
     ['hodges', 'Hodges', record.hodges_text, 'hodges.txt'],
     ['kif', 'KIF', record.exports?.kif, 'kif'],
-    ['pgn', 'Play-site PGN', record.exports?.pgn, 'pgn'],
-    ['record', 'Tsubame record', record.exports?.record, 'tsr'],
-    ['fen', 'Play-site FEN (final position)', record.fen, 'fen.txt'],
+    ['pgn', t('game.export-pgn'), record.exports?.pgn, 'pgn'],
+    ['record', t('game.export-record'), record.exports?.record, 'tsr'],
+    ['fen', t('game.export-fen'), record.fen, 'fen.txt'],
   ].filter(([, , text]) => text);
   const status = el('small', { class: 'help', 'aria-live': 'polite', 'data-export-status': '' });
   const parts = forms.map(([key, label, text, extension]) => {
     const copy = async () => {
       try {
         await navigator.clipboard.writeText(text);
-        status.textContent = `${label} copied.`;
+        status.textContent = t('game.copied', { form: label });
       } catch {
         const box = parts.find((p) => p.dataset.exportForm === key)?.querySelector('textarea');
         box?.select();
-        status.textContent = 'Copy is not allowed here: the text is selected, press Ctrl+C.';
+        status.textContent = t('game.copy-not-allowed');
       }
     };
     const download = () => {
@@ -100,12 +114,12 @@ export function exportNode(record, name = 'game') {
     };
     return el('div', { class: 'export-form', 'data-export-form': key },
       el('div', { class: 'export-head' }, el('label', {}, label),
-        el('button', { class: 'secondary small', type: 'button', 'data-copy': key, onclick: copy }, 'Copy'),
-        el('button', { class: 'secondary small', type: 'button', 'data-download': key, onclick: download }, 'Download')),
+        el('button', { class: 'secondary small', type: 'button', 'data-copy': key, onclick: copy }, t('game.copy')),
+        el('button', { class: 'secondary small', type: 'button', 'data-download': key, onclick: download }, t('game.download'))),
       el('textarea', { rows: key === 'hodges' || key === 'kif' || key === 'pgn' || key === 'record' ? 4 : 2,
         readonly: true, 'data-export': key }, text));
   });
-  return el('div', { class: 'panel' }, el('h2', {}, 'Export'), parts, status);
+  return el('div', { class: 'panel' }, el('h2', {}, t('game.export')), parts, status);
 }
 
 /** The tab's icon carries a red dot while it is the player's move, as the title does. */
@@ -118,8 +132,8 @@ export function showTurnIcon(myTurn) {
 /** A correspondence clock: days and hours, hours and minutes, then the usual clock. */
 export function formatDays(ms) {
   const hours = Math.floor(ms / 3_600_000);
-  if (hours >= 24) return `${Math.floor(hours / 24)}d ${hours % 24}h`;
-  if (hours >= 1) return `${hours}h ${Math.floor((ms % 3_600_000) / 60_000)}m`;
+  if (hours >= 24) return t('game.days-hours', { days: Math.floor(hours / 24), hours: hours % 24 });
+  if (hours >= 1) return t('game.hours-minutes', { hours, minutes: Math.floor((ms % 3_600_000) / 60_000) });
   return formatClock(ms);
 }
 
@@ -127,18 +141,18 @@ export function formatDays(ms) {
  * player, a switch that mutes the opponent (remembered for the game). */
 export function chatPanel(id, say) {
   const lines = el('div', { class: 'chat-lines', 'data-chat-lines': '', role: 'log', 'aria-live': 'polite' });
-  const input = el('input', { maxlength: 300, placeholder: 'Say something…', 'aria-label': 'Chat message', 'data-chat-input': '' });
-  const heading = el('h2', {}, 'Chat');
+  const input = el('input', { maxlength: 300, placeholder: t('game.chat-placeholder'), 'aria-label': t('game.chat-message'), 'data-chat-input': '' });
+  const heading = el('h2', {}, t('game.chat'));
   const note = el('small', { class: 'help', 'data-chat-note': '' });
   const muteKey = `tsubame.mute.${id}`;
   const mute = el('input', { type: 'checkbox', 'data-chat-mute': '', checked: localStorage.getItem(muteKey) === '1' });
-  const muteLabel = el('label', { class: 'help' }, mute, ' Mute the opponent');
+  const muteLabel = el('label', { class: 'help' }, mute, t('game.chat-mute'));
   const form = el('form', { class: 'chat-form', onsubmit: (event) => {
     event.preventDefault();
     const text = input.value.trim();
     if (text) say(text);
     input.value = '';
-  } }, input, el('button', { type: 'submit', class: 'small', 'data-action': 'chat-send' }, 'Send'));
+  } }, input, el('button', { type: 'submit', class: 'small', 'data-action': 'chat-send' }, t('game.chat-send')));
   const root = el('div', { class: 'panel chat', 'data-chat': '' }, heading, lines, form, note, muteLabel);
   let room = null;
   let all = [];
@@ -156,7 +170,7 @@ export function chatPanel(id, say) {
     history(newRoom, newLines) {
       room = newRoom;
       all = newLines;
-      heading.textContent = room === 'players' ? 'Chat with your opponent' : 'Spectators\' chat';
+      heading.textContent = room === 'players' ? t('game.chat-players') : t('game.chat-spectators');
       draw();
     },
     add(line) {
@@ -169,7 +183,7 @@ export function chatPanel(id, say) {
       canWrite = Boolean(seat) || Boolean(myName());
       muteLabel.hidden = !seat;
       form.hidden = !canWrite;
-      note.textContent = canWrite ? '' : 'Log in to chat with the other spectators.';
+      note.textContent = canWrite ? '' : t('game.chat-log-in');
     },
   };
 }

@@ -5,6 +5,7 @@ import { store, navigate } from './state';
 import { myName } from './account';
 import { api } from './api';
 import { el } from './dom';
+import { gameTitle, t } from './i18n';
 import { miniBoard } from './pieces';
 import { RULES_INTRO } from './rules';
 import { computerLevel, levelOptions, rememberComputerLevel } from './levels';
@@ -55,12 +56,12 @@ export async function playComputer(variant, level) {
 /** The computer's level for the home page's games, remembered for the next visit. */
 function levelPicker(variant: string) {
   const chosen = computerLevel();
-  return el('select', { name: 'computer-level', 'data-computer-level': variant, 'aria-label': 'Computer level',
-    title: 'The computer\'s level: 1 is for a first game, 8 is full strength',
+  return el('select', { name: 'computer-level', 'data-computer-level': variant, 'aria-label': t('lobby.computer-level'),
+    title: t('lobby.computer-level-title'),
     onchange: (event) => {
       rememberComputerLevel(Number(event.target.value));
       for (const other of document.querySelectorAll<HTMLSelectElement>('[data-computer-level]')) other.value = event.target.value;
-    } }, levelOptions(chosen, 'Level '));
+    } }, levelOptions(chosen, `${t('lobby.level')} `));
 }
 
 export function homeNode() {
@@ -73,22 +74,22 @@ export function homeNode() {
     // About 128 pixels across, whatever the board's size.
     miniBoard(v.name, v.start_sfen, Math.round(128 / v.files)),
     el('div', { class: 'game-card-text' },
-      el('h2', {}, v.title),
+      el('h2', {}, gameTitle(v)),
       el('p', {}, RULES_INTRO[v.name] || ''),
       el('div', { class: 'quick' }, (QUICK_CONTROLS[v.name] || []).map((control) => el('button', {
         type: 'button', 'data-quick': `${v.name} ${control[0]}+${control[1]}`,
-        title: `${control[0]} min, then ${control[1]} s a move: paired with the next player who asks (rated when logged in)`,
-        onclick: attempt(() => quickPair(v.name, control)) }, `${control[0]}+${control[1]}s`))),
+        title: t('lobby.quick-title', { minutes: control[0], seconds: control[1] }),
+        onclick: attempt(() => quickPair(v.name, control)) }, t('lobby.quick-label', { minutes: control[0], seconds: control[1] })))),
       el('div', { class: 'row' },
         el('button', { type: 'button', class: 'secondary', 'data-computer': v.name,
-          onclick: attempt(() => playComputer(v.name, computerLevel())) }, 'Play the computer'),
+          onclick: attempt(() => playComputer(v.name, computerLevel())) }, t('lobby.play-computer')),
         levelPicker(v.name),
-        el('a', { href: `/rules/${v.name}` }, 'Rules and pieces')))));
+        el('a', { href: `/rules/${v.name}` }, t('lobby.rules-and-pieces'))))));
   // The day's puzzle comes when the server answers; without one the page shows none.
   const daily = el('div', { class: 'daily-host' });
   dailyPuzzleNode('tori').then((node) => daily.replaceWith(node), () => daily.remove());
   return el('div', { class: 'home' },
-    el('p', { class: 'tagline' }, 'Three historic shogi games: pick a clock to be paired with the next player who picks it, or play the computer.'),
+    el('p', { class: 'tagline' }, t('lobby.tagline')),
     el('div', { class: 'game-cards' }, cards), daily, error);
 }
 

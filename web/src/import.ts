@@ -7,14 +7,16 @@ import { el } from './dom';
 import { gameAnalysisNode } from './evalgraph';
 import { exportNode, keepInView, moveListNode, REPLAY_BUTTONS } from './gameparts';
 import { app } from './prefs';
+import { gameTitle, sideName, t } from './i18n';
+import { reasonText } from './player';
 import { variantInfo } from './util';
 
 export function positionForm({ title, withMoves, submit }) {
   const variantSelect = el('select', { name: 'variant' },
-    store.variants.filter((v) => v.available).map((v) => el('option', { value: v.name }, v.title)));
-  const options = el('input', { name: 'options', placeholder: 'rule options, e.g. drops=off', size: 24 });
-  const sfen = el('input', { name: 'sfen', placeholder: 'SFEN (empty: start position)', size: 40 });
-  const moves = el('textarea', { name: 'moves', rows: 4, placeholder: 'USI moves, or a whole "sfen … moves …" record' });
+    store.variants.filter((v) => v.available).map((v) => el('option', { value: v.name }, gameTitle(v))));
+  const options = el('input', { name: 'options', placeholder: t('import.options-placeholder'), size: 24 });
+  const sfen = el('input', { name: 'sfen', placeholder: t('import.sfen-placeholder'), size: 40 });
+  const moves = el('textarea', { name: 'moves', rows: 4, placeholder: t('import.moves-placeholder') });
   const error = el('div', { class: 'error' });
   const form = el('form', { class: 'panel create', onsubmit: async (event) => {
     event.preventDefault();
@@ -29,9 +31,10 @@ export function positionForm({ title, withMoves, submit }) {
     } catch (e) {
       error.textContent = e.message;
     }
-  } }, el('h2', {}, title), el('label', {}, 'Game ', variantSelect), el('label', {}, 'Options ', options),
-  el('label', {}, 'Position ', sfen), withMoves ? moves : null,
-  el('button', { type: 'submit', 'data-action': 'load' }, withMoves ? 'Load' : 'Set up'), error);
+  } }, el('h2', {}, title), el('label', {}, `${t('import.game')} `, variantSelect),
+  el('label', {}, `${t('import.options')} `, options),
+  el('label', {}, `${t('import.position')} `, sfen), withMoves ? moves : null,
+  el('button', { type: 'submit', 'data-action': 'load' }, withMoves ? t('import.load') : t('import.set-up')), error);
   return form;
 }
 
@@ -51,22 +54,24 @@ export function importPage() {
     const moves = record.hodges.map((h, i) => ({ ply: i + 1, hodges: h, usi: record.usi[i],
       japanese: record.japanese?.[i], short: record.short?.[i], check: record.gives_check[i],
       judgement: marks.get(i + 1) }));
-    moveBox.replaceChildren(el('h2', {}, 'Record'), moveListNode(moves, ply, (p) => { ply = p; show(); }, () => show()),
+    moveBox.replaceChildren(el('h2', {}, t('import.record')), moveListNode(moves, ply, (p) => { ply = p; show(); }, () => show()),
       el('div', { class: 'actions' }, REPLAY_BUTTONS.map(([label, words], i) => el('button', { class: 'secondary', 'data-replay': i, 'aria-label': words, title: words,
         onclick: () => { ply = Math.max(0, Math.min(record.usi.length, [0, ply - 1, ply + 1, record.usi.length][i])); show(); } }, label))),
       // replaceChildren writes a null as the text "null": leave the result out instead.
-      ...(record.outcome ? [el('div', { class: 'result' }, `${record.outcome.winner || 'no winner'} — ${record.outcome.reason}`)] : []));
+      ...(record.outcome ? [el('div', { class: 'result' }, record.outcome.winner
+        ? t('import.result-win', { side: sideName(record.outcome.winner), reason: reasonText(record.outcome.reason) })
+        : t('import.result-none', { reason: reasonText(record.outcome.reason) }))] : []));
     moveBox.hidden = false;
     keepInView(moveBox);
     exportBox.replaceChildren(exportNode(record));
     analysisBox.hidden = false;
     if (analysedRecord !== record) {
       analysedRecord = record;
-      analysisBox.replaceChildren(el('h2', {}, 'Analysis'), gameAnalysisNode(record, (p) => { ply = p; show(); },
+      analysisBox.replaceChildren(el('h2', {}, t('import.analysis')), gameAnalysisNode(record, (p) => { ply = p; show(); },
         (judged) => { marks = judged; show(); }));
     }
   }
-  const form = positionForm({ title: 'Or set up SFEN and USI moves', withMoves: true, submit: async (request) => {
+  const form = positionForm({ title: t('import.set-up-sfen'), withMoves: true, submit: async (request) => {
     record = await api('/api/replay', request);
     marks = new Map();
     ply = record.usi.length;
@@ -75,12 +80,12 @@ export function importPage() {
   // A record file or pasted text in any format the server reads; a file of several games
   // offers them in a list.
   const pasted = el('textarea', { name: 'record', rows: 6,
-    placeholder: 'Paste a record: KIF, the play site\'s PGN (one game or many), a Tsubame record, or Hodges moves' });
+    placeholder: t('import.paste-placeholder') });
   const file = el('input', { type: 'file', name: 'record-file', accept: '.kif,.kifu,.pgn,.tsr,.txt,.record,text/plain' });
-  const format = el('select', { name: 'format' }, [['auto', 'recognise the format'], ['kif', 'KIF'], ['pgn', 'PGN (play site)'],
-    ['record', 'Tsubame record'], ['hodges', 'Hodges moves']].map(([v, label]) => el('option', { value: v }, label)));
+  const format = el('select', { name: 'format' }, [['auto', t('import.format-auto')], ['kif', 'KIF'], ['pgn', t('import.format-pgn')],
+    ['record', t('import.format-record')], ['hodges', t('import.format-hodges')]].map(([v, label]) => el('option', { value: v }, label)));
   const hodgesGame = el('select', { name: 'hodges-variant' },
-    store.variants.filter((v) => v.available).map((v) => el('option', { value: v.name }, v.title)));
+    store.variants.filter((v) => v.available).map((v) => el('option', { value: v.name }, gameTitle(v))));
   const picker = el('select', { name: 'game-pick', hidden: true });
   const importError = el('div', { class: 'error' });
   let imported = [];
@@ -102,9 +107,9 @@ export function importPage() {
       const label = (g, i) => {
         // PGN writes `?` for what it does not know.
         const known = (v) => (v && !/^[?.]+$/.test(v) ? v : null);
-        const t = Object.fromEntries(Object.entries(g.tags || {}).map(([k, v]) => [k, known(v)]));
-        const players = t.sente || t.gote ? `${t.sente || '?'} – ${t.gote || '?'}` : `game ${i + 1}`;
-        return `${i + 1}. ${players}${t.date ? `, ${t.date}` : ''} (${t.result || '*'}, ${g.usi.length} plies)`;
+        const tags = Object.fromEntries(Object.entries(g.tags || {}).map(([k, v]) => [k, known(v)]));
+        const players = tags.sente || tags.gote ? `${tags.sente || '?'} – ${tags.gote || '?'}` : t('import.game-number', { number: i + 1 });
+        return `${i + 1}. ${players}${tags.date ? `, ${tags.date}` : ''} (${tags.result || '*'}, ${t('import.plies', { count: g.usi.length })})`;
       };
       picker.replaceChildren(...imported.map((g, i) => el('option', { value: i }, label(g, i))));
       picker.hidden = imported.length < 2;
@@ -118,9 +123,10 @@ export function importPage() {
     if (file.files?.[0]) await readRecord(await file.files[0].arrayBuffer());
   });
   const importForm = el('form', { class: 'panel create', onsubmit: (event) => { event.preventDefault(); readRecord(pasted.value); } },
-    el('h2', {}, 'Import a record'), pasted,
-    el('label', {}, 'File ', file), el('label', {}, 'Format ', format), el('label', {}, 'Game (Hodges moves) ', hodgesGame),
-    el('button', { type: 'submit', 'data-action': 'import' }, 'Import'), picker, importError);
+    el('h2', {}, t('import.import-record')), pasted,
+    el('label', {}, `${t('import.file')} `, file), el('label', {}, `${t('import.format')} `, format),
+    el('label', {}, `${t('import.hodges-game')} `, hodgesGame),
+    el('button', { type: 'submit', 'data-action': 'import' }, t('import.import')), picker, importError);
   app.replaceChildren(el('div', { class: 'play' }, board.root, el('div', { class: 'side-area' }, importForm, moveBox, analysisBox, exportBox, form)));
   // Before a record is loaded: the chosen game's start position, and no empty record panel.
   moveBox.hidden = true;

@@ -11,16 +11,28 @@ import { app } from './prefs';
 import { parseMove, parseSfen, squareName, squareOf } from './sfen.js';
 import { ensurePieceStyles, roleClass } from './pieces';
 import type { RoleInfo, VariantInfo } from './types';
+import { gameTitle, pieceName, sideName, t } from './i18n';
 
 type Stage = 'alone' | 'blocked' | 'promotion' | 'drops';
-const STAGE_WORDS: Record<Stage, string> = {
-  alone: 'Alone on the board: tap every square it can move to.',
-  blocked: 'With pieces in its way: tap every square it can move to. Its own pieces block it; it captures the opponent\'s.',
-  promotion: 'Just outside the promotion zone (the shaded far ranks): tap every square where its move promotes it, or lets it promote.',
-  drops: 'In hand: tap every empty square where it may NOT be dropped.',
-};
+/** What a stage asks, in the visitor's language (read when drawn). */
+function stageWords(stage: Stage): string {
+  switch (stage) {
+    case 'alone': return t('learn.stage-alone');
+    case 'blocked': return t('learn.stage-blocked');
+    case 'promotion': return t('learn.stage-promotion');
+    default: return t('learn.stage-drops');
+  }
+}
 
-const STAGE_NAMES: Record<Stage, string> = { alone: 'Moves', blocked: 'Blocked', promotion: 'Promotion', drops: 'Drops' };
+/** A stage's short name, on its button. */
+function stageName(stage: Stage): string {
+  switch (stage) {
+    case 'alone': return t('learn.name-alone');
+    case 'blocked': return t('learn.name-blocked');
+    case 'promotion': return t('learn.name-promotion');
+    default: return t('learn.name-drops');
+  }
+}
 
 type Lesson = { role: RoleInfo; stage: Stage; sfen: string; answer: Set<string>; square: string | null };
 
@@ -181,28 +193,28 @@ export function learnPage(variantName?: string) {
   ];
   const list = el('div', { class: 'learn-list', 'data-learn-list': '' });
   const stage = el('div', { class: 'panel learn-stage', 'data-learn-stage': '' },
-    el('p', { class: 'help' }, 'Pick a piece to learn how it moves.'));
-  const gamePicker = el('select', { 'data-learn-game': '', 'aria-label': 'Game' },
-    variants.map((v) => el('option', { value: v.name, selected: v === variant }, v.title)));
+    el('p', { class: 'help' }, t('learn.pick')));
+  const gamePicker = el('select', { 'data-learn-game': '', 'aria-label': t('learn.game') },
+    variants.map((v) => el('option', { value: v.name, selected: v === variant }, gameTitle(v))));
   gamePicker.addEventListener('change', () => { navigate(`/learn/${gamePicker.value}`); });
 
   function drawList() {
     const stars = progress(variant.name);
     list.replaceChildren(...roles.map((role) => el('div', { class: 'learn-piece' },
       el('span', { class: `pieces-${variant.name} rule-piece` }, el('piece', { class: `${roleClass(role, variant.roles.indexOf(role))} sente` })),
-      el('span', { class: 'learn-name' }, role.name),
+      el('span', { class: 'learn-name' }, pieceName(role)),
       ...stagesOf(role).map((s) => el('button', { type: 'button', class: 'secondary', 'data-lesson': `${role.sfen} ${s}`,
-        title: STAGE_WORDS[s], onclick: () => open(role, s) },
-      `${STAGE_NAMES[s]} ${'★'.repeat(stars[`${role.sfen} ${s}`] || 0)}`)))));
+        title: stageWords(s), onclick: () => open(role, s) },
+      `${stageName(s)} ${'★'.repeat(stars[`${role.sfen} ${s}`] || 0)}`)))));
   }
 
   async function open(role: RoleInfo, which: Stage) {
-    stage.replaceChildren(el('p', { class: 'help' }, 'Setting up…'));
+    stage.replaceChildren(el('p', { class: 'help' }, t('learn.setting-up')));
     const lesson = await buildLesson(variant, role, which);
     if (!lesson) {
       stage.replaceChildren(el('p', { class: 'help', 'data-lesson-none': '' },
-        which === 'drops' ? `The ${role.name} has no drop rule to learn here: it may go on any empty square.`
-          : `The ${role.name} has no lesson of this kind.`));
+        which === 'drops' ? t('learn.no-drop-rule', { piece: pieceName(role) })
+          : t('learn.no-lesson', { piece: pieceName(role) })));
       return;
     }
     play(lesson);
@@ -214,15 +226,15 @@ export function learnPage(variantName?: string) {
     const position = parseSfen(lesson.sfen);
     const cell = Math.max(20, Math.min(52, Math.floor(Math.min(460, window.innerWidth - 40) / variant.files)));
     const grid = el('div', { class: `mini-board learn-board pieces-${variant.name} orientation-sente`, style: `--cell:${cell}px; --files:${variant.files}`,
-      'aria-label': `${variant.title} board`, 'data-sfen': lesson.sfen });
+      'aria-label': t('learn.board-label', { game: gameTitle(variant) }), 'data-sfen': lesson.sfen });
     const status = el('p', { class: 'learn-status', role: 'status', 'data-learn-status': '' },
-      `${lesson.answer.size} squares to find.`);
+      t('learn.squares-to-find', { count: lesson.answer.size }));
     position.squares.forEach((row, r) => row.forEach((piece, c) => {
       const name = squareName(variant.files - c, r);
       const info = piece && variant.roles.find((x) => x.sfen === piece.code);
       const zone = lesson.stage === 'promotion' && r < variant.promotion_zone;
       const button = el('button', { type: 'button', class: `mini-sq learn-sq${name === lesson.square ? ' learn-from' : ''}${zone ? ' learn-zone' : ''}`,
-        'data-square': name, 'aria-label': `${name}${info ? `, ${piece.color} ${info.name}` : ''}` },
+        'data-square': name, 'aria-label': `${name}${info ? `, ${t('learn.side-piece', { side: sideName(piece.color), piece: pieceName(info) })}` : ''}` },
       info ? el('piece', { class: `${roleClass(info, variant.roles.indexOf(info))} ${piece.color}` }) : null);
       button.addEventListener('click', () => tap(name, button));
       grid.append(button);
@@ -240,29 +252,33 @@ export function learnPage(variantName?: string) {
       if (found.size === lesson.answer.size) {
         const stars = mistakes === 0 ? 3 : mistakes <= 2 ? 2 : 1;
         saveStars(variant.name, `${lesson.role.sfen} ${lesson.stage}`, stars);
-        status.textContent = `All ${found.size} found${mistakes ? `, ${mistakes} wrong` : ''}: ${'★'.repeat(stars)}${'☆'.repeat(3 - stars)}`;
+        const starText = `${'★'.repeat(stars)}${'☆'.repeat(3 - stars)}`;
+        status.textContent = mistakes ? t('learn.all-found-wrong', { count: found.size, wrong: mistakes, stars: starText })
+          : t('learn.all-found', { count: found.size, stars: starText });
         status.dataset.stars = String(stars);
         drawList();
       } else {
-        status.textContent = `${lesson.answer.size - found.size} squares left${mistakes ? `, ${mistakes} wrong` : ''}.`;
+        const left = lesson.answer.size - found.size;
+        status.textContent = mistakes ? t('learn.squares-left-wrong', { count: left, wrong: mistakes })
+          : t('learn.squares-left', { count: left });
       }
     }
     const hand = lesson.stage === 'drops'
-      ? [el('p', { class: 'help' }, `In sente's hand: one ${lesson.role.name}.`)] : [];
+      ? [el('p', { class: 'help' }, t('learn.in-hand', { piece: pieceName(lesson.role) }))] : [];
     stage.replaceChildren(
-      el('h2', {}, lesson.role.name),
-      el('p', {}, STAGE_WORDS[lesson.stage]),
+      el('h2', {}, pieceName(lesson.role)),
+      el('p', {}, stageWords(lesson.stage)),
       ...hand, grid, status,
       el('div', { class: 'actions' },
-        el('button', { type: 'button', class: 'secondary', 'data-learn-again': '', onclick: () => play(lesson) }, 'Again')));
+        el('button', { type: 'button', class: 'secondary', 'data-learn-again': '', onclick: () => play(lesson) }, t('learn.again'))));
     // On a phone the lesson stands below the list of pieces: bring it into view.
     if (window.innerWidth < 700) stage.scrollIntoView({ block: 'start' });
   }
 
   drawList();
   app.replaceChildren(el('div', { class: 'learn' },
-    el('div', { class: 'panel' }, el('h1', {}, 'Learn the pieces'),
-      el('p', {}, 'Each piece alone, then with pieces in its way, then where it promotes', variant.drops ? ', then its drop rule' : '', '. Stars are kept in this browser.'),
-      el('label', {}, 'Game ', gamePicker)),
+    el('div', { class: 'panel' }, el('h1', {}, t('learn.heading')),
+      el('p', {}, variant.drops ? t('learn.intro-drops') : t('learn.intro')),
+      el('label', {}, `${t('learn.game')} `, gamePicker)),
     el('div', { class: 'learn-columns' }, el('div', { class: 'panel' }, list), stage)));
 }

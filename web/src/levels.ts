@@ -2,28 +2,34 @@
 // the level a visitor last chose.
 
 import { el } from './dom';
+import { t } from './i18n';
 
 /** Each level's estimated rating: from the levels' Tori ladder (`scripts/strength-levels`, 100
  * games each against the next, in docs/engine.md), placed so that level 4 is a newcomer's 1500. */
 const LEVEL_RATINGS = [670, 930, 1170, 1500, 1800, 2200, 2440, 3000];
 
+/** One level: its words and what it does are read in the visitor's language when asked. */
+function level(rating: number, words: () => string, about: () => string) {
+  return { rating, get words() { return words(); }, get about() { return about(); } };
+}
+
 /** The computer's eight levels: what each does (the engine's limits for it) and its estimated
  * rating. */
 export const COMPUTER_LEVELS: { words: string, rating: number, about: string }[] = [
-  { words: 'first game', rating: LEVEL_RATINGS[0], about: 'Looks one move ahead and often plays its second to sixth choice: it misses captures and mates.' },
-  { words: 'beginner', rating: LEVEL_RATINGS[1], about: 'A short look ahead, and now and then one of its four best moves rather than the best.' },
-  { words: 'casual', rating: LEVEL_RATINGS[2], about: 'Sees simple tactics; still strays from its best move.' },
-  { words: 'club', rating: LEVEL_RATINGS[3], about: 'A club player: a few moves ahead, seldom strays.' },
-  { words: 'strong club', rating: LEVEL_RATINGS[4], about: 'Deeper, and strays only between moves of nearly equal worth.' },
-  { words: 'expert', rating: LEVEL_RATINGS[5], about: 'Deeper still, strays very little.' },
-  { words: 'master', rating: LEVEL_RATINGS[6], about: 'Always its best move, from a search of about a fifth of a second.' },
-  { words: 'full strength', rating: LEVEL_RATINGS[7], about: 'The engine at full strength on the game\'s clock, up to 5 s a move.' },
+  level(LEVEL_RATINGS[0], () => t('lobby.level-first-game'), () => t('lobby.level-first-game-about')),
+  level(LEVEL_RATINGS[1], () => t('lobby.level-beginner'), () => t('lobby.level-beginner-about')),
+  level(LEVEL_RATINGS[2], () => t('lobby.level-casual'), () => t('lobby.level-casual-about')),
+  level(LEVEL_RATINGS[3], () => t('lobby.level-club'), () => t('lobby.level-club-about')),
+  level(LEVEL_RATINGS[4], () => t('lobby.level-strong-club'), () => t('lobby.level-strong-club-about')),
+  level(LEVEL_RATINGS[5], () => t('lobby.level-expert'), () => t('lobby.level-expert-about')),
+  level(LEVEL_RATINGS[6], () => t('lobby.level-master'), () => t('lobby.level-master-about')),
+  level(LEVEL_RATINGS[7], () => t('lobby.level-full-strength'), () => t('lobby.level-full-strength-about')),
 ];
 
 /** The text of a level in a list: its number, what it is and its estimated rating. */
 export function levelLabel(level: number): string {
   const info = COMPUTER_LEVELS[level - 1];
-  return `${level}: ${info.words} (about ${info.rating})`;
+  return t('lobby.level-label', { level, words: info.words, rating: info.rating });
 }
 
 /** The levels as a list's options, `chosen` selected; each label after `prefix`. */

@@ -10,49 +10,53 @@ import { homeNode, isOwnSeek } from './home';
 import { optionFields } from './options';
 import { miniBoard } from './pieces';
 import { app } from './prefs';
+import { gameTitle, sideName, t } from './i18n';
 import { COMPUTER_LEVELS, computerLevel, levelOptions, rememberComputerLevel } from './levels';
+import { reasonText, statusText } from './player';
 import { tokenFor, variantInfo } from './util';
 
 export const MAIN_TIMES = [0, 10, 15, 30, 45, 60, 90, 120, 180, 300, 420, 600, 900, 1200, 1500, 1800, 2700, 3600, 5400];
 
 export function secondsText(seconds) {
-  if (seconds < 60) return `${seconds} s`;
-  return seconds % 60 ? `${Math.floor(seconds / 60)} min ${seconds % 60} s` : `${seconds / 60} min`;
+  if (seconds < 60) return t('lobby.seconds', { seconds });
+  return seconds % 60 ? t('lobby.minutes-seconds', { minutes: Math.floor(seconds / 60), seconds: seconds % 60 })
+    : t('lobby.minutes', { minutes: seconds / 60 });
 }
 
+/** What each kind of clock means, in the visitor's language when read. */
 export const CLOCK_WORDS = {
-  byoyomi: 'After the main time, every move must be made within one period; each period overrun is used up, and the last one lost loses the game.',
-  fischer: 'Every move adds the increment to the mover\'s time.',
-  correspondence: 'Every move within the days chosen; the game waits for days, and the page of each player counts the games waiting for their move.',
-  unlimited: 'No clock.',
+  get byoyomi() { return t('lobby.clock-byoyomi-help'); },
+  get fischer() { return t('lobby.clock-fischer-help'); },
+  get correspondence() { return t('lobby.clock-correspondence-help'); },
+  get unlimited() { return t('lobby.clock-unlimited-help'); },
 };
 
 export async function lobbyPage() {
   const optionBox = el('div');
   const variantSelect = el('select', { name: 'variant', onchange: () => optionFields(variantSelect.value, optionBox) },
-    store.variants.map((v) => el('option', { value: v.name }, v.available ? v.title : `${v.title} (coming)`)));
+    store.variants.map((v) => el('option', { value: v.name }, v.available ? gameTitle(v) : t('lobby.game-coming', { game: gameTitle(v) }))));
   const num = (name, value, min, max) => el('input', { type: 'number', name, value, min, max, style: 'width:5rem' });
   const mainTime = el('select', { name: 'main' },
-    MAIN_TIMES.map((t) => el('option', { value: t, selected: t === 600 }, secondsText(t))));
+    MAIN_TIMES.map((s) => el('option', { value: s, selected: s === 600 }, secondsText(s))));
   const periods = num('periods', 1, 1, 10);
   const periodSec = num('period', 30, 1, 600);
   const incSec = num('increment', 5, 0, 180);
   const clockHelp = el('small', { class: 'help', 'data-clock-help': '' });
-  const mainField = el('label', {}, 'Main time ', mainTime);
-  const byoyomiFields = el('span', { class: 'row' }, el('label', {}, 'Periods ', periods),
-    el('label', {}, 'of ', periodSec, ' s'));
-  const fischerFields = el('label', {}, 'Increment ', incSec, ' s per move');
+  const mainField = el('label', {}, `${t('lobby.main-time')} `, mainTime);
+  const byoyomiFields = el('span', { class: 'row' }, el('label', {}, `${t('lobby.periods')} `, periods),
+    el('label', {}, `${t('lobby.period-of')} `, periodSec, ` ${t('lobby.period-seconds')}`));
+  const fischerFields = el('label', {}, `${t('lobby.increment')} `, incSec, ` ${t('lobby.increment-per-move')}`);
   const days = el('select', { name: 'days' },
     Array.from({ length: 14 }, (_, i) => i + 1).map((n) => el('option', { value: n, selected: n === 3 }, n)));
-  const daysField = el('label', {}, days, ' days per move');
+  const daysField = el('label', {}, days, ` ${t('lobby.days-per-move')}`);
   const clockKind = el('select', { name: 'clock', onchange: () => showClockFields() },
-    el('option', { value: 'byoyomi' }, 'Byo-yomi'), el('option', { value: 'fischer' }, 'Fischer (increment)'),
-    el('option', { value: 'correspondence' }, 'Correspondence (days per move)'),
-    el('option', { value: 'unlimited' }, 'Unlimited'));
+    el('option', { value: 'byoyomi' }, t('lobby.clock-byoyomi')), el('option', { value: 'fischer' }, t('lobby.clock-fischer')),
+    el('option', { value: 'correspondence' }, t('lobby.clock-correspondence')),
+    el('option', { value: 'unlimited' }, t('lobby.clock-unlimited')));
   const rated = el('input', { type: 'checkbox', name: 'rated', 'data-rated': '' });
   const ratedHelp = el('small', { class: 'help' });
-  const rangeMin = el('input', { type: 'number', name: 'rating-min', min: 0, max: 4000, step: 50, placeholder: 'any', style: 'width:5.5rem' });
-  const rangeMax = el('input', { type: 'number', name: 'rating-max', min: 0, max: 4000, step: 50, placeholder: 'any', style: 'width:5.5rem' });
+  const rangeMin = el('input', { type: 'number', name: 'rating-min', min: 0, max: 4000, step: 50, placeholder: t('lobby.rating-any'), style: 'width:5.5rem' });
+  const rangeMax = el('input', { type: 'number', name: 'rating-max', min: 0, max: 4000, step: 50, placeholder: t('lobby.rating-any'), style: 'width:5.5rem' });
   const levelHelp = el('small', { class: 'help', 'data-level-help': '' });
   const chosenLevel = computerLevel();
   const levelSelect = el('select', { name: 'level', onchange: () => {
@@ -70,9 +74,9 @@ export async function lobbyPage() {
     const human = form.querySelector<HTMLInputElement>('[name="opponent"]:checked')?.value === 'human';
     rated.disabled = !myName() || !human || kind === 'unlimited';
     if (rated.disabled) rated.checked = false;
-    ratedHelp.textContent = !myName() ? 'Log in to play rated games.'
-      : !human ? 'Games against the computer are not rated.'
-        : kind === 'unlimited' ? 'A rated game needs a clock.' : 'Rated games change both players\' Glicko-2 ratings.';
+    ratedHelp.textContent = !myName() ? t('lobby.rated-login')
+      : !human ? t('lobby.rated-computer')
+        : kind === 'unlimited' ? t('lobby.rated-clock') : t('lobby.rated-help');
   }
   const error = el('div', { class: 'error' });
   const form = el('form', { class: 'create panel', onsubmit: async (event) => {
@@ -109,24 +113,25 @@ export async function lobbyPage() {
       error.textContent = e.message;
     }
   } },
-  el('h2', {}, 'New game'),
-  el('label', {}, 'Game: ', variantSelect),
+  el('h2', {}, t('lobby.new-game')),
+  el('label', {}, `${t('lobby.game')} `, variantSelect),
   optionBox,
   el('div', { class: 'row' },
-    el('label', {}, el('input', { type: 'radio', name: 'opponent', value: 'engine', checked: true, onchange: () => showClockFields() }), ' Computer'),
-    el('label', {}, el('input', { type: 'radio', name: 'opponent', value: 'human', onchange: () => showClockFields() }), ' A person (invite link)'),
-    el('label', {}, el('input', { type: 'checkbox', name: 'public' }), ' list in the lobby')),
-  el('div', { class: 'row' }, el('label', {}, rated, ' Rated'), el('label', {}, 'Opponent rating ', rangeMin, ' to ', rangeMax)),
+    el('label', {}, el('input', { type: 'radio', name: 'opponent', value: 'engine', checked: true, onchange: () => showClockFields() }), ` ${t('lobby.opponent-computer')}`),
+    el('label', {}, el('input', { type: 'radio', name: 'opponent', value: 'human', onchange: () => showClockFields() }), ` ${t('lobby.opponent-person')}`),
+    el('label', {}, el('input', { type: 'checkbox', name: 'public' }), ` ${t('lobby.public')}`)),
+  el('div', { class: 'row' }, el('label', {}, rated, ` ${t('lobby.rated')}`),
+    el('label', {}, `${t('lobby.opponent-rating')} `, rangeMin, ` ${t('lobby.rating-to')} `, rangeMax)),
   ratedHelp,
   el('div', { class: 'row' },
-    el('label', {}, 'Level ', levelSelect),
-    el('label', {}, 'Play as ', el('select', { name: 'side' },
-      el('option', { value: 'sente' }, 'Sente (☗)'), el('option', { value: 'gote' }, 'Gote (☖)'),
-      el('option', { value: 'random' }, 'Random')))),
+    el('label', {}, `${t('lobby.level')} `, levelSelect),
+    el('label', {}, `${t('lobby.play-as')} `, el('select', { name: 'side' },
+      el('option', { value: 'sente' }, t('lobby.side-sente')), el('option', { value: 'gote' }, t('lobby.side-gote')),
+      el('option', { value: 'random' }, t('lobby.side-random'))))),
   levelHelp,
-  el('div', { class: 'row' }, el('label', {}, 'Clock ', clockKind), mainField, byoyomiFields, fischerFields, daysField),
+  el('div', { class: 'row' }, el('label', {}, `${t('lobby.clock')} `, clockKind), mainField, byoyomiFields, fischerFields, daysField),
   clockHelp,
-  el('button', { type: 'submit', 'data-action': 'create' }, 'Start game'),
+  el('button', { type: 'submit', 'data-action': 'create' }, t('lobby.start-game')),
   error);
   optionFields(variantSelect.value, optionBox);
   showClockFields();
@@ -134,12 +139,12 @@ export async function lobbyPage() {
   const seeks = el('tbody');
   const games = el('tbody');
   const lists = el('div', { class: 'panel' },
-    el('h2', {}, 'Open seeks'), el('table', { class: 'games' }, seeks),
-    el('h2', {}, 'Games'), el('table', { class: 'games' }, games));
+    el('h2', {}, t('lobby.open-seeks')), el('table', { class: 'games' }, seeks),
+    el('h2', {}, t('lobby.games')), el('table', { class: 'games' }, games));
   const playing = el('div', { class: 'live-games' });
   const home = homeNode();
-  app.replaceChildren(home, el('section', { class: 'live' }, el('h2', {}, 'Being played now'), playing),
-    el('h2', {}, 'A game of your own'), el('div', { class: 'columns' }, form, lists));
+  app.replaceChildren(home, el('section', { class: 'live' }, el('h2', {}, t('lobby.being-played')), playing),
+    el('h2', {}, t('lobby.own-game')), el('div', { class: 'columns' }, form, lists));
 
   async function refresh() {
     try {
@@ -150,36 +155,38 @@ export async function lobbyPage() {
         const seekError = el('span', { class: 'error' });
         return el('tr', { 'data-seek': g.id },
           el('td', {}, playerNode(g, creator)),
-          el('td', {}, variantInfo(g.variant)?.title || g.variant),
+          el('td', {}, gameTitle(variantInfo(g.variant), g.variant)),
           el('td', {}, clockText(g.time_control)),
-          el('td', { 'data-seek-mode': g.rated ? 'rated' : 'casual' }, g.rated ? 'rated' : 'casual',
+          el('td', { 'data-seek-mode': g.rated ? 'rated' : 'casual' }, g.rated ? t('lobby.seek-rated') : t('lobby.seek-casual'),
             g.rating_range ? ` ${g.rating_range[0]}–${g.rating_range[1]}` : ''),
           // Your own seek is opened or cancelled, never joined.
           el('td', {}, own
-            ? [el('a', { href: `/game/${g.id}`, 'data-own-seek': '' }, 'your seek'), ' ',
+            ? [el('a', { href: `/game/${g.id}`, 'data-own-seek': '' }, t('lobby.your-seek')), ' ',
               el('button', { class: 'secondary small', 'data-cancel-seek': g.id, onclick: async () => {
                 try {
                   await api(`/api/games/${g.id}/abort`, { token: tokenFor(g.id) || undefined });
                   refresh();
                 } catch (e) { seekError.textContent = e.message; }
-              } }, 'Cancel')]
+              } }, t('lobby.cancel'))]
             : el('button', { 'data-join': g.id, onclick: async () => {
               try {
                 const grant = await api(`/api/games/${g.id}/join`, {});
                 localStorage.setItem(`tsubame.token.${g.id}`, grant.token);
                 navigate(`/game/${g.id}`);
               } catch (e) { seekError.textContent = e.message; }
-            } }, 'Join'), seekError));
-      }) : [el('tr', {}, el('td', {}, 'No open seeks.'))]));
+            } }, t('lobby.join')), seekError));
+      }) : [el('tr', {}, el('td', {}, t('lobby.no-seeks')))]));
       const live = list.filter((g) => g.status === 'playing').slice(0, 6);
       playing.replaceChildren(...(live.length ? live.map((g) => el('a', { class: 'live-game', href: `/game/${g.id}`, 'data-live': g.id },
         miniBoard(g.variant, g.sfen, g.files > 12 ? 7 : 13),
-        el('span', {}, `${variantInfo(g.variant)?.title || g.variant}: `, playersNode(g), `, move ${g.ply + 1}`)))
-        : [el('p', { class: 'help' }, 'No game is being played right now: start one.')]));
+        el('span', {}, `${gameTitle(variantInfo(g.variant), g.variant)}: `, playersNode(g), t('lobby.live-move', { move: g.ply + 1 }))))
+        : [el('p', { class: 'help' }, t('lobby.no-live'))]));
       games.replaceChildren(...list.map((g) => el('tr', {},
-        el('td', {}, el('a', { href: `/game/${g.id}` }, g.id)), el('td', {}, variantInfo(g.variant)?.title || g.variant),
+        el('td', {}, el('a', { href: `/game/${g.id}` }, g.id)), el('td', {}, gameTitle(variantInfo(g.variant), g.variant)),
         el('td', {}, playersNode(g)),
-        el('td', {}, g.result ? `${g.result.winner || 'no winner'} (${g.result.reason})` : g.status))));
+        el('td', {}, g.result ? (g.result.winner
+          ? t('lobby.result-win', { side: sideName(g.result.winner), reason: reasonText(g.result.reason) })
+          : t('lobby.result-none', { reason: reasonText(g.result.reason) })) : statusText(g.status)))));
     } catch (e) {
       seeks.replaceChildren(el('tr', {}, el('td', { class: 'error' }, e.message)));
     }

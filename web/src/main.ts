@@ -17,6 +17,7 @@ import { puzzlePage } from './puzzles';
 import { learnPage } from './learn';
 import { app, setMenuOpen } from './prefs';
 import { rulesPage } from './rules';
+import { gameTitle, t } from './i18n';
 
 export async function route() {
   page.cleanup();
@@ -32,21 +33,21 @@ export async function route() {
   });
   const [first, second, third] = parts;
   const game = (name) => name === undefined || store.variants.some((v) => v.name === name);
-  const title = (name) => store.variants.find((v) => v.name === name)?.title || '';
+  const title = (name) => gameTitle(store.variants.find((v) => v.name === name), name);
   // Every page has its heading for screen readers, whatever the page draws.
   const heading = (text: string) => { pageHeading.textContent = text; };
-  if (parts.length === 1 && first === '') { heading('Play Tori, Wa and Tenjiku shogi'); return lobbyPage(); }
-  if (first === 'game' && second && parts.length === 2) { heading('A game'); return gamePage(second); }
-  if (first === 'join' && second && third && parts.length === 3) { heading('Joining a game'); return joinPage(second, third); }
-  if (first === 'import' && parts.length === 1) { heading('Import a record'); return importPage(); }
-  if (first === 'analysis' && parts.length === 1) { heading('Analysis board'); return analysisPage(); }
-  if (first === 'editor' && parts.length <= 2 && game(second)) { heading('Board editor'); return editorPage(second); }
-  if (first === 'rules' && parts.length <= 2 && game(second)) { heading(`The rules of ${title(second || 'tori')}`); return rulesPage(second || 'tori'); }
-  if (first === 'puzzles' && parts.length <= 3 && game(second)) { heading('Puzzles'); return puzzlePage(second, third); }
-  if (first === 'learn' && parts.length <= 2 && game(second)) { heading('Learn the pieces'); return learnPage(second); }
-  if ((first === 'login' || first === 'signup') && parts.length === 1) { heading(first === 'login' ? 'Log in' : 'Sign up'); return accountPage(first); }
-  if (first === '@' && second && parts.length === 2) { heading(`The player ${second}`); return playerPage(second); }
-  heading('Page not found');
+  if (parts.length === 1 && first === '') { heading(t('frame.heading-home')); return lobbyPage(); }
+  if (first === 'game' && second && parts.length === 2) { heading(t('frame.heading-game')); return gamePage(second); }
+  if (first === 'join' && second && third && parts.length === 3) { heading(t('frame.heading-join')); return joinPage(second, third); }
+  if (first === 'import' && parts.length === 1) { heading(t('frame.heading-import')); return importPage(); }
+  if (first === 'analysis' && parts.length === 1) { heading(t('frame.heading-analysis')); return analysisPage(); }
+  if (first === 'editor' && parts.length <= 2 && game(second)) { heading(t('frame.heading-editor')); return editorPage(second); }
+  if (first === 'rules' && parts.length <= 2 && game(second)) { heading(t('frame.heading-rules', { game: title(second || 'tori') })); return rulesPage(second || 'tori'); }
+  if (first === 'puzzles' && parts.length <= 3 && game(second)) { heading(t('frame.heading-puzzles')); return puzzlePage(second, third); }
+  if (first === 'learn' && parts.length <= 2 && game(second)) { heading(t('frame.heading-learn')); return learnPage(second); }
+  if ((first === 'login' || first === 'signup') && parts.length === 1) { heading(t(first === 'login' ? 'frame.heading-login' : 'frame.heading-signup')); return accountPage(first); }
+  if (first === '@' && second && parts.length === 2) { heading(t('frame.heading-player', { name: second })); return playerPage(second); }
+  heading(t('frame.heading-not-found'));
   return notFoundPage();
 }
 
@@ -54,12 +55,14 @@ const pageHeading = document.getElementById('page-heading') as HTMLElement;
 
 /** An address that is none of the site's pages. */
 function notFoundPage() {
-  document.title = 'Page not found · Tsubame';
+  document.title = t('frame.not-found-title');
   app.replaceChildren(el('div', { class: 'panel not-found', 'data-not-found': '' },
-    el('h2', {}, 'Page not found'),
-    el('p', {}, `There is no page at ${location.pathname}: the link may be mistyped or out of date.`),
-    el('p', {}, el('a', { href: '/' }, 'Play'), ' · ', el('a', { href: '/puzzles' }, 'Puzzles'), ' · ',
-      el('a', { href: '/learn' }, 'Learn'), ' · ', el('a', { href: '/rules/tori' }, 'Rules'))));
+    el('h2', {}, t('frame.not-found')),
+    // The address stands as written, in the sentence of either language.
+    el('p', {}, ...t('frame.not-found-text', { path: '\u0000' }).split('\u0000')
+      .flatMap((part, i) => (i ? [el('code', {}, location.pathname), part] : [part]))),
+    el('p', {}, el('a', { href: '/' }, t('frame.nav-play')), ' · ', el('a', { href: '/puzzles' }, t('frame.nav-puzzles')), ' · ',
+      el('a', { href: '/learn' }, t('frame.nav-learn')), ' · ', el('a', { href: '/rules/tori' }, t('frame.nav-rules')))));
 }
 
 /** A click on a link to one of the site's pages shows the page without loading the site
@@ -78,7 +81,7 @@ export async function start() {
   try {
     store.variants = await api('/api/variants');
   } catch (e) {
-    app.replaceChildren(el('p', { class: 'error' }, `cannot reach the server: ${e.message}`));
+    app.replaceChildren(el('p', { class: 'error' }, t('frame.no-server', { error: e.message })));
     return;
   }
   await refreshAccount();

@@ -1,46 +1,52 @@
 // Rule options in words, and their form fields.
 
 import { el } from './dom';
+import { gameTitle, t } from './i18n';
 import { variantInfo } from './util';
 
+// Each word is read in the visitor's language when asked, so a redrawn page follows the choice.
 export const OPTION_WORDS = {
-  'drop-mate': { title: 'Mate by a swallow drop', values: {
-    loses: 'may be played, and the dropper loses at once (the rulebook, pychess-variants)',
-    illegal: 'is not a legal move (the Encyclopedia of Chess Variants)' } },
-  repetition: { title: 'Repetition', values: {
-    3: 'whoever repeats a position a third time loses',
-    4: 'only a fourth time loses (pychess-variants, Fairy-Stockfish)' } },
-  owl: { title: 'Owl', values: { off: 'no owl', on: 'each side\'s right-hand crane starts as an owl' } },
-  shrike: { title: 'Shrike', values: { off: 'no shrike', on: 'each side starts with a shrike in hand' } },
-  handicap: { title: 'Handicap', values: {
-    none: 'none: an even game', 'left-quail': 'gote plays without the left quail',
-    falcon: 'gote plays without the falcon', 'falcon-left-quail': 'gote plays without the falcon and the left quail',
-    'falcon-both-quails': 'gote plays without the falcon and both quails' } },
-  drops: { title: 'Drops', values: {
-    on: 'captured pieces may be dropped back (modern)',
-    off: 'captured pieces leave the game (historical)' } },
-  'max-plies': { title: 'Move limit', number: 'plies (moves of either side) before the game ends without a winner; empty for no limit' },
-  'lion-hawk': { title: 'Lion hawk', values: {
-    lion: 'bishop plus the full lion power', tsa: 'bishop, or any move within two squares' } },
-  'free-eagle': { title: 'Free eagle', values: {
-    english: 'queen, plus a jump to the second square orthogonally',
-    japanese: 'bishop, plus range jumps orthogonally' } },
-  'demon-conflict': { title: 'Fire demon next to the enemy\'s', values: {
-    tsa: 'it burns nothing and dies', adams: 'it burns the other pieces around it, then dies' } },
-  'range-jump': { title: 'Range-jumping generals', values: {
-    capture: 'jump only to capture', always: 'may also stop on an empty square beyond' } },
-  promotion: { title: 'Promotion', values: {
-    deferred: 'on any move touching the zone; a declined promotion waits a move',
-    entry: 'only on entering the zone or capturing in it' } },
-  mate: { title: 'When the last king cannot escape', values: {
-    ends: 'the game ends at once (checkmate)', 'play-on': 'play goes on until it is captured' } },
+  'drop-mate': { get title() { return t('options.drop-mate'); }, values: {
+    get loses() { return t('options.drop-mate-loses'); },
+    get illegal() { return t('options.drop-mate-illegal'); } } },
+  repetition: { get title() { return t('options.repetition'); }, values: {
+    get 3() { return t('options.repetition-3'); },
+    get 4() { return t('options.repetition-4'); } } },
+  owl: { get title() { return t('options.owl'); }, values: {
+    get off() { return t('options.owl-off'); }, get on() { return t('options.owl-on'); } } },
+  shrike: { get title() { return t('options.shrike'); }, values: {
+    get off() { return t('options.shrike-off'); }, get on() { return t('options.shrike-on'); } } },
+  handicap: { get title() { return t('options.handicap'); }, values: {
+    get none() { return t('options.handicap-none'); },
+    get 'left-quail'() { return t('options.handicap-left-quail'); },
+    get falcon() { return t('options.handicap-falcon'); },
+    get 'falcon-left-quail'() { return t('options.handicap-falcon-left-quail'); },
+    get 'falcon-both-quails'() { return t('options.handicap-falcon-both-quails'); } } },
+  drops: { get title() { return t('options.drops'); }, values: {
+    get on() { return t('options.drops-on'); },
+    get off() { return t('options.drops-off'); } } },
+  'max-plies': { get title() { return t('options.max-plies'); }, get number() { return t('options.max-plies-number'); } },
+  'lion-hawk': { get title() { return t('options.lion-hawk'); }, values: {
+    get lion() { return t('options.lion-hawk-lion'); }, get tsa() { return t('options.lion-hawk-tsa'); } } },
+  'free-eagle': { get title() { return t('options.free-eagle'); }, values: {
+    get english() { return t('options.free-eagle-english'); },
+    get japanese() { return t('options.free-eagle-japanese'); } } },
+  'demon-conflict': { get title() { return t('options.demon-conflict'); }, values: {
+    get tsa() { return t('options.demon-conflict-tsa'); }, get adams() { return t('options.demon-conflict-adams'); } } },
+  'range-jump': { get title() { return t('options.range-jump'); }, values: {
+    get capture() { return t('options.range-jump-capture'); }, get always() { return t('options.range-jump-always'); } } },
+  promotion: { get title() { return t('options.promotion'); }, values: {
+    get deferred() { return t('options.promotion-deferred'); },
+    get entry() { return t('options.promotion-entry'); } } },
+  mate: { get title() { return t('options.mate'); }, values: {
+    get ends() { return t('options.mate-ends'); }, get 'play-on'() { return t('options.mate-play-on'); } } },
 };
 
 export function optionFields(variantName, container) {
   container.replaceChildren();
   const info = variantInfo(variantName);
   if (!info || !info.available) {
-    container.append(el('p', { class: 'error' }, `${info ? info.title : variantName} is not playable yet.`));
+    container.append(el('p', { class: 'error' }, t('options.not-playable', { game: gameTitle(info, variantName) })));
     return;
   }
   for (const option of info.options) {
@@ -50,7 +56,7 @@ export function optionFields(variantName, container) {
       // A limit: a number, or empty for the option's word (`off`).
       const input = el('input', { type: 'number', name: `opt-${option.name}`, 'data-option': option.name,
         'data-none': option.values[0] || '', min: option.number.min, max: option.number.max,
-        placeholder: 'no limit', style: 'width:7rem' });
+        placeholder: t('options.no-limit'), style: 'width:7rem' });
       container.append(el('div', { class: 'field' }, el('label', {}, `${title}: `, input),
         el('small', { class: 'help' }, words.number || option.help)));
       continue;

@@ -3,23 +3,25 @@
 import { el } from './dom';
 import type { VariantInfo } from './types';
 import { roleClass } from './pieces';
+import { pieceName, t } from './i18n';
 
+// Read through the catalogue each time a page draws them, so that they follow the language.
 export const PROMOTION_WORDS = {
-  tori: 'and must, on any move that starts or ends in it (into, within or out of); a falcon dropped in the zone promotes on its next move',
-  wa: 'if the player wishes, on any move that starts or ends in it; a piece that could never move again (a sparrow pawn or oxcart on the last rank) must',
-  tenjiku: 'if the player wishes; which moves may promote is set by the promotion rule option below',
+  get tori() { return t('rules.promotion-tori'); },
+  get wa() { return t('rules.promotion-wa'); },
+  get tenjiku() { return t('rules.promotion-tenjiku'); },
 };
 
 // What the powers of Tenjiku pieces mean, in words, next to their diagrams.
 export const POWER_WORDS = {
-  lion: 'Lion power: two king steps in one move, capturing on either square or both; it may capture an adjacent piece without moving (igui), jump to any square two away, or pass.',
-  'lion-hawk': 'Lion power as the lion\'s (under the "tsa" option: any move within two squares instead).',
-  line: 'Lion power along the marked lines: one or two steps with a capture on either or both, igui on the first square, or a pass.',
-  area: (n) => `Area move: up to ${n} king steps in one move through empty squares, ending on a capture or an empty square (or back where it started: a pass).`,
-  burns: 'Burns: after it moves, every enemy piece on the eight squares around it is removed, except enemy fire demons; and an enemy piece whose move ends next to it is removed too (kings included). A fire demon that ends its move next to an enemy one is burned itself (see the rule options).',
-  jump: (level) => `Range jump along the marked lines: it jumps over any number of pieces of lower rank (level ${level}) to capture beyond them.`,
-  tetrarch: 'Heavenly tetrarch: igui on all eight neighbours; slides diagonally and vertically from the second square on (jumping the first); moves two or three squares sideways, jumping the first.',
-  free_eagle: 'Its moves depend on the free-eagle rule option (see below).',
+  get lion() { return t('rules.power-lion'); },
+  get 'lion-hawk'() { return t('rules.power-lion-hawk'); },
+  get line() { return t('rules.power-line'); },
+  area: (n) => t('rules.power-area', { n }),
+  get burns() { return t('rules.power-burns'); },
+  jump: (level) => t('rules.power-jump', { level }),
+  get tetrarch() { return t('rules.power-tetrarch'); },
+  get free_eagle() { return t('rules.power-free-eagle'); },
 };
 
 /** How far from a piece its game's diagrams reach: the farthest power of any of its pieces (a
@@ -70,7 +72,7 @@ export function diagramMarks(role, radius) {
 export function moveDiagram(variant, role, radius) {
   const marks = diagramMarks(role, radius);
   const grid = el('div', { class: 'diagram', style: `--cells:${2 * radius + 1}`, role: 'img',
-    'aria-label': `how the ${role.name} moves` });
+    'aria-label': t('rules.diagram-label', { piece: pieceName(role) }) });
   for (let forward = radius; forward >= -radius; forward--) {
     for (let left = radius; left >= -radius; left--) {
       const kinds = marks.get(`${left},${forward}`) || [];

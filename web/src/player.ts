@@ -6,6 +6,7 @@ import { api } from './api';
 import { el } from './dom';
 import { clockText } from './gameparts';
 import { app } from './prefs';
+import { gameTitle, lang, t, tn } from './i18n';
 import { variantInfo } from './util';
 
 
@@ -41,13 +42,52 @@ export function ratingChart(points) {
   return svg;
 }
 
-/** What a finished game was for `name`: won, lost, drawn or aborted. */
+/** A word the server sends as a code (`checkmate`, `blitz`), in the visitor's language: the
+ * catalogue's `account.{prefix}-{code}`, or the code itself when the catalogue has none. */
+function codeText(prefix: string, code: string): string {
+  const key = `account.${prefix}-${code}`;
+  const text = t(key);
+  return text === key ? code : text;
+}
+
+/** Why a game ended (`checkmate`, `resignation`, ...) in the visitor's language. */
+export function reasonText(reason: string): string {
+  return codeText('reason', reason);
+}
+
+/** A game's state (`waiting`, `playing`, `finished`) in the visitor's language. */
+export function statusText(status: string): string {
+  return codeText('status', status);
+}
+
+/** A rating speed (`blitz`, `rapid`, ...) in the visitor's language. */
+export function speedText(speed: string): string {
+  return codeText('speed', speed);
+}
+
+/** A rating pool's title: the server's in English, the catalogue's in Japanese. */
+function poolTitle(name: string, title: string): string {
+  return lang() === 'ja' ? codeText('pool', name) : title;
+}
+
+/** What a finished game was for `name`, as the page's data records it: won, lost, drawn or
+ * aborted, in the server's words. */
 export function outcomeFor(game, name) {
   if (!game.result) return game.status;
   if (game.result.reason === 'aborted') return 'aborted';
   if (!game.result.winner) return `draw (${game.result.reason})`;
   const mine = game.sente_name === name ? 'sente' : 'gote';
   return `${game.result.winner === mine ? 'won' : 'lost'} (${game.result.reason})`;
+}
+
+/** What a finished game was for `name`, in the visitor's language. */
+export function outcomeText(game, name) {
+  if (!game.result) return statusText(game.status);
+  if (game.result.reason === 'aborted') return t('account.outcome-aborted');
+  const reason = reasonText(game.result.reason);
+  if (!game.result.winner) return t('account.outcome-draw', { reason });
+  const mine = game.sente_name === name ? 'sente' : 'gote';
+  return game.result.winner === mine ? t('account.outcome-won', { reason }) : t('account.outcome-lost', { reason });
 }
 
 export async function playerPage(name) {
@@ -63,18 +103,19 @@ export async function playerPage(name) {
     return;
   }
   // The rating pools' titles, in the order the server lists them.
-  const poolTitles = new Map(store.variants.flatMap((v) => v.rating_pools.map((p) => [p.name, p.title] as [string, string])));
+  const poolTitles = new Map(store.variants.flatMap((v) => v.rating_pools.map((p) => [p.name, poolTitle(p.name, p.title)] as [string, string])));
   const own = myName()?.toLowerCase() === player.username.toLowerCase();
-  const joined = new Date(player.joined).toLocaleDateString();
+  const dateLocale = lang() === 'ja' ? 'ja-JP' : undefined;
+  const joined = new Date(player.joined).toLocaleDateString(dateLocale);
   const ratingRows = player.ratings.map((r) => el('tr', { 'data-rating-row': `${r.game} ${r.speed}` },
-    el('td', {}, poolTitles.get(r.game) || r.game), el('td', {}, r.speed),
+    el('td', {}, poolTitles.get(r.game) || r.game), el('td', {}, speedText(r.speed)),
     el('td', { class: 'num' }, `${r.rating}${r.provisional ? '?' : ''}`),
-    el('td', { class: 'num', title: 'rating deviation' }, `±${r.deviation}`),
+    el('td', { class: 'num', title: t('account.rating-deviation') }, `±${r.deviation}`),
     el('td', { class: 'num' }, r.games)));
   const charts = [...poolTitles.keys()].map((g) => {
     const points = player.history.filter((p) => p.game === g);
     return points.length ? el('figure', { class: 'chart', 'data-chart': g },
-      el('figcaption', {}, `${poolTitles.get(g)}: ${[...new Set(points.map((p) => p.speed))].join(', ')}`), ratingChart(points)) : null;
+      el('figcaption', {}, `${poolTitles.get(g)}: ${[...new Set(points.map((p) => speedText(p.speed)))].join(t('account.list-separator'))}`), ratingChart(points)) : null;
   });
   const sideOf = (g) => (g.sente_name?.toLowerCase() === player.username.toLowerCase() ? 'sente' : 'gote');
   const ongoing = games.filter((g) => g.status !== 'finished')
@@ -85,40 +126,41 @@ export async function playerPage(name) {
   app.replaceChildren(el('div', { class: 'profile', 'data-profile': player.username },
     el('section', { class: 'panel' },
       el('h2', {}, player.username),
-      el('p', { class: 'help' }, `Joined ${joined} · ${player.games} game${player.games === 1 ? '' : 's'} played`),
+      el('p', { class: 'help' }, tn('account.joined', player.games, { date: joined })),
       player.ratings.length
-        ? el('table', { class: 'games ratings' }, el('tr', {}, el('th', {}, 'Game'), el('th', {}, 'Speed'),
-          el('th', {}, 'Rating'), el('th', {}, 'RD'), el('th', {}, 'Rated games')), ratingRows)
-        : el('p', {}, 'No rated game yet: ratings start at 1500 and show a ? until they settle.'),
+        ? el('table', { class: 'games ratings' }, el('tr', {}, el('th', {}, t('account.game')), el('th', {}, t('account.speed')),
+          el('th', {}, t('account.rating')), el('th', {}, t('account.rd')), el('th', {}, t('account.rated-games'))), ratingRows)
+        : el('p', {}, t('account.no-rated-game')),
       el('div', { class: 'charts' }, charts),
-      el('h3', {}, 'Puzzles'),
+      el('h3', {}, t('account.puzzles')),
       player.puzzle_ratings?.length
         ? el('table', { class: 'games ratings', 'data-puzzle-ratings': '' },
-          el('tr', {}, el('th', {}, 'Game'), el('th', {}, 'Puzzle rating'), el('th', {}, 'RD'), el('th', {}, 'Rated puzzles')),
+          el('tr', {}, el('th', {}, t('account.game')), el('th', {}, t('account.puzzle-rating')), el('th', {}, t('account.rd')),
+            el('th', {}, t('account.rated-puzzles'))),
           player.puzzle_ratings.map((r) => el('tr', { 'data-puzzle-rating': r.variant },
-            el('td', {}, el('a', { href: `/puzzles/${r.variant}` }, variantInfo(r.variant)?.title || r.variant)),
+            el('td', {}, el('a', { href: `/puzzles/${r.variant}` }, gameTitle(variantInfo(r.variant), r.variant))),
             el('td', { class: 'num' }, `${r.rating}${r.provisional ? '?' : ''}`),
-            el('td', { class: 'num', title: 'rating deviation' }, `±${r.deviation}`),
+            el('td', { class: 'num', title: t('account.rating-deviation') }, `±${r.deviation}`),
             el('td', { class: 'num' }, r.attempts))))
-        : el('p', { class: 'help' }, own ? 'No puzzle tried yet: each puzzle\'s first try rates you, from 1500.' : 'No puzzle tried yet.')),
+        : el('p', { class: 'help' }, own ? t('account.no-puzzle-own') : t('account.no-puzzle'))),
     el('section', { class: 'panel' },
-      el('h2', {}, 'Ongoing games'),
+      el('h2', {}, t('account.ongoing-games')),
       ongoing.length ? el('table', { class: 'games' }, ongoing.map(({ g, turn }) => el('tr', { 'data-ongoing': g.id },
-        el('td', {}, turn ? el('strong', { class: 'your-turn-mark' }, own ? 'your turn' : 'to move')
-          : g.status === 'waiting' ? 'seeking' : 'opponent\'s turn'),
-        el('td', {}, variantInfo(g.variant)?.title || g.variant), el('td', {}, 'vs ', opponent(g)),
-        el('td', {}, clockText(g.time_control)), el('td', {}, el('a', { href: `/game/${g.id}`, 'data-open-game': g.id }, 'open')))))
-        : el('p', { class: 'help' }, 'None.'),
-      el('h2', {}, 'Finished games'),
+        el('td', {}, turn ? el('strong', { class: 'your-turn-mark' }, own ? t('account.your-turn') : t('account.to-move'))
+          : g.status === 'waiting' ? t('account.seeking') : t('account.opponent-turn')),
+        el('td', {}, gameTitle(variantInfo(g.variant), g.variant)), el('td', {}, `${t('account.versus')} `, opponent(g)),
+        el('td', {}, clockText(g.time_control)), el('td', {}, el('a', { href: `/game/${g.id}`, 'data-open-game': g.id }, t('account.open'))))))
+        : el('p', { class: 'help' }, t('account.none')),
+      el('h2', {}, t('account.finished-games')),
       finished.length ? el('table', { class: 'games' }, finished.map((g) => el('tr', { 'data-finished': g.id },
-        el('td', {}, new Date(g.created_at).toLocaleDateString()),
-        el('td', {}, variantInfo(g.variant)?.title || g.variant, g.rated ? ' · rated' : ''),
+        el('td', {}, new Date(g.created_at).toLocaleDateString(dateLocale)),
+        el('td', {}, gameTitle(variantInfo(g.variant), g.variant), g.rated ? ` · ${t('account.rated')}` : ''),
         el('td', {}, clockText(g.time_control)),
-        el('td', {}, 'vs ', opponent(g)),
-        el('td', { 'data-outcome': outcomeFor(g, g[`${sideOf(g)}_name`]) }, outcomeFor(g, g[`${sideOf(g)}_name`]),
+        el('td', {}, `${t('account.versus')} `, opponent(g)),
+        el('td', { 'data-outcome': outcomeFor(g, g[`${sideOf(g)}_name`]) }, outcomeText(g, g[`${sideOf(g)}_name`]),
           g[`${sideOf(g)}_rating`]?.change != null ? ` ${changeText(g[`${sideOf(g)}_rating`].change)}` : ''),
-        el('td', {}, el('a', { href: `/game/${g.id}` }, 'replay')))))
-        : el('p', { class: 'help' }, 'None yet.'))));
+        el('td', {}, el('a', { href: `/game/${g.id}` }, t('account.replay'))))))
+        : el('p', { class: 'help' }, t('account.none-yet')))));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,6 +1,9 @@
-// The page frame and the visitor's switches kept in the browser: sound, theme, the pieces.
+// The page frame and the visitor's switches kept in the browser: sound, theme, the pieces, the
+// language.
 
 import { play as playSound, setMuted } from './sound.js';
+import { LANGS, type Lang, lang, setLang, translateStatic } from './i18n';
+import { page } from './state';
 
 export const app = document.getElementById('app') as HTMLElement;
 export const soundBox = document.getElementById('sound') as HTMLInputElement;
@@ -62,4 +65,14 @@ export function setMenuOpen(open: boolean) {
 menuButton.addEventListener('click', () => setMenuOpen(!header.classList.contains('menu-open')));
 document.getElementById('menu')?.addEventListener('click', (event) => {
   if ((event.target as HTMLElement).closest('a')) setMenuOpen(false);
+});
+
+// The language: English or Japanese, the browser's unless chosen; a change redraws the page.
+export const langSelect = document.getElementById('lang') as HTMLSelectElement;
+langSelect.value = lang();
+translateStatic();
+langSelect.addEventListener('change', () => {
+  const choice = (LANGS as string[]).includes(langSelect.value) ? langSelect.value as Lang : 'en';
+  setLang(choice);
+  page.route();
 });

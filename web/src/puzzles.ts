@@ -11,27 +11,42 @@ import type { VNode } from './view';
 import { miniBoard } from './pieces';
 import { play as playSound } from './sound.js';
 import { app } from './prefs';
+import { gameTitle, pieceName, sideName, t, lang } from './i18n';
+
+/** A theme's entry: its value, and its words read in the visitor's language when used. */
+function themed(value: string, words: () => string): [string, string] {
+  const entry: [string, string] = [value, ''];
+  Object.defineProperty(entry, 1, { get: words, enumerable: true });
+  return entry;
+}
 
 /** The themes the server knows, in words. */
 export const PUZZLE_THEMES: [string, string][] = [
-  ['', 'Any theme'],
-  ['tsume', 'Tsume: mate with checks'],
-  ['mate', 'Mate'],
-  ['mate-in-1', 'Mate in 1'],
-  ['mate-in-2', 'Mate in 2'],
-  ['mate-in-3', 'Mate in 3'],
-  ['mate-in-4', 'Mate in 4'],
-  ['mate-in-5', 'Mate in 5'],
-  ['mate-in-6', 'Mate in 6 or more'],
-  ['advantage', 'Winning advantage'],
-  ['material', 'Winning material'],
-  ['promotion', 'Promotion'],
-  ['drop', 'Drop'],
-  ['defence', 'Turning a losing game'],
-  ['endgame', 'Endgame'],
-  ['short', 'One move'],
-  ['long', 'Three moves or more'],
+  themed('', () => t('puzzles.theme-any')),
+  themed('tsume', () => t('puzzles.theme-tsume')),
+  themed('mate', () => t('puzzles.theme-mate')),
+  themed('mate-in-1', () => t('puzzles.theme-mate-in-1')),
+  themed('mate-in-2', () => t('puzzles.theme-mate-in-2')),
+  themed('mate-in-3', () => t('puzzles.theme-mate-in-3')),
+  themed('mate-in-4', () => t('puzzles.theme-mate-in-4')),
+  themed('mate-in-5', () => t('puzzles.theme-mate-in-5')),
+  themed('mate-in-6', () => t('puzzles.theme-mate-in-6')),
+  themed('advantage', () => t('puzzles.theme-advantage')),
+  themed('material', () => t('puzzles.theme-material')),
+  themed('promotion', () => t('puzzles.theme-promotion')),
+  themed('drop', () => t('puzzles.theme-drop')),
+  themed('defence', () => t('puzzles.theme-defence')),
+  themed('endgame', () => t('puzzles.theme-endgame')),
+  themed('short', () => t('puzzles.theme-short')),
+  themed('long', () => t('puzzles.theme-long')),
 ];
+
+/** A puzzle's themes as the visitor reads them: the server's names in English, the themes'
+ * words in Japanese. */
+function themeNames(themes: string[]): string {
+  if (lang() === 'en') return themes.join(', ');
+  return themes.map((id) => PUZZLE_THEMES.find(([value]) => value === id)?.[1] ?? id).join('、');
+}
 
 type Puzzle = {
   id: string; variant: string; options: string; sfen: string;
@@ -57,12 +72,12 @@ function saveLocal(variant: string, local: Local) {
 export async function dailyPuzzleNode(variant = 'tori') {
   const puzzle: Puzzle = await api(`/api/puzzles/daily?variant=${variant}`);
   const info = store.variants.find((v) => v.name === variant);
-  const toMove = puzzle.sfen.split(' ')[1] === 'b' ? 'Sente' : 'Gote';
+  const toMove = puzzle.sfen.split(' ')[1] === 'b' ? t('frame.Sente') : t('frame.Gote');
   return el('a', { class: 'panel daily-puzzle', href: `/puzzles/${variant}/${puzzle.id}`, 'data-daily-puzzle': puzzle.id },
     miniBoard(variant, puzzle.sfen, Math.round(128 / (info?.files || 7))),
     el('div', {},
-      el('h2', {}, 'Puzzle of the day'),
-      el('p', {}, `${info?.title || variant}: ${toMove} to move and win. Rated ${puzzle.rating}.`)));
+      el('h2', {}, t('puzzles.daily')),
+      el('p', {}, t('puzzles.daily-text', { game: gameTitle(info, variant), side: toMove, rating: puzzle.rating }))));
 }
 
 export function puzzlePage(variantName?: string, wantedId?: string) {
@@ -82,7 +97,7 @@ export function puzzlePage(variantName?: string, wantedId?: string) {
   const view: {
     status: string; tone: 'play' | 'good' | 'wrong' | 'done' | 'failed';
     hint: string; result: string; mine: string;
-  } = { status: 'Loading a puzzle…', tone: 'play', hint: '', result: '', mine: '' };
+  } = { status: t('puzzles.loading'), tone: 'play', hint: '', result: '', mine: '' };
   const board = new Board({ onMove: (usi) => tryMove(usi) });
 
   const panelHost = el('div');
@@ -90,17 +105,20 @@ export function puzzlePage(variantName?: string, wantedId?: string) {
   function panelView(): VNode {
     const over = view.tone === 'done' || view.tone === 'failed';
     return h('div.panel.puzzle-panel', { attrs: { 'data-puzzle': puzzle?.id || '' } }, [
-      h('h2', 'Puzzles'),
+      h('h2', t('puzzles.heading')),
       h(`p.puzzle-status.${view.tone}`, { attrs: { 'data-puzzle-status': view.tone, role: 'status' } }, view.status),
       view.hint ? h('p.help', { attrs: { 'data-puzzle-hint': '' } }, view.hint) : null,
       view.result ? h('p', { attrs: { 'data-puzzle-result': '' } }, view.result) : null,
       h('div.actions', [
-        !over ? h('button.secondary', { attrs: { 'data-puzzle-action': 'hint', type: 'button' }, on: { click: hint } }, 'Hint') : null,
-        !over ? h('button.secondary', { attrs: { 'data-puzzle-action': 'solution', type: 'button' }, on: { click: showSolution } }, 'Solution') : null,
-        over ? h('button', { attrs: { 'data-puzzle-action': 'next', type: 'button' }, on: { click: () => next() } }, 'Next puzzle') : null,
+        !over ? h('button.secondary', { attrs: { 'data-puzzle-action': 'hint', type: 'button' }, on: { click: hint } }, t('puzzles.hint')) : null,
+        !over ? h('button.secondary', { attrs: { 'data-puzzle-action': 'solution', type: 'button' }, on: { click: showSolution } }, t('puzzles.solution')) : null,
+        over ? h('button', { attrs: { 'data-puzzle-action': 'next', type: 'button' }, on: { click: () => next() } }, t('puzzles.next')) : null,
       ]),
-      puzzle ? h('p.help', { attrs: { 'data-puzzle-info': '' } },
-        `Puzzle ${puzzle.id}, rated ${puzzle.rating}${puzzle.themes.length ? ` · ${puzzle.themes.join(', ')}` : ''}`) : null,
+      // The puzzle's id stands as written, in the sentence of either language.
+      puzzle ? h('p.help', { attrs: { 'data-puzzle-info': '' } }, [
+        ...t('puzzles.info', { id: '\u0000', rating: puzzle.rating }).split('\u0000')
+          .flatMap((part, i) => (i ? [h('code', puzzle.id), part] : [part])),
+        puzzle.themes.length ? ` · ${themeNames(puzzle.themes)}` : '']) : null,
       h('p.help', { attrs: { 'data-puzzle-mine': '' } }, view.mine),
     ]);
   }
@@ -109,13 +127,13 @@ export function puzzlePage(variantName?: string, wantedId?: string) {
     panelNode = patch(panelNode, panelView());
   }
 
-  const themePicker = el('select', { 'data-puzzle-theme': '', 'aria-label': 'Theme' },
+  const themePicker = el('select', { 'data-puzzle-theme': '', 'aria-label': t('puzzles.theme') },
     PUZZLE_THEMES.map(([value, label]) => el('option', { value }, label)));
   themePicker.addEventListener('change', () => { theme = themePicker.value; next(); });
-  const gamePicker = el('select', { 'data-puzzle-game': '', 'aria-label': 'Game' },
-    variants.map((v) => el('option', { value: v.name, selected: v.name === variant }, v.title)));
+  const gamePicker = el('select', { 'data-puzzle-game': '', 'aria-label': t('puzzles.game') },
+    variants.map((v) => el('option', { value: v.name, selected: v.name === variant }, gameTitle(v))));
   gamePicker.addEventListener('change', () => { navigate(`/puzzles/${gamePicker.value}`); });
-  const pickers = el('div', { class: 'panel puzzle-pickers' }, el('label', {}, 'Game ', gamePicker), el('label', {}, 'Theme ', themePicker));
+  const pickers = el('div', { class: 'panel puzzle-pickers' }, el('label', {}, `${t('puzzles.game')} `, gamePicker), el('label', {}, `${t('puzzles.theme')} `, themePicker));
 
   function sideToMove() {
     return puzzle?.sfen.split(' ')[1] === 'w' ? 'gote' : 'sente';
@@ -134,7 +152,7 @@ export function puzzlePage(variantName?: string, wantedId?: string) {
     const mine = shown;
     busy = true;
     mistake = false; helped = false; sent = false; step = 0;
-    show({ status: 'Loading a puzzle…', tone: 'play', hint: '', result: '' });
+    show({ status: t('puzzles.loading'), tone: 'play', hint: '', result: '' });
     const local = localProgress(variant);
     try {
       if (wanted) {
@@ -158,16 +176,16 @@ export function puzzlePage(variantName?: string, wantedId?: string) {
     await showPosition([], true);
     if (mine !== shown) return;
     busy = false;
-    show({ status: `Find the best move for ${sideToMove()}.`, tone: 'play' });
+    show({ status: t('puzzles.find-best', { side: sideName(sideToMove()) }), tone: 'play' });
     showMine();
   }
 
   function showMine() {
     if (store.me.account) {
-      show({ mine: `Your puzzle rating is kept with your account, ${store.me.account.username}.` });
+      show({ mine: t('puzzles.mine-account', { name: store.me.account.username }) });
     } else {
       const local = localProgress(variant);
-      show({ mine: `Your rating here: ${Math.round(local.rating)} (${local.solved} solved, ${local.failed} failed; kept in this browser — sign up to keep it with an account).` });
+      show({ mine: t('puzzles.mine-guest', { rating: Math.round(local.rating), solved: local.solved, failed: local.failed }) });
     }
   }
 
@@ -187,13 +205,13 @@ export function puzzlePage(variantName?: string, wantedId?: string) {
       mistake = true;
       playSound('check');
       await showPosition([...played, usi], false);
-      show({ status: 'Not this one. Try again.', tone: 'wrong', hint: '' });
+      show({ status: t('puzzles.wrong'), tone: 'wrong', hint: '' });
       await finish(false);
       await new Promise((done) => setTimeout(done, 900));
       if (mine !== shown) return;
       if (puzzle && view.tone === 'wrong') {
         await showPosition(played, true);
-        show({ status: `Find the best move for ${sideToMove()}.`, tone: 'wrong' });
+        show({ status: t('puzzles.find-best', { side: sideName(sideToMove()) }), tone: 'wrong' });
       }
       busy = false;
       return;
@@ -204,17 +222,17 @@ export function puzzlePage(variantName?: string, wantedId?: string) {
     if (step >= puzzle.moves.length) {
       await showPosition(solutionMoves, false);
       await finish(!mistake && !helped);
-      show({ status: mistake || helped ? 'Solved, with help.' : 'Solved!', tone: mistake || helped ? 'failed' : 'done', hint: '' });
+      show({ status: mistake || helped ? t('puzzles.solved-helped') : t('puzzles.solved'), tone: mistake || helped ? 'failed' : 'done', hint: '' });
       busy = false;
       return;
     }
     await showPosition(solutionMoves, false);
-    show({ status: 'Good move! The opponent replies…', tone: 'good', hint: '' });
+    show({ status: t('puzzles.good-move'), tone: 'good', hint: '' });
     await new Promise((done) => setTimeout(done, 600));
     if (mine !== shown) return;
     step += 1;
     await showPosition(puzzle.moves.slice(0, step), true);
-    show({ status: `Good. Now the next move for ${sideToMove()}.`, tone: 'good' });
+    show({ status: t('puzzles.good-next', { side: sideName(sideToMove()) }), tone: 'good' });
     busy = false;
   }
 
@@ -228,7 +246,7 @@ export function puzzlePage(variantName?: string, wantedId?: string) {
       if (answer.rated && answer.rating) {
         const { before, after } = answer.rating;
         const change = after - before;
-        show({ result: `Your puzzle rating: ${after} (${change >= 0 ? '+' : ''}${change}).` });
+        show({ result: t('puzzles.rating-change', { rating: after, change: `${change >= 0 ? '+' : ''}${change}` }) });
       }
     } catch (e) {
       show({ result: e.message });
@@ -252,10 +270,9 @@ export function puzzlePage(variantName?: string, wantedId?: string) {
     const roles = store.variants.find((v) => v.name === puzzle.variant)?.roles || [];
     const dropped = usi.includes('*') ? roles.find((r) => r.sfen === usi.split('*')[0]) : null;
     const from = usi.match(/^\d+[a-z]/)?.[0];
-    const text = usi.includes('*')
-      ? `drop a ${dropped?.name.toLowerCase() || 'piece'} from your hand.`
-      : `move the piece on ${from}.`;
-    show({ hint: `Hint: ${text}` });
+    const text = !usi.includes('*') ? t('puzzles.hint-move', { square: from })
+      : dropped ? t('puzzles.hint-drop', { piece: pieceName(dropped).toLowerCase() }) : t('puzzles.hint-drop-any');
+    show({ hint: text });
     await finish(false);
   }
 
@@ -267,14 +284,14 @@ export function puzzlePage(variantName?: string, wantedId?: string) {
     const mine = shown;
     helped = true;
     await finish(false);
-    show({ status: 'The solution:', tone: 'failed', hint: '' });
+    show({ status: t('puzzles.the-solution'), tone: 'failed', hint: '' });
     for (let i = step + 1; i <= puzzle.moves.length; i++) {
       await showPosition(puzzle.moves.slice(0, i), false);
       await new Promise((done) => setTimeout(done, 500));
       if (mine !== shown) return;
     }
     step = puzzle.moves.length;
-    show({ status: 'That was the solution.', tone: 'failed' });
+    show({ status: t('puzzles.was-solution'), tone: 'failed' });
     busy = false;
   }
 

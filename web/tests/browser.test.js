@@ -1540,6 +1540,63 @@ test('Board editor: a position set up by clicking, every problem named, then ana
   await page.close();
 });
 
+/** The English words a page writes itself in its visible text (not in fields, notation or
+ * names the server or a player chose): none should be left in the Japanese pages. */
+async function englishWords(page) {
+  return page.evaluate(() => {
+    // Names of formats, programs, books and rule sets, written as their makers write them.
+    const allowed = new Set(['Tsubame', 'SFEN', 'FEN', 'USI', 'KIF', 'PGN', 'Hodges', 'Glicko', 'English', 'Elo',
+      'pychess', 'variants', 'Encyclopedia', 'Chess', 'Variants', 'Fairy', 'Stockfish', 'tsa']);
+    const words = new Set();
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const parent = node.parentElement;
+      if (!parent || parent.closest('script, style, textarea, option[value="en"], .visually-hidden, a[data-player-name], [data-player-name^="Guest-"], .line-moves, [data-moves], [data-export], code, a[href^="/game/"]')) continue;
+      const box = parent.getBoundingClientRect();
+      if (!box.width || !box.height || getComputedStyle(parent).visibility === 'hidden') continue;
+      for (const word of node.textContent.match(/[A-Za-z]{3,}/g) || []) if (!allowed.has(word)) words.add(word);
+    }
+    return [...words];
+  });
+}
+
+test('Japanese: chosen from the browser\'s language, switchable and remembered; the page\'s lang follows, and the pages speak it', async () => {
+  for (const [width, height, device] of [[1366, 850, 'laptop'], [390, 844, 'phone']]) {
+    const context = await browser.newContext({ viewport: { width, height }, locale: 'ja-JP' });
+    const page = await context.newPage();
+    page.on('pageerror', (e) => { throw e; });
+    await page.goto(`${base}/`);
+    await page.waitForSelector('#app > *');
+    assert.equal(await page.getAttribute('html', 'lang'), 'ja');
+    assert.equal(await page.inputValue('#lang'), 'ja');
+    assert.equal(await page.textContent('header.top nav a[href="/"]'), '対局');
+    for (const path of ['/', '/rules/tori', '/rules/tenjiku', '/learn/tori', '/editor/tori', '/puzzles/tori', '/analysis', '/import', '/signup', '/no/such/page']) {
+      await page.goto(`${base}${path}`);
+      await page.waitForSelector('#app > *');
+      await page.waitForLoadState('networkidle');
+      assert.deepEqual(await englishWords(page), [], `${path} at ${width}px`);
+      if (['/', '/rules/tori', '/editor/tori'].includes(path)) await shot(page, `ja-${path.split('/').filter(Boolean).join('-') || 'home'}-${device}.png`);
+    }
+    // A game against the computer: the players' bars, the buttons and the end in Japanese.
+    await page.goto(`${base}/`);
+    await page.click('[data-computer="tori"]');
+    await page.waitForSelector('[data-clock]:has-text("あなた")');
+    assert.deepEqual(await englishWords(page), [], `a game at ${width}px`);
+    assert.equal(await page.evaluate(() => getComputedStyle(document.querySelector('.hand[data-hand="sente"]'), '::before').content), '"☗ 先手"');
+    await shot(page, `ja-game-${device}.png`);
+    // Back to English: at once, and still after a reload.
+    if (device === 'phone') await page.click('#menu-button');
+    await page.selectOption('#lang', 'en');
+    await page.waitForFunction(() => document.documentElement.lang === 'en');
+    assert.equal(await page.textContent('header.top nav a[href="/"]'), 'Play');
+    await page.reload();
+    await page.waitForSelector('#app > *');
+    assert.equal(await page.getAttribute('html', 'lang'), 'en');
+    assert.equal(await page.inputValue('#lang'), 'en');
+    await context.close();
+  }
+});
+
 test('The piece inspector: touching any piece, either side\'s, shows its name and moves', async () => {
   const page = await newPage(390, 844);
   await page.goto(`${base}/analysis`);

@@ -1,0 +1,50 @@
+// The message catalogue: every part has the same keys in English and Japanese, with the same
+// {parameters}, no empty text; every key the code asks for exists, and every key is asked for.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const src = join(dirname(fileURLToPath(import.meta.url)), '..', 'src');
+const areas = Object.fromEntries(readdirSync(join(src, 'messages')).filter((f) => f.endsWith('.json'))
+  .map((f) => [f.replace(/\.json$/, ''), JSON.parse(readFileSync(join(src, 'messages', f), 'utf8'))]));
+const params = (text) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
+
+test('every key is in both languages, with the same parameters and some text', () => {
+  assert.ok(Object.keys(areas).length >= 1);
+  for (const [area, { en, ja, ...rest }] of Object.entries(areas)) {
+    assert.deepEqual(Object.keys(rest), [], `${area}: only en and ja`);
+    const enKeys = Object.keys(en).sort();
+    const jaKeys = Object.keys(ja).sort();
+    // Japanese has one form for every count: a `.one` text may be left to its `.other`.
+    assert.deepEqual(enKeys.filter((k) => !ja[k] && !k.endsWith('.one')), [], `${area}: missing in Japanese`);
+    assert.deepEqual(jaKeys.filter((k) => !en[k]), [], `${area}: missing in English`);
+    for (const key of enKeys.filter((k) => ja[k])) {
+      assert.ok(en[key].trim() && ja[key].trim(), `${area}.${key}: empty`);
+      // A count-dependent text has its .other form; Japanese needs no other.
+      if (key.endsWith('.one')) assert.ok(en[key.replace(/\.one$/, '.other')], `${area}.${key}: no .other`);
+      const wanted = key.endsWith('.one') ? params(en[key]).filter((p) => p !== 'count') : params(en[key]);
+      const got = key.endsWith('.one') ? params(ja[key]).filter((p) => p !== 'count') : params(ja[key]);
+      assert.deepEqual(got, wanted, `${area}.${key}: parameters`);
+    }
+  }
+});
+
+test('every key the code and the page ask for is in the catalogue', () => {
+  const files = readdirSync(src).filter((f) => /\.(ts|js|html)$/.test(f));
+  const asked = new Set();
+  for (const file of files) {
+    const text = readFileSync(join(src, file), 'utf8');
+    for (const m of text.matchAll(/\bt\(\s*'([a-z0-9-]+)\.([^'$`{}]+)'/g)) asked.add(`${m[1]}.${m[2]}`);
+    for (const m of text.matchAll(/\btn\(\s*'([a-z0-9-]+)\.([^'$`{}]+)'/g)) asked.add(`${m[1]}.${m[2]}.other`);
+    for (const m of text.matchAll(/data-i18n(?:-title|-label)?="([a-z0-9-]+)\.([^"]+)"/g)) asked.add(`${m[1]}.${m[2]}`);
+  }
+  const missing = [...asked].filter((key) => {
+    const [area, ...rest] = key.split('.');
+    return !areas[area]?.en?.[rest.join('.')];
+  });
+  assert.deepEqual(missing, [], 'keys asked for that the catalogue lacks');
+  assert.ok(asked.size >= 20, `${asked.size} keys asked for`);
+});
