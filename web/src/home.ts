@@ -61,7 +61,7 @@ function levelPicker(variant: string) {
     onchange: (event) => {
       rememberComputerLevel(Number(event.target.value));
       for (const other of document.querySelectorAll<HTMLSelectElement>('[data-computer-level]')) other.value = event.target.value;
-    } }, levelOptions(chosen, `${t('lobby.level')} `));
+    } }, levelOptions(chosen, `${t('lobby.level')} `, variant));
 }
 
 export function homeNode() {

@@ -33,7 +33,11 @@ export const CLOCK_WORDS = {
 
 export async function lobbyPage() {
   const optionBox = el('div');
-  const variantSelect = el('select', { name: 'variant', onchange: () => optionFields(variantSelect.value, optionBox) },
+  const variantSelect = el('select', { name: 'variant', onchange: () => {
+    optionFields(variantSelect.value, optionBox);
+    // Each game has its own estimates of the levels' ratings.
+    levelSelect.replaceChildren(...levelOptions(Number(levelSelect.value), '', variantSelect.value));
+  } },
     store.variants.map((v) => el('option', { value: v.name }, v.available ? gameTitle(v) : t('lobby.game-coming', { game: gameTitle(v) }))));
   const num = (name, value, min, max) => el('input', { type: 'number', name, value, min, max, style: 'width:5rem' });
   const mainTime = el('select', { name: 'main' },
@@ -62,7 +66,7 @@ export async function lobbyPage() {
   const levelSelect = el('select', { name: 'level', onchange: () => {
     levelHelp.textContent = COMPUTER_LEVELS[Number(levelSelect.value) - 1].about;
     rememberComputerLevel(Number(levelSelect.value));
-  } }, levelOptions(chosenLevel));
+  } }, levelOptions(chosenLevel, '', variantSelect.value));
   levelHelp.textContent = COMPUTER_LEVELS[chosenLevel - 1].about;
   function showClockFields() {
     const kind = clockKind.value;
