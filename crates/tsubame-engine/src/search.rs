@@ -1347,6 +1347,13 @@ pub fn search<P: SearchPosition>(
     } else {
         None
     };
+    // A level chooses among these lines, so each must start with a move of the game: a move
+    // back into an earlier position where that is illegal is not always seen as one below the
+    // root (the search looks for repetitions two moves apart), and is never offered.
+    let lines: Vec<Info> = lines
+        .into_iter()
+        .filter(|line| line.pv.first().is_some_and(|mv| legal.contains(mv)))
+        .collect();
     let lines = if lines.len() > 1 {
         lines
     } else {

@@ -412,3 +412,59 @@ fn tenjiku_search_takes_the_last_royal() {
     assert!(best.starts_with("1h1a"), "{best}");
     assert_eq!(outcome.info.score, Score::Mate(1));
 }
+
+/// Where repeating an earlier position is illegal (Tenjiku), a move back into one is in none of
+/// the search's lines, so a level choosing among its best lines cannot play it.
+#[test]
+fn a_move_back_into_an_earlier_position_is_in_no_line_where_repeating_is_illegal() {
+    use tsubame_engine::search::search_any;
+    use tsubame_rules::{AnyPosition, Variant, tenjiku};
+    let options = Variant::Tenjiku.default_options();
+    let start = "k15/16/16/16/16/16/16/16/16/16/16/16/16/16/16/15K b - 1";
+    let mut position = AnyPosition::from_sfen(&options, start).expect("a Tenjiku position");
+    let mut keys = Vec::new();
+    for text in ["1p1o", "16a16b", "1o1p"] {
+        keys.push(position.key());
+        let mv = position.parse_usi(text).expect("a legal move");
+        position.play_unchecked(mv);
+    }
+    // Gote's king stepping back to 16a would bring back the start, sente to move.
+    let back = position.parse_usi("16b16a").expect("a move of the board");
+    let params = EvalParams::for_variant(tenjiku::spec());
+    for limits in [
+        Limits {
+            depth: Some(3),
+            lines: 8,
+            ..Limits::default()
+        },
+        // The weakest level's budget: fewer nodes than a whole first iteration needs.
+        Limits {
+            nodes: Some(300),
+            lines: 5,
+            ..Limits::default()
+        },
+    ] {
+        let outcome = search_any(
+            SearchRequest {
+                history_keys: &keys,
+                history_checks: &vec![false; keys.len()],
+                ..SearchRequest::new(
+                    &position,
+                    &limits,
+                    &params,
+                    Arc::new(TranspositionTable::new(4)),
+                )
+            },
+            &mut |_| {},
+        );
+        assert!(outcome.lines.len() >= 2, "{} lines", outcome.lines.len());
+        for line in &outcome.lines {
+            assert_ne!(
+                line.pv.first(),
+                Some(&back),
+                "a line starts with the repetition"
+            );
+        }
+        assert_ne!(outcome.best, Some(back));
+    }
+}
