@@ -168,6 +168,10 @@ struct Worker<'a, P: SearchPosition> {
     /// Root moves left out of the current search: the first moves of the better lines already
     /// found in this iteration (MultiPV).
     root_excluded: Vec<Move>,
+    /// Root moves that are no moves of the game, never searched: where repeating any earlier
+    /// position is illegal, those that would (the search below the root sees repetitions two
+    /// moves apart only).
+    root_forbidden: Vec<Move>,
     /// The move left out at each ply while the search tests whether it is the only good move
     /// there (singular extension).
     singular_excluded: Vec<Option<Move>>,
@@ -292,6 +296,7 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
             static_evals: vec![0; MAX_PLY + 2],
             root_score: 0,
             root_excluded: Vec::new(),
+            root_forbidden: Vec::new(),
             singular_excluded: vec![None; MAX_PLY + 1],
             lines: Vec::new(),
             move_lists: (0..=MAX_PLY).map(|_| Vec::with_capacity(256)).collect(),
@@ -734,7 +739,9 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
         let mut quiets_read = false;
         for index in 0..moves.len() {
             let mv = self.pick_next(&mut moves, &mut scores, index, &mut quiets_read);
-            if (ply == 0 && self.root_excluded.contains(&mv)) || excluded == Some(mv) {
+            if (ply == 0 && (self.root_excluded.contains(&mv) || self.root_forbidden.contains(&mv)))
+                || excluded == Some(mv)
+            {
                 continue;
             }
             let quiet = !self.is_capture(mv) && !mv.is_promotion();
@@ -1285,6 +1292,7 @@ pub fn search<P: SearchPosition>(
         .unwrap_or(MAX_PLY as u32 - 8)
         .clamp(1, MAX_PLY as u32 - 8);
     let mut legal = position.legal_moves();
+    let mut forbidden = Vec::new();
     if position.repetition() == RepetitionRule::Illegal {
         // A move back into any earlier position of the game is no move at all.
         let mut after = position.clone();
@@ -1292,9 +1300,13 @@ pub fn search<P: SearchPosition>(
             let undo = after.make_move(mv);
             let fresh = !history_keys.contains(&after.key());
             after.unmake_move(mv, undo);
+            if !fresh {
+                forbidden.push(mv);
+            }
             fresh
         });
     }
+    let forbidden = &forbidden;
     let fallback = legal.first().copied();
     let wanted_lines = (limits.lines.max(1) as usize).min(legal.len().max(1));
     let result = std::thread::scope(|scope| {
@@ -1310,6 +1322,7 @@ pub fn search<P: SearchPosition>(
                     history_checks,
                     false,
                 );
+                worker.root_forbidden = forbidden.clone();
                 worker.iterate(max_depth, (helper % 2) as u32, 1, &mut |_| {});
             });
         }
@@ -1321,6 +1334,7 @@ pub fn search<P: SearchPosition>(
             history_checks,
             true,
         );
+        worker.root_forbidden = forbidden.clone();
         let info = worker.iterate(max_depth, 0, wanted_lines, report);
         shared.stop.store(true, Ordering::Relaxed);
         (info, std::mem::take(&mut worker.lines))
@@ -1347,9 +1361,8 @@ pub fn search<P: SearchPosition>(
     } else {
         None
     };
-    // A level chooses among these lines, so each must start with a move of the game: a move
-    // back into an earlier position where that is illegal is not always seen as one below the
-    // root (the search looks for repetitions two moves apart), and is never offered.
+    // A level chooses among these lines, so each must start with a move of the game (the root
+    // never searches another; this keeps it so whatever the lines were built from).
     let lines: Vec<Info> = lines
         .into_iter()
         .filter(|line| line.pv.first().is_some_and(|mv| legal.contains(mv)))

@@ -466,5 +466,7 @@ fn a_move_back_into_an_earlier_position_is_in_no_line_where_repeating_is_illegal
             );
         }
         assert_ne!(outcome.best, Some(back));
+        // The move played is the best line's, not a stand-in.
+        assert_eq!(outcome.best, outcome.info.pv.first().copied());
     }
 }
