@@ -330,6 +330,7 @@ export function analysisPage() {
     document.removeEventListener('keydown', onKey);
   };
   page.rerender = () => { if (record) { board.render(); fitBar(); } };
+  page.holdsWork = () => tree.children.length > 0;
 }
 
 

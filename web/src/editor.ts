@@ -32,6 +32,26 @@ interface Checked {
   check: boolean;
 }
 
+/** The buttons that say which they are, for finding the one that had the focus again. */
+const FOCUS_KEYS = ['data-square', 'data-hand-more', 'data-hand-less', 'data-palette-piece', 'data-palette-side', 'data-palette-erase'];
+
+/** Redraws `container` with `draw`, and gives the focus back to the button that had it (a
+ * square, a hand's piece, the palette's): keyboard editing goes on where it was. A − that
+ * is gone (the hand has none left) hands the focus to its piece. */
+function keepFocus(container: HTMLElement, draw: () => void) {
+  const active = document.activeElement;
+  const key = active instanceof HTMLElement && container.contains(active)
+    ? FOCUS_KEYS.find((name) => active.hasAttribute(name)) : undefined;
+  const value = key ? active.getAttribute(key) : null;
+  draw();
+  if (!key) return;
+  const find = (name: string) => container.querySelector<HTMLElement>(`[${name}="${CSS.escape(value)}"]`);
+  (find(key) ?? (key === 'data-hand-less' ? find('data-hand-more') : null))?.focus();
+}
+
+/** The kinds that can be held in hand: unpromoted and not royal. */
+const handRoles = (variant: VariantInfo) => variant.roles.filter((r) => !r.royal && !r.promoted_from);
+
 /** The setup a SFEN describes, on a board of the variant's size whatever the text says. */
 function setupOf(variant: VariantInfo, sfen: string): Setup {
   const parsed = parseSfen(sfen);
@@ -40,7 +60,11 @@ function setupOf(variant: VariantInfo, sfen: string): Setup {
       const cell = parsed.squares[r]?.[c];
       return cell && variant.roles.some((role) => role.sfen === cell.code) ? { code: cell.code, color: cell.color } : null;
     }));
-  return { squares, hands: { sente: { ...parsed.hands.sente }, gote: { ...parsed.hands.gote } }, turn: parsed.turn === 'gote' ? 'gote' : 'sente' };
+  // Only what the hands can hold and the editor can change: none in a game without drops.
+  const holdable = new Set(variant.drops ? handRoles(variant).map((r) => r.sfen) : []);
+  const hand = (pieces: Record<string, number>) =>
+    Object.fromEntries(Object.entries(pieces).filter(([code]) => holdable.has(code)));
+  return { squares, hands: { sente: hand(parsed.hands.sente), gote: hand(parsed.hands.gote) }, turn: parsed.turn === 'gote' ? 'gote' : 'sente' };
 }
 
 /** A piece's letters as SFEN writes them: sente's upper case, gote's lower. */
@@ -69,8 +93,6 @@ export function sfenOf(variant: VariantInfo, setup: Setup): string {
   return `${rows.join('/')} ${setup.turn === 'sente' ? 'b' : 'w'} ${hand || '-'} 1`;
 }
 
-/** The kinds that can be held in hand: unpromoted and not royal. */
-const handRoles = (variant: VariantInfo) => variant.roles.filter((r) => !r.royal && !r.promoted_from);
 
 export function editorPage(variantName?: string) {
   const params = new URLSearchParams(location.search);
@@ -134,7 +156,7 @@ export function editorPage(variantName?: string) {
         onclick: () => place(r, c), oncontextmenu: (event: Event) => { event.preventDefault(); put(r, c, null); } },
       piece ? pieceNode(piece) : null));
     }));
-    boardHost.replaceChildren(grid);
+    keepFocus(boardHost, () => boardHost.replaceChildren(grid));
     // The hands and the palette wrap to the board's width, so the side panel fits beside it.
     editorMain.style.width = `${Math.max(variant.files * cell + 4, Math.min(340, window.innerWidth - 24))}px`;
   }
@@ -143,7 +165,7 @@ export function editorPage(variantName?: string) {
     if (!variant.drops) { node.replaceChildren(); node.hidden = true; return; }
     node.hidden = false;
     const cell = Math.max(26, Math.min(34, cellSize()));
-    node.replaceChildren(el('span', { class: 'editor-hand-title' }, color === 'sente' ? t('editor.hand-sente') : t('editor.hand-gote')),
+    keepFocus(node, () => node.replaceChildren(el('span', { class: 'editor-hand-title' }, color === 'sente' ? t('editor.hand-sente') : t('editor.hand-gote')),
       ...handRoles(variant).map((role) => {
         const count = setup.hands[color][role.sfen] || 0;
         // The piece is the button that adds one; a badge counts them; − takes one back.
@@ -155,13 +177,13 @@ export function editorPage(variantName?: string) {
           el('span', { class: 'editor-count', 'data-hand-count': `${color} ${role.sfen}` }, count ? `×${count}` : ''),
           count ? el('button', { type: 'button', class: 'secondary small editor-less', 'aria-label': t('editor.hand-less', { piece: pieceName(role), side: sideName(color) }),
             'data-hand-less': role.sfen, onclick: () => setHand(color, role, count - 1) }, '−') : null);
-      }));
+      })));
   }
 
   function renderPalette() {
     const cell = window.innerWidth < 600 ? 28 : 34;
     const sameTool = (code: string) => tool && tool.code === code && tool.color === paletteSide;
-    palette.replaceChildren(
+    keepFocus(palette, () => palette.replaceChildren(
       el('div', { class: 'editor-sides', role: 'group', 'aria-label': t('editor.whose-pieces') },
         (['sente', 'gote'] as const).map((side) => el('button', { type: 'button', class: 'secondary small',
           'aria-pressed': String(paletteSide === side), 'data-palette-side': side,
@@ -174,7 +196,7 @@ export function editorPage(variantName?: string) {
           'aria-pressed': String(Boolean(sameTool(role.sfen))), 'data-palette-piece': role.sfen,
           onclick: () => { tool = { code: role.sfen, color: paletteSide }; renderPalette(); } },
         el('span', { class: `mini-board pieces-${variant.name} orientation-sente`, style: `--cell:${cell}px; --files:1` },
-          el('span', { class: 'mini-sq' }, pieceNode({ code: role.sfen, color: paletteSide })))))));
+          el('span', { class: 'mini-sq' }, pieceNode({ code: role.sfen, color: paletteSide }))))))));
   }
 
   function render() {

@@ -1,5 +1,6 @@
 // The game page: board, clocks, moves, offers, chat and the game's socket; joining by invite.
 
+import { reasonText } from './player';
 import { clockAt, formatClock, TENTHS_BELOW_MS } from './clock.js';
 import { page, navigate } from './state';
 import { myName, playerNode, refreshAccount } from './account';
@@ -21,11 +22,6 @@ function sideWords(side: string): string {
 
 /** Why a game ended, in words: the server's word for it (`checkmate`, `time`...), in Japanese
  * the catalogue's; a word the catalogue lacks as the server sent it. */
-function reasonText(reason: string): string {
-  const key = `game.reason-${reason}`;
-  const text = t(key);
-  return text === key ? reason : text;
-}
 
 export async function gamePage(id) {
   const token = tokenFor(id);

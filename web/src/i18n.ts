@@ -31,8 +31,10 @@ export const LANGS: Lang[] = ['en', 'ja'];
 function initialLang(): Lang {
   const stored = localStorage.getItem('tsubame.lang');
   if (stored === 'en' || stored === 'ja') return stored;
+  // The first of the browser's languages that the site speaks.
   const preferred = navigator.languages?.length ? navigator.languages : [navigator.language];
-  return preferred.some((l) => /^ja\b/i.test(l || '')) && !preferred.slice(0, 1).some((l) => /^en\b/i.test(l || '')) ? 'ja' : 'en';
+  const spoken = preferred.find((l) => /^(en|ja)\b/i.test(l || ''));
+  return spoken && /^ja\b/i.test(spoken) ? 'ja' : 'en';
 }
 
 let current: Lang = initialLang();

@@ -140,6 +140,7 @@ export function importPage() {
   showStart();
   page.cleanup = () => board.destroy();
   page.rerender = () => { if (record) show(); else showStart(); };
+  page.holdsWork = () => record !== null;
 }
 
 /** The depths a continuous analysis goes through, each a search of its own. */

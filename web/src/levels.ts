@@ -6,12 +6,13 @@ import { t } from './i18n';
 
 /** Each level's estimated rating by game: from the levels' ladders (`scripts/strength-levels`,
  * each level against the next, in docs/engine.md), placed so that level 4 is a newcomer's 1500.
- * A game without a ladder of its own shows Tori's. */
+ * A game whose ladder is not measured yet shows no estimate. */
 const LEVEL_RATINGS: Record<string, number[]> = {
   tori: [670, 930, 1170, 1500, 1800, 2200, 2440, 3000],
   wa: [1010, 1160, 1285, 1500, 1740, 2010, 2445, 2470],
 };
-const ratingsOf = (variant?: string) => LEVEL_RATINGS[variant] || LEVEL_RATINGS.tori;
+/** Without a game named, Tori's: the lists that name none are Tori's first. */
+const ratingsOf = (variant?: string): number[] | undefined => LEVEL_RATINGS[variant || 'tori'];
 
 /** One level: its words and what it does are read in the visitor's language when asked. */
 function level(words: () => string, about: () => string) {
@@ -33,7 +34,9 @@ export const COMPUTER_LEVELS: { words: string, about: string }[] = [
 /** The text of a level in a list: its number, what it is and its estimated rating in the game. */
 export function levelLabel(level: number, variant?: string): string {
   const info = COMPUTER_LEVELS[level - 1];
-  return t('lobby.level-label', { level, words: info.words, rating: ratingsOf(variant)[level - 1] });
+  const rating = ratingsOf(variant)?.[level - 1];
+  return rating === undefined ? t('lobby.level-label-unmeasured', { level, words: info.words })
+    : t('lobby.level-label', { level, words: info.words, rating });
 }
 
 /** The levels as a list's options for a game, `chosen` selected; each label after `prefix`. */

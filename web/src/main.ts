@@ -23,6 +23,7 @@ export async function route() {
   page.cleanup();
   page.cleanup = () => {};
   page.rerender = () => {};
+  page.holdsWork = () => false;
   setMenuOpen(false);
   // Links from before the site had real addresses (`/#/rules/wa`) open the page they named.
   if (location.hash.startsWith('#/')) history.replaceState(null, '', location.hash.slice(1) || '/');

@@ -40,8 +40,10 @@ export const pieceSetSelect = document.getElementById('pieces') as HTMLSelectEle
 function storedPieceSet(): PieceSet {
   const stored = localStorage.getItem('tsubame.pieces');
   if ((PIECE_SETS as readonly string[]).includes(stored)) return stored as PieceSet;
-  // The earlier switch kept only whether Latin letters were wanted.
-  return localStorage.getItem('tsubame.latin') === '1' ? 'latin' : 'pictures';
+  // The earlier switch kept only whether Latin letters were wanted: a visitor who had it (on or
+  // off) keeps Latin letters or kanji; a new one gets pictures.
+  const latin = localStorage.getItem('tsubame.latin');
+  return latin === '1' ? 'latin' : latin === '0' ? 'kanji' : 'pictures';
 }
 export function applyPieceSet(choice: PieceSet) {
   document.documentElement.dataset.pieces = choice;
@@ -74,5 +76,7 @@ translateStatic();
 langSelect.addEventListener('change', () => {
   const choice = (LANGS as string[]).includes(langSelect.value) ? langSelect.value as Lang : 'en';
   setLang(choice);
-  page.route();
+  // A page holding work its address does not keep speaks the new language from the next page
+  // on, rather than lose the work.
+  if (!page.holdsWork()) page.route();
 });

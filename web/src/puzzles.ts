@@ -307,4 +307,5 @@ export function puzzlePage(variantName?: string, wantedId?: string) {
   show({});
   load(wantedId);
   page.cleanup = () => board.destroy();
+  page.holdsWork = () => step > 0 && view.tone !== 'done' && view.tone !== 'failed';
 }

@@ -9,10 +9,13 @@ export const store: { variants: VariantInfo[]; me: WhoAmI } = {
   me: { account: null, your_turn: 0 },
 };
 
-export const page: { rerender: () => void; cleanup: () => void; route: () => void } = {
+export const page: { rerender: () => void; cleanup: () => void; route: () => void; holdsWork: () => boolean } = {
   rerender: () => {},
   cleanup: () => {},
   route: () => {},
+  /** Whether the page holds work its address does not keep (an analysis's moves, an imported
+   * record, a puzzle half solved), which drawing it again would lose. */
+  holdsWork: () => false,
 };
 
 /** Shows the page at `path`, one of the site's addresses, as following a link to it would;

@@ -1577,6 +1577,18 @@ test('Japanese: chosen from the browser\'s language, switchable and remembered; 
       assert.deepEqual(await englishWords(page), [], `${path} at ${width}px`);
       if (['/', '/rules/tori', '/editor/tori'].includes(path)) await shot(page, `ja-${path.split('/').filter(Boolean).join('-') || 'home'}-${device}.png`);
     }
+    if (device === 'laptop') {
+      // Work the address does not keep survives a change of language: the analysis's moves.
+      await page.goto(`${base}/analysis`);
+      await page.waitForSelector('.board sq[data-square]');
+      await playByClicks(page, '1e1d');
+      await page.waitForSelector('[data-move-tree] [data-tree-move]');
+      await page.selectOption('#lang', 'en');
+      await page.waitForFunction(() => document.documentElement.lang === 'en');
+      assert.equal(await page.textContent('header.top nav a[href="/"]'), 'Play');
+      assert.equal(await page.locator('[data-move-tree] [data-tree-move]').count(), 1, 'the move is kept');
+      await page.selectOption('#lang', 'ja');
+    }
     // A game against the computer: the players' bars, the buttons and the end in Japanese.
     await page.goto(`${base}/`);
     await page.click('[data-computer="tori"]');

@@ -1,5 +1,5 @@
 // The message catalogue: every part has the same keys in English and Japanese, with the same
-// {parameters}, no empty text; every key the code asks for exists, and every key is asked for.
+// {parameters}, no empty text; every key the code asks for by name exists.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
