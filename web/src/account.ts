@@ -5,7 +5,7 @@ import { page, store, navigate } from './state';
 import { api } from './api';
 import { el } from './dom';
 import { app } from './prefs';
-import { sideName, t } from './i18n';
+import { sideName, t, tParts } from './i18n';
 
 export const accountBox = document.getElementById('account');
 /** `{account, your_turn}` from the server: who is logged in, and how many games wait for them. */
@@ -40,12 +40,6 @@ export async function logout() {
   page.route();
 }
 
-/** A text with links in it: each `{name}` in `text` becomes the node `links[name]`, so that the
- * words around the links keep each language's order. */
-function withLinks(text: string, links: Record<string, Node>): (string | Node)[] {
-  return text.split(/\{(\w+)\}/).map((part, i) => (i % 2 ? links[part] ?? `{${part}}` : part)).filter((part) => part !== '');
-}
-
 /** The sign-up and login pages: one form, a name and a password. */
 export function accountPage(kind) {
   const signup = kind === 'signup';
@@ -75,8 +69,8 @@ export function accountPage(kind) {
   el('button', { type: 'submit', 'data-action': `${kind}-submit` }, signup ? t('account.create-account') : t('account.log-in')),
   error,
   el('p', { class: 'help' }, signup
-    ? withLinks(t('account.have-account'), { login: el('a', { href: '/login' }, t('account.log-in')) })
-    : withLinks(t('account.new-here'), { signup: el('a', { href: '/signup' }, t('account.sign-up')),
+    ? tParts('account.have-account', { login: el('a', { href: '/login' }, t('account.log-in')) })
+    : tParts('account.new-here', { signup: el('a', { href: '/signup' }, t('account.sign-up')),
       lobby: el('a', { href: '/' }, t('account.lobby')) })));
   app.replaceChildren(form);
   username.focus();

@@ -14,14 +14,10 @@ function kindName(board: Board, code: string): string {
   return (role && pieceName(role)) || code;
 }
 
-/** A side's name, for the sides of the board ("sente", "gote"); anything else as it is. */
-function sideWords(color: string): string {
-  return color === 'sente' || color === 'gote' ? sideName(color) : color;
-}
 
 /** The words for a piece of `color` with the sfen `code`. */
 function pieceWords(board: Board, code: string, color: string): string {
-  return t('board.piece-words', { side: sideWords(color), piece: kindName(board, code) });
+  return t('board.piece-words', { side: sideName(color), piece: kindName(board, code) });
 }
 
 /** Keyboard play on a board. */
@@ -162,8 +158,8 @@ export class BoardKeys {
     const pieces = this.handPieces(hand);
     const color = hand.dataset.hand || '';
     const piece = pieces[this.handIndex];
-    this.say(piece ? t('board.hand-piece', { side: sideWords(color), piece: kindName(this.board, piece.code), number: piece.wrap.dataset.nb })
-      : t('board.hand-empty', { side: sideWords(color) }));
+    this.say(piece ? t('board.hand-piece', { side: sideName(color), piece: kindName(this.board, piece.code), number: piece.wrap.dataset.nb })
+      : t('board.hand-empty', { side: sideName(color) }));
   }
 
   onHandKey(event: KeyboardEvent, hand: HTMLElement) {

@@ -15,10 +15,6 @@ import { app, sound } from './prefs';
 import { tokenFor, variantInfo } from './util';
 import { gameTitle as variantTitle, sideName, t } from './i18n';
 
-/** A side's name, for the sides the server names ("sente", "gote"); anything else as it is. */
-function sideWords(side: string): string {
-  return side === 'sente' || side === 'gote' ? sideName(side) : side;
-}
 
 /** Why a game ended, in words: the server's word for it (`checkmate`, `time`...), in Japanese
  * the catalogue's; a word the catalogue lacks as the server sent it. */
@@ -243,7 +239,7 @@ export async function gamePage(id) {
         out.push(h('div', { attrs: { 'data-rematch-link': game.rematch_id } }, [t('game.rematch-label'), h('a', { attrs: { href: `/game/${game.rematch_id}` } }, t('game.rematch-open'))]));
       } else if (game.rematch_offer && game.rematch_offer !== seat) {
         out.push(h('div', { attrs: { 'data-rematch-offer': game.rematch_offer } }, [
-          t('game.rematch-wants', { name: game[`${game.rematch_offer}_name`] || sideWords(game.rematch_offer) }),
+          t('game.rematch-wants', { name: game[`${game.rematch_offer}_name`] || sideName(game.rematch_offer) }),
           seat ? h('button', { attrs: { 'data-action': 'rematch-accept' }, on: { click: () => send({ type: 'rematch', action: 'accept' }) } }, t('game.accept')) : null,
           seat ? h('button.secondary', { attrs: { 'data-action': 'rematch-decline' }, on: { click: () => send({ type: 'rematch', action: 'decline' }) } }, t('game.decline')) : null]));
       } else if (seat) {
@@ -253,7 +249,7 @@ export async function gamePage(id) {
       }
     }
     if (game.draw_offer && game.draw_offer !== seat) {
-      out.push(h('div', [t('game.draw-offer', { side: sideWords(game.draw_offer) }),
+      out.push(h('div', [t('game.draw-offer', { side: sideName(game.draw_offer) }),
         seat ? h('button', { on: { click: () => send({ type: 'draw', action: 'accept' }) } }, t('game.accept')) : null,
         seat ? h('button.secondary', { on: { click: () => send({ type: 'draw', action: 'decline' }) } }, t('game.decline')) : null]));
     }

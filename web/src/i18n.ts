@@ -83,9 +83,17 @@ export function pieceName(role: Pick<RoleInfo, 'name' | 'kanji'>): string {
   return current === 'ja' ? role.kanji : role.name;
 }
 
-/** A side's name: "sente", 先手. */
-export function sideName(side: 'sente' | 'gote'): string {
-  return t(`frame.${side}`);
+/** A side's name: "sente", 先手; anything but a side as it is. */
+export function sideName(side: string): string {
+  return side === 'sente' || side === 'gote' ? t(`frame.${side}`) : side;
+}
+
+/** The text of `key` with some of its `{name}`s taken by nodes (a link, a code element), for
+ * a sentence whose word order differs between the languages; the other `{param}`s filled in. */
+export function tParts<N>(key: string, nodes: Record<string, N>, params: Record<string, string | number> = {}): (string | N)[] {
+  return t(key, params).split(/\{(\w+)\}/)
+    .map((part, i) => (i % 2 ? nodes[part] ?? `{${part}}` : part))
+    .filter((part) => part !== '');
 }
 
 /** The words written into the page itself (the top bar): elements with `data-i18n` take the

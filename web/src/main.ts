@@ -17,7 +17,7 @@ import { puzzlePage } from './puzzles';
 import { learnPage } from './learn';
 import { app, setMenuOpen } from './prefs';
 import { rulesPage } from './rules';
-import { gameTitle, t } from './i18n';
+import { gameTitle, t, tParts } from './i18n';
 
 export async function route() {
   page.cleanup();
@@ -60,8 +60,7 @@ function notFoundPage() {
   app.replaceChildren(el('div', { class: 'panel not-found', 'data-not-found': '' },
     el('h2', {}, t('frame.not-found')),
     // The address stands as written, in the sentence of either language.
-    el('p', {}, ...t('frame.not-found-text', { path: '\u0000' }).split('\u0000')
-      .flatMap((part, i) => (i ? [el('code', {}, location.pathname), part] : [part]))),
+    el('p', {}, ...tParts('frame.not-found-text', { path: el('code', {}, location.pathname) })),
     el('p', {}, el('a', { href: '/' }, t('frame.nav-play')), ' · ', el('a', { href: '/puzzles' }, t('frame.nav-puzzles')), ' · ',
       el('a', { href: '/learn' }, t('frame.nav-learn')), ' · ', el('a', { href: '/rules/tori' }, t('frame.nav-rules')))));
 }

@@ -11,7 +11,7 @@ import type { VNode } from './view';
 import { miniBoard } from './pieces';
 import { play as playSound } from './sound.js';
 import { app } from './prefs';
-import { gameTitle, pieceName, sideName, t, lang } from './i18n';
+import { gameTitle, pieceName, sideName, t, lang, tParts } from './i18n';
 
 /** A theme's entry: its value, and its words read in the visitor's language when used. */
 function themed(value: string, words: () => string): [string, string] {
@@ -116,8 +116,7 @@ export function puzzlePage(variantName?: string, wantedId?: string) {
       ]),
       // The puzzle's id stands as written, in the sentence of either language.
       puzzle ? h('p.help', { attrs: { 'data-puzzle-info': '' } }, [
-        ...t('puzzles.info', { id: '\u0000', rating: puzzle.rating }).split('\u0000')
-          .flatMap((part, i) => (i ? [h('code', puzzle.id), part] : [part])),
+        ...tParts('puzzles.info', { id: h('code', puzzle.id) }, { rating: puzzle.rating }),
         puzzle.themes.length ? ` · ${themeNames(puzzle.themes)}` : '']) : null,
       h('p.help', { attrs: { 'data-puzzle-mine': '' } }, view.mine),
     ]);

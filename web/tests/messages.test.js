@@ -39,6 +39,7 @@ test('every key the code and the page ask for is in the catalogue', () => {
     const text = readFileSync(join(src, file), 'utf8');
     for (const m of text.matchAll(/\bt\(\s*'([a-z0-9-]+)\.([^'$`{}]+)'/g)) asked.add(`${m[1]}.${m[2]}`);
     for (const m of text.matchAll(/\btn\(\s*'([a-z0-9-]+)\.([^'$`{}]+)'/g)) asked.add(`${m[1]}.${m[2]}.other`);
+    for (const m of text.matchAll(/\btParts\(\s*'([a-z0-9-]+)\.([^'$`{}]+)'/g)) asked.add(`${m[1]}.${m[2]}`);
     for (const m of text.matchAll(/data-i18n(?:-title|-label)?="([a-z0-9-]+)\.([^"]+)"/g)) asked.add(`${m[1]}.${m[2]}`);
   }
   const missing = [...asked].filter((key) => {
