@@ -1361,12 +1361,6 @@ pub fn search<P: SearchPosition>(
     } else {
         None
     };
-    // A level chooses among these lines, so each must start with a move of the game (the root
-    // never searches another; this keeps it so whatever the lines were built from).
-    let lines: Vec<Info> = lines
-        .into_iter()
-        .filter(|line| line.pv.first().is_some_and(|mv| legal.contains(mv)))
-        .collect();
     let lines = if lines.len() > 1 {
         lines
     } else {
