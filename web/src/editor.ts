@@ -26,10 +26,40 @@ interface Setup {
 interface Checked {
   playable: boolean;
   problems: string[];
+  /** The same problems by code and particulars, named here in the visitor's language. */
+  details?: Problem[];
   sfen: string | null;
   fen: string | null;
   legal_moves: number;
   check: boolean;
+}
+
+/** One problem of a position as the server names it: a code and the particulars it speaks of. */
+interface Problem {
+  code: string;
+  text: string;
+  side?: string;
+  piece?: string;
+  square?: string;
+  file?: number;
+  count?: number;
+  limit?: number;
+}
+
+/** A problem in the visitor's language: its code's text from the catalogue, the side and the
+ * piece named as the language names them; the server's own words for a code the catalogue lacks. */
+function problemText(problem: Problem, variant: VariantInfo): string {
+  const key = `editor.problem-${problem.code}`;
+  const text = t(key, {
+    text: problem.text,
+    side: sideName(problem.side ?? ''),
+    piece: problem.piece ? pieceName(variant.roles.find((r) => r.name === problem.piece) ?? { name: problem.piece, kanji: problem.piece }) : '',
+    square: problem.square ?? '',
+    file: problem.file ?? '',
+    count: problem.count ?? '',
+    limit: problem.limit ?? '',
+  });
+  return text === key ? problem.text : text;
 }
 
 /** The buttons that say which they are, for finding the one that had the focus again. */
@@ -269,7 +299,8 @@ export function editorPage(variantName?: string) {
     if (!checked.playable) {
       status.dataset.verdict = 'problems';
       status.replaceChildren(el('strong', {}, tn('editor.not-playable', checked.problems.length)),
-        el('ul', { 'data-editor-problems': '' }, checked.problems.map((p) => el('li', {}, p))));
+        el('ul', { 'data-editor-problems': '' }, (checked.details ?? checked.problems.map((text) => ({ code: 'other', text })))
+          .map((p) => el('li', {}, problemText(p, variant)))));
       return;
     }
     const side = setup.turn === 'sente' ? t('frame.Sente') : t('frame.Gote');

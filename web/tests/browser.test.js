@@ -1578,6 +1578,23 @@ test('Japanese: chosen from the browser\'s language, switchable and remembered; 
       if (['/', '/rules/tori', '/editor/tori'].includes(path)) await shot(page, `ja-${path.split('/').filter(Boolean).join('-') || 'home'}-${device}.png`);
     }
     if (device === 'laptop') {
+      // The board editor names every problem of a position in Japanese, Tenjiku's as well.
+      await page.goto(`${base}/editor/tori?sfen=${encodeURIComponent('S2k3/6S/6S/6S/7/7/2K1K2 b 3F 1')}`);
+      await page.waitForSelector('[data-editor-status][data-verdict="problems"]');
+      const problems = await page.locator('[data-editor-problems] li').allTextContents();
+      assert.equal(problems.length, 4, problems.join(' | '));
+      assert.match(problems[1], /^先手の鵬が盤上に2枚/);
+      assert.match(problems[3], /^先手の燕が1筋に3枚/);
+      assert.deepEqual(await englishWords(page), [], 'the editor\'s problems');
+      const tenjiku = 'P6k7P/16/16/16/16/16/16/16/16/16/16/16/16/pppppppppppppppp/p15/7K8 b - 1';
+      await page.goto(`${base}/editor/tenjiku?sfen=${encodeURIComponent(tenjiku)}`);
+      await page.waitForSelector('[data-editor-status][data-verdict="problems"]');
+      const named = await page.locator('[data-editor-problems] li').allTextContents();
+      assert.equal(named.length, 3, named.join(' | '));
+      assert.match(named[0], /^16aの成っていない歩兵は動けません/);
+      assert.match(named[2], /^後手の歩兵（成駒を含む）が17枚/);
+      assert.deepEqual(await englishWords(page), [], 'Tenjiku\'s problems');
+      await shot(page, 'ja-editor-problems-laptop.png');
       // Work the address does not keep survives a change of language: the analysis's moves.
       await page.goto(`${base}/analysis`);
       await page.waitForSelector('.board sq[data-square]');

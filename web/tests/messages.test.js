@@ -49,3 +49,14 @@ test('every key the code and the page ask for is in the catalogue', () => {
   assert.deepEqual(missing, [], 'keys asked for that the catalogue lacks');
   assert.ok(asked.size >= 20, `${asked.size} keys asked for`);
 });
+
+test('every position problem the server names by code has its text in the catalogue', () => {
+  // The codes are listed in the doc comment of the server's PositionProblem.
+  const responses = readFileSync(join(src, '..', '..', 'crates', 'tsubame-server', 'src', 'responses.rs'), 'utf8');
+  const doc = responses.match(/((?:\/\/\/.*\n)+)#\[derive[^\n]*\]\npub struct PositionProblem/);
+  assert.ok(doc, 'PositionProblem and its doc comment');
+  const codes = [...doc[1].matchAll(/`([a-z-]+)`/g)].map((m) => m[1]);
+  assert.ok(codes.length >= 10, `${codes.length} codes`);
+  const missing = codes.filter((code) => !areas.editor.en[`problem-${code}`] || !areas.editor.ja[`problem-${code}`]);
+  assert.deepEqual(missing, [], 'problem codes without a text');
+});

@@ -547,12 +547,16 @@ impl AnyPosition {
         match game_of(options) {
             Variant::Tori => board(tori::tables(), text, options.rule_set()),
             Variant::Wa => board(wa::tables(), text, options.rule_set()),
-            Variant::Tenjiku => {
-                TenjikuPosition::from_sfen(text, tenjiku::TenjikuRules::from_options(options))
-                    .err()
-                    .map(|error| vec![SetupError::from(error)])
-                    .unwrap_or_default()
-            }
+            Variant::Tenjiku => match tenjiku::TenjikuSetup::from_sfen(text) {
+                Ok(setup) => TenjikuPosition::setup_problems(
+                    &setup,
+                    tenjiku::TenjikuRules::from_options(options),
+                )
+                .into_iter()
+                .map(SetupError::from)
+                .collect(),
+                Err(error) => vec![error.into()],
+            },
         }
     }
 

@@ -17,8 +17,9 @@ use crate::hub::{Credential, GameRoom, GameView, Hub, NewGame, SeatGrant};
 use crate::metrics::GaugeGuard;
 use crate::responses::{
     ChatHistory, CheckedPosition, DropInfo, ErrorBody, Exports, GameForViewer, ImportTags,
-    Imported, ImportedGame, LionPower, NumberRange, OptionInfo, RangeJump, ReplayedGame, RoleInfo,
-    RoleMove, RulesOutcome, SocketMessage, StoredGameRecord, TenjikuPowers, VariantInfo,
+    Imported, ImportedGame, LionPower, NumberRange, OptionInfo, PositionProblem, RangeJump,
+    ReplayedGame, RoleInfo, RoleMove, RulesOutcome, SocketMessage, StoredGameRecord, TenjikuPowers,
+    VariantInfo,
 };
 use axum::Router;
 use axum::body::Bytes;
@@ -894,17 +895,18 @@ pub(crate) async fn check_position(body: Bytes) -> Result<Response, ApiError> {
     let options = tsubame_rules::Options::parse(variant.spec(), &options_text)
         .map_err(|error| ApiError::from_rules(error.into()))?;
     let sfen = request.sfen.trim();
-    let unplayable = |problems: Vec<String>| CheckedPosition {
+    let unplayable = |details: Vec<PositionProblem>| CheckedPosition {
         playable: false,
-        problems,
+        problems: details.iter().map(|detail| detail.text.clone()).collect(),
+        details,
         sfen: None,
         fen: None,
         legal_moves: 0,
         check: false,
     };
-    let problems: Vec<String> = tsubame_rules::AnyPosition::sfen_problems(&options, sfen)
+    let problems: Vec<PositionProblem> = tsubame_rules::AnyPosition::sfen_problems(&options, sfen)
         .iter()
-        .map(ToString::to_string)
+        .map(position_problem)
         .collect();
     if !problems.is_empty() {
         return Ok(ok(&unplayable(problems)));
@@ -916,15 +918,127 @@ pub(crate) async fn check_position(body: Bytes) -> Result<Response, ApiError> {
                 CheckedPosition {
                     playable: true,
                     problems: Vec::new(),
+                    details: Vec::new(),
                     sfen: Some(game.sfen()),
                     fen: (!fen.is_empty()).then_some(fen),
                     legal_moves: game.legal_moves().len(),
                     check: game.check_square().is_some(),
                 }
             }
-            Err(error) => unplayable(vec![error.to_string()]),
+            Err(error) => unplayable(vec![PositionProblem {
+                code: "other",
+                text: error.to_string(),
+                ..PositionProblem::default()
+            }]),
         },
     ))
+}
+
+/// A setup problem as a code and its particulars (see [`PositionProblem`]).
+fn position_problem(error: &tsubame_rules::SetupError) -> PositionProblem {
+    use tsubame_rules::tenjiku::TenjikuSetupError as Tenjiku;
+    use tsubame_rules::{PositionError as Board, SetupError};
+    let text = error.to_string();
+    let side = |color: &tsubame_rules::Color| Some(color.to_string());
+    let name = |piece: &str| Some(piece.to_string());
+    let problem = |code| PositionProblem {
+        code,
+        text: text.clone(),
+        ..PositionProblem::default()
+    };
+    match error {
+        SetupError::Position(board) => match board {
+            Board::MissingRoyal { color, royal } => PositionProblem {
+                side: side(color),
+                piece: name(royal),
+                ..problem("missing-royal")
+            },
+            Board::SeveralRoyals {
+                color,
+                count,
+                royal,
+            } => PositionProblem {
+                side: side(color),
+                piece: name(royal),
+                count: Some(u64::from(*count)),
+                limit: Some(1),
+                ..problem("several-royals")
+            },
+            Board::ImpossibleHandPiece { color, piece } => PositionProblem {
+                side: side(color),
+                piece: name(piece),
+                ..problem("impossible-hand-piece")
+            },
+            Board::HandWithoutDrops { color } => PositionProblem {
+                side: side(color),
+                ..problem("hand-without-drops")
+            },
+            Board::TooManyPieces { piece, count, max } => PositionProblem {
+                piece: name(piece),
+                count: Some(*count),
+                limit: Some(u64::from(*max)),
+                ..problem("too-many-pieces")
+            },
+            Board::ImpossibleSquare {
+                color,
+                piece,
+                square,
+            } => PositionProblem {
+                side: side(color),
+                piece: name(piece),
+                square: Some(square.clone()),
+                ..problem("impossible-square")
+            },
+            Board::TooManyOnFile {
+                color,
+                piece,
+                file,
+                count,
+                max,
+            } => PositionProblem {
+                side: side(color),
+                piece: name(piece),
+                file: Some(u32::from(*file)),
+                count: Some(u64::from(*count)),
+                limit: Some(u64::from(*max)),
+                ..problem("too-many-on-file")
+            },
+            Board::OpponentInCheck(color) => PositionProblem {
+                side: side(color),
+                ..problem("opponent-in-check")
+            },
+            Board::ZeroPly => problem("zero-ply"),
+            Board::ShapeMismatch { .. } | Board::InvalidStart(_) => problem("other"),
+        },
+        SetupError::Tenjiku(tenjiku) => match tenjiku {
+            Tenjiku::DeadPiece { square, piece } => PositionProblem {
+                piece: name(piece),
+                square: Some(square.clone()),
+                ..problem("dead-piece")
+            },
+            Tenjiku::DeferralOnUnpromotable { square, piece } => PositionProblem {
+                piece: name(piece),
+                square: Some(square.clone()),
+                ..problem("deferral-on-unpromotable")
+            },
+            Tenjiku::TooMany {
+                color,
+                piece,
+                count,
+                limit,
+            } => PositionProblem {
+                side: side(color),
+                piece: name(piece),
+                count: Some(*count as u64),
+                limit: Some(*limit as u64),
+                ..problem("too-many-of-family")
+            },
+            Tenjiku::BoardSize(_) | Tenjiku::UnknownKind(_) => problem("other"),
+            _ => problem("syntax"),
+        },
+        SetupError::Sfen(_) => problem("syntax"),
+        SetupError::NoFen(_) => problem("other"),
+    }
 }
 
 /// What `POST /api/import` reads: the format (or `auto`), and for Hodges text, which has no

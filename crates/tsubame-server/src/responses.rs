@@ -187,6 +187,9 @@ pub struct CheckedPosition {
     pub playable: bool,
     /// Every rule it breaks, or why it cannot be read, in words; empty when playable.
     pub problems: Vec<String>,
+    /// The same problems, one for one, as a code and its particulars, for a UI that names
+    /// them in its own language.
+    pub details: Vec<PositionProblem>,
     /// The position as SFEN, written canonically, when playable.
     pub sfen: Option<String>,
     /// The play site's FEN (Tori and Wa), when playable.
@@ -195,6 +198,37 @@ pub struct CheckedPosition {
     pub legal_moves: usize,
     /// Whether the side to move is in check.
     pub check: bool,
+}
+
+/// One problem of a position, by code: `missing-royal`, `several-royals`,
+/// `impossible-hand-piece`, `hand-without-drops`, `too-many-pieces`, `too-many-of-family`,
+/// `impossible-square`, `dead-piece`, `deferral-on-unpromotable`, `too-many-on-file`,
+/// `opponent-in-check`, `zero-ply`, `syntax` (the text does not read as a position) or `other`;
+/// the fields that code speaks of are set.
+#[derive(Clone, Debug, Default, Serialize, ToSchema)]
+pub struct PositionProblem {
+    /// What kind of problem.
+    pub code: &'static str,
+    /// The problem in words (as in `problems`).
+    pub text: String,
+    /// The side concerned, `sente` or `gote`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub side: Option<String>,
+    /// The piece kind's name, as in the game's `roles`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub piece: Option<String>,
+    /// The square, as the game names squares.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub square: Option<String>,
+    /// The file's number.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<u32>,
+    /// How many there are.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub count: Option<u64>,
+    /// How many there may be.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limit: Option<u64>,
 }
 
 /// A game replayed: every position, the moves in each notation and the export forms.

@@ -1869,6 +1869,24 @@ fn an_edited_position_is_checked_with_every_problem_named() {
         problems[3].contains("3 swallow pieces on file 1"),
         "{problems:?}"
     );
+    // The same problems by code and particulars, for a UI to name in its own language.
+    let details = &checked["details"];
+    assert_eq!(
+        details[0],
+        json!({"code": "too-many-pieces", "text": problems[0], "piece": "falcon", "count": 3, "limit": 2})
+    );
+    assert_eq!(
+        details[1],
+        json!({"code": "several-royals", "text": problems[1], "side": "sente", "piece": "phoenix", "count": 2, "limit": 1})
+    );
+    assert_eq!(
+        details[2],
+        json!({"code": "impossible-square", "text": problems[2], "side": "sente", "piece": "swallow", "square": "7a"})
+    );
+    assert_eq!(
+        details[3],
+        json!({"code": "too-many-on-file", "text": problems[3], "side": "sente", "piece": "swallow", "file": 1, "count": 3, "limit": 2})
+    );
     // Mended, the same position is playable, written canonically, with its moves counted.
     let (status, checked) = server.post(
         "/api/positions/check",
@@ -1914,6 +1932,32 @@ fn an_edited_position_is_checked_with_every_problem_named() {
             .is_some_and(|p| p.contains("could never move")),
         "{checked}"
     );
+    // Every Tenjiku problem is named, not only the first: two dead pawns, a deferral mark on
+    // a king, seventeen gote pawns.
+    let (_, checked) = server.post(
+        "/api/positions/check",
+        json!({"variant": "tenjiku", "sfen": "P6k7P/16/16/16/16/16/16/16/16/16/16/16/16/pppppppppppppppp/p15/7K=8 b - 1"}),
+    );
+    let codes: Vec<&str> = checked["details"]
+        .as_array()
+        .expect("details")
+        .iter()
+        .filter_map(|d| d["code"].as_str())
+        .collect();
+    assert_eq!(
+        codes,
+        [
+            "dead-piece",
+            "dead-piece",
+            "deferral-on-unpromotable",
+            "too-many-of-family"
+        ],
+        "{checked}"
+    );
+    assert_eq!(checked["details"][0]["square"], "16a", "{checked}");
+    assert_eq!(checked["details"][1]["square"], "1a", "{checked}");
+    assert_eq!(checked["details"][3]["side"], "gote", "{checked}");
+    assert_eq!(checked["details"][3]["count"], 17, "{checked}");
     // Text that is no position is named too; a malformed request is refused.
     let (_, checked) = server.post(
         "/api/positions/check",
@@ -1923,6 +1967,7 @@ fn an_edited_position_is_checked_with_every_problem_named() {
         checked["problems"],
         json!(["board has 2 rank(s), expected 7"])
     );
+    assert_eq!(checked["details"][0]["code"], "syntax");
     let (status, _) = server.post(
         "/api/positions/check",
         json!({"variant": "tori", "sfen": "x".repeat(5000)}),

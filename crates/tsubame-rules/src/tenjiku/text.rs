@@ -303,8 +303,47 @@ impl TenjikuPosition {
         setup: &TenjikuSetup,
         rules: TenjikuRules,
     ) -> Result<TenjikuPosition, TenjikuSetupError> {
-        let position = TenjikuPosition::place(setup, rules)?;
-        position.check_counts()?;
+        let mut problems = Vec::new();
+        let position = TenjikuPosition::assemble(setup, rules, &mut problems)?;
+        match problems.into_iter().next() {
+            Some(first) => Err(first),
+            None => Ok(position),
+        }
+    }
+
+    /// Every problem that keeps a setup from being a playable position, in the order
+    /// [`TenjikuPosition::from_setup`] finds them (for a board editor, which names them all);
+    /// empty for a playable position.
+    ///
+    /// ```
+    /// use tsubame_rules::tenjiku::{TenjikuPosition, TenjikuRules, TenjikuSetup};
+    /// // Two unpromoted pawns on sente's last rank, and 17 pawns for gote.
+    /// let text = "P15/16/16/16/16/16/16/k15/16/16/16/16/16/pppppppppppppppp/p15/P6K8 b - 1";
+    /// let setup = TenjikuSetup::from_sfen(text).unwrap();
+    /// let problems = TenjikuPosition::setup_problems(&setup, TenjikuRules::DEFAULT);
+    /// let named: Vec<String> = problems.iter().map(|p| p.to_string()).collect();
+    /// assert_eq!(named.len(), 2, "{named:?}");
+    /// assert!(named[0].starts_with("16a: an unpromoted pawn"));
+    /// assert!(named[1].contains("17 pieces of the pawn family"));
+    /// ```
+    pub fn setup_problems(setup: &TenjikuSetup, rules: TenjikuRules) -> Vec<TenjikuSetupError> {
+        let mut problems = Vec::new();
+        if let Err(fatal) = TenjikuPosition::assemble(setup, rules, &mut problems) {
+            problems.insert(0, fatal);
+        }
+        problems
+    }
+
+    /// Builds the position a setup describes, noting each rule it breaks in `problems`; fails
+    /// outright only for a setup that cannot be built at all (a board of another size, a kind
+    /// that is no Tenjiku piece).
+    fn assemble(
+        setup: &TenjikuSetup,
+        rules: TenjikuRules,
+        problems: &mut Vec<TenjikuSetupError>,
+    ) -> Result<TenjikuPosition, TenjikuSetupError> {
+        let position = TenjikuPosition::place(setup, rules, problems)?;
+        position.count_problems(problems);
         Ok(position)
     }
 
@@ -323,10 +362,12 @@ impl TenjikuPosition {
         }
     }
 
-    /// The setup's pieces placed and checked square by square, without the count check.
+    /// The setup's pieces placed and checked square by square, without the count check; each
+    /// square's problem noted in `problems`.
     fn place(
         setup: &TenjikuSetup,
         rules: TenjikuRules,
+        problems: &mut Vec<TenjikuSetupError>,
     ) -> Result<TenjikuPosition, TenjikuSetupError> {
         if setup.board.len() != 256 {
             return Err(TenjikuSetupError::BoardSize(setup.board.len()));
@@ -343,39 +384,41 @@ impl TenjikuPosition {
             };
             let name = GEOMETRY.name(Square(square as u8)).to_string();
             if mover.promotes_to.is_some() && mover.forced[color.index()].has(square) {
-                return Err(TenjikuSetupError::DeadPiece {
-                    square: name,
+                problems.push(TenjikuSetupError::DeadPiece {
+                    square: name.clone(),
                     piece: ROLES[role.index()].name,
                 });
             }
             if marked {
                 if mover.promotes_to.is_none() {
-                    return Err(TenjikuSetupError::DeferralOnUnpromotable {
+                    problems.push(TenjikuSetupError::DeferralOnUnpromotable {
                         square: name,
                         piece: ROLES[role.index()].name,
                     });
+                } else {
+                    deferred |= Bitboard256::single(square);
                 }
-                deferred |= Bitboard256::single(square);
             }
             position.set(square, code(color, role));
         }
         position.set_deferred(deferred);
         position.set_side(setup.side_to_move);
         if setup.ply == 0 {
-            return Err(TenjikuSetupError::BadPly("0".into()));
+            problems.push(TenjikuSetupError::BadPly("0".into()));
         }
-        position.ply = setup.ply;
+        position.ply = setup.ply.max(1);
         Ok(position)
     }
 
-    fn check_counts(&self) -> Result<(), TenjikuSetupError> {
+    /// Notes each kind a side has more of than a set holds.
+    fn count_problems(&self, problems: &mut Vec<TenjikuSetupError>) {
         static LIMITS: std::sync::OnceLock<[usize; 36]> = std::sync::OnceLock::new();
         let limits = LIMITS.get_or_init(|| {
             // The start position itself is read without this check.
             let mut counts = [0; 36];
-            if let Ok(start) = TenjikuSetup::from_sfen(spec().start_sfen)
-                .and_then(|setup| TenjikuPosition::place(&setup, TenjikuRules::DEFAULT))
-            {
+            if let Ok(start) = TenjikuSetup::from_sfen(spec().start_sfen).and_then(|setup| {
+                TenjikuPosition::place(&setup, TenjikuRules::DEFAULT, &mut Vec::new())
+            }) {
                 for s in start.pieces(Color::Sente) {
                     if let Some(piece) = start.piece_at(s)
                         && let Some(count) = counts.get_mut(piece.role.index())
@@ -400,7 +443,7 @@ impl TenjikuPosition {
             }
             for (kind, (&count, &limit)) in counts.iter().zip(limits.iter()).enumerate() {
                 if count > limit {
-                    return Err(TenjikuSetupError::TooMany {
+                    problems.push(TenjikuSetupError::TooMany {
                         color,
                         piece: ROLES[kind].name,
                         count,
@@ -409,7 +452,6 @@ impl TenjikuPosition {
                 }
             }
         }
-        Ok(())
     }
 
     /// The position as SFEN.
