@@ -29,6 +29,7 @@ export function showAccount() {
     ? [el('a', { href: `/@/${name}`, 'data-me': name }, name),
       store.me.your_turn ? el('a', { href: `/@/${name}`, class: 'your-turn', 'data-your-turn': store.me.your_turn,
         title: t('account.your-turn-title') }, t('account.your-turn-count', { count: store.me.your_turn })) : null,
+      el('a', { href: '/account', class: 'settings-link', 'data-action': 'settings', title: t('account.settings'), 'aria-label': t('account.settings') }, '⚙'),
       el('button', { type: 'button', class: 'link', 'data-action': 'logout', onclick: logout }, t('account.log-out'))]
     : [el('a', { href: '/login', 'data-action': 'login' }, t('account.log-in')),
       el('a', { href: '/signup', 'data-action': 'signup' }, t('account.sign-up'))]).filter(Boolean));
@@ -87,8 +88,11 @@ export function changeText(change) {
 
 /** Whether a name is an account's (guests' and the computer's are not). */
 export function isAccountName(name, player) {
-  return player === 'human' && name && !name.startsWith('Guest-');
+  return player === 'human' && name && !name.startsWith('Guest-') && name !== DELETED_NAME;
 }
+
+/** The name the server shows for an account its owner deleted. */
+export const DELETED_NAME = '[deleted]';
 
 /** A seat's player as shown on boards and lists: the name (a link to their page for an
  * account), the rating when the game started, and once rated, its change. */

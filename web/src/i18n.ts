@@ -22,8 +22,9 @@ import learn from './messages/learn.json';
 import puzzles from './messages/puzzles.json';
 import rules from './messages/rules.json';
 import editor from './messages/editor.json';
+import settings from './messages/settings.json';
 
-const CATALOGUE: Record<string, Area> = { frame, game, board, analysis, lobby, account, import: importArea, options, learn, puzzles, rules, editor };
+const CATALOGUE: Record<string, Area> = { frame, game, board, analysis, lobby, account, import: importArea, options, learn, puzzles, rules, editor, settings };
 
 export type Lang = 'en' | 'ja';
 export const LANGS: Lang[] = ['en', 'ja'];

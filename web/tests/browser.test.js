@@ -1021,7 +1021,7 @@ test('Accessibility: axe-core finds no serious or critical fault on any page, la
     body: JSON.stringify({ username: name, password: 'a long enough password' }) });
   assert.equal(signup.status, 201, await signup.text());
   const pages = ['/', `/game/${grant.game_id}`, '/analysis', '/import', '/rules/tori', '/rules/tenjiku', '/puzzles/tori',
-    '/learn/tori', '/editor/tori', '/editor/tenjiku', '/login', '/signup', `/@/${name}`, '/no/such/page'];
+    '/learn/tori', '/editor/tori', '/editor/tenjiku', '/login', '/signup', '/account', `/@/${name}`, '/no/such/page'];
   for (const [width, height, scheme] of [[1366, 850, 'light'], [390, 844, 'light'], [1366, 850, 'dark']]) {
     const page = await newPage(width, height);
     await page.emulateMedia({ colorScheme: scheme });
@@ -1105,6 +1105,87 @@ test('A game that does not exist says so and stops trying to connect', async () 
   await page.goto(`${base}/`);
   await page.waitForTimeout(1500);
   assert.equal(sockets, 1, 'nothing after leaving the page');
+  await page.close();
+});
+
+test('Account settings: change the password, download every game, log out everywhere, delete the account, at laptop and phone size', async () => {
+  const name = `set_${Date.now() % 100000}`;
+  const [first, second] = ['first password 1', 'second password 2'];
+  const page = await newPage(1366, 850);
+  await page.goto(`${base}/signup`);
+  await page.fill('input[name="username"]', name);
+  await page.fill('input[name="password"]', first);
+  await page.click('[data-action="signup-submit"]');
+  await page.waitForSelector(`[data-me="${name}"]`);
+  // A finished game against the computer, resigned after one move: the download holds it.
+  const gameId = await page.evaluate(async () => {
+    const post = (path, body) => fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+      .then((r) => r.json());
+    const grant = await post('/api/games', { variant: 'tori', opponent: 'engine', level: 1, side: 'sente' });
+    await post(`/api/games/${grant.game_id}/moves`, { token: grant.token, move: '3d3c' });
+    await post(`/api/games/${grant.game_id}/resign`, { token: grant.token });
+    return grant.game_id;
+  });
+  // The top bar's gear opens the settings.
+  await page.click('[data-action="settings"]');
+  await page.waitForSelector(`[data-settings-page="${name}"]`);
+  assert.equal(new URL(page.url()).pathname, '/account');
+  assert.deepEqual(await accessibilityFaults(page), []);
+  await shot(page, 'settings-laptop.png');
+  // A wrong current password is named and changes nothing; the right one changes it.
+  const current = '[data-settings="password"] input[name="current_password"]';
+  const fresh = '[data-settings="password"] input[name="new_password"]';
+  await page.fill(current, 'not it at all');
+  await page.fill(fresh, second);
+  await page.click('[data-action="change-password"]');
+  await page.waitForSelector('[data-settings-answer="password"].error:has-text("the password is not this account\'s")');
+  await page.fill(current, first);
+  await page.click('[data-action="change-password"]');
+  await page.waitForSelector('[data-settings-answer="password"].ok');
+  // Every game in one record file, under the name the server gives it.
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-action="download-games"]')]);
+  assert.equal(download.suggestedFilename(), `tsubame-${name}-games.txt`);
+  const text = readFileSync(await download.path(), 'utf8');
+  assert.match(text, new RegExp(`\\[Sente "${name}"\\]`));
+  assert.match(text, /\[Reason "resignation"\]/);
+  // (Password checks share the login limit of five a minute a name: the test stays within it.)
+  // On a phone: logged in with the new password, the page fits, and logging out everywhere
+  // logs the laptop out too.
+  const phone = await newPage(390, 844);
+  await phone.goto(`${base}/login`);
+  await phone.fill('input[name="username"]', name);
+  await phone.fill('input[name="password"]', second);
+  await phone.click('[data-action="login-submit"]');
+  await phone.waitForSelector(`[data-me="${name}"]`, { state: 'attached' });
+  await phone.goto(`${base}/account`);
+  await phone.waitForSelector(`[data-settings-page="${name}"]`);
+  assert.equal(await phone.evaluate(() => document.documentElement.scrollWidth > window.innerWidth), false);
+  await shot(phone, 'settings-phone.png', { fullPage: true });
+  phone.once('dialog', (dialog) => dialog.accept());
+  await phone.click('[data-action="logout-everywhere"]');
+  await phone.waitForURL('**/login');
+  await page.reload();
+  await page.waitForSelector('#account [data-action="login"]');
+  await phone.close();
+  // Deleting needs the password; the games stay under "[deleted]" and the player page goes.
+  await page.goto(`${base}/login`);
+  await page.fill('input[name="username"]', name);
+  await page.fill('input[name="password"]', second);
+  await page.click('[data-action="login-submit"]');
+  await page.waitForSelector(`[data-me="${name}"]`);
+  await page.goto(`${base}/account`);
+  await page.waitForSelector(`[data-settings-page="${name}"]`);
+  await page.fill('[data-settings="delete"] input[name="password"]', second);
+  page.once('dialog', (dialog) => dialog.accept());
+  await page.click('[data-action="delete-account"]');
+  await page.waitForFunction(() => location.pathname === '/');
+  await page.waitForSelector('#account [data-action="login"]');
+  assert.equal((await fetch(`${base}/api/players/${name}`)).status, 404);
+  const game = await (await fetch(`${base}/api/games/${gameId}`)).json();
+  assert.equal(game.sente_name, '[deleted]');
+  await page.goto(`${base}/game/${gameId}`);
+  await page.waitForSelector('[data-player-name="[deleted]"]');
+  assert.equal(await page.locator('a[data-player-name="[deleted]"]').count(), 0, 'a deleted player is no link');
   await page.close();
 });
 
@@ -1570,7 +1651,7 @@ test('Japanese: chosen from the browser\'s language, switchable and remembered; 
     assert.equal(await page.getAttribute('html', 'lang'), 'ja');
     assert.equal(await page.inputValue('#lang'), 'ja');
     assert.equal(await page.textContent('header.top nav a[href="/"]'), '対局');
-    for (const path of ['/', '/rules/tori', '/rules/tenjiku', '/learn/tori', '/editor/tori', '/puzzles/tori', '/analysis', '/import', '/signup', '/no/such/page']) {
+    for (const path of ['/', '/rules/tori', '/rules/tenjiku', '/learn/tori', '/editor/tori', '/puzzles/tori', '/analysis', '/import', '/signup', '/account', '/no/such/page']) {
       await page.goto(`${base}${path}`);
       await page.waitForSelector('#app > *');
       await page.waitForLoadState('networkidle');

@@ -87,6 +87,11 @@ enum Command {
         after_help = "Examples:\n  tsubame backup --database sqlite:///var/lib/tsubame/tsubame.db --out /backups/tsubame-$(date +%F).db\n\nPostgreSQL databases are backed up with PostgreSQL's own tools (pg_dump)."
     )]
     Backup(tsubame_server::cli::BackupArgs),
+    /// Give or take the administrator role of a site's account.
+    #[command(
+        after_help = "Examples:\n  tsubame admin grant alice --database sqlite:///var/lib/tsubame/tsubame.db\n  tsubame admin revoke alice --database postgres://tsubame@localhost/tsubame"
+    )]
+    Admin(tsubame_server::cli::AdminArgs),
 }
 
 const PLAY_HELP: &str = "\
@@ -536,6 +541,7 @@ fn main() -> ExitCode {
         Command::Match(args) => run_match(args),
         Command::Serve(args) => tsubame_server::cli::run(args),
         Command::Backup(args) => tsubame_server::cli::run_backup(args),
+        Command::Admin(args) => tsubame_server::cli::run_admin(args),
         Command::Tune(args) => tune::run(args),
         Command::Nnue(args) => nnue::run(args),
         Command::Moves(args) => moves(args),

@@ -264,12 +264,7 @@ pub(crate) async fn logout(
     if let Some(session) = &viewer.session {
         hub.accounts().logout(session).await?;
     }
-    let mut response = axum::Json(AccountAnswer { account: None }).into_response();
-    response.headers_mut().insert(
-        header::SET_COOKIE,
-        cookie_header("", 0, over_https(&hub, peer, &headers))?,
-    );
-    Ok(response)
+    logged_out(&hub, peer, &headers)
 }
 
 #[utoipa::path(get, path = "/api/account", tag = "accounts", responses((status = 200, description = "Who is logged in, and their games waiting for a move", body = WhoAmI)))]
@@ -287,6 +282,141 @@ pub(crate) async fn who_am_i(State(hub): State<Arc<Hub>>, viewer: Viewer) -> Res
         .headers_mut()
         .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     response
+}
+
+/// The logged-in account of a request, or 403 saying that the action needs one.
+fn logged_in_account<'a>(viewer: &'a Viewer, action: &str) -> Result<&'a Account, ApiError> {
+    viewer
+        .account
+        .as_ref()
+        .ok_or_else(|| ApiError::forbidden(format!("log in to {action}")))
+}
+
+fn parse_json<T: serde::de::DeserializeOwned>(body: &Bytes, shape: &str) -> Result<T, ApiError> {
+    serde_json::from_slice(body)
+        .map_err(|e| ApiError::bad_request(format!("bad request body: {e} (expected {shape})")))
+}
+
+/// A response that logs the browser out: no account, the cookie cleared.
+fn logged_out(
+    hub: &Hub,
+    peer: std::net::SocketAddr,
+    headers: &HeaderMap,
+) -> Result<Response, ApiError> {
+    let mut response = axum::Json(AccountAnswer { account: None }).into_response();
+    response.headers_mut().insert(
+        header::SET_COOKIE,
+        cookie_header("", 0, over_https(hub, peer, headers))?,
+    );
+    Ok(response)
+}
+
+#[derive(Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct PasswordChange {
+    current_password: String,
+    new_password: String,
+}
+
+#[utoipa::path(post, path = "/api/account/password", tag = "accounts", request_body = PasswordChange, responses((status = 200, description = "The password is changed; every other session of the account has ended", body = AccountAnswer), (status = 400, description = "A malformed request, or a new password that is too short or too long", body = ErrorBody), (status = 403, description = "Not logged in, or the current password is wrong", body = ErrorBody), (status = 429, description = "Too many password attempts: Retry-After says when to try again", body = ErrorBody), (status = 503, description = "The database cannot save now: nothing was changed", body = ErrorBody)))]
+pub(crate) async fn change_password(
+    State(hub): State<Arc<Hub>>,
+    viewer: Viewer,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let account = logged_in_account(&viewer, "change your password")?;
+    let change: PasswordChange =
+        parse_json(&body, "{\"current_password\": ..., \"new_password\": ...}")?;
+    let session = viewer.session.as_deref().unwrap_or_default();
+    hub.accounts()
+        .change_password(
+            account,
+            session,
+            &change.current_password,
+            &change.new_password,
+        )
+        .await?;
+    Ok(axum::Json(AccountAnswer {
+        account: Some(account.clone()),
+    })
+    .into_response())
+}
+
+#[utoipa::path(post, path = "/api/account/logout-everywhere", tag = "accounts", responses((status = 200, description = "Every session of the account has ended, this one too (its cookie is cleared)", body = AccountAnswer), (status = 403, description = "Not logged in", body = ErrorBody)))]
+pub(crate) async fn logout_everywhere(
+    State(hub): State<Arc<Hub>>,
+    ConnectInfo(PeerAddr(peer)): ConnectInfo<PeerAddr>,
+    headers: HeaderMap,
+    viewer: Viewer,
+) -> Result<Response, ApiError> {
+    let account = logged_in_account(&viewer, "log out everywhere")?;
+    let ended = hub.accounts().logout_everywhere(account).await?;
+    tracing::info!(name = account.username, ended, "logged out everywhere");
+    logged_out(&hub, peer, &headers)
+}
+
+#[derive(Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct AccountDeletion {
+    password: String,
+}
+
+#[utoipa::path(post, path = "/api/account/delete", tag = "accounts", request_body = AccountDeletion, responses((status = 200, description = "The account is deleted: its finished games stay, under the name [deleted]; the name stays taken", body = AccountAnswer), (status = 403, description = "Not logged in, or the password is wrong", body = ErrorBody), (status = 409, description = "One of the account's games is waiting or being played", body = ErrorBody), (status = 429, description = "Too many password attempts", body = ErrorBody), (status = 503, description = "The database cannot save now: nothing was changed", body = ErrorBody)))]
+pub(crate) async fn delete_account(
+    State(hub): State<Arc<Hub>>,
+    ConnectInfo(PeerAddr(peer)): ConnectInfo<PeerAddr>,
+    headers: HeaderMap,
+    viewer: Viewer,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let account = logged_in_account(&viewer, "delete your account")?;
+    let deletion: AccountDeletion = parse_json(&body, "{\"password\": ...}")?;
+    hub.accounts()
+        .delete(account, &deletion.password, hub.now())
+        .await?;
+    hub.forget_deleted_account(&account.id).await;
+    logged_out(&hub, peer, &headers)
+}
+
+/// The most games one download holds (the oldest first; a player with more downloads them
+/// from the player's game list).
+pub const DOWNLOAD_GAMES: i64 = 10_000;
+
+#[utoipa::path(get, path = "/api/account/games/download", tag = "accounts", responses((status = 200, description = "Every finished game of the account (aborted ones left out), oldest first, as one record file: the site's record text of each game, separated by a blank line", content_type = "text/plain"), (status = 403, description = "Not logged in", body = ErrorBody)))]
+pub(crate) async fn download_games(
+    State(hub): State<Arc<Hub>>,
+    viewer: Viewer,
+) -> Result<Response, ApiError> {
+    let account = logged_in_account(&viewer, "download your games")?;
+    let games = hub
+        .store()
+        .account_finished_games(&account.id, DOWNLOAD_GAMES)
+        .await
+        .map_err(|e| ApiError::internal(format!("database: {e}")))?;
+    let texts: Vec<String> = games
+        .iter()
+        .filter_map(|(row, moves)| crate::api::stored_record_text(row, moves))
+        .map(|text| text.trim_end().to_string())
+        .collect();
+    let mut file = texts.join("\n\n");
+    if !file.is_empty() {
+        file.push('\n');
+    }
+    let disposition = format!(
+        "attachment; filename=\"tsubame-{}-games.txt\"",
+        account.username
+    );
+    let mut response = file.into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    if let Ok(value) = HeaderValue::from_str(&disposition) {
+        headers.insert(header::CONTENT_DISPOSITION, value);
+    }
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    Ok(response)
 }
 
 async fn account_named(hub: &Hub, name: &str) -> Result<Account, ApiError> {
@@ -382,6 +512,10 @@ pub fn routes() -> Router<Arc<Hub>> {
         .route("/api/account/signup", post(signup))
         .route("/api/account/login", post(login))
         .route("/api/account/logout", post(logout))
+        .route("/api/account/logout-everywhere", post(logout_everywhere))
+        .route("/api/account/password", post(change_password))
+        .route("/api/account/delete", post(delete_account))
+        .route("/api/account/games/download", get(download_games))
         .route("/api/players/{name}", get(player))
         .route("/api/players/{name}/games", get(player_games))
 }

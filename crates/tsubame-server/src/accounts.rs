@@ -158,11 +158,14 @@ pub struct Account {
     pub username: String,
     /// When the account was made, unix milliseconds.
     pub created_at: i64,
+    /// Whether the account is an administrator's.
+    pub admin: bool,
 }
 
 impl From<AccountRow> for Account {
     fn from(row: AccountRow) -> Account {
         Account {
+            admin: row.is_admin(),
             id: row.id,
             username: row.name,
             created_at: row.created_at,
@@ -412,12 +415,12 @@ impl Accounts {
         {
             return Err(ApiError::conflict(format!("the name {name} is taken")));
         }
-        let row = AccountRow {
-            id: random_hex(12),
-            name: name.to_string(),
-            password_hash: self.hash_password(password.to_string()).await?,
-            created_at: now as i64,
-        };
+        let row = AccountRow::player(
+            random_hex(12),
+            name.to_string(),
+            self.hash_password(password.to_string()).await?,
+            now as i64,
+        );
         // Two sign-ups for one name at once: the database's unique key decides.
         if !self.store.insert_account(&row).await.map_err(internal)? {
             return Err(ApiError::conflict(format!("the name {name} is taken")));
@@ -462,8 +465,13 @@ impl Accounts {
         if password.len() > PASSWORD_MAX_BYTES {
             return Err(ApiError::forbidden(WRONG_LOGIN));
         }
+        // A deleted account is no one's: its name gets the answer an unknown name gets.
         let account = if NAME_LENGTH.contains(&name.chars().count()) {
-            self.store.account_by_name(name).await.map_err(internal)?
+            self.store
+                .account_by_name(name)
+                .await
+                .map_err(internal)?
+                .filter(|row| row.deleted_at == 0)
         } else {
             None
         };
@@ -473,6 +481,9 @@ impl Accounts {
         };
         let matches = self.verify_password(password.to_string(), hash).await?;
         match account {
+            Some(row) if matches && row.closed_at != 0 => Err(ApiError::forbidden(
+                "this account was closed by the site's administrators",
+            )),
             Some(row) if matches => {
                 // A good moment to forget old sessions; failing to is no reason to refuse.
                 if let Err(e) = self.store.delete_expired_sessions(now as i64).await {
@@ -505,7 +516,7 @@ impl Accounts {
             .map(Account::from))
     }
 
-    /// The account of a name, without regard to case.
+    /// The account of a name, without regard to case (none for a deleted account).
     pub async fn by_name(&self, name: &str) -> Result<Option<Account>, ApiError> {
         if !NAME_LENGTH.contains(&name.chars().count()) {
             return Ok(None);
@@ -515,7 +526,97 @@ impl Accounts {
             .account_by_name(name)
             .await
             .map_err(internal)?
+            .filter(|row| row.deleted_at == 0)
             .map(Account::from))
+    }
+
+    /// Checks that a logged-in player knows their password before a change that needs it,
+    /// with the limit of login attempts on their name: a session left open on someone else's
+    /// screen cannot be used to guess it.
+    async fn confirm_password(&self, account: &Account, password: &str) -> Result<(), ApiError> {
+        let key = crate::store::name_key(&account.username);
+        self.logins_by_name.check_key(&key).map_err(|refused| {
+            ApiError::busy_for(
+                "too many password attempts for this account",
+                refused.wait_time_from(DefaultClock::default().now()),
+            )
+        })?;
+        let wrong = || ApiError::forbidden("the password is not this account's");
+        if password.len() > PASSWORD_MAX_BYTES {
+            return Err(wrong());
+        }
+        let row = self
+            .store
+            .account_by_name(&account.username)
+            .await
+            .map_err(internal)?
+            .filter(|row| row.id == account.id && row.deleted_at == 0)
+            .ok_or_else(|| ApiError::not_found("this account no longer exists"))?;
+        if self
+            .verify_password(password.to_string(), row.password_hash)
+            .await?
+        {
+            Ok(())
+        } else {
+            Err(wrong())
+        }
+    }
+
+    /// Changes a logged-in player's password, given the current one, and ends every other
+    /// session of the account (the one making the change goes on).
+    pub async fn change_password(
+        &self,
+        account: &Account,
+        session: &str,
+        current: &str,
+        new: &str,
+    ) -> Result<(), ApiError> {
+        check_password(new)?;
+        self.confirm_password(account, current).await?;
+        let hash = self.hash_password(new.to_string()).await?;
+        self.store
+            .change_password(&account.id, &hash, &token_hash(session))
+            .await
+            .map_err(internal)?;
+        tracing::info!(name = account.username, "password changed");
+        Ok(())
+    }
+
+    /// Ends every session of an account, the asking one included; returns how many ended.
+    pub async fn logout_everywhere(&self, account: &Account) -> Result<u64, ApiError> {
+        self.store
+            .delete_sessions_of(&account.id, None)
+            .await
+            .map_err(internal)
+    }
+
+    /// Deletes a logged-in player's account, given its password: refused while one of its
+    /// games is waiting or being played. Its finished games stay, under [`DELETED_NAME`].
+    ///
+    /// [`DELETED_NAME`]: crate::store::DELETED_NAME
+    pub async fn delete(
+        &self,
+        account: &Account,
+        password: &str,
+        now: u64,
+    ) -> Result<(), ApiError> {
+        self.confirm_password(account, password).await?;
+        let unfinished = self
+            .store
+            .account_unfinished_game_count(&account.id)
+            .await
+            .map_err(internal)?;
+        if unfinished > 0 {
+            return Err(ApiError::conflict(format!(
+                "{unfinished} of your games are not over: finish, resign or abort them first"
+            )));
+        }
+        self.store
+            .delete_account(&account.id, now as i64)
+            .await
+            .map_err(internal)?;
+        tracing::info!(name = account.username, "account deleted");
+        Ok(())
     }
 
     /// How long a login lasts, milliseconds.

@@ -43,7 +43,8 @@ use tsubame_engine::limits::Limits;
 use tsubame_engine::strength::Level;
 use tsubame_notation::record::{
     GameResult, Record, RecordError, RecordErrorKind, RecordMove, end_reason_from_name,
-    read_hodges_text, read_kif_with, read_pgn_games_at_most, write_kif, write_pgn,
+    read_hodges_text, read_kif_with, read_pgn_games_at_most, read_records_at_most, write_kif,
+    write_pgn,
 };
 use tsubame_rules::Variant;
 use tsubame_rules::betza::Reach;
@@ -849,6 +850,30 @@ pub(crate) async fn game_record(
     Ok(ok(&StoredGameRecord { game, id, result }))
 }
 
+/// A stored, finished game as the site's own record text, with its players, day, clock and
+/// result; `None` for a game whose rules or moves no longer replay (it is left out of a
+/// download rather than failing it).
+pub(crate) fn stored_record_text(row: &crate::store::GameRow, moves: &[String]) -> Option<String> {
+    let variant = variant_of(&row.variant).ok()?;
+    let start = HostedGame::new(variant, &row.options, Some(&row.start_sfen)).ok()?;
+    let control: crate::clock::TimeControl = serde_json::from_str(&row.time_control).ok()?;
+    let tags = RecordTags {
+        sente: Some(row.names[0].clone()),
+        gote: Some(row.names[1].clone()),
+        date: Some(record_date(row.created_at.max(0) as u64)),
+        time_control: record_time_control(&control),
+    };
+    let result = row.reason.as_ref().map(|reason| crate::hub::GameResult {
+        winner: match row.winner.as_deref() {
+            Some("sente") => Some("sente"),
+            Some("gote") => Some("gote"),
+            _ => None,
+        },
+        reason: reason.clone(),
+    });
+    export_texts(&start, moves, record_end(result.as_ref()), &tags).record
+}
+
 fn game_for(request: &PositionRequest) -> Result<HostedGame, ApiError> {
     let variant = variant_of(&request.variant)?;
     let options = request.options.to_text()?;
@@ -1151,7 +1176,10 @@ fn import_records(query: &ImportQuery, body: &[u8]) -> Result<Imported, ApiError
     };
     let refused = |e: RecordError| ApiError::rules(format!("{format}: {e}"));
     let records = match format {
-        "record" => vec![Record::parse(text()?).map_err(refused)?],
+        "record" => read_records_at_most(text()?, IMPORT_GAMES).map_err(|e| match e.kind {
+            RecordErrorKind::TooManyGames(_) => ApiError::bad_request(format!("{format}: {e}")),
+            _ => refused(e),
+        })?,
         "kif" => vec![read_kif_with(body, None).map_err(refused)?],
         // The limit holds while reading: a file of many games is refused at the first one
         // past it, before any is replayed.

@@ -103,6 +103,66 @@ pub fn run_backup(args: &BackupArgs) -> Result<()> {
     Ok(())
 }
 
+/// Give or take an account's administrator role, in the server's database (the server may be
+/// running: the role counts from the account's next request).
+#[derive(Clone, Debug, clap::Args)]
+pub struct AdminArgs {
+    /// The database, as given to `tsubame serve`.
+    #[arg(
+        long,
+        env = "TSUBAME_DATABASE",
+        default_value = "sqlite://tsubame.db",
+        global = true
+    )]
+    pub database: String,
+    /// What to do.
+    #[command(subcommand)]
+    pub action: AdminAction,
+}
+
+/// What `tsubame admin` does.
+#[derive(Clone, Debug, clap::Subcommand)]
+pub enum AdminAction {
+    /// Make an account an administrator: it can create tournaments, read reports, close
+    /// accounts and mute chat.
+    Grant {
+        /// The account's user name (any case).
+        name: String,
+    },
+    /// Make an administrator a player again.
+    Revoke {
+        /// The account's user name (any case).
+        name: String,
+    },
+}
+
+/// Gives or takes the role and says what was done; an unknown name is an error.
+pub fn run_admin(args: &AdminArgs) -> Result<()> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let (name, role, done) = match &args.action {
+        AdminAction::Grant { name } => (name, crate::store::ROLE_ADMIN, "is an administrator"),
+        AdminAction::Revoke { name } => (
+            name,
+            crate::store::ROLE_PLAYER,
+            "is no longer an administrator",
+        ),
+    };
+    runtime.block_on(async {
+        let store = crate::store::Store::open(&args.database).await?;
+        let account = store
+            .account_by_name(name)
+            .await?
+            .filter(|row| row.deleted_at == 0)
+            .with_context(|| format!("no account is called {name:?}"))?;
+        store.set_role(&account.name, role).await?;
+        println!("{} {done}", account.name);
+        Ok(())
+    })
+}
+
 /// How log lines are written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum LogFormat {

@@ -36,7 +36,7 @@ fn page(path: &str) -> Page<'_> {
         _ => Page::Unknown,
     };
     match segments.as_slice() {
-        [] | ["import" | "analysis" | "login" | "signup"] => Page::Static,
+        [] | ["import" | "analysis" | "login" | "signup" | "account"] => Page::Static,
         ["game", id] if !id.is_empty() => Page::Game(id),
         ["join", id, invite] if !id.is_empty() && !invite.is_empty() => Page::Game(id),
         ["rules", rest @ ..] | ["learn", rest @ ..] | ["editor", rest @ ..] => game_or_none(rest),
@@ -74,6 +74,7 @@ mod tests {
             "/analysis/",
             "/login",
             "/signup",
+            "/account",
             "/rules",
             "/rules/tori",
             "/rules/wa",
@@ -105,6 +106,7 @@ mod tests {
             "/@/",
             "/@/a/b",
             "/import/x",
+            "/account/x",
             "/wp-admin/login.php/x",
         ] {
             assert_eq!(page(path), Page::Unknown, "{path}");

@@ -19,7 +19,7 @@ use tokio::sync::{mpsc, oneshot};
 /// The schema's migrations (`migrations/`), built into the binary: version, description and
 /// SQL, as `sqlx migrate` names them from the file names, so databases it migrated carry the
 /// same versions and checksums.
-const MIGRATIONS: [(i64, &str, &str); 8] = [
+const MIGRATIONS: [(i64, &str, &str); 9] = [
     (1, "games", include_str!("../migrations/0001_games.sql")),
     (
         2,
@@ -48,6 +48,11 @@ const MIGRATIONS: [(i64, &str, &str); 8] = [
         include_str!("../migrations/0007_write_probe.sql"),
     ),
     (8, "puzzles", include_str!("../migrations/0008_puzzles.sql")),
+    (
+        9,
+        "account tools",
+        include_str!("../migrations/0009_account_tools.sql"),
+    ),
 ];
 
 /// [`MIGRATIONS`] as a source for sqlx's migrator.
@@ -339,7 +344,51 @@ pub struct AccountRow {
     pub password_hash: String,
     /// Unix milliseconds.
     pub created_at: i64,
+    /// `player`, or `admin` for an administrator.
+    pub role: String,
+    /// When an administrator closed the account, unix milliseconds; 0 while it is open.
+    pub closed_at: i64,
+    /// When its owner deleted it, unix milliseconds; 0 while it exists.
+    pub deleted_at: i64,
+    /// Until when its chat is muted, unix milliseconds; 0 for never muted.
+    pub muted_until: i64,
 }
+
+impl AccountRow {
+    /// A new player's account: no role beyond playing, open, not muted.
+    pub fn player(id: String, name: String, password_hash: String, created_at: i64) -> AccountRow {
+        AccountRow {
+            id,
+            name,
+            password_hash,
+            created_at,
+            role: ROLE_PLAYER.to_string(),
+            closed_at: 0,
+            deleted_at: 0,
+            muted_until: 0,
+        }
+    }
+
+    /// Whether the account is an administrator's.
+    pub fn is_admin(&self) -> bool {
+        self.role == ROLE_ADMIN
+    }
+}
+
+/// The role of every account to begin with.
+pub const ROLE_PLAYER: &str = "player";
+
+/// The role of an administrator, given with `tsubame admin grant`.
+pub const ROLE_ADMIN: &str = "admin";
+
+/// The name games and chat show for an account its owner deleted: no user name can be it.
+pub const DELETED_NAME: &str = "[deleted]";
+
+/// The columns [`account_from_row`] reads, from the `accounts` table.
+const ACCOUNT_COLUMNS: &str = "accounts.id AS id, accounts.name AS name, \
+     accounts.password_hash AS password_hash, accounts.created_at AS created_at, \
+     accounts.role AS role, accounts.closed_at AS closed_at, \
+     accounts.deleted_at AS deleted_at, accounts.muted_until AS muted_until";
 
 /// Both seats of a game that has just started, as [`Store::start_game`] stores them.
 #[derive(Clone, Copy, Debug)]
@@ -645,6 +694,10 @@ fn account_from_row(row: &sqlx::any::AnyRow) -> Result<AccountRow> {
         name: row.try_get("name")?,
         password_hash: row.try_get("password_hash")?,
         created_at: row.try_get("created_at")?,
+        role: row.try_get("role")?,
+        closed_at: row.try_get("closed_at")?,
+        deleted_at: row.try_get("deleted_at")?,
+        muted_until: row.try_get("muted_until")?,
     })
 }
 
@@ -1362,9 +1415,9 @@ impl Store {
 
     /// The account of a name, without regard to case.
     pub async fn account_by_name(&self, name: &str) -> Result<Option<AccountRow>> {
-        let row = sqlx::query(
-            "SELECT id, name, password_hash, created_at FROM accounts WHERE name_key = $1",
-        )
+        let row = sqlx::query(&format!(
+            "SELECT {ACCOUNT_COLUMNS} FROM accounts WHERE name_key = $1"
+        ))
         .bind(name_key(name))
         .fetch_optional(&self.pool)
         .await?;
@@ -1394,12 +1447,12 @@ impl Store {
 
     /// The account a session (by the hash of its value) belongs to, unless it expired by `now`.
     pub async fn session_account(&self, token_hash: &str, now: i64) -> Result<Option<AccountRow>> {
-        let row = sqlx::query(
-            "SELECT accounts.id AS id, accounts.name AS name, \
-             accounts.password_hash AS password_hash, accounts.created_at AS created_at \
+        let row = sqlx::query(&format!(
+            "SELECT {ACCOUNT_COLUMNS} \
              FROM sessions JOIN accounts ON accounts.id = sessions.account_id \
-             WHERE sessions.token_hash = $1 AND sessions.expires_at > $2",
-        )
+             WHERE sessions.token_hash = $1 AND sessions.expires_at > $2 \
+             AND accounts.closed_at = 0 AND accounts.deleted_at = 0"
+        ))
         .bind(token_hash)
         .bind(now)
         .fetch_optional(&self.pool)
@@ -1414,6 +1467,122 @@ impl Store {
             .execute(&self.pool)
             .await;
         self.written(deleted).map(|_| ())
+    }
+
+    /// Ends every session of an account but the one with the hash `keep` (if any); returns
+    /// how many ended.
+    pub async fn delete_sessions_of(&self, account_id: &str, keep: Option<&str>) -> Result<u64> {
+        let done = sqlx::query("DELETE FROM sessions WHERE account_id = $1 AND token_hash <> $2")
+            .bind(account_id)
+            .bind(keep.unwrap_or(""))
+            .execute(&self.pool)
+            .await;
+        Ok(self.written(done)?.rows_affected())
+    }
+
+    /// Sets an account's password hash and ends its other sessions (all but `keep`), together.
+    pub async fn change_password(
+        &self,
+        account_id: &str,
+        password_hash: &str,
+        keep: &str,
+    ) -> Result<()> {
+        let changed = async {
+            let mut tx = self.pool.begin().await?;
+            sqlx::query("UPDATE accounts SET password_hash = $1 WHERE id = $2")
+                .bind(password_hash)
+                .bind(account_id)
+                .execute(&mut *tx)
+                .await?;
+            sqlx::query("DELETE FROM sessions WHERE account_id = $1 AND token_hash <> $2")
+                .bind(account_id)
+                .bind(keep)
+                .execute(&mut *tx)
+                .await?;
+            tx.commit().await
+        }
+        .await;
+        self.written(changed)
+    }
+
+    /// How many games an account sits in that are not over (seeks waiting and games in play).
+    pub async fn account_unfinished_game_count(&self, account_id: &str) -> Result<i64> {
+        let (count,): (i64,) = sqlx::query_as(
+            "SELECT COUNT(*) FROM games WHERE (sente_account = $1 OR gote_account = $1) \
+             AND status <> 'finished'",
+        )
+        .bind(account_id)
+        .fetch_one(&self.pool)
+        .await?;
+        Ok(count)
+    }
+
+    /// Deletes an account at `now`, all in one: no password, no session, and its name in its
+    /// games and chat lines replaced by [`DELETED_NAME`]. The row stays so that the name
+    /// stays taken and the games' ratings keep their history.
+    pub async fn delete_account(&self, account_id: &str, now: i64) -> Result<()> {
+        let deleted = async {
+            let mut tx = self.pool.begin().await?;
+            sqlx::query("UPDATE accounts SET deleted_at = $1, password_hash = '' WHERE id = $2")
+                .bind(now)
+                .bind(account_id)
+                .execute(&mut *tx)
+                .await?;
+            for statement in [
+                "DELETE FROM sessions WHERE account_id = $1",
+                "UPDATE games SET sente_name = $2 WHERE sente_account = $1",
+                "UPDATE games SET gote_name = $2 WHERE gote_account = $1",
+                "UPDATE chat SET author = $2 WHERE account_id = $1",
+            ] {
+                sqlx::query(statement)
+                    .bind(account_id)
+                    .bind(DELETED_NAME)
+                    .execute(&mut *tx)
+                    .await?;
+            }
+            tx.commit().await
+        }
+        .await;
+        self.written(deleted)
+    }
+
+    /// Gives an account (by name) a role; `false` when there is no such account.
+    pub async fn set_role(&self, name: &str, role: &str) -> Result<bool> {
+        let done = sqlx::query("UPDATE accounts SET role = $1 WHERE name_key = $2")
+            .bind(role)
+            .bind(name_key(name))
+            .execute(&self.pool)
+            .await;
+        Ok(self.written(done)?.rows_affected() > 0)
+    }
+
+    /// An account's finished games (aborted ones left out), oldest first, at most `limit`,
+    /// each with its moves in USI.
+    pub async fn account_finished_games(
+        &self,
+        account_id: &str,
+        limit: i64,
+    ) -> Result<Vec<(GameRow, Vec<String>)>> {
+        let rows = sqlx::query(&format!(
+            "SELECT {GAME_COLUMNS} FROM games WHERE (sente_account = $1 OR gote_account = $1) \
+             AND status = 'finished' AND reason <> 'aborted' ORDER BY created_at LIMIT $2"
+        ))
+        .bind(account_id)
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
+        let mut games = Vec::with_capacity(rows.len());
+        for row in &rows {
+            let game = game_from_row(row)?;
+            let moves = self
+                .moves(&game.id)
+                .await?
+                .into_iter()
+                .map(|m| m.usi)
+                .collect();
+            games.push((game, moves));
+        }
+        Ok(games)
     }
 
     /// Forgets the sessions expired by `now`; returns how many.

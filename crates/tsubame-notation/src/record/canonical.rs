@@ -244,6 +244,36 @@ pub(crate) fn decided_by_moves(reason: EndReason) -> bool {
     !matches!(reason, EndReason::Resignation | EndReason::Time)
 }
 
+/// Reads a file of several canonical records, one after another (a tag line after a game's
+/// moves starts the next game), at most `limit` of them: a file with more is refused at the
+/// first game past the limit, before any is replayed. Errors name the line in the whole file.
+///
+/// ```
+/// use tsubame_notation::record::read_records_at_most;
+/// let file = "[Variant \"tori\"]\n1. 3d3c 4b3c 1-0\n\n[Variant \"wa\"]\n[Options \"drops=off\"]\n*\n";
+/// let games = read_records_at_most(file, 10).unwrap();
+/// assert_eq!(games.len(), 2);
+/// assert_eq!(games[0].moves.len(), 2);
+/// assert_eq!(games[1].variant().name, "wa");
+/// assert!(read_records_at_most(file, 1).is_err());
+/// ```
+pub fn read_records_at_most(text: &str, limit: usize) -> Result<Vec<Record>, RecordError> {
+    let lines: Vec<&str> = text.lines().collect();
+    let starts = super::game_starts(&lines, limit, |line| line.is_empty())?;
+    let mut games = Vec::with_capacity(starts.len());
+    for (number, &start) in starts.iter().enumerate() {
+        let end = starts.get(number + 1).copied().unwrap_or(lines.len());
+        let game = lines.get(start..end).unwrap_or(&[]).join("\n");
+        games.push(read_with(&game, None).map_err(|mut error| {
+            if error.location.line > 0 {
+                error.location.line += start;
+            }
+            error
+        })?);
+    }
+    Ok(games)
+}
+
 pub(crate) fn read(text: &str) -> Result<Record, RecordError> {
     read_with(text, None)
 }

@@ -84,6 +84,49 @@ mod kif;
 mod pgn;
 mod replay;
 
+pub use canonical::read_records_at_most;
+
+/// Where each game of a file of several starts (0-based line indices): at the first line that
+/// counts, and at each tag line (`[`) after a game's moves. `skipped` tells the lines that do
+/// not count (trimmed: blank lines, escapes). Past `limit` games the file is refused at the
+/// first line of the next; a file without a game is refused too.
+pub(crate) fn game_starts(
+    lines: &[&str],
+    limit: usize,
+    skipped: impl Fn(&str) -> bool,
+) -> Result<Vec<usize>, RecordError> {
+    let mut starts = Vec::new();
+    let mut in_moves = false;
+    for (index, line) in lines.iter().enumerate() {
+        let trimmed = line.trim();
+        if skipped(trimmed) {
+            continue;
+        }
+        let is_tag = trimmed.starts_with('[');
+        if starts.is_empty() || (is_tag && in_moves) {
+            if starts.len() == limit {
+                return Err(RecordError::at(
+                    index + 1,
+                    0,
+                    RecordErrorKind::TooManyGames(limit),
+                ));
+            }
+            starts.push(index);
+            in_moves = false;
+        }
+        if !is_tag {
+            in_moves = true;
+        }
+    }
+    if starts.is_empty() {
+        return Err(RecordError::at(
+            1,
+            0,
+            RecordErrorKind::Unexpected("no game in the file".into()),
+        ));
+    }
+    Ok(starts)
+}
 pub use error::{Location, MoveTextError, RecordError, RecordErrorKind, SanError};
 pub use hodges_text::{read_hodges_text, write_hodges_text};
 pub use kif::{read_kif, read_kif_with, write_kif, write_kif_move};

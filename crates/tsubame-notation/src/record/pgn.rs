@@ -330,31 +330,9 @@ pub fn read_pgn_games_at_most(
     limit: usize,
 ) -> Result<Vec<Record>, RecordError> {
     let lines: Vec<&str> = text.lines().collect();
-    let mut starts = Vec::new();
-    let mut in_moves = false;
-    let mut current_start: Option<usize> = None;
-    for (index, line) in lines.iter().enumerate() {
-        let trimmed = line.trim();
-        if trimmed.is_empty() || trimmed.starts_with('%') {
-            continue;
-        }
-        let is_tag = trimmed.starts_with('[');
-        if current_start.is_none() || (is_tag && in_moves) {
-            if starts.len() == limit {
-                return Err(RecordError::at(
-                    index + 1,
-                    0,
-                    RecordErrorKind::TooManyGames(limit),
-                ));
-            }
-            starts.push(index);
-            current_start = Some(index);
-            in_moves = false;
-        }
-        if !is_tag {
-            in_moves = true;
-        }
-    }
+    let starts = super::game_starts(&lines, limit, |line| {
+        line.is_empty() || line.starts_with('%')
+    })?;
     let mut games = Vec::with_capacity(starts.len());
     for (number, &start) in starts.iter().enumerate() {
         let end = starts.get(number + 1).copied().unwrap_or(lines.len());
@@ -363,13 +341,6 @@ pub fn read_pgn_games_at_most(
             start,
             rules,
         )?);
-    }
-    if games.is_empty() {
-        return Err(RecordError::at(
-            1,
-            0,
-            RecordErrorKind::Unexpected("no game in the file".into()),
-        ));
     }
     Ok(games)
 }

@@ -261,6 +261,21 @@ impl Hub {
         self.rooms.evict_finished(idle_ms)
     }
 
+    /// Shows a deleted account's seats in the games this instance holds in memory as the
+    /// database now has them, under [`crate::store::DELETED_NAME`] (only finished games:
+    /// an account with a game not over cannot be deleted). Another instance's copies are
+    /// finished games too, dropped from its memory once nobody has looked at them for a while.
+    pub async fn forget_deleted_account(&self, account_id: &str) {
+        for room in self.rooms.all() {
+            let mut live = room.game.lock().await;
+            for side in 0..2 {
+                if live.accounts[side].as_deref() == Some(account_id) {
+                    live.names[side] = crate::store::DELETED_NAME.to_string();
+                }
+            }
+        }
+    }
+
     /// A game, live or loaded from the database (finished games are loaded on demand and kept).
     pub async fn find(&self, id: &str) -> Result<Arc<GameRoom>, ApiError> {
         self.rooms.find(id).await
@@ -472,12 +487,12 @@ mod tests {
         let test = test_hub("rated-once").await;
         let hub = &test.hub;
         for id in ["a1", "b2"] {
-            let row = AccountRow {
-                id: id.into(),
-                name: format!("player-{id}"),
-                password_hash: "$argon2id$unused".into(),
-                created_at: 0,
-            };
+            let row = AccountRow::player(
+                id.into(),
+                format!("player-{id}"),
+                "$argon2id$unused".into(),
+                0,
+            );
             assert!(hub.store().insert_account(&row).await.expect("stored"));
         }
         let sitter = |id: &str| Sitter {
