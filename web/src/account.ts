@@ -29,6 +29,7 @@ export function showAccount() {
     ? [el('a', { href: `/@/${name}`, 'data-me': name }, name),
       store.me.your_turn ? el('a', { href: `/@/${name}`, class: 'your-turn', 'data-your-turn': store.me.your_turn,
         title: t('account.your-turn-title') }, t('account.your-turn-count', { count: store.me.your_turn })) : null,
+      store.me.account?.admin ? el('a', { href: '/admin', 'data-action': 'admin' }, t('account.admin')) : null,
       el('a', { href: '/account', class: 'settings-link', 'data-action': 'settings', title: t('account.settings'), 'aria-label': t('account.settings') }, '⚙'),
       el('button', { type: 'button', class: 'link', 'data-action': 'logout', onclick: logout }, t('account.log-out'))]
     : [el('a', { href: '/login', 'data-action': 'login' }, t('account.log-in')),

@@ -23,8 +23,9 @@ import puzzles from './messages/puzzles.json';
 import rules from './messages/rules.json';
 import editor from './messages/editor.json';
 import settings from './messages/settings.json';
+import moderation from './messages/moderation.json';
 
-const CATALOGUE: Record<string, Area> = { frame, game, board, analysis, lobby, account, import: importArea, options, learn, puzzles, rules, editor, settings };
+const CATALOGUE: Record<string, Area> = { frame, game, board, analysis, lobby, account, import: importArea, options, learn, puzzles, rules, editor, settings, moderation };
 
 export type Lang = 'en' | 'ja';
 export const LANGS: Lang[] = ['en', 'ja'];

@@ -8,6 +8,7 @@ import { clockText } from './gameparts';
 import { app } from './prefs';
 import { gameTitle, lang, t, tn } from './i18n';
 import { variantInfo } from './util';
+import { playerActions } from './moderation';
 
 
 /** A rating history as a small line chart: one line per speed, rating against game number. */
@@ -127,6 +128,8 @@ export async function playerPage(name) {
     el('section', { class: 'panel' },
       el('h2', {}, player.username),
       el('p', { class: 'help' }, tn('account.joined', player.games, { date: joined })),
+      player.closed ? el('p', { class: 'closed-notice', 'data-closed': '' }, t('moderation.closed')) : null,
+      own ? null : playerActions(player),
       player.ratings.length
         ? el('table', { class: 'games ratings' }, el('tr', {}, el('th', {}, t('account.game')), el('th', {}, t('account.speed')),
           el('th', {}, t('account.rating')), el('th', {}, t('account.rd')), el('th', {}, t('account.rated-games'))), ratingRows)

@@ -8,6 +8,7 @@ import { t } from './i18n';
 import { refreshAccount, myName } from './account';
 import { app } from './prefs';
 import { navigate } from './state';
+import { blockedSection } from './moderation';
 
 /** A form section: its heading, what it is for, its fields and button, and a line that
  * answers (an error in red, a success in green). */
@@ -90,5 +91,5 @@ export function settingsPage() {
 
   app.replaceChildren(el('div', { class: 'settings', 'data-settings-page': name },
     el('h2', { class: 'settings-title' }, t('settings.title-of', { name })),
-    password, sessions, games, remove));
+    password, sessions, games, blockedSection(), remove));
 }

@@ -140,6 +140,8 @@ export interface GameView {
 export interface Account {
   username: string;
   created_at: number;
+  /** Whether the account is an administrator's. */
+  admin?: boolean;
 }
 
 /** Who is logged in (`/api/account`). */

@@ -4,7 +4,7 @@
 // TSUBAME_BIN names the tsubame binary (default ../target/ci/tsubame); CHROMIUM the browser.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -1187,6 +1187,91 @@ test('Account settings: change the password, download every game, log out everyw
   await page.waitForSelector('[data-player-name="[deleted]"]');
   assert.equal(await page.locator('a[data-player-name="[deleted]"]').count(), 0, 'a deleted player is no link');
   await page.close();
+});
+
+/** A new account, signed up from an address of its own (sign-ups are limited per address),
+ * and a page in a browser context of its own logged in as it. */
+async function accountPage(name, address, width = 1366, height = 850) {
+  const response = await fetch(`${base}/api/account/signup`, { method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-forwarded-for': address },
+    body: JSON.stringify({ username: name, password: 'a long enough password' }) });
+  assert.equal(response.status, 201, await response.text());
+  const [cookie, value] = response.headers.get('set-cookie').split(';')[0].split('=');
+  const page = await otherPersonPage(width, height);
+  await page.context().addCookies([{ name: cookie, value, url: base }]);
+  return page;
+}
+
+test('Block and report a player from their page; an administrator reads the report, mutes, closes and resolves; laptop and phone', async () => {
+  const stamp = Date.now() % 100000;
+  const [rude, reporter, admin] = [`rude_${stamp}`, `rep_${stamp}`, `adm_${stamp}`];
+  const rudePage = await accountPage(rude, '10.77.0.1');
+  const page = await accountPage(reporter, '10.77.0.2');
+  // Blocked from the player's page, kept after a reload, listed in the settings and
+  // unblocked there.
+  await page.goto(`${base}/@/${rude}`);
+  await page.click('.player-actions [data-action="block"]');
+  await page.waitForSelector('[data-moderation-answer].ok');
+  await page.reload();
+  await page.waitForSelector('.player-actions [data-action="unblock"]');
+  await page.goto(`${base}/account`);
+  await page.waitForSelector(`[data-blocked="${rude}"]`);
+  await page.click(`[data-blocked="${rude}"] [data-action="unblock"]`);
+  await page.waitForSelector('[data-blocked-list] li.help');
+  // A report, with a reason and what happened.
+  await page.goto(`${base}/@/${rude}`);
+  await page.click('.player-actions [data-action="report"]');
+  await page.selectOption('[data-report-form] select[name="reason"]', 'abuse');
+  await page.fill('[data-report-form] textarea', 'Insults in the chat of our last game.');
+  await page.click('[data-action="send-report"]');
+  await page.waitForSelector('[data-moderation-answer].ok');
+  assert.equal(await page.locator('[data-report-form]').isHidden(), true);
+  assert.deepEqual(await accessibilityFaults(page), []);
+  await shot(page, 'player-actions-laptop.png');
+  // Nobody but an administrator sees the administrators' page.
+  await page.goto(`${base}/admin`);
+  await page.waitForSelector('[data-admin-refused]');
+  // The administrator, made one from the command line.
+  const adminPage = await accountPage(admin, '10.77.0.3');
+  execFileSync(bin, ['admin', 'grant', admin, '--database', `sqlite://${join(work, 'ui.db')}`]);
+  await adminPage.goto(`${base}/`);
+  await adminPage.click('#account [data-action="admin"]');
+  await adminPage.waitForSelector('[data-admin="open"]');
+  const report = adminPage.locator('[data-report]').filter({ hasText: rude });
+  await report.waitFor();
+  assert.match(await report.locator('[data-report-text]').innerText(), /Insults in the chat/);
+  assert.deepEqual(await accessibilityFaults(adminPage), []);
+  await shot(adminPage, 'admin-laptop.png');
+  await report.locator('[data-action="mute"]').click();
+  await adminPage.waitForSelector('[data-admin-answer].ok');
+  await adminPage.locator('[data-report]').filter({ hasText: rude }).filter({ hasText: 'Chat muted until' }).waitFor();
+  adminPage.once('dialog', (dialog) => dialog.accept());
+  await adminPage.locator('[data-report]').filter({ hasText: rude }).locator('[data-action="close"]').click();
+  await adminPage.locator('[data-report]').filter({ hasText: rude }).filter({ hasText: 'The account is closed' }).waitFor();
+  // Closed, the reported player is logged out and their page says so.
+  await rudePage.goto(`${base}/`);
+  await rudePage.waitForSelector('#account [data-action="login"]');
+  await page.goto(`${base}/@/${rude}`);
+  await page.waitForSelector('[data-closed]');
+  // Resolved, the report moves to the resolved list with what was done.
+  const open = adminPage.locator('[data-report]').filter({ hasText: rude });
+  await open.locator('input[name="resolution"]').fill('Muted for a day and closed.');
+  await open.locator('[data-action="resolve"]').click();
+  await adminPage.waitForSelector('[data-admin-answer].ok');
+  assert.equal(await adminPage.locator('[data-report]').filter({ hasText: rude }).count(), 0);
+  await adminPage.click('[data-reports="resolved"]');
+  await adminPage.waitForSelector('[data-admin="resolved"]');
+  assert.match(await adminPage.locator('[data-report]').filter({ hasText: rude }).locator('[data-resolution]').innerText(),
+    new RegExp(`Resolved by ${admin}.*Muted for a day and closed\\.`));
+  // On a phone the page fits.
+  await adminPage.setViewportSize({ width: 390, height: 844 });
+  assert.equal(await adminPage.evaluate(() => document.documentElement.scrollWidth > window.innerWidth), false);
+  await shot(adminPage, 'admin-phone.png', { fullPage: true });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.click('.player-actions [data-action="report"]');
+  assert.equal(await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth), false);
+  await shot(page, 'player-actions-phone.png');
+  for (const p of [rudePage, page, adminPage]) await p.close();
 });
 
 test('The sign-up form checks the name in the browser, with no console error', async () => {

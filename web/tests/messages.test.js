@@ -60,3 +60,13 @@ test('every position problem the server names by code has its text in the catalo
   const missing = codes.filter((code) => !areas.editor.en[`problem-${code}`] || !areas.editor.ja[`problem-${code}`]);
   assert.deepEqual(missing, [], 'problem codes without a text');
 });
+
+test('every report reason the server takes has its words in the catalogue', () => {
+  const moderation = readFileSync(join(src, '..', '..', 'crates', 'tsubame-server', 'src', 'moderation.rs'), 'utf8');
+  const list = moderation.match(/REPORT_REASONS: \[&str; \d+\] = \[([^\]]*)\]/);
+  assert.ok(list, 'REPORT_REASONS');
+  const reasons = [...list[1].matchAll(/"([a-z-]+)"/g)].map((m) => m[1]);
+  assert.ok(reasons.length >= 3, `${reasons.length} reasons`);
+  const missing = reasons.filter((r) => !areas.moderation.en[`reason-${r}`] || !areas.moderation.ja[`reason-${r}`]);
+  assert.deepEqual(missing, [], 'reasons without words');
+});

@@ -8,3 +8,27 @@ ALTER TABLE accounts ADD COLUMN deleted_at BIGINT NOT NULL DEFAULT 0;
 ALTER TABLE accounts ADD COLUMN muted_until BIGINT NOT NULL DEFAULT 0;
 
 CREATE INDEX sessions_by_account ON sessions (account_id);
+
+-- A player's blocks: whom they take no games and no chat lines from.
+CREATE TABLE blocks (
+    account_id TEXT NOT NULL REFERENCES accounts (id),
+    blocked_id TEXT NOT NULL REFERENCES accounts (id),
+    created_at BIGINT NOT NULL,
+    PRIMARY KEY (account_id, blocked_id)
+);
+
+-- Players reported to the administrators, and what was done.
+CREATE TABLE reports (
+    id TEXT PRIMARY KEY,
+    reporter_id TEXT NOT NULL REFERENCES accounts (id),
+    reported_id TEXT NOT NULL REFERENCES accounts (id),
+    reason TEXT NOT NULL,
+    body TEXT NOT NULL,
+    game_id TEXT,
+    created_at BIGINT NOT NULL,
+    resolved_at BIGINT NOT NULL DEFAULT 0,
+    resolved_by TEXT,
+    resolution TEXT
+);
+
+CREATE INDEX reports_by_state ON reports (resolved_at, created_at);

@@ -285,14 +285,20 @@ pub(crate) async fn who_am_i(State(hub): State<Arc<Hub>>, viewer: Viewer) -> Res
 }
 
 /// The logged-in account of a request, or 403 saying that the action needs one.
-fn logged_in_account<'a>(viewer: &'a Viewer, action: &str) -> Result<&'a Account, ApiError> {
+pub(crate) fn logged_in_account<'a>(
+    viewer: &'a Viewer,
+    action: &str,
+) -> Result<&'a Account, ApiError> {
     viewer
         .account
         .as_ref()
         .ok_or_else(|| ApiError::forbidden(format!("log in to {action}")))
 }
 
-fn parse_json<T: serde::de::DeserializeOwned>(body: &Bytes, shape: &str) -> Result<T, ApiError> {
+pub(crate) fn parse_json<T: serde::de::DeserializeOwned>(
+    body: &Bytes,
+    shape: &str,
+) -> Result<T, ApiError> {
     serde_json::from_slice(body)
         .map_err(|e| ApiError::bad_request(format!("bad request body: {e} (expected {shape})")))
 }
@@ -419,7 +425,7 @@ pub(crate) async fn download_games(
     Ok(response)
 }
 
-async fn account_named(hub: &Hub, name: &str) -> Result<Account, ApiError> {
+pub(crate) async fn account_named(hub: &Hub, name: &str) -> Result<Account, ApiError> {
     hub.accounts()
         .by_name(name)
         .await?
@@ -430,8 +436,17 @@ async fn account_named(hub: &Hub, name: &str) -> Result<Account, ApiError> {
 pub(crate) async fn player(
     State(hub): State<Arc<Hub>>,
     Path(name): Path<String>,
+    viewer: Viewer,
 ) -> Result<Response, ApiError> {
     let account = account_named(&hub, &name).await?;
+    let blocked = match &viewer.account {
+        Some(me) => hub
+            .store()
+            .blocks(&me.id, &account.id)
+            .await
+            .map_err(|e| ApiError::internal(format!("database: {e}")))?,
+        None => false,
+    };
     let database = |e: anyhow::Error| ApiError::internal(format!("database: {e}"));
     let store = hub.store();
     let games = store
@@ -489,6 +504,8 @@ pub(crate) async fn player(
         ratings,
         history,
         puzzle_ratings,
+        closed: account.closed,
+        blocked,
     })
     .into_response())
 }

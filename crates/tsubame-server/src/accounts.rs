@@ -160,12 +160,16 @@ pub struct Account {
     pub created_at: i64,
     /// Whether the account is an administrator's.
     pub admin: bool,
+    /// Whether an administrator closed the account (a logged-in account never is).
+    #[serde(skip)]
+    pub closed: bool,
 }
 
 impl From<AccountRow> for Account {
     fn from(row: AccountRow) -> Account {
         Account {
             admin: row.is_admin(),
+            closed: row.closed_at != 0,
             id: row.id,
             username: row.name,
             created_at: row.created_at,

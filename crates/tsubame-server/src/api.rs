@@ -1485,6 +1485,18 @@ async fn serve_socket(
             },
         )
         .await;
+    // The players whose chat lines the viewer blocks, as of the socket's opening.
+    let blocked: std::collections::HashSet<String> = match &account {
+        Some(viewer) => hub
+            .store()
+            .blocked_names(&viewer.id)
+            .await
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(name, _)| name)
+            .collect(),
+        None => Default::default(),
+    };
     // The chat room this socket sees: the players' once it holds a seat.
     let mut room = if seat.is_some() {
         Room::Players
@@ -1553,7 +1565,7 @@ async fn serve_socket(
             }
             line = chat.recv() => {
                 let text = match line {
-                    Ok(line) if line.room == room => {
+                    Ok(line) if line.room == room && !blocked.contains(&line.author) => {
                         SocketMessage::Chat { line: (*line).clone() }.text()
                     }
                     Ok(_) => continue,
@@ -1757,6 +1769,7 @@ pub fn routes(hub: Arc<Hub>) -> Router {
         .route("/api/mate", post(mate))
         .merge(crate::account_api::routes())
         .merge(crate::puzzle_api::routes())
+        .merge(crate::moderation_api::routes())
         .route("/api/{*rest}", get(api_not_found).post(api_not_found))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .layer(axum::middleware::map_response(errors_as_json))

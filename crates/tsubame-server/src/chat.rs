@@ -60,14 +60,21 @@ pub struct ChatLine {
     pub at: u64,
 }
 
-/// A line as it will be stored: trimmed, control characters (line breaks included) turned into
-/// spaces, or why it cannot be said.
-pub fn clean_line(text: &str) -> Result<String, ApiError> {
+/// Text people write (a chat line, a report) as it is stored: control characters, line breaks
+/// included, turned into spaces, and trimmed.
+pub fn clean_text(text: &str) -> String {
     let cleaned: String = text
         .chars()
         .map(|c| if c.is_control() { ' ' } else { c })
         .collect();
-    let cleaned = cleaned.trim();
+    cleaned.trim().to_string()
+}
+
+/// A line as it will be stored: trimmed, control characters (line breaks included) turned into
+/// spaces, or why it cannot be said.
+pub fn clean_line(text: &str) -> Result<String, ApiError> {
+    let cleaned = clean_text(text);
+    let cleaned = cleaned.as_str();
     if cleaned.is_empty() {
         return Err(ApiError::bad_request("a chat line cannot be empty"));
     }

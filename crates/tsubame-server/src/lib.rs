@@ -19,6 +19,8 @@ pub mod error;
 pub mod game;
 pub mod hub;
 pub mod metrics;
+pub mod moderation;
+pub mod moderation_api;
 pub mod openapi;
 pub mod pages;
 pub mod puzzle_api;

@@ -36,7 +36,7 @@ fn page(path: &str) -> Page<'_> {
         _ => Page::Unknown,
     };
     match segments.as_slice() {
-        [] | ["import" | "analysis" | "login" | "signup" | "account"] => Page::Static,
+        [] | ["import" | "analysis" | "login" | "signup" | "account" | "admin"] => Page::Static,
         ["game", id] if !id.is_empty() => Page::Game(id),
         ["join", id, invite] if !id.is_empty() && !invite.is_empty() => Page::Game(id),
         ["rules", rest @ ..] | ["learn", rest @ ..] | ["editor", rest @ ..] => game_or_none(rest),
@@ -75,6 +75,7 @@ mod tests {
             "/login",
             "/signup",
             "/account",
+            "/admin",
             "/rules",
             "/rules/tori",
             "/rules/wa",

@@ -379,6 +379,89 @@ pub struct PlayerPage {
     pub history: Vec<RatingChange>,
     /// A puzzle rating per game the player has tried puzzles of.
     pub puzzle_ratings: Vec<PlayerPuzzleRating>,
+    /// Whether an administrator closed the account.
+    pub closed: bool,
+    /// Whether the logged-in viewer blocks this player.
+    pub blocked: bool,
+}
+
+/// A player blocked or unblocked.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct BlockAnswer {
+    /// The player.
+    pub username: String,
+    /// Whether the viewer blocks them now.
+    pub blocked: bool,
+}
+
+/// The players an account blocks.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct BlockList {
+    /// Newest first.
+    pub blocked: Vec<BlockedPlayer>,
+}
+
+/// One blocked player.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct BlockedPlayer {
+    /// The player.
+    pub username: String,
+    /// Since when, unix milliseconds.
+    pub since: i64,
+}
+
+/// A report filed.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct ReportFiled {
+    /// The report's id.
+    pub id: String,
+}
+
+/// Reports, for administrators.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct ReportList {
+    /// Open ones oldest first, resolved ones newest first.
+    pub reports: Vec<ReportView>,
+}
+
+/// A report as an administrator sees it.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct ReportView {
+    /// The report's id.
+    pub id: String,
+    /// Who reported (`[deleted]` for a deleted account).
+    pub reporter: String,
+    /// Who was reported.
+    pub reported: String,
+    /// `cheating`, `abuse`, `name` or `other`.
+    pub reason: String,
+    /// What the reporter wrote.
+    pub text: String,
+    /// The game it is about.
+    pub game_id: Option<String>,
+    /// Unix milliseconds.
+    pub created_at: i64,
+    /// When it was resolved, unix milliseconds; none while open.
+    pub resolved_at: Option<i64>,
+    /// The administrator who resolved it.
+    pub resolved_by: Option<String>,
+    /// What was done.
+    pub resolution: Option<String>,
+    /// Whether the reported account is closed now.
+    pub reported_closed: bool,
+    /// Until when the reported account's chat is muted, unix milliseconds; none when not.
+    pub reported_muted_until: Option<i64>,
+}
+
+/// An account as an administrator left it.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct ModeratedAccount {
+    /// The player.
+    pub username: String,
+    /// Whether the account is closed.
+    pub closed: bool,
+    /// Until when its chat is muted, unix milliseconds; none when not.
+    pub muted_until: Option<i64>,
 }
 
 /// A player's puzzle rating in one game.

@@ -8,6 +8,7 @@ mod common;
 
 use common::*;
 use serde_json::{Value, json};
+use std::time::Duration;
 use tsubame_server::cli::{AdminAction, AdminArgs, run_admin};
 
 const PASSWORD: &str = "correct horse battery";
@@ -299,7 +300,276 @@ fn download_games_and_delete_an_account(db: &Db) {
     assert_eq!(status, 403);
 }
 
+/// Signs up from an address of its own (sign-ups are limited per address).
+fn sign_up_from(browser: &mut Browser, name: &str, address: &str) {
+    let (status, body) = browser.send(
+        "POST",
+        "/api/account/signup",
+        Some(json!({"username": name, "password": PASSWORD})),
+        &[
+            ("sec-fetch-site", "same-origin"),
+            ("x-forwarded-for", address),
+        ],
+    );
+    assert_eq!(status, 201, "sign-up of {name}: {body}");
+}
+
+fn error_of(body: &Value) -> &str {
+    body["error"].as_str().unwrap_or_default()
+}
+
+/// Blocks (no game joined from a blocker's seek, no chat line of the blocked shown, on the
+/// socket and in the history), reports with their limits, and the administrators' tools:
+/// reading and resolving reports, muting chat, closing and reopening an account.
+fn block_report_and_moderate(db: &Db) {
+    let server = Server::start(db);
+    let mut people: Vec<Browser> = Vec::new();
+    for (n, name) in ["alice", "bob", "carol", "dave", "erin", "ann_admin"]
+        .iter()
+        .enumerate()
+    {
+        let mut browser = Browser::new(&server);
+        sign_up_from(&mut browser, name, &format!("10.9.0.{}", n + 1));
+        people.push(browser);
+    }
+    let [alice, bob, carol, dave, erin, ann] = &mut people[..] else {
+        unreachable!("six people")
+    };
+    run_admin(&AdminArgs {
+        database: db.url(),
+        action: AdminAction::Grant {
+            name: "ann_admin".into(),
+        },
+    })
+    .expect("granted");
+
+    // Blocking: oneself and nobody are refused; the block shows on the player's page for
+    // the blocker only, and in the blocker's list.
+    let (status, body) = bob.post("/api/players/bob/block", json!({}));
+    assert_eq!(status, 400, "{body}");
+    let (status, _) = bob.post("/api/players/nobody_here/block", json!({}));
+    assert_eq!(status, 404);
+    let (status, _) = Browser::new(&server).post("/api/players/alice/block", json!({}));
+    assert_eq!(status, 403);
+    let (status, body) = bob.post("/api/players/ALICE/block", json!({}));
+    assert_eq!(
+        (status, &body),
+        (200, &json!({"username": "alice", "blocked": true}))
+    );
+    let (_, page) = bob.get("/api/players/alice");
+    assert_eq!(page["blocked"], true, "{page}");
+    let (_, page) = carol.get("/api/players/alice");
+    assert_eq!(page["blocked"], false, "{page}");
+    let (_, list) = bob.get("/api/account/blocks");
+    assert_eq!(list["blocked"][0]["username"], "alice", "{list}");
+    assert_eq!(list["blocked"].as_array().map(Vec::len), Some(1), "{list}");
+
+    // Bob's seek takes no game from alice, and one from carol.
+    let (status, seek) = bob.post(
+        "/api/games",
+        json!({"variant": "tori", "opponent": "human", "public": true, "side": "sente",
+               "clock": long_clock()}),
+    );
+    assert_eq!(status, 201, "{seek}");
+    let game = seek["game_id"].as_str().unwrap().to_string();
+    let (status, body) = alice.post(&format!("/api/games/{game}/join"), json!({}));
+    assert_eq!(status, 403, "{body}");
+    assert!(
+        error_of(&body).contains("does not take games from you"),
+        "{body}"
+    );
+    let (status, body) = carol.post(&format!("/api/games/{game}/join"), json!({}));
+    assert_eq!(status, 200, "{body}");
+
+    // Dave watches and blocks alice: her spectator lines reach erin's socket, not dave's,
+    // and dave's history leaves them out.
+    let (status, _) = dave.post("/api/players/alice/block", json!({}));
+    assert_eq!(status, 200);
+    let mut dave_socket = dave.socket(&game);
+    dave_socket.wait_for(Duration::from_secs(5), |m| m["type"] == "chat_history");
+    let mut erin_socket = erin.socket(&game);
+    erin_socket.wait_for(Duration::from_secs(5), |m| m["type"] == "chat_history");
+    let (status, body) = alice.post(
+        &format!("/api/games/{game}/chat"),
+        json!({"text": "rude words"}),
+    );
+    assert_eq!(status, 201, "{body}");
+    let (status, body) = erin.post(
+        &format!("/api/games/{game}/chat"),
+        json!({"text": "nice move"}),
+    );
+    assert_eq!(status, 201, "{body}");
+    let heard = erin_socket.wait_for(Duration::from_secs(5), |m| m["type"] == "chat");
+    assert_eq!(heard["line"]["author"], "alice", "{heard}");
+    let heard = dave_socket.wait_for(Duration::from_secs(5), |m| m["type"] == "chat");
+    assert_eq!(
+        heard["line"]["author"], "erin",
+        "dave never hears alice: {heard}"
+    );
+    let (_, history) = dave.get(&format!("/api/games/{game}/chat"));
+    let authors: Vec<&str> = history["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|l| l["author"].as_str())
+        .collect();
+    assert_eq!(authors, ["erin"], "{history}");
+    let (_, history) = erin.get(&format!("/api/games/{game}/chat"));
+    assert_eq!(
+        history["lines"].as_array().map(Vec::len),
+        Some(2),
+        "{history}"
+    );
+
+    // Unblocked, alice may join bob's next seek.
+    let (status, body) = bob.post("/api/players/alice/unblock", json!({}));
+    assert_eq!(
+        (status, &body),
+        (200, &json!({"username": "alice", "blocked": false}))
+    );
+    let (_, seek) = bob.post(
+        "/api/games",
+        json!({"variant": "wa", "opponent": "human", "public": true, "clock": long_clock()}),
+    );
+    let next = seek["game_id"].as_str().unwrap().to_string();
+    let (status, body) = alice.post(&format!("/api/games/{next}/join"), json!({}));
+    assert_eq!(status, 200, "{body}");
+
+    // Reports: checked, one open report of a player per reporter.
+    let report = |browser: &mut Browser, name: &str, body: Value| {
+        browser.post(&format!("/api/players/{name}/report"), body)
+    };
+    let abuse =
+        json!({"reason": "abuse", "text": "rude in the\nspectators' chat", "game_id": game});
+    for (body, status, what) in [
+        (
+            json!({"reason": "rude", "text": "x"}),
+            400,
+            "cheating, abuse, name, other",
+        ),
+        (
+            json!({"reason": "abuse", "text": "  \n "}),
+            400,
+            "what happened",
+        ),
+        (
+            json!({"reason": "abuse", "text": "x".repeat(1001)}),
+            400,
+            "1000",
+        ),
+        (
+            json!({"reason": "abuse", "text": "x", "game_id": "nosuchgame"}),
+            404,
+            "nosuchgame",
+        ),
+        (json!({"reason": "abuse"}), 400, "text"),
+    ] {
+        let (got, answer) = report(carol, "alice", body);
+        assert_eq!(got, status, "{answer}");
+        assert!(error_of(&answer).contains(what), "{answer}");
+    }
+    let (status, answer) = report(carol, "carol", abuse.clone());
+    assert_eq!(status, 400, "{answer}");
+    let (status, answer) = report(&mut Browser::new(&server), "alice", abuse.clone());
+    assert_eq!(status, 403, "{answer}");
+    let (status, filed) = report(carol, "alice", abuse.clone());
+    assert_eq!(status, 201, "{filed}");
+    let report_id = filed["id"].as_str().unwrap().to_string();
+    let (status, answer) = report(carol, "alice", abuse.clone());
+    assert_eq!(status, 409, "{answer}");
+
+    // Only administrators read reports.
+    let (status, _) = carol.get("/api/admin/reports");
+    assert_eq!(status, 403);
+    let (status, _) = carol.post("/api/admin/players/alice/mute", json!({"minutes": 5}));
+    assert_eq!(status, 403);
+    let (status, list) = ann.get("/api/admin/reports");
+    assert_eq!(status, 200, "{list}");
+    let reports = list["reports"].as_array().unwrap();
+    assert_eq!(reports.len(), 1, "{list}");
+    assert_eq!(reports[0]["reporter"], "carol");
+    assert_eq!(reports[0]["reported"], "alice");
+    assert_eq!(reports[0]["reason"], "abuse");
+    assert_eq!(reports[0]["text"], "rude in the spectators' chat");
+    assert_eq!(reports[0]["game_id"], game.as_str());
+    assert_eq!(reports[0]["resolved_at"], Value::Null);
+    let (status, _) = ann.get("/api/admin/reports?status=maybe");
+    assert_eq!(status, 400);
+
+    // A mute stops alice's chat until it is lifted.
+    let (status, muted) = ann.post("/api/admin/players/alice/mute", json!({"minutes": 30}));
+    assert_eq!(status, 200, "{muted}");
+    assert!(muted["muted_until"].as_i64().is_some(), "{muted}");
+    let (status, body) = alice.post(&format!("/api/games/{game}/chat"), json!({"text": "again"}));
+    assert_eq!(status, 403, "{body}");
+    assert!(error_of(&body).contains("muted"), "{body}");
+    let (status, _) = ann.post("/api/admin/players/alice/mute", json!({"minutes": 600000}));
+    assert_eq!(status, 400);
+    let (status, unmuted) = ann.post("/api/admin/players/alice/mute", json!({"minutes": 0}));
+    assert_eq!(
+        (status, &unmuted["muted_until"]),
+        (200, &Value::Null),
+        "{unmuted}"
+    );
+    let (status, body) = alice.post(&format!("/api/games/{game}/chat"), json!({"text": "sorry"}));
+    assert_eq!(status, 201, "{body}");
+
+    // Closing alice's account ends her session and her logins; her page says so; reopened,
+    // she logs in again. An administrator cannot close their own account.
+    let (status, closed) = ann.post("/api/admin/players/alice/close", json!({}));
+    assert_eq!((status, &closed["closed"]), (200, &json!(true)), "{closed}");
+    let (_, me) = alice.get("/api/account");
+    assert_eq!(me["account"], Value::Null, "the session ended");
+    let (status, body) = alice.post(
+        "/api/account/login",
+        json!({"username": "alice", "password": PASSWORD}),
+    );
+    assert_eq!(status, 403, "{body}");
+    assert!(error_of(&body).contains("closed"), "{body}");
+    let (_, page) = carol.get("/api/players/alice");
+    assert_eq!(page["closed"], true, "{page}");
+    let (status, _) = ann.post("/api/admin/players/ann_admin/close", json!({}));
+    assert_eq!(status, 400);
+    let (status, reopened) = ann.post("/api/admin/players/alice/reopen", json!({}));
+    assert_eq!(
+        (status, &reopened["closed"]),
+        (200, &json!(false)),
+        "{reopened}"
+    );
+    let (status, _) = alice.post(
+        "/api/account/login",
+        json!({"username": "alice", "password": PASSWORD}),
+    );
+    assert_eq!(status, 200);
+
+    // Resolved, the report leaves the open list for the resolved one.
+    let (status, _) = ann.post(
+        &format!("/api/admin/reports/{report_id}/resolve"),
+        json!({"resolution": "muted for 30 minutes, warned"}),
+    );
+    assert_eq!(status, 200);
+    let (status, _) = ann.post(
+        &format!("/api/admin/reports/{report_id}/resolve"),
+        json!({"resolution": "again"}),
+    );
+    assert_eq!(status, 404, "a resolved report is not open");
+    let (_, open) = ann.get("/api/admin/reports");
+    assert_eq!(open["reports"], json!([]), "{open}");
+    let (_, resolved) = ann.get("/api/admin/reports?status=resolved");
+    assert_eq!(
+        resolved["reports"][0]["id"],
+        report_id.as_str(),
+        "{resolved}"
+    );
+    assert_eq!(resolved["reports"][0]["resolved_by"], "ann_admin");
+    assert_eq!(
+        resolved["reports"][0]["resolution"],
+        "muted for 30 minutes, warned"
+    );
+}
+
 against_every_database!(
+    block_report_and_moderate,
     change_password_and_log_out_everywhere,
     download_games_and_delete_an_account,
 );

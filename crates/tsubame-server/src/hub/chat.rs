@@ -82,6 +82,20 @@ impl GameChat {
                 },
             }
         };
+        if let Some(account) = who.account {
+            let until = svc
+                .store
+                .muted_until(account)
+                .await
+                .map_err(|e| ApiError::internal(format!("database: {e}")))?;
+            let now = svc.now() as i64;
+            if until > now {
+                let minutes = (until - now + 59_999) / 60_000;
+                return Err(ApiError::forbidden(format!(
+                    "an administrator muted your chat: {minutes} minutes to go"
+                )));
+            }
+        }
         if self.senders.len() > 10_000 {
             self.senders.retain_recent();
         }
@@ -136,11 +150,19 @@ impl GameChat {
             };
             (live.id.clone(), chat_room)
         };
-        let lines = svc
+        let database = |e: anyhow::Error| ApiError::internal(format!("database: {e}"));
+        let mut lines = svc
             .store
             .chat_lines(&game_id, chat_room, HISTORY_LINES)
             .await
-            .map_err(|e| ApiError::internal(format!("database: {e}")))?;
+            .map_err(database)?;
+        // The lines of players the viewer blocks are not shown to them.
+        if let Some(account) = who.account {
+            let blocked = svc.store.blocked_names(account).await.map_err(database)?;
+            if !blocked.is_empty() {
+                lines.retain(|line| !blocked.iter().any(|(name, _)| *name == line.author));
+            }
+        }
         Ok((chat_room, lines))
     }
 }

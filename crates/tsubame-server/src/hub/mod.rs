@@ -296,6 +296,25 @@ impl Hub {
         joiner: Sitter,
         who: &Credential<'_>,
     ) -> Result<SeatGrant, ApiError> {
+        // A player who blocks the joiner takes no game from them.
+        if let Some(joining) = &joiner.account {
+            let seated: Vec<String> = {
+                let live = room.game.lock().await;
+                live.accounts.iter().flatten().cloned().collect()
+            };
+            for account in seated {
+                let blocks = self
+                    .store()
+                    .blocks(&account, joining)
+                    .await
+                    .map_err(|e| ApiError::internal(format!("database: {e}")))?;
+                if blocks {
+                    return Err(ApiError::forbidden(
+                        "this player does not take games from you",
+                    ));
+                }
+            }
+        }
         self.seats.join(room, invite, joiner, who).await
     }
 
