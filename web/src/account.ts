@@ -103,7 +103,8 @@ export function playerNode(game, side) {
   // words for it in the visitor's language; the data keeps the English.
   const computer = game[`${side}_player`] === 'engine' && /^Computer level (\d+)$/.exec(game[`${side}_name`] || '');
   const shown = computer ? t('account.computer-level', { level: computer[1] })
-    : game[`${side}_name`] || (game[`${side}_player`] === 'open' ? t('account.waiting') : sideName(side));
+    : name === DELETED_NAME ? t('account.deleted-player')
+      : game[`${side}_name`] || (game[`${side}_player`] === 'open' ? t('account.waiting') : sideName(side));
   const rating = game[`${side}_rating`];
   return el('span', { class: 'player', 'data-player': side },
     isAccountName(name, game[`${side}_player`])

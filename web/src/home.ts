@@ -64,7 +64,7 @@ function levelPicker(variant: string) {
     } }, levelOptions(chosen, `${t('lobby.level')} `, variant));
 }
 
-export function homeNode() {
+export function homeNode(beside: HTMLElement | null = null) {
   const error = el('div', { class: 'error', 'data-home-error': '' });
   const attempt = (action) => async () => {
     error.textContent = '';
@@ -90,7 +90,7 @@ export function homeNode() {
   dailyPuzzleNode('tori').then((node) => daily.replaceWith(node), () => daily.remove());
   return el('div', { class: 'home' },
     el('p', { class: 'tagline' }, t('lobby.tagline')),
-    el('div', { class: 'game-cards' }, cards), daily, error);
+    el('div', { class: 'game-cards' }, cards), el('div', { class: 'home-row' }, daily, beside), error);
 }
 
 // ---------------------------------------------------------------------------------------------

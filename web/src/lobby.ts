@@ -10,10 +10,11 @@ import { homeNode, isOwnSeek } from './home';
 import { optionFields } from './options';
 import { miniBoard } from './pieces';
 import { app } from './prefs';
-import { gameTitle, sideName, t } from './i18n';
+import { gameTitle, sideName, t, tn } from './i18n';
 import { COMPUTER_LEVELS, computerLevel, levelOptions, rememberComputerLevel } from './levels';
 import { reasonText, statusText } from './player';
 import { tokenFor, variantInfo } from './util';
+import { seekGraph } from './seekgraph';
 
 export const MAIN_TIMES = [0, 10, 15, 30, 45, 60, 90, 120, 180, 300, 420, 600, 900, 1200, 1500, 1800, 2700, 3600, 5400];
 
@@ -142,17 +143,37 @@ export async function lobbyPage() {
 
   const seeks = el('tbody');
   const games = el('tbody');
+  // The open seeks, as a list and a graph, and how many are here, beside the day's puzzle:
+  // what a visitor sees first.
+  const stats = el('p', { class: 'site-stats', 'data-site-stats': '' });
+  const graphHost = el('div', { class: 'seek-graph-host' });
+  const seekPanel = el('section', { class: 'panel seek-panel', 'data-seek-panel': '' },
+    el('div', { class: 'seek-head' }, el('h2', {}, t('lobby.open-seeks')), stats),
+    graphHost, el('table', { class: 'games seeks' }, seeks));
   const lists = el('div', { class: 'panel' },
-    el('h2', {}, t('lobby.open-seeks')), el('table', { class: 'games' }, seeks),
     el('h2', {}, t('lobby.games')), el('table', { class: 'games' }, games));
   const playing = el('div', { class: 'live-games' });
-  const home = homeNode();
+  const home = homeNode(seekPanel);
   app.replaceChildren(home, el('section', { class: 'live' }, el('h2', {}, t('lobby.being-played')), playing),
     el('h2', {}, t('lobby.own-game')), el('div', { class: 'columns' }, form, lists));
 
   async function refresh() {
     try {
-      const [lobby, list] = await Promise.all([api('/api/lobby'), api('/api/games?limit=30')]);
+      const [lobby, list, counts] = await Promise.all([api('/api/lobby'), api('/api/games?limit=30'),
+        api('/api/stats').catch(() => null)]);
+      if (counts) {
+        stats.textContent = `${tn('lobby.players-online', counts.players_online)} · ${tn('lobby.games-playing', counts.games_playing)}`;
+      }
+      graphHost.replaceChildren(seekGraph(lobby.map((g) => {
+        const creator = g.sente_player === 'human' ? 'sente' : 'gote';
+        const name = g[`${creator}_name`] || '';
+        const rating = g[`${creator}_rating`]?.rating ?? null;
+        return { id: g.id, variant: g.variant, control: g.time_control, rating,
+          label: `${name}${rating ? ` (${rating})` : ''} · ${gameTitle(variantInfo(g.variant), g.variant)} · ${clockText(g.time_control)}` };
+      }), (id) => {
+        const row = seeks.querySelector<HTMLElement>(`[data-seek="${id}"]`);
+        (row?.querySelector<HTMLElement>('[data-join], [data-own-seek]'))?.click();
+      }, { label: tn('lobby.seek-graph-label', lobby.length), corr: t('lobby.seek-graph-corr'), rating: t('account.rating') }));
       seeks.replaceChildren(...(lobby.length ? lobby.map((g) => {
         const creator = g.sente_player === 'human' ? 'sente' : 'gote';
         const own = isOwnSeek(g);
@@ -185,8 +206,10 @@ export async function lobbyPage() {
         miniBoard(g.variant, g.sfen, g.files > 12 ? 7 : 13),
         el('span', {}, `${gameTitle(variantInfo(g.variant), g.variant)}: `, playersNode(g), t('lobby.live-move', { move: g.ply + 1 }))))
         : [el('p', { class: 'help' }, t('lobby.no-live'))]));
-      games.replaceChildren(...list.map((g) => el('tr', {},
-        el('td', {}, el('a', { href: `/game/${g.id}` }, g.id)), el('td', {}, gameTitle(variantInfo(g.variant), g.variant)),
+      games.replaceChildren(...list.map((g) => el('tr', { 'data-game-row': g.id },
+        el('td', {}, el('a', { href: `/game/${g.id}` },
+          g.status === 'playing' ? t('lobby.watch') : g.status === 'finished' ? t('account.replay') : t('account.open'))),
+        el('td', {}, gameTitle(variantInfo(g.variant), g.variant)),
         el('td', {}, playersNode(g)),
         el('td', {}, g.result ? (g.result.winner
           ? t('lobby.result-win', { side: sideName(g.result.winner), reason: reasonText(g.result.reason) })

@@ -126,7 +126,8 @@ export async function playerPage(name) {
   const opponent = (g) => playerNode(g, sideOf(g) === 'sente' ? 'gote' : 'sente');
   app.replaceChildren(el('div', { class: 'profile', 'data-profile': player.username },
     el('section', { class: 'panel' },
-      el('h2', {}, player.username),
+      el('h2', {}, player.username, player.online
+        ? el('span', { class: 'online-mark', 'data-online': '' }, ` ● ${t('account.online')}`) : null),
       el('p', { class: 'help' }, tn('account.joined', player.games, { date: joined })),
       player.closed ? el('p', { class: 'closed-notice', 'data-closed': '' }, t('moderation.closed')) : null,
       own ? null : playerActions(player),

@@ -1110,12 +1110,9 @@ test('A game that does not exist says so and stops trying to connect', async () 
 
 test('Account settings: change the password, download every game, log out everywhere, delete the account, at laptop and phone size', async () => {
   const name = `set_${Date.now() % 100000}`;
-  const [first, second] = ['first password 1', 'second password 2'];
-  const page = await newPage(1366, 850);
-  await page.goto(`${base}/signup`);
-  await page.fill('input[name="username"]', name);
-  await page.fill('input[name="password"]', first);
-  await page.click('[data-action="signup-submit"]');
+  const [first, second] = ['a long enough password', 'second password 2'];
+  const page = await accountPage(name, '10.76.0.1');
+  await page.goto(`${base}/`);
   await page.waitForSelector(`[data-me="${name}"]`);
   // A finished game against the computer, resigned after one move: the download holds it.
   const gameId = await page.evaluate(async () => {
@@ -1272,6 +1269,49 @@ test('Block and report a player from their page; an administrator reads the repo
   assert.equal(await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth), false);
   await shot(page, 'player-actions-phone.png');
   for (const p of [rudePage, page, adminPage]) await p.close();
+});
+
+test('The home page: open seeks as a list and a graph beside the day\'s puzzle, above the fold, with the players online; a dot joins; a player page says who is online', async () => {
+  const seek = await apiGame({ variant: 'wa', opponent: 'human', public: true,
+    clock: { kind: 'fischer', main_ms: 300000, increment_ms: 3000 } });
+  const page = await newPage(1366, 850);
+  await page.goto(`${base}/`);
+  const dot = page.locator(`[data-seek-dot="${seek.game_id}"]`);
+  await dot.waitFor();
+  await page.waitForFunction(() => /\d+ players? online · \d+ games? being played/.test(document.querySelector('[data-site-stats]')?.textContent || ''));
+  // Above the fold: the panel starts and the dot sits within the first screen.
+  const panel = await page.locator('[data-seek-panel]').boundingBox();
+  assert.ok(panel.y < 850, `the seeks start at y=${panel.y}`);
+  const spot = await dot.boundingBox();
+  assert.ok(spot.y + spot.height < 850, `the dot is at y=${spot.y}`);
+  assert.ok(await page.locator(`[data-seek="${seek.game_id}"]`).isVisible());
+  // The games list names games by what they are, not by their ids.
+  for (const link of await page.locator('[data-game-row] td:first-child a').allInnerTexts()) {
+    assert.ok(['watch', 'replay', 'open'].includes(link), link);
+  }
+  assert.deepEqual(await accessibilityFaults(page), []);
+  await shot(page, 'home-seeks-laptop.png');
+  // A click on the dot joins the seek.
+  await dot.click();
+  await page.waitForURL(`**/game/${seek.game_id}`);
+  await page.waitForSelector('[data-clock]:has-text("— you")');
+  // On a phone the seeks come right after the games' cards, and nothing is wider than it.
+  const phone = await newPage(390, 844);
+  await phone.goto(`${base}/`);
+  await phone.waitForSelector('[data-seek-panel] [data-seek-graph]');
+  assert.equal(await phone.evaluate(() => document.documentElement.scrollWidth > window.innerWidth), false);
+  await phone.locator('[data-seek-panel]').scrollIntoViewIfNeeded();
+  await shot(phone, 'home-seeks-phone.png');
+  await phone.close();
+  // A player seen within the last minute is online on their page.
+  const name = `online_${Date.now() % 100000}`;
+  const player = await accountPage(name, '10.78.0.1');
+  await player.goto(`${base}/`);
+  await player.waitForSelector(`[data-me="${name}"]`);
+  await page.goto(`${base}/@/${name}`);
+  await page.waitForSelector('[data-online]');
+  await player.close();
+  await page.close();
 });
 
 test('The sign-up form checks the name in the browser, with no console error', async () => {

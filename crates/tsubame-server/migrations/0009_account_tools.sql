@@ -32,3 +32,14 @@ CREATE TABLE reports (
 );
 
 CREATE INDEX reports_by_state ON reports (resolved_at, created_at);
+
+-- Who is on the site: each visitor (an account, or a guest's address, hashed) and when a page
+-- of theirs last said so. Rows older than a few minutes are forgotten.
+CREATE TABLE presence (
+    visitor TEXT PRIMARY KEY,
+    account_id TEXT,
+    seen_at BIGINT NOT NULL
+);
+
+CREATE INDEX presence_by_time ON presence (seen_at);
+CREATE INDEX presence_by_account ON presence (account_id);

@@ -268,7 +268,23 @@ pub(crate) async fn logout(
 }
 
 #[utoipa::path(get, path = "/api/account", tag = "accounts", responses((status = 200, description = "Who is logged in, and their games waiting for a move", body = WhoAmI)))]
-pub(crate) async fn who_am_i(State(hub): State<Arc<Hub>>, viewer: Viewer) -> Response {
+pub(crate) async fn who_am_i(
+    State(hub): State<Arc<Hub>>,
+    ConnectInfo(PeerAddr(peer)): ConnectInfo<PeerAddr>,
+    headers: HeaderMap,
+    viewer: Viewer,
+) -> Response {
+    // Every page asks this when it opens and every 15 s: the visitor is on the site.
+    let client = hub.settings().connections.client_address(peer, &headers);
+    let account_id = viewer.account.as_ref().map(|a| a.id.as_str());
+    let visitor = crate::presence::visitor_key(account_id, client);
+    if let Err(e) = hub
+        .presence()
+        .seen(hub.store(), visitor, account_id, hub.now())
+        .await
+    {
+        tracing::warn!("cannot note a visitor: {e}");
+    }
     let your_turn = match &viewer.account {
         Some(account) => hub.your_turn_count(&account.id).await,
         None => 0,
@@ -447,6 +463,11 @@ pub(crate) async fn player(
             .map_err(|e| ApiError::internal(format!("database: {e}")))?,
         None => false,
     };
+    let online = hub
+        .presence()
+        .is_online(hub.store(), &account.id, hub.now())
+        .await
+        .map_err(|e| ApiError::internal(format!("database: {e}")))?;
     let database = |e: anyhow::Error| ApiError::internal(format!("database: {e}"));
     let store = hub.store();
     let games = store
@@ -506,6 +527,7 @@ pub(crate) async fn player(
         puzzle_ratings,
         closed: account.closed,
         blocked,
+        online,
     })
     .into_response())
 }

@@ -516,6 +516,16 @@ pub(crate) async fn lobby(State(hub): State<Arc<Hub>>) -> Response {
     ok(&hub.lobby().await)
 }
 
+#[utoipa::path(get, path = "/api/stats", tag = "games", responses((status = 200, description = "Players on the site within the last minute, and games being played", body = crate::presence::SiteStats)))]
+pub(crate) async fn site_stats(State(hub): State<Arc<Hub>>) -> Result<Response, ApiError> {
+    let stats = hub
+        .presence()
+        .stats(hub.store(), hub.now())
+        .await
+        .map_err(|e| ApiError::internal(format!("database: {e}")))?;
+    Ok(ok(&stats))
+}
+
 /// A game with, for a logged-in player, `you`: the seat their account holds (a player can
 /// pick up their game on any device).
 #[utoipa::path(get, path = "/api/games/{id}", tag = "games", params(("id" = String, Path, description = "The game's id")), responses((status = 200, description = "The game, and the viewer's seat", body = GameForViewer), (status = 404, description = "No such game", body = ErrorBody)))]
@@ -1749,6 +1759,7 @@ pub fn routes(hub: Arc<Hub>) -> Router {
         .route("/api/variants", get(variants))
         .route("/api/games", get(list_games).post(create_game))
         .route("/api/lobby", get(lobby))
+        .route("/api/stats", get(site_stats))
         .route("/api/games/{id}", get(get_game))
         .route("/api/games/{id}/join", post(join_game))
         .route("/api/games/{id}/moves", post(post_move))

@@ -23,6 +23,7 @@ pub mod moderation;
 pub mod moderation_api;
 pub mod openapi;
 pub mod pages;
+pub mod presence;
 pub mod puzzle_api;
 pub mod puzzles;
 pub mod query;

@@ -24,6 +24,7 @@ use utoipa::OpenApi;
         crate::api::list_games,
         crate::api::create_game,
         crate::api::lobby,
+        crate::api::site_stats,
         crate::api::get_game,
         crate::api::join_game,
         crate::api::post_move,

@@ -383,6 +383,8 @@ pub struct PlayerPage {
     pub closed: bool,
     /// Whether the logged-in viewer blocks this player.
     pub blocked: bool,
+    /// Whether the player was on the site within the last minute.
+    pub online: bool,
 }
 
 /// A player blocked or unblocked.

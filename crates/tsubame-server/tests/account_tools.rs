@@ -568,8 +568,60 @@ fn block_report_and_moderate(db: &Db) {
     );
 }
 
+/// Who is online: each page's `GET /api/account` marks its visitor (an account, or a guest's
+/// address) as on the site; the home page's counts and a player's page say so.
+fn players_online_and_games_playing(db: &Db) {
+    let server = Server::start(db);
+    let mut alice = Browser::new(&server);
+    sign_up_from(&mut alice, "alice", "10.5.0.1");
+    let mut bob = Browser::new(&server);
+    sign_up_from(&mut bob, "bob", "10.5.0.2");
+    alice.get("/api/account");
+    let mut guest = Browser::new(&server);
+    for _ in 0..3 {
+        let (status, _) = guest.send(
+            "GET",
+            "/api/account",
+            None,
+            &[
+                ("sec-fetch-site", "same-origin"),
+                ("x-forwarded-for", "10.5.0.9"),
+            ],
+        );
+        assert_eq!(status, 200);
+    }
+    let (status, stats) = server.get("/api/stats");
+    assert_eq!(status, 200, "{stats}");
+    assert_eq!(
+        stats,
+        json!({"players_online": 2, "games_playing": 0}),
+        "alice and one guest, whatever the number of requests"
+    );
+    let (_, page) = server.get("/api/players/alice");
+    assert_eq!(page["online"], true, "{page}");
+    let (_, page) = server.get("/api/players/bob");
+    assert_eq!(page["online"], false, "bob has opened no page: {page}");
+
+    // A game between alice and bob starts and bob opens a page; the counts follow within
+    // the few seconds they are kept.
+    let (_, seek) = alice.post(
+        "/api/games",
+        json!({"variant": "tori", "opponent": "human", "public": true, "clock": long_clock()}),
+    );
+    let game = seek["game_id"].as_str().unwrap().to_string();
+    let (status, _) = bob.post(&format!("/api/games/{game}/join"), json!({}));
+    assert_eq!(status, 200);
+    bob.get("/api/account");
+    std::thread::sleep(Duration::from_millis(5_200));
+    let (_, stats) = server.get("/api/stats");
+    assert_eq!(stats, json!({"players_online": 3, "games_playing": 1}));
+    let (_, page) = server.get("/api/players/bob");
+    assert_eq!(page["online"], true, "{page}");
+}
+
 against_every_database!(
     block_report_and_moderate,
+    players_online_and_games_playing,
     change_password_and_log_out_everywhere,
     download_games_and_delete_an_account,
 );

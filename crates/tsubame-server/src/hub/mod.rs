@@ -64,6 +64,8 @@ pub struct Hub {
     /// Game creations by address.
     creations: CreationLimit,
     accounts: Accounts,
+    /// Who is on the site.
+    presence: crate::presence::Presence,
     /// Becomes `true` when the server stops: every game socket then closes with 1001.
     shutdown: tokio::sync::watch::Sender<bool>,
     /// On a shared database, the connection that listens for the other instances'
@@ -102,6 +104,7 @@ impl Hub {
             chat: GameChat::new(),
             creations,
             accounts,
+            presence: crate::presence::Presence::default(),
             rooms,
             shutdown: tokio::sync::watch::Sender::new(false),
             listener: StdMutex::new(None),
@@ -162,6 +165,11 @@ impl Hub {
     /// Accounts and their sessions.
     pub fn accounts(&self) -> &Accounts {
         &self.accounts
+    }
+
+    /// Who is on the site.
+    pub fn presence(&self) -> &crate::presence::Presence {
+        &self.presence
     }
 
     /// The scheduler of engine searches.
