@@ -154,7 +154,9 @@ export async function lobbyPage() {
     el('h2', {}, t('lobby.games')), el('table', { class: 'games' }, games));
   const playing = el('div', { class: 'live-games' });
   const home = homeNode(seekPanel);
-  app.replaceChildren(home, el('section', { class: 'live' }, el('h2', {}, t('lobby.being-played')), playing),
+  app.replaceChildren(home, el('section', { class: 'live' },
+    el('div', { class: 'seek-head' }, el('h2', {}, t('lobby.being-played')),
+      el('a', { href: '/tv', 'data-tv-link': '' }, t('lobby.tv-link'))), playing),
     el('h2', {}, t('lobby.own-game')), el('div', { class: 'columns' }, form, lists));
 
   async function refresh() {

@@ -19,6 +19,7 @@ import { app, setMenuOpen } from './prefs';
 import { rulesPage } from './rules';
 import { settingsPage } from './settings';
 import { adminPage } from './moderation';
+import { tvPage } from './tv';
 import { gameTitle, t, tParts } from './i18n';
 
 export async function route() {
@@ -49,6 +50,7 @@ export async function route() {
   if (first === 'puzzles' && parts.length <= 3 && game(second)) { heading(t('frame.heading-puzzles')); return puzzlePage(second, third); }
   if (first === 'learn' && parts.length <= 2 && game(second)) { heading(t('frame.heading-learn')); return learnPage(second); }
   if ((first === 'login' || first === 'signup') && parts.length === 1) { heading(t(first === 'login' ? 'frame.heading-login' : 'frame.heading-signup')); return accountPage(first); }
+  if (first === 'tv' && parts.length <= 2 && game(second)) { heading(t('frame.heading-tv')); return tvPage(second); }
   if (first === 'admin' && parts.length === 1) { heading(t('frame.heading-admin')); return adminPage(); }
   if (first === 'account' && parts.length === 1) { heading(t('frame.heading-settings')); return settingsPage(); }
   if (first === '@' && second && parts.length === 2) { heading(t('frame.heading-player', { name: second })); return playerPage(second); }

@@ -1189,15 +1189,64 @@ test('Account settings: change the password, download every game, log out everyw
 /** A new account, signed up from an address of its own (sign-ups are limited per address),
  * and a page in a browser context of its own logged in as it. */
 async function accountPage(name, address, width = 1366, height = 850) {
-  const response = await fetch(`${base}/api/account/signup`, { method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-forwarded-for': address },
-    body: JSON.stringify({ username: name, password: 'a long enough password' }) });
-  assert.equal(response.status, 201, await response.text());
-  const [cookie, value] = response.headers.get('set-cookie').split(';')[0].split('=');
+  const [cookie, value] = (await signUpFrom(name, address)).split('=');
   const page = await otherPersonPage(width, height);
   await page.context().addCookies([{ name: cookie, value, url: base }]);
   return page;
 }
+
+/** Signs `name` up from `address` (sign-ups are limited per address); the session cookie. */
+async function signUpFrom(name, address) {
+  const response = await fetch(`${base}/api/account/signup`, { method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-forwarded-for': address },
+    body: JSON.stringify({ username: name, password: 'a long enough password' }) });
+  assert.equal(response.status, 201, await response.text());
+  return response.headers.get('set-cookie').split(';')[0];
+}
+
+/** A POST as the account of `cookie`; the answer's JSON. */
+async function postAs(cookie, path, body) {
+  const response = await fetch(`${base}${path}`, { method: 'POST',
+    headers: { 'content-type': 'application/json', cookie }, body: JSON.stringify(body) });
+  const text = await response.text();
+  assert.ok(response.ok, `${path}: ${response.status} ${text}`);
+  return JSON.parse(text);
+}
+
+test('TV shows the highest-rated public game being played, and the next one when it ends; laptop and phone', async () => {
+  const stamp = Date.now() % 100000;
+  const [ann, ben] = [`tv_a_${stamp}`, `tv_b_${stamp}`];
+  const [annCookie, benCookie] = [await signUpFrom(ann, '10.79.0.1'), await signUpFrom(ben, '10.79.0.2')];
+  const clock = { kind: 'byoyomi', main_ms: 3600000, periods: 1, period_ms: 60000 };
+  // A casual game between guests, and a rated one between two accounts: TV shows the rated.
+  const casual = await apiGame({ variant: 'tori', opponent: 'human', public: true, clock });
+  await fetch(`${base}/api/games/${casual.game_id}/join`, { method: 'POST', body: '{}' });
+  const rated = await postAs(annCookie, '/api/games', { variant: 'tori', opponent: 'human', public: true, rated: true, clock });
+  await postAs(benCookie, `/api/games/${rated.game_id}/join`, {});
+  const page = await newPage(1366, 850);
+  await page.goto(`${base}/tv/tori`);
+  await page.waitForSelector('[data-tv="tori"]');
+  await page.waitForSelector(`.board-bar [data-player-name="${ann}"], [data-player-name="${ann}"]`);
+  assert.equal(new URL(page.url()).pathname, '/tv/tori');
+  assert.deepEqual(await accessibilityFaults(page), []);
+  await shot(page, 'tv-laptop.png');
+  // It ends: after a moment TV shows the next game, at the same address.
+  await postAs(benCookie, `/api/games/${rated.game_id}/resign`, {});
+  await page.waitForFunction((name) => !document.querySelector(`[data-player-name="${name}"]`), ann, { timeout: 20000 });
+  await page.waitForSelector('[data-tv="tori"]');
+  assert.equal(new URL(page.url()).pathname, '/tv/tori');
+  const phone = await newPage(390, 844);
+  await phone.goto(`${base}/tv`);
+  await phone.waitForSelector('[data-tv]');
+  assert.equal(await phone.evaluate(() => document.documentElement.scrollWidth > window.innerWidth), false);
+  await shot(phone, 'tv-phone.png');
+  await phone.close();
+  // The home page leads there.
+  await page.goto(`${base}/`);
+  await page.click('[data-tv-link]');
+  await page.waitForSelector('[data-tv], [data-tv-none]');
+  await page.close();
+});
 
 test('Block and report a player from their page; an administrator reads the report, mutes, closes and resolves; laptop and phone', async () => {
   const stamp = Date.now() % 100000;

@@ -526,6 +526,54 @@ pub(crate) async fn site_stats(State(hub): State<Arc<Hub>>) -> Result<Response, 
     Ok(ok(&stats))
 }
 
+/// The game TV shows.
+#[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
+pub(crate) struct TvGame {
+    /// The game's id.
+    game_id: String,
+    /// Its game.
+    #[schema(value_type = String, example = "tori")]
+    variant: Variant,
+    /// The mean rating of its rated seats (0 when neither has one).
+    rating: i64,
+}
+
+/// TV: the highest-rated public game being played, of one game or of any; the most moves
+/// played breaks a tie. A viewer asks again when the game they watch is over.
+#[utoipa::path(get, path = "/api/tv", tag = "games", params(("variant" = Option<String>, Query, description = "tori, wa or tenjiku; any game when left out")), responses((status = 200, description = "The game to watch", body = TvGame), (status = 400, description = "An unknown game", body = ErrorBody), (status = 404, description = "No public game is being played", body = ErrorBody)))]
+pub(crate) async fn tv(
+    State(hub): State<Arc<Hub>>,
+    Query(query): Query<HashMap<String, String>>,
+) -> Result<Response, ApiError> {
+    let wanted = query.get("variant").map(|v| variant_of(v)).transpose()?;
+    let strength = |game: &GameView| {
+        let ratings: Vec<i64> = [&game.sente_rating, &game.gote_rating]
+            .into_iter()
+            .flatten()
+            .map(|r| r.rating)
+            .collect();
+        if ratings.is_empty() {
+            0
+        } else {
+            ratings.iter().sum::<i64>() / ratings.len() as i64
+        }
+    };
+    let best = hub
+        .list(Some("playing"), 1000)
+        .await?
+        .into_iter()
+        .filter(|game| wanted.is_none_or(|v| game.variant == v))
+        .max_by_key(|game| (strength(game), game.ply));
+    match best {
+        Some(game) => Ok(ok(&TvGame {
+            rating: strength(&game),
+            game_id: game.id,
+            variant: game.variant,
+        })),
+        None => Err(ApiError::not_found("no public game is being played now")),
+    }
+}
+
 /// A game with, for a logged-in player, `you`: the seat their account holds (a player can
 /// pick up their game on any device).
 #[utoipa::path(get, path = "/api/games/{id}", tag = "games", params(("id" = String, Path, description = "The game's id")), responses((status = 200, description = "The game, and the viewer's seat", body = GameForViewer), (status = 404, description = "No such game", body = ErrorBody)))]
@@ -1760,6 +1808,7 @@ pub fn routes(hub: Arc<Hub>) -> Router {
         .route("/api/games", get(list_games).post(create_game))
         .route("/api/lobby", get(lobby))
         .route("/api/stats", get(site_stats))
+        .route("/api/tv", get(tv))
         .route("/api/games/{id}", get(get_game))
         .route("/api/games/{id}/join", post(join_game))
         .route("/api/games/{id}/moves", post(post_move))

@@ -39,7 +39,9 @@ fn page(path: &str) -> Page<'_> {
         [] | ["import" | "analysis" | "login" | "signup" | "account" | "admin"] => Page::Static,
         ["game", id] if !id.is_empty() => Page::Game(id),
         ["join", id, invite] if !id.is_empty() && !invite.is_empty() => Page::Game(id),
-        ["rules", rest @ ..] | ["learn", rest @ ..] | ["editor", rest @ ..] => game_or_none(rest),
+        ["rules", rest @ ..] | ["learn", rest @ ..] | ["editor", rest @ ..] | ["tv", rest @ ..] => {
+            game_or_none(rest)
+        }
         ["puzzles"] => Page::Static,
         ["puzzles", game] | ["puzzles", game, _] if is_game_name(game) => Page::Static,
         ["@", name] if !name.is_empty() => Page::Static,
@@ -76,6 +78,8 @@ mod tests {
             "/signup",
             "/account",
             "/admin",
+            "/tv",
+            "/tv/wa",
             "/rules",
             "/rules/tori",
             "/rules/wa",
@@ -108,6 +112,7 @@ mod tests {
             "/@/a/b",
             "/import/x",
             "/account/x",
+            "/tv/chess",
             "/wp-admin/login.php/x",
         ] {
             assert_eq!(page(path), Page::Unknown, "{path}");

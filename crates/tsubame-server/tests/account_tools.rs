@@ -619,8 +619,58 @@ fn players_online_and_games_playing(db: &Db) {
     assert_eq!(page["online"], true, "{page}");
 }
 
+/// TV shows the highest-rated public game in play, of one game or any; a private game never.
+fn tv_shows_the_highest_rated_public_game(db: &Db) {
+    let server = Server::start(db);
+    let (status, none) = server.get("/api/tv");
+    assert_eq!(status, 404, "{none}");
+    let mut alice = Browser::new(&server);
+    sign_up_from(&mut alice, "alice", "10.6.0.1");
+    let mut bob = Browser::new(&server);
+    sign_up_from(&mut bob, "bob", "10.6.0.2");
+    // A private game between guests, with moves: never on TV.
+    let (private, sente, _) = server.two_player_game("tori", long_clock());
+    server.play_moves(&private, &sente, "", &["3d3c"]);
+    let (status, _) = server.get("/api/tv");
+    assert_eq!(status, 404, "a private game is not shown");
+    // A public casual game between guests, and a rated one between two accounts.
+    let (_, casual) = server.post(
+        "/api/games",
+        json!({"variant": "tori", "opponent": "human", "public": true, "clock": long_clock()}),
+    );
+    let casual = casual["game_id"].as_str().unwrap().to_string();
+    let (status, _) = server.post(&format!("/api/games/{casual}/join"), json!({}));
+    assert_eq!(status, 200);
+    let (_, rated) = alice.post(
+        "/api/games",
+        json!({"variant": "tori", "opponent": "human", "public": true, "rated": true,
+               "clock": long_clock()}),
+    );
+    let rated = rated["game_id"].as_str().unwrap().to_string();
+    let (status, _) = bob.post(&format!("/api/games/{rated}/join"), json!({}));
+    assert_eq!(status, 200);
+    let (status, tv) = server.get("/api/tv");
+    assert_eq!(status, 200, "{tv}");
+    assert_eq!(
+        tv,
+        json!({"game_id": rated, "variant": "tori", "rating": 1500})
+    );
+    let (_, tv) = server.get("/api/tv?variant=tori");
+    assert_eq!(tv["game_id"], rated.as_str());
+    let (status, _) = server.get("/api/tv?variant=wa");
+    assert_eq!(status, 404);
+    let (status, _) = server.get("/api/tv?variant=chess");
+    assert_eq!(status, 400);
+    // Once it ends, the next one.
+    let (status, _) = bob.post(&format!("/api/games/{rated}/resign"), json!({}));
+    assert_eq!(status, 200);
+    let (_, tv) = server.get("/api/tv");
+    assert_eq!(tv["game_id"], casual.as_str(), "{tv}");
+}
+
 against_every_database!(
     block_report_and_moderate,
+    tv_shows_the_highest_rated_public_game,
     players_online_and_games_playing,
     change_password_and_log_out_everywhere,
     download_games_and_delete_an_account,
