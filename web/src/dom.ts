@@ -22,3 +22,15 @@ export function el(tag: string, attrs: Record<string, any> = {}, ...children: an
   }
   return node;
 }
+
+/** A line that answers an action: its text in green for a success, red for a refusal (the
+ * `data-…` attribute in `attrs` names it for tests). */
+export function answerLine(attrs: Record<string, string>) {
+  const node = el('p', { class: 'settings-answer', role: 'status', ...attrs });
+  const say = (text: string, ok: boolean) => {
+    node.textContent = text;
+    node.classList.toggle('error', !ok);
+    node.classList.toggle('ok', ok);
+  };
+  return { node, say };
+}

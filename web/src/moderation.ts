@@ -2,7 +2,7 @@
 // blocked players in the settings, and the administrators' page of reports and measures.
 
 import { api } from './api';
-import { el } from './dom';
+import { answerLine, el } from './dom';
 import { lang, t } from './i18n';
 import { app } from './prefs';
 import { store } from './state';
@@ -15,12 +15,7 @@ const when = (ms: number) => new Date(ms).toLocaleString(lang() === 'ja' ? 'ja-J
 export function playerActions(player: { username: string; blocked: boolean }) {
   if (!store.me.account) return null;
   const name = player.username;
-  const answer = el('p', { class: 'settings-answer', role: 'status', 'data-moderation-answer': '' });
-  const say = (text: string, ok: boolean) => {
-    answer.textContent = text;
-    answer.classList.toggle('error', !ok);
-    answer.classList.toggle('ok', ok);
-  };
+  const { node: answer, say } = answerLine({ 'data-moderation-answer': '' });
   let blocked = player.blocked;
   const blockButton = el('button', { type: 'button', class: 'secondary small' }) as HTMLButtonElement;
   const showBlock = () => {
@@ -94,12 +89,7 @@ export async function adminPage(status = 'open', notice: { text: string; ok: boo
       el('h2', {}, t('moderation.admin-title')), el('p', {}, t('moderation.admins-only'))));
     return;
   }
-  const answer = el('p', { class: 'settings-answer', role: 'status', 'data-admin-answer': '' });
-  const say = (text: string, ok: boolean) => {
-    answer.textContent = text;
-    answer.classList.toggle('error', !ok);
-    answer.classList.toggle('ok', ok);
-  };
+  const { node: answer, say } = answerLine({ 'data-admin-answer': '' });
   if (notice) say(notice.text, notice.ok);
   // A measure taken: the page drawn again with what changed, and the word of it.
   const act = async (path: string, body: unknown, done: string) => {

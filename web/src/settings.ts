@@ -3,7 +3,7 @@
 // confirmation first, and says what happened.
 
 import { api } from './api';
-import { el } from './dom';
+import { answerLine, el } from './dom';
 import { t } from './i18n';
 import { refreshAccount, myName } from './account';
 import { app } from './prefs';
@@ -14,12 +14,7 @@ import { blockedSection } from './moderation';
  * answers (an error in red, a success in green). */
 function section(name: string, heading: string, help: string, fields: HTMLElement[], button: HTMLButtonElement,
   submit: (say: (text: string, ok: boolean) => void) => Promise<void>) {
-  const answer = el('p', { class: 'settings-answer', 'data-settings-answer': name, role: 'status' });
-  const say = (text: string, ok: boolean) => {
-    answer.textContent = text;
-    answer.classList.toggle('error', !ok);
-    answer.classList.toggle('ok', ok);
-  };
+  const { node: answer, say } = answerLine({ 'data-settings-answer': name });
   const form = el('form', { class: 'panel settings-section', 'data-settings': name, onsubmit: async (event: Event) => {
     event.preventDefault();
     say('', true);

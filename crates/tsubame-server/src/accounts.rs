@@ -241,8 +241,13 @@ fn random_hex(bytes: usize) -> String {
 /// A failed read or write of accounts and sessions: 503 while the database refuses writes,
 /// else 500.
 fn internal(e: anyhow::Error) -> ApiError {
+    database_error("your account or login", e)
+}
+
+/// A failed read or write of `what`: 503 while the database refuses writes, else 500.
+pub(crate) fn database_error(what: &str, e: anyhow::Error) -> ApiError {
     if e.downcast_ref::<crate::store::WritesRefused>().is_some() {
-        return ApiError::storing("your account or login", e);
+        return ApiError::storing(what, e);
     }
     ApiError::internal(format!("database: {e}"))
 }

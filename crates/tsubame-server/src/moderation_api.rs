@@ -31,13 +31,7 @@ const MAX_MUTE_MINUTES: u64 = 525_600;
 const MAX_REPORT_LIST: i64 = 200;
 
 fn database(error: anyhow::Error) -> ApiError {
-    if error
-        .downcast_ref::<crate::store::WritesRefused>()
-        .is_some()
-    {
-        return ApiError::storing("the change", error);
-    }
-    ApiError::internal(format!("database: {error}"))
+    crate::accounts::database_error("the change", error)
 }
 
 /// Another player than the viewer, by name: 404 for nobody, 400 for oneself.
