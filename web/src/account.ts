@@ -2,6 +2,7 @@
 // ratings.
 
 import { page, store, navigate } from './state';
+import { followChallenges } from './challenges';
 import { api } from './api';
 import { el } from './dom';
 import { app } from './prefs';
@@ -24,6 +25,7 @@ export async function refreshAccount() {
 }
 
 export function showAccount() {
+  followChallenges();
   const name = myName();
   accountBox.replaceChildren(...(name
     ? [el('a', { href: `/@/${name}`, 'data-me': name }, name),

@@ -3,7 +3,7 @@
 import { reasonText } from './player';
 import { clockAt, formatClock, TENTHS_BELOW_MS } from './clock.js';
 import { page, navigate } from './state';
-import { myName, playerNode, refreshAccount } from './account';
+import { isAccountName, myName, playerNode, refreshAccount } from './account';
 import { api } from './api';
 import { Board } from './board';
 import { el } from './dom';
@@ -206,6 +206,10 @@ export async function gamePage(id) {
     if (!game) return '';
     const title = gameTitle();
     const myTurn = game.status === 'playing' && seat === game.side_to_move;
+    if (game.status === 'waiting' && game.challenge_to) {
+      return seat ? t('game.challenge-waiting', { game: title, name: game.challenge_to })
+        : t('game.challenge-to', { game: title, name: game.challenge_to });
+    }
     return game.status === 'waiting' ? t('game.status-waiting', { game: title })
       : game.status === 'finished' ? t('game.status-over', { game: title })
         : `${t('game.status-to-move', { game: title, side: sideName(game.side_to_move) })}${myTurn ? t('game.status-your-move') : ''}${game.check_square ? t('game.status-check') : ''}`;
@@ -247,6 +251,16 @@ export async function gamePage(id) {
           ? h('div', { attrs: { 'data-rematch-offered': '' } }, t('game.rematch-offered'))
           : h('button', { attrs: { 'data-action': 'rematch' }, on: { click: () => send({ type: 'rematch', action: 'offer' }) } }, t('game.rematch')));
       }
+    }
+    // After a game between two players with accounts, either may challenge the other again,
+    // with other settings than a rematch's.
+    const opponentSide = seat === 'sente' ? 'gote' : 'sente';
+    const opponentName = seat && game[`${opponentSide}_name`];
+    if (game.status === 'finished' && betweenPeople && seat && opponentName && myName()
+      && isAccountName(opponentName, game[`${opponentSide}_player`])
+      && game.result?.reason !== 'declined' && game.result?.reason !== 'aborted') {
+      out.push(h('a.challenge-link', { attrs: { href: `/@/${encodeURIComponent(opponentName)}?challenge`, 'data-action': 'challenge-opponent' } },
+        t('game.challenge-opponent', { name: opponentName })));
     }
     if (game.draw_offer && game.draw_offer !== seat) {
       out.push(h('div', [t('game.draw-offer', { side: sideName(game.draw_offer) }),

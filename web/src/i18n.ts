@@ -24,8 +24,9 @@ import rules from './messages/rules.json';
 import editor from './messages/editor.json';
 import settings from './messages/settings.json';
 import moderation from './messages/moderation.json';
+import challenge from './messages/challenge.json';
 
-const CATALOGUE: Record<string, Area> = { frame, game, board, analysis, lobby, account, import: importArea, options, learn, puzzles, rules, editor, settings, moderation };
+const CATALOGUE: Record<string, Area> = { frame, game, board, analysis, lobby, account, import: importArea, options, learn, puzzles, rules, editor, settings, moderation, challenge };
 
 export type Lang = 'en' | 'ja';
 export const LANGS: Lang[] = ['en', 'ja'];

@@ -1,7 +1,6 @@
 // The lobby: creating a game or seek, open seeks and games in play.
 
 import { page, store, navigate } from './state';
-import type { TimeControl } from './types';
 import { myName, playerNode, playersNode } from './account';
 import { api } from './api';
 import { el } from './dom';
@@ -15,22 +14,7 @@ import { COMPUTER_LEVELS, computerLevel, levelOptions, rememberComputerLevel } f
 import { reasonText, statusText } from './player';
 import { tokenFor, variantInfo } from './util';
 import { seekGraph } from './seekgraph';
-
-export const MAIN_TIMES = [0, 10, 15, 30, 45, 60, 90, 120, 180, 300, 420, 600, 900, 1200, 1500, 1800, 2700, 3600, 5400];
-
-export function secondsText(seconds) {
-  if (seconds < 60) return t('lobby.seconds', { seconds });
-  return seconds % 60 ? t('lobby.minutes-seconds', { minutes: Math.floor(seconds / 60), seconds: seconds % 60 })
-    : t('lobby.minutes', { minutes: seconds / 60 });
-}
-
-/** What each kind of clock means, in the visitor's language when read. */
-export const CLOCK_WORDS = {
-  get byoyomi() { return t('lobby.clock-byoyomi-help'); },
-  get fischer() { return t('lobby.clock-fischer-help'); },
-  get correspondence() { return t('lobby.clock-correspondence-help'); },
-  get unlimited() { return t('lobby.clock-unlimited-help'); },
-};
+import { clockFields } from './clockform';
 
 export async function lobbyPage() {
   const optionBox = el('div');
@@ -40,24 +24,7 @@ export async function lobbyPage() {
     levelSelect.replaceChildren(...levelOptions(Number(levelSelect.value), '', variantSelect.value));
   } },
     store.variants.map((v) => el('option', { value: v.name }, v.available ? gameTitle(v) : t('lobby.game-coming', { game: gameTitle(v) }))));
-  const num = (name, value, min, max) => el('input', { type: 'number', name, value, min, max, style: 'width:5rem' });
-  const mainTime = el('select', { name: 'main' },
-    MAIN_TIMES.map((s) => el('option', { value: s, selected: s === 600 }, secondsText(s))));
-  const periods = num('periods', 1, 1, 10);
-  const periodSec = num('period', 30, 1, 600);
-  const incSec = num('increment', 5, 0, 180);
-  const clockHelp = el('small', { class: 'help', 'data-clock-help': '' });
-  const mainField = el('label', {}, `${t('lobby.main-time')} `, mainTime);
-  const byoyomiFields = el('span', { class: 'row' }, el('label', {}, `${t('lobby.periods')} `, periods),
-    el('label', {}, `${t('lobby.period-of')} `, periodSec, ` ${t('lobby.period-seconds')}`));
-  const fischerFields = el('label', {}, `${t('lobby.increment')} `, incSec, ` ${t('lobby.increment-per-move')}`);
-  const days = el('select', { name: 'days' },
-    Array.from({ length: 14 }, (_, i) => i + 1).map((n) => el('option', { value: n, selected: n === 3 }, n)));
-  const daysField = el('label', {}, days, ` ${t('lobby.days-per-move')}`);
-  const clockKind = el('select', { name: 'clock', onchange: () => showClockFields() },
-    el('option', { value: 'byoyomi' }, t('lobby.clock-byoyomi')), el('option', { value: 'fischer' }, t('lobby.clock-fischer')),
-    el('option', { value: 'correspondence' }, t('lobby.clock-correspondence')),
-    el('option', { value: 'unlimited' }, t('lobby.clock-unlimited')));
+  const clock = clockFields(() => showRated());
   const rated = el('input', { type: 'checkbox', name: 'rated', 'data-rated': '' });
   const ratedHelp = el('small', { class: 'help' });
   const rangeMin = el('input', { type: 'number', name: 'rating-min', min: 0, max: 4000, step: 50, placeholder: t('lobby.rating-any'), style: 'width:5.5rem' });
@@ -69,13 +36,8 @@ export async function lobbyPage() {
     rememberComputerLevel(Number(levelSelect.value));
   } }, levelOptions(chosenLevel, '', variantSelect.value));
   levelHelp.textContent = COMPUTER_LEVELS[chosenLevel - 1].about;
-  function showClockFields() {
-    const kind = clockKind.value;
-    mainField.hidden = kind === 'unlimited' || kind === 'correspondence';
-    byoyomiFields.hidden = kind !== 'byoyomi';
-    fischerFields.hidden = kind !== 'fischer';
-    daysField.hidden = kind !== 'correspondence';
-    clockHelp.textContent = CLOCK_WORDS[kind];
+  function showRated() {
+    const kind = clock.kind.value;
     const human = form.querySelector<HTMLInputElement>('[name="opponent"]:checked')?.value === 'human';
     rated.disabled = !myName() || !human || kind === 'unlimited';
     if (rated.disabled) rated.checked = false;
@@ -84,7 +46,7 @@ export async function lobbyPage() {
         : kind === 'unlimited' ? t('lobby.rated-clock') : t('lobby.rated-help');
   }
   const error = el('div', { class: 'error' });
-  const form = el('form', { class: 'create panel', onsubmit: async (event) => {
+  const form: HTMLFormElement = el('form', { class: 'create panel', onsubmit: async (event) => {
     event.preventDefault();
     error.textContent = '';
     const data = new FormData(form);
@@ -93,22 +55,12 @@ export async function lobbyPage() {
       options[field.dataset.option] = field.tagName === 'INPUT' && field.value.trim() === ''
         ? field.dataset.none : field.value.trim();
     }
-    let clock: TimeControl = { kind: 'unlimited' };
-    const mainMs = Number(mainTime.value) * 1000;
-    if (clockKind.value === 'byoyomi') {
-      clock = { kind: 'byoyomi', main_ms: mainMs, periods: Number(periods.value),
-        period_ms: Number(periodSec.value) * 1000 };
-    } else if (clockKind.value === 'fischer') {
-      clock = { kind: 'fischer', main_ms: mainMs, increment_ms: Number(incSec.value) * 1000 };
-    } else if (clockKind.value === 'correspondence') {
-      clock = { kind: 'correspondence', days_per_move: Number(days.value) };
-    }
     const range = rangeMin.value !== '' || rangeMax.value !== ''
       ? [rangeMin.value === '' ? 0 : Number(rangeMin.value), rangeMax.value === '' ? 4000 : Number(rangeMax.value)] : undefined;
     try {
       const grant = await api('/api/games', {
         variant: variantSelect.value, options, opponent: data.get('opponent'),
-        level: Number(data.get('level')), side: data.get('side'), clock, public: data.get('public') === 'on',
+        level: Number(data.get('level')), side: data.get('side'), clock: clock.value(), public: data.get('public') === 'on',
         rated: rated.checked, rating_range: data.get('opponent') === 'human' ? range : undefined,
       });
       localStorage.setItem(`tsubame.token.${grant.game_id}`, grant.token);
@@ -122,8 +74,8 @@ export async function lobbyPage() {
   el('label', {}, `${t('lobby.game')} `, variantSelect),
   optionBox,
   el('div', { class: 'row' },
-    el('label', {}, el('input', { type: 'radio', name: 'opponent', value: 'engine', checked: true, onchange: () => showClockFields() }), ` ${t('lobby.opponent-computer')}`),
-    el('label', {}, el('input', { type: 'radio', name: 'opponent', value: 'human', onchange: () => showClockFields() }), ` ${t('lobby.opponent-person')}`),
+    el('label', {}, el('input', { type: 'radio', name: 'opponent', value: 'engine', checked: true, onchange: () => showRated() }), ` ${t('lobby.opponent-computer')}`),
+    el('label', {}, el('input', { type: 'radio', name: 'opponent', value: 'human', onchange: () => showRated() }), ` ${t('lobby.opponent-person')}`),
     el('label', {}, el('input', { type: 'checkbox', name: 'public' }), ` ${t('lobby.public')}`)),
   el('div', { class: 'row' }, el('label', {}, rated, ` ${t('lobby.rated')}`),
     el('label', {}, `${t('lobby.opponent-rating')} `, rangeMin, ` ${t('lobby.rating-to')} `, rangeMax)),
@@ -134,12 +86,12 @@ export async function lobbyPage() {
       el('option', { value: 'sente' }, t('lobby.side-sente')), el('option', { value: 'gote' }, t('lobby.side-gote')),
       el('option', { value: 'random' }, t('lobby.side-random'))))),
   levelHelp,
-  el('div', { class: 'row' }, el('label', {}, `${t('lobby.clock')} `, clockKind), mainField, byoyomiFields, fischerFields, daysField),
-  clockHelp,
+  clock.row,
+  clock.help,
   el('button', { type: 'submit', 'data-action': 'create' }, t('lobby.start-game')),
   error);
   optionFields(variantSelect.value, optionBox);
-  showClockFields();
+  clock.show();
 
   const seeks = el('tbody');
   const games = el('tbody');

@@ -9,6 +9,7 @@ import { app } from './prefs';
 import { gameTitle, lang, t, tn } from './i18n';
 import { variantInfo } from './util';
 import { playerActions } from './moderation';
+import { challengeForm } from './challenges';
 
 
 /** A rating history as a small line chart: one line per speed, rating against game number. */
@@ -124,12 +125,16 @@ export async function playerPage(name) {
     .sort((a, b) => Number(b.turn) - Number(a.turn));
   const finished = games.filter((g) => g.status === 'finished');
   const opponent = (g) => playerNode(g, sideOf(g) === 'sente' ? 'gote' : 'sente');
+  // `/@/name?challenge` (a game's end links there) opens the challenge form at once.
+  const challenge = challengeForm(player.username, new URLSearchParams(location.search).has('challenge'));
   app.replaceChildren(el('div', { class: 'profile', 'data-profile': player.username },
     el('section', { class: 'panel' },
       el('h2', {}, player.username, player.online
         ? el('span', { class: 'online-mark', 'data-online': '' }, ` ● ${t('account.online')}`) : null),
       el('p', { class: 'help' }, tn('account.joined', player.games, { date: joined })),
       player.closed ? el('p', { class: 'closed-notice', 'data-closed': '' }, t('moderation.closed')) : null,
+      own || player.closed ? null : challenge?.toggle ?? null,
+      own || player.closed ? null : challenge?.form ?? null,
       own ? null : playerActions(player),
       player.ratings.length
         ? el('table', { class: 'games ratings' }, el('tr', {}, el('th', {}, t('account.game')), el('th', {}, t('account.speed')),

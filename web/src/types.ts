@@ -129,6 +129,8 @@ export interface GameView {
   rating_range: [number, number] | null;
   rematch_offer: Side | null;
   rematch_id: string | null;
+  /** A challenge: the name of the player it is for. */
+  challenge_to?: string;
   engine_level: number;
   draw_offer: Side | null;
   public: boolean;

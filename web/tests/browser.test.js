@@ -1248,6 +1248,65 @@ test('TV shows the highest-rated public game being played, and the next one when
   await page.close();
 });
 
+test('A named challenge: sent from a player\'s page, shown at once to the player on another page, accepted into the game, declined, and sent again from a game\'s end; laptop and phone', async () => {
+  const stamp = Date.now() % 100000;
+  const [chaser, target] = [`chal_a_${stamp}`, `chal_b_${stamp}`];
+  const page = await accountPage(chaser, '10.76.0.1');
+  const phone = await accountPage(target, '10.76.0.2', 390, 844);
+  // The player challenged is on the home page; nothing waits yet.
+  await phone.goto(`${base}/`);
+  await phone.waitForSelector('[data-seek-panel]');
+  assert.equal(await phone.isVisible('[data-challenge-tray]'), false);
+  // From the player's page: the form, a rated Tori game, the challenger sente.
+  await page.goto(`${base}/@/${target}`);
+  await page.click('[data-action="challenge"]');
+  await page.waitForSelector('[data-challenge-form]:not([hidden])');
+  await page.selectOption('[data-challenge-form] select[name="variant"]', 'tori');
+  await page.selectOption('[data-challenge-form] select[name="side"]', 'sente');
+  await page.check('[data-challenge-form] input[name="rated"]');
+  assert.deepEqual(await accessibilityFaults(page), []);
+  await shot(page, 'challenge-form-laptop.png');
+  await page.click('[data-action="send-challenge"]');
+  await page.waitForURL(/\/game\/[a-z0-9]+$/);
+  const id = new URL(page.url()).pathname.split('/').pop();
+  await page.waitForFunction((name) => document.querySelector('[data-status]')?.textContent.includes(name), target);
+  // At once on the other player's page, without a reload: who, which game, which side.
+  const incoming = `[data-incoming-challenge="${id}"]`;
+  await phone.waitForSelector(incoming, { timeout: 5000 });
+  const words = await phone.textContent(incoming);
+  assert.match(words, new RegExp(chaser));
+  assert.match(words, /Tori/);
+  assert.match(words, /rated/i);
+  assert.match(words, /You play Gote/i);
+  assert.equal(await phone.evaluate(() => document.documentElement.scrollWidth > window.innerWidth), false);
+  assert.deepEqual(await accessibilityFaults(phone), []);
+  await shot(phone, 'challenge-tray-phone.png');
+  // The challenger's own tray says it waits; accepting opens the game for both.
+  await page.waitForSelector(`[data-outgoing-challenge="${id}"]`);
+  await phone.click(`${incoming} [data-action="accept-challenge"]`);
+  await phone.waitForURL(new RegExp(`/game/${id}$`));
+  await phone.waitForSelector('[data-challenge-tray]', { state: 'hidden' });
+  await page.waitForFunction(() => !/challenge/.test(document.querySelector('[data-status]')?.textContent || ''));
+  await page.waitForSelector('[data-action="resign"]');
+  // A second challenge, declined from the tray: it leaves both trays, the game ends as declined.
+  const chaserCookie = (await page.context().cookies()).find((c) => c.name.startsWith('tsubame'));
+  const second = await postAs(`${chaserCookie.name}=${chaserCookie.value}`, `/api/players/${target}/challenge`, { variant: 'wa' });
+  await phone.waitForSelector(`[data-incoming-challenge="${second.game_id}"]`, { timeout: 5000 });
+  await phone.click(`[data-incoming-challenge="${second.game_id}"] [data-action="decline-challenge"]`);
+  await phone.waitForSelector('[data-challenge-tray]', { state: 'hidden' });
+  const declined = await (await fetch(`${base}/api/games/${second.game_id}`)).json();
+  assert.equal(declined.result.reason, 'declined');
+  // At the game's end, a link to challenge the opponent again opens the form on their page.
+  await page.click('[data-action="resign"]');
+  await page.click('[data-action="resign-yes"]');
+  await page.click('[data-action="challenge-opponent"]');
+  await page.waitForSelector('[data-challenge-form]:not([hidden])');
+  assert.equal(new URL(page.url()).pathname, `/@/${target}`);
+  await shot(page, 'challenge-again-laptop.png');
+  await page.close();
+  await phone.close();
+});
+
 test('Block and report a player from their page; an administrator reads the report, mutes, closes and resolves; laptop and phone', async () => {
   const stamp = Date.now() % 100000;
   const [rude, reporter, admin] = [`rude_${stamp}`, `rep_${stamp}`, `adm_${stamp}`];

@@ -61,7 +61,7 @@ pub const MAX_ANALYSIS_LINES: u32 = 10;
 /// The largest record file `POST /api/import` takes: a PGN of many games.
 pub const IMPORT_BODY_LIMIT: usize = 2 * 1024 * 1024;
 
-fn parse_body<T: DeserializeOwned>(body: &Bytes) -> Result<T, ApiError> {
+pub(crate) fn parse_body<T: DeserializeOwned>(body: &Bytes) -> Result<T, ApiError> {
     let body: &[u8] = if body.is_empty() { b"{}" } else { body };
     serde_json::from_slice(body)
         .map_err(|e| ApiError::bad_request(format!("bad request body: {e}")))
@@ -82,7 +82,7 @@ pub(crate) enum OptionsInput {
 }
 
 impl OptionsInput {
-    fn to_text(&self) -> Result<String, ApiError> {
+    pub(crate) fn to_text(&self) -> Result<String, ApiError> {
         match self {
             OptionsInput::None => Ok(String::new()),
             OptionsInput::Text(text) => Ok(text.clone()),
@@ -290,7 +290,19 @@ impl<T: DeserializeOwned + CarriesToken + Send> FromRequest<Arc<Hub>> for SeatRe
     }
 }
 
-fn variant_of(name: &str) -> Result<Variant, ApiError> {
+/// The creator's seat a request asks for: `sente`, `gote`, or `random` (drawn now).
+pub(crate) fn creator_side_of(text: &str) -> Result<usize, ApiError> {
+    match text {
+        "sente" => Ok(0),
+        "gote" => Ok(1),
+        "random" => Ok(usize::from(rand::random::<bool>())),
+        other => Err(ApiError::bad_request(format!(
+            "side {other:?} is not one of sente, gote, random"
+        ))),
+    }
+}
+
+pub(crate) fn variant_of(name: &str) -> Result<Variant, ApiError> {
     name.parse()
         .map_err(|e: tsubame_rules::UnknownVariant| ApiError::bad_request(e.to_string()))
 }
@@ -465,16 +477,7 @@ pub(crate) async fn create_game(
             Level::MAX
         )));
     }
-    let creator_side = match request.side.as_str() {
-        "sente" => 0,
-        "gote" => 1,
-        "random" => usize::from(rand::random::<bool>()),
-        other => {
-            return Err(ApiError::bad_request(format!(
-                "side {other:?} is not one of sente, gote, random"
-            )));
-        }
-    };
+    let creator_side = creator_side_of(&request.side)?;
     if request.rated && viewer.account.is_none() {
         return Err(ApiError::forbidden("log in to create a rated game"));
     }
@@ -496,6 +499,7 @@ pub(crate) async fn create_game(
             rated: request.rated,
             rating_range: request.rating_range.map(|[min, max]| (min, max)),
             public: request.public,
+            challenged: None,
         })
         .await?;
     Ok((StatusCode::CREATED, axum::Json(grant)).into_response())
@@ -1830,6 +1834,7 @@ pub fn routes(hub: Arc<Hub>) -> Router {
         .merge(crate::account_api::routes())
         .merge(crate::puzzle_api::routes())
         .merge(crate::moderation_api::routes())
+        .merge(crate::challenge_api::routes())
         .route("/api/{*rest}", get(api_not_found).post(api_not_found))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .layer(axum::middleware::map_response(errors_as_json))

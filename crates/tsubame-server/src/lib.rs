@@ -10,6 +10,7 @@ pub mod account_api;
 pub mod accounts;
 pub mod api;
 pub mod backup;
+pub mod challenge_api;
 pub mod chat;
 pub mod cli;
 pub mod clock;

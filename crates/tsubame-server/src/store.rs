@@ -19,7 +19,7 @@ use tokio::sync::{mpsc, oneshot};
 /// The schema's migrations (`migrations/`), built into the binary: version, description and
 /// SQL, as `sqlx migrate` names them from the file names, so databases it migrated carry the
 /// same versions and checksums.
-const MIGRATIONS: [(i64, &str, &str); 9] = [
+const MIGRATIONS: [(i64, &str, &str); 10] = [
     (1, "games", include_str!("../migrations/0001_games.sql")),
     (
         2,
@@ -52,6 +52,11 @@ const MIGRATIONS: [(i64, &str, &str); 9] = [
         9,
         "account tools",
         include_str!("../migrations/0009_account_tools.sql"),
+    ),
+    (
+        10,
+        "challenges",
+        include_str!("../migrations/0010_challenges.sql"),
     ),
 ];
 
@@ -130,6 +135,8 @@ pub struct GameRow {
     pub rating_range: Option<(i64, i64)>,
     /// The rematch, once both players agreed to one.
     pub rematch_id: Option<String>,
+    /// A challenge's account: the only one that may take the open seat.
+    pub challenged_account: Option<String>,
     /// What changes while the game is played, and its version.
     pub state: GameState,
 }
@@ -590,7 +597,7 @@ const GAME_COLUMNS: &str = "id, variant, options, start_sfen, time_control, sent
      reason, created_at, started_at, finished_at, sente_account, gote_account, sente_name, \
      gote_name, rated, sente_rating, gote_rating, sente_provisional, gote_provisional, \
      sente_rating_change, gote_rating_change, rating_min, rating_max, rematch_id, version, \
-     turn_started_at, draw_offer, rematch_offer, engine_waiting, due_at";
+     turn_started_at, draw_offer, rematch_offer, engine_waiting, due_at, challenged_account";
 
 fn game_from_row(row: &sqlx::any::AnyRow) -> Result<GameRow> {
     Ok(GameRow {
@@ -624,6 +631,7 @@ fn game_from_row(row: &sqlx::any::AnyRow) -> Result<GameRow> {
             _ => None,
         },
         rematch_id: row.try_get("rematch_id")?,
+        challenged_account: row.try_get("challenged_account")?,
         state: GameState {
             version: row.try_get("version")?,
             // Games stored before turns were: the turn started when the game was last changed.
@@ -876,9 +884,9 @@ impl Store {
              winner, reason, created_at, started_at, finished_at, sente_account, gote_account, \
              sente_name, gote_name, rated, sente_rating, gote_rating, sente_provisional, \
              gote_provisional, rating_min, rating_max, tokens_hashed, version, turn_started_at, \
-             engine_waiting, due_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, \
-             $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, \
-             1, $30, $31, $32, $33)",
+             engine_waiting, due_at, challenged_account) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, \
+             $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, \
+             $26, $27, $28, $29, 1, $30, $31, $32, $33, $34)",
         )
         .bind(&game.id)
         .bind(&game.variant)
@@ -913,6 +921,7 @@ impl Store {
         .bind(game.state.turn_started_at)
         .bind(i64::from(game.state.engine_waiting))
         .bind(game.state.due_at)
+        .bind(&game.challenged_account)
         .execute(&mut *tx)
         .await?;
         if self.postgres {

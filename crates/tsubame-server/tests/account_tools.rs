@@ -302,16 +302,7 @@ fn download_games_and_delete_an_account(db: &Db) {
 
 /// Signs up from an address of its own (sign-ups are limited per address).
 fn sign_up_from(browser: &mut Browser, name: &str, address: &str) {
-    let (status, body) = browser.send(
-        "POST",
-        "/api/account/signup",
-        Some(json!({"username": name, "password": PASSWORD})),
-        &[
-            ("sec-fetch-site", "same-origin"),
-            ("x-forwarded-for", address),
-        ],
-    );
-    assert_eq!(status, 201, "sign-up of {name}: {body}");
+    browser.sign_up_from(name, PASSWORD, address);
 }
 
 fn error_of(body: &Value) -> &str {

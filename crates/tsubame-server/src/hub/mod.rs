@@ -19,6 +19,7 @@
 //! creation limit (`limits.rs`) are modules of their own over the rooms and the shared
 //! services (`services.rs`), none of which knows the hub.
 
+mod challenges;
 mod chat;
 mod computer;
 mod due;
@@ -30,6 +31,7 @@ mod seats;
 mod services;
 mod sync;
 
+pub use challenges::{ChallengeList, ChallengeView, MAX_WAITING_CHALLENGES};
 pub use room::{
     Credential, GameResult, GameRoom, GameView, LiveGame, MoveRecord, Phase, Player, Side,
 };
@@ -294,6 +296,68 @@ impl Hub {
         self.seats.create(new).await
     }
 
+    /// Challenges a named player: `new.challenged` is the account the game is for. Refused
+    /// when that player blocks the challenger, when one challenge between the two already
+    /// waits, or when the challenger has [`MAX_WAITING_CHALLENGES`] waiting.
+    pub async fn challenge(&self, new: NewGame) -> Result<SeatGrant, ApiError> {
+        let (Some(challenger), Some(challenged)) = (
+            new.creator.account.clone(),
+            new.challenged.as_ref().and_then(|c| c.account.clone()),
+        ) else {
+            return Err(ApiError::bad_request(
+                "a challenge is from one logged-in player to another",
+            ));
+        };
+        let blocked = self
+            .store()
+            .blocks(&challenged, &challenger)
+            .await
+            .map_err(|e| ApiError::internal(format!("database: {e}")))?;
+        if blocked {
+            return Err(ApiError::forbidden(
+                "this player does not take challenges from you",
+            ));
+        }
+        let waiting = self.challenges_of(&challenger).await;
+        if waiting.outgoing.len() >= MAX_WAITING_CHALLENGES {
+            return Err(ApiError::conflict(format!(
+                "you have {MAX_WAITING_CHALLENGES} challenges waiting: withdraw one first"
+            )));
+        }
+        let name = new.challenged.as_ref().map_or("", |c| c.name.as_str());
+        if waiting
+            .outgoing
+            .iter()
+            .chain(&waiting.incoming)
+            .any(|c| c.to.eq_ignore_ascii_case(name) || c.from.eq_ignore_ascii_case(name))
+        {
+            return Err(ApiError::conflict(format!(
+                "a challenge between you and {name} is already waiting"
+            )));
+        }
+        self.seats.create(new).await
+    }
+
+    /// Declines a challenge to `account_id`.
+    pub async fn decline(
+        &self,
+        room: &Arc<GameRoom>,
+        account_id: &str,
+    ) -> Result<GameView, ApiError> {
+        self.seats.decline(room, account_id).await
+    }
+
+    /// The challenges waiting to and from an account.
+    pub async fn challenges_of(&self, account_id: &str) -> ChallengeList {
+        challenges::challenges_of(&self.rooms, account_id).await
+    }
+
+    /// What changes whenever a challenge does, anywhere: a stream of an account's
+    /// challenges looks again then.
+    pub fn challenge_signal(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.services.challenges.subscribe()
+    }
+
     /// Takes the open seat of a game with its invite (or of a public game without one).
     /// `who` is what the joiner presents: someone who already holds the other seat cannot
     /// play against themselves.
@@ -503,6 +567,7 @@ mod tests {
             rated: false,
             rating_range: None,
             public: true,
+            challenged: None,
         })
         .await
         .expect("the game is created")
@@ -539,6 +604,7 @@ mod tests {
                 rated: true,
                 rating_range: None,
                 public: true,
+                challenged: None,
             })
             .await
             .expect("a rated correspondence seek");

@@ -154,6 +154,8 @@ pub struct LiveGame {
     pub(super) rematch_offer: Option<Side>,
     /// The rematch, once both agreed.
     pub(super) rematch_id: Option<String>,
+    /// A challenge's account: the only one that may take the open seat, or decline it.
+    pub(super) challenged: Option<String>,
     /// How many changes the game has had, as stored: a change is stored only over the version
     /// it was made from, so that of two instances changing the game at once one succeeds.
     pub(super) version: i64,
@@ -246,6 +248,9 @@ pub struct GameView {
     pub rematch_offer: Option<&'static str>,
     /// The rematch's game id, once both players agreed.
     pub rematch_id: Option<String>,
+    /// A challenge: the name of the player it is for (who alone may accept or decline it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub challenge_to: Option<String>,
     /// Engine strength (1 to 5) when an engine plays.
     pub engine_level: u8,
     /// The side that offers a draw.
@@ -427,6 +432,7 @@ impl LiveGame {
         self.ratings = row.seat_ratings;
         self.rating_range = row.rating_range;
         self.rematch_id = row.rematch_id.clone();
+        self.challenged = row.challenged_account.clone();
         self.version = row.state.version;
         self.draw_offer = row.state.draw_offer.and_then(side_from_name);
         self.rematch_offer = row.state.rematch_offer.and_then(side_from_name);
@@ -481,6 +487,7 @@ impl LiveGame {
             engine_search_ply: None,
             rematch_offer: None,
             rematch_id: None,
+            challenged: None,
             version: 0,
             game,
         }
@@ -515,6 +522,7 @@ impl LiveGame {
             seat_ratings: self.ratings,
             rating_range: self.rating_range,
             rematch_id: None,
+            challenged_account: self.challenged.clone(),
             state: self.state(settings),
         })
     }
@@ -592,6 +600,10 @@ impl LiveGame {
             rating_range: self.rating_range,
             rematch_offer: self.rematch_offer.map(side_name),
             rematch_id: self.rematch_id.clone(),
+            challenge_to: self.challenged.as_ref().and_then(|_| {
+                let open = self.players.iter().position(|&p| p == Player::Open)?;
+                self.names.get(open).cloned()
+            }),
             engine_level: self.engine_level,
             draw_offer: self.draw_offer.map(side_name),
             public: self.public,
@@ -1117,6 +1129,9 @@ impl GameRoom {
         if let Ok(text) = serde_json::to_string(&Event { kind, game: &view }) {
             // Nobody listening is fine.
             let _ = self.events.send(Arc::from(text));
+        }
+        if live.challenged.is_some() {
+            svc.challenge_changed();
         }
     }
 

@@ -57,6 +57,8 @@ pub struct NewGame {
     pub rating_range: Option<(i64, i64)>,
     /// Listed in the lobby.
     pub public: bool,
+    /// A challenge: the one account (and its name) that may take the open seat.
+    pub challenged: Option<Sitter>,
 }
 
 /// Who takes a seat: an account, or a guest with a generated name.
@@ -137,7 +139,16 @@ impl Seats {
                 "a rating range is from a lower to a higher rating, for a seek",
             ));
         }
+        if new.challenged.is_some()
+            && (new.against_engine || new.creator.account.is_none() || new.rating_range.is_some())
+        {
+            return Err(ApiError::bad_request(
+                "a challenge is from one logged-in player to another, without a rating range",
+            ));
+        }
         let creator = new.creator_side.min(1);
+        // A challenge's seat is taken by its account, not by whoever has a link.
+        let invitable = !new.against_engine && new.challenged.is_none();
         let engine_level = new.engine_level.clamp(1, 5);
         let mut accounts = [None, None];
         accounts[creator] = new.creator.account.clone();
@@ -149,6 +160,9 @@ impl Seats {
             .await?;
         if new.against_engine {
             names[1 - creator] = engine_name(engine_level);
+        }
+        if let Some(challenged) = &new.challenged {
+            names[1 - creator] = challenged.name.clone();
         }
         let mut players = [Player::Open, Player::Open];
         players[creator] = Player::Human;
@@ -177,14 +191,15 @@ impl Seats {
             ratings,
             rating_range: new.rating_range,
             engine_level,
-            public: new.public && !new.against_engine,
+            public: new.public && !new.against_engine && new.challenged.is_none(),
+            challenged: new.challenged.and_then(|sitter| sitter.account),
             ..LiveGame::made(game, new.control, now)
         };
         let grant = SeatGrant {
             game_id: live.id.clone(),
             seat: side_name(creator),
             token: creator_token,
-            invite: (!new.against_engine).then(|| live.invite.clone()),
+            invite: invitable.then(|| live.invite.clone()),
         };
         self.store_new(live).await?;
         Ok(grant)
@@ -262,8 +277,18 @@ impl Seats {
                 }
             }
         }
-        let invited =
-            invite.is_some_and(|i| constant_time_eq(i.as_bytes(), live.invite.as_bytes()));
+        if let Some(challenged) = &live.challenged
+            && joiner.account.as_deref() != Some(challenged.as_str())
+        {
+            let open = live.players.iter().position(|&p| p == Player::Open);
+            let name = open.and_then(|side| live.names.get(side)).cloned();
+            return Err(ApiError::forbidden(format!(
+                "this challenge is for {}: only they can accept it",
+                name.unwrap_or_default()
+            )));
+        }
+        let invited = live.challenged.is_some()
+            || invite.is_some_and(|i| constant_time_eq(i.as_bytes(), live.invite.as_bytes()));
         if !invited && !live.public {
             return Err(ApiError::forbidden(
                 "this game is private: the invite code is missing or wrong",
@@ -328,6 +353,29 @@ impl Seats {
         drop(live);
         self.computer.after_change(room).await;
         Ok(grant)
+    }
+
+    /// Declines a challenge: only the account it is for can, while it waits.
+    pub(super) async fn decline(
+        &self,
+        room: &Arc<GameRoom>,
+        account: &str,
+    ) -> Result<GameView, ApiError> {
+        room.retry_stale(&self.services, || async {
+            let mut live = room.game.lock().await;
+            if live.challenged.as_deref() != Some(account) {
+                return Err(ApiError::forbidden("this game is not a challenge to you"));
+            }
+            if live.phase != Phase::Waiting {
+                return Err(ApiError::conflict(
+                    "this challenge has already been answered or withdrawn",
+                ));
+            }
+            room.finish(&self.services, &mut live, None, "declined")
+                .await?;
+            Ok(live.view(self.services.now(), &self.services.settings, false))
+        })
+        .await
     }
 
     /// Offers, accepts or declines a rematch after a game between people. When both want one,

@@ -51,6 +51,9 @@ pub struct GameServices {
     pub metrics: Metrics,
     /// This instance's name in its announcements, so that it skips its own.
     pub instance: String,
+    /// Counts every change to a challenge (made, accepted, declined, withdrawn, expired, here
+    /// or on another instance): what the challenge streams watch.
+    pub challenges: tokio::sync::watch::Sender<u64>,
     epoch: Instant,
     epoch_unix_ms: u64,
 }
@@ -66,6 +69,7 @@ impl GameServices {
             settings,
             metrics: Metrics::new()?,
             instance: random_hex(8),
+            challenges: tokio::sync::watch::Sender::new(0),
             epoch: Instant::now(),
             epoch_unix_ms,
         })
@@ -74,6 +78,12 @@ impl GameServices {
     /// Server time: unix milliseconds that never go backwards.
     pub fn now(&self) -> u64 {
         self.epoch_unix_ms + self.epoch.elapsed().as_millis() as u64
+    }
+
+    /// Tells the challenge streams that a challenge changed.
+    pub(super) fn challenge_changed(&self) {
+        self.challenges
+            .send_modify(|count| *count = count.wrapping_add(1));
     }
 }
 

@@ -547,6 +547,21 @@ impl<'a> Browser<'a> {
         body
     }
 
+    /// Signs up (and so logs in) as `name` from `address` (sign-ups are limited per address,
+    /// so a test with many players spreads them over addresses).
+    pub fn sign_up_from(&mut self, name: &str, password: &str, address: &str) {
+        let (status, body) = self.send(
+            "POST",
+            "/api/account/signup",
+            Some(json!({"username": name, "password": password})),
+            &[
+                ("sec-fetch-site", "same-origin"),
+                ("x-forwarded-for", address),
+            ],
+        );
+        assert_eq!(status, 201, "sign-up of {name}: {body}");
+    }
+
     /// This browser's socket for a game, with its cookie, opened by the site's own page.
     pub fn socket(&self, game: &str) -> Socket {
         self.socket_from(game, &format!("http://{}", self.server.addr))
