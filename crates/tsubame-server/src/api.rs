@@ -630,6 +630,15 @@ pub(crate) async fn resign(request: SeatRequest<TokenRequest>) -> Result<Respons
     Ok(ok(&view))
 }
 
+#[utoipa::path(post, path = "/api/games/{id}/berserk", tag = "tournaments", params(("id" = String, Path, description = "The game's id")), request_body = TokenRequest, responses((status = 200, description = "Berserked: half the main time, one more point for a win with at least 7 moves", body = GameView), (status = 403, description = "No seat", body = ErrorBody), (status = 404, description = "No such game", body = ErrorBody), (status = 409, description = "Not a tournament's game, the player has moved, or the clock has no main time", body = ErrorBody), (status = 503, description = "The database cannot save now: nothing was changed", body = ErrorBody)))]
+pub(crate) async fn berserk(request: SeatRequest<TokenRequest>) -> Result<Response, ApiError> {
+    let view = request
+        .hub
+        .berserk(&request.slot, &request.credential())
+        .await?;
+    Ok(ok(&view))
+}
+
 #[utoipa::path(post, path = "/api/games/{id}/abort", tag = "play", params(("id" = String, Path, description = "The game's id")), request_body = TokenRequest, responses((status = 200, description = "The game, aborted", body = GameView), (status = 403, description = "No seat, or not allowed", body = ErrorBody), (status = 404, description = "No such game", body = ErrorBody), (status = 409, description = "Not possible in the game as it stands", body = ErrorBody), (status = 503, description = "The database cannot save now: nothing was changed", body = ErrorBody)))]
 pub(crate) async fn abort(request: SeatRequest<TokenRequest>) -> Result<Response, ApiError> {
     let view = request
@@ -1817,6 +1826,7 @@ pub fn routes(hub: Arc<Hub>) -> Router {
         .route("/api/games/{id}/join", post(join_game))
         .route("/api/games/{id}/moves", post(post_move))
         .route("/api/games/{id}/resign", post(resign))
+        .route("/api/games/{id}/berserk", post(berserk))
         .route("/api/games/{id}/abort", post(abort))
         .route("/api/games/{id}/draw", post(draw))
         .route("/api/games/{id}/rematch", post(rematch))
@@ -1835,6 +1845,7 @@ pub fn routes(hub: Arc<Hub>) -> Router {
         .merge(crate::puzzle_api::routes())
         .merge(crate::moderation_api::routes())
         .merge(crate::challenge_api::routes())
+        .merge(crate::arena::api::routes())
         .route("/api/{*rest}", get(api_not_found).post(api_not_found))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .layer(axum::middleware::map_response(errors_as_json))

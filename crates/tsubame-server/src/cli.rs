@@ -73,6 +73,12 @@ pub struct ServeArgs {
     /// Games one address may create a minute; more get 429 with Retry-After.
     #[arg(long, env = "TSUBAME_GAMES_PER_MINUTE", default_value_t = 30)]
     pub games_per_minute: u32,
+    /// A scheduled arena, made a day before each start (repeatable; in the environment, one
+    /// per line), e.g. `name=Tori blitz arena;variant=tori;clock=byoyomi:3+10;every=month:first-sat;at=18:00;minutes=60`
+    /// (`every`: `day`, `week:DAY`, `month:first-DAY`; `at`: UTC; optional `options=`,
+    /// `rated=no`).
+    #[arg(long = "arena", env = "TSUBAME_ARENAS", value_delimiter = '\n')]
+    pub arenas: Vec<crate::arena::schedule::Schedule>,
     /// Log lines on standard error: `text` for people, `json` (one object per line) for a log
     /// collector. What is logged is set by `TSUBAME_LOG` (`info` by default; e.g. `warn`, or
     /// `tsubame_server=debug`).
@@ -254,6 +260,7 @@ pub fn run(args: &ServeArgs) -> Result<()> {
                 session_ttl_ms: (args.session_seconds * 1000.0).round().max(1.0) as u64,
                 ..AccountLimits::default()
             },
+            arenas: args.arenas.clone(),
             connections: ConnectionLimits {
                 per_address: args.connections_per_address.max(1),
                 idle: std::time::Duration::from_secs_f64(args.idle_seconds),

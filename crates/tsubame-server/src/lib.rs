@@ -9,6 +9,7 @@
 pub mod account_api;
 pub mod accounts;
 pub mod api;
+pub mod arena;
 pub mod backup;
 pub mod challenge_api;
 pub mod chat;
@@ -200,6 +201,7 @@ pub async fn serve(config: Config, on_ready: impl FnOnce(SocketAddr)) -> Result<
     let hub = hub::Hub::open(store, config.settings).await?;
     tokio::spawn(hub.clone().run_flag_sweeper());
     tokio::spawn(hub.clone().follow_other_instances());
+    tokio::spawn(arena::run_director(hub.clone()));
     let listener = tokio::net::TcpListener::bind(config.listen)
         .await
         .with_context(|| format!("cannot listen on {}", config.listen))?;

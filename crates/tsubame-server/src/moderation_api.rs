@@ -204,7 +204,7 @@ pub(crate) async fn report(
 }
 
 /// The viewer, if an administrator; else 403.
-fn administrator(viewer: &Viewer) -> Result<&Account, ApiError> {
+pub(crate) fn administrator(viewer: &Viewer) -> Result<&Account, ApiError> {
     let me = logged_in_account(viewer, "use the administrators' tools")?;
     if !me.admin {
         return Err(ApiError::forbidden("only administrators may do this"));

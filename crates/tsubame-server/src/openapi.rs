@@ -57,6 +57,13 @@ use utoipa::OpenApi;
         crate::account_api::download_games,
         crate::account_api::player,
         crate::account_api::player_games,
+        crate::arena::api::list,
+        crate::arena::api::create,
+        crate::arena::api::show,
+        crate::arena::api::join,
+        crate::arena::api::withdraw,
+        crate::arena::api::socket,
+        crate::api::berserk,
         crate::challenge_api::challenge,
         crate::challenge_api::decline,
         crate::challenge_api::challenges,
@@ -72,7 +79,12 @@ use utoipa::OpenApi;
         crate::moderation_api::mute,
         openapi_json,
     ),
-    components(schemas(ErrorBody, SocketMessage, crate::api::SocketCommand)),
+    components(schemas(
+        ErrorBody,
+        SocketMessage,
+        crate::api::SocketCommand,
+        crate::arena::api::TournamentMessage
+    )),
     tags(
         (name = "games", description = "Games: creating, joining, listing"),
         (name = "play", description = "Moves, offers and the game's WebSocket"),
@@ -80,6 +92,7 @@ use utoipa::OpenApi;
         (name = "records", description = "Records: a game's, replaying and importing"),
         (name = "analysis", description = "The engine on a position"),
         (name = "puzzles", description = "Puzzles and rated attempts"),
+        (name = "tournaments", description = "Arena tournaments"),
         (name = "accounts", description = "Accounts and players"),
         (name = "meta", description = "This document"),
     )

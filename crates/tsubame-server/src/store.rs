@@ -19,7 +19,7 @@ use tokio::sync::{mpsc, oneshot};
 /// The schema's migrations (`migrations/`), built into the binary: version, description and
 /// SQL, as `sqlx migrate` names them from the file names, so databases it migrated carry the
 /// same versions and checksums.
-const MIGRATIONS: [(i64, &str, &str); 10] = [
+const MIGRATIONS: [(i64, &str, &str); 11] = [
     (1, "games", include_str!("../migrations/0001_games.sql")),
     (
         2,
@@ -57,6 +57,11 @@ const MIGRATIONS: [(i64, &str, &str); 10] = [
         10,
         "challenges",
         include_str!("../migrations/0010_challenges.sql"),
+    ),
+    (
+        11,
+        "tournaments",
+        include_str!("../migrations/0011_tournaments.sql"),
     ),
 ];
 
@@ -137,6 +142,10 @@ pub struct GameRow {
     pub rematch_id: Option<String>,
     /// A challenge's account: the only one that may take the open seat.
     pub challenged_account: Option<String>,
+    /// The tournament the game was paired in.
+    pub tournament_id: Option<String>,
+    /// Whether sente and gote berserked (halved their main time, in a tournament).
+    pub berserk: [bool; 2],
     /// What changes while the game is played, and its version.
     pub state: GameState,
 }
@@ -327,7 +336,7 @@ async fn write_state(
 }
 
 /// Announces `payload` on a PostgreSQL channel when the transaction commits.
-async fn notify(
+pub(crate) async fn notify(
     connection: &mut sqlx::AnyConnection,
     channel: &str,
     payload: &str,
@@ -597,7 +606,8 @@ const GAME_COLUMNS: &str = "id, variant, options, start_sfen, time_control, sent
      reason, created_at, started_at, finished_at, sente_account, gote_account, sente_name, \
      gote_name, rated, sente_rating, gote_rating, sente_provisional, gote_provisional, \
      sente_rating_change, gote_rating_change, rating_min, rating_max, rematch_id, version, \
-     turn_started_at, draw_offer, rematch_offer, engine_waiting, due_at, challenged_account";
+     turn_started_at, draw_offer, rematch_offer, engine_waiting, due_at, challenged_account, \
+     tournament_id, sente_berserk, gote_berserk";
 
 fn game_from_row(row: &sqlx::any::AnyRow) -> Result<GameRow> {
     Ok(GameRow {
@@ -632,6 +642,11 @@ fn game_from_row(row: &sqlx::any::AnyRow) -> Result<GameRow> {
         },
         rematch_id: row.try_get("rematch_id")?,
         challenged_account: row.try_get("challenged_account")?,
+        tournament_id: row.try_get("tournament_id")?,
+        berserk: [
+            row.try_get::<i64, _>("sente_berserk")? != 0,
+            row.try_get::<i64, _>("gote_berserk")? != 0,
+        ],
         state: GameState {
             version: row.try_get("version")?,
             // Games stored before turns were: the turn started when the game was last changed.
@@ -855,7 +870,11 @@ impl Store {
             .await
             .context("cannot listen for other instances' changes")?;
         listener
-            .listen_all([GAME_CHANNEL, CHAT_CHANNEL])
+            .listen_all([
+                GAME_CHANNEL,
+                CHAT_CHANNEL,
+                crate::arena::store::TOURNAMENT_CHANNEL,
+            ])
             .await
             .context("cannot listen for other instances' changes")?;
         Ok(Some(listener))
@@ -878,15 +897,28 @@ impl Store {
 
     async fn insert_game_row(&self, game: &GameRow, notice: &str) -> Result<(), sqlx::Error> {
         let mut tx = self.pool.begin().await?;
+        self.write_game_row(&mut tx, game, notice).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Inserts a new game's row on `connection` (in its caller's transaction) and, on
+    /// PostgreSQL, announces it to the other instances once that commits.
+    pub(crate) async fn write_game_row(
+        &self,
+        connection: &mut sqlx::AnyConnection,
+        game: &GameRow,
+        notice: &str,
+    ) -> Result<(), sqlx::Error> {
         sqlx::query(
             "INSERT INTO games (id, variant, options, start_sfen, time_control, sente_player, \
              gote_player, engine_level, sente_token_hash, gote_token_hash, invite, public, status, \
              winner, reason, created_at, started_at, finished_at, sente_account, gote_account, \
              sente_name, gote_name, rated, sente_rating, gote_rating, sente_provisional, \
              gote_provisional, rating_min, rating_max, tokens_hashed, version, turn_started_at, \
-             engine_waiting, due_at, challenged_account) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, \
-             $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, \
-             $26, $27, $28, $29, 1, $30, $31, $32, $33, $34)",
+             engine_waiting, due_at, challenged_account, tournament_id) VALUES ($1, $2, $3, $4, $5, \
+             $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, \
+             $24, $25, $26, $27, $28, $29, 1, $30, $31, $32, $33, $34, $35)",
         )
         .bind(&game.id)
         .bind(&game.variant)
@@ -922,12 +954,12 @@ impl Store {
         .bind(i64::from(game.state.engine_waiting))
         .bind(game.state.due_at)
         .bind(&game.challenged_account)
-        .execute(&mut *tx)
+        .bind(&game.tournament_id)
+        .execute(&mut *connection)
         .await?;
         if self.postgres {
-            notify(&mut tx, GAME_CHANNEL, notice).await?;
+            notify(connection, GAME_CHANNEL, notice).await?;
         }
-        tx.commit().await?;
         Ok(())
     }
 
@@ -1338,6 +1370,26 @@ impl Store {
             .in_change(change, async |tx| {
                 sqlx::query("UPDATE games SET rematch_id = $1 WHERE id = $2")
                     .bind(rematch_id)
+                    .bind(&change.id)
+                    .execute(&mut *tx)
+                    .await?;
+                Ok(Some(()))
+            })
+            .await;
+        self.written(written).map(|stored| stored.is_some())
+    }
+
+    /// Stores that a side (0 sente, 1 gote) berserked; `false` when the game changed
+    /// meanwhile.
+    pub async fn set_berserk(&self, change: &Change, side: usize) -> Result<bool> {
+        let column = if side == 0 {
+            "sente_berserk"
+        } else {
+            "gote_berserk"
+        };
+        let written = self
+            .in_change(change, async |tx| {
+                sqlx::query(&format!("UPDATE games SET {column} = 1 WHERE id = $1"))
                     .bind(&change.id)
                     .execute(&mut *tx)
                     .await?;

@@ -90,7 +90,14 @@ impl Sweeper {
         let now = svc.now();
         if let Some(abort_deadline) = live.abort_deadline(&svc.settings) {
             if abort_deadline <= now {
-                self.finish_or_retry(room, &mut live, None, "aborted").await;
+                // In a tournament the player who did not make their first move loses.
+                if live.tournament.is_some() && live.phase == Phase::Playing {
+                    let absent = live.side_to_move();
+                    self.finish_or_retry(room, &mut live, Some(1 - absent), "absent")
+                        .await;
+                } else {
+                    self.finish_or_retry(room, &mut live, None, "aborted").await;
+                }
             } else {
                 room.reschedule(&live, &svc.settings);
             }

@@ -54,6 +54,11 @@ use std::net::IpAddr;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex as StdMutex};
 
+/// A new random id, of the shape games have: for tournaments too.
+pub fn random_game_id() -> String {
+    room::random_id()
+}
+
 /// All live games and what they use: the index of rooms, the computer, the chat, the limits
 /// and the accounts. Each request is handed to the game's room; the hub seats players and
 /// starts the rooms' workers.
@@ -338,6 +343,77 @@ impl Hub {
         self.seats.create(new).await
     }
 
+    /// Starts a tournament's games between the paired players (sente, gote), under this
+    /// instance's claim on the tournament: stored together with the players taken, then
+    /// hosted here (the other instances load them when they hear of them). How many started:
+    /// none when the claim was lost or a player was no longer free.
+    pub async fn start_tournament_games(
+        &self,
+        tournament: &crate::arena::store::TournamentRow,
+        pairs: Vec<[Sitter; 2]>,
+    ) -> Result<usize, ApiError> {
+        let variant: tsubame_rules::Variant = tournament
+            .variant
+            .parse()
+            .map_err(|e: tsubame_rules::UnknownVariant| ApiError::internal(e.to_string()))?;
+        let control: crate::clock::TimeControl = serde_json::from_str(&tournament.time_control)
+            .map_err(|e| ApiError::internal(format!("the tournament's clock: {e}")))?;
+        let mut games = Vec::with_capacity(pairs.len());
+        let mut pairings = Vec::with_capacity(pairs.len());
+        for players in pairs {
+            let accounts = [
+                players[0].account.clone().unwrap_or_default(),
+                players[1].account.clone().unwrap_or_default(),
+            ];
+            let game = crate::game::HostedGame::new(variant, &tournament.options, None)
+                .map_err(ApiError::from_rules)?;
+            let live = self
+                .seats
+                .paired(game, control, tournament.rated, &tournament.id, players)
+                .await?;
+            let row = live.new_row(&self.services.settings)?;
+            let notice = serde_json::to_string(&room::Notice::of(&live.id, live.version))
+                .unwrap_or_default();
+            pairings.push(crate::arena::store::NewPairing {
+                row,
+                notice,
+                accounts,
+            });
+            games.push(live);
+        }
+        let started = self
+            .store()
+            .start_pairings(
+                &tournament.id,
+                &self.services.instance,
+                self.now() as i64,
+                &pairings,
+            )
+            .await
+            .map_err(|e| ApiError::storing("the pairing", e))?;
+        if !started {
+            return Ok(0);
+        }
+        let count = games.len();
+        self.seats.host_stored(games);
+        Ok(count)
+    }
+
+    /// This instance's name: what it claims tournaments and due games with.
+    pub fn instance(&self) -> &str {
+        &self.services.instance
+    }
+
+    /// Tells this instance's watchers of a tournament that it changed.
+    pub fn tournament_changed(&self, id: &str) {
+        let _ = self.services.tournaments.send(Arc::from(id));
+    }
+
+    /// The ids of the tournaments that change, as they do.
+    pub fn tournament_signal(&self) -> tokio::sync::broadcast::Receiver<Arc<str>> {
+        self.services.tournaments.subscribe()
+    }
+
     /// Declines a challenge to `account_id`.
     pub async fn decline(
         &self,
@@ -425,6 +501,15 @@ impl Hub {
         who: &Credential<'_>,
     ) -> Result<GameView, ApiError> {
         room.abort(&self.services, who).await
+    }
+
+    /// Berserks for the seat the credential holds, in a tournament's game.
+    pub async fn berserk(
+        &self,
+        room: &Arc<GameRoom>,
+        who: &Credential<'_>,
+    ) -> Result<GameView, ApiError> {
+        room.berserk(&self.services, who).await
     }
 
     /// Offers, accepts or declines a draw. Offering when the opponent already offers accepts.

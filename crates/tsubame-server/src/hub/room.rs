@@ -156,6 +156,10 @@ pub struct LiveGame {
     pub(super) rematch_id: Option<String>,
     /// A challenge's account: the only one that may take the open seat, or decline it.
     pub(super) challenged: Option<String>,
+    /// The tournament that paired the game.
+    pub(super) tournament: Option<String>,
+    /// Whether sente and gote berserked: half their main time, in a tournament.
+    pub(super) berserk: [bool; 2],
     /// How many changes the game has had, as stored: a change is stored only over the version
     /// it was made from, so that of two instances changing the game at once one succeeds.
     pub(super) version: i64,
@@ -251,6 +255,13 @@ pub struct GameView {
     /// A challenge: the name of the player it is for (who alone may accept or decline it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub challenge_to: Option<String>,
+    /// The tournament that paired the game.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tournament_id: Option<String>,
+    /// Whether sente berserked (half the main time, for one more tournament point).
+    pub sente_berserk: bool,
+    /// Whether gote berserked.
+    pub gote_berserk: bool,
     /// Engine strength (1 to 5) when an engine plays.
     pub engine_level: u8,
     /// The side that offers a draw.
@@ -433,6 +444,9 @@ impl LiveGame {
         self.rating_range = row.rating_range;
         self.rematch_id = row.rematch_id.clone();
         self.challenged = row.challenged_account.clone();
+        self.tournament = row.tournament_id.clone();
+        self.berserk = row.berserk;
+        self.settle_berserk();
         self.version = row.state.version;
         self.draw_offer = row.state.draw_offer.and_then(side_from_name);
         self.rematch_offer = row.state.rematch_offer.and_then(side_from_name);
@@ -445,7 +459,43 @@ impl LiveGame {
         let record = move_record(mv, played);
         self.clock = record.clocks;
         self.moves.push(record);
+        self.settle_berserk();
         Ok(())
+    }
+
+    /// The side that made the first move.
+    pub(super) fn first_mover(&self) -> Side {
+        let to_move = self.side_to_move();
+        if self.moves.len() % 2 == 0 {
+            to_move
+        } else {
+            1 - to_move
+        }
+    }
+
+    /// The moves `side` has made.
+    pub(super) fn moves_of(&self, side: Side) -> usize {
+        let plies = self.moves.len();
+        if side == self.first_mover() {
+            plies.div_ceil(2)
+        } else {
+            plies / 2
+        }
+    }
+
+    /// A berserking side's clock before its first move: half the main time. (From its first
+    /// move on, the clocks stored with each move carry it.)
+    pub(super) fn settle_berserk(&mut self) {
+        let main_ms = match self.control {
+            TimeControl::Byoyomi { main_ms, .. } | TimeControl::Fischer { main_ms, .. } => main_ms,
+            _ => return,
+        };
+        for side in 0..2 {
+            if self.berserk[side] && self.moves_of(side) == 0 {
+                let clock = &mut self.clock.sides[side];
+                clock.remaining_ms = clock.remaining_ms.min(main_ms / 2);
+            }
+        }
     }
 
     pub(super) fn seat_of(&self, token: &str) -> Option<Side> {
@@ -488,6 +538,8 @@ impl LiveGame {
             rematch_offer: None,
             rematch_id: None,
             challenged: None,
+            tournament: None,
+            berserk: [false, false],
             version: 0,
             game,
         }
@@ -523,6 +575,8 @@ impl LiveGame {
             rating_range: self.rating_range,
             rematch_id: None,
             challenged_account: self.challenged.clone(),
+            tournament_id: self.tournament.clone(),
+            berserk: self.berserk,
             state: self.state(settings),
         })
     }
@@ -604,6 +658,9 @@ impl LiveGame {
                 let open = self.players.iter().position(|&p| p == Player::Open)?;
                 self.names.get(open).cloned()
             }),
+            tournament_id: self.tournament.clone(),
+            sente_berserk: self.berserk[0],
+            gote_berserk: self.berserk[1],
             engine_level: self.engine_level,
             draw_offer: self.draw_offer.map(side_name),
             public: self.public,
@@ -1166,12 +1223,71 @@ impl GameRoom {
             if live.phase == Phase::Finished {
                 return Err(ApiError::conflict("the game is already over"));
             }
+            if live.tournament.is_some() {
+                return Err(ApiError::conflict(
+                    "a tournament's game cannot be aborted: resign it instead",
+                ));
+            }
             if live.moves.len() >= 2 {
                 return Err(ApiError::conflict(
                     "a game can only be aborted before both players have moved",
                 ));
             }
             self.finish(svc, &mut live, None, "aborted").await?;
+            Ok(live.view(svc.now(), &svc.settings, false))
+        })
+        .await
+    }
+
+    /// Berserks for the seat the credential holds: in a tournament's game, before the
+    /// player's first move, half their main time for one more point if they win.
+    pub(super) async fn berserk(
+        &self,
+        svc: &GameServices,
+        who: &Credential<'_>,
+    ) -> Result<GameView, ApiError> {
+        self.retry_stale(svc, || async {
+            let mut live = self.game.lock().await;
+            let side = Self::seat(&live, who)?;
+            if live.tournament.is_none() {
+                return Err(ApiError::conflict("only a tournament's game has berserk"));
+            }
+            if live.phase != Phase::Playing || live.moves_of(side) > 0 {
+                return Err(ApiError::conflict(
+                    "berserk is chosen before one's first move",
+                ));
+            }
+            if live.berserk[side] {
+                return Ok(live.view(svc.now(), &svc.settings, false));
+            }
+            let main_ms = match live.control {
+                TimeControl::Byoyomi { main_ms, .. } | TimeControl::Fischer { main_ms, .. } => {
+                    main_ms
+                }
+                _ => 0,
+            };
+            if main_ms < 2_000 {
+                return Err(ApiError::conflict(
+                    "this clock has no main time to halve: no berserk",
+                ));
+            }
+            let before = live.clone();
+            live.berserk[side] = true;
+            live.settle_berserk();
+            live.version += 1;
+            let change = live.state_change(&svc.settings, before.version);
+            match svc.store.set_berserk(&change, side).await {
+                Ok(true) => {}
+                Ok(false) => {
+                    *live = before;
+                    return Err(self.stale(svc, &mut live).await);
+                }
+                Err(e) => {
+                    *live = before;
+                    return Err(ApiError::storing("the berserk", e));
+                }
+            }
+            self.announce(svc, &live, "state", None);
             Ok(live.view(svc.now(), &svc.settings, false))
         })
         .await

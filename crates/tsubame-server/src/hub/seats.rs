@@ -205,6 +205,45 @@ impl Seats {
         Ok(grant)
     }
 
+    /// A tournament's game between two accounts (sente, gote), made but not stored: both
+    /// seats are held by their logins, the game is listed and starts at once.
+    pub(super) async fn paired(
+        &self,
+        game: HostedGame,
+        control: TimeControl,
+        rated: bool,
+        tournament_id: &str,
+        players: [Sitter; 2],
+    ) -> Result<LiveGame, ApiError> {
+        let mut ratings = [None, None];
+        for (side, player) in players.iter().enumerate() {
+            ratings[side] = self
+                .seat_rating(player.account.as_deref(), &game, &control)
+                .await?;
+        }
+        let [sente, gote] = players;
+        Ok(LiveGame {
+            phase: Phase::Playing,
+            players: [Player::Human, Player::Human],
+            // Nobody is handed these tokens: the players act through their logins.
+            token_hashes: [token_hash(&random_hex(16)), token_hash(&random_hex(16))],
+            accounts: [sente.account, gote.account],
+            names: [sente.name, gote.name],
+            rated,
+            ratings,
+            public: true,
+            tournament: Some(tournament_id.to_string()),
+            ..LiveGame::made(game, control, self.services.now())
+        })
+    }
+
+    /// Hosts tournament games just stored: their clocks run from now.
+    pub(super) fn host_stored(&self, games: Vec<LiveGame>) {
+        for live in games {
+            self.rooms.insert(live);
+        }
+    }
+
     /// Stores a game just made, then hosts it: its clock and, on its turn, the computer.
     async fn store_new(&self, mut live: LiveGame) -> Result<(), ApiError> {
         // The computer's search, when it moves first, has not started.

@@ -26,6 +26,8 @@ pub struct Settings {
     pub games_per_minute: u32,
     /// Limits on sign-ups and logins, and how long a login lasts.
     pub accounts: AccountLimits,
+    /// The arenas made from the schedule.
+    pub arenas: Vec<crate::arena::schedule::Schedule>,
 }
 
 impl Default for Settings {
@@ -37,6 +39,7 @@ impl Default for Settings {
             connections: ConnectionLimits::default(),
             games_per_minute: 30,
             accounts: AccountLimits::default(),
+            arenas: Vec::new(),
         }
     }
 }
@@ -54,6 +57,9 @@ pub struct GameServices {
     /// Counts every change to a challenge (made, accepted, declined, withdrawn, expired, here
     /// or on another instance): what the challenge streams watch.
     pub challenges: tokio::sync::watch::Sender<u64>,
+    /// The id of each tournament that changed (here or, heard, on another instance): what a
+    /// tournament's sockets watch.
+    pub tournaments: tokio::sync::broadcast::Sender<std::sync::Arc<str>>,
     epoch: Instant,
     epoch_unix_ms: u64,
 }
@@ -70,6 +76,7 @@ impl GameServices {
             metrics: Metrics::new()?,
             instance: random_hex(8),
             challenges: tokio::sync::watch::Sender::new(0),
+            tournaments: tokio::sync::broadcast::Sender::new(256),
             epoch: Instant::now(),
             epoch_unix_ms,
         })
