@@ -112,6 +112,12 @@ export async function gamePage(id) {
       else if (message.game) {
         // A move changes how many games wait for this player.
         if (myName() && (message.type === 'move' || message.type === 'end')) refreshAccount();
+        // A tournament's player goes back to the arena, where the next game is paired.
+        if (message.type === 'end' && message.game.tournament_id && seat) {
+          const arena = `/tournament/${message.game.tournament_id}`;
+          const here = location.pathname;
+          window.setTimeout(() => { if (location.pathname === here) navigate(arena); }, 2500);
+        }
         if (message.type === 'end') sound('end');
         else if (message.type === 'move' && message.game.last) {
           sound(message.game.check_square ? 'check' : message.game.last.removed?.length ? 'capture' : 'move');
@@ -192,8 +198,10 @@ export async function gamePage(id) {
     if (!game || game.first_move_ms_left == null || game.status !== 'playing') return '';
     const left = Math.max(0, game.first_move_ms_left - (performance.now() - received));
     const seconds = Math.ceil(left / 1000);
-    if (seat === game.side_to_move) return t('game.first-move-you', { seconds });
-    return t('game.first-move-side', { side: game.side_to_move === 'gote' ? t('frame.Gote') : t('frame.Sente'), seconds });
+    // In an arena the first move not made loses the game instead of aborting it.
+    const area = game.tournament_id ? 'arena' : 'game';
+    if (seat === game.side_to_move) return t(`${area}.first-move-you`, { seconds });
+    return t(`${area}.first-move-side`, { side: game.side_to_move === 'gote' ? t('frame.Gote') : t('frame.Sente'), seconds });
   }
 
   /** The game's title: its name, and whether it is rated. */
@@ -262,12 +270,29 @@ export async function gamePage(id) {
       out.push(h('a.challenge-link', { attrs: { href: `/@/${encodeURIComponent(opponentName)}?challenge`, 'data-action': 'challenge-opponent' } },
         t('game.challenge-opponent', { name: opponentName })));
     }
+    if (game.tournament_id) {
+      out.push(h('a.arena-back', { attrs: { href: `/tournament/${game.tournament_id}`, 'data-arena-link': game.tournament_id } },
+        game.status === 'finished' ? `← ${t('arena.back')}` : t('arena.this-arena')));
+    }
+    for (const side of ['sente', 'gote']) {
+      if (game[`${side}_berserk`]) out.push(h('div.berserk-mark', { attrs: { 'data-berserk': side } }, `⚡ ${t('arena.berserked')} (${sideName(side)})`));
+    }
     if (game.draw_offer && game.draw_offer !== seat) {
       out.push(h('div', [t('game.draw-offer', { side: sideName(game.draw_offer) }),
         seat ? h('button', { on: { click: () => send({ type: 'draw', action: 'accept' }) } }, t('game.accept')) : null,
         seat ? h('button.secondary', { on: { click: () => send({ type: 'draw', action: 'decline' }) } }, t('game.decline')) : null]));
     }
     return out;
+  }
+
+  /** Halves this player's main time in a tournament's game, for a point more if they win. */
+  async function berserk() {
+    try {
+      await api(`/api/games/${id}/berserk`, { token: token || undefined });
+    } catch (e) {
+      errorText = e.message;
+      render();
+    }
   }
 
   /** A new game against the computer with this one's game, rules, level, clock and side. */
@@ -286,11 +311,17 @@ export async function gamePage(id) {
     }
   }
 
-  /** What the seat may do now: abort, offer a draw, resign (asked again first). */
+  /** What the seat may do now: abort, offer a draw, resign (asked again first); in a
+   * tournament, berserk before one's first move instead of abort. */
   function actionViews(): VNode[] {
     const out: VNode[] = [];
     if (!game || !seat || game.status === 'finished') return out;
-    if (game.ply < 2) out.push(h('button.secondary', { attrs: { 'data-action': 'abort' }, on: { click: () => send({ type: 'abort' }) } }, t('game.abort')));
+    const ownMoves = game.ply === 0 ? 0 : game.ply === 1 ? Number(game.side_to_move !== seat) : 1;
+    if (game.tournament_id && game.status === 'playing' && ownMoves === 0 && !game[`${seat}_berserk`]
+      && (game.time_control as any).main_ms >= 2000) {
+      out.push(h('button', { attrs: { 'data-action': 'berserk', title: t('arena.berserk-help') }, on: { click: () => berserk() } }, `⚡ ${t('arena.berserk')}`));
+    }
+    if (game.ply < 2 && !game.tournament_id) out.push(h('button.secondary', { attrs: { 'data-action': 'abort' }, on: { click: () => send({ type: 'abort' }) } }, t('game.abort')));
     if (game.status === 'playing') {
       out.push(h('button.secondary', { attrs: { 'data-action': 'draw' }, on: { click: () => send({ type: 'draw', action: 'offer' }) } }, t('game.offer-draw')));
       out.push(confirmingResign

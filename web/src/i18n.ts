@@ -25,8 +25,9 @@ import editor from './messages/editor.json';
 import settings from './messages/settings.json';
 import moderation from './messages/moderation.json';
 import challenge from './messages/challenge.json';
+import arena from './messages/arena.json';
 
-const CATALOGUE: Record<string, Area> = { frame, game, board, analysis, lobby, account, import: importArea, options, learn, puzzles, rules, editor, settings, moderation, challenge };
+const CATALOGUE: Record<string, Area> = { frame, game, board, analysis, lobby, account, import: importArea, options, learn, puzzles, rules, editor, settings, moderation, challenge, arena };
 
 export type Lang = 'en' | 'ja';
 export const LANGS: Lang[] = ['en', 'ja'];

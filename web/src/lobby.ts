@@ -15,6 +15,7 @@ import { reasonText, statusText } from './player';
 import { tokenFor, variantInfo } from './util';
 import { seekGraph } from './seekgraph';
 import { clockFields } from './clockform';
+import { tournamentLine } from './tournaments';
 
 export async function lobbyPage() {
   const optionBox = el('div');
@@ -105,16 +106,25 @@ export async function lobbyPage() {
   const lists = el('div', { class: 'panel' },
     el('h2', {}, t('lobby.games')), el('table', { class: 'games' }, games));
   const playing = el('div', { class: 'live-games' });
+  const arenas = el('ul', { class: 'arena-list' });
+  const arenaPanel = el('section', { class: 'arenas-home', 'data-arenas-home': '' },
+    el('div', { class: 'seek-head' }, el('h2', {}, t('arena.home-title')), el('a', { href: '/tournaments' }, t('arena.all'))), arenas);
   const home = homeNode(seekPanel);
   app.replaceChildren(home, el('section', { class: 'live' },
     el('div', { class: 'seek-head' }, el('h2', {}, t('lobby.being-played')),
       el('a', { href: '/tv', 'data-tv-link': '' }, t('lobby.tv-link'))), playing),
+    arenaPanel,
     el('h2', {}, t('lobby.own-game')), el('div', { class: 'columns' }, form, lists));
 
   async function refresh() {
     try {
-      const [lobby, list, counts] = await Promise.all([api('/api/lobby'), api('/api/games?limit=30'),
-        api('/api/stats').catch(() => null)]);
+      const [lobby, list, counts, tournaments] = await Promise.all([api('/api/lobby'), api('/api/games?limit=30'),
+        api('/api/stats').catch(() => null), api('/api/tournaments').catch(() => null)]);
+      if (tournaments) {
+        const shown = [...tournaments.running, ...tournaments.upcoming].slice(0, 4);
+        arenas.replaceChildren(...(shown.length ? shown.map(tournamentLine)
+          : [el('li', { class: 'help' }, el('a', { href: '/tournaments' }, t('arena.home-none')))]));
+      }
       if (counts) {
         stats.textContent = `${tn('lobby.players-online', counts.players_online)} · ${tn('lobby.games-playing', counts.games_playing)}`;
       }

@@ -20,6 +20,7 @@ import { rulesPage } from './rules';
 import { settingsPage } from './settings';
 import { adminPage } from './moderation';
 import { tvPage } from './tv';
+import { tournamentPage, tournamentsPage } from './tournaments';
 import { gameTitle, t, tParts } from './i18n';
 
 export async function route() {
@@ -51,6 +52,8 @@ export async function route() {
   if (first === 'learn' && parts.length <= 2 && game(second)) { heading(t('frame.heading-learn')); return learnPage(second); }
   if ((first === 'login' || first === 'signup') && parts.length === 1) { heading(t(first === 'login' ? 'frame.heading-login' : 'frame.heading-signup')); return accountPage(first); }
   if (first === 'tv' && parts.length <= 2 && game(second)) { heading(t('frame.heading-tv')); return tvPage(second); }
+  if (first === 'tournaments' && parts.length === 1) { heading(t('frame.heading-tournaments')); return tournamentsPage(); }
+  if (first === 'tournament' && second && parts.length === 2) { heading(t('frame.heading-tournament')); return tournamentPage(second); }
   if (first === 'admin' && parts.length === 1) { heading(t('frame.heading-admin')); return adminPage(); }
   if (first === 'account' && parts.length === 1) { heading(t('frame.heading-settings')); return settingsPage(); }
   if (first === '@' && second && parts.length === 2) { heading(t('frame.heading-player', { name: second })); return playerPage(second); }

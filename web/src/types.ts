@@ -131,6 +131,10 @@ export interface GameView {
   rematch_id: string | null;
   /** A challenge: the name of the player it is for. */
   challenge_to?: string;
+  /** The tournament that paired the game. */
+  tournament_id?: string;
+  sente_berserk?: boolean;
+  gote_berserk?: boolean;
   engine_level: number;
   draw_offer: Side | null;
   public: boolean;

@@ -1307,6 +1307,94 @@ test('A named challenge: sent from a player\'s page, shown at once to the player
   await phone.close();
 });
 
+test('An arena: an administrator makes it, two players join and are taken to their game, berserk, the standings live for a spectator, on the home page; laptop and phone', async () => {
+  const stamp = Date.now() % 100000;
+  const [admin, ann, ben] = [`ar_adm_${stamp}`, `ar_ann_${stamp}`, `ar_ben_${stamp}`];
+  const adminPage = await accountPage(admin, '10.75.0.1');
+  execFileSync(bin, ['admin', 'grant', admin, '--database', `sqlite://${join(work, 'ui.db')}`]);
+  // The administrator's form, on the arenas page.
+  await adminPage.goto(`${base}/tournaments`);
+  await adminPage.waitForSelector('[data-arena-form]');
+  await adminPage.fill('[data-arena-form] input[name="name"]', `Test arena ${stamp}`);
+  await adminPage.selectOption('[data-arena-form] select[name="variant"]', 'tori');
+  await adminPage.fill('[data-arena-form] input[name="starts-in"]', '0');
+  assert.deepEqual(await accessibilityFaults(adminPage), []);
+  await shot(adminPage, 'arenas-laptop.png');
+  await adminPage.click('[data-action="make-arena"]');
+  await adminPage.waitForURL(/\/tournament\/[a-z0-9]+$/);
+  const id = new URL(adminPage.url()).pathname.split('/').pop();
+  await adminPage.waitForSelector('[data-countdown]');
+  // A guest on a phone watches; the first player joins on a laptop.
+  const spectator = await newPage(390, 844);
+  await spectator.goto(`${base}/tournament/${id}`);
+  await spectator.waitForSelector('[data-arena-page]');
+  const annPage = await accountPage(ann, '10.75.0.2');
+  await annPage.goto(`${base}/tournament/${id}`);
+  await annPage.click('[data-action="join"]');
+  await spectator.waitForSelector(`[data-standing="${ann}"]`);
+  await annPage.waitForSelector('[data-action="withdraw"]');
+  // The second joins on a phone: both are paired and taken to their game.
+  const benPage = await accountPage(ben, '10.75.0.3', 390, 844);
+  await benPage.goto(`${base}/tournament/${id}`);
+  await benPage.click('[data-action="join"]');
+  await annPage.waitForURL(/\/game\/[a-z0-9]+$/, { timeout: 10000 });
+  await benPage.waitForURL(/\/game\/[a-z0-9]+$/, { timeout: 10000 });
+  assert.equal(annPage.url(), benPage.url());
+  await benPage.waitForSelector('[data-arena-link]');
+  // Berserk, before one's first move: the mark shows for both.
+  await benPage.click('[data-action="berserk"]');
+  await annPage.waitForSelector('[data-berserk]');
+  await benPage.waitForSelector('[data-berserk]');
+  assert.equal(await benPage.isVisible('[data-action="berserk"]'), false);
+  assert.equal(await benPage.isVisible('[data-action="abort"]'), false, 'no abort in an arena');
+  assert.equal(await benPage.evaluate(() => document.documentElement.scrollWidth > window.innerWidth), false);
+  await shot(benPage, 'arena-game-phone.png');
+  // Ann resigns: the spectator's standings give Ben two points at once.
+  await annPage.click('[data-action="resign"]');
+  await annPage.click('[data-action="resign-yes"]');
+  await spectator.waitForSelector(`[data-standing="${ben}"] [data-points="2"]`, { timeout: 10000 });
+  const first = await spectator.textContent('[data-standings] tr:nth-child(2)');
+  assert.match(first, new RegExp(ben));
+  // Back at the arena, alone together, they are paired again and taken to the new game.
+  await annPage.waitForURL((url) => url.pathname.startsWith('/game/') && url.href !== benPage.url() || url.pathname.startsWith('/tournament/'), { timeout: 10000 });
+  await spectator.waitForSelector('[data-arena-game] >> nth=1');
+  assert.equal(await spectator.evaluate(() => document.documentElement.scrollWidth > window.innerWidth), false);
+  assert.deepEqual(await accessibilityFaults(spectator), []);
+  await shot(spectator, 'arena-phone.png');
+  await adminPage.waitForSelector(`[data-standing="${ben}"] [data-points="2"]`);
+  assert.deepEqual(await accessibilityFaults(adminPage), []);
+  await shot(adminPage, 'arena-laptop.png');
+  // The home page lists it.
+  await adminPage.goto(`${base}/`);
+  await adminPage.waitForSelector(`[data-arenas-home] [data-arena="${id}"]`);
+  for (const p of [spectator, annPage, benPage]) await p.close();
+  // A six-second arena of three players: its podium once it is over.
+  const cookieOf = async (p) => (await p.context().cookies()).filter((c) => c.name.startsWith('tsubame')).map((c) => `${c.name}=${c.value}`).join('; ');
+  const short = await postAs(await cookieOf(adminPage), '/api/tournaments', { name: `Short arena ${stamp}`, variant: 'tori',
+    clock: { kind: 'byoyomi', main_ms: 600000, periods: 1, period_ms: 30000 }, minutes: 0.1, starts_in_seconds: 0 });
+  const trio = [];
+  for (const [n, name] of [`ar_x_${stamp}`, `ar_y_${stamp}`, `ar_z_${stamp}`].entries()) {
+    const cookie = await signUpFrom(name, `10.75.1.${n}`);
+    await postAs(cookie, `/api/tournaments/${short.id}/join`, {});
+    trio.push([name, cookie]);
+  }
+  // The first game paired ends at once.
+  let paired = null;
+  for (let i = 0; i < 50 && !paired; i++) {
+    const view = await (await fetch(`${base}/api/tournaments/${short.id}`)).json();
+    paired = view.games.find((g) => g.status === 'playing');
+    if (!paired) await new Promise((r) => setTimeout(r, 100));
+  }
+  const loser = trio.find(([name]) => name === paired.gote);
+  await postAs(loser[1], `/api/games/${paired.game_id}/resign`, {});
+  await adminPage.goto(`${base}/tournament/${short.id}`);
+  await adminPage.waitForSelector('[data-podium]', { timeout: 15000 });
+  assert.match(await adminPage.textContent('[data-podium] .place-1'), new RegExp(paired.sente));
+  assert.deepEqual(await accessibilityFaults(adminPage), []);
+  await shot(adminPage, 'arena-podium-laptop.png');
+  await adminPage.close();
+});
+
 test('Block and report a player from their page; an administrator reads the report, mutes, closes and resolves; laptop and phone', async () => {
   const stamp = Date.now() % 100000;
   const [rude, reporter, admin] = [`rude_${stamp}`, `rep_${stamp}`, `adm_${stamp}`];
@@ -1865,7 +1953,7 @@ async function englishWords(page) {
     const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
       const parent = node.parentElement;
-      if (!parent || parent.closest('script, style, textarea, option[value="en"], .visually-hidden, a[data-player-name], [data-player-name^="Guest-"], .line-moves, [data-moves], [data-export], code, a[href^="/game/"]')) continue;
+      if (!parent || parent.closest('script, style, textarea, option[value="en"], .visually-hidden, a[data-player-name], [data-player-name^="Guest-"], .line-moves, [data-moves], [data-export], code, a[href^="/game/"], a[href^="/tournament/"]')) continue;
       const box = parent.getBoundingClientRect();
       if (!box.width || !box.height || getComputedStyle(parent).visibility === 'hidden') continue;
       for (const word of node.textContent.match(/[A-Za-z]{3,}/g) || []) if (!allowed.has(word)) words.add(word);
