@@ -1594,6 +1594,7 @@ impl Store {
                 "UPDATE games SET sente_name = $2 WHERE sente_account = $1",
                 "UPDATE games SET gote_name = $2 WHERE gote_account = $1",
                 "UPDATE chat SET author = $2 WHERE account_id = $1",
+                "UPDATE tournament_players SET username = $2, active = 0 WHERE account_id = $1",
             ] {
                 sqlx::query(statement)
                     .bind(account_id)

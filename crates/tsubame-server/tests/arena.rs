@@ -407,7 +407,9 @@ fn an_absent_player_loses(db: &Db) {
         });
     }
     let paired = socket.wait_for(Duration::from_secs(5), |m| {
-        m["tournament"]["games"].as_array().is_some_and(|g| !g.is_empty())
+        m["tournament"]["games"]
+            .as_array()
+            .is_some_and(|g| !g.is_empty())
     });
     assert_eq!(paired["tournament"]["status"], "started");
     // (Whether or not the game has ended already: it is lost within two seconds.)
@@ -426,7 +428,26 @@ fn an_absent_player_loses(db: &Db) {
         .unwrap()
         .post(&format!("/api/tournaments/{id}/join"), json!({}));
     assert_eq!(status, 200);
-    wait_for_pairing(&server, &id, "yvonne", "xavier", &first);
+    let second = wait_for_pairing(&server, &id, "yvonne", "xavier", &first);
+    // Yvonne does not move either: she loses. A deleted account leaves the standings' name.
+    wait_for(&server, &id, "the second absent loss", |v| {
+        v["games"][0]["game_id"] == second.as_str() && v["games"][0]["scored"] == true
+    });
+    let (status, body) = p
+        .get_mut("yvonne")
+        .unwrap()
+        .post("/api/account/delete", json!({"password": PASSWORD}));
+    assert_eq!(status, 200, "{body}");
+    let (_, view) = server.get(&format!("/api/tournaments/{id}"));
+    let names: Vec<&str> = view["standings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["username"].as_str().unwrap())
+        .collect();
+    // Both have 2 points and 1500: by name.
+    assert_eq!(names, ["[deleted]", "xavier"], "{view}");
+    assert_eq!(view["standings"][0]["active"], false);
 }
 
 /// A scheduled arena is made a day ahead, once, whichever instance and however often it looks.
