@@ -448,6 +448,18 @@ fn an_absent_player_loses(db: &Db) {
     // Both have 2 points and 1500: by name.
     assert_eq!(names, ["[deleted]", "xavier"], "{view}");
     assert_eq!(view["standings"][0]["active"], false);
+    // Joining and withdrawing over and over is limited as making games is.
+    let xavier = p.get_mut("xavier").unwrap();
+    let answers: Vec<u16> = (0..40)
+        .map(|n| {
+            let action = if n % 2 == 0 { "withdraw" } else { "join" };
+            xavier
+                .post(&format!("/api/tournaments/{id}/{action}"), json!({}))
+                .0
+        })
+        .collect();
+    assert!(answers.contains(&429), "{answers:?}");
+    assert!(answers.iter().all(|&s| s == 200 || s == 429), "{answers:?}");
 }
 
 /// A scheduled arena is made a day ahead, once, whichever instance and however often it looks.

@@ -268,8 +268,16 @@ fn a_challenge_crosses_instances() {
     assert_eq!(status, 200, "{seat}");
     assert_eq!(seat["seat"], "sente");
     assert_eq!(stream.next(), json!({"incoming": [], "outgoing": []}));
-    let (_, view) = first.get(&format!("/api/games/{game}"));
-    assert_eq!(view["status"], "playing", "{view}");
+    // The first instance hears of it within moments.
+    let until = std::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        let (_, view) = first.get(&format!("/api/games/{game}"));
+        if view["status"] == "playing" {
+            break;
+        }
+        assert!(std::time::Instant::now() < until, "{view}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }
 
 against_every_database!(challenge_accept_decline_withdraw);
