@@ -205,6 +205,34 @@ async fn claim_holds(
 }
 
 impl Store {
+    /// Runs `work` in one transaction that, once `work` gives a value, announces the change of
+    /// tournament `id` and commits; with `claim` (an instance and the time now), only while
+    /// that instance's claim on the tournament holds. `None`, with nothing written, when the
+    /// claim is lost or `work` gives none.
+    async fn change_tournament<T>(
+        &self,
+        id: &str,
+        claim: Option<(&str, i64)>,
+        work: impl AsyncFnOnce(&mut sqlx::AnyConnection) -> Result<Option<T>, sqlx::Error>,
+    ) -> Result<Option<T>> {
+        let written = async {
+            let mut tx = self.pool().begin().await?;
+            if let Some((instance, now)) = claim
+                && !claim_holds(&mut tx, id, instance, now).await?
+            {
+                return Ok(None);
+            }
+            let Some(value) = work(&mut tx).await? else {
+                return Ok(None);
+            };
+            self.announce_tournament(&mut tx, id).await?;
+            tx.commit().await?;
+            Ok(Some(value))
+        }
+        .await;
+        self.written(written)
+    }
+
     async fn announce_tournament(
         &self,
         connection: &mut sqlx::AnyConnection,
@@ -218,32 +246,30 @@ impl Store {
 
     /// Stores a new tournament; `false` when a scheduled one with its key exists already.
     pub async fn insert_tournament(&self, t: &TournamentRow) -> Result<bool> {
-        let written = async {
-            let mut tx = self.pool().begin().await?;
-            let inserted = sqlx::query(&format!(
-                "INSERT INTO tournaments ({TOURNAMENT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, \
-                 $7, $8, $9, $10, $11, $12) ON CONFLICT DO NOTHING"
-            ))
-            .bind(&t.id)
-            .bind(&t.name)
-            .bind(&t.variant)
-            .bind(&t.options)
-            .bind(&t.time_control)
-            .bind(i64::from(t.rated))
-            .bind(t.starts_at)
-            .bind(t.ends_at)
-            .bind(&t.status)
-            .bind(&t.created_by)
-            .bind(&t.schedule_key)
-            .bind(t.created_at)
-            .execute(&mut *tx)
+        let written = self
+            .change_tournament(&t.id, None, async |tx| {
+                let inserted = sqlx::query(&format!(
+                    "INSERT INTO tournaments ({TOURNAMENT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, \
+                     $7, $8, $9, $10, $11, $12) ON CONFLICT DO NOTHING"
+                ))
+                .bind(&t.id)
+                .bind(&t.name)
+                .bind(&t.variant)
+                .bind(&t.options)
+                .bind(&t.time_control)
+                .bind(i64::from(t.rated))
+                .bind(t.starts_at)
+                .bind(t.ends_at)
+                .bind(&t.status)
+                .bind(&t.created_by)
+                .bind(&t.schedule_key)
+                .bind(t.created_at)
+                .execute(&mut *tx)
+                .await?;
+                Ok(Some(inserted.rows_affected() == 1))
+            })
             .await?;
-            self.announce_tournament(&mut tx, &t.id).await?;
-            tx.commit().await?;
-            Ok(inserted.rows_affected() == 1)
-        }
-        .await;
-        self.written(written)
+        Ok(written.unwrap_or(false))
     }
 
     /// A tournament.
@@ -337,46 +363,43 @@ impl Store {
         rating: i64,
         now: i64,
     ) -> Result<()> {
-        let written = async {
-            let mut tx = self.pool().begin().await?;
-            sqlx::query(
-                "INSERT INTO tournament_players (tournament_id, account_id, username, rating, \
-                 joined_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (tournament_id, account_id) \
-                 DO UPDATE SET active = 1",
-            )
-            .bind(id)
-            .bind(account_id)
-            .bind(username)
-            .bind(rating)
-            .bind(now)
-            .execute(&mut *tx)
+        self
+            .change_tournament(id, None, async |tx| {
+                sqlx::query(
+                    "INSERT INTO tournament_players (tournament_id, account_id, username, rating, \
+                     joined_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (tournament_id, account_id) \
+                     DO UPDATE SET active = 1",
+                )
+                .bind(id)
+                .bind(account_id)
+                .bind(username)
+                .bind(rating)
+                .bind(now)
+                .execute(&mut *tx)
+                .await?;
+                Ok(Some(()))
+            })
             .await?;
-            self.announce_tournament(&mut tx, id).await?;
-            tx.commit().await
-        }
-        .await;
-        self.written(written)
+        Ok(())
     }
 
     /// Withdraws a player: not paired again until they join again. `false` when they are
     /// not in the tournament.
     pub async fn withdraw_from_tournament(&self, id: &str, account_id: &str) -> Result<bool> {
-        let written = async {
-            let mut tx = self.pool().begin().await?;
-            let changed = sqlx::query(
-                "UPDATE tournament_players SET active = 0 WHERE tournament_id = $1 \
-                 AND account_id = $2",
-            )
-            .bind(id)
-            .bind(account_id)
-            .execute(&mut *tx)
+        let written = self
+            .change_tournament(id, None, async |tx| {
+                let changed = sqlx::query(
+                    "UPDATE tournament_players SET active = 0 WHERE tournament_id = $1 \
+                     AND account_id = $2",
+                )
+                .bind(id)
+                .bind(account_id)
+                .execute(&mut *tx)
+                .await?;
+                Ok(Some(changed.rows_affected() == 1))
+            })
             .await?;
-            self.announce_tournament(&mut tx, id).await?;
-            tx.commit().await?;
-            Ok(changed.rows_affected() == 1)
-        }
-        .await;
-        self.written(written)
+        Ok(written.unwrap_or(false))
     }
 
     /// Claims (until `until`) the tournaments that are not finished and whose start has come,
@@ -419,35 +442,30 @@ impl Store {
         from: &str,
         to: &str,
     ) -> Result<bool> {
-        let written = async {
-            let mut tx = self.pool().begin().await?;
-            if !claim_holds(&mut tx, id, instance, now).await? {
-                return Ok(false);
-            }
-            let changed =
-                sqlx::query("UPDATE tournaments SET status = $1 WHERE id = $2 AND status = $3")
-                    .bind(to)
+        let written = self
+            .change_tournament(id, Some((instance, now)), async |tx| {
+                let changed =
+                    sqlx::query("UPDATE tournaments SET status = $1 WHERE id = $2 AND status = $3")
+                        .bind(to)
+                        .bind(id)
+                        .bind(from)
+                        .execute(&mut *tx)
+                        .await?;
+                if changed.rows_affected() != 1 {
+                    return Ok(None);
+                }
+                if to == "finished" {
+                    sqlx::query(
+                        "UPDATE tournament_players SET game_id = NULL WHERE tournament_id = $1",
+                    )
                     .bind(id)
-                    .bind(from)
                     .execute(&mut *tx)
                     .await?;
-            if changed.rows_affected() != 1 {
-                return Ok(false);
-            }
-            if to == "finished" {
-                sqlx::query(
-                    "UPDATE tournament_players SET game_id = NULL WHERE tournament_id = $1",
-                )
-                .bind(id)
-                .execute(&mut *tx)
-                .await?;
-            }
-            self.announce_tournament(&mut tx, id).await?;
-            tx.commit().await?;
-            Ok(true)
-        }
-        .await;
-        self.written(written)
+                }
+                Ok(Some(true))
+            })
+            .await?;
+        Ok(written.unwrap_or(false))
     }
 
     /// The tournament's finished games not scored yet, oldest first.
@@ -496,48 +514,43 @@ impl Store {
         game_id: &str,
         sides: &[ScoredSide; 2],
     ) -> Result<bool> {
-        let written = async {
-            let mut tx = self.pool().begin().await?;
-            if !claim_holds(&mut tx, id, instance, now).await? {
-                return Ok(false);
-            }
-            let marked = sqlx::query(
-                "UPDATE tournament_games SET scored = 1, counted = 1, sente_points = $1, \
-                 gote_points = $2 WHERE game_id = $3 AND scored = 0",
-            )
-            .bind(sides[0].points)
-            .bind(sides[1].points)
-            .bind(game_id)
-            .execute(&mut *tx)
-            .await?;
-            if marked.rows_affected() != 1 {
-                return Ok(false);
-            }
-            for side in sides {
-                sqlx::query(
-                    "UPDATE tournament_players SET points = points + $1, games = games + 1, \
-                     wins = wins + $2, streak = $3, last_opponent = $4, \
-                     game_id = CASE WHEN game_id = $5 THEN NULL ELSE game_id END, \
-                     active = CASE WHEN $6 = 1 THEN 0 ELSE active END \
-                     WHERE tournament_id = $7 AND account_id = $8",
+        let written = self
+            .change_tournament(id, Some((instance, now)), async |tx| {
+                let marked = sqlx::query(
+                    "UPDATE tournament_games SET scored = 1, counted = 1, sente_points = $1, \
+                     gote_points = $2 WHERE game_id = $3 AND scored = 0",
                 )
-                .bind(side.points)
-                .bind(i64::from(side.won))
-                .bind(side.streak)
-                .bind(&side.opponent)
+                .bind(sides[0].points)
+                .bind(sides[1].points)
                 .bind(game_id)
-                .bind(i64::from(side.withdraw))
-                .bind(id)
-                .bind(&side.account_id)
                 .execute(&mut *tx)
                 .await?;
-            }
-            self.announce_tournament(&mut tx, id).await?;
-            tx.commit().await?;
-            Ok(true)
-        }
-        .await;
-        self.written(written)
+                if marked.rows_affected() != 1 {
+                    return Ok(None);
+                }
+                for side in sides {
+                    sqlx::query(
+                        "UPDATE tournament_players SET points = points + $1, games = games + 1, \
+                         wins = wins + $2, streak = $3, last_opponent = $4, \
+                         game_id = CASE WHEN game_id = $5 THEN NULL ELSE game_id END, \
+                         active = CASE WHEN $6 = 1 THEN 0 ELSE active END \
+                         WHERE tournament_id = $7 AND account_id = $8",
+                    )
+                    .bind(side.points)
+                    .bind(i64::from(side.won))
+                    .bind(side.streak)
+                    .bind(&side.opponent)
+                    .bind(game_id)
+                    .bind(i64::from(side.withdraw))
+                    .bind(id)
+                    .bind(&side.account_id)
+                    .execute(&mut *tx)
+                    .await?;
+                }
+                Ok(Some(true))
+            })
+            .await?;
+        Ok(written.unwrap_or(false))
     }
 
     /// Starts the paired games under the claim, each player taken only while waiting and
@@ -550,47 +563,42 @@ impl Store {
         now: i64,
         pairings: &[NewPairing],
     ) -> Result<bool> {
-        let written = async {
-            let mut tx = self.pool().begin().await?;
-            if !claim_holds(&mut tx, id, instance, now).await? {
-                return Ok(false);
-            }
-            for pairing in pairings {
-                for (side, account) in pairing.accounts.iter().enumerate() {
-                    let taken = sqlx::query(
-                        "UPDATE tournament_players SET game_id = $1, \
-                         sente_games = sente_games + $2 WHERE tournament_id = $3 \
-                         AND account_id = $4 AND game_id IS NULL AND active = 1",
+        let written = self
+            .change_tournament(id, Some((instance, now)), async |tx| {
+                for pairing in pairings {
+                    for (side, account) in pairing.accounts.iter().enumerate() {
+                        let taken = sqlx::query(
+                            "UPDATE tournament_players SET game_id = $1, \
+                             sente_games = sente_games + $2 WHERE tournament_id = $3 \
+                             AND account_id = $4 AND game_id IS NULL AND active = 1",
+                        )
+                        .bind(&pairing.row.id)
+                        .bind(i64::from(side == 0))
+                        .bind(id)
+                        .bind(account)
+                        .execute(&mut *tx)
+                        .await?;
+                        if taken.rows_affected() != 1 {
+                            return Ok(None);
+                        }
+                    }
+                    self.write_game_row(tx, &pairing.row, &pairing.notice)
+                        .await?;
+                    sqlx::query(
+                        "INSERT INTO tournament_games (game_id, tournament_id, sente_account, \
+                         gote_account, created_at) VALUES ($1, $2, $3, $4, $5)",
                     )
                     .bind(&pairing.row.id)
-                    .bind(i64::from(side == 0))
                     .bind(id)
-                    .bind(account)
+                    .bind(&pairing.accounts[0])
+                    .bind(&pairing.accounts[1])
+                    .bind(now)
                     .execute(&mut *tx)
                     .await?;
-                    if taken.rows_affected() != 1 {
-                        return Ok(false);
-                    }
                 }
-                self.write_game_row(&mut tx, &pairing.row, &pairing.notice)
-                    .await?;
-                sqlx::query(
-                    "INSERT INTO tournament_games (game_id, tournament_id, sente_account, \
-                     gote_account, created_at) VALUES ($1, $2, $3, $4, $5)",
-                )
-                .bind(&pairing.row.id)
-                .bind(id)
-                .bind(&pairing.accounts[0])
-                .bind(&pairing.accounts[1])
-                .bind(now)
-                .execute(&mut *tx)
-                .await?;
-            }
-            self.announce_tournament(&mut tx, id).await?;
-            tx.commit().await?;
-            Ok(true)
-        }
-        .await;
-        self.written(written)
+                Ok(Some(true))
+            })
+            .await?;
+        Ok(written.unwrap_or(false))
     }
 }
