@@ -137,7 +137,9 @@ pub(crate) async fn challenge_events(
 struct Following {
     hub: Arc<Hub>,
     account_id: String,
-    signal: tokio::sync::watch::Receiver<u64>,
+    signal: tokio::sync::broadcast::Receiver<Arc<[String]>>,
+    /// Whether the list is to be sent (at once, and after a change of the account's).
+    look: bool,
     shutdown: tokio::sync::watch::Receiver<bool>,
     last_sent: Option<String>,
 }
@@ -148,13 +150,13 @@ fn challenge_stream(
     hub: Arc<Hub>,
     account_id: String,
 ) -> impl Stream<Item = Result<Event, Infallible>> {
-    let mut signal = hub.challenge_signal();
-    signal.mark_changed();
+    let signal = hub.challenge_signal();
     let following = Following {
         shutdown: hub.shutdown_signal(),
         hub,
         account_id,
         signal,
+        look: true,
         last_sent: None,
     };
     futures_util::stream::unfold(following, |mut following| async move {
@@ -162,10 +164,21 @@ fn challenge_stream(
             if *following.shutdown.borrow() {
                 return None;
             }
-            tokio::select! {
-                changed = following.signal.changed() => changed.ok()?,
-                _ = following.shutdown.changed() => return None,
+            if !following.look {
+                tokio::select! {
+                    changed = following.signal.recv() => match changed {
+                        Ok(accounts) => {
+                            following.look = accounts.contains(&following.account_id);
+                        }
+                        // Changes were missed: look anyway.
+                        Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => following.look = true,
+                        Err(tokio::sync::broadcast::error::RecvError::Closed) => return None,
+                    },
+                    _ = following.shutdown.changed() => return None,
+                }
+                continue;
             }
+            following.look = false;
             let list = following.hub.challenges_of(&following.account_id).await;
             let text = serde_json::to_string(&list).unwrap_or_default();
             if following.last_sent.as_deref() == Some(text.as_str()) {

@@ -430,7 +430,7 @@ impl Hub {
 
     /// What changes whenever a challenge does, anywhere: a stream of an account's
     /// challenges looks again then.
-    pub fn challenge_signal(&self) -> tokio::sync::watch::Receiver<u64> {
+    pub fn challenge_signal(&self) -> tokio::sync::broadcast::Receiver<Arc<[String]>> {
         self.services.challenges.subscribe()
     }
 

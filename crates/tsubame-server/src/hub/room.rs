@@ -463,6 +463,20 @@ impl LiveGame {
         Ok(())
     }
 
+    /// A challenge's accounts (the challenger's and the challenged one's); none for another
+    /// game.
+    pub(super) fn challenge_accounts(&self) -> Option<Arc<[String]>> {
+        let challenged = self.challenged.as_ref()?;
+        Some(
+            self.accounts
+                .iter()
+                .flatten()
+                .chain([challenged])
+                .cloned()
+                .collect(),
+        )
+    }
+
     /// The side that made the first move.
     pub(super) fn first_mover(&self) -> Side {
         let to_move = self.side_to_move();
@@ -1187,8 +1201,8 @@ impl GameRoom {
             // Nobody listening is fine.
             let _ = self.events.send(Arc::from(text));
         }
-        if live.challenged.is_some() {
-            svc.challenge_changed();
+        if let Some(accounts) = live.challenge_accounts() {
+            svc.challenge_changed(accounts);
         }
     }
 

@@ -83,7 +83,7 @@ impl Rooms {
     /// Hosts a game in its own room.
     pub(super) fn insert(&self, live: LiveGame) -> Arc<GameRoom> {
         let id = live.id.clone();
-        let challenge = live.challenged.is_some();
+        let challenge = live.challenge_accounts();
         let room = Arc::new(GameRoom::new(
             live,
             self.services.now(),
@@ -92,8 +92,8 @@ impl Rooms {
         if let Ok(mut games) = self.games.lock() {
             games.insert(id, room.clone());
         }
-        if challenge {
-            self.services.challenge_changed();
+        if let Some(accounts) = challenge {
+            self.services.challenge_changed(accounts);
         }
         room
     }

@@ -54,9 +54,10 @@ pub struct GameServices {
     pub metrics: Metrics,
     /// This instance's name in its announcements, so that it skips its own.
     pub instance: String,
-    /// Counts every change to a challenge (made, accepted, declined, withdrawn, expired, here
-    /// or on another instance): what the challenge streams watch.
-    pub challenges: tokio::sync::watch::Sender<u64>,
+    /// The accounts of each challenge that changed (made, accepted, declined, withdrawn,
+    /// expired, here or on another instance): what the challenge streams watch, each looking
+    /// again only when its own account is among them.
+    pub challenges: tokio::sync::broadcast::Sender<std::sync::Arc<[String]>>,
     /// The id of each tournament that changed (here or, heard, on another instance): what a
     /// tournament's sockets watch.
     pub tournaments: tokio::sync::broadcast::Sender<std::sync::Arc<str>>,
@@ -75,7 +76,7 @@ impl GameServices {
             settings,
             metrics: Metrics::new()?,
             instance: random_hex(8),
-            challenges: tokio::sync::watch::Sender::new(0),
+            challenges: tokio::sync::broadcast::Sender::new(256),
             tournaments: tokio::sync::broadcast::Sender::new(256),
             epoch: Instant::now(),
             epoch_unix_ms,
@@ -87,10 +88,10 @@ impl GameServices {
         self.epoch_unix_ms + self.epoch.elapsed().as_millis() as u64
     }
 
-    /// Tells the challenge streams that a challenge changed.
-    pub(super) fn challenge_changed(&self) {
-        self.challenges
-            .send_modify(|count| *count = count.wrapping_add(1));
+    /// Tells the challenge streams that a challenge between these accounts changed.
+    pub(super) fn challenge_changed(&self, accounts: std::sync::Arc<[String]>) {
+        // Nobody listening is fine.
+        let _ = self.challenges.send(accounts);
     }
 }
 
