@@ -153,9 +153,13 @@ Examples:
       --sprt 0,10,0.05,0.05 --records games/
   tsubame match --engine1 'tsubame engine usi' --engine2 'fairy-stockfish' --protocol2 uci \\
       --time nodes=5000 --openings openings.sfen
+  tsubame match --engine1 'tsubame engine usi' --engine2 'fairy-stockfish' --protocol2 uci \
+      --time 10+0.1 --time2 30+0.3 --games 200
 
 Time controls: 10+1b (10 s main time, then 1 s byo-yomi per move), 10+0.1 (10 s plus 0.1 s per
-move), 10 (sudden death), movetime=200 (ms per move), nodes=5000, depth=4. The match keeps its
+move), 10 (sudden death), movetime=200 (ms per move), nodes=5000, depth=4. --time1 and --time2
+give one engine a control of its own (time odds: each engine is told both clocks and its own
+increment or limit; records name sente's and gote's, `10+0.1 / 30+0.3`). The match keeps its
 own clocks: an engine whose answer comes later than its main time plus byo-yomi (or its
 movetime) plus --time-margin loses on time; one with no answer a second after that is killed,
 loses, and is restarted. Without a clock (nodes, depth) an engine gets 120 s per move.
@@ -207,6 +211,12 @@ struct MatchArgs {
     /// Time control: 10+1b, 10+0.1, movetime=200, nodes=5000 or depth=4.
     #[arg(long, value_name = "CONTROL")]
     time: match_runner::TimeControl,
+    /// Engine 1's own time control in place of --time, for a match at time odds.
+    #[arg(long, value_name = "CONTROL")]
+    time1: Option<match_runner::TimeControl>,
+    /// Engine 2's own time control in place of --time (e.g. three times engine 1's: 30+0.3).
+    #[arg(long, value_name = "CONTROL")]
+    time2: Option<match_runner::TimeControl>,
     /// Milliseconds an engine may overrun its time without losing (pipe and scheduling delays).
     #[arg(long, value_name = "MS", default_value_t = 100)]
     time_margin: u64,
@@ -290,7 +300,10 @@ fn run_match(args: &MatchArgs) -> Result<()> {
             match_engine(&args.engine2, args.protocol2, &args.engine2_options)?,
         ],
         games: args.games,
-        time: args.time,
+        times: [
+            args.time1.unwrap_or(args.time),
+            args.time2.unwrap_or(args.time),
+        ],
         margin: std::time::Duration::from_millis(args.time_margin),
         openings,
         seed: args.seed,

@@ -517,3 +517,72 @@ fn a_stopped_match_resumes_from_its_records() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Time odds: each engine searches under its own control, the records say which side had
+/// which, and a resumed match must give the same odds.
+#[test]
+fn each_engine_keeps_its_own_control_at_time_odds() {
+    let dir = scratch("odds");
+    let records_dir = dir.join("records");
+    let engine = format!("{BIN} engine usi");
+    let arguments = |strong: &'static str| {
+        vec![
+            "--variant".to_string(),
+            "tori".into(),
+            "--engine1".into(),
+            engine.clone(),
+            "--engine2".into(),
+            engine.clone(),
+            "--games".into(),
+            "4".into(),
+            "--time".into(),
+            "nodes=30".into(),
+            "--time2".into(),
+            strong.into(),
+            "--records".into(),
+            records_dir.to_str().unwrap().into(),
+        ]
+    };
+    let first = arguments("nodes=30000");
+    let first: Vec<&str> = first.iter().map(String::as_str).collect();
+    let stdout = run_match(&first);
+    // A thousand times the nodes wins (engine 1, held to 30 nodes, scores from its side).
+    let (wins, draws, losses) = wdl(&stdout);
+    assert!(
+        losses >= 3 && wins == 0,
+        "{wins}-{draws}-{losses}: {stdout}"
+    );
+    let records = records(&records_dir);
+    assert_eq!(records.len(), 4);
+    for (index, record) in records.iter().enumerate() {
+        check_record(record);
+        // Engine 1 has sente in the odd-numbered games.
+        let expected = if index % 2 == 0 {
+            "nodes=30 / nodes=30000"
+        } else {
+            "nodes=30000 / nodes=30"
+        };
+        assert!(
+            record.contains(&format!("[TimeControl \"{expected}\"]")),
+            "{record}"
+        );
+    }
+    let mut resumed = first.clone();
+    resumed.push("--resume");
+    let again = run_match(&resumed);
+    assert!(
+        again.contains("4 games already recorded; 0 to play"),
+        "{again}"
+    );
+    let mut other = arguments("nodes=20000");
+    other.push("--resume".into());
+    let output = Command::new(BIN)
+        .arg("match")
+        .args(&other)
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("(another time control)"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

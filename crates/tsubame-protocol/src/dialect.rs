@@ -128,8 +128,10 @@ pub enum GoLimits {
         sente_ms: u128,
         /// Gote's time left.
         gote_ms: u128,
-        /// The increment (the same for both).
-        increment_ms: u128,
+        /// Sente's increment.
+        sente_increment_ms: u128,
+        /// Gote's increment (another than sente's in a match at time odds).
+        gote_increment_ms: u128,
     },
     /// A fixed time per move, in milliseconds.
     MoveTime(u128),
@@ -222,8 +224,13 @@ impl Dialect {
     /// use tsubame_protocol::dialect::{GoLimits, UCI, USI};
     /// let byoyomi = GoLimits::Byoyomi { sente_ms: 9000, gote_ms: 8000, period_ms: 1000 };
     /// assert_eq!(USI.go_command(byoyomi), "go btime 9000 wtime 8000 byoyomi 1000");
-    /// let fischer = GoLimits::Fischer { sente_ms: 9000, gote_ms: 8000, increment_ms: 100 };
-    /// assert_eq!(UCI.go_command(fischer), "go wtime 9000 btime 8000 winc 100 binc 100");
+    /// let fischer = GoLimits::Fischer {
+    ///     sente_ms: 9000,
+    ///     gote_ms: 8000,
+    ///     sente_increment_ms: 100,
+    ///     gote_increment_ms: 300,
+    /// };
+    /// assert_eq!(UCI.go_command(fischer), "go wtime 9000 btime 8000 winc 100 binc 300");
     /// ```
     pub fn go_command(&self, limits: GoLimits) -> String {
         let words = &self.clock;
@@ -239,9 +246,10 @@ impl Dialect {
             GoLimits::Fischer {
                 sente_ms,
                 gote_ms,
-                increment_ms,
+                sente_increment_ms,
+                gote_increment_ms,
             } => format!(
-                "go {} {sente_ms} {} {gote_ms} {} {increment_ms} {} {increment_ms}",
+                "go {} {sente_ms} {} {gote_ms} {} {sente_increment_ms} {} {gote_increment_ms}",
                 words.sente_time, words.gote_time, words.sente_increment, words.gote_increment
             ),
             GoLimits::MoveTime(ms) => format!("go movetime {ms}"),

@@ -42,8 +42,8 @@ pub struct MatchConfig {
     pub engines: [EngineSpec; 2],
     /// Games to play (fewer when the SPRT decides early).
     pub games: u32,
-    /// The time control.
-    pub time: TimeControl,
+    /// Engine 1's and engine 2's time controls (the same but in a match at time odds).
+    pub times: [TimeControl; 2],
     /// How far past its time an engine may answer without losing.
     pub margin: Duration,
     /// Start positions as SFEN; empty for random openings.
@@ -149,12 +149,10 @@ pub fn run(config: &MatchConfig) -> Result<Summary> {
         bail!("--games must be at least 1");
     }
     let concurrency = config.concurrency.clamp(1, 64);
-    if config
-        .engines
-        .iter()
-        .any(|e| e.protocol == Protocol::Xboard)
-    {
-        Clock::xboard_setup(config.time).map_err(anyhow::Error::msg)?;
+    for (engine, control) in config.engines.iter().zip(config.times) {
+        if engine.protocol == Protocol::Xboard {
+            Clock::xboard_setup(control).map_err(anyhow::Error::msg)?;
+        }
     }
     for (line, sfen) in config.openings.iter().enumerate() {
         AnyGame::from_sfen(sfen, config.options.clone())
@@ -395,7 +393,9 @@ fn recorded_games(config: &MatchConfig, names: &[String; 2]) -> Result<Vec<GameR
         let played: Vec<&str> = record.moves.iter().map(|m| m.usi.as_str()).collect();
         let mismatch = if record.options != config.options {
             Some("other rules")
-        } else if record.time_control.as_deref() != Some(config.time.to_string().as_str()) {
+        } else if record.time_control.as_deref()
+            != Some(control_text(config, engine1_sente).as_str())
+        {
             Some("another time control")
         } else if record.sente.as_ref() != Some(sente) || record.gote.as_ref() != Some(gote) {
             Some("other engines or colours")
@@ -445,6 +445,22 @@ fn recorded_games(config: &MatchConfig, names: &[String; 2]) -> Result<Vec<GameR
     Ok(reports)
 }
 
+/// The time control a game's record names: the match's control, or at time odds sente's and
+/// gote's, `10+0.1 / 30+0.3`.
+fn control_text(config: &MatchConfig, engine1_sente: bool) -> String {
+    let [first, second] = config.times;
+    let (sente, gote) = if engine1_sente {
+        (first, second)
+    } else {
+        (second, first)
+    };
+    if sente == gote {
+        sente.to_string()
+    } else {
+        format!("{sente} / {gote}")
+    }
+}
+
 /// The game's record in the canonical format (so that `tsubame analyse`, `convert` and the
 /// rules library read it): the players, the control, the start position and the USI moves,
 /// moves in USI, with the match's own facts as extra tags. An ending the rules do not name (an engine's
@@ -464,7 +480,7 @@ fn record_text(
     record.start_sfen = Some(report.start_sfen.clone());
     record.sente = Some(sente.clone());
     record.gote = Some(gote.clone());
-    record.time_control = Some(config.time.to_string());
+    record.time_control = Some(control_text(config, report.engine1_sente));
     record.result = match report.end.winner {
         Some(Color::Sente) => GameResult::SenteWins,
         Some(Color::Gote) => GameResult::GoteWins,
@@ -556,7 +572,7 @@ fn prepare(
     seat: usize,
 ) -> Result<(), String> {
     let variant = Variant::from_spec(spec).ok_or("a game this engine does not play")?;
-    let new_game = |engine: &mut Engine| engine.new_game(variant, config.time, start_sfen);
+    let new_game = |engine: &mut Engine| engine.new_game(variant, config.times[seat], start_sfen);
     if let Some(engine) = &mut engines[seat] {
         if new_game(engine).is_ok() {
             return Ok(());
@@ -626,7 +642,13 @@ fn play_game(config: &MatchConfig, index: u32, engines: &mut [Option<Engine>; 2]
     }
     let start_fen = game.start().to_fen();
     let (width, height) = (spec.width, spec.height);
-    let mut clock = Clock::new(config.time, config.margin);
+    let mut clock = Clock::with_controls(
+        [
+            config.times[seat_of(Color::Sente)],
+            config.times[seat_of(Color::Gote)],
+        ],
+        config.margin,
+    );
     // What the ending's record says beyond its reason (how late a move on time was).
     let mut end_detail = String::new();
     report.end = loop {

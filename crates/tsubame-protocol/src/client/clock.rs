@@ -172,10 +172,12 @@ impl std::fmt::Display for TimeControl {
     }
 }
 
-/// Both players' clocks in one game.
+/// Both players' clocks in one game, each with its own control (the same for both but in a
+/// match at time odds).
 #[derive(Clone, Debug)]
 pub struct Clock {
-    control: TimeControl,
+    /// The controls, indexed by colour.
+    controls: [TimeControl; 2],
     margin: Duration,
     /// Main time left, indexed by colour.
     remaining: [Duration; 2],
@@ -185,35 +187,54 @@ fn millis(duration: Duration) -> u128 {
     duration.as_millis()
 }
 
+fn main_time(control: TimeControl) -> Duration {
+    match control {
+        TimeControl::Byoyomi { main, .. } | TimeControl::Fischer { main, .. } => main,
+        _ => Duration::ZERO,
+    }
+}
+
 impl Clock {
     /// Full clocks for a new game; `margin` is how far past its time an engine may answer
     /// without losing, to absorb pipe and scheduling delays.
     pub fn new(control: TimeControl, margin: Duration) -> Clock {
-        let main = match control {
-            TimeControl::Byoyomi { main, .. } | TimeControl::Fischer { main, .. } => main,
-            _ => Duration::ZERO,
-        };
+        Clock::with_controls([control, control], margin)
+    }
+
+    /// Full clocks for a new game in which sente and gote (in that order) have controls of
+    /// their own.
+    pub fn with_controls(controls: [TimeControl; 2], margin: Duration) -> Clock {
         Clock {
-            control,
+            controls,
             margin,
-            remaining: [main; 2],
+            remaining: controls.map(main_time),
         }
     }
 
-    /// The `go` command in a USI-family protocol's words (UCI's `w` is sente).
-    pub fn go_command(&self, dialect: &Dialect) -> String {
+    fn control(&self, color: Color) -> TimeControl {
+        self.controls[color as usize]
+    }
+
+    /// The `go` command for `color` to move, in a USI-family protocol's words (UCI's `w` is
+    /// sente): the mover's own kind of limit, with both clocks where it has one.
+    pub fn go_command(&self, dialect: &Dialect, color: Color) -> String {
         let sente_ms = millis(self.remaining[Color::Sente as usize]);
         let gote_ms = millis(self.remaining[Color::Gote as usize]);
-        dialect.go_command(match self.control {
+        let increment = |color: Color| match self.control(color) {
+            TimeControl::Fischer { increment, .. } => millis(increment),
+            _ => 0,
+        };
+        dialect.go_command(match self.control(color) {
             TimeControl::Byoyomi { period, .. } => GoLimits::Byoyomi {
                 sente_ms,
                 gote_ms,
                 period_ms: millis(period),
             },
-            TimeControl::Fischer { increment, .. } => GoLimits::Fischer {
+            TimeControl::Fischer { .. } => GoLimits::Fischer {
                 sente_ms,
                 gote_ms,
-                increment_ms: millis(increment),
+                sente_increment_ms: increment(Color::Sente),
+                gote_increment_ms: increment(Color::Gote),
             },
             TimeControl::MoveTime(time) => GoLimits::MoveTime(millis(time)),
             TimeControl::Nodes(nodes) => GoLimits::Nodes(nodes),
@@ -246,7 +267,7 @@ impl Clock {
     /// together with a clock.
     pub fn xboard_clock_lines(&self, color: Color) -> Vec<String> {
         let centis = |duration: Duration| duration.as_millis() / 10;
-        match self.control {
+        match self.control(color) {
             TimeControl::Fischer { .. } => vec![
                 format!("time {}", centis(self.remaining[color as usize])),
                 format!("otim {}", centis(self.remaining[!color as usize])),
@@ -265,7 +286,7 @@ impl Clock {
     /// `None` without a clock.
     pub fn allowed(&self, color: Color) -> Option<Duration> {
         let left = self.remaining[color as usize];
-        match self.control {
+        match self.control(color) {
             TimeControl::Byoyomi { period, .. } => Some(left + period + self.margin),
             TimeControl::Fischer { .. } => Some(left + self.margin),
             TimeControl::MoveTime(time) => Some(time + self.margin),
@@ -278,8 +299,9 @@ impl Clock {
         if self.allowed(color).is_some_and(|allowed| elapsed > allowed) {
             return false;
         }
+        let control = self.control(color);
         let left = &mut self.remaining[color as usize];
-        match self.control {
+        match control {
             TimeControl::Byoyomi { .. } => *left = left.saturating_sub(elapsed),
             TimeControl::Fischer { increment, .. } => {
                 *left = left.saturating_sub(elapsed) + increment
@@ -355,7 +377,7 @@ mod tests {
         let control = "1+0.5b".parse().unwrap();
         let mut clock = Clock::new(control, Duration::from_millis(50));
         assert_eq!(
-            clock.go_command(&crate::dialect::USI),
+            clock.go_command(&crate::dialect::USI, Color::Sente),
             "go btime 1000 wtime 1000 byoyomi 500"
         );
         assert!(clock.charge(Color::Sente, Duration::from_millis(1200)));
@@ -367,7 +389,7 @@ mod tests {
         assert!(clock.charge(Color::Sente, Duration::from_millis(540)));
         assert!(!clock.charge(Color::Sente, Duration::from_millis(560)));
         assert_eq!(
-            clock.go_command(&crate::dialect::UCI),
+            clock.go_command(&crate::dialect::UCI, Color::Sente),
             "go wtime 0 btime 1000 byoyomi 500"
         );
     }
@@ -378,14 +400,50 @@ mod tests {
         let mut clock = Clock::new(control, Duration::ZERO);
         assert!(clock.charge(Color::Gote, Duration::from_millis(300)));
         assert_eq!(
-            clock.go_command(&crate::dialect::USI),
+            clock.go_command(&crate::dialect::USI, Color::Sente),
             "go btime 1000 wtime 800 binc 100 winc 100"
         );
         assert_eq!(
-            clock.go_command(&crate::dialect::UCI),
+            clock.go_command(&crate::dialect::UCI, Color::Gote),
             "go wtime 1000 btime 800 winc 100 binc 100"
         );
         assert!(!clock.charge(Color::Gote, Duration::from_millis(801)));
+    }
+
+    #[test]
+    fn each_side_keeps_its_own_control_at_time_odds() {
+        let ours: TimeControl = "10+0.1".parse().unwrap();
+        let theirs: TimeControl = "30+0.3".parse().unwrap();
+        let mut clock = Clock::with_controls([ours, theirs], Duration::ZERO);
+        assert_eq!(
+            clock.go_command(&crate::dialect::USI, Color::Sente),
+            "go btime 10000 wtime 30000 binc 100 winc 300"
+        );
+        assert!(clock.charge(Color::Sente, Duration::from_millis(2_000)));
+        assert!(clock.charge(Color::Gote, Duration::from_millis(2_000)));
+        assert_eq!(
+            clock.allowed(Color::Sente),
+            Some(Duration::from_millis(8_100))
+        );
+        assert_eq!(
+            clock.allowed(Color::Gote),
+            Some(Duration::from_millis(28_300))
+        );
+        assert!(!clock.charge(Color::Sente, Duration::from_millis(8_101)));
+        // Controls of other kinds: each side is asked in its own terms.
+        let clock = Clock::with_controls(
+            ["1+0.5b".parse().unwrap(), "nodes=800".parse().unwrap()],
+            Duration::ZERO,
+        );
+        assert_eq!(
+            clock.go_command(&crate::dialect::USI, Color::Sente),
+            "go btime 1000 wtime 0 byoyomi 500"
+        );
+        assert_eq!(
+            clock.go_command(&crate::dialect::USI, Color::Gote),
+            "go nodes 800"
+        );
+        assert_eq!(clock.allowed(Color::Gote), None);
     }
 
     #[test]

@@ -202,7 +202,7 @@ impl Engine {
                 width,
                 height,
             )?;
-            return Ok(vec![position, clock.go_command(dialect)]);
+            return Ok(vec![position, clock.go_command(dialect, turn.color)]);
         }
         let Some(state) = &mut self.xboard else {
             return Err(ClientError::NoHandshake);
