@@ -1,5 +1,5 @@
 //! `tsubame nnue`: the network evaluation's data and training. `generate` plays self-play
-//! games and appends them to a games file (resumable); `convert` turns a file of labelled
+//! games and appends them to a games file (resumable; Tenjiku's too, for puzzles); `convert` turns a file of labelled
 //! positions (the first format) into games; `train` fits a network to either kind of file and
 //! writes one network file per epoch.
 
@@ -12,8 +12,10 @@ use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 use tsubame_engine::eval::EvalParams;
 use tsubame_engine::nnue::{Layout, Network, OUTPUT_BUCKETS};
-use tsubame_rules::{Bitboard, Options, Tables, Variant, tori, wa};
-use tsubame_train::data::{Generation, Record, add_mirror_images, generate, read_file};
+use tsubame_rules::{Options, Variant, tori, wa};
+use tsubame_train::data::{
+    Generation, Progress, Record, add_mirror_images, generate, generate_any, read_file,
+};
 use tsubame_train::games::convert_file;
 use tsubame_train::train::{Factors, FloatNetwork, Prepared, TrainSettings, train};
 
@@ -38,7 +40,7 @@ enum NnueStep {
 
 #[derive(Args)]
 struct GenerateArgs {
-    /// The game: `tori` or `wa`.
+    /// The game. Tenjiku has no network to train, but its games are kept for puzzles.
     #[arg(long, default_value = "tori")]
     variant: Variant,
     /// A rule option as NAME=VALUE (repeatable).
@@ -158,11 +160,7 @@ fn default_threads() -> usize {
 /// Runs `tsubame nnue`.
 pub fn run(args: &NnueArgs) -> Result<()> {
     match &args.step {
-        NnueStep::Generate(a) => match a.variant {
-            Variant::Tori => run_generate(tori::tables(), a),
-            Variant::Wa => run_generate(wa::tables(), a),
-            Variant::Tenjiku => bail!("networks cover tori and wa, not tenjiku"),
-        },
+        NnueStep::Generate(a) => run_generate(a),
         NnueStep::Convert(a) => run_convert(a),
         NnueStep::Train(a) => run_train(a),
     }
@@ -208,12 +206,13 @@ fn load_network(path: &str, variant: Variant) -> Result<Network> {
     Ok(network)
 }
 
-fn run_generate<B: Bitboard>(tables: &'static Tables<B>, a: &GenerateArgs) -> Result<()> {
-    let mut options = Options::defaults(tables.spec);
+fn run_generate(a: &GenerateArgs) -> Result<()> {
+    let spec = a.variant.spec();
+    let mut options = Options::defaults(spec);
     for pair in &a.options {
         options.set_pair(pair)?;
     }
-    let mut params = EvalParams::for_variant(tables.spec);
+    let mut params = EvalParams::for_variant(spec);
     if let Some(path) = &a.net {
         params.network = Some(Arc::new(load_network(path, a.variant)?));
     }
@@ -228,28 +227,43 @@ fn run_generate<B: Bitboard>(tables: &'static Tables<B>, a: &GenerateArgs) -> Re
     );
     let started = Instant::now();
     let bar_handle = bar.clone();
-    let progress = generate(
-        tables,
-        &options,
-        &params,
-        &Generation {
-            games: a.games,
-            nodes: a.nodes,
-            seed: a.seed,
-            threads: a.threads,
-            max_plies: a.max_plies,
-            ..Generation::default()
-        },
-        &out,
-        &AtomicBool::new(false),
-        &mut move |p| {
-            bar_handle.set_position(p.games as u64);
-            let rate = (p.positions - p.resumed_positions) as f64
-                / started.elapsed().as_secs_f64().max(1e-3)
-                * 3600.0;
-            bar_handle.set_message(format!("{} positions, {:.0}/hour", p.positions, rate));
-        },
-    )?;
+    let generation = Generation {
+        games: a.games,
+        nodes: a.nodes,
+        seed: a.seed,
+        threads: a.threads,
+        max_plies: a.max_plies,
+        ..Generation::default()
+    };
+    let stop = AtomicBool::new(false);
+    let mut on_game = move |p: Progress| {
+        bar_handle.set_position(p.games as u64);
+        let rate = (p.positions - p.resumed_positions) as f64
+            / started.elapsed().as_secs_f64().max(1e-3)
+            * 3600.0;
+        bar_handle.set_message(format!("{} positions, {:.0}/hour", p.positions, rate));
+    };
+    let progress = match a.variant {
+        Variant::Tori => generate(
+            tori::tables(),
+            &options,
+            &params,
+            &generation,
+            &out,
+            &stop,
+            &mut on_game,
+        ),
+        Variant::Wa => generate(
+            wa::tables(),
+            &options,
+            &params,
+            &generation,
+            &out,
+            &stop,
+            &mut on_game,
+        ),
+        Variant::Tenjiku => generate_any(&options, &params, &generation, &out, &stop, &mut on_game),
+    }?;
     bar.finish_and_clear();
     let hours = started.elapsed().as_secs_f64() / 3600.0;
     println!(

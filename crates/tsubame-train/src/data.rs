@@ -3,8 +3,8 @@
 //! positions read back from any data file.
 
 use crate::games::{
-    GameRecord, Ply, game_numbers, header as games_header, is_games_file, is_quiet_move,
-    read_games, read_positions, stored_positions, stored_score,
+    GameRecord, GamesFile, Ply, game_numbers, header as games_header, is_games_file, is_quiet_move,
+    read_games, read_positions, stored_position_count, stored_score,
 };
 pub use crate::positions::{DataError, MAX_SCORE, Record, add_mirror_images};
 use crate::positions::{io_error, is_position_file, read_position_file};
@@ -19,11 +19,13 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use tsubame_engine::eval::EvalParams;
 use tsubame_engine::limits::Limits;
-use tsubame_engine::nnue::Layout;
-use tsubame_engine::search::{Score, SearchRequest, search};
+use tsubame_engine::search::{Score, SearchRequest, search, search_any};
 use tsubame_engine::search_params::SearchParams;
 use tsubame_engine::tt::TranspositionTable;
-use tsubame_rules::{Bitboard, Color, Game, Move, Options, Position, Status, Tables, Variant};
+use tsubame_rules::{
+    AnyGame, AnyPosition, Bitboard, Color, Game, Move, MoveKind, Options, Position, Status, Tables,
+    Variant,
+};
 
 /// Reads the training positions of a data file of `variant`: a games file
 /// ([`crate::games`]), whose games are replayed, or a file of labelled positions (the first
@@ -97,8 +99,59 @@ pub fn generate<B: Bitboard>(
     stop: &AtomicBool,
     on_game: &mut (dyn FnMut(Progress) + Send),
 ) -> Result<Progress, DataError> {
+    generate_with(
+        options,
+        generation,
+        path,
+        stop,
+        on_game,
+        |stored| stored_position_count(tables, stored, path),
+        |game, tt| play_game(tables, options, params, generation, game, tt),
+    )
+}
+
+/// [`generate`] for a game of any kind, Tenjiku's included (which has no network to train,
+/// but whose games are mined for puzzles): the same file, openings and searches, played on the
+/// rules library's [`AnyGame`].
+pub fn generate_any(
+    options: &Options,
+    params: &EvalParams,
+    generation: &Generation,
+    path: &str,
+    stop: &AtomicBool,
+    on_game: &mut (dyn FnMut(Progress) + Send),
+) -> Result<Progress, DataError> {
+    generate_with(
+        options,
+        generation,
+        path,
+        stop,
+        on_game,
+        |stored| {
+            stored.games.iter().try_fold(0, |total, game| {
+                Ok(total
+                    + count_quiet_plies(game, options).map_err(|what| DataError::Refused {
+                        path: path.to_string(),
+                        what,
+                    })?)
+            })
+        },
+        |game, tt| play_any_game(options, params, generation, game, tt),
+    )
+}
+
+/// The file handling of [`generate`] and [`generate_any`]: `count_stored` counts the training
+/// positions of the games found, `play` plays game number `game` and gives it with its count.
+fn generate_with(
+    options: &Options,
+    generation: &Generation,
+    path: &str,
+    stop: &AtomicBool,
+    on_game: &mut (dyn FnMut(Progress) + Send),
+    count_stored: impl FnOnce(&GamesFile) -> Result<usize, DataError>,
+    play: impl Fn(u32, &Arc<TranspositionTable>) -> (GameRecord, usize) + Sync,
+) -> Result<Progress, DataError> {
     let variant = Variant::of(options).ok_or(DataError::UnknownGame)?;
-    Layout::for_variant(variant).ok_or(DataError::NoLayout(variant))?;
     let mut file = OpenOptions::new()
         .read(true)
         .write(true)
@@ -126,7 +179,7 @@ pub fn generate<B: Bitboard>(
         // A game cut short by a stop is cut from the file and played again.
         file.set_len(stored.whole_length as u64)
             .map_err(io_error(path))?;
-        let positions = stored_positions(tables, &stored, path)?.len();
+        let positions = count_stored(&stored)?;
         (game_numbers(&stored), positions)
     };
     file.seek(SeekFrom::End(0)).map_err(io_error(path))?;
@@ -152,8 +205,7 @@ pub fn generate<B: Bitboard>(
                     let Some(&game) = todo.get(next.fetch_add(1, Ordering::Relaxed)) else {
                         break;
                     };
-                    let (record, positions) =
-                        play_game(tables, options, params, generation, game, &tt);
+                    let (record, positions) = play(game, &tt);
                     buffer.clear();
                     record.write(&mut buffer);
                     let Ok(mut guard) = progress.lock() else {
@@ -364,11 +416,116 @@ fn play_game<B: Bitboard>(
     (record, positions)
 }
 
+/// Plays one game of any kind as [`play_between`] does (both sides with the default search
+/// parameters and one table), on [`AnyGame`], and gives it as stored with how many training
+/// positions it holds.
+fn play_any_game(
+    options: &Options,
+    params: &EvalParams,
+    generation: &Generation,
+    game: u32,
+    tt: &Arc<TranspositionTable>,
+) -> (GameRecord, usize) {
+    let mut rng = StdRng::seed_from_u64(
+        generation.seed ^ u64::from(game).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+    );
+    let mut stored = GameRecord {
+        game,
+        winner: None,
+        start: None,
+        plies: Vec::new(),
+        final_score: None,
+    };
+    let Ok(mut record) = AnyGame::new(options.clone()) else {
+        return (stored, 0);
+    };
+    tt.clear();
+    let random_plies = generation.random_plies as usize + rng.gen_range(0..=4);
+    let (mut keys, mut checks) = (Vec::new(), Vec::new());
+    let limits = Limits {
+        nodes: Some(generation.nodes.max(1)),
+        ..Limits::default()
+    };
+    let mut quiet = 0;
+    stored.winner = loop {
+        match record.status() {
+            Status::Finished(outcome) => break outcome.winner,
+            Status::Ongoing if stored.plies.len() >= generation.max_plies => break None,
+            Status::Ongoing => {}
+        }
+        let position = record.position();
+        let (mv, score) = if stored.plies.len() < random_plies {
+            match record.legal_moves().choose(&mut rng) {
+                Some(&mv) => (mv, None),
+                None => break None,
+            }
+        } else {
+            let outcome = search_any(
+                SearchRequest {
+                    position: &position,
+                    history_keys: &keys,
+                    history_checks: &checks,
+                    limits: &limits,
+                    eval: params,
+                    search: &SearchParams::DEFAULT,
+                    tt: tt.clone(),
+                    stop: Arc::new(AtomicBool::new(false)),
+                    threads: 1,
+                },
+                &mut |_| {},
+            );
+            let Some(best) = outcome.best else {
+                break None;
+            };
+            (best, Some(stored_score(outcome.info.score)))
+        };
+        if score.is_some() && is_quiet_any(&position, mv) {
+            quiet += 1;
+        }
+        keys.push(position.key());
+        checks.push(position.in_check());
+        if record.play(mv).is_err() {
+            break None;
+        }
+        stored.plies.push(Ply { mv, score });
+    };
+    (stored, quiet)
+}
+
+/// [`is_quiet_move`] on a position of any game.
+fn is_quiet_any(position: &AnyPosition, mv: Move) -> bool {
+    let captures =
+        matches!(mv.kind(), MoveKind::Normal { to, .. } if position.piece_at(to).is_some());
+    !captures && !position.in_check()
+}
+
+/// The training positions of a stored game of any kind, counted by replaying it on
+/// [`AnyGame`]: its searched quiet plies and a scored final position. `Err` names the first
+/// ply the rules refuse.
+fn count_quiet_plies(game: &GameRecord, options: &Options) -> Result<usize, String> {
+    let mut record = match &game.start {
+        None => AnyGame::new(options.clone()),
+        Some(sfen) => AnyGame::from_sfen(sfen, options.clone()),
+    }
+    .map_err(|e| format!("game {}: the start is refused: {e}", game.game))?;
+    let mut count = usize::from(game.final_score.is_some());
+    for (index, ply) in game.plies.iter().enumerate() {
+        if ply.score.is_some() && is_quiet_any(&record.position(), ply.mv) {
+            count += 1;
+        }
+        record
+            .play(ply.mv)
+            .map_err(|e| format!("game {}: ply {}: {e}", game.game, index + 1))?;
+    }
+    Ok(count.min(usize::from(u16::MAX)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::positions::first_format_header;
-    use tsubame_rules::tori;
+    use tsubame_engine::nnue::Layout;
+    use tsubame_rules::{tenjiku, tori};
 
     fn temp_path(name: &str) -> String {
         let dir = std::env::temp_dir().join(format!("tsubame-data-{}-{name}", std::process::id()));
@@ -396,6 +553,53 @@ mod tests {
             &mut |_| {},
         )
         .unwrap()
+    }
+
+    #[test]
+    fn tenjiku_games_are_kept_though_tenjiku_has_no_network() {
+        let path = temp_path("tenjiku.games");
+        let options = Options::defaults(tenjiku::spec());
+        let params = EvalParams::for_variant(tenjiku::spec());
+        let generation = Generation {
+            games: 2,
+            nodes: 400,
+            seed: 3,
+            threads: 1,
+            max_plies: 14,
+            ..Generation::default()
+        };
+        let play = |games| {
+            generate_any(
+                &options,
+                &params,
+                &Generation {
+                    games,
+                    ..generation
+                },
+                &path,
+                &AtomicBool::new(false),
+                &mut |_| {},
+            )
+            .unwrap()
+        };
+        let first = play(1);
+        assert_eq!(first.games, 1);
+        let bytes = std::fs::read(&path).unwrap();
+        let file = read_games(&bytes, &path, Variant::Tenjiku).unwrap();
+        let game = &file.games[0];
+        assert_eq!(game.plies.len(), 14, "played to the cap");
+        assert!(
+            game.plies.iter().any(|p| p.score.is_some()),
+            "searched plies kept"
+        );
+        assert!(first.positions > 0);
+        // Resuming counts what is there without a network's layout, and plays the rest.
+        let second = play(2);
+        assert_eq!(
+            (second.resumed_games, second.resumed_positions, second.games),
+            (1, first.positions, 2)
+        );
+        let _ = std::fs::remove_file(&path);
     }
 
     fn by_game(mut records: Vec<Record>) -> Vec<Record> {

@@ -119,17 +119,50 @@ impl GameRecord {
         options: &Options,
     ) -> Result<Vec<Record>, String> {
         let layout = Layout::of_tables(tables);
-        let mut game = match &self.start {
-            None => Game::new(tables, options.clone()),
-            Some(sfen) => Game::from_sfen(tables, sfen, options.clone()),
-        }
-        .map_err(|e| format!("game {}: the start is refused: {e}", self.game))?;
         let result_for = |side: Color| match self.winner {
             None => 0,
             Some(winner) if winner == side => 1,
             Some(_) => -1,
         };
         let mut records = Vec::new();
+        self.replay(tables, options, |position, score| {
+            let side = position.side_to_move();
+            records.push(Record::of(
+                position,
+                layout,
+                self.game,
+                score,
+                result_for(side),
+            ));
+        })?;
+        Ok(records)
+    }
+
+    /// How many training positions [`GameRecord::positions`] gives, counted without building
+    /// them: a game with no network's layout (Tenjiku) is counted too.
+    pub fn position_count<B: Bitboard>(
+        &self,
+        tables: &'static Tables<B>,
+        options: &Options,
+    ) -> Result<usize, String> {
+        let mut count = 0;
+        self.replay(tables, options, |_, _| count += 1)?;
+        Ok(count)
+    }
+
+    /// Replays the game under `options`, calling `on_position` with each training position
+    /// and its score (see [`GameRecord::positions`]); `Err` names the first ply refused.
+    fn replay<B: Bitboard>(
+        &self,
+        tables: &'static Tables<B>,
+        options: &Options,
+        mut on_position: impl FnMut(&Position<B>, i16),
+    ) -> Result<(), String> {
+        let mut game = match &self.start {
+            None => Game::new(tables, options.clone()),
+            Some(sfen) => Game::from_sfen(tables, sfen, options.clone()),
+        }
+        .map_err(|e| format!("game {}: the start is refused: {e}", self.game))?;
         for (index, ply) in self.plies.iter().enumerate() {
             let position = game.position();
             if !position.is_legal(ply.mv) {
@@ -142,29 +175,15 @@ impl GameRecord {
             if let Some(score) = ply.score
                 && is_quiet_move(position, ply.mv)
             {
-                let side = position.side_to_move();
-                records.push(Record::of(
-                    position,
-                    layout,
-                    self.game,
-                    score,
-                    result_for(side),
-                ));
+                on_position(position, score);
             }
             game.play(ply.mv)
                 .map_err(|e| format!("game {}: ply {}: {e}", self.game, index + 1))?;
         }
         if let Some(score) = self.final_score {
-            let position = game.position();
-            records.push(Record::of(
-                position,
-                layout,
-                self.game,
-                score,
-                result_for(position.side_to_move()),
-            ));
+            on_position(game.position(), score);
         }
-        Ok(records)
+        Ok(())
     }
 }
 
@@ -428,6 +447,32 @@ pub fn stored_positions<B: Bitboard>(
         records.extend(game_records);
     }
     Ok(records)
+}
+
+/// How many training positions a games file read holds ([`stored_positions`]'s length, each
+/// game's count capped alike), without building them.
+pub fn stored_position_count<B: Bitboard>(
+    tables: &'static Tables<B>,
+    file: &GamesFile,
+    path: &str,
+) -> Result<usize, DataError> {
+    let mut total = 0;
+    let mut entries = file.games.iter().peekable();
+    while let Some(first) = entries.next() {
+        let mut count = 0;
+        for entry in std::iter::once(first).chain(std::iter::from_fn(|| {
+            entries.next_if(|g| g.game == first.game)
+        })) {
+            count += entry
+                .position_count(tables, &file.options)
+                .map_err(|what| DataError::Refused {
+                    path: path.to_string(),
+                    what,
+                })?;
+        }
+        total += count.min(usize::from(u16::MAX));
+    }
+    Ok(total)
 }
 
 /// The game numbers a games file holds whole.
