@@ -784,6 +784,23 @@ fn a_weak_computer_answers_at_a_persons_pace_without_holding_a_slot(db: &Db) {
         answered < Duration::from_secs(4),
         "answered after {answered:?}"
     );
+    // Every level the page offers is the level played, the strongest too (not held to five),
+    // after a restart as well.
+    let (status, created) = server.post(
+        "/api/games",
+        json!({"variant": "tori", "opponent": "engine", "level": 8, "side": "gote",
+               "clock": {"kind": "unlimited"}}),
+    );
+    assert_eq!(status, 201, "{created}");
+    let strongest = created["game_id"].as_str().expect("id").to_string();
+    let (_, view) = server.get(&format!("/api/games/{strongest}"));
+    assert_eq!(view["engine_level"], 8, "{view}");
+    assert_eq!(view["sente_name"], "Computer level 8", "{view}");
+    drop(socket);
+    server.kill9();
+    let server = Server::start(db);
+    let (_, view) = server.get(&format!("/api/games/{strongest}"));
+    assert_eq!(view["engine_level"], 8, "{view}");
 }
 
 /// Draw offers (declined, then accepted) and aborting, with the stored result.

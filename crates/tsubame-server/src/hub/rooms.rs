@@ -10,6 +10,7 @@ use crate::store::{GameRow, MoveRow};
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex as StdMutex};
+use tsubame_engine::strength::Level;
 use tsubame_rules::Variant;
 
 /// Every game in memory, by id.
@@ -67,7 +68,7 @@ impl Rooms {
         };
         let mut live = LiveGame {
             id: row.id.clone(),
-            engine_level: row.engine_level.clamp(1, 5) as u8,
+            engine_level: row.engine_level.clamp(1, i64::from(Level::MAX)) as u8,
             invite: row.invite.clone(),
             public: row.public,
             created_at: row.created_at.max(0) as u64,

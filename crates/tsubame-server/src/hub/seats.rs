@@ -15,6 +15,7 @@ use crate::ratings::{SeatRating, Speed, rating_game};
 use crate::store::{StartedSeats, token_hash};
 use serde::Serialize;
 use std::sync::Arc;
+use tsubame_engine::strength::Level;
 use tsubame_rules::Variant;
 use utoipa::ToSchema;
 
@@ -149,7 +150,7 @@ impl Seats {
         let creator = new.creator_side.min(1);
         // A challenge's seat is taken by its account, not by whoever has a link.
         let invitable = !new.against_engine && new.challenged.is_none();
-        let engine_level = new.engine_level.clamp(1, 5);
+        let engine_level = new.engine_level.clamp(1, Level::MAX);
         let mut accounts = [None, None];
         accounts[creator] = new.creator.account.clone();
         let mut names = [String::new(), String::new()];
