@@ -6,10 +6,11 @@ import { t } from './i18n';
 
 /** Each level's estimated rating by game: from the levels' ladders (`scripts/strength-levels`,
  * each level against the next, in docs/engine.md), placed so that level 4 is a newcomer's 1500.
- * A game whose ladder is not measured yet shows no estimate. */
+ * Tenjiku's levels have budgets of their own, and their own ladder. */
 const LEVEL_RATINGS: Record<string, number[]> = {
   tori: [670, 930, 1170, 1500, 1800, 2200, 2440, 3000],
   wa: [1010, 1160, 1285, 1500, 1740, 2010, 2445, 2470],
+  tenjiku: [970, 1225, 1330, 1500, 1625, 1855, 1955, 1970],
 };
 /** Without a game named, Tori's: the lists that name none are Tori's first. */
 const ratingsOf = (variant?: string): number[] | undefined => LEVEL_RATINGS[variant || 'tori'];
@@ -29,6 +30,21 @@ export const COMPUTER_LEVELS: { words: string, about: string }[] = [
   level(() => t('lobby.level-expert'), () => t('lobby.level-expert-about')),
   level(() => t('lobby.level-master'), () => t('lobby.level-master-about')),
   level(() => t('lobby.level-full-strength'), () => t('lobby.level-full-strength-about')),
+];
+
+/** What a level does in a game: Tenjiku's levels have budgets of their own (the engine's
+ * `TENJIKU_LEVELS`), so below the top level they are told apart by how much of one ply they see. */
+export function levelAbout(level: number, variant?: string): string {
+  const tenjiku = variant === 'tenjiku' ? TENJIKU_ABOUT[level - 1] : undefined;
+  return tenjiku ? tenjiku() : COMPUTER_LEVELS[level - 1].about;
+}
+
+/** Tenjiku's levels 1-7; level 8 is every game's full strength. */
+const TENJIKU_ABOUT = [
+  () => t('lobby.level-tenjiku-1-about'), () => t('lobby.level-tenjiku-2-about'),
+  () => t('lobby.level-tenjiku-3-about'), () => t('lobby.level-tenjiku-4-about'),
+  () => t('lobby.level-tenjiku-5-about'), () => t('lobby.level-tenjiku-6-about'),
+  () => t('lobby.level-tenjiku-7-about'),
 ];
 
 /** The text of a level in a list: its number, what it is and its estimated rating in the game. */

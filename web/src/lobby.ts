@@ -10,7 +10,7 @@ import { optionFields } from './options';
 import { miniBoard } from './pieces';
 import { app } from './prefs';
 import { gameTitle, sideName, t, tn } from './i18n';
-import { COMPUTER_LEVELS, computerLevel, levelOptions, rememberComputerLevel } from './levels';
+import { computerLevel, levelAbout, levelOptions, rememberComputerLevel } from './levels';
 import { reasonText, statusText } from './player';
 import { tokenFor, variantInfo } from './util';
 import { seekGraph } from './seekgraph';
@@ -23,6 +23,7 @@ export async function lobbyPage() {
     optionFields(variantSelect.value, optionBox);
     // Each game has its own estimates of the levels' ratings.
     levelSelect.replaceChildren(...levelOptions(Number(levelSelect.value), '', variantSelect.value));
+    levelHelp.textContent = levelAbout(Number(levelSelect.value), variantSelect.value);
   } },
     store.variants.map((v) => el('option', { value: v.name }, v.available ? gameTitle(v) : t('lobby.game-coming', { game: gameTitle(v) }))));
   const clock = clockFields(() => showRated());
@@ -33,10 +34,10 @@ export async function lobbyPage() {
   const levelHelp = el('small', { class: 'help', 'data-level-help': '' });
   const chosenLevel = computerLevel();
   const levelSelect = el('select', { name: 'level', onchange: () => {
-    levelHelp.textContent = COMPUTER_LEVELS[Number(levelSelect.value) - 1].about;
+    levelHelp.textContent = levelAbout(Number(levelSelect.value), variantSelect.value);
     rememberComputerLevel(Number(levelSelect.value));
   } }, levelOptions(chosenLevel, '', variantSelect.value));
-  levelHelp.textContent = COMPUTER_LEVELS[chosenLevel - 1].about;
+  levelHelp.textContent = levelAbout(chosenLevel, variantSelect.value);
   function showRated() {
     const kind = clock.kind.value;
     const human = form.querySelector<HTMLInputElement>('[name="opponent"]:checked')?.value === 'human';

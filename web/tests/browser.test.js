@@ -180,6 +180,12 @@ test('Tori against the computer from the lobby: click moves, drop from hand', as
   await shot(page, 'lobby.png');
   await page.selectOption('select[name="variant"]', 'tori');
   await page.selectOption('select[name="level"]', '1');
+  // What a level does is the game's: Tenjiku's weak levels see only part of one ply.
+  assert.match(await page.locator('[data-level-help]').innerText(), /second to sixth choice/);
+  await page.selectOption('select[name="variant"]', 'tenjiku');
+  assert.match(await page.locator('[data-level-help]').innerText(), /only a few of its moves/);
+  await page.selectOption('select[name="variant"]', 'tori');
+  assert.match(await page.locator('[data-level-help]').innerText(), /second to sixth choice/);
   await page.selectOption('select[name="clock"]', 'unlimited');
   await page.click('[data-action="create"]');
   await page.waitForSelector('.board sq');
@@ -2404,6 +2410,7 @@ test('Accounts: two players sign up, play a rated game by clicking, chat, see th
   // Each game's own ladder: Tori's first level is rated about 670, Wa's about 1010.
   assert.equal(await guest.locator('[data-computer-level="tori"] option').nth(0).innerText(), 'Level 1: first game (about 670)');
   assert.equal(await guest.locator('[data-computer-level="wa"] option').nth(0).innerText(), 'Level 1: first game (about 1010)');
+  assert.equal(await guest.locator('[data-computer-level="tenjiku"] option').nth(0).innerText(), 'Level 1: first game (about 970)');
   await guest.selectOption('[data-computer-level="tori"]', '3');
   assert.equal(await guest.inputValue('[data-computer-level="wa"]'), '3');
   await guest.reload();

@@ -7,14 +7,24 @@
 //! random push that is larger the weaker the level, so that a weak level sometimes plays its
 //! second or fourth choice, and mostly where they differ little.
 //!
+//! Tenjiku has budgets of its own: a 16x16 board with hundreds of moves and long capture
+//! sequences takes tens of thousands of nodes for one full ply, so its weak levels are
+//! budgets that stop the first ply part way (the moves looked at first are played, a capture
+//! or a threat beyond them missed) and its stronger ones budgets of one to two whole plies.
+//!
 //! ```
 //! use tsubame_engine::limits::Limits;
 //! use tsubame_engine::strength::Level;
+//! use tsubame_rules::Variant;
 //!
 //! let beginner = Level::new(1).expect("levels are 1 to 8");
 //! let limits = beginner.limits(Limits::default());
 //! assert!(limits.nodes.is_some());
 //! assert!(limits.lines >= 4);
+//! // Tenjiku's beginner looks at part of one ply, on a budget of its own, with one line.
+//! let tenjiku = beginner.for_variant(Variant::Tenjiku).limits(Limits::default());
+//! assert_eq!(tenjiku.lines, 1);
+//! assert_ne!(tenjiku.nodes, limits.nodes);
 //! // The top level is the plain search, held only to its time cap.
 //! let full = Level::new(Level::MAX).expect("the top level");
 //! assert_eq!(full.limits(Limits::default()).nodes, None);
@@ -24,7 +34,7 @@
 use crate::limits::Limits;
 use crate::search::{Info, Outcome, Score};
 use std::time::Duration;
-use tsubame_rules::Move;
+use tsubame_rules::{Move, Variant};
 
 /// What a level's search is held to and how its move is chosen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,7 +56,7 @@ const fn ms(value: u64) -> Duration {
     Duration::from_millis(value)
 }
 
-/// The levels, weakest first.
+/// The levels of Tori and Wa, weakest first.
 const LEVELS: [LevelSpec; 8] = [
     LevelSpec {
         nodes: Some(300),
@@ -106,26 +116,106 @@ const LEVELS: [LevelSpec; 8] = [
     },
 ];
 
-/// A strength level, 1 (weakest) to [`Level::MAX`] (full strength within its time cap).
+/// Tenjiku's levels, weakest first. One full ply of Tenjiku with its capture sequences is some
+/// 10,000 to 30,000 nodes, so the budgets of levels 1-5 end the first ply part way, and each
+/// line of several (MultiPV) would cost that whole ply: every level plays one line. Measured
+/// each against the next (docs/engine.md): steps of 100 to 255 Elo from level 1 to 7.
+const TENJIKU_LEVELS: [LevelSpec; 8] = [
+    LevelSpec {
+        nodes: Some(1_500),
+        time_cap: ms(200),
+        lines: 1,
+        weakness: 0,
+        pace: ms(1_200),
+    },
+    LevelSpec {
+        nodes: Some(2_500),
+        time_cap: ms(300),
+        lines: 1,
+        weakness: 0,
+        pace: ms(1_200),
+    },
+    LevelSpec {
+        nodes: Some(4_000),
+        time_cap: ms(400),
+        lines: 1,
+        weakness: 0,
+        pace: ms(1_000),
+    },
+    LevelSpec {
+        nodes: Some(6_500),
+        time_cap: ms(600),
+        lines: 1,
+        weakness: 0,
+        pace: ms(1_000),
+    },
+    LevelSpec {
+        nodes: Some(11_000),
+        time_cap: ms(900),
+        lines: 1,
+        weakness: 0,
+        pace: ms(800),
+    },
+    LevelSpec {
+        nodes: Some(20_000),
+        time_cap: ms(1_500),
+        lines: 1,
+        weakness: 0,
+        pace: ms(500),
+    },
+    LevelSpec {
+        nodes: Some(45_000),
+        time_cap: ms(2_500),
+        lines: 1,
+        weakness: 0,
+        pace: ms(0),
+    },
+    LevelSpec {
+        nodes: None,
+        time_cap: ms(5_000),
+        lines: 1,
+        weakness: 0,
+        pace: ms(0),
+    },
+];
+
+/// A strength level, 1 (weakest) to [`Level::MAX`] (full strength within its time cap), in
+/// one game's table of budgets ([`Level::for_variant`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Level(u8);
+pub struct Level {
+    number: u8,
+    table: &'static [LevelSpec; 8],
+}
 
 impl Level {
     /// The strongest level.
     pub const MAX: u8 = LEVELS.len() as u8;
 
     /// The level `level`, if it is one (1 to [`Level::MAX`]).
+    /// The budgets are Tori's and Wa's until [`Level::for_variant`] says which game is played.
     pub fn new(level: u8) -> Option<Level> {
-        (1..=Level::MAX).contains(&level).then_some(Level(level))
+        (1..=Level::MAX).contains(&level).then_some(Level {
+            number: level,
+            table: &LEVELS,
+        })
+    }
+
+    /// The same level with the budgets of `variant`'s table.
+    pub fn for_variant(self, variant: Variant) -> Level {
+        let table = match variant {
+            Variant::Tenjiku => &TENJIKU_LEVELS,
+            Variant::Tori | Variant::Wa => &LEVELS,
+        };
+        Level { table, ..self }
     }
 
     /// The level's number.
     pub fn number(self) -> u8 {
-        self.0
+        self.number
     }
 
     fn spec(self) -> &'static LevelSpec {
-        &LEVELS[usize::from(self.0 - 1)]
+        &self.table[usize::from(self.number - 1)]
     }
 
     /// `limits` held to this level: its node budget, its time cap or less when the clock's
@@ -220,6 +310,14 @@ mod tests {
     use super::*;
     use tsubame_rules::Square;
 
+    /// Level `number` of Tori's and Wa's table.
+    fn shared(number: u8) -> Level {
+        Level {
+            number,
+            table: &LEVELS,
+        }
+    }
+
     fn line(multipv: u32, score: Score, mv: Move) -> Info {
         Info {
             depth: 5,
@@ -258,13 +356,22 @@ mod tests {
     fn levels_are_numbered_one_to_eight_and_get_stronger() {
         assert_eq!(Level::new(0), None);
         assert_eq!(Level::new(9), None);
-        let budgets: Vec<u64> = (1..Level::MAX)
-            .map(|n| LEVELS[usize::from(n - 1)].nodes.unwrap_or(u64::MAX))
-            .collect();
-        assert!(budgets.windows(2).all(|w| w[0] < w[1]), "{budgets:?}");
-        let weakness: Vec<i32> = LEVELS.iter().map(|l| l.weakness).collect();
-        assert!(weakness.windows(2).all(|w| w[0] >= w[1]), "{weakness:?}");
-        assert!(LEVELS.iter().all(|l| (0..=120).contains(&l.weakness)));
+        for table in [&LEVELS, &TENJIKU_LEVELS] {
+            let budgets: Vec<u64> = table.iter().map(|l| l.nodes.unwrap_or(u64::MAX)).collect();
+            assert!(budgets.windows(2).all(|w| w[0] < w[1]), "{budgets:?}");
+            let caps: Vec<Duration> = table.iter().map(|l| l.time_cap).collect();
+            assert!(caps.windows(2).all(|w| w[0] < w[1]), "{caps:?}");
+            let weakness: Vec<i32> = table.iter().map(|l| l.weakness).collect();
+            assert!(weakness.windows(2).all(|w| w[0] >= w[1]), "{weakness:?}");
+            assert!(table.iter().all(|l| (0..=120).contains(&l.weakness)));
+            assert_eq!(table[7].nodes, None, "the top level is held by time alone");
+        }
+        // A line beside the first costs Tenjiku a whole ply: its levels play one.
+        assert!(TENJIKU_LEVELS.iter().all(|l| l.lines == 1));
+        let tenjiku = |n| shared(n).for_variant(Variant::Tenjiku);
+        assert_eq!(tenjiku(3).number(), 3);
+        assert_eq!(tenjiku(3).for_variant(Variant::Tori), shared(3));
+        assert_eq!(tenjiku(1).limits(Limits::default()).nodes, Some(1_500));
     }
 
     #[test]
@@ -278,14 +385,14 @@ mod tests {
             }),
             ..Limits::default()
         };
-        let level = Level::new(8).unwrap_or(Level(8));
+        let level = shared(8);
         let held = level.limits(hurried);
         assert!(held.move_time.unwrap_or(ms(9_999)) < ms(1_000));
         let analysis = Limits {
             infinite: true,
             ..Limits::default()
         };
-        assert_eq!(Level(1).limits(analysis), analysis);
+        assert_eq!(shared(1).limits(analysis), analysis);
     }
 
     #[test]
@@ -299,7 +406,7 @@ mod tests {
         let picked = |level: u8, case: &Outcome| {
             let mut seen = [0u32; 4];
             for random in 0..400u64 {
-                let mv = Level(level).choose(case, random.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+                let mv = shared(level).choose(case, random.wrapping_mul(0x9E37_79B9_7F4A_7C15));
                 let index = moves().iter().position(|m| Some(*m) == mv).unwrap_or(0);
                 seen[index] += 1;
             }

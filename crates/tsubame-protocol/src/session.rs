@@ -685,7 +685,7 @@ impl Session {
             lines: self.lines,
             ..limits
         };
-        let level = self.level;
+        let level = self.level.map(|level| level.for_variant(self.variant()));
         let limits = match level {
             Some(level) => level.limits(limits),
             None => limits,

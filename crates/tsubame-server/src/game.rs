@@ -295,6 +295,7 @@ impl HostedGame {
         level: Option<Level>,
         stop: Arc<AtomicBool>,
     ) -> Option<EngineReply> {
+        let level = level.map(|level| level.for_variant(self.game.variant()));
         let limits = &match level {
             Some(level) => level.limits(*limits),
             None => *limits,

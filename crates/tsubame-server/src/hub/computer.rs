@@ -121,7 +121,7 @@ impl Computer {
             (
                 live.game.clone(),
                 engine_limits(time_left),
-                engine_level(live.engine_level),
+                engine_level(live.engine_level).for_variant(live.game.variant()),
                 time_left,
             )
         };
