@@ -153,7 +153,7 @@ Examples:
       --sprt 0,10,0.05,0.05 --records games/
   tsubame match --engine1 'tsubame engine usi' --engine2 'fairy-stockfish' --protocol2 uci \\
       --time nodes=5000 --openings openings.sfen
-  tsubame match --engine1 'tsubame engine usi' --engine2 'fairy-stockfish' --protocol2 uci \
+  tsubame match --engine1 'tsubame engine usi' --engine2 'fairy-stockfish' --protocol2 uci \\
       --time 10+0.1 --time2 30+0.3 --games 200
 
 Time controls: 10+1b (10 s main time, then 1 s byo-yomi per move), 10+0.1 (10 s plus 0.1 s per
@@ -209,8 +209,8 @@ struct MatchArgs {
     #[arg(long, default_value_t = 10)]
     games: u32,
     /// Time control: 10+1b, 10+0.1, movetime=200, nodes=5000 or depth=4.
-    #[arg(long, value_name = "CONTROL")]
-    time: match_runner::TimeControl,
+    #[arg(long, value_name = "CONTROL", required_unless_present_all = ["time1", "time2"])]
+    time: Option<match_runner::TimeControl>,
     /// Engine 1's own time control in place of --time, for a match at time odds.
     #[arg(long, value_name = "CONTROL")]
     time1: Option<match_runner::TimeControl>,
@@ -292,6 +292,10 @@ fn run_match(args: &MatchArgs) -> Result<()> {
         }
         None => Vec::new(),
     };
+    let control = |own: Option<match_runner::TimeControl>| {
+        own.or(args.time)
+            .context("a time control: --time, or both --time1 and --time2")
+    };
     let config = match_runner::MatchConfig {
         options,
         option_pairs,
@@ -300,10 +304,7 @@ fn run_match(args: &MatchArgs) -> Result<()> {
             match_engine(&args.engine2, args.protocol2, &args.engine2_options)?,
         ],
         games: args.games,
-        times: [
-            args.time1.unwrap_or(args.time),
-            args.time2.unwrap_or(args.time),
-        ],
+        times: [control(args.time1)?, control(args.time2)?],
         margin: std::time::Duration::from_millis(args.time_margin),
         openings,
         seed: args.seed,

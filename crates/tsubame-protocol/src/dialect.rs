@@ -130,7 +130,7 @@ pub enum GoLimits {
         gote_ms: u128,
         /// Sente's increment.
         sente_increment_ms: u128,
-        /// Gote's increment (another than sente's in a match at time odds).
+        /// Gote's increment (it may differ from sente's in a match at time odds).
         gote_increment_ms: u128,
     },
     /// A fixed time per move, in milliseconds.

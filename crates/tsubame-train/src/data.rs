@@ -23,8 +23,8 @@ use tsubame_engine::search::{Score, SearchRequest, search, search_any};
 use tsubame_engine::search_params::SearchParams;
 use tsubame_engine::tt::TranspositionTable;
 use tsubame_rules::{
-    AnyGame, AnyPosition, Bitboard, Color, Game, Move, MoveKind, Options, Position, Status, Tables,
-    Variant,
+    AnyGame, AnyPosition, Bitboard, Color, Game, Move, MoveKind, Options, Position, Square, Status,
+    Tables, Variant,
 };
 
 /// Reads the training positions of a data file of `variant`: a games file
@@ -479,23 +479,25 @@ fn play_any_game(
             };
             (best, Some(stored_score(outcome.info.score)))
         };
-        if score.is_some() && is_quiet_any(&position, mv) {
-            quiet += 1;
-        }
         keys.push(position.key());
         checks.push(position.in_check());
         if record.play(mv).is_err() {
             break None;
+        }
+        if score.is_some() && is_quiet_any(&position, mv) {
+            quiet += 1;
         }
         stored.plies.push(Ply { mv, score });
     };
     (stored, quiet)
 }
 
-/// [`is_quiet_move`] on a position of any game.
+/// [`is_quiet_move`] on a position of any game; a capture on the way (a Tenjiku lion's) takes
+/// too.
 fn is_quiet_any(position: &AnyPosition, mv: Move) -> bool {
-    let captures =
-        matches!(mv.kind(), MoveKind::Normal { to, .. } if position.piece_at(to).is_some());
+    let takes = |square: Square| position.piece_at(square).is_some();
+    let captures = matches!(mv.kind(), MoveKind::Normal { to, .. } if takes(to))
+        || mv.middle().is_some_and(takes);
     !captures && !position.in_check()
 }
 
