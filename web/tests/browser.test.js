@@ -606,6 +606,28 @@ test('Puzzles: a tsume solved move by move, a wrong move and the solution, the n
   await home.close();
 });
 
+test('Tenjiku puzzles: one solved by clicks on the 16x16 board, at laptop and phone size', async () => {
+  const list = await (await fetch(`${base}/api/puzzles?variant=tenjiku&limit=100`)).json();
+  assert.ok(list.total >= 100, `${list.total} Tenjiku puzzles`);
+  // A one-move puzzle whose move is a plain step or slide (no second square, no promotion).
+  const puzzle = list.puzzles.find((p) => p.moves.length === 1 && /^\d+[a-p]\d+[a-p]$/.test(p.moves[0]));
+  assert.ok(puzzle, 'a one-move Tenjiku puzzle');
+  const [, from, to] = puzzle.moves[0].match(/^(\d+[a-p])(\d+[a-p])$/);
+  for (const [width, height, suffix] of [[1366, 850, ''], [390, 844, '-phone']]) {
+    const page = await newPage(width, height);
+    await page.goto(`${base}/puzzles/tenjiku/${puzzle.id}`);
+    await page.waitForSelector(`[data-puzzle="${puzzle.id}"] [data-puzzle-status="play"]`);
+    assert.equal(await page.locator('.board sq').count(), 256);
+    await shot(page, `puzzle-tenjiku${suffix}.png`);
+    await click(page, from);
+    await click(page, to);
+    if (await page.locator('[data-dialog]').count()) await page.click(`[data-dialog] button:has-text("(${puzzle.moves[0]})")`);
+    await page.waitForSelector('[data-puzzle-status="done"]');
+    assert.match(await page.textContent('[data-puzzle-mine]'), /1 solved, 0 failed/);
+    await page.close();
+  }
+});
+
 test('Learn the pieces: every square a piece reaches, with pieces in its way, where it promotes, and where a swallow may not be dropped, as the rules list them', async () => {
   const replay = async (variant, sfen) => (await fetch(`${base}/api/replay`, { method: 'POST', headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ variant, options: '', sfen, moves: [] }) })).json();

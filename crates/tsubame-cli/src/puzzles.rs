@@ -6,7 +6,7 @@ use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::Write;
 use std::path::PathBuf;
-use tsubame_puzzles::generate::{Settings, Source, SourceGame, mine};
+use tsubame_puzzles::generate::{Settings, Source, SourceGame, hunt_tsume, mine};
 use tsubame_puzzles::{check, read_puzzles};
 use tsubame_rules::{AnyPosition, Options, Variant};
 use tsubame_train::games::read_games;
@@ -25,6 +25,9 @@ of the two best moves), followed with the opponent's best replies while the play
 the only good one. Each puzzle is a JSON line ({id, variant, options, sfen, moves, themes,
 rating, source}), a position met again written once; after each game a `# games FILE NEXT`
 line records the progress, which --resume reads. The same games give the same puzzles.
+--tsume-hunt also looks at each game that ends in mate: the mate solver tries the positions
+before the mating move, a move further back each time, and the longest tsume is kept (long
+tsume are found there); --hunt-only does only that.
 
 `check` replays every puzzle of a file through the rules (and the mate solver for tsume).";
 
@@ -75,6 +78,20 @@ struct GenerateArgs {
     /// Nodes of the confirming look and of the replies.
     #[arg(long, value_name = "N", default_value_t = Settings::default().confirm_nodes)]
     confirm_nodes: u64,
+    /// The deepest search asked whether it finds a tactic's answer, for its rating (Tenjiku's
+    /// deep searches take minutes: 4 is enough there).
+    #[arg(long, value_name = "N", default_value_t = Settings::default().find_depth)]
+    find_depth: u32,
+    /// Nodes the mate solver may spend on a candidate (a Tenjiku node costs many of Tori's).
+    #[arg(long, value_name = "N", default_value_t = Settings::default().tsume_nodes)]
+    tsume_nodes: u64,
+    /// Also look for the longest tsume at the end of each game that ends in checkmate: the mate
+    /// solver tries the positions before the mating move, a move further back each time.
+    #[arg(long)]
+    tsume_hunt: bool,
+    /// Only hunt tsume at the games' ends (--tsume-hunt without the rest of the mining).
+    #[arg(long)]
+    hunt_only: bool,
 }
 
 #[derive(Args)]
@@ -121,6 +138,8 @@ fn generate(args: &GenerateArgs) -> Result<()> {
     let settings = Settings {
         screen_nodes: args.screen_nodes,
         confirm_nodes: args.confirm_nodes,
+        tsume_nodes: args.tsume_nodes,
+        find_depth: args.find_depth.clamp(1, 30),
         ..Settings::default()
     };
     let existing = if args.out.exists() {
@@ -194,7 +213,15 @@ fn generate(args: &GenerateArgs) -> Result<()> {
                         .map(|ply| ply.score.map(i32::from))
                         .collect(),
                 };
-                for puzzle in mine(&game, &source, &settings) {
+                let hunted = (args.tsume_hunt || args.hunt_only)
+                    .then(|| hunt_tsume(&game, &source, &settings))
+                    .flatten();
+                let mined = if args.hunt_only {
+                    Vec::new()
+                } else {
+                    mine(&game, &source, &settings)
+                };
+                for puzzle in mined.into_iter().chain(hunted) {
                     if written.insert(puzzle.id.clone()) {
                         writeln!(out, "{}", serde_json::to_string(&puzzle)?)?;
                         found += 1;

@@ -21,7 +21,7 @@ use tsubame_engine::limits::Limits;
 use tsubame_engine::search::{Score, SearchRequest, search_any};
 use tsubame_engine::tsume::{MateLimits, MateResult, is_only_solution, solve};
 use tsubame_engine::tt::TranspositionTable;
-use tsubame_rules::{AnyGame, AnyPosition, Move, MoveKind, Options, Status, Variant};
+use tsubame_rules::{AnyGame, AnyPosition, EndReason, Move, MoveKind, Options, Status, Variant};
 
 /// How puzzles are looked for.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -46,6 +46,10 @@ pub struct Settings {
     pub opening_plies: usize,
     /// The most puzzles taken from one game.
     pub per_game: usize,
+    /// The deepest search asked whether it finds a tactic's answer (the rating's measure of
+    /// how hard the move is to see); each search runs to its depth whatever the nodes, so a
+    /// game with many moves a position (Tenjiku) needs a shallower one.
+    pub find_depth: u32,
 }
 
 impl Default for Settings {
@@ -61,6 +65,7 @@ impl Default for Settings {
             max_player_moves: 3,
             opening_plies: 8,
             per_game: 2,
+            find_depth: 8,
         }
     }
 }
@@ -276,11 +281,11 @@ fn tsume_at(position: &AnyPosition, settings: &Settings) -> Option<(Vec<Move>, u
     }
 }
 
-/// The shallowest depth from which a search keeps choosing `answer` up to depth 8 (9 when it
-/// never settles on it): how hard the move is to see.
-fn depth_to_find(position: &AnyPosition, params: &EvalParams, answer: Move) -> u32 {
-    let mut found = 9;
-    for depth in (1..=8).rev() {
+/// The shallowest depth from which a search keeps choosing `answer` up to `deepest` (one more
+/// when it never settles on it): how hard the move is to see.
+fn depth_to_find(position: &AnyPosition, params: &EvalParams, answer: Move, deepest: u32) -> u32 {
+    let mut found = deepest + 1;
+    for depth in (1..=deepest).rev() {
         match look(position, params, None, Some(depth), 1) {
             Some(seen) if seen.best == answer => found = depth,
             _ => break,
@@ -337,12 +342,66 @@ fn tsume_rating(moves: usize, nodes: u64) -> u32 {
     600 + 130 * moves as u32 + 40 * (64 - (nodes + 1).leading_zeros()).saturating_sub(4)
 }
 
+/// Makes the puzzles of one game's rules: the themes a line shows added to those it was found
+/// with, and the puzzle named by its position.
+struct PuzzleMaker<'a> {
+    source: &'a Source,
+    params: EvalParams,
+    /// Pieces on the board at the game's start, against which an endgame is told.
+    start_pieces: usize,
+}
+
+impl<'a> PuzzleMaker<'a> {
+    fn new(source: &'a Source) -> PuzzleMaker<'a> {
+        PuzzleMaker {
+            source,
+            params: EvalParams::engine_default(source.variant),
+            start_pieces: AnyPosition::start(&source.options)
+                .map(|p| pieces_on_board(&p))
+                .unwrap_or(usize::MAX),
+        }
+    }
+
+    /// The puzzle of `line` from `position`, with `themes` and those of the line itself (what
+    /// it takes and promotes, short or long), from `origin` (game and ply).
+    fn puzzle(
+        &self,
+        position: &AnyPosition,
+        line: &[Move],
+        mut themes: Vec<String>,
+        rating: u32,
+        origin: String,
+    ) -> Puzzle {
+        themes.extend(
+            line_themes(position, line, &self.params, self.start_pieces)
+                .into_iter()
+                .map(String::from),
+        );
+        let player_moves = line.len().div_ceil(2);
+        if player_moves == 1 {
+            themes.push("short".into());
+        } else if player_moves >= 3 {
+            themes.push("long".into());
+        }
+        let sfen = position.to_sfen();
+        let source = self.source;
+        Puzzle {
+            id: puzzle_id(source.variant.name(), &source.options_text, &sfen),
+            variant: source.variant.name().to_string(),
+            options: source.options_text.clone(),
+            moves: position.line_to_usi(line),
+            sfen,
+            themes: sorted_themes(themes),
+            rating: rating.clamp(600, 2600),
+            source: origin,
+        }
+    }
+}
+
 /// Mines one game.
 pub fn mine(game: &SourceGame, source: &Source, settings: &Settings) -> Vec<Puzzle> {
-    let params = EvalParams::engine_default(source.variant);
-    let start_pieces = AnyPosition::start(&source.options)
-        .map(|p| pieces_on_board(&p))
-        .unwrap_or(usize::MAX);
+    let maker = PuzzleMaker::new(source);
+    let params = &maker.params;
     let mut puzzles = Vec::new();
     let mut position = game.start.clone();
     let mut last_taken: Option<usize> = None;
@@ -373,7 +432,7 @@ pub fn mine(game: &SourceGame, source: &Source, settings: &Settings) -> Vec<Puzz
                     themes.push(mate_theme(moves));
                     Some((line, themes, tsume_rating(moves, nodes)))
                 }
-                None => tactic_at(&position, &params, settings).map(|line| {
+                None => tactic_at(&position, params, settings).map(|line| {
                     let mut themes: Vec<String> = Vec::new();
                     if ends_in_mate(&position, &source.options, &line) {
                         themes.push("mate".into());
@@ -385,9 +444,9 @@ pub fn mine(game: &SourceGame, source: &Source, settings: &Settings) -> Vec<Puzz
                     if defence {
                         themes.push("defence".into());
                     }
-                    let depth = line
-                        .first()
-                        .map_or(9, |&answer| depth_to_find(&position, &params, answer));
+                    let depth = line.first().map_or(settings.find_depth + 1, |&answer| {
+                        depth_to_find(&position, params, answer, settings.find_depth)
+                    });
                     let rating = 600
                         + 110 * depth
                         + 150 * (line.len().div_ceil(2) as u32 - 1)
@@ -395,9 +454,7 @@ pub fn mine(game: &SourceGame, source: &Source, settings: &Settings) -> Vec<Puzz
                     (line, themes, rating)
                 }),
             };
-            if let Some((line, mut themes, rating)) = found {
-                // A tsume's last move is the only one that mates where it is played: a mate
-                // in one of its own.
+            if let Some((line, themes, rating)) = found {
                 // A tsume's last move is the only one that mates where it is played: a mate
                 // in one of its own, rated as if it had been found there.
                 let derived = (themes.iter().any(|t| t == "tsume") && line.len() >= 3)
@@ -410,47 +467,22 @@ pub fn mine(game: &SourceGame, source: &Source, settings: &Settings) -> Vec<Puzz
                     })
                     .and_then(|last| {
                         let (finish, nodes) = tsume_at(&last, settings)?;
-                        let mut one_themes: Vec<String> =
-                            vec!["mate".into(), "tsume".into(), mate_theme(1), "short".into()];
-                        one_themes.extend(
-                            line_themes(&last, &finish, &params, start_pieces)
-                                .into_iter()
-                                .map(String::from),
-                        );
-                        let sfen = last.to_sfen();
-                        Some(Puzzle {
-                            id: puzzle_id(source.variant.name(), &source.options_text, &sfen),
-                            variant: source.variant.name().to_string(),
-                            options: source.options_text.clone(),
-                            moves: last.line_to_usi(&finish),
-                            sfen,
-                            themes: sorted_themes(one_themes),
-                            rating: tsume_rating(1, nodes),
-                            source: format!("{} ply {}", game.name, ply + line.len()),
-                        })
+                        let themes = vec!["mate".into(), "tsume".into(), mate_theme(1)];
+                        Some(maker.puzzle(
+                            &last,
+                            &finish,
+                            themes,
+                            tsume_rating(1, nodes),
+                            format!("{} ply {}", game.name, ply + line.len()),
+                        ))
                     });
-                themes.extend(
-                    line_themes(&position, &line, &params, start_pieces)
-                        .into_iter()
-                        .map(String::from),
-                );
-                let player_moves = line.len().div_ceil(2);
-                if player_moves == 1 {
-                    themes.push("short".into());
-                } else if player_moves >= 3 {
-                    themes.push("long".into());
-                }
-                let sfen = position.to_sfen();
-                puzzles.push(Puzzle {
-                    id: puzzle_id(source.variant.name(), &source.options_text, &sfen),
-                    variant: source.variant.name().to_string(),
-                    options: source.options_text.clone(),
-                    moves: position.line_to_usi(&line),
-                    sfen,
-                    themes: sorted_themes(themes),
-                    rating: rating.clamp(600, 2600),
-                    source: format!("{} ply {}", game.name, ply + 1),
-                });
+                puzzles.push(maker.puzzle(
+                    &position,
+                    &line,
+                    themes,
+                    rating,
+                    format!("{} ply {}", game.name, ply + 1),
+                ));
                 puzzles.extend(derived);
                 last_taken = Some(ply);
                 taken += 1;
@@ -462,4 +494,56 @@ pub fn mine(game: &SourceGame, source: &Source, settings: &Settings) -> Vec<Puzz
         position.play_unchecked(mv);
     }
     puzzles
+}
+
+/// The longest tsume at the end of a game that ends in checkmate: from the mating move back,
+/// the positions where the winner is to move are tried with the mate solver, a move further
+/// back each time, until one holds no tsume (or [`Settings::tsume_moves`] is reached); the
+/// longest line found is kept, the furthest back of equal ones. Long tsume are rare where the games' scores swing (a search sees
+/// few long mates by checks), and a game's own mating attack is where they are. `None` when the
+/// game does not end in mate or its mating move is no tsume of its own (another move mates
+/// too).
+pub fn hunt_tsume(game: &SourceGame, source: &Source, settings: &Settings) -> Option<Puzzle> {
+    let mut played = AnyGame::from_position(game.start.clone(), source.options.clone());
+    let mut positions = vec![played.position()];
+    for &mv in &game.moves {
+        played.play(mv).ok()?;
+        positions.push(played.position());
+    }
+    // The rules say how it ended: Tenjiku's mate is the rules' own, not a lack of moves.
+    let mover = positions
+        .get(positions.len().checked_sub(2)?)?
+        .side_to_move();
+    match played.outcome() {
+        Some(outcome)
+            if outcome.reason == EndReason::Checkmate && outcome.winner == Some(mover) => {}
+        _ => return None,
+    }
+    let mut longest: Option<(usize, Vec<Move>, u64)> = None;
+    for moves in 1..=settings.tsume_moves as usize {
+        let Some(ply) = game.moves.len().checked_sub(2 * moves - 1) else {
+            break;
+        };
+        if ply < settings.opening_plies {
+            break;
+        }
+        let Some((line, nodes)) = tsume_at(&positions[ply], settings) else {
+            break;
+        };
+        if longest
+            .as_ref()
+            .is_none_or(|(_, best, _)| line.len() >= best.len())
+        {
+            longest = Some((ply, line, nodes));
+        }
+    }
+    let (ply, line, nodes) = longest?;
+    let moves = line.len().div_ceil(2);
+    Some(PuzzleMaker::new(source).puzzle(
+        &positions[ply],
+        &line,
+        vec!["mate".into(), "tsume".into(), mate_theme(moves)],
+        tsume_rating(moves, nodes),
+        format!("{} ply {}", game.name, ply + 1),
+    ))
 }

@@ -2,13 +2,17 @@
 //! engine agreeing with each answer, ids as the positions give them, and mining that gives
 //! the same puzzles from the same games.
 
-use tsubame_puzzles::generate::{Settings, Source, SourceGame, mine};
+use tsubame_puzzles::generate::{Settings, Source, SourceGame, hunt_tsume, mine};
 use tsubame_puzzles::{Puzzle, check, engine_agrees, puzzle_id, read_puzzles};
 use tsubame_rules::{Options, Variant};
 
-const FILES: [(&str, &str); 2] = [
+const FILES: [(&str, &str); 3] = [
     ("tori", include_str!("../../../data/puzzles/tori.jsonl")),
     ("wa", include_str!("../../../data/puzzles/wa.jsonl")),
+    (
+        "tenjiku",
+        include_str!("../../../data/puzzles/tenjiku.jsonl"),
+    ),
 ];
 
 fn shipped() -> Vec<Puzzle> {
@@ -45,12 +49,39 @@ fn every_shipped_puzzle_is_sound_and_named_by_its_position() {
 }
 
 /// Tsume are the mate solver's, checked by it in the test above; the search may prefer a mate
-/// without checks or a longer one.
+/// without checks or a longer one. The searches are shared out over the machine's cores.
 #[test]
 fn the_engine_agrees_with_every_shipped_tactic() {
-    for puzzle in shipped().into_iter().filter(|p| !p.has_theme("tsume")) {
-        engine_agrees(&puzzle, 20_000, 60).unwrap_or_else(|e| panic!("{e}"));
-    }
+    let tactics: Vec<Puzzle> = shipped()
+        .into_iter()
+        .filter(|p| !p.has_theme("tsume"))
+        .collect();
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let refused: Vec<String> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|worker| {
+                let tactics = &tactics;
+                scope.spawn(move || {
+                    tactics
+                        .iter()
+                        .skip(worker)
+                        .step_by(workers)
+                        .filter_map(|puzzle| engine_agrees(puzzle, 20_000, 60).err())
+                        .map(|e| e.to_string())
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| vec!["a worker panicked".into()])
+            })
+            .collect()
+    });
+    assert!(refused.is_empty(), "{refused:#?}");
+    assert!(tactics.len() >= 1_500, "{} tactics", tactics.len());
 }
 
 /// A puzzle's position given as a game from there on: mining it finds the same puzzle (its
@@ -70,38 +101,18 @@ fn mining_is_deterministic_and_finds_the_shipped_puzzles_again() {
         )
         .collect();
     assert_eq!(sample.len(), 5);
-    let options = Options::defaults(Variant::Tori.spec());
-    let source = Source {
-        variant: Variant::Tori,
-        options: options.clone(),
-        options_text: String::new(),
-    };
+    let source = default_rules(Variant::Tori);
     let settings = Settings {
         opening_plies: 0,
         ..Settings::default()
     };
     for puzzle in sample {
-        let start = puzzle.position().expect("position");
-        let moves: Vec<_> = puzzle
-            .moves
-            .iter()
-            .scan(start.clone(), |walk, usi| {
-                let mv = walk.parse_usi(usi).expect("legal");
-                walk.play_unchecked(mv);
-                Some(mv)
-            })
-            .collect();
         let score = if puzzle.has_theme("tsume") {
             SourceGame::MATE_SCORE
         } else {
             500
         };
-        let game = SourceGame {
-            name: "sample".to_string(),
-            start,
-            moves,
-            scores: vec![Some(score)],
-        };
+        let game = as_game(puzzle, vec![Some(score)]);
         let first = mine(&game, &source, &settings);
         let second = mine(&game, &source, &settings);
         assert_eq!(first, second, "{}", puzzle.id);
@@ -112,5 +123,65 @@ fn mining_is_deterministic_and_finds_the_shipped_puzzles_again() {
         assert_eq!(found.moves, puzzle.moves, "{}", puzzle.id);
         assert_eq!(found.themes, puzzle.themes, "{}", puzzle.id);
         assert_eq!(found.rating, puzzle.rating, "{}", puzzle.id);
+    }
+}
+
+/// A game of `variant`'s default rules.
+fn default_rules(variant: Variant) -> Source {
+    Source {
+        variant,
+        options: Options::defaults(variant.spec()),
+        options_text: String::new(),
+    }
+}
+
+/// A puzzle's position and solution as a game from there on, with `scores`.
+fn as_game(puzzle: &Puzzle, scores: Vec<Option<i32>>) -> SourceGame {
+    let start = puzzle.position().expect("position");
+    let moves = puzzle
+        .moves
+        .iter()
+        .scan(start.clone(), |walk, usi| {
+            let mv = walk.parse_usi(usi).expect("legal");
+            walk.play_unchecked(mv);
+            Some(mv)
+        })
+        .collect();
+    SourceGame {
+        name: "sample".to_string(),
+        start,
+        moves,
+        scores,
+    }
+}
+
+/// A game that ends in a tsume's mate: the hunt goes back from the mating move and finds the
+/// whole tsume, as shipped, in Tori and in Tenjiku (whose mate is the rules' own: a Tenjiku
+/// side may have moves left when mated).
+#[test]
+fn the_tsume_hunt_finds_shipped_tsume_from_their_mating_moves_back() {
+    let puzzles = shipped();
+    let settings = Settings {
+        opening_plies: 0,
+        ..Settings::default()
+    };
+    for (variant, least) in [(Variant::Tori, 5), (Variant::Tenjiku, 1)] {
+        let tsume = puzzles
+            .iter()
+            .find(|p| p.variant == variant.name() && p.has_theme("tsume") && p.moves.len() >= least)
+            .unwrap_or_else(|| panic!("a {} tsume", variant.name()));
+        let source = default_rules(variant);
+        let game = as_game(tsume, Vec::new());
+        let found = hunt_tsume(&game, &source, &settings).expect("a tsume");
+        assert_eq!(found.id, tsume.id);
+        assert_eq!(found.moves, tsume.moves);
+        assert_eq!(found.themes, tsume.themes);
+        assert_eq!(found.rating, tsume.rating);
+        // Without the mating move the game does not end in mate: nothing is hunted.
+        let cut = SourceGame {
+            moves: game.moves[..game.moves.len() - 1].to_vec(),
+            ..game
+        };
+        assert_eq!(hunt_tsume(&cut, &source, &settings), None);
     }
 }

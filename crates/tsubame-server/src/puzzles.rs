@@ -11,9 +11,13 @@ use tsubame_puzzles::{Puzzle, read_puzzles};
 
 /// The puzzle files built into the server: mined from the engine's games with `tsubame
 /// puzzles generate` (see `data/puzzles/README.md`).
-const BUILT_IN_FILES: [(&str, &str); 2] = [
+const BUILT_IN_FILES: [(&str, &str); 3] = [
     ("tori", include_str!("../../../data/puzzles/tori.jsonl")),
     ("wa", include_str!("../../../data/puzzles/wa.jsonl")),
+    (
+        "tenjiku",
+        include_str!("../../../data/puzzles/tenjiku.jsonl"),
+    ),
 ];
 
 /// The deviation a built-in puzzle starts with: its mined rating is an estimate.

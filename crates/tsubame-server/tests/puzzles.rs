@@ -43,6 +43,15 @@ fn puzzles_are_listed_tried_and_rated(db: &Db) {
         .map(|p| p["rating"].as_i64().expect("rating"))
         .collect();
     assert!(ratings.windows(2).all(|w| w[0] <= w[1]), "{ratings:?}");
+    // Every game has its puzzles, Tenjiku's too (at least the hundred asked for).
+    let tenjiku = include_str!("../../../data/puzzles/tenjiku.jsonl")
+        .lines()
+        .filter(|line| line.starts_with('{'))
+        .count();
+    assert!(tenjiku >= 100, "{tenjiku} tenjiku puzzles");
+    let (_, list) = server.get("/api/puzzles?variant=tenjiku&limit=5");
+    assert_eq!(list["total"], tenjiku, "{list}");
+    assert_eq!(list["puzzles"][0]["variant"], "tenjiku", "{list}");
     let (_, tsume) = server.get("/api/puzzles?variant=tori&theme=tsume&limit=100");
     let expected_tsume = file
         .iter()
