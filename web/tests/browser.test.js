@@ -1479,6 +1479,8 @@ test('Block and report a player from their page; an administrator reads the repo
   await open.locator('input[name="resolution"]').fill('Muted for a day and closed.');
   await open.locator('[data-action="resolve"]').click();
   await adminPage.waitForSelector('[data-admin-answer].ok');
+  // The open list is drawn again after the answer: wait for the report to leave it.
+  await adminPage.locator('[data-report]').filter({ hasText: rude }).waitFor({ state: 'detached' });
   assert.equal(await adminPage.locator('[data-report]').filter({ hasText: rude }).count(), 0);
   await adminPage.click('[data-reports="resolved"]');
   await adminPage.waitForSelector('[data-admin="resolved"]');
