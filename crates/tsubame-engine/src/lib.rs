@@ -27,6 +27,7 @@ pub mod bench;
 pub mod eval;
 pub mod game;
 pub mod limits;
+mod movepick;
 pub mod nnue;
 pub mod params;
 pub mod search;

@@ -8,6 +8,9 @@
 use crate::eval::EvalParams;
 use crate::game::SearchPosition;
 use crate::limits::{Budget, Limits};
+use crate::movepick::{
+    CAPTURE_ORDER, KILLER_ORDER, MoveOrdering, MovePicker, PROMOTION_ORDER, QUIET_UNREAD,
+};
 use crate::nnue::{Accumulator, AccumulatorStack, Network};
 use crate::search_params::SearchParams;
 use crate::tt::{Bound, Entry, TranspositionTable};
@@ -28,27 +31,11 @@ const DECIDED: i32 = 5_000;
 pub const MAX_PLY: usize = 128;
 /// History scores saturate towards this magnitude: each update moves a score by its bonus less
 /// the share of the bonus it already holds, so old evidence fades instead of piling up.
-const HISTORY_MAX: i32 = 16_384;
+pub(crate) const HISTORY_MAX: i32 = 16_384;
 /// Continuation history (a quiet move's record after a given move one and two plies earlier)
 /// is kept when its table, the square of the history size, has at most this many entries: in
 /// Tori, not in the big boards, where it would take hundreds of megabytes per thread.
 const CONTINUATION_ENTRIES_MAX: usize = 1 << 22;
-/// Ordering score offset of a capture that wins or holds the exchange; one that loses it gets
-/// the negative offset, so it sorts after every quiet move and quiescence can tell it by sign.
-const CAPTURE_ORDER: i32 = 1_000_000;
-/// Ordering score of the table's move, above every other.
-const TABLE_MOVE_ORDER: i32 = 10_000_000;
-/// Ordering score of a promotion that captures nothing.
-const PROMOTION_ORDER: i32 = 500_000;
-/// Ordering scores of the two killer moves.
-const KILLER_ORDER: [i32; 2] = [400_000, 390_000];
-/// No quiet move's history score reaches this (history and each continuation entry stay
-/// within `HISTORY_MAX`), so every move scored above it goes before every quiet move.
-const QUIET_ORDER_BOUND: i32 = 8 * HISTORY_MAX;
-/// Stands for a quiet move's score until its history is read: moves above
-/// `QUIET_ORDER_BOUND` are tried first, and a cutoff among them saves reading the rest.
-const QUIET_UNREAD: i32 = i32::MIN;
-
 /// A search score as reported.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Score {
@@ -210,14 +197,6 @@ fn lmr_table(search: &SearchParams) -> Vec<Vec<i32>> {
         .collect()
 }
 
-/// Where the first of the best scores from `index` on stands: a maximum over the rest (which
-/// the compiler vectorises), then where it first stands.
-fn first_best(scores: &[i32], index: usize) -> usize {
-    let rest = &scores[index..];
-    let best = rest.iter().copied().max().unwrap_or(i32::MIN);
-    index + rest.iter().position(|&s| s == best).unwrap_or(0)
-}
-
 fn score_to_tt(score: i32, ply: usize) -> i32 {
     if score >= MATE_BOUND {
         score + ply as i32
@@ -247,6 +226,55 @@ fn table_cutoff(entry: &Entry, ply: usize, alpha: i32, beta: i32) -> Option<i32>
         Bound::Upper => score <= alpha,
     };
     settled.then_some(score)
+}
+
+/// The move ordering of one node: the worker's records read at that node's ply.
+struct NodeOrdering<'w, 'a, P: SearchPosition> {
+    worker: &'w Worker<'a, P>,
+    ply: usize,
+}
+
+impl<P: SearchPosition> MoveOrdering for NodeOrdering<'_, '_, P> {
+    fn generate(&self, moves: &mut Vec<Move>) {
+        self.worker.position.generate_legal(moves);
+    }
+
+    /// Captures by victim and attacker, promotions, killers; the exchange and a quiet move's
+    /// history are read only when the picker comes to them.
+    fn order_score(&self, mv: Move) -> i32 {
+        let worker = self.worker;
+        let mut score = 0;
+        if let Some(mover) = worker.position.mover(mv) {
+            let attacker = worker.piece_value(mover);
+            if worker.is_capture(mv) {
+                score +=
+                    CAPTURE_ORDER + worker.position.gain(mv, worker.params) * 16 - attacker / 8;
+            }
+            if mv.is_promotion() {
+                score += PROMOTION_ORDER;
+            }
+        }
+        if score != 0 {
+            return score;
+        }
+        let killers = worker.killers[self.ply];
+        if killers[0] == Some(mv) {
+            return KILLER_ORDER[0];
+        }
+        if killers[1] == Some(mv) {
+            return KILLER_ORDER[1];
+        }
+        QUIET_UNREAD
+    }
+
+    fn quiet_score(&self, mv: Move) -> i32 {
+        self.worker.quiet_score(self.worker.history_index(mv))
+    }
+
+    fn loses_exchange(&self, mv: Move) -> bool {
+        let worker = self.worker;
+        worker.is_capture(mv) && !worker.position.exchange_at_least(mv, 0, worker.params)
+    }
 }
 
 impl<'a, P: SearchPosition> Worker<'a, P> {
@@ -330,6 +358,11 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
         }
     }
 
+    /// The move ordering of the node at `ply`.
+    fn ordering(&self, ply: usize) -> NodeOrdering<'_, 'a, P> {
+        NodeOrdering { worker: self, ply }
+    }
+
     fn history_index(&self, mv: Move) -> usize {
         self.position.history_index(mv) % self.history.len().max(1)
     }
@@ -340,81 +373,6 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
 
     fn piece_value(&self, role: Role) -> i32 {
         self.params.value(role)
-    }
-
-    /// Ordering score of a move as far as it is read before the moves are tried: table move,
-    /// captures by victim and attacker, promotions, killers, then history. Two parts are read
-    /// only when [`Worker::pick_next`] comes to them: a capture is scored as if it held the
-    /// exchange, and a quiet move's history is `QUIET_UNREAD`.
-    fn order_score(&self, mv: Move, tt_move: Option<Move>, ply: usize) -> i32 {
-        if Some(mv) == tt_move {
-            return TABLE_MOVE_ORDER;
-        }
-        let mut score = 0;
-        if let Some(mover) = self.position.mover(mv) {
-            let attacker = self.piece_value(mover);
-            if self.is_capture(mv) {
-                score += CAPTURE_ORDER + self.position.gain(mv, self.params) * 16 - attacker / 8;
-            }
-            if mv.is_promotion() {
-                score += PROMOTION_ORDER;
-            }
-        }
-        if score != 0 {
-            return score;
-        }
-        let killers = self.killers[ply];
-        if killers[0] == Some(mv) {
-            return KILLER_ORDER[0];
-        }
-        if killers[1] == Some(mv) {
-            return KILLER_ORDER[1];
-        }
-        QUIET_UNREAD
-    }
-
-    /// Moves the best-scored move from `index` on to `index` and returns it: a selection sort
-    /// done lazily, since a cutoff often comes after the first few moves. The first of the
-    /// best goes first, so the order is the one that every score read in full would give:
-    /// - a capture about to be picked is tested for the exchange; one that loses it drops
-    ///   below zero, after the quiet moves, and the pick is made again. Its score before the
-    ///   test is its highest, so no move it goes ahead of would have gone ahead of it;
-    /// - once no move above `QUIET_ORDER_BOUND` is left, the quiet moves' history is read
-    ///   (`quiets_read` records that).
-    fn pick_next(
-        &self,
-        moves: &mut [Move],
-        scores: &mut [i32],
-        index: usize,
-        quiets_read: &mut bool,
-    ) -> Move {
-        loop {
-            let pick = first_best(scores, index);
-            let score = scores[pick];
-            if !*quiets_read && score <= QUIET_ORDER_BOUND {
-                *quiets_read = true;
-                for (mv, score) in moves.iter().zip(scores.iter_mut()).skip(index) {
-                    if *score == QUIET_UNREAD {
-                        *score = self.quiet_score(self.history_index(*mv));
-                        debug_assert!(score.abs() < QUIET_ORDER_BOUND);
-                    }
-                }
-                continue;
-            }
-            let mv = moves[pick];
-            // A capture not yet tested: above half the offset (a promotion adds less) and
-            // below the table's move, which is never tested.
-            if (CAPTURE_ORDER / 2..TABLE_MOVE_ORDER).contains(&score)
-                && self.is_capture(mv)
-                && !self.position.exchange_at_least(mv, 0, self.params)
-            {
-                scores[pick] = score - 2 * CAPTURE_ORDER;
-                continue;
-            }
-            moves.swap(index, pick);
-            scores.swap(index, pick);
-            return mv;
-        }
     }
 
     /// The slots in the continuation table of a move with history slot `slot` after the moves
@@ -722,23 +680,27 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
             }
         }
 
-        let mut moves = std::mem::take(&mut self.move_lists[ply]);
-        moves.clear();
-        self.position.generate_legal(&mut moves);
-        if moves.is_empty() {
-            self.move_lists[ply] = moves;
+        // The table's move is tried before any move is generated; a stale or colliding entry
+        // may hold one that is not legal here, which is then left out.
+        let table_move = tt_move.filter(|&mv| self.position.is_legal(mv));
+        let mut picker = MovePicker::new(
+            table_move,
+            std::mem::take(&mut self.move_lists[ply]),
+            std::mem::take(&mut self.score_lists[ply]),
+        );
+        if picker.is_empty(&self.ordering(ply)) {
+            (self.move_lists[ply], self.score_lists[ply]) = picker.into_buffers();
             return self.no_move_score(in_check, previous, ply);
         }
-        let mut scores = std::mem::take(&mut self.score_lists[ply]);
-        scores.clear();
-        scores.extend(moves.iter().map(|&m| self.order_score(m, tt_move, ply)));
 
         let original_alpha = alpha;
         let mut best = -INFINITY;
         let mut best_move = None;
-        let mut quiets_read = false;
-        for index in 0..moves.len() {
-            let mv = self.pick_next(&mut moves, &mut scores, index, &mut quiets_read);
+        let mut picked = 0;
+        while let Some((mv, _)) = picker.next(&self.ordering(ply)) {
+            // Where the move stands in the order (the table's move first).
+            let index = picked;
+            picked += 1;
             if (ply == 0 && (self.root_excluded.contains(&mv) || self.root_forbidden.contains(&mv)))
                 || excluded == Some(mv)
             {
@@ -829,8 +791,7 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
             };
             self.unmake(mv, undo);
             if self.stopped() {
-                self.move_lists[ply] = moves;
-                self.score_lists[ply] = scores;
+                (self.move_lists[ply], self.score_lists[ply]) = picker.into_buffers();
                 return 0;
             }
             if score > best {
@@ -852,15 +813,14 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
                                 killers[1] = killers[0];
                                 killers[0] = Some(mv);
                             }
-                            self.update_quiet_history(mv, &moves[..index], depth);
+                            self.update_quiet_history(mv, picker.earlier(), depth);
                         }
                         break;
                     }
                 }
             }
         }
-        self.move_lists[ply] = moves;
-        self.score_lists[ply] = scores;
+        (self.move_lists[ply], self.score_lists[ply]) = picker.into_buffers();
         // A node searched without some of its moves has no result of its own to keep.
         if (ply == 0 && !self.root_excluded.is_empty()) || excluded.is_some() {
             return best;
@@ -943,19 +903,19 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
                 }
             }
         }
-        let mut scores = std::mem::take(&mut self.score_lists[ply]);
-        scores.clear();
-        scores.extend(moves.iter().map(|&m| self.order_score(m, None, ply)));
-        let mut quiets_read = false;
-        for index in 0..moves.len() {
-            let mv = self.pick_next(&mut moves, &mut scores, index, &mut quiets_read);
+        let mut picker = MovePicker::generated(
+            moves,
+            std::mem::take(&mut self.score_lists[ply]),
+            &self.ordering(ply),
+        );
+        while let Some((mv, order)) = picker.next(&self.ordering(ply)) {
             if !in_check {
                 let gain = self.position.gain(mv, self.params);
                 if best + gain + self.shared.search.delta_margin < alpha && !mv.is_promotion() {
                     continue;
                 }
                 // A capture is ordered below zero exactly when it loses the exchange.
-                if scores[index] < 0 && self.is_capture(mv) {
+                if order < 0 && self.is_capture(mv) {
                     continue;
                 }
             }
@@ -963,8 +923,7 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
             let score = -self.quiescence(-beta, -alpha, ply + 1, Some(mv), qdepth + 1);
             self.unmake(mv, undo);
             if self.stopped() {
-                self.move_lists[ply] = moves;
-                self.score_lists[ply] = scores;
+                (self.move_lists[ply], self.score_lists[ply]) = picker.into_buffers();
                 return 0;
             }
             if score > best {
@@ -977,8 +936,7 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
                 }
             }
         }
-        self.move_lists[ply] = moves;
-        self.score_lists[ply] = scores;
+        (self.move_lists[ply], self.score_lists[ply]) = picker.into_buffers();
         best
     }
 
@@ -1425,6 +1383,136 @@ mod tests {
             check_mask: check_mask(None),
             first_iteration_done: AtomicBool::new(false),
         }
+    }
+
+    /// A small deterministic generator for the walks below.
+    fn next_random(state: &mut u64) -> u64 {
+        *state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        *state >> 33
+    }
+
+    /// Counts the leaves `depth` plies down, every node's moves taken from the search's
+    /// staged picker: at most nodes the table's move is a legal move (tried before anything
+    /// is generated), at some an illegal one (which the search filters out), at the rest none.
+    /// At each node the picker must hand out exactly the legal moves, each once, the table's
+    /// move first, and know which moves it handed out before the last.
+    fn perft_through_picker<P: SearchPosition>(
+        worker: &mut Worker<'_, P>,
+        depth: u32,
+        ply: usize,
+        random: &mut u64,
+    ) -> u64 {
+        let mut legal = worker.position.legal_moves();
+        if depth == 0 {
+            return 1;
+        }
+        let table_move = match next_random(random) % 4 {
+            0 => None,
+            // A board move from a corner to the far corner: hardly ever legal.
+            1 => Some(Move::normal(
+                Square::from_index(0),
+                Square::from_index(48),
+                false,
+            )),
+            _ if legal.is_empty() => None,
+            _ => Some(legal[next_random(random) as usize % legal.len()]),
+        };
+        let table_move = table_move.filter(|&mv| worker.position.is_legal(mv));
+        let mut picker = MovePicker::new(
+            table_move,
+            std::mem::take(&mut worker.move_lists[ply]),
+            std::mem::take(&mut worker.score_lists[ply]),
+        );
+        assert_eq!(picker.is_empty(&worker.ordering(ply)), legal.is_empty());
+        let mut picked = Vec::new();
+        let mut leaves = 0;
+        while let Some((mv, _)) = picker.next(&worker.ordering(ply)) {
+            assert_eq!(picker.earlier(), &picked[..], "the moves before {mv:?}");
+            picked.push(mv);
+            let undo = worker.make(mv);
+            leaves += perft_through_picker(worker, depth - 1, ply + 1, random);
+            worker.unmake(mv, undo);
+            // What the search learns between two picks changes the order of the moves left.
+            if next_random(random) % 3 == 0 && !worker.is_capture(mv) {
+                worker.update_quiet_history(mv, &[], 3);
+                worker.killers[ply] = [Some(mv), worker.killers[ply][0]];
+            }
+        }
+        (worker.move_lists[ply], worker.score_lists[ply]) = picker.into_buffers();
+        if let Some(table_move) = table_move {
+            assert_eq!(picked.first(), Some(&table_move));
+        }
+        picked.sort_by_key(|mv| mv.to_bits());
+        legal.sort_by_key(|mv| mv.to_bits());
+        assert_eq!(picked, legal, "{}", worker.position.to_sfen());
+        leaves
+    }
+
+    /// Plays `plies` pseudo-random legal moves (fewer if the game ends): a position with
+    /// pieces in hand and captures on the board.
+    fn walk<P: SearchPosition>(mut position: P, plies: usize, seed: u64) -> P {
+        let mut random = seed;
+        for _ in 0..plies {
+            let moves = position.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            let captures: Vec<Move> = moves
+                .iter()
+                .copied()
+                .filter(|&mv| position.is_capture(mv))
+                .collect();
+            // Captures taken whenever there are, so that the hands fill.
+            let choice = if captures.is_empty() {
+                &moves
+            } else {
+                &captures
+            };
+            let mv = choice[next_random(&mut random) as usize % choice.len()];
+            position.make_move(mv);
+        }
+        position
+    }
+
+    fn check_perft_through_picker<P: SearchPosition>(
+        position: P,
+        spec: &'static tsubame_rules::VariantSpec,
+        depth: u32,
+        seed: u64,
+    ) {
+        let params = EvalParams::for_variant(spec);
+        let shared = shared();
+        let expected = position.clone().perft(depth);
+        let sfen = position.to_sfen();
+        let mut worker = Worker::new(&shared, &params, position, &[], &[], true);
+        let mut random = seed;
+        let leaves = perft_through_picker(&mut worker, depth, 0, &mut random);
+        assert_eq!(leaves, expected, "{sfen}");
+    }
+
+    /// The staged picker hands out every legal move once at every node, whatever the table
+    /// holds and however the search's records change the order: Tori, Wa with and without
+    /// drops, and Tenjiku, from the start and from positions with pieces in hand.
+    #[test]
+    fn the_staged_picker_yields_exactly_the_legal_moves() {
+        let tori_options = Options::defaults(tori::spec());
+        let tori_start = tori::start(&tori_options).unwrap();
+        check_perft_through_picker(tori_start.clone(), tori::spec(), 3, 1);
+        for seed in 1..=4 {
+            check_perft_through_picker(walk(tori_start.clone(), 30, seed), tori::spec(), 3, seed);
+        }
+        let wa_options = Options::defaults(wa::spec());
+        let wa_start = wa::start(&wa_options).unwrap();
+        check_perft_through_picker(wa_start.clone(), wa::spec(), 2, 5);
+        check_perft_through_picker(walk(wa_start, 40, 6), wa::spec(), 2, 6);
+        let mut no_drops = Options::defaults(wa::spec());
+        no_drops.set("drops", "off").unwrap();
+        check_perft_through_picker(walk(wa::start(&no_drops).unwrap(), 40, 7), wa::spec(), 2, 7);
+        let tenjiku = tsubame_rules::tenjiku::spec();
+        let tenjiku_start = TenjikuPosition::start(&Options::defaults(tenjiku));
+        check_perft_through_picker(walk(tenjiku_start, 60, 8), tenjiku, 2, 8);
     }
 
     /// Under a clock, a settled search stops deepening sooner than the budget's soft time,

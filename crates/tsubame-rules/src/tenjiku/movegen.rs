@@ -14,6 +14,9 @@ use crate::moves::Move;
 use crate::runtime::GamePosition;
 use crate::square::Square;
 
+/// Every square of the 16x16 board, as a mask of the pieces whose moves are generated.
+const ALL_SQUARES: Bitboard256 = Bitboard256([u64::MAX; 4]);
+
 /// Relative direction `index` (see [`super::dir`]) as a step `(dx, dy)` on the board, where
 /// `x` grows with the file number and `y` with the rank letter.
 #[inline(always)]
@@ -74,7 +77,7 @@ impl TenjikuPosition {
     /// The moves that remove an enemy piece: captures at the destination or on the way, and
     /// fire demon moves that burn (for quiescence search).
     pub fn generate_captures(&self, moves: &mut Vec<Move>) {
-        self.generate_filtered::<true>(&mut |mv| moves.push(mv));
+        self.generate_filtered::<true>(ALL_SQUARES, &mut |mv| moves.push(mv));
     }
 
     /// Appends every move to `moves` (see [`TenjikuPosition::legal_moves`]).
@@ -93,12 +96,21 @@ impl TenjikuPosition {
     }
 
     pub(crate) fn generate(&self, sink: &mut impl FnMut(Move)) {
-        self.generate_filtered::<false>(sink);
+        self.generate_filtered::<false>(ALL_SQUARES, sink);
     }
 
-    /// Every move, or with `CAPTURES` only those that remove an enemy piece (a capture at the
-    /// destination or on the way, or a fire demon's burn).
-    fn generate_filtered<const CAPTURES: bool>(&self, sink: &mut impl FnMut(Move)) {
+    /// The moves of the pieces on `squares` (every move starts from a piece on the board).
+    pub(crate) fn generate_from(&self, squares: Bitboard256, sink: &mut impl FnMut(Move)) {
+        self.generate_filtered::<false>(squares, sink);
+    }
+
+    /// Every move of the pieces on `squares`, or with `CAPTURES` only those that remove an
+    /// enemy piece (a capture at the destination or on the way, or a fire demon's burn).
+    fn generate_filtered<const CAPTURES: bool>(
+        &self,
+        squares: Bitboard256,
+        sink: &mut impl FnMut(Move),
+    ) {
         if self.is_over() {
             return;
         }
@@ -128,7 +140,7 @@ impl TenjikuPosition {
             }
         }
         let tables = self.book.tables;
-        for s in own.iter() {
+        for s in (own & squares).iter() {
             let role = role_of(self.board[s]);
             let mover = &self.book.movers[role.index()];
             let square = Square(s as u8);

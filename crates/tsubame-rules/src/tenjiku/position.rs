@@ -443,8 +443,12 @@ impl TenjikuPosition {
 
     /// Whether `mv` is one of this position's moves.
     pub fn is_legal(&self, mv: Move) -> bool {
+        // Every move starts from a piece, so only that piece's moves need generating.
+        let Some(from) = mv.from() else {
+            return false;
+        };
         let mut found = false;
-        self.generate(&mut |m| found |= m == mv);
+        self.generate_from(Bitboard256::single(from.index()), &mut |m| found |= m == mv);
         found
     }
 }
