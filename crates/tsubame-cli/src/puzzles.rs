@@ -6,8 +6,8 @@ use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::Write;
 use std::path::PathBuf;
-use tsubame_puzzles::generate::{Settings, Source, SourceGame, hunt_tsume, mine};
-use tsubame_puzzles::{check, read_puzzles};
+use tsubame_puzzles::generate::{Settings, Source, SourceGame, hunt_tsume, mine, rate_tactic};
+use tsubame_puzzles::{Puzzle, check, engine_confirms, read_puzzles, write_puzzles};
 use tsubame_rules::{AnyPosition, Options, Variant};
 use tsubame_train::games::read_games;
 
@@ -29,7 +29,14 @@ line records the progress, which --resume reads. The same games give the same pu
 before the mating move, a move further back each time, and the longest tsume is kept (long
 tsume are found there); --hunt-only does only that.
 
-`check` replays every puzzle of a file through the rules (and the mate solver for tsume).";
+`check` replays every puzzle of a file through the rules (and the mate solver for tsume).
+
+`rate` brings a puzzle file up to a changed search: every tactic is rated again by this engine
+(the same measure as mining's), and with --drop-unconfirmed a tactic the engine no longer
+confirms (its answer neither the best of a 20,000-node look nor of a 200,000-node one, nor
+second within 60 centipawns) is left out and named. Tsume keep their ratings: those are the
+mate solver's. The file is rewritten in place.
+  tsubame puzzles rate --file data/puzzles/tori.jsonl --drop-unconfirmed --threads 2";
 
 /// What to do.
 #[derive(Args)]
@@ -44,6 +51,9 @@ enum PuzzlesStep {
     Generate(GenerateArgs),
     /// Check every puzzle of a puzzle file.
     Check(CheckArgs),
+    /// Rate every tactic of a puzzle file again with this engine (after a change to the
+    /// search), and optionally leave out those it no longer confirms.
+    Rate(RateArgs),
 }
 
 #[derive(Args)]
@@ -101,10 +111,28 @@ struct CheckArgs {
     file: PathBuf,
 }
 
+#[derive(Args)]
+struct RateArgs {
+    /// The puzzle file, rewritten in place.
+    #[arg(long, value_name = "FILE")]
+    file: PathBuf,
+    /// The deepest search asked whether it finds a tactic's answer (as mining's --find-depth:
+    /// 4 for Tenjiku's files).
+    #[arg(long, value_name = "N", default_value_t = Settings::default().find_depth)]
+    find_depth: u32,
+    /// Leave out the tactics the engine no longer confirms.
+    #[arg(long)]
+    drop_unconfirmed: bool,
+    /// Puzzles measured at once.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    threads: usize,
+}
+
 pub fn run(args: &PuzzlesArgs) -> Result<()> {
     match &args.step {
         PuzzlesStep::Generate(a) => generate(a),
         PuzzlesStep::Check(a) => check_file(a),
+        PuzzlesStep::Rate(a) => rate_file(a),
     }
 }
 
@@ -254,5 +282,88 @@ fn check_file(args: &CheckArgs) -> Result<()> {
     if failed > 0 {
         bail!("{failed} puzzles refused");
     }
+    Ok(())
+}
+
+/// What `rate` makes of one puzzle: kept with its rating (new or unchanged), or left out.
+enum Rated {
+    Kept(Puzzle),
+    Dropped(String),
+}
+
+fn rate_one(puzzle: &Puzzle, args: &RateArgs) -> Result<Rated> {
+    if args.drop_unconfirmed && !puzzle.has_theme("tsume") {
+        if let Err(refusal) = engine_confirms(puzzle) {
+            return Ok(Rated::Dropped(refusal.to_string()));
+        }
+    }
+    let mut rated = puzzle.clone();
+    if let Some(rating) = rate_tactic(puzzle, args.find_depth)? {
+        rated.rating = rating;
+    }
+    Ok(Rated::Kept(rated))
+}
+
+fn rate_file(args: &RateArgs) -> Result<()> {
+    if args.threads == 0 {
+        bail!("--threads must be at least 1");
+    }
+    let text = std::fs::read_to_string(&args.file)
+        .with_context(|| format!("reading {}", args.file.display()))?;
+    let puzzles = read_puzzles(&text).map_err(anyhow::Error::msg)?;
+    let bar = ProgressBar::new(puzzles.len() as u64).with_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} puzzles, {eta} left")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    // Each worker takes every Nth puzzle; the results go back in the file's order.
+    let results: Vec<Vec<(usize, Result<Rated>)>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..args.threads)
+            .map(|worker| {
+                let (puzzles, bar) = (&puzzles, &bar);
+                scope.spawn(move || {
+                    let mut done = Vec::new();
+                    for index in (worker..puzzles.len()).step_by(args.threads) {
+                        done.push((index, rate_one(&puzzles[index], args)));
+                        bar.inc(1);
+                    }
+                    done
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|handle| {
+                handle
+                    .join()
+                    .unwrap_or_else(|_| vec![(0, Err(anyhow::anyhow!("a worker panicked")))])
+            })
+            .collect()
+    });
+    bar.finish_and_clear();
+    let mut ordered: Vec<(usize, Result<Rated>)> = results.into_iter().flatten().collect();
+    ordered.sort_by_key(|(index, _)| *index);
+    let (mut kept, mut changed, mut dropped) = (Vec::new(), 0, 0);
+    for (index, result) in ordered {
+        match result? {
+            Rated::Kept(puzzle) => {
+                changed += usize::from(puzzle.rating != puzzles[index].rating);
+                kept.push(puzzle);
+            }
+            Rated::Dropped(reason) => {
+                eprintln!("left out: {reason}");
+                dropped += 1;
+            }
+        }
+    }
+    let temporary = args.file.with_extension("rating");
+    std::fs::write(&temporary, write_puzzles(&kept))
+        .with_context(|| format!("writing {}", temporary.display()))?;
+    std::fs::rename(&temporary, &args.file)
+        .with_context(|| format!("replacing {}", args.file.display()))?;
+    println!(
+        "{} puzzles: {changed} rated again differently, {dropped} left out, {} kept",
+        puzzles.len(),
+        kept.len()
+    );
     Ok(())
 }

@@ -14,7 +14,7 @@
 //! Everything is searched with one thread, fixed node counts and fresh tables, so the same
 //! games give the same puzzles.
 
-use crate::{Puzzle, mate_theme, puzzle_id};
+use crate::{Puzzle, PuzzleError, mate_theme, puzzle_id};
 use std::sync::Arc;
 use tsubame_engine::eval::EvalParams;
 use tsubame_engine::limits::Limits;
@@ -294,6 +294,42 @@ fn depth_to_find(position: &AnyPosition, params: &EvalParams, answer: Move, deep
     found
 }
 
+/// A tactic's rating: how deep a search must look to keep choosing its answer
+/// ([`depth_to_find`]), how many moves the player makes, and whether the player was losing
+/// before (a defence is harder to see).
+fn rating_of_tactic(depth: u32, line_plies: usize, defence: bool) -> u32 {
+    600 + 110 * depth
+        + 150 * (line_plies.div_ceil(2).max(1) as u32 - 1)
+        + if defence { 100 } else { 0 }
+}
+
+/// A tactic's rating measured again by this engine (the same measure as mining's, with
+/// searches of up to `find_depth`): `None` for a tsume, whose rating is the mate solver's and
+/// does not change with the search. The way a puzzle file follows a change to the search.
+pub fn rate_tactic(puzzle: &Puzzle, find_depth: u32) -> Result<Option<u32>, PuzzleError> {
+    if puzzle.has_theme("tsume") {
+        return Ok(None);
+    }
+    let position = puzzle.position()?;
+    let variant = Variant::of(&puzzle.rule_options()?).ok_or_else(|| PuzzleError::Setup {
+        id: puzzle.id.clone(),
+        what: "no game".to_string(),
+    })?;
+    let first = puzzle.moves.first().ok_or_else(|| PuzzleError::Setup {
+        id: puzzle.id.clone(),
+        what: "no moves".to_string(),
+    })?;
+    let answer = position.parse_usi(first).map_err(|e| PuzzleError::Move {
+        id: puzzle.id.clone(),
+        index: 1,
+        what: e.to_string(),
+    })?;
+    let params = EvalParams::engine_default(variant);
+    let depth = depth_to_find(&position, &params, answer, find_depth);
+    let rating = rating_of_tactic(depth, puzzle.moves.len(), puzzle.has_theme("defence"));
+    Ok(Some(rating.clamp(600, 2600)))
+}
+
 /// A tactic from `position`: one clearly winning move, followed while the player's move stays
 /// the only good one.
 fn tactic_at(
@@ -447,10 +483,7 @@ pub fn mine(game: &SourceGame, source: &Source, settings: &Settings) -> Vec<Puzz
                     let depth = line.first().map_or(settings.find_depth + 1, |&answer| {
                         depth_to_find(&position, params, answer, settings.find_depth)
                     });
-                    let rating = 600
-                        + 110 * depth
-                        + 150 * (line.len().div_ceil(2) as u32 - 1)
-                        + if defence { 100 } else { 0 };
+                    let rating = rating_of_tactic(depth, line.len(), defence);
                     (line, themes, rating)
                 }),
             };

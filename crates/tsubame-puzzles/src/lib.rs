@@ -262,6 +262,20 @@ pub fn engine_agrees(puzzle: &Puzzle, nodes: u64, margin: i32) -> Result<(), Puz
     Ok(())
 }
 
+/// The engine's short and long looks at a tactic's answers (nodes): [`engine_confirms`].
+pub const CONFIRM_NODES: [u64; 2] = [20_000, 200_000];
+/// How far, in centipawns, the solution's move may trail the engine's best as its second.
+pub const CONFIRM_MARGIN: i32 = 60;
+
+/// Whether the engine confirms a tactic: [`engine_agrees`] with a short look, and where that
+/// prefers another move, with a look ten times as long (a short search's choice between two
+/// good moves changes with every change to the search; a deeper one is the arbiter).
+pub fn engine_confirms(puzzle: &Puzzle) -> Result<(), PuzzleError> {
+    let [short, long] = CONFIRM_NODES;
+    engine_agrees(puzzle, short, CONFIRM_MARGIN)
+        .or_else(|_| engine_agrees(puzzle, long, CONFIRM_MARGIN))
+}
+
 /// Reads a puzzle file: one JSON puzzle a line; blank lines and lines starting with `#` are
 /// skipped. An error names the line.
 pub fn read_puzzles(text: &str) -> Result<Vec<Puzzle>, String> {
