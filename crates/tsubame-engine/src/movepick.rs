@@ -1,17 +1,18 @@
 //! The move picker: hands the search a node's moves one at a time, best expected first, and
 //! does as little work as it can before each, since a cutoff often comes after the first few.
 //!
-//! The main search's picker goes in stages: the transposition table's move is tried before any
-//! move is generated (a cutoff by it, the common case at a cut node, saves generating the
-//! node's moves, most of them drops in games with hands); then the rest are generated and
-//! picked by their ordering score, read lazily:
-//! - captures that win or hold the exchange, by victim and attacker, and promotions;
-//! - the killer moves;
-//! - quiet moves and drops by their history, read only once nothing above is left;
-//! - captures that lose the exchange, last (tested only when the picker reaches them).
+//! The main search's picker goes in stages, each generating or reading only what it needs, so
+//! that a cutoff early in the order (the common case at a cut node) saves the rest:
+//! - the transposition table's move, before any move is generated;
+//! - the captures, generated alone, those that win or hold the exchange by victim and
+//!   attacker (the exchange is tested only when a capture is about to be picked);
+//! - then the quiet moves and drops are generated (most of a node's moves in games with
+//!   hands): promotions, the killer moves and the counter-move to the move before, then the
+//!   rest by their history, read only once nothing above is left;
+//! - captures that lose the exchange, last.
 //!
-//! The order is the one that every score read in full would give, so picking lazily changes
-//! what is searched in no way, only when it is computed.
+//! Within the generated moves the order is the one that every score read in full would give,
+//! so picking lazily changes what is searched in no way, only when it is computed.
 
 use tsubame_rules::Move;
 
@@ -24,6 +25,8 @@ pub(crate) const TABLE_MOVE_ORDER: i32 = 10_000_000;
 pub(crate) const PROMOTION_ORDER: i32 = 500_000;
 /// Ordering scores of the two killer moves.
 pub(crate) const KILLER_ORDER: [i32; 2] = [400_000, 390_000];
+/// Ordering score of the counter-move: the quiet move that last refuted the move just played.
+pub(crate) const COUNTER_ORDER: i32 = 380_000;
 /// No quiet move's history score reaches this in magnitude, so every move scored above it goes
 /// before every quiet move.
 pub(crate) const QUIET_ORDER_BOUND: i32 = 8 * crate::search::HISTORY_MAX;
@@ -33,11 +36,13 @@ pub(crate) const QUIET_UNREAD: i32 = i32::MIN;
 
 /// What the picker asks of the search about the node it picks for.
 pub(crate) trait MoveOrdering {
-    /// Appends the node's legal moves.
-    fn generate(&self, moves: &mut Vec<Move>);
+    /// Appends the node's legal captures.
+    fn generate_captures(&self, moves: &mut Vec<Move>);
+    /// Appends the node's other legal moves: with the captures, each legal move once.
+    fn generate_quiets(&self, moves: &mut Vec<Move>);
     /// The ordering score of a move as far as it is read before any move is picked: captures
-    /// by victim and attacker (as if they held the exchange), promotions, killers, and
-    /// `QUIET_UNREAD` for the other quiet moves.
+    /// by victim and attacker (as if they held the exchange), promotions, killers, the
+    /// counter-move, and `QUIET_UNREAD` for the other quiet moves.
     fn order_score(&self, mv: Move) -> i32;
     /// A quiet move's history, within `QUIET_ORDER_BOUND`.
     fn quiet_score(&self, mv: Move) -> i32;
@@ -49,10 +54,14 @@ pub(crate) trait MoveOrdering {
 enum Stage {
     /// The table's move, not yet handed out.
     TableMove,
-    /// Nothing generated yet.
-    Generate,
-    /// Picking from the generated moves.
-    Ordered,
+    /// The captures not yet generated.
+    GenerateCaptures,
+    /// Picking the captures that hold the exchange.
+    GoodCaptures,
+    /// The quiet moves not yet generated.
+    GenerateQuiets,
+    /// Picking from every move left.
+    Rest,
 }
 
 /// A node's moves, handed out one at a time by [`MovePicker::next`]. The picker borrows the
@@ -61,9 +70,10 @@ enum Stage {
 pub(crate) struct MovePicker {
     stage: Stage,
     table_move: Option<Move>,
+    /// The moves generated so far (the table's move first, where there is one); those before
+    /// `next` have been handed out, in order.
     moves: Vec<Move>,
     scores: Vec<i32>,
-    /// Where the next pick goes in `moves`: the moves before it have been handed out, in order.
     next: usize,
     /// Whether the quiet moves' history has been read into `scores`.
     quiets_read: bool,
@@ -72,14 +82,23 @@ pub(crate) struct MovePicker {
 impl MovePicker {
     /// A picker for the main search: `table_move`, when given, must be legal here (the search
     /// checks the table's move, which a stale or colliding entry may hold, before passing it).
-    pub(crate) fn new(table_move: Option<Move>, mut moves: Vec<Move>, scores: Vec<i32>) -> Self {
+    pub(crate) fn new(
+        table_move: Option<Move>,
+        mut moves: Vec<Move>,
+        mut scores: Vec<i32>,
+    ) -> Self {
         moves.clear();
-        MovePicker {
-            stage: if table_move.is_some() {
+        scores.clear();
+        let stage = match table_move {
+            Some(mv) => {
+                moves.push(mv);
+                scores.push(TABLE_MOVE_ORDER);
                 Stage::TableMove
-            } else {
-                Stage::Generate
-            },
+            }
+            None => Stage::GenerateCaptures,
+        };
+        MovePicker {
+            stage,
             table_move,
             moves,
             scores,
@@ -98,7 +117,7 @@ impl MovePicker {
         scores.clear();
         scores.extend(moves.iter().map(|&mv| ordering.order_score(mv)));
         MovePicker {
-            stage: Stage::Ordered,
+            stage: Stage::Rest,
             table_move: None,
             moves,
             scores,
@@ -111,28 +130,30 @@ impl MovePicker {
     /// exchange, or a quiet move with a poor history); `None` when every move has been handed
     /// out.
     pub(crate) fn next(&mut self, ordering: &impl MoveOrdering) -> Option<(Move, i32)> {
-        match self.stage {
-            Stage::TableMove => {
-                self.stage = Stage::Generate;
-                self.table_move.map(|mv| (mv, TABLE_MOVE_ORDER))
+        loop {
+            match self.stage {
+                Stage::TableMove => {
+                    self.stage = Stage::GenerateCaptures;
+                    self.next = 1;
+                    return self.table_move.map(|mv| (mv, TABLE_MOVE_ORDER));
+                }
+                Stage::GenerateCaptures => {
+                    self.append(ordering, |ordering, moves| {
+                        ordering.generate_captures(moves)
+                    });
+                    self.stage = Stage::GoodCaptures;
+                }
+                Stage::GoodCaptures => match self.pick(ordering, true) {
+                    Some(picked) => return Some(picked),
+                    None => self.stage = Stage::GenerateQuiets,
+                },
+                Stage::GenerateQuiets => {
+                    self.append(ordering, |ordering, moves| ordering.generate_quiets(moves));
+                    self.stage = Stage::Rest;
+                }
+                Stage::Rest => return self.pick(ordering, false),
             }
-            Stage::Generate => {
-                self.generate(ordering);
-                self.pick(ordering)
-            }
-            Stage::Ordered => self.pick(ordering),
         }
-    }
-
-    /// Whether the node has no legal move: generates its moves where the table gave none.
-    pub(crate) fn is_empty(&mut self, ordering: &impl MoveOrdering) -> bool {
-        if self.table_move.is_some() {
-            return false;
-        }
-        if self.stage == Stage::Generate {
-            self.generate(ordering);
-        }
-        self.moves.is_empty()
     }
 
     /// The moves handed out before the last one, in the order they were.
@@ -145,34 +166,30 @@ impl MovePicker {
         (self.moves, self.scores)
     }
 
-    fn generate(&mut self, ordering: &impl MoveOrdering) {
-        self.stage = Stage::Ordered;
-        self.moves.clear();
-        ordering.generate(&mut self.moves);
-        self.scores.clear();
-        self.scores
-            .extend(self.moves.iter().map(|&mv| ordering.order_score(mv)));
+    /// Appends what `generate` gives, less the table's move (already handed out), scored.
+    fn append<O: MoveOrdering>(&mut self, ordering: &O, generate: impl Fn(&O, &mut Vec<Move>)) {
+        let start = self.moves.len();
+        generate(ordering, &mut self.moves);
         if let Some(table_move) = self.table_move {
-            // Already handed out: it takes the first place, as if picked from the list.
-            let at = self.moves.iter().position(|&mv| mv == table_move);
-            debug_assert!(at.is_some(), "the table's move was checked to be legal");
-            if let Some(at) = at {
-                self.moves.swap(0, at);
-                self.scores.swap(0, at);
-                self.scores[0] = TABLE_MOVE_ORDER;
-                self.next = 1;
+            if let Some(at) = self.moves[start..].iter().position(|&mv| mv == table_move) {
+                self.moves.remove(start + at);
             }
         }
+        self.scores.extend(
+            self.moves[start..]
+                .iter()
+                .map(|&mv| ordering.order_score(mv)),
+        );
     }
 
-    /// Moves the best-scored move left to the next place and hands it out: a selection sort
-    /// done lazily. The first of the best goes first, so the order is the one that every score
-    /// read in full would give:
+    /// Moves the best-scored move left to the next place and hands it out (with
+    /// `good_captures`, only a capture that holds the exchange): a selection sort done lazily. The first of the best goes first, so the
+    /// order is the one that every score read in full would give:
     /// - a capture about to be picked is tested for the exchange; one that loses it drops
     ///   below zero, after the quiet moves, and the pick is made again. Its score before the
     ///   test is its highest, so no move it goes ahead of would have gone ahead of it;
     /// - once no move above `QUIET_ORDER_BOUND` is left, the quiet moves' history is read.
-    fn pick(&mut self, ordering: &impl MoveOrdering) -> Option<(Move, i32)> {
+    fn pick(&mut self, ordering: &impl MoveOrdering, good_captures: bool) -> Option<(Move, i32)> {
         let index = self.next;
         if index >= self.moves.len() {
             return None;
@@ -180,6 +197,9 @@ impl MovePicker {
         loop {
             let pick = first_best(&self.scores, index);
             let score = self.scores[pick];
+            if good_captures && score <= QUIET_ORDER_BOUND {
+                return None;
+            }
             if !self.quiets_read && score <= QUIET_ORDER_BOUND {
                 self.quiets_read = true;
                 for (mv, score) in self.moves.iter().zip(self.scores.iter_mut()).skip(index) {

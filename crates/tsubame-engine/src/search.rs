@@ -9,7 +9,8 @@ use crate::eval::EvalParams;
 use crate::game::SearchPosition;
 use crate::limits::{Budget, Limits};
 use crate::movepick::{
-    CAPTURE_ORDER, KILLER_ORDER, MoveOrdering, MovePicker, PROMOTION_ORDER, QUIET_UNREAD,
+    CAPTURE_ORDER, COUNTER_ORDER, KILLER_ORDER, MoveOrdering, MovePicker, PROMOTION_ORDER,
+    QUIET_UNREAD,
 };
 use crate::nnue::{Accumulator, AccumulatorStack, Network};
 use crate::search_params::SearchParams;
@@ -145,6 +146,8 @@ struct Worker<'a, P: SearchPosition> {
     /// Continuation history: entry `previous * history size + move`, both history slots;
     /// empty where the game's table would be too large.
     continuation: Vec<i16>,
+    /// The quiet move that last refuted each move (by its history slot): the counter-move.
+    counter_moves: Vec<Option<Move>>,
     /// History slot of the move that led to each position in `keys` (`None` for a null move
     /// and for the game's moves before the root).
     played: Vec<Option<u32>>,
@@ -235,12 +238,16 @@ struct NodeOrdering<'w, 'a, P: SearchPosition> {
 }
 
 impl<P: SearchPosition> MoveOrdering for NodeOrdering<'_, '_, P> {
-    fn generate(&self, moves: &mut Vec<Move>) {
-        self.worker.position.generate_legal(moves);
+    fn generate_captures(&self, moves: &mut Vec<Move>) {
+        self.worker.position.generate_captures(moves);
     }
 
-    /// Captures by victim and attacker, promotions, killers; the exchange and a quiet move's
-    /// history are read only when the picker comes to them.
+    fn generate_quiets(&self, moves: &mut Vec<Move>) {
+        self.worker.position.generate_quiets(moves);
+    }
+
+    /// Captures by victim and attacker, promotions, killers, the counter-move; the exchange
+    /// and a quiet move's history are read only when the picker comes to them.
     fn order_score(&self, mv: Move) -> i32 {
         let worker = self.worker;
         let mut score = 0;
@@ -263,6 +270,9 @@ impl<P: SearchPosition> MoveOrdering for NodeOrdering<'_, '_, P> {
         }
         if killers[1] == Some(mv) {
             return KILLER_ORDER[1];
+        }
+        if worker.counter_move() == Some(mv) {
+            return COUNTER_ORDER;
         }
         QUIET_UNREAD
     }
@@ -319,6 +329,7 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
             seldepth: 0,
             killers: vec![[None; 2]; MAX_PLY + 1],
             history: vec![0; history_size],
+            counter_moves: vec![None; history_size],
             continuation,
             played,
             static_evals: vec![0; MAX_PLY + 2],
@@ -356,6 +367,12 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
                 self.shared.stop.store(true, Ordering::Relaxed);
             }
         }
+    }
+
+    /// The counter-move to the move that led to the current position, if it has one.
+    fn counter_move(&self) -> Option<Move> {
+        let before = (*self.played.last()?)?;
+        self.counter_moves.get(before as usize).copied().flatten()
     }
 
     /// The move ordering of the node at `ply`.
@@ -688,10 +705,6 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
             std::mem::take(&mut self.move_lists[ply]),
             std::mem::take(&mut self.score_lists[ply]),
         );
-        if picker.is_empty(&self.ordering(ply)) {
-            (self.move_lists[ply], self.score_lists[ply]) = picker.into_buffers();
-            return self.no_move_score(in_check, previous, ply);
-        }
 
         let original_alpha = alpha;
         let mut best = -INFINITY;
@@ -814,6 +827,9 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
                                 killers[0] = Some(mv);
                             }
                             self.update_quiet_history(mv, picker.earlier(), depth);
+                            if let Some(&Some(before)) = self.played.last() {
+                                self.counter_moves[before as usize] = Some(mv);
+                            }
                         }
                         break;
                     }
@@ -821,6 +837,9 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
             }
         }
         (self.move_lists[ply], self.score_lists[ply]) = picker.into_buffers();
+        if picked == 0 {
+            return self.no_move_score(in_check, previous, ply);
+        }
         // A node searched without some of its moves has no result of its own to keep.
         if (ply == 0 && !self.root_excluded.is_empty()) || excluded.is_some() {
             return best;
@@ -1425,7 +1444,6 @@ mod tests {
             std::mem::take(&mut worker.move_lists[ply]),
             std::mem::take(&mut worker.score_lists[ply]),
         );
-        assert_eq!(picker.is_empty(&worker.ordering(ply)), legal.is_empty());
         let mut picked = Vec::new();
         let mut leaves = 0;
         while let Some((mv, _)) = picker.next(&worker.ordering(ply)) {
@@ -1438,6 +1456,9 @@ mod tests {
             if next_random(random) % 3 == 0 && !worker.is_capture(mv) {
                 worker.update_quiet_history(mv, &[], 3);
                 worker.killers[ply] = [Some(mv), worker.killers[ply][0]];
+                if let Some(&Some(before)) = worker.played.last() {
+                    worker.counter_moves[before as usize] = Some(mv);
+                }
             }
         }
         (worker.move_lists[ply], worker.score_lists[ply]) = picker.into_buffers();

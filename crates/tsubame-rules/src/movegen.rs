@@ -126,6 +126,27 @@ impl<B: Bitboard> MoveSink<B> for Captures<'_, B> {
     }
 }
 
+/// Collects the moves that capture nothing: board moves to empty squares, drops, exchanges.
+struct Quiets<'a, B> {
+    enemy: B,
+    out: &'a mut Vec<Move>,
+}
+
+impl<B: Bitboard> MoveSink<B> for Quiets<'_, B> {
+    #[inline]
+    fn board_moves(&mut self, from: usize, targets: B, promote: bool) {
+        self.out.board_moves(from, targets & !self.enemy, promote);
+    }
+    #[inline]
+    fn drops(&mut self, role: Role, targets: B) {
+        self.out.drops(role, targets);
+    }
+    #[inline]
+    fn one(&mut self, mv: Move) {
+        self.out.push(mv);
+    }
+}
+
 impl<B: Bitboard> MoveSink<B> for Vec<Move> {
     #[inline]
     fn board_moves(&mut self, from: usize, targets: B, promote: bool) {
@@ -448,6 +469,24 @@ impl<B: Bitboard> Position<B> {
     pub fn generate_captures(&self, moves: &mut Vec<Move>) {
         let enemy = self.occupied_by(!self.side);
         self.generate(&mut Captures { enemy, out: moves });
+    }
+
+    /// Appends the legal moves that capture nothing, those [`Position::generate_captures`]
+    /// leaves out: together the two give every legal move once, so a search can try the
+    /// captures before it generates the quiet moves and drops.
+    ///
+    /// ```
+    /// use tsubame_rules::{tori, Options};
+    /// let position = tori::start(&Options::defaults(tori::spec())).unwrap();
+    /// let (mut captures, mut quiets) = (Vec::new(), Vec::new());
+    /// position.generate_captures(&mut captures);
+    /// position.generate_quiets(&mut quiets);
+    /// assert!(captures.is_empty());
+    /// assert_eq!(quiets.len(), position.legal_moves().len());
+    /// ```
+    pub fn generate_quiets(&self, moves: &mut Vec<Move>) {
+        let enemy = self.occupied_by(!self.side);
+        self.generate(&mut Quiets { enemy, out: moves });
     }
 
     /// Appends the legal moves that give check without capturing (promotions included): what

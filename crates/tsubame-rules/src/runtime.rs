@@ -216,6 +216,9 @@ pub trait GamePosition: Clone + Eq + fmt::Debug + Send + Sync + 'static {
     fn generate_legal(&self, moves: &mut Vec<Move>);
     /// Appends the legal moves that remove an enemy piece (captures, and Tenjiku's burns).
     fn generate_captures(&self, moves: &mut Vec<Move>);
+    /// Appends the legal moves that [`GamePosition::generate_captures`] leaves out: the two
+    /// together give every legal move once.
+    fn generate_quiets(&self, moves: &mut Vec<Move>);
     /// Every legal move.
     fn legal_moves(&self) -> Vec<Move> {
         let mut moves = Vec::with_capacity(128);
@@ -312,6 +315,10 @@ impl<B: Bitboard> GamePosition for Position<B> {
     fn generate_captures(&self, moves: &mut Vec<Move>) {
         Position::generate_captures(self, moves);
     }
+    #[inline]
+    fn generate_quiets(&self, moves: &mut Vec<Move>) {
+        Position::generate_quiets(self, moves);
+    }
     fn legal_moves(&self) -> Vec<Move> {
         Position::legal_moves(self)
     }
@@ -386,6 +393,10 @@ impl GamePosition for TenjikuPosition {
     #[inline]
     fn generate_captures(&self, moves: &mut Vec<Move>) {
         TenjikuPosition::generate_captures(self, moves);
+    }
+    #[inline]
+    fn generate_quiets(&self, moves: &mut Vec<Move>) {
+        TenjikuPosition::generate_quiets(self, moves);
     }
     fn legal_moves(&self) -> Vec<Move> {
         TenjikuPosition::legal_moves(self)

@@ -1,7 +1,7 @@
 //! Invariants over random legal play: make/unmake restores the position, the incremental key
 //! equals a key computed from scratch, text formats round-trip, and the generator yields exactly
 //! the legal moves (checked against an independent make-and-test over all pseudo-legal moves),
-//! its captures and quiet checks are those of the legal moves, and a position mirrored left to
+//! its captures, quiet moves and quiet checks are those of the legal moves, and a position mirrored left to
 //! right has exactly the mirrored moves.
 
 use proptest::prelude::*;
@@ -132,6 +132,16 @@ fn check_exact_legal_set<B: Bitboard>(position: &Position<B>) {
         .filter(|m| !m.is_from_hand() && position.piece_at(m.to()).is_some())
         .collect();
     assert_eq!(captures, expected, "captures in {}", position.to_sfen());
+    // The quiet moves are the rest: the two generations together give each legal move once.
+    let mut quiets = Vec::new();
+    position.generate_quiets(&mut quiets);
+    quiets.sort();
+    let rest: Vec<_> = sorted
+        .iter()
+        .copied()
+        .filter(|m| !expected.contains(m))
+        .collect();
+    assert_eq!(quiets, rest, "quiet moves in {}", position.to_sfen());
     // A drop's check is read without playing it; every move's must be the check it leaves.
     for &mv in &sorted {
         let mut after = position.clone();

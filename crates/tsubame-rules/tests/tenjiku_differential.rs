@@ -88,9 +88,30 @@ fn assert_same_effects(position: &TenjikuPosition, rules: &Rules, context: &str)
 
 /// Quiescence search's move list: every move that removes an enemy piece, and besides those
 /// only demon moves that end next to an enemy demon (they would burn, but are burned first).
+/// The quiet moves are every other move: the two lists together give each move once.
 fn assert_captures_are_the_moves_that_remove_enemies(position: &TenjikuPosition) {
     let mut captures = Vec::new();
     position.generate_captures(&mut captures);
+    let mut quiets = Vec::new();
+    position.generate_quiets(&mut quiets);
+    let mut both: Vec<_> = captures
+        .iter()
+        .chain(&quiets)
+        .map(|mv| mv.to_bits())
+        .collect();
+    let mut legal: Vec<_> = position
+        .legal_moves()
+        .iter()
+        .map(|mv| mv.to_bits())
+        .collect();
+    both.sort_unstable();
+    legal.sort_unstable();
+    assert_eq!(
+        both,
+        legal,
+        "captures and quiet moves in {}",
+        position.to_sfen()
+    );
     let side = position.side_to_move();
     for mv in position.legal_moves() {
         let removals = position.removals(mv);

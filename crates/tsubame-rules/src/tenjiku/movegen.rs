@@ -80,6 +80,29 @@ impl TenjikuPosition {
         self.generate_filtered::<true>(ALL_SQUARES, &mut |mv| moves.push(mv));
     }
 
+    /// The moves that remove nothing, those [`TenjikuPosition::generate_captures`] leaves out:
+    /// together the two give every move once.
+    pub fn generate_quiets(&self, moves: &mut Vec<Move>) {
+        let us = self.side;
+        let enemy = self.by_color[(!us).index()];
+        // Where a fire demon's move burns an enemy: next to one that is not a demon.
+        let mut burn_targets = Bitboard256::EMPTY;
+        if !self.demons[us.index()].is_empty() {
+            for e in (enemy & !self.demons[(!us).index()]).iter() {
+                burn_targets |= self.book.neighbours[e];
+            }
+        }
+        self.generate(&mut |mv| {
+            let (from, to) = (mv.from().map(Square::index), mv.to().index());
+            let captures = mv.middle().is_some() || (from != Some(to) && enemy.has(to));
+            let burns = burn_targets.has(to)
+                && from.is_some_and(|s| self.book.movers[role_of(self.board[s]).index()].burns);
+            if !captures && !burns {
+                moves.push(mv);
+            }
+        });
+    }
+
     /// Appends every move to `moves` (see [`TenjikuPosition::legal_moves`]).
     pub fn generate_legal(&self, moves: &mut Vec<Move>) {
         self.generate(&mut |mv| moves.push(mv));
