@@ -62,6 +62,12 @@ pub(crate) trait MoveSink<B: Bitboard> {
     fn wants_drops_of(&self, _role: Role) -> bool {
         true
     }
+    /// The squares board moves to which are wanted (every square unless a sink collects only
+    /// captures or only quiet moves): a royal piece's other targets are not tested for safety.
+    #[inline(always)]
+    fn wanted_to(&self) -> B {
+        !B::EMPTY
+    }
 }
 
 /// Looks for one given move among the legal moves, generating only the moves of its piece or
@@ -117,6 +123,10 @@ impl<B: Bitboard> MoveSink<B> for Captures<'_, B> {
     fn board_moves(&mut self, from: usize, targets: B, promote: bool) {
         self.out.board_moves(from, targets & self.enemy, promote);
     }
+    #[inline(always)]
+    fn wanted_to(&self) -> B {
+        self.enemy
+    }
     #[inline]
     fn drops(&mut self, _role: Role, _targets: B) {}
     #[inline]
@@ -136,6 +146,10 @@ impl<B: Bitboard> MoveSink<B> for Quiets<'_, B> {
     #[inline]
     fn board_moves(&mut self, from: usize, targets: B, promote: bool) {
         self.out.board_moves(from, targets & !self.enemy, promote);
+    }
+    #[inline(always)]
+    fn wanted_to(&self) -> B {
+        !self.enemy
     }
     #[inline]
     fn drops(&mut self, role: Role, targets: B) {
@@ -318,6 +332,7 @@ impl<B: Bitboard> Position<B> {
         let compulsory = t.spec.promotion.compulsory;
 
         let wanted_from = sink.wanted_from();
+        let wanted_to = sink.wanted_to() & !own;
         for (r, role_spec) in t.spec.roles.iter().enumerate() {
             let role = Role(r as u8);
             let pieces = self.pieces(us, role) & wanted_from;
@@ -326,7 +341,7 @@ impl<B: Bitboard> Position<B> {
             }
             if role_spec.royal {
                 for from in pieces.iter() {
-                    let targets = t.attacks(us, role, from, occupied) & !own;
+                    let targets = t.attacks(us, role, from, occupied) & wanted_to;
                     let without_royal = occupied ^ B::single(from);
                     let mut safe = B::EMPTY;
                     for to in targets.iter() {
@@ -343,7 +358,7 @@ impl<B: Bitboard> Position<B> {
             }
             let barred = t.drop_barred[t.piece_index(us, role)];
             for from in pieces.iter() {
-                let mut targets = t.attacks(us, role, from, occupied) & !own & evasion;
+                let mut targets = t.attacks(us, role, from, occupied) & wanted_to & evasion;
                 if info.pinned.has(from) {
                     targets &= info.pin_line(from);
                 }
