@@ -7,7 +7,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use std::io::Write;
 use std::path::PathBuf;
 use tsubame_puzzles::generate::{Settings, Source, SourceGame, hunt_tsume, mine, rate_tactic};
-use tsubame_puzzles::{Puzzle, check, engine_confirms, read_puzzles, write_puzzles};
+use tsubame_puzzles::{Puzzle, PuzzleError, check, engine_confirms, read_puzzles, write_puzzles};
 use tsubame_rules::{AnyPosition, Options, Variant};
 use tsubame_train::games::read_games;
 
@@ -35,7 +35,7 @@ tsume are found there); --hunt-only does only that.
 (the same measure as mining's), and with --drop-unconfirmed a tactic the engine no longer
 confirms (its answer neither the best of a 20,000-node look nor of a 200,000-node one, nor
 second within 60 centipawns) is left out and named. Tsume keep their ratings: those are the
-mate solver's. The file is rewritten in place.
+mate solver's. The file is rewritten in place, its other lines (a mining run's progress) kept.
   tsubame puzzles rate --file data/puzzles/tori.jsonl --drop-unconfirmed --threads 2";
 
 /// What to do.
@@ -118,7 +118,8 @@ struct RateArgs {
     file: PathBuf,
     /// The deepest search asked whether it finds a tactic's answer (as mining's --find-depth:
     /// 4 for Tenjiku's files).
-    #[arg(long, value_name = "N", default_value_t = Settings::default().find_depth)]
+    #[arg(long, value_name = "N", default_value_t = Settings::default().find_depth,
+          value_parser = clap::value_parser!(u32).range(1..=30))]
     find_depth: u32,
     /// Leave out the tactics the engine no longer confirms.
     #[arg(long)]
@@ -293,8 +294,14 @@ enum Rated {
 
 fn rate_one(puzzle: &Puzzle, args: &RateArgs) -> Result<Rated> {
     if args.drop_unconfirmed && !puzzle.has_theme("tsume") {
-        if let Err(refusal) = engine_confirms(puzzle) {
-            return Ok(Rated::Dropped(refusal.to_string()));
+        match engine_confirms(puzzle) {
+            Ok(()) => {}
+            // Only the engine's disagreement leaves a puzzle out; a puzzle that cannot be set
+            // up or replayed is an error of the file, and stops the run.
+            Err(refusal @ PuzzleError::Claim { .. }) => {
+                return Ok(Rated::Dropped(refusal.to_string()));
+            }
+            Err(error) => return Err(error.into()),
         }
     }
     let mut rated = puzzle.clone();
@@ -342,28 +349,51 @@ fn rate_file(args: &RateArgs) -> Result<()> {
     bar.finish_and_clear();
     let mut ordered: Vec<(usize, Result<Rated>)> = results.into_iter().flatten().collect();
     ordered.sort_by_key(|(index, _)| *index);
-    let (mut kept, mut changed, mut dropped) = (Vec::new(), 0, 0);
+    // Each puzzle in the file's order: its rated form, or `None` where it is left out.
+    let (mut kept_lines, mut kept, mut changed, mut dropped) = (Vec::new(), 0, 0, 0);
     for (index, result) in ordered {
         match result? {
             Rated::Kept(puzzle) => {
                 changed += usize::from(puzzle.rating != puzzles[index].rating);
-                kept.push(puzzle);
+                kept += 1;
+                kept_lines.push(Some(puzzle));
             }
             Rated::Dropped(reason) => {
                 eprintln!("left out: {reason}");
                 dropped += 1;
+                kept_lines.push(None);
             }
         }
     }
-    let temporary = args.file.with_extension("rating");
-    std::fs::write(&temporary, write_puzzles(&kept))
-        .with_context(|| format!("writing {}", temporary.display()))?;
-    std::fs::rename(&temporary, &args.file)
-        .with_context(|| format!("replacing {}", args.file.display()))?;
+    // The file's other lines (comments, a mining run's `# games` progress) stay where they
+    // are; each puzzle's line becomes its rated line, or goes.
+    let mut rated_lines = kept_lines.into_iter();
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        let trimmed = line.trim();
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            out.push_str(line);
+            out.push('\n');
+        } else if let Some(Some(puzzle)) = rated_lines.next() {
+            out.push_str(&write_puzzles(std::slice::from_ref(&puzzle)));
+        }
+    }
+    let mut name = args.file.file_name().unwrap_or_default().to_os_string();
+    name.push(format!(".rate-{}", std::process::id()));
+    let temporary = args.file.with_file_name(name);
+    let written = std::fs::write(&temporary, &out)
+        .with_context(|| format!("writing {}", temporary.display()))
+        .and_then(|()| {
+            std::fs::rename(&temporary, &args.file)
+                .with_context(|| format!("replacing {}", args.file.display()))
+        });
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temporary);
+    }
+    written?;
     println!(
-        "{} puzzles: {changed} rated again differently, {dropped} left out, {} kept",
-        puzzles.len(),
-        kept.len()
+        "{} puzzles: {changed} rated again differently, {dropped} left out, {kept} kept",
+        puzzles.len()
     );
     Ok(())
 }

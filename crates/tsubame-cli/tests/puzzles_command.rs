@@ -67,10 +67,21 @@ fn tactics_are_rated_again_and_unconfirmed_ones_left_out() {
     };
     let directory = scratch("sample");
     let file = directory.join("sample.jsonl");
-    let sample = [misrated, tsume_rated_by_hand.clone(), wrong];
-    std::fs::write(&file, write_puzzles(&sample)).expect("write sample");
+    // A mining run's progress line stays where it is.
+    let text = format!(
+        "{}# games tori-seed6.games 3\n{}",
+        write_puzzles(&[misrated, tsume_rated_by_hand.clone()]),
+        write_puzzles(&[wrong])
+    );
+    std::fs::write(&file, text).expect("write sample");
 
-    let output = rate(&["--file", file.to_str().expect("path"), "--drop-unconfirmed"]);
+    let output = rate(&[
+        "--file",
+        file.to_str().expect("path"),
+        "--drop-unconfirmed",
+        "--threads",
+        "2",
+    ]);
     assert_eq!(
         output.status.code(),
         Some(0),
@@ -84,8 +95,20 @@ fn tactics_are_rated_again_and_unconfirmed_ones_left_out() {
     );
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("left out: puzzle wronganswer"), "{stderr}");
-    let rated = read_puzzles(&std::fs::read_to_string(&file).expect("read back")).expect("parse");
-    assert_eq!(rated, [tactic.clone(), tsume_rated_by_hand]);
+    let text = std::fs::read_to_string(&file).expect("read back");
+    assert_eq!(
+        text,
+        format!(
+            "{}# games tori-seed6.games 3\n",
+            write_puzzles(&[tactic.clone(), tsume_rated_by_hand])
+        )
+    );
+    let leftovers: Vec<_> = std::fs::read_dir(&directory)
+        .expect("list")
+        .filter_map(|entry| entry.ok())
+        .map(|entry| entry.file_name())
+        .collect();
+    assert_eq!(leftovers, ["sample.jsonl"], "no temporary file left");
     let _ = std::fs::remove_dir_all(&directory);
 }
 
@@ -110,7 +133,22 @@ fn bad_files_are_refused_by_name_and_left_alone() {
     );
     assert_eq!(std::fs::read_to_string(&garbled).expect("read"), text);
 
-    let output = rate(&["--file", garbled.to_str().expect("path"), "--threads", "0"]);
-    assert_eq!(output.status.code(), Some(1));
+    let valid = directory.join("valid.jsonl");
+    std::fs::write(&valid, format!("{first}\n")).expect("write");
+    for refused in [["--threads", "0"], ["--find-depth", "0"]] {
+        let mut args = vec!["--file", valid.to_str().expect("path")];
+        args.extend(refused);
+        let output = rate(&args);
+        assert_ne!(output.status.code(), Some(0), "{refused:?}");
+        assert!(
+            String::from_utf8_lossy(&output.stderr).contains(&refused[0][2..]),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert_eq!(
+            std::fs::read_to_string(&valid).expect("read"),
+            format!("{first}\n")
+        );
+    }
     let _ = std::fs::remove_dir_all(&directory);
 }

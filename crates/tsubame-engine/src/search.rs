@@ -369,7 +369,9 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
         }
     }
 
-    /// The counter-move to the move that led to the current position, if it has one.
+    /// The counter-move to the move that led to the current position, if it has one. The moves
+    /// played are known by their history slots only where continuation history is kept (Tori),
+    /// so only there does a counter-move exist.
     fn counter_move(&self) -> Option<Move> {
         let before = (*self.played.last()?)?;
         self.counter_moves.get(before as usize).copied().flatten()
@@ -600,8 +602,8 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
 
         let key = self.position.key();
         let entry = self.shared.tt.probe(key);
-        // A stale or colliding entry may hold a move that is not legal here; it then matches no
-        // generated move and is ignored.
+        // A stale or colliding entry may hold a move that is not legal here: the move picker is
+        // given it only once `is_legal` says it is.
         let tt_move = entry.and_then(|e| e.mv);
         // Set while this node is searched without its table move, to test that move for the
         // singular extension: the table's result is then not this search's.
@@ -1429,7 +1431,7 @@ mod tests {
         }
         let table_move = match next_random(random) % 4 {
             0 => None,
-            // A board move from a corner to the far corner: hardly ever legal.
+            // A board move from square 0 to square 48 (Tori's far corner): hardly ever legal.
             1 => Some(Move::normal(
                 Square::from_index(0),
                 Square::from_index(48),
