@@ -496,8 +496,8 @@ impl<B: Bitboard> Position<B> {
     /// let (mut captures, mut quiets) = (Vec::new(), Vec::new());
     /// position.generate_captures(&mut captures);
     /// position.generate_quiets(&mut quiets);
-    /// assert!(captures.is_empty());
-    /// assert_eq!(quiets.len(), position.legal_moves().len());
+    /// assert!(quiets.iter().all(|mv| !captures.contains(mv)));
+    /// assert_eq!(captures.len() + quiets.len(), position.legal_moves().len());
     /// ```
     pub fn generate_quiets(&self, moves: &mut Vec<Move>) {
         let enemy = self.occupied_by(!self.side);
