@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 use tsubame_engine::eval::EvalParams;
-use tsubame_engine::nnue::{Layout, Network, OUTPUT_BUCKETS};
+use tsubame_engine::nnue::{Layout, Network, OUTPUT_BUCKETS, RoyalBuckets};
 use tsubame_rules::{Options, Variant, tori, wa};
 use tsubame_train::data::{
     Generation, Progress, Record, add_mirror_images, generate, generate_any, read_file,
@@ -128,6 +128,20 @@ struct TrainArgs {
     /// file, folded in like the kind factors.
     #[arg(long)]
     line_factors: bool,
+    /// Royal buckets: a first layer for each place of the side's own royal (Tori's phoenix,
+    /// Wa's crane king), by groups of ranks counted from its back rank (`1,1,5`: the back
+    /// rank, the next, the five beyond) and by file, the board seen mirrored when the royal
+    /// stands left of the centre file (from sente's side), so only the right half and the
+    /// centre need buckets. Each input also has a shared row, learnt from every bucket and
+    /// folded in when a network is written. With `--init` from a network without them, that
+    /// network's first layer becomes the shared rows.
+    #[arg(long, value_name = "RANKS,...", value_delimiter = ',')]
+    royal_buckets: Option<Vec<u8>>,
+    /// With royal buckets, the step size of each bucket's own rows as a fraction of the rest:
+    /// a bucket sees only the positions with the royal in its part of the board, and at full
+    /// speed its rows fit those games rather than what they teach.
+    #[arg(long, default_value_t = 1.0)]
+    royal_rate: f32,
     /// The scale, in centipawns, that turns the search's score into an expected result
     /// (`1 / (1 + e^(-score / scale))`); by default fitted to the data's results, which
     /// fails when nearly every game is drawn.
@@ -309,6 +323,19 @@ fn run_train(a: &TrainArgs) -> Result<()> {
         None => FloatNetwork::random(a.variant, a.output_buckets.unwrap_or(1), a.seed)
             .with_context(|| format!("{} has no network", a.variant))?,
     };
+    if !(a.royal_rate.is_finite() && a.royal_rate > 0.0 && a.royal_rate <= 10.0) {
+        bail!(
+            "--royal-rate must be a number above 0 and at most 10, not {}",
+            a.royal_rate
+        );
+    }
+    if let Some(groups) = &a.royal_buckets {
+        let royal = RoyalBuckets::by_ranks(a.variant, groups)?;
+        let had = network.royal_buckets().rank_groups().to_vec();
+        network = network.with_royal_buckets(royal).with_context(|| {
+            format!("the starting network has royal buckets by ranks {had:?}, not {groups:?}")
+        })?;
+    }
     network = network.with_factors(Factors {
         kind: a.kind_factors,
         lines: a.line_factors,
@@ -320,7 +347,7 @@ fn run_train(a: &TrainArgs) -> Result<()> {
     }
     std::fs::create_dir_all(&a.out)
         .with_context(|| format!("cannot create {}", a.out.display()))?;
-    let prepared = Prepared::new(&records, layout);
+    let prepared = Prepared::new(&records, layout, network.royal_buckets());
     drop(records);
     let settings = TrainSettings {
         epochs: a.epochs,
@@ -332,6 +359,7 @@ fn run_train(a: &TrainArgs) -> Result<()> {
         threads: a.threads,
         seed: a.seed,
         score_scale: a.score_scale,
+        royal_rate: a.royal_rate,
     };
     match a.score_scale {
         Some(scale) => println!("{} positions; score scale {scale:.0}", prepared.len()),

@@ -3,7 +3,7 @@
 //! burn, and where the game ends with the last royal.
 
 use crate::eval::{EvalParams, evaluate, evaluate_tenjiku, mop_up};
-use crate::nnue::{Accumulator, Changes, Layout, Network, Touch};
+use crate::nnue::{Accumulator, Changes, HIDDEN, Layout, Network, Touch, refresh_values};
 use tsubame_rules::tenjiku::TenjikuPosition;
 use tsubame_rules::{
     Bitboard, Color, DropMateRule, GamePosition, Move, MoveKind, Position, RepetitionRule, Role,
@@ -63,17 +63,25 @@ pub trait SearchPosition: GamePosition {
     }
     /// Both accumulators of `network` computed from this position's inputs.
     fn refresh_accumulator(&self, _network: &Network, _accumulator: &mut Accumulator) {}
+    /// One perspective's sums of `network` computed from this position's inputs.
+    fn refresh_perspective(
+        &self,
+        _network: &Network,
+        _perspective: Color,
+        _values: &mut [i16; HIDDEN],
+    ) {
+    }
     /// Pieces in both hands, which choose a network's output bucket.
     fn pieces_in_hand(&self) -> usize {
         0
     }
     /// What `mv` may change in the inputs, read before it is made.
-    fn network_touch(&self, _layout: Layout, _mv: Move) -> Option<Touch> {
+    fn network_touch(&self, _network: &Network, _mv: Move) -> Option<Touch> {
         None
     }
     /// The input changes of the move just made, from what [`SearchPosition::network_touch`]
     /// read before it.
-    fn network_changes(&self, _touch: &Touch, _layout: Layout) -> Changes {
+    fn network_changes(&self, _touch: &Touch, _network: &Network) -> Changes {
         Changes::default()
     }
 }
@@ -167,17 +175,25 @@ impl<B: Bitboard> SearchPosition for Position<B> {
     fn refresh_accumulator(&self, network: &Network, accumulator: &mut Accumulator) {
         accumulator.refresh(network, self);
     }
+    fn refresh_perspective(
+        &self,
+        network: &Network,
+        perspective: Color,
+        values: &mut [i16; HIDDEN],
+    ) {
+        refresh_values(values, network, self, perspective);
+    }
     #[inline]
     fn pieces_in_hand(&self) -> usize {
         Layout::of(self).pieces_in_hand(self)
     }
     #[inline]
-    fn network_touch(&self, layout: Layout, mv: Move) -> Option<Touch> {
-        Some(Touch::before(self, layout, mv))
+    fn network_touch(&self, network: &Network, mv: Move) -> Option<Touch> {
+        Some(Touch::before(self, network, mv))
     }
     #[inline]
-    fn network_changes(&self, touch: &Touch, layout: Layout) -> Changes {
-        touch.changes(self, layout)
+    fn network_changes(&self, touch: &Touch, network: &Network) -> Changes {
+        touch.changes(self, network)
     }
     fn exchange_at_least(&self, mv: Move, threshold: i32, params: &EvalParams) -> bool {
         let tables = self.tables();

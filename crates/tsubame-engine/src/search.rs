@@ -498,13 +498,15 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
         let known_check = known_check.or_else(|| self.position.check_before_move(mv));
         let undo = match (self.network, self.accumulators.as_mut()) {
             (Some(network), Some(accumulators)) => {
-                let layout = network.layout();
-                let touch = self.position.network_touch(layout, mv);
+                let touch = self.position.network_touch(network, mv);
                 let undo = self.position.make_move(mv);
                 let changes = touch
-                    .map(|t| self.position.network_changes(&t, layout))
+                    .map(|t| self.position.network_changes(&t, network))
                     .unwrap_or_default();
-                accumulators.push(changes);
+                let position = &self.position;
+                accumulators.push(changes, |perspective, values| {
+                    position.refresh_perspective(network, perspective, values)
+                });
                 undo
             }
             _ => self.position.make_move(mv),
@@ -1674,24 +1676,50 @@ mod tests {
 
     #[test]
     fn the_network_evaluates_through_the_workers_moves_as_from_scratch() {
-        use rand::seq::SliceRandom;
-        use rand::{SeedableRng, rngs::StdRng};
         let options = Options::parse(tori::spec(), "shrike=on").unwrap();
         let position = tori::start(&options).unwrap();
-        // With output buckets, so that the bucket the search picks is checked too.
-        let network = crate::nnue::random_network(
-            tsubame_rules::Variant::Tori,
-            crate::nnue::OUTPUT_BUCKETS,
-            3,
-        );
-        let mut params = EvalParams::for_variant(tori::spec());
-        params.network = Some(Arc::new(network.clone()));
+        // With output buckets, so that the bucket the search picks is checked too; plain
+        // and with royal buckets, where the phoenix's moves refresh its side's sums.
+        let royal =
+            crate::nnue::RoyalBuckets::by_ranks(tsubame_rules::Variant::Tori, &[1, 1, 5]).unwrap();
+        let networks = [
+            crate::nnue::random_network(
+                tsubame_rules::Variant::Tori,
+                crate::nnue::OUTPUT_BUCKETS,
+                3,
+            ),
+            crate::nnue::random_network_with_royal(
+                tsubame_rules::Variant::Tori,
+                royal,
+                crate::nnue::OUTPUT_BUCKETS,
+                5,
+            ),
+        ];
         let shared = shared();
-        let mut worker = Worker::new(&shared, &params, position, &[], &[], true);
+        let mut params = EvalParams::for_variant(tori::spec());
+        for network in networks {
+            params.network = Some(Arc::new(network.clone()));
+            let worker = Worker::new(&shared, &params, position.clone(), &[], &[], true);
+            evaluations_follow_random_moves(worker, &network);
+        }
+        // A network of another game is not used.
+        let mut wa_params = EvalParams::for_variant(wa::spec());
+        wa_params.network = params.network.clone();
+        let wa_position = wa::start(&Options::defaults(wa::spec())).unwrap();
+        let wa_worker = Worker::new(&shared, &wa_params, wa_position, &[], &[], true);
+        assert!(wa_worker.network.is_none());
+    }
+
+    fn evaluations_follow_random_moves(
+        mut worker: Worker<'_, Position<u64>>,
+        network: &crate::nnue::Network,
+    ) {
+        use rand::seq::SliceRandom;
+        use rand::{SeedableRng, rngs::StdRng};
         assert!(worker.network.is_some());
         let mut rng = StdRng::seed_from_u64(4);
         let mut line = Vec::new();
-        for ply in 0..120 {
+        for ply in 0..300 {
             assert_eq!(
                 worker.evaluate(),
                 network.evaluate(&worker.position),
@@ -1711,12 +1739,6 @@ mod tests {
             let undo = worker.make(mv);
             line.push((mv, undo));
         }
-        // A network of another game is not used.
-        let mut wa_params = EvalParams::for_variant(wa::spec());
-        wa_params.network = params.network.clone();
-        let wa_position = wa::start(&Options::defaults(wa::spec())).unwrap();
-        let wa_worker = Worker::new(&shared, &wa_params, wa_position, &[], &[], true);
-        assert!(wa_worker.network.is_none());
     }
 
     #[test]

@@ -18,7 +18,7 @@
 //!
 //! A Tori record (49 squares, 11 kinds with the owl and the shrike) is 83 bytes.
 
-use tsubame_engine::nnue::{HAND_LEVELS, Layout};
+use tsubame_engine::nnue::{HAND_LEVELS, Layout, RoyalBuckets, View};
 use tsubame_rules::{Bitboard, Color, Piece, Position, Role, Square, Variant};
 
 const MAGIC: &[u8; 8] = b"TSBDATA1";
@@ -261,6 +261,40 @@ impl Record {
             };
             (color, Role((i % layout.roles) as u8), count)
         })
+    }
+
+    /// The active inputs of the plain layout of the record's position seen by `perspective`
+    /// in the view of its own royal under `royal` (mirrored where that view is), and the
+    /// view; with `royal`'s bucket added to each, the inputs [`RoyalBuckets::inputs_of`]
+    /// gives for the position itself.
+    pub fn inputs_in_view(
+        &self,
+        layout: Layout,
+        royal: &RoyalBuckets,
+        perspective: Color,
+        out: &mut Vec<usize>,
+    ) -> View {
+        let view = if royal.is_plain() {
+            View::default()
+        } else {
+            let royal_square = self.board_pieces(layout).find_map(|(square, piece)| {
+                (piece.color == perspective && royal.is_royal(piece.role)).then_some(square)
+            });
+            royal.view(perspective, royal_square)
+        };
+        let plain = View {
+            bucket: 0,
+            mirrored: view.mirrored,
+        };
+        for (square, piece) in self.board_pieces(layout) {
+            out.push(royal.board_input(layout, plain, perspective, piece, square));
+        }
+        for (color, role, count) in self.hand_counts(layout) {
+            for level in 0..usize::from(count).min(HAND_LEVELS) {
+                out.push(royal.hand_input(layout, plain, perspective, color, role.index(), level));
+            }
+        }
+        view
     }
 
     /// The active network inputs of the record's position seen by `perspective`, as

@@ -15,6 +15,7 @@ use rand::{Rng, SeedableRng};
 use std::time::Instant;
 use tsubame_engine::nnue::{
     HAND_PIECES_PER_BUCKET, HIDDEN, Layout, Network, OUTPUT_BUCKETS, OUTPUT_SCALE, QA, QB,
+    RoyalBuckets,
 };
 use tsubame_rules::Variant;
 
@@ -47,6 +48,11 @@ pub struct TrainSettings {
     /// The scale that turns a score into an expected result; `None` fits it to the data's
     /// results ([`Prepared::fit_score_scale`]).
     pub score_scale: Option<f32>,
+    /// With royal buckets, the step size of each bucket's own first-layer rows as a fraction
+    /// of the others' (the shared rows, the biases, the output layer). A bucket's rows see
+    /// only the positions with the royal in its part of the board; slower steps keep them
+    /// small corrections to the shared rows instead of fitting those few games.
+    pub royal_rate: f32,
 }
 
 impl Default for TrainSettings {
@@ -61,6 +67,7 @@ impl Default for TrainSettings {
             threads: 2,
             seed: 1,
             score_scale: None,
+            royal_rate: 1.0,
         }
     }
 }
@@ -83,7 +90,16 @@ pub struct EpochReport {
 pub struct FloatNetwork {
     variant: Variant,
     layout: Layout,
+    /// How the first layer follows each side's royal.
+    royal: RoyalBuckets,
+    /// First layer, input-major, the royal buckets one after the other.
     w1: Vec<f32>,
+    /// With royal buckets, one shared row per input of the plain layout, added to that
+    /// input's row in every bucket and learnt from all of them (empty without buckets):
+    /// what a piece on a square is worth wherever the royal stands is learnt from every
+    /// position, and a bucket's own row only learns how that royal square changes it.
+    /// [`FloatNetwork::quantize`] folds them in.
+    shared: Vec<f32>,
     b1: Vec<f32>,
     /// Output weights, bucket by bucket (as in [`Network`]).
     w2: Vec<f32>,
@@ -129,7 +145,9 @@ impl FloatNetwork {
         Some(FloatNetwork {
             variant,
             layout,
+            royal: RoyalBuckets::plain(variant)?,
             w1,
+            shared: Vec::new(),
             b1: vec![0.0; HIDDEN],
             w2,
             b2: vec![0.0; buckets],
@@ -137,6 +155,29 @@ impl FloatNetwork {
             factor_set: Factors::default(),
             width: usize::from(variant.spec().width),
         })
+    }
+
+    /// This network with royal buckets `royal`, from a network without: its first layer
+    /// becomes the shared rows and every bucket's own rows start at zero, so that it starts
+    /// out evaluating each view's inputs as the plain network did (a mirrored view reads the
+    /// mirrored squares' rows). `None` when the network has royal buckets already, or they
+    /// are for another game.
+    pub fn with_royal_buckets(mut self, royal: RoyalBuckets) -> Option<FloatNetwork> {
+        if royal.variant() != self.variant {
+            return None;
+        }
+        if !self.royal.is_plain() || royal.is_plain() {
+            return (self.royal == royal).then_some(self);
+        }
+        self.shared = std::mem::take(&mut self.w1);
+        self.w1 = vec![0.0; royal.buckets() * self.layout.inputs() * HIDDEN];
+        self.royal = royal;
+        Some(self)
+    }
+
+    /// How the first layer follows each side's royal.
+    pub fn royal_buckets(&self) -> &RoyalBuckets {
+        &self.royal
     }
 
     /// This network training with `factors`, which start at zero so that it evaluates as
@@ -236,9 +277,17 @@ impl FloatNetwork {
     pub fn from_network(network: &Network) -> FloatNetwork {
         let qa = QA as f32;
         let weights = network.weights();
+        let royal = network.royal_buckets().clone();
+        let shared = if royal.is_plain() {
+            Vec::new()
+        } else {
+            vec![0.0; network.layout().inputs() * HIDDEN]
+        };
         FloatNetwork {
             variant: network.variant(),
             layout: network.layout(),
+            royal,
+            shared,
             w1: weights.w1.iter().map(|&w| f32::from(w) / qa).collect(),
             b1: weights.b1.iter().map(|&w| f32::from(w) / qa).collect(),
             w2: weights
@@ -265,13 +314,16 @@ impl FloatNetwork {
                 .round()
                 .clamp(-32767.0, 32767.0) as i16
         };
+        let inputs = self.layout.inputs();
         let w1 = self
             .w1
             .chunks(HIDDEN)
             .enumerate()
-            .flat_map(|(input, row)| {
+            .flat_map(|(row_index, row)| {
+                let input = row_index % inputs;
                 let mut folded = [0.0; HIDDEN];
                 folded.copy_from_slice(row);
+                self.add_shared(input, &mut folded);
                 self.add_factors(input, &mut folded);
                 folded.map(|w| round16(w, qa, W1_LIMIT))
             })
@@ -287,18 +339,38 @@ impl FloatNetwork {
             .iter()
             .map(|&b| (b * (QA * QB) as f32).round() as i32)
             .collect();
-        Network::from_parts(self.variant, w1, b1, w2, b2)
+        Network::from_parts_with_royal(self.variant, self.royal.clone(), w1, b1, w2, b2)
             .unwrap_or_else(|| unreachable!("a float network has its layout's sizes"))
     }
 
+    /// Adds the shared row of `input` (an input of the plain layout) to `out`.
+    #[inline(always)]
+    fn add_shared(&self, input: usize, out: &mut [f32; HIDDEN]) {
+        if let Some(row) = self.shared.get(input * HIDDEN..(input + 1) * HIDDEN) {
+            for (o, w) in out.iter_mut().zip(row) {
+                *o += w;
+            }
+        }
+    }
+
     /// The evaluation of prepared inputs of a position with `pieces_in_hand` pieces in both
-    /// hands, in centipawns for the side to move.
-    fn evaluate(&self, us: &[u16], them: &[u16], pieces_in_hand: usize) -> f32 {
+    /// hands, in centipawns for the side to move: each view's inputs of the plain layout
+    /// and its royal bucket.
+    fn evaluate(
+        &self,
+        us: &[u16],
+        them: &[u16],
+        royal_buckets: [u8; 2],
+        pieces_in_hand: usize,
+    ) -> f32 {
         let bucket = self.bucket(pieces_in_hand);
         let w2 = &self.w2[bucket * 2 * HIDDEN..][..2 * HIDDEN];
         let mut out = self.b2[bucket];
-        for (inputs, weights) in [(us, &w2[..HIDDEN]), (them, &w2[HIDDEN..])] {
-            let acc = self.accumulate(inputs);
+        for ((inputs, weights), royal) in [(us, &w2[..HIDDEN]), (them, &w2[HIDDEN..])]
+            .into_iter()
+            .zip(royal_buckets)
+        {
+            let acc = self.accumulate(inputs, usize::from(royal));
             out += acc
                 .iter()
                 .zip(weights)
@@ -308,15 +380,19 @@ impl FloatNetwork {
         out * OUTPUT_SCALE as f32
     }
 
-    fn accumulate(&self, inputs: &[u16]) -> [f32; HIDDEN] {
+    /// The first layer's sums of one view: inputs of the plain layout in royal bucket
+    /// `royal`.
+    fn accumulate(&self, inputs: &[u16], royal: usize) -> [f32; HIDDEN] {
         let mut acc = [0.0; HIDDEN];
         acc.copy_from_slice(&self.b1);
+        let offset = royal * self.layout.inputs();
         for &input in inputs {
             let input = usize::from(input);
-            let row = &self.w1[input * HIDDEN..][..HIDDEN];
+            let row = &self.w1[(offset + input) * HIDDEN..][..HIDDEN];
             for (a, w) in acc.iter_mut().zip(row) {
                 *a += w;
             }
+            self.add_shared(input, &mut acc);
             self.add_factors(input, &mut acc);
         }
         acc
@@ -347,12 +423,16 @@ pub struct Prepared {
     games: Vec<u32>,
     /// Pieces in both hands of each position, which choose the output bucket.
     pieces_in_hand: Vec<u8>,
+    /// The royal bucket of each position's two views, the side to move's first.
+    royal_buckets: Vec<[u8; 2]>,
 }
 
 impl Prepared {
-    /// Turns records into inputs.
-    pub fn new(records: &[Record], layout: Layout) -> Prepared {
+    /// Turns records into inputs, seen as a network with royal buckets `royal` sees them:
+    /// each view's inputs of the plain layout (mirrored where the view is) and its bucket.
+    pub fn new(records: &[Record], layout: Layout, royal: &RoyalBuckets) -> Prepared {
         let mut prepared = Prepared {
+            royal_buckets: Vec::with_capacity(records.len()),
             inputs: Vec::new(),
             spans: Vec::with_capacity(records.len()),
             scores: Vec::with_capacity(records.len()),
@@ -365,8 +445,11 @@ impl Prepared {
         for record in records {
             us.clear();
             them.clear();
-            record.inputs(layout, record.side, &mut us);
-            record.inputs(layout, !record.side, &mut them);
+            let us_view = record.inputs_in_view(layout, royal, record.side, &mut us);
+            let them_view = record.inputs_in_view(layout, royal, !record.side, &mut them);
+            prepared
+                .royal_buckets
+                .push([us_view.bucket as u8, them_view.bucket as u8]);
             let start = prepared.inputs.len() as u32;
             prepared.inputs.extend(us.iter().map(|&i| i as u16));
             prepared.inputs.extend(them.iter().map(|&i| i as u16));
@@ -420,6 +503,7 @@ impl Prepared {
 /// Gradient buffers of one thread.
 struct Gradients {
     w1: Vec<f32>,
+    shared: Vec<f32>,
     b1: Vec<f32>,
     w2: Vec<f32>,
     b2: Vec<f32>,
@@ -431,6 +515,7 @@ impl Gradients {
     fn new(network: &FloatNetwork) -> Gradients {
         Gradients {
             w1: vec![0.0; network.w1.len()],
+            shared: vec![0.0; network.shared.len()],
             b1: vec![0.0; HIDDEN],
             w2: vec![0.0; network.w2.len()],
             b2: vec![0.0; network.b2.len()],
@@ -441,6 +526,7 @@ impl Gradients {
 
     fn clear(&mut self) {
         self.w1.fill(0.0);
+        self.shared.fill(0.0);
         self.b1.fill(0.0);
         self.w2.fill(0.0);
         self.b2.fill(0.0);
@@ -450,6 +536,9 @@ impl Gradients {
 
     fn absorb(&mut self, other: &Gradients) {
         for (a, b) in self.w1.iter_mut().zip(&other.w1) {
+            *a += b;
+        }
+        for (a, b) in self.shared.iter_mut().zip(&other.shared) {
             *a += b;
         }
         for (a, b) in self.b1.iter_mut().zip(&other.b1) {
@@ -522,6 +611,7 @@ pub fn train(
         Moments::new(network.w2.len()),
         Moments::new(network.b2.len()),
         Moments::new(network.factors.len()),
+        Moments::new(network.shared.len()),
     ];
     let mut rng = StdRng::seed_from_u64(settings.seed ^ 0x5eed);
     let mut step_count = 0i32;
@@ -557,6 +647,7 @@ pub fn train(
             for g in total
                 .w1
                 .iter_mut()
+                .chain(&mut total.shared)
                 .chain(&mut total.b1)
                 .chain(&mut total.w2)
                 .chain(&mut total.b2)
@@ -567,12 +658,18 @@ pub fn train(
             step_count += 1;
             let correction = (1.0 - BETA2.powi(step_count)).sqrt() / (1.0 - BETA1.powi(step_count));
             let step = learning_rate * correction;
-            let [m1, mb1, m2, mb2, mf] = &mut moments;
-            adam(&mut network.w1, &total.w1, m1, step, W1_LIMIT);
+            let [m1, mb1, m2, mb2, mf, ms] = &mut moments;
+            let w1_step = if network.royal.is_plain() {
+                step
+            } else {
+                step * settings.royal_rate
+            };
+            adam(&mut network.w1, &total.w1, m1, w1_step, W1_LIMIT);
             adam(&mut network.b1, &total.b1, mb1, step, W1_LIMIT);
             adam(&mut network.w2, &total.w2, m2, step, W2_LIMIT);
             adam(&mut network.b2, &total.b2, mb2, step, f32::MAX);
             adam(&mut network.factors, &total.factors, mf, step, W1_LIMIT);
+            adam(&mut network.shared, &total.shared, ms, step, W1_LIMIT);
         }
         let report = EpochReport {
             epoch,
@@ -618,7 +715,8 @@ pub fn loss(
                         .map(|&i| {
                             let (us, them) = data.views(i);
                             let in_hand = usize::from(data.pieces_in_hand[i]);
-                            let p = sigmoid(network.evaluate(us, them, in_hand) / scale);
+                            let royal = data.royal_buckets[i];
+                            let p = sigmoid(network.evaluate(us, them, royal, in_hand) / scale);
                             f64::from(p - target(data, i, scale, score_weight)).powi(2)
                         })
                         .sum::<f64>()
@@ -642,7 +740,11 @@ fn backward(
     let (us, them) = data.views(i);
     let bucket = network.bucket(usize::from(data.pieces_in_hand[i]));
     let w2 = &network.w2[bucket * 2 * HIDDEN..][..2 * HIDDEN];
-    let acc = [network.accumulate(us), network.accumulate(them)];
+    let royal = data.royal_buckets[i].map(usize::from);
+    let acc = [
+        network.accumulate(us, royal[0]),
+        network.accumulate(them, royal[1]),
+    ];
     let mut out = network.b2[bucket];
     for (side, acc) in acc.iter().enumerate() {
         let weights = &w2[side * HIDDEN..][..HIDDEN];
@@ -673,11 +775,20 @@ fn backward(
         for (g, d) in gradients.b1.iter_mut().zip(&d_acc) {
             *g += d;
         }
+        let offset = royal[side] * network.layout.inputs();
         for &input in inputs {
             let input = usize::from(input);
-            let row = &mut gradients.w1[input * HIDDEN..][..HIDDEN];
+            let row = &mut gradients.w1[(offset + input) * HIDDEN..][..HIDDEN];
             for (g, d) in row.iter_mut().zip(&d_acc) {
                 *g += d;
+            }
+            if let Some(row) = gradients
+                .shared
+                .get_mut(input * HIDDEN..(input + 1) * HIDDEN)
+            {
+                for (g, d) in row.iter_mut().zip(&d_acc) {
+                    *g += d;
+                }
             }
             let mut rows = [0; 3];
             let count = network.factor_rows(input, &mut rows);
@@ -719,7 +830,49 @@ mod tests {
         );
     }
     use std::sync::atomic::AtomicBool;
-    use tsubame_rules::{Options, Position, tori};
+    use tsubame_rules::{Color, Options, Position, tori};
+
+    /// A plain network given royal buckets keeps its first layer as the shared rows, so it
+    /// evaluates exactly as before wherever neither side's view is mirrored; a mirrored view
+    /// reads the mirror squares' rows.
+    #[test]
+    fn royal_buckets_start_from_the_plain_network_as_shared_rows() {
+        let built_in = Network::built_in(Variant::Tori).expect("Tori has a built-in network");
+        let royal = RoyalBuckets::by_ranks(Variant::Tori, &[1, 1, 1, 4]).unwrap();
+        let bucketed = FloatNetwork::from_network(&built_in)
+            .with_royal_buckets(royal.clone())
+            .unwrap()
+            .quantize();
+        assert_eq!(bucketed.royal_buckets(), &royal);
+        assert_eq!(
+            bucketed.weights().w1.len(),
+            16 * built_in.weights().w1.len()
+        );
+        let rules = Options::defaults(tori::spec()).rule_set();
+        // Phoenixes on the centre file or to sente's right (gote's left): no view mirrored.
+        for sfen in [
+            "rpckcpl/3f3/sssssss/2s1S2/SSSSSSS/3F3/LPCKCPR b - 1",
+            "3k3/7/7/7/7/7/3K3 b 3S2Cp 1",
+            "1k5/7/2s4/7/3S3/7/6K w FSp 1",
+        ] {
+            let position = Position::from_sfen(tori::tables(), sfen, rules).unwrap();
+            for color in [Color::Sente, Color::Gote] {
+                assert!(!bucketed.view(&position, color).mirrored, "{sfen}");
+            }
+            assert_eq!(
+                bucketed.evaluate(&position),
+                built_in.evaluate(&position),
+                "{sfen}"
+            );
+        }
+        // Buckets of another game are refused.
+        let wa = RoyalBuckets::by_ranks(Variant::Wa, &[1, 1, 9]).unwrap();
+        assert!(
+            FloatNetwork::from_network(&built_in)
+                .with_royal_buckets(wa)
+                .is_none()
+        );
+    }
 
     #[test]
     fn a_short_training_run_lowers_the_loss_and_quantizes_faithfully() {
@@ -752,22 +905,28 @@ mod tests {
         let _ = std::fs::remove_file(&path);
         assert!(records.len() > 1_000, "{}", records.len());
         let layout = Layout::for_variant(Variant::Tori).unwrap();
-        let data = Prepared::new(&records, layout);
-        // Factors are folded into the integer network's rows, which the comparison of float
-        // and integer evaluations below checks.
+        // Factors and shared rows are folded into the integer network's rows, which the
+        // comparison of float and integer evaluations below checks.
         let all_factors = Factors {
             kind: true,
             lines: true,
         };
-        for (buckets, factors) in [
-            (1, Factors::default()),
-            (OUTPUT_BUCKETS, Factors::default()),
-            (1, all_factors),
+        let plain = RoyalBuckets::plain(Variant::Tori).unwrap();
+        let by_rank = RoyalBuckets::by_ranks(Variant::Tori, &[1, 1, 5]).unwrap();
+        for (buckets, factors, royal) in [
+            (1, Factors::default(), &plain),
+            (OUTPUT_BUCKETS, Factors::default(), &plain),
+            (1, all_factors, &plain),
+            (OUTPUT_BUCKETS, all_factors, &by_rank),
         ] {
+            let data = Prepared::new(&records, layout, royal);
             let mut network = FloatNetwork::random(Variant::Tori, buckets, 1)
+                .unwrap()
+                .with_royal_buckets(royal.clone())
                 .unwrap()
                 .with_factors(factors);
             assert_eq!(network.factors(), factors);
+            assert_eq!(network.royal_buckets(), royal);
             let settings = TrainSettings {
                 epochs: 6,
                 batch_size: 256,
@@ -811,23 +970,25 @@ mod tests {
             // little.
             let quantized = network.quantize();
             assert_eq!(quantized.buckets(), buckets);
+            assert_eq!(quantized.royal_buckets(), royal);
             let rounded = FloatNetwork::from_network(&quantized);
             let rules = options.rule_set();
             let mut largest_gap = 0.0f32;
             let mut rounding = Vec::new();
             for record in records.iter().step_by(37) {
                 let (mut us, mut them) = (Vec::new(), Vec::new());
-                record.inputs(layout, record.side, &mut us);
-                record.inputs(layout, !record.side, &mut them);
+                let us_view = record.inputs_in_view(layout, royal, record.side, &mut us);
+                let them_view = record.inputs_in_view(layout, royal, !record.side, &mut them);
+                let views = [us_view.bucket as u8, them_view.bucket as u8];
                 let us: Vec<u16> = us.iter().map(|&i| i as u16).collect();
                 let them: Vec<u16> = them.iter().map(|&i| i as u16).collect();
                 let in_hand = record.hands.iter().map(|&n| usize::from(n)).sum();
-                let float = rounded.evaluate(&us, &them, in_hand);
+                let float = rounded.evaluate(&us, &them, views, in_hand);
                 let sfen = record_sfen(record);
                 let position = Position::from_sfen(tori::tables(), &sfen, rules).unwrap();
                 let integer = quantized.evaluate(&position) as f32;
                 largest_gap = largest_gap.max((float - integer).abs());
-                rounding.push((float - network.evaluate(&us, &them, in_hand)).abs());
+                rounding.push((float - network.evaluate(&us, &them, views, in_hand)).abs());
             }
             assert!(largest_gap <= 2.0, "{buckets} {factors:?}: {largest_gap}");
             // Output weights in steps of 1/64 move this small, young network's evaluations

@@ -54,6 +54,10 @@ pub const QB: i32 = 64;
 pub const OUTPUT_SCALE: i32 = 400;
 /// Most kinds a game may have for a network (Wa has 32 with promoted forms).
 pub const MAX_ROLES: usize = 64;
+/// Most squares a board may have for a network (Wa has 121).
+pub const MAX_SQUARES: usize = 128;
+/// Most royal buckets a network may have.
+pub const MAX_ROYAL_BUCKETS: usize = 64;
 /// Most inputs that change with one move, per perspective and direction: a capture that
 /// promotes takes the mover off its square and the captured piece off the destination, puts
 /// the promoted mover there, and adds a level to a hand.
@@ -152,11 +156,289 @@ impl Layout {
     }
 }
 
+/// Where a perspective's own royal piece stands, as a network with royal buckets reads it:
+/// which copy of the first layer its inputs use, and whether its board is seen mirrored.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct View {
+    /// The royal bucket: inputs of this view are those of the plain layout plus
+    /// `bucket * Layout::inputs()`.
+    pub bucket: usize,
+    /// Whether the board is seen mirrored left to right, each kind replaced by its image.
+    pub mirrored: bool,
+}
+
+/// How a network's first layer follows each side's own royal piece (Tori's phoenix, Wa's
+/// crane king): the board, turned for the perspective, is cut into rank groups counted from
+/// the perspective's back rank, each group into files, and each part has a first layer of its
+/// own, so that a piece's worth depends on where the royal it attacks or shelters stands.
+/// Where the rules are mirror-symmetric, a perspective whose royal stands left of the centre
+/// file (as that side sees the board) sees the board mirrored (every square and every kind
+/// to its image), so only the right half and the centre file need buckets.
+///
+/// A network without royal buckets has one group holding every rank and no mirroring: its
+/// only view is bucket 0, as seen.
+///
+/// ```
+/// use tsubame_engine::nnue::{RoyalBuckets, View};
+/// use tsubame_rules::{Color, Variant};
+///
+/// // Tori: the back rank, the next one, and the five beyond; four files each (the three
+/// // on the left are seen mirrored).
+/// let buckets = RoyalBuckets::by_ranks(Variant::Tori, &[1, 1, 5]).unwrap();
+/// assert_eq!(buckets.buckets(), 12);
+/// // Sente's phoenix on its start square 4g (the centre of the last rank, index 45).
+/// assert_eq!(buckets.view(Color::Sente, Some(45)), View { bucket: 3, mirrored: false });
+/// // On 3g, one file to sente's right (index 44).
+/// assert_eq!(buckets.view(Color::Sente, Some(44)), View { bucket: 2, mirrored: false });
+/// // On 5g, one file to its left: the mirror image of 3g.
+/// assert_eq!(buckets.view(Color::Sente, Some(46)), View { bucket: 2, mirrored: true });
+/// // Gote sees the board turned: its phoenix on 4a is on its own back rank's centre.
+/// assert_eq!(buckets.view(Color::Gote, Some(3)), View { bucket: 3, mirrored: false });
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RoyalBuckets {
+    variant: Variant,
+    /// The royal kind, whose square chooses the view.
+    royal_role: Option<Role>,
+    /// Ranks in each group, from the perspective's back rank.
+    rank_groups: Vec<u8>,
+    buckets: usize,
+    /// Whether views whose royal stands left of the centre are mirrored.
+    mirror: bool,
+    /// The bucket of the royal on each square, the board turned for the perspective and,
+    /// where mirroring, already mirrored.
+    map: [u8; MAX_SQUARES],
+    /// Each kind's mirror image.
+    role_image: [u8; MAX_ROLES],
+    width: usize,
+    squares: usize,
+}
+
+impl RoyalBuckets {
+    /// No royal buckets: one first layer, no mirroring (`None` for Tenjiku).
+    pub fn plain(variant: Variant) -> Option<RoyalBuckets> {
+        let height = variant.spec().height;
+        RoyalBuckets::build(variant, &[height], false, false).ok()
+    }
+
+    /// Buckets by rank groups (`groups[0]` ranks from the perspective's back rank, then
+    /// `groups[1]`, ...; they must add up to the board's height) and by file, mirrored where
+    /// the variant's rules are mirror-symmetric.
+    pub fn by_ranks(variant: Variant, groups: &[u8]) -> Result<RoyalBuckets, NetworkError> {
+        let mirror = variant.spec().mirror_roles().is_some();
+        RoyalBuckets::build(variant, groups, mirror, true)
+    }
+
+    /// Buckets by rank groups, and by file where `by_file` (only the left half and the
+    /// centre where mirroring).
+    fn build(
+        variant: Variant,
+        groups: &[u8],
+        mirror: bool,
+        by_file: bool,
+    ) -> Result<RoyalBuckets, NetworkError> {
+        let spec = variant.spec();
+        let layout = Layout::for_variant(variant)
+            .ok_or_else(|| NetworkError::Variant(spec.name.to_string()))?;
+        let (width, height) = (usize::from(spec.width), usize::from(spec.height));
+        let ranks: usize = groups.iter().map(|&g| usize::from(g)).sum();
+        let mirror_roles = if mirror {
+            Some(spec.mirror_roles().ok_or_else(|| {
+                NetworkError::RoyalBuckets(format!("{} is not mirror-symmetric", spec.name))
+            })?)
+        } else {
+            None
+        };
+        let files = match (by_file, mirror) {
+            (false, _) => 1,
+            (true, true) => width.div_ceil(2),
+            (true, false) => width,
+        };
+        let buckets = groups.len() * files;
+        if groups.is_empty() || groups.contains(&0) || ranks != height {
+            return Err(NetworkError::RoyalBuckets(format!(
+                "rank groups {groups:?} do not cover the {height} ranks of {}",
+                spec.name
+            )));
+        }
+        if buckets > MAX_ROYAL_BUCKETS || layout.squares > MAX_SQUARES || layout.roles > MAX_ROLES {
+            return Err(NetworkError::RoyalBuckets(format!(
+                "{buckets} buckets; a network has at most {MAX_ROYAL_BUCKETS}"
+            )));
+        }
+        let mut group_of_rank = Vec::with_capacity(height);
+        for (group, &size) in groups.iter().enumerate() {
+            group_of_rank.extend(std::iter::repeat_n(group, usize::from(size)));
+        }
+        let mut map = [0; MAX_SQUARES];
+        for (square, bucket) in map.iter_mut().enumerate().take(layout.squares) {
+            // Turned for the perspective, its back rank is the last rank.
+            let from_back = height - 1 - square / width;
+            let file = square % width;
+            let file = if mirror {
+                file.min(width - 1 - file)
+            } else {
+                file
+            };
+            *bucket = (group_of_rank[from_back] * files + file % files) as u8;
+        }
+        let mut role_image: [u8; MAX_ROLES] = std::array::from_fn(|r| r as u8);
+        if let Some(images) = mirror_roles {
+            for (slot, image) in role_image.iter_mut().zip(images) {
+                *slot = image.0;
+            }
+        }
+        Ok(RoyalBuckets {
+            variant,
+            royal_role: spec
+                .roles
+                .iter()
+                .position(|r| r.royal)
+                .map(|r| Role(r as u8)),
+            rank_groups: groups.to_vec(),
+            buckets,
+            mirror,
+            map,
+            role_image,
+            width,
+            squares: layout.squares,
+        })
+    }
+
+    /// The game they are for.
+    pub fn variant(&self) -> Variant {
+        self.variant
+    }
+
+    /// Whether `role` is the royal kind, whose square chooses the view.
+    #[inline]
+    pub fn is_royal(&self, role: Role) -> bool {
+        self.royal_role == Some(role)
+    }
+
+    /// Number of buckets, each a first layer of its own.
+    pub fn buckets(&self) -> usize {
+        self.buckets
+    }
+
+    /// The rank groups, from the back rank.
+    pub fn rank_groups(&self) -> &[u8] {
+        &self.rank_groups
+    }
+
+    /// Whether views whose royal stands left of the centre file are mirrored.
+    pub fn mirrors(&self) -> bool {
+        self.mirror
+    }
+
+    /// Whether these are no buckets at all: one first layer, no mirroring.
+    #[inline(always)]
+    pub fn is_plain(&self) -> bool {
+        self.buckets == 1 && !self.mirror
+    }
+
+    /// The view of `perspective` whose own royal stands on `royal` (a square index, as the
+    /// position has it); bucket 0 as seen when it has none.
+    #[inline]
+    pub fn view(&self, perspective: Color, royal: Option<usize>) -> View {
+        let Some(square) = royal.filter(|&s| s < self.squares) else {
+            return View::default();
+        };
+        let square = if perspective == Color::Sente {
+            square
+        } else {
+            self.squares - 1 - square
+        };
+        let file = square % self.width;
+        View {
+            bucket: usize::from(self.map[square]),
+            mirrored: self.mirror && 2 * file > self.width - 1,
+        }
+    }
+
+    /// The input of a piece on a square (its index in the position), seen by `perspective`
+    /// in `view`.
+    #[inline(always)]
+    pub fn board_input(
+        &self,
+        layout: Layout,
+        view: View,
+        perspective: Color,
+        piece: Piece,
+        square: usize,
+    ) -> usize {
+        let relation = usize::from(piece.color != perspective);
+        let mut square = if perspective == Color::Sente {
+            square
+        } else {
+            layout.squares - 1 - square
+        };
+        let mut role = piece.role.index();
+        if view.mirrored {
+            let file = square % self.width;
+            square = square - file + (self.width - 1 - file);
+            role = usize::from(self.role_image[role % MAX_ROLES]);
+        }
+        view.bucket * layout.inputs() + (relation * layout.roles + role) * layout.squares + square
+    }
+
+    /// The input "`color` holds at least `level + 1` of `role`", seen by `perspective` in
+    /// `view`.
+    #[inline(always)]
+    pub fn hand_input(
+        &self,
+        layout: Layout,
+        view: View,
+        perspective: Color,
+        color: Color,
+        role: usize,
+        level: usize,
+    ) -> usize {
+        let role = if view.mirrored {
+            usize::from(self.role_image[role % MAX_ROLES])
+        } else {
+            role
+        };
+        view.bucket * layout.inputs() + layout.hand_input(perspective, color, role, level)
+    }
+
+    /// Appends the active inputs of a position seen by `perspective` to `out`, in the view of
+    /// its own royal.
+    pub fn inputs_of<B: Bitboard>(
+        &self,
+        layout: Layout,
+        position: &Position<B>,
+        perspective: Color,
+        out: &mut Vec<usize>,
+    ) {
+        let view = if self.is_plain() {
+            View::default()
+        } else {
+            self.view(perspective, position.royal_square(perspective))
+        };
+        for square in 0..layout.squares {
+            if let Some(piece) = position.piece_at(Square::from_index(square as u8)) {
+                out.push(self.board_input(layout, view, perspective, piece, square));
+            }
+        }
+        for color in [Color::Sente, Color::Gote] {
+            for role in 0..layout.roles {
+                let count = usize::from(position.hand_count(color, Role(role as u8)));
+                for level in 0..count.min(HAND_LEVELS) {
+                    out.push(self.hand_input(layout, view, perspective, color, role, level));
+                }
+            }
+        }
+    }
+}
+
 /// Why bytes are no network.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum NetworkError {
     /// The file does not start as a network file does.
-    #[error("not a Tsubame network file (it starts with {0:?}, not \"TSBNNUE1\" or \"TSBNNUE2\")")]
+    #[error(
+        "not a Tsubame network file (it starts with {0:?}, not \"TSBNNUE1\", \"TSBNNUE2\" or \"TSBNNUE3\")"
+    )]
     Magic(String),
     /// The file ends before its weights do.
     #[error("the network file is cut short: {found} bytes, {expected} needed")]
@@ -200,6 +482,9 @@ pub enum NetworkError {
     /// An output weight beyond +-127, which the integer output layer cannot multiply exactly.
     #[error("the network's output weight {0} is beyond +-127")]
     OutputWeight(i16),
+    /// Royal buckets that do not fit the game or this build.
+    #[error("the network's royal buckets are not valid: {0}")]
+    RoyalBuckets(String),
     /// The file could not be read.
     #[error("cannot read the network file {path}: {reason}")]
     Unreadable {
@@ -215,6 +500,10 @@ pub const MAGIC: &[u8; 8] = b"TSBNNUE1";
 /// The first bytes of a network file with output buckets; their number follows the hidden
 /// width in the header.
 pub const MAGIC_BUCKETS: &[u8; 8] = b"TSBNNUE2";
+/// The first bytes of a network file with royal buckets ([`RoyalBuckets`]): the header goes
+/// on after the output buckets with the number of rank groups, each group's ranks and whether
+/// views are mirrored, one byte each.
+pub const MAGIC_ROYAL: &[u8; 8] = b"TSBNNUE3";
 
 /// A network's integer weights, borrowed (see [`Network::weights`]).
 #[derive(Clone, Copy, Debug)]
@@ -234,7 +523,10 @@ pub struct NetworkWeights<'a> {
 pub struct Network {
     variant: Variant,
     layout: Layout,
-    /// First layer, input-major: input `i`'s weights are `w1[i * HIDDEN..][..HIDDEN]`.
+    /// How the first layer follows each side's royal (plain: one first layer).
+    royal: RoyalBuckets,
+    /// First layer, input-major: input `i`'s weights are `w1[i * HIDDEN..][..HIDDEN]`, the
+    /// royal buckets one after the other.
     w1: Vec<i16>,
     b1: Vec<i16>,
     /// Output weights, bucket by bucket: in each, the side to move's accumulator's first,
@@ -248,9 +540,10 @@ impl std::fmt::Debug for Network {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "Network({}, {} inputs, {HIDDEN}x2 -> 1, {} output buckets)",
+            "Network({}, {} inputs x {} royal buckets, {HIDDEN}x2 -> 1, {} output buckets)",
             self.variant,
             self.layout.inputs(),
+            self.royal.buckets(),
             self.b2.len()
         )
     }
@@ -305,8 +598,22 @@ impl Network {
         w2: Vec<i16>,
         b2: Vec<i32>,
     ) -> Option<Network> {
+        Network::from_parts_with_royal(variant, RoyalBuckets::plain(variant)?, w1, b1, w2, b2)
+    }
+
+    /// A network with royal buckets from its parts: as [`Network::from_parts`], with the
+    /// first layer of each bucket after the other in `w1`. `None` when the sizes do not fit.
+    pub fn from_parts_with_royal(
+        variant: Variant,
+        royal: RoyalBuckets,
+        w1: Vec<i16>,
+        b1: Vec<i16>,
+        w2: Vec<i16>,
+        b2: Vec<i32>,
+    ) -> Option<Network> {
         let layout = Layout::for_variant(variant)?;
-        let fits = w1.len() == layout.inputs() * HIDDEN
+        let fits = w1.len() == royal.buckets() * layout.inputs() * HIDDEN
+            && royal.variant == variant
             && w2.iter().all(|w| w.unsigned_abs() <= 127)
             && b1.len() == HIDDEN
             && (b2.len() == 1 || b2.len() == OUTPUT_BUCKETS)
@@ -315,6 +622,7 @@ impl Network {
         fits.then_some(Network {
             variant,
             layout,
+            royal,
             w1,
             b1,
             w2,
@@ -357,6 +665,22 @@ impl Network {
         self.layout
     }
 
+    /// How its first layer follows each side's royal.
+    pub fn royal_buckets(&self) -> &RoyalBuckets {
+        &self.royal
+    }
+
+    /// The view in which `perspective` sees `position`.
+    #[inline]
+    pub fn view<B: Bitboard>(&self, position: &Position<B>, perspective: Color) -> View {
+        if self.royal.is_plain() {
+            View::default()
+        } else {
+            self.royal
+                .view(perspective, position.royal_square(perspective))
+        }
+    }
+
     /// Number of output buckets: 1 or [`OUTPUT_BUCKETS`].
     pub fn buckets(&self) -> usize {
         self.b2.len()
@@ -374,8 +698,15 @@ impl Network {
     /// everything before it.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(64 + 2 * (self.w1.len() + HIDDEN + self.w2.len()));
-        let bucketed = self.buckets() > 1;
-        out.extend_from_slice(if bucketed { MAGIC_BUCKETS } else { MAGIC });
+        let royal = !self.royal.is_plain();
+        let bucketed = self.buckets() > 1 || royal;
+        out.extend_from_slice(if royal {
+            MAGIC_ROYAL
+        } else if bucketed {
+            MAGIC_BUCKETS
+        } else {
+            MAGIC
+        });
         let name = self.variant.spec().name.as_bytes();
         out.push(name.len() as u8);
         out.extend_from_slice(name);
@@ -384,6 +715,11 @@ impl Network {
         }
         if bucketed {
             out.extend_from_slice(&(self.buckets() as u16).to_le_bytes());
+        }
+        if royal {
+            out.push(self.royal.rank_groups().len() as u8);
+            out.extend_from_slice(self.royal.rank_groups());
+            out.push(u8::from(self.royal.mirrors()));
         }
         for weights in [&self.w1, &self.b1, &self.w2] {
             for w in weights.iter() {
@@ -401,7 +737,8 @@ impl Network {
     /// Reads the file form of [`Network::to_bytes`], checking every size and the checksum.
     pub fn from_bytes(bytes: &[u8]) -> Result<Network, NetworkError> {
         let magic = bytes.get(..8).unwrap_or(bytes);
-        let bucketed = magic == MAGIC_BUCKETS;
+        let royal = magic == MAGIC_ROYAL;
+        let bucketed = magic == MAGIC_BUCKETS || royal;
         if magic != MAGIC && !bucketed {
             return Err(NetworkError::Magic(
                 String::from_utf8_lossy(magic).chars().take(8).collect(),
@@ -439,7 +776,23 @@ impl Network {
         if buckets != 1 && buckets != OUTPUT_BUCKETS {
             return Err(NetworkError::Buckets(buckets));
         }
-        let w1 = reader.i16s(layout.inputs() * HIDDEN)?;
+        let royal_buckets = if royal {
+            let groups = usize::from(reader.take(1)?[0]);
+            let groups = reader.take(groups)?.to_vec();
+            let mirror = match reader.take(1)?[0] {
+                0 => false,
+                1 => true,
+                other => {
+                    return Err(NetworkError::RoyalBuckets(format!(
+                        "the mirror flag is {other}, not 0 or 1"
+                    )));
+                }
+            };
+            RoyalBuckets::build(variant, &groups, mirror, true)?
+        } else {
+            RoyalBuckets::plain(variant).ok_or(NetworkError::Variant(name.clone()))?
+        };
+        let w1 = reader.i16s(royal_buckets.buckets() * layout.inputs() * HIDDEN)?;
         let b1 = reader.i16s(HIDDEN)?;
         let w2 = reader.i16s(2 * HIDDEN * buckets)?;
         let mut b2 = Vec::with_capacity(buckets);
@@ -459,7 +812,8 @@ impl Network {
         if let Some(&w) = w2.iter().find(|w| w.unsigned_abs() > 127) {
             return Err(NetworkError::OutputWeight(w));
         }
-        Network::from_parts(variant, w1, b1, w2, b2).ok_or(NetworkError::Variant(name))
+        Network::from_parts_with_royal(variant, royal_buckets, w1, b1, w2, b2)
+            .ok_or(NetworkError::Variant(name))
     }
 
     /// Reads a network file.
@@ -538,44 +892,88 @@ impl Default for Accumulator {
 impl Accumulator {
     /// Computes both perspectives' sums from the position's inputs.
     pub fn refresh<B: Bitboard>(&mut self, network: &Network, position: &Position<B>) {
-        let mut inputs = Vec::with_capacity(96);
         for perspective in [Color::Sente, Color::Gote] {
-            inputs.clear();
-            network.layout.inputs_of(position, perspective, &mut inputs);
-            let values = &mut self.values[perspective.index()];
-            values.copy_from_slice(&network.b1);
-            for &input in &inputs {
-                let column = network.column(input);
-                for (v, w) in values.iter_mut().zip(column) {
-                    *v = v.wrapping_add(*w);
-                }
+            refresh_values(
+                &mut self.values[perspective.index()],
+                network,
+                position,
+                perspective,
+            );
+        }
+    }
+
+    /// This accumulator as `parent` changed by `changes`, the changes of the move that made
+    /// `position`: updated where the move leaves a perspective's view as it was, computed
+    /// afresh where it moved that perspective's royal into another view.
+    #[inline]
+    pub fn update_from<B: Bitboard>(
+        &mut self,
+        parent: &Accumulator,
+        network: &Network,
+        changes: &Changes,
+        position: &Position<B>,
+    ) {
+        for perspective in [Color::Sente, Color::Gote] {
+            if changes.refreshes(perspective) {
+                refresh_values(
+                    &mut self.values[perspective.index()],
+                    network,
+                    position,
+                    perspective,
+                );
+            } else {
+                self.update_perspective(parent, network, changes, perspective);
             }
         }
     }
 
-    /// This accumulator as `parent` changed by `changes`.
+    /// One perspective's sums as `parent`'s changed by `changes`.
     #[inline]
-    pub fn update_from(&mut self, parent: &Accumulator, network: &Network, changes: &Changes) {
-        for perspective in [Color::Sente, Color::Gote] {
-            let p = perspective.index();
-            let added: [&[i16]; MAX_CHANGES] = std::array::from_fn(|i| {
-                network.column(changes.added[p][i.min(MAX_CHANGES - 1)] as usize)
-            });
-            let removed: [&[i16]; MAX_CHANGES] = std::array::from_fn(|i| {
-                network.column(changes.removed[p][i.min(MAX_CHANGES - 1)] as usize)
-            });
-            simd::add_sub(
-                &mut self.values[p],
-                &parent.values[p],
-                &added[..usize::from(changes.added_count)],
-                &removed[..usize::from(changes.removed_count)],
-            );
-        }
+    fn update_perspective(
+        &mut self,
+        parent: &Accumulator,
+        network: &Network,
+        changes: &Changes,
+        perspective: Color,
+    ) {
+        let p = perspective.index();
+        let added: [&[i16]; MAX_CHANGES] = std::array::from_fn(|i| {
+            network.column(changes.added[p][i.min(MAX_CHANGES - 1)] as usize)
+        });
+        let removed: [&[i16]; MAX_CHANGES] = std::array::from_fn(|i| {
+            network.column(changes.removed[p][i.min(MAX_CHANGES - 1)] as usize)
+        });
+        simd::add_sub(
+            &mut self.values[p],
+            &parent.values[p],
+            &added[..usize::from(changes.added_count)],
+            &removed[..usize::from(changes.removed_count)],
+        );
     }
 
     /// The sums seen by `perspective`.
     pub fn values(&self, perspective: Color) -> &[i16; HIDDEN] {
         &self.values[perspective.index()]
+    }
+}
+
+/// Computes one perspective's sums from the position's inputs in its view.
+pub fn refresh_values<B: Bitboard>(
+    values: &mut [i16; HIDDEN],
+    network: &Network,
+    position: &Position<B>,
+    perspective: Color,
+) {
+    let mut inputs = Vec::with_capacity(96);
+    network
+        .royal
+        .inputs_of(network.layout, position, perspective, &mut inputs);
+    values.copy_from_slice(&network.b1);
+    for &input in &inputs {
+        let column = network.column(input);
+        for (v, w) in values.iter_mut().zip(column) {
+            *v = v.wrapping_add(*w);
+        }
     }
 }
 
@@ -590,9 +988,10 @@ pub struct AccumulatorStack {
     entries: Vec<Accumulator>,
     /// The input changes of the move that led to each entry's position.
     changes: Vec<Changes>,
-    /// Whether each entry holds its position's sums; an entry is computed only after its
-    /// parent is.
-    computed: Vec<bool>,
+    /// Whether each entry holds its position's sums, perspective by perspective; an entry is
+    /// computed only after its parent is, except for a perspective its move refreshed, which
+    /// is computed when the move is made.
+    computed: Vec<[bool; 2]>,
     top: usize,
 }
 
@@ -604,7 +1003,7 @@ impl AccumulatorStack {
         let mut changes = Vec::with_capacity(depth + 1);
         changes.push(Changes::default());
         let mut computed = Vec::with_capacity(depth + 1);
-        computed.push(true);
+        computed.push([true; 2]);
         AccumulatorStack {
             entries,
             changes,
@@ -613,17 +1012,29 @@ impl AccumulatorStack {
         }
     }
 
-    /// Records a move that changes `changes` in the inputs; its sums wait until asked for.
+    /// Records a move that changes `changes` in the inputs; its sums wait until asked for,
+    /// except those of a perspective whose view the move changed ([`Changes::refreshes`]):
+    /// `refresh` computes those now from the position the move made (with
+    /// [`refresh_values`]), since later the position is no longer at hand.
     #[inline]
-    pub fn push(&mut self, changes: Changes) {
+    pub fn push(&mut self, changes: Changes, mut refresh: impl FnMut(Color, &mut [i16; HIDDEN])) {
         let next = self.top + 1;
         if next < self.entries.len() {
             self.changes[next] = changes;
-            self.computed[next] = false;
         } else {
             self.entries.push(Accumulator::default());
             self.changes.push(changes);
-            self.computed.push(false);
+            self.computed.push([false; 2]);
+        }
+        for perspective in [Color::Sente, Color::Gote] {
+            let refreshed = changes.refreshes(perspective);
+            if refreshed {
+                refresh(
+                    perspective,
+                    &mut self.entries[next].values[perspective.index()],
+                );
+            }
+            self.computed[next][perspective.index()] = refreshed;
         }
         self.top = next;
     }
@@ -638,17 +1049,21 @@ impl AccumulatorStack {
     /// below it.
     #[inline]
     pub fn current(&mut self, network: &Network) -> &Accumulator {
-        if !self.computed[self.top] {
+        for perspective in [Color::Sente, Color::Gote] {
+            let p = perspective.index();
+            if self.computed[self.top][p] {
+                continue;
+            }
             let mut base = self.top;
-            while base > 0 && !self.computed[base] {
+            while base > 0 && !self.computed[base][p] {
                 base -= 1;
             }
             for index in base + 1..=self.top {
                 let (done, rest) = self.entries.split_at_mut(index);
                 if let (Some(parent), Some(next)) = (done.last(), rest.first_mut()) {
-                    next.update_from(parent, network, &self.changes[index]);
+                    next.update_perspective(parent, network, &self.changes[index], perspective);
                 }
-                self.computed[index] = true;
+                self.computed[index][p] = true;
             }
         }
         &self.entries[self.top]
@@ -662,24 +1077,33 @@ pub struct Changes {
     removed: [[u32; MAX_CHANGES]; 2],
     added_count: u8,
     removed_count: u8,
+    /// Perspectives whose view the move changed: their sums are computed afresh.
+    refresh: [bool; 2],
 }
 
 impl Changes {
-    fn add(&mut self, layout: Layout, input: impl Fn(Layout, Color) -> usize) {
+    /// Whether the move changed `perspective`'s view (its royal moved to another bucket or
+    /// across the centre file), so that its sums must be computed afresh.
+    #[inline]
+    pub fn refreshes(&self, perspective: Color) -> bool {
+        self.refresh[perspective.index()]
+    }
+
+    fn add(&mut self, input: impl Fn(Color) -> usize) {
         let i = usize::from(self.added_count);
         if i < MAX_CHANGES {
             for perspective in [Color::Sente, Color::Gote] {
-                self.added[perspective.index()][i] = input(layout, perspective) as u32;
+                self.added[perspective.index()][i] = input(perspective) as u32;
             }
             self.added_count += 1;
         }
     }
 
-    fn remove(&mut self, layout: Layout, input: impl Fn(Layout, Color) -> usize) {
+    fn remove(&mut self, input: impl Fn(Color) -> usize) {
         let i = usize::from(self.removed_count);
         if i < MAX_CHANGES {
             for perspective in [Color::Sente, Color::Gote] {
-                self.removed[perspective.index()][i] = input(layout, perspective) as u32;
+                self.removed[perspective.index()][i] = input(perspective) as u32;
             }
             self.removed_count += 1;
         }
@@ -694,12 +1118,15 @@ pub struct Touch {
     square_count: u8,
     mover: Color,
     hand: [u8; MAX_ROLES],
+    /// Both perspectives' views before the move.
+    views: [View; 2],
 }
 
 impl Touch {
     /// Reads what `mv` may change in `position`, before it is made.
     #[inline]
-    pub fn before<B: Bitboard>(position: &Position<B>, layout: Layout, mv: Move) -> Touch {
+    pub fn before<B: Bitboard>(position: &Position<B>, network: &Network, mv: Move) -> Touch {
+        let layout = network.layout;
         let (squares, square_count) = match mv.kind() {
             MoveKind::Normal { from, to, .. } => ([from, to], 2),
             MoveKind::Drop { to, .. } => ([to, to], 1),
@@ -715,22 +1142,38 @@ impl Touch {
             square_count,
             mover,
             hand,
+            views: [
+                network.view(position, Color::Sente),
+                network.view(position, Color::Gote),
+            ],
         }
     }
 
     /// The input changes of the move, read after it was made.
     #[inline]
-    pub fn changes<B: Bitboard>(&self, position: &Position<B>, layout: Layout) -> Changes {
+    pub fn changes<B: Bitboard>(&self, position: &Position<B>, network: &Network) -> Changes {
+        let layout = network.layout;
+        let royal = &network.royal;
         let mut changes = Changes::default();
+        let mut views = self.views;
+        if !royal.is_plain() {
+            for perspective in [Color::Sente, Color::Gote] {
+                let view = network.view(position, perspective);
+                let p = perspective.index();
+                changes.refresh[p] = view != views[p];
+                views[p] = view;
+            }
+        }
         for &(square, before) in &self.squares[..usize::from(self.square_count)] {
             let square = usize::from(square);
             let after = position.piece_at(Square::from_index(square as u8));
             if before != after {
                 if let Some(piece) = before {
-                    changes.remove(layout, |l, p| l.board_input(p, piece, square));
+                    changes
+                        .remove(|p| royal.board_input(layout, views[p.index()], p, piece, square));
                 }
                 if let Some(piece) = after {
-                    changes.add(layout, |l, p| l.board_input(p, piece, square));
+                    changes.add(|p| royal.board_input(layout, views[p.index()], p, piece, square));
                 }
             }
         }
@@ -747,11 +1190,14 @@ impl Touch {
             let after = usize::from(position.hand_count(mover, Role(role as u8)));
             if after > before && before < HAND_LEVELS {
                 for level in before..after.min(HAND_LEVELS) {
-                    changes.add(layout, |l, p| l.hand_input(p, mover, role, level));
+                    changes
+                        .add(|p| royal.hand_input(layout, views[p.index()], p, mover, role, level));
                 }
             } else if after < before && after < HAND_LEVELS {
                 for level in after..before.min(HAND_LEVELS) {
-                    changes.remove(layout, |l, p| l.hand_input(p, mover, role, level));
+                    changes.remove(|p| {
+                        royal.hand_input(layout, views[p.index()], p, mover, role, level)
+                    });
                 }
             }
         }
@@ -943,10 +1389,22 @@ pub mod simd {
 /// buckets: what the tests of incremental updates and of the search's use of the network need.
 #[cfg(test)]
 pub(crate) fn random_network(variant: Variant, buckets: usize, seed: u64) -> Network {
+    let royal = RoyalBuckets::plain(variant).expect("the variant has network inputs");
+    random_network_with_royal(variant, royal, buckets, seed)
+}
+
+/// A random network (as [`random_network`]) with royal buckets.
+#[cfg(test)]
+pub(crate) fn random_network_with_royal(
+    variant: Variant,
+    royal: RoyalBuckets,
+    buckets: usize,
+    seed: u64,
+) -> Network {
     use rand::{Rng, SeedableRng, rngs::StdRng};
     let layout = Layout::for_variant(variant).expect("the variant has network inputs");
     let mut rng = StdRng::seed_from_u64(seed);
-    let w1 = (0..layout.inputs() * HIDDEN)
+    let w1 = (0..royal.buckets() * layout.inputs() * HIDDEN)
         .map(|_| rng.gen_range(-400..=400))
         .collect();
     let b1 = (0..HIDDEN).map(|_| rng.gen_range(-200..=200)).collect();
@@ -956,7 +1414,7 @@ pub(crate) fn random_network(variant: Variant, buckets: usize, seed: u64) -> Net
     let b2 = (0..buckets)
         .map(|_| rng.gen_range(-20_000..20_000))
         .collect();
-    Network::from_parts(variant, w1, b1, w2, b2).expect("the sizes fit the layout")
+    Network::from_parts_with_royal(variant, royal, w1, b1, w2, b2).expect("the sizes fit")
 }
 
 #[cfg(test)]
@@ -975,8 +1433,19 @@ mod tests {
         games: u64,
         plies: usize,
     ) -> usize {
+        incremental_equals_fresh_counting_refreshes(start, network, games, plies).0
+    }
+
+    /// [`incremental_equals_fresh`], also counting the moves that refreshed a perspective.
+    fn incremental_equals_fresh_counting_refreshes<B: Bitboard>(
+        start: Position<B>,
+        network: &Network,
+        games: u64,
+        plies: usize,
+    ) -> (usize, usize) {
         let layout = network.layout();
         let mut checked = 0;
+        let mut refreshed = 0;
         for game in 0..games {
             let mut rng = StdRng::seed_from_u64(game);
             let mut position = start.clone();
@@ -988,10 +1457,14 @@ mod tests {
                     break;
                 };
                 for &mv in &moves {
-                    let touch = Touch::before(&position, layout, mv);
+                    let touch = Touch::before(&position, network, mv);
                     let undo = position.make_move(mv);
                     let mut next = Accumulator::default();
-                    next.update_from(&accumulator, network, &touch.changes(&position, layout));
+                    let changes = touch.changes(&position, network);
+                    if changes.refreshes(Color::Sente) || changes.refreshes(Color::Gote) {
+                        refreshed += 1;
+                    }
+                    next.update_from(&accumulator, network, &changes, &position);
                     let mut fresh = Accumulator::default();
                     fresh.refresh(network, &position);
                     assert_eq!(next, fresh, "{} then {mv:?}", position.to_sfen());
@@ -1003,13 +1476,18 @@ mod tests {
                     checked += 1;
                     position.unmake_move(mv, undo);
                 }
-                let touch = Touch::before(&position, layout, chosen);
+                let touch = Touch::before(&position, network, chosen);
                 position.make_move(chosen);
                 let parent = accumulator;
-                accumulator.update_from(&parent, network, &touch.changes(&position, layout));
+                accumulator.update_from(
+                    &parent,
+                    network,
+                    &touch.changes(&position, network),
+                    &position,
+                );
             }
         }
-        checked
+        (checked, refreshed)
     }
 
     #[test]
@@ -1060,8 +1538,16 @@ mod tests {
     /// must still be the fresh computation at every evaluation.
     #[test]
     fn the_lazy_accumulator_stack_equals_fresh_accumulators_along_a_search_line() {
-        let network = random_network(Variant::Tori, OUTPUT_BUCKETS, 13);
-        let layout = network.layout();
+        let plain = random_network(Variant::Tori, OUTPUT_BUCKETS, 13);
+        let royal = RoyalBuckets::by_ranks(Variant::Tori, &[1, 1, 1, 4]).unwrap();
+        let bucketed = random_network_with_royal(Variant::Tori, royal, OUTPUT_BUCKETS, 14);
+        for network in [plain, bucketed] {
+            lazy_stack_equals_fresh(&network);
+        }
+    }
+
+    fn lazy_stack_equals_fresh(network: &Network) {
+        let network = network.clone();
         let options = Options::parse(tori::spec(), "shrike=on").unwrap();
         let mut evaluated = 0;
         let mut deepest_chain = 0;
@@ -1078,9 +1564,11 @@ mod tests {
                 let deeper = line.len() < 12 && rng.gen_bool(0.55);
                 match moves.choose(&mut rng) {
                     Some(&mv) if deeper || line.is_empty() => {
-                        let touch = Touch::before(&position, layout, mv);
+                        let touch = Touch::before(&position, &network, mv);
                         let undo = position.make_move(mv);
-                        stack.push(touch.changes(&position, layout));
+                        stack.push(touch.changes(&position, &network), |p, values| {
+                            refresh_values(values, &network, &position, p)
+                        });
                         line.push((mv, undo));
                         since_evaluation += 1;
                     }
@@ -1286,5 +1774,152 @@ mod tests {
         gote.sort_unstable();
         assert_eq!(sente, gote);
         assert!(sente.iter().all(|&i| i < layout.inputs()));
+    }
+
+    /// Networks whose first layer follows each side's royal: one bucket per rank from the
+    /// back (28 with mirroring in Tori), or a few rank groups; Wa with and without drops.
+    #[test]
+    fn royal_bucketed_accumulators_equal_fresh_ones_in_every_rule_set() {
+        for (groups, seed) in [(vec![1u8; 7], 21), (vec![1, 1, 5], 22)] {
+            let royal = RoyalBuckets::by_ranks(Variant::Tori, &groups).unwrap();
+            assert!(royal.mirrors());
+            let network = random_network_with_royal(Variant::Tori, royal, OUTPUT_BUCKETS, seed);
+            for options in [
+                "",
+                "owl=on,shrike=on",
+                "handicap=falcon-both-quails,drop-mate=illegal",
+                "repetition=4,owl=on",
+            ] {
+                let options = Options::parse(tori::spec(), options).unwrap();
+                let (checked, refreshed) = incremental_equals_fresh_counting_refreshes(
+                    tori::start(&options).unwrap(),
+                    &network,
+                    4,
+                    80,
+                );
+                assert!(checked > 2_000, "{checked}");
+                assert!(refreshed > 50, "{groups:?} {refreshed}");
+            }
+        }
+        let royal = RoyalBuckets::by_ranks(Variant::Wa, &[1, 1, 1, 8]).unwrap();
+        assert_eq!(royal.buckets(), 4 * 6);
+        let network = random_network_with_royal(Variant::Wa, royal, OUTPUT_BUCKETS, 23);
+        for options in ["", "drops=off"] {
+            let options = Options::parse(wa::spec(), options).unwrap();
+            let (checked, refreshed) = incremental_equals_fresh_counting_refreshes(
+                wa::start(&options).unwrap(),
+                &network,
+                2,
+                60,
+            );
+            assert!(checked > 2_000, "{checked}");
+            assert!(refreshed > 20, "{refreshed}");
+        }
+    }
+
+    /// Mirroring is exact: a position and its mirror image, with each side's royal off the
+    /// centre file, activate the same inputs from both sides (one side seeing it mirrored),
+    /// and so get the same evaluation.
+    #[test]
+    fn a_mirrored_view_sees_the_mirror_image_as_the_position() {
+        let royal = RoyalBuckets::by_ranks(Variant::Tori, &[1, 1, 5]).unwrap();
+        let network = random_network_with_royal(Variant::Tori, royal.clone(), OUTPUT_BUCKETS, 31);
+        let layout = network.layout();
+        let options = Options::parse(tori::spec(), "shrike=on").unwrap();
+        let mut compared = 0;
+        for seed in 0..20 {
+            let mut rng = StdRng::seed_from_u64(seed);
+            let mut position = tori::start(&options).unwrap();
+            for _ in 0..60 {
+                let moves = position.legal_moves();
+                let Some(&mv) = moves.choose(&mut rng) else {
+                    break;
+                };
+                position.make_move(mv);
+                let royals = [Color::Sente, Color::Gote].map(|c| position.royal_square(c));
+                if royals.iter().any(|r| r.is_none_or(|s| s % 7 == 3)) {
+                    continue;
+                }
+                let image = mirror_image(&position);
+                for perspective in [Color::Sente, Color::Gote] {
+                    let view = network.view(&position, perspective);
+                    let image_view = network.view(&image, perspective);
+                    assert_eq!(view.bucket, image_view.bucket);
+                    assert_ne!(view.mirrored, image_view.mirrored);
+                    let (mut a, mut b) = (Vec::new(), Vec::new());
+                    royal.inputs_of(layout, &position, perspective, &mut a);
+                    royal.inputs_of(layout, &image, perspective, &mut b);
+                    a.sort_unstable();
+                    b.sort_unstable();
+                    assert_eq!(a, b, "{}", position.to_sfen());
+                }
+                assert_eq!(network.evaluate(&position), network.evaluate(&image));
+                compared += 1;
+            }
+        }
+        assert!(compared > 200, "{compared}");
+    }
+
+    /// The position mirrored left to right, each kind replaced by its image.
+    fn mirror_image<B: Bitboard>(position: &Position<B>) -> Position<B> {
+        let tables = position.tables();
+        let geometry = tables.geometry;
+        let mirror = tables.spec.mirror_roles().unwrap();
+        let mut setup = position.to_setup();
+        let original = setup.clone();
+        for (index, piece) in original.board.iter().enumerate() {
+            let square = Square::from_index(index as u8);
+            let (file, rank) = (geometry.file(square), geometry.rank(square));
+            let image = geometry.square(geometry.width + 1 - file, rank).unwrap();
+            setup.board[image.index()] = piece.map(|p| Piece {
+                color: p.color,
+                role: mirror[p.role.index()],
+            });
+        }
+        for (color, hand) in original.hands.iter().enumerate() {
+            for (role, &count) in hand.iter().enumerate() {
+                setup.hands[color][mirror[role].index()] = count;
+            }
+        }
+        Position::from_setup(tables, setup, position.rules()).unwrap()
+    }
+
+    #[test]
+    fn a_royal_bucketed_network_file_reads_back_and_bad_buckets_are_named() {
+        let royal = RoyalBuckets::by_ranks(Variant::Tori, &[1, 1, 5]).unwrap();
+        let network = random_network_with_royal(Variant::Tori, royal, OUTPUT_BUCKETS, 41);
+        let bytes = network.to_bytes();
+        assert_eq!(&bytes[..8], MAGIC_ROYAL);
+        let read = Network::from_bytes(&bytes).unwrap();
+        assert_eq!(read, network);
+        assert_eq!(read.royal_buckets().rank_groups(), &[1, 1, 5]);
+        // The header: magic, name, three sizes, output buckets, then the groups.
+        let groups_at = 8 + 1 + 4 + 6 + 2;
+        assert_eq!(&bytes[groups_at..groups_at + 5], &[3, 1, 1, 5, 1]);
+        let mut bad_mirror = bytes.clone();
+        bad_mirror[groups_at + 4] = 2;
+        assert!(matches!(
+            Network::from_bytes(&bad_mirror),
+            Err(NetworkError::RoyalBuckets(_))
+        ));
+        let mut short_groups = bytes.clone();
+        short_groups[groups_at + 3] = 4;
+        let error = Network::from_bytes(&short_groups).unwrap_err();
+        assert!(
+            error.to_string().contains("do not cover the 7 ranks"),
+            "{error}"
+        );
+        let cut = Network::from_bytes(&bytes[..groups_at + 2]);
+        assert!(
+            matches!(cut, Err(NetworkError::Truncated { .. })),
+            "{cut:?}"
+        );
+        // Too many buckets for a network.
+        assert!(RoyalBuckets::by_ranks(Variant::Wa, &[1; 11]).is_err());
+        assert!(RoyalBuckets::by_ranks(Variant::Tenjiku, &[16]).is_err());
+        // A plain network keeps its form.
+        let plain = random_network(Variant::Tori, OUTPUT_BUCKETS, 42);
+        assert!(plain.royal_buckets().is_plain());
+        assert_eq!(&plain.to_bytes()[..8], MAGIC_BUCKETS);
     }
 }
