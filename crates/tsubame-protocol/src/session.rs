@@ -552,7 +552,7 @@ impl Session {
             path: path.to_string(),
             reason: e.to_string(),
         })?;
-        if bytes.starts_with(tsubame_engine::nnue::MAGIC) {
+        if tsubame_engine::nnue::is_network_file(&bytes) {
             let network = Network::from_bytes(&bytes).map_err(|error| SessionError::Network {
                 path: path.to_string(),
                 error,
@@ -824,6 +824,48 @@ mod tests {
             Network::built_in(Variant::Tori)
         );
         assert!(session.eval_params().network.is_some());
+        let _ = std::fs::remove_file(path);
+    }
+
+    /// Every form of network file loads: with output buckets and with royal buckets too.
+    #[test]
+    fn networks_with_output_or_royal_buckets_load_as_networks() {
+        use tsubame_engine::nnue::{HIDDEN, Layout, OUTPUT_BUCKETS, RoyalBuckets};
+        let inputs = Layout::for_variant(Variant::Tori).unwrap().inputs();
+        let royal = RoyalBuckets::by_ranks(Variant::Tori, &[1, 1, 5]).unwrap();
+        let w2 = vec![1; 2 * HIDDEN * OUTPUT_BUCKETS];
+        let b2 = vec![7; OUTPUT_BUCKETS];
+        let output_buckets = Network::from_parts(
+            Variant::Tori,
+            vec![0; inputs * HIDDEN],
+            vec![3; HIDDEN],
+            w2.clone(),
+            b2.clone(),
+        )
+        .unwrap();
+        let royal_buckets = Network::from_parts_with_royal(
+            Variant::Tori,
+            royal.clone(),
+            vec![0; royal.buckets() * inputs * HIDDEN],
+            vec![3; HIDDEN],
+            w2,
+            b2,
+        )
+        .unwrap();
+        for (name, network) in [("output", output_buckets), ("royal", royal_buckets)] {
+            let mut session = Session::new();
+            session.set_evaluation(Evaluation::Classical);
+            let path = temp_file(&format!("{name}.nnue"), &network.to_bytes());
+            session.set_eval_file(&path).unwrap();
+            assert_eq!(session.evaluation(), Evaluation::Network);
+            assert_eq!(session.eval_params().network.as_deref(), Some(&network));
+            let _ = std::fs::remove_file(path);
+        }
+        // A network file of a form this build does not know is named as such.
+        let mut session = Session::new();
+        let path = temp_file("future.nnue", b"TSBNNUE9\x04tori");
+        let error = session.set_eval_file(&path).unwrap_err();
+        assert!(error.to_string().contains("TSBNNUE9"), "{error}");
         let _ = std::fs::remove_file(path);
     }
 

@@ -505,6 +505,13 @@ pub const MAGIC_BUCKETS: &[u8; 8] = b"TSBNNUE2";
 /// views are mirrored, one byte each.
 pub const MAGIC_ROYAL: &[u8; 8] = b"TSBNNUE3";
 
+/// Whether bytes begin as a network file of any form, known to this build or not (a file of
+/// an unknown form is then refused by [`Network::from_bytes`] with its magic named, rather
+/// than taken for something else).
+pub fn is_network_file(bytes: &[u8]) -> bool {
+    bytes.starts_with(b"TSBNNUE")
+}
+
 /// A network's integer weights, borrowed (see [`Network::weights`]).
 #[derive(Clone, Copy, Debug)]
 pub struct NetworkWeights<'a> {
@@ -1026,15 +1033,16 @@ impl AccumulatorStack {
             self.changes.push(changes);
             self.computed.push([false; 2]);
         }
-        for perspective in [Color::Sente, Color::Gote] {
-            let refreshed = changes.refreshes(perspective);
-            if refreshed {
-                refresh(
-                    perspective,
-                    &mut self.entries[next].values[perspective.index()],
-                );
+        self.computed[next] = changes.refresh;
+        if changes.refresh != [false; 2] {
+            for perspective in [Color::Sente, Color::Gote] {
+                if changes.refreshes(perspective) {
+                    refresh(
+                        perspective,
+                        &mut self.entries[next].values[perspective.index()],
+                    );
+                }
             }
-            self.computed[next][perspective.index()] = refreshed;
         }
         self.top = next;
     }
@@ -1049,24 +1057,43 @@ impl AccumulatorStack {
     /// below it.
     #[inline]
     pub fn current(&mut self, network: &Network) -> &Accumulator {
-        for perspective in [Color::Sente, Color::Gote] {
-            let p = perspective.index();
-            if self.computed[self.top][p] {
-                continue;
-            }
-            let mut base = self.top;
-            while base > 0 && !self.computed[base][p] {
+        let top = self.top;
+        if self.computed[top] != [true; 2] {
+            // The nearest computed entry below, for each perspective: most often the same
+            // entry for both, found in one walk; they differ only below a move that
+            // refreshed one of them.
+            let mut base = top;
+            while base > 0 && self.computed[base] == [false; 2] {
                 base -= 1;
             }
-            for index in base + 1..=self.top {
+            let bases = if base == 0 || self.computed[base] == [true; 2] {
+                [base, base]
+            } else {
+                [0, 1].map(|p| {
+                    let mut below = base;
+                    while below > 0 && !self.computed[below][p] {
+                        below -= 1;
+                    }
+                    below
+                })
+            };
+            for index in bases[0].min(bases[1]) + 1..=top {
                 let (done, rest) = self.entries.split_at_mut(index);
-                if let (Some(parent), Some(next)) = (done.last(), rest.first_mut()) {
-                    next.update_perspective(parent, network, &self.changes[index], perspective);
+                let (Some(parent), Some(next)) = (done.last(), rest.first_mut()) else {
+                    continue;
+                };
+                for perspective in [Color::Sente, Color::Gote] {
+                    let p = perspective.index();
+                    // Entries up to a perspective's base may be stale for it below a refresh:
+                    // they stay as they are.
+                    if index > bases[p] {
+                        next.update_perspective(parent, network, &self.changes[index], perspective);
+                        self.computed[index][p] = true;
+                    }
                 }
-                self.computed[index][p] = true;
             }
         }
-        &self.entries[self.top]
+        &self.entries[top]
     }
 }
 
@@ -1089,6 +1116,7 @@ impl Changes {
         self.refresh[perspective.index()]
     }
 
+    #[inline(always)]
     fn add(&mut self, input: impl Fn(Color) -> usize) {
         let i = usize::from(self.added_count);
         if i < MAX_CHANGES {
@@ -1099,6 +1127,7 @@ impl Changes {
         }
     }
 
+    #[inline(always)]
     fn remove(&mut self, input: impl Fn(Color) -> usize) {
         let i = usize::from(self.removed_count);
         if i < MAX_CHANGES {
@@ -1142,10 +1171,14 @@ impl Touch {
             square_count,
             mover,
             hand,
-            views: [
-                network.view(position, Color::Sente),
-                network.view(position, Color::Gote),
-            ],
+            views: if network.royal.is_plain() {
+                [View::default(); 2]
+            } else {
+                [
+                    network.view(position, Color::Sente),
+                    network.view(position, Color::Gote),
+                ]
+            },
         }
     }
 
@@ -1155,25 +1188,56 @@ impl Touch {
         let layout = network.layout;
         let royal = &network.royal;
         let mut changes = Changes::default();
-        let mut views = self.views;
-        if !royal.is_plain() {
-            for perspective in [Color::Sente, Color::Gote] {
-                let view = network.view(position, perspective);
-                let p = perspective.index();
-                changes.refresh[p] = view != views[p];
-                views[p] = view;
-            }
+        if royal.is_plain() {
+            // Apart so that the plain network's updates pay nothing for views.
+            self.changes_with(
+                position,
+                layout,
+                &mut changes,
+                |p, piece, square| layout.board_input(p, piece, square),
+                |p, color, role, level| layout.hand_input(p, color, role, level),
+            );
+            return changes;
         }
+        let mut views = self.views;
+        for perspective in [Color::Sente, Color::Gote] {
+            let view = network.view(position, perspective);
+            let p = perspective.index();
+            changes.refresh[p] = view != views[p];
+            views[p] = view;
+        }
+        self.changes_with(
+            position,
+            layout,
+            &mut changes,
+            |p, piece, square| royal.board_input(layout, views[p.index()], p, piece, square),
+            |p, color, role, level| {
+                royal.hand_input(layout, views[p.index()], p, color, role, level)
+            },
+        );
+        changes
+    }
+
+    /// Records the move's input changes in `changes`, numbering board and hand inputs as
+    /// `board_input` and `hand_input` do for each perspective.
+    #[inline(always)]
+    fn changes_with<B: Bitboard>(
+        &self,
+        position: &Position<B>,
+        layout: Layout,
+        changes: &mut Changes,
+        board_input: impl Fn(Color, Piece, usize) -> usize,
+        hand_input: impl Fn(Color, Color, usize, usize) -> usize,
+    ) {
         for &(square, before) in &self.squares[..usize::from(self.square_count)] {
             let square = usize::from(square);
             let after = position.piece_at(Square::from_index(square as u8));
             if before != after {
                 if let Some(piece) = before {
-                    changes
-                        .remove(|p| royal.board_input(layout, views[p.index()], p, piece, square));
+                    changes.remove(|p| board_input(p, piece, square));
                 }
                 if let Some(piece) = after {
-                    changes.add(|p| royal.board_input(layout, views[p.index()], p, piece, square));
+                    changes.add(|p| board_input(p, piece, square));
                 }
             }
         }
@@ -1183,25 +1247,21 @@ impl Touch {
         // Most moves leave the mover's hand as it was: only captures, drops and exchanges
         // change it.
         if held[..roles] == self.hand[..roles] {
-            return changes;
+            return;
         }
         for role in 0..roles {
             let before = usize::from(self.hand[role]);
             let after = usize::from(position.hand_count(mover, Role(role as u8)));
             if after > before && before < HAND_LEVELS {
                 for level in before..after.min(HAND_LEVELS) {
-                    changes
-                        .add(|p| royal.hand_input(layout, views[p.index()], p, mover, role, level));
+                    changes.add(|p| hand_input(p, mover, role, level));
                 }
             } else if after < before && after < HAND_LEVELS {
                 for level in after..before.min(HAND_LEVELS) {
-                    changes.remove(|p| {
-                        royal.hand_input(layout, views[p.index()], p, mover, role, level)
-                    });
+                    changes.remove(|p| hand_input(p, mover, role, level));
                 }
             }
         }
-        changes
     }
 }
 
