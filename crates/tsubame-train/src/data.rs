@@ -657,9 +657,10 @@ mod tests {
             (read.side, read.score, read.result, read.ply),
             (Color::Gote, -45, 1, 12)
         );
+        let plain = tsubame_engine::nnue::RoyalBuckets::plain(Variant::Tori).unwrap();
         for perspective in [Color::Sente, Color::Gote] {
             let (mut from_record, mut from_position) = (Vec::new(), Vec::new());
-            read.inputs(layout, perspective, &mut from_record);
+            read.inputs_in_view(layout, &plain, perspective, &mut from_record);
             layout.inputs_of(&position, perspective, &mut from_position);
             from_record.sort_unstable();
             from_position.sort_unstable();

@@ -296,19 +296,6 @@ impl Record {
         }
         view
     }
-
-    /// The active network inputs of the record's position seen by `perspective`, as
-    /// [`Layout::inputs_of`] gives them for the position itself.
-    pub fn inputs(&self, layout: Layout, perspective: Color, out: &mut Vec<usize>) {
-        for (square, piece) in self.board_pieces(layout) {
-            out.push(layout.board_input(perspective, piece, square));
-        }
-        for (color, role, count) in self.hand_counts(layout) {
-            for level in 0..usize::from(count).min(HAND_LEVELS) {
-                out.push(layout.hand_input(perspective, color, role.index(), level));
-            }
-        }
-    }
 }
 
 /// The header of a file of labelled positions (the first format).
