@@ -1,5 +1,6 @@
 //! `tsubame play` for real: the binary runs in a tmux window, keys are sent to it and the
-//! screen is read back with `capture-pane`. Skipped, with a message, where tmux is missing.
+//! screen is read back with `capture-pane`. Skipped, with a message, where tmux is missing,
+//! except under `CI=true`, where a missing tmux fails.
 
 use std::process::Command;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -7,12 +8,12 @@ use std::time::{Duration, Instant};
 
 const BINARY: &str = env!("CARGO_BIN_EXE_tsubame");
 
-/// The tests' own tmux server, apart from any the user runs.
-const SOCKET: &str = "tsubame-tests";
-
-fn tmux() -> Command {
+/// A tmux client of the server named `socket`. Each screen has a server of its own: with one
+/// shared server, a test killing the last session stops the server while another test's
+/// `new-session` is connecting to it ("server exited unexpectedly").
+fn tmux(socket: &str) -> Command {
     let mut command = Command::new("tmux");
-    command.args(["-L", SOCKET]);
+    command.args(["-L", socket]);
     command
 }
 
@@ -22,6 +23,10 @@ fn tmux_available() -> bool {
         .output()
         .is_ok_and(|o| o.status.success());
     if !found {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "tmux is not installed (apt-get install tmux): the terminal UI cannot be tested"
+        );
         eprintln!(
             "skipped: tmux is not installed (apt-get install tmux), so the terminal UI is not tested"
         );
@@ -44,7 +49,7 @@ impl Screen {
             COUNTER.fetch_add(1, Ordering::Relaxed)
         );
         let command = format!("{BINARY} play {args}; sleep 30");
-        let status = tmux()
+        let status = tmux(&name)
             .args(["new-session", "-d", "-s", &name, "-x", &width.to_string()])
             .args(["-y", &height.to_string(), &command])
             .env("TERM", "xterm-256color")
@@ -55,7 +60,7 @@ impl Screen {
     }
 
     fn text(&self) -> String {
-        let output = tmux()
+        let output = tmux(&self.name)
             .args(["capture-pane", "-p", "-t", &self.name])
             .output()
             .unwrap_or_else(|e| panic!("cannot run tmux capture-pane: {e}"));
@@ -78,7 +83,7 @@ impl Screen {
     }
 
     fn keys(&self, keys: &[&str]) {
-        let status = tmux()
+        let status = tmux(&self.name)
             .args(["send-keys", "-t", &self.name])
             .args(keys)
             .status()
@@ -88,7 +93,7 @@ impl Screen {
 
     /// Types a line literally and presses Enter.
     fn line(&self, text: &str) {
-        let status = tmux()
+        let status = tmux(&self.name)
             .args(["send-keys", "-l", "-t", &self.name, text])
             .status()
             .unwrap_or_else(|e| panic!("cannot run tmux send-keys: {e}"));
@@ -99,7 +104,7 @@ impl Screen {
 
 impl Drop for Screen {
     fn drop(&mut self) {
-        let _ = tmux().args(["kill-session", "-t", &self.name]).status();
+        let _ = tmux(&self.name).arg("kill-server").status();
     }
 }
 
