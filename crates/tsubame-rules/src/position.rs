@@ -400,6 +400,51 @@ impl<B: Bitboard> Position<B> {
         }
     }
 
+    /// The position mirrored left to right: each piece on the same rank and the mirror file,
+    /// each kind replaced by its mirror image ([`crate::VariantSpec::mirror_roles`]: Tori's left
+    /// and right quails trade places), the hands likewise. Every rule holds in the image, so it
+    /// has the image of every legal move and the same value (a network trainer's second
+    /// position for free). `None` where the game has no mirror image.
+    ///
+    /// ```
+    /// use tsubame_rules::{tori, Options};
+    /// let start = tori::start(&Options::defaults(tori::spec())).unwrap();
+    /// let image = start.mirrored().unwrap();
+    /// // The lone swallows change files; each quail takes the other's file and kind.
+    /// assert_eq!(image.to_sfen(), "rpckcpl/3f3/sssssss/2S1s2/SSSSSSS/3F3/LPCKCPR b - 1");
+    /// assert_eq!(image.mirrored(), Some(start.clone()));
+    /// assert_eq!(image.legal_moves().len(), start.legal_moves().len());
+    /// ```
+    pub fn mirrored(&self) -> Option<Position<B>> {
+        let mirror = self.tables.spec.mirror_roles()?;
+        let geometry = self.tables.geometry;
+        let image_of = |role: Role| mirror.get(role.index()).copied();
+        let original = self.to_setup();
+        let mut setup = original.clone();
+        for (index, piece) in original.board.iter().enumerate() {
+            let square = Square::from_index(index as u8);
+            let image = geometry.square(
+                geometry.width + 1 - geometry.file(square),
+                geometry.rank(square),
+            )?;
+            let piece = match piece {
+                Some(p) => Some(Piece {
+                    color: p.color,
+                    role: image_of(p.role)?,
+                }),
+                None => None,
+            };
+            *setup.board.get_mut(image.index())? = piece;
+        }
+        for (color, hand) in original.hands.iter().enumerate() {
+            for (role, &count) in hand.iter().enumerate() {
+                let image = image_of(Role(role as u8))?;
+                *setup.hands.get_mut(color)?.get_mut(image.index())? = count;
+            }
+        }
+        Position::from_setup(self.tables, setup, self.rules).ok()
+    }
+
     #[inline(always)]
     pub(crate) fn put(&mut self, square: usize, piece_index: usize) {
         let bit = B::single(square);

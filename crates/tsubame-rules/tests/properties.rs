@@ -5,7 +5,7 @@
 //! right has exactly the mirrored moves.
 
 use proptest::prelude::*;
-use tsubame_rules::{Bitboard, Move, Options, Piece, Position, Square, UsiMove, tori, wa};
+use tsubame_rules::{Bitboard, Move, Options, Position, Square, UsiMove, tori, wa};
 
 const OPTION_SETS: [&str; 6] = [
     "",
@@ -181,21 +181,8 @@ fn check_mirror_image<B: Bitboard>(position: &Position<B>) {
         let (file, rank) = (geometry.file(square), geometry.rank(square));
         geometry.square(geometry.width + 1 - file, rank).unwrap()
     };
-    let mut setup = position.to_setup();
-    let original = setup.clone();
-    for (index, piece) in original.board.iter().enumerate() {
-        let image = mirror_square(Square::from_index(index as u8));
-        setup.board[image.index()] = piece.map(|p| Piece {
-            color: p.color,
-            role: mirror[p.role.index()],
-        });
-    }
-    for (color, hand) in original.hands.iter().enumerate() {
-        for (role, &count) in hand.iter().enumerate() {
-            setup.hands[color][mirror[role].index()] = count;
-        }
-    }
-    let mirrored = Position::from_setup(tables, setup, position.rules()).unwrap();
+    let mirrored = position.mirrored().unwrap();
+    assert_eq!(mirrored.mirrored().as_ref(), Some(position));
     assert_eq!(mirrored.in_check(), position.in_check());
     let written = |p: &Position<B>, mirror_it: bool| {
         let mut moves: Vec<String> = p

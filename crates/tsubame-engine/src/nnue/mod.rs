@@ -1900,7 +1900,7 @@ mod tests {
                 if royals.iter().any(|r| r.is_none_or(|s| s % 7 == 3)) {
                     continue;
                 }
-                let image = mirror_image(&position);
+                let image = position.mirrored().unwrap();
                 for perspective in [Color::Sente, Color::Gote] {
                     let view = network.view(&position, perspective);
                     let image_view = network.view(&image, perspective);
@@ -1918,30 +1918,6 @@ mod tests {
             }
         }
         assert!(compared > 200, "{compared}");
-    }
-
-    /// The position mirrored left to right, each kind replaced by its image.
-    fn mirror_image<B: Bitboard>(position: &Position<B>) -> Position<B> {
-        let tables = position.tables();
-        let geometry = tables.geometry;
-        let mirror = tables.spec.mirror_roles().unwrap();
-        let mut setup = position.to_setup();
-        let original = setup.clone();
-        for (index, piece) in original.board.iter().enumerate() {
-            let square = Square::from_index(index as u8);
-            let (file, rank) = (geometry.file(square), geometry.rank(square));
-            let image = geometry.square(geometry.width + 1 - file, rank).unwrap();
-            setup.board[image.index()] = piece.map(|p| Piece {
-                color: p.color,
-                role: mirror[p.role.index()],
-            });
-        }
-        for (color, hand) in original.hands.iter().enumerate() {
-            for (role, &count) in hand.iter().enumerate() {
-                setup.hands[color][mirror[role].index()] = count;
-            }
-        }
-        Position::from_setup(tables, setup, position.rules()).unwrap()
     }
 
     #[test]
