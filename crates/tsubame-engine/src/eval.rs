@@ -5,7 +5,9 @@
 use crate::nnue::Network;
 use std::sync::Arc;
 use tsubame_rules::tenjiku::{self, Lion, TenjikuPosition};
-use tsubame_rules::{Bitboard, Color, Position, Role, Square, Variant, VariantSpec, betza, tori};
+use tsubame_rules::{
+    Bitboard, Color, Move, Position, Role, Square, Variant, VariantSpec, betza, tori,
+};
 
 /// Evaluation weights of one game, in centipawns (a Tori swallow is 100). Parameter files
 /// ([`crate::params`]) name the fields as written here.
@@ -66,6 +68,10 @@ pub struct EvalParams {
     pub mop_up_edge: i32,
     /// For the side ahead: bonus per step its pieces stand closer to the losing royal.
     pub mop_up_tropism: i32,
+    /// Tenjiku: penalty, in hundredths, of the second largest gain the enemy threatens
+    /// against the side to move ([`tenjiku_threatened_gains`]); 0 switches the term off.
+    #[serde(default)]
+    pub threat: i32,
     /// A network that evaluates positions in place of the weights above, which then serve
     /// only move ordering and pruning (piece values). Not part of parameter files: a network
     /// is its own file ([`crate::nnue::Network`]).
@@ -426,12 +432,26 @@ impl EvalParams {
             royal_attack: 18,
             drop_threat: 6,
             tempo: 10,
-            mop_up_margin: 500,
             // Wa has no drops to mate with once pieces are traded, so a side ahead must
             // herd the crane king with its pieces; without this, won endings ran into the
-            // move limit against HaChu.
-            mop_up_edge: if game == Some(Variant::Wa) { 12 } else { 0 },
-            mop_up_tropism: if game == Some(Variant::Wa) { 3 } else { 0 },
+            // move limit against HaChu. Tenjiku's won games ran into it too, a side far
+            // ahead shuffling pieces that could not see the royal; its pieces are worth
+            // more, so its margin is a rook's worth.
+            mop_up_margin: if game == Some(Variant::Tenjiku) {
+                1000
+            } else {
+                500
+            },
+            mop_up_edge: match game {
+                Some(Variant::Wa) => 12,
+                Some(Variant::Tenjiku) => 10,
+                _ => 0,
+            },
+            mop_up_tropism: match game {
+                Some(Variant::Wa | Variant::Tenjiku) => 3,
+                _ => 0,
+            },
+            threat: 0,
             network: None,
         }
     }
@@ -533,6 +553,7 @@ impl EvalParams {
             mop_up_margin: 0,
             mop_up_edge: 0,
             mop_up_tropism: 0,
+            threat: 0,
             network: None,
         }
     }
@@ -774,10 +795,12 @@ fn mop_up_counts<B: Bitboard>(position: &Position<B>, ahead: Color) -> Option<(i
     Some((off_centre, closeness))
 }
 
-/// A Tenjiku position's value for the side to move: material, advancement, centralisation and
-/// the danger of enemy fire demons and of an unguarded royal.
+/// A Tenjiku position's value for the side to move: material, advancement, centralisation,
+/// the danger of enemy fire demons and of an unguarded royal, and, for a side ahead by
+/// `params.mop_up_margin` in material, the mop-up terms ([`tenjiku_mop_up_counts`]).
 pub fn evaluate_tenjiku(position: &TenjikuPosition, params: &EvalParams) -> i32 {
     let mut score = [0i32; 2];
+    let mut material = [0i32; 2];
     for color in Color::ALL {
         let us = color.index();
         let them = !color;
@@ -789,7 +812,9 @@ pub fn evaluate_tenjiku(position: &TenjikuPosition, params: &EvalParams) -> i32 
             };
             let r = piece.role.index();
             let (x, y) = ((square % 16) as i32, (square / 16) as i32);
-            score[us] += params.board_value.get(r).copied().unwrap_or(0);
+            let value = params.board_value.get(r).copied().unwrap_or(0);
+            score[us] += value;
+            material[us] += value;
             let progress = match color {
                 Color::Sente => 15 - y,
                 Color::Gote => y,
@@ -840,8 +865,143 @@ pub fn evaluate_tenjiku(position: &TenjikuPosition, params: &EvalParams) -> i32 
                 weight * (threats * params.royal_attack * 2 + attackers * params.royal_attack);
         }
     }
+    let lead = material[0] - material[1];
+    if params.mop_up_margin > 0 && lead.abs() >= params.mop_up_margin {
+        let ahead = if lead < 0 { Color::Gote } else { Color::Sente };
+        let (off_centre, closeness) = tenjiku_mop_up_counts(position, ahead);
+        score[ahead.index()] += params.mop_up_edge * off_centre + params.mop_up_tropism * closeness;
+    }
     let side = position.side_to_move().index();
+    if params.threat != 0 {
+        let [_, second] = tenjiku_threatened_gains(position, params);
+        score[side] -= params.threat * second / 100;
+    }
     score[side] - score[1 - side] + params.tempo
+}
+
+/// What a threat on a royal counts as in [`tenjiku_threatened_gains`]: its capture ends the
+/// game when it is the last, so it ranks above any piece's loss.
+const ROYAL_THREAT_GAIN: i32 = 3000;
+
+/// The two largest gains the enemy of the side to move threatens, largest first: for each
+/// piece of the side to move that an enemy capture (at the destination, or on a lion's or
+/// igui's way) takes with a cheaper piece, its value less the capturer's, counted once at its
+/// best capture; a royal counts as [`ROYAL_THREAT_GAIN`]. The side to move saves one piece
+/// with its move, and its own captures are the quiescence search's, so the second largest is
+/// what a static evaluation misses.
+pub fn tenjiku_threatened_gains(position: &TenjikuPosition, params: &EvalParams) -> [i32; 2] {
+    thread_local! {
+        static CAPTURES: std::cell::RefCell<Vec<Move>> =
+            std::cell::RefCell::new(Vec::with_capacity(256));
+    }
+    let spec = tenjiku::spec();
+    let value_at = |square: Square| {
+        position.piece_at(square).map(|piece| {
+            let royal = spec
+                .roles
+                .get(piece.role.index())
+                .is_some_and(|role| role.royal);
+            if royal {
+                ROYAL_THREAT_GAIN
+            } else {
+                params.value(piece.role)
+            }
+        })
+    };
+    let own = position.occupied_by(position.side_to_move());
+    let mut enemy_to_move = position.clone();
+    enemy_to_move.make_null_move();
+    // The best two gains on distinct squares: (square, gain).
+    let mut best = [(usize::MAX, 0i32); 2];
+    let mut note = |square: Square, gain: i32| {
+        let index = square.index();
+        if gain <= 0 {
+            return;
+        }
+        if best[0].0 == index {
+            best[0].1 = best[0].1.max(gain);
+        } else if best[1].0 == index {
+            best[1].1 = best[1].1.max(gain);
+        } else if gain > best[1].1 {
+            best[1] = (index, gain);
+        }
+        if best[1].1 > best[0].1 {
+            best.swap(0, 1);
+        }
+    };
+    CAPTURES.with(|captures| {
+        let Ok(mut captures) = captures.try_borrow_mut() else {
+            return;
+        };
+        captures.clear();
+        enemy_to_move.generate_captures(&mut captures);
+        for &mv in captures.iter() {
+            let Some(from) = mv.from() else {
+                continue;
+            };
+            let capturer = position
+                .piece_at(from)
+                .map_or(0, |piece| params.value(piece.role));
+            let to = mv.to();
+            for victim in [(from != to).then_some(to), mv.middle()]
+                .into_iter()
+                .flatten()
+            {
+                if own.has(victim.index())
+                    && let Some(value) = value_at(victim)
+                {
+                    note(victim, value - capturer);
+                }
+            }
+        }
+    });
+    [best[0].1, best[1].1]
+}
+
+/// What Tenjiku's mop-up terms count for the side `ahead`: how many rings the enemy royals
+/// stand from the centre (summed over the king and crown prince, both of which must fall),
+/// and the summed closeness (16 less the king-move distance) of `ahead`'s other pieces to the
+/// nearest of them. Without them a side far ahead at a fixed search depth has no reason to
+/// close in on a royal that many pieces' moves cannot reach, and such games ran into the
+/// move limit.
+pub fn tenjiku_mop_up_counts(position: &TenjikuPosition, ahead: Color) -> (i32, i32) {
+    const MAX_ROYALS: usize = 4;
+    let spec = tenjiku::spec();
+    let is_royal = |square: usize| {
+        position
+            .piece_at(Square::from_index(square as u8))
+            .is_some_and(|p| spec.roles.get(p.role.index()).is_some_and(|r| r.royal))
+    };
+    let mut royals = [(0i32, 0i32); MAX_ROYALS];
+    let mut royal_count = 0;
+    let mut off_centre = 0;
+    for square in position.occupied_by(!ahead).iter() {
+        if royal_count == MAX_ROYALS || !is_royal(square) {
+            continue;
+        }
+        let (x, y) = ((square % 16) as i32, (square / 16) as i32);
+        royals[royal_count] = (x, y);
+        royal_count += 1;
+        off_centre += (2 * x - 15).abs().max((2 * y - 15).abs()) / 2;
+    }
+    let royals = &royals[..royal_count];
+    if royals.is_empty() {
+        return (0, 0);
+    }
+    let mut closeness = 0;
+    for square in position.occupied_by(ahead).iter() {
+        if is_royal(square) {
+            continue;
+        }
+        let (x, y) = ((square % 16) as i32, (square / 16) as i32);
+        let nearest = royals
+            .iter()
+            .map(|&(rx, ry)| (rx - x).abs().max((ry - y).abs()))
+            .min()
+            .unwrap_or(16);
+        closeness += 16 - nearest;
+    }
+    (off_centre, closeness)
 }
 
 #[cfg(test)]
@@ -1026,6 +1186,113 @@ mod tests {
         assert_eq!(
             even("5k5/11/11/11/11/11/11/11/11/11/F4K4F b - 1"),
             even("11/11/11/11/5k5/11/11/11/11/11/F4K4F b - 1")
+        );
+    }
+
+    #[test]
+    fn the_side_far_ahead_in_tenjiku_wants_its_pieces_near_the_enemy_royals() {
+        use tsubame_rules::tenjiku::TenjikuRules;
+        let params = EvalParams {
+            mop_up_margin: 1000,
+            mop_up_edge: 10,
+            mop_up_tropism: 3,
+            ..EvalParams::for_variant(tenjiku::spec())
+        };
+        let without = EvalParams {
+            mop_up_edge: 0,
+            mop_up_tropism: 0,
+            ..params.clone()
+        };
+        let position =
+            |sfen: &str| TenjikuPosition::from_sfen(sfen, TenjikuRules::DEFAULT).unwrap();
+        // The mop-up part of the evaluation alone, for the side to move.
+        let mop_up = |sfen: &str| {
+            let position = position(sfen);
+            evaluate_tenjiku(&position, &params) - evaluate_tenjiku(&position, &without)
+        };
+        // Two rooks ahead (more than the margin). Gote's king in the centre: no ring out, each
+        // rook eight king steps away.
+        let rows = |king_row: usize, extra: &str| {
+            let mut rows = vec!["16"; 16];
+            rows[king_row] = "7k8";
+            if !extra.is_empty() {
+                rows[14] = extra;
+            }
+            rows[15] = "R6K7R";
+            rows.join("/")
+        };
+        let closeness = |distance: i32| 16 - distance;
+        let centre = rows(7, "");
+        assert_eq!(mop_up(&format!("{centre} b - 1")), 3 * 2 * closeness(8));
+        // On its own back rank, seven rings out, and the rooks fifteen steps away.
+        let edge = rows(0, "");
+        assert_eq!(
+            mop_up(&format!("{edge} b - 1")),
+            10 * 7 + 3 * 2 * closeness(15)
+        );
+        assert_eq!(
+            tenjiku_mop_up_counts(&position(&format!("{edge} b - 1")), Color::Sente),
+            (7, 2)
+        );
+        // Gote to move: the lead is still sente's, so the terms count against gote.
+        assert_eq!(
+            mop_up(&format!("{edge} w - 1")),
+            -(10 * 7 + 3 * 2 * closeness(15))
+        );
+        // A crown prince beside the left rook: both royals' rings count (seven each), and
+        // each rook its distance to the nearer royal: the left one step from the prince, the
+        // right fifteen from either.
+        let prince = rows(0, "+e15");
+        assert_eq!(
+            tenjiku_mop_up_counts(&position(&format!("{prince} b - 1")), Color::Sente),
+            (14, closeness(1) + closeness(15))
+        );
+        // Even material: no mop-up, wherever the king stands.
+        let even = "7k7r/16/16/16/16/16/16/16/16/16/16/16/16/16/16/R6K8 b - 1";
+        assert_eq!(mop_up(even), 0);
+        // Counted for gote, whose only piece is its king: nothing to close in with.
+        assert_eq!(
+            tenjiku_mop_up_counts(&position(&format!("{edge} b - 1")), Color::Gote).1,
+            0
+        );
+    }
+
+    #[test]
+    fn tenjiku_threats_count_the_pieces_cheaper_enemies_can_take() {
+        use tsubame_rules::tenjiku::{GOLD, PAWN, ROOK, TenjikuRules};
+        let params = EvalParams::for_variant(tenjiku::spec());
+        let position =
+            |sfen: &str| TenjikuPosition::from_sfen(sfen, TenjikuRules::DEFAULT).unwrap();
+        // Gote's pawn on 9f attacks sente's gold on 9g, gote's gold on 13j sente's rook on
+        // 13k.
+        let board = "7k8/16/16/16/16/7p8/7G8/16/16/3g12/3R12/16/16/16/16/7K8";
+        let (rook, gold, pawn) = (params.value(ROOK), params.value(GOLD), params.value(PAWN));
+        let mut expected = [gold - pawn, rook - gold];
+        expected.sort_unstable_by(|a, b| b.cmp(a));
+        let sente_to_move = position(&format!("{board} b - 1"));
+        assert_eq!(tenjiku_threatened_gains(&sente_to_move, &params), expected);
+        // Gote to move: sente's rook and gold attack only dearer pieces than themselves.
+        let gote_to_move = position(&format!("{board} w - 1"));
+        assert_eq!(tenjiku_threatened_gains(&gote_to_move, &params), [0, 0]);
+        // The term costs the side to move the smaller threatened gain.
+        let with_threat = EvalParams {
+            threat: 100,
+            ..params.clone()
+        };
+        assert_eq!(
+            evaluate_tenjiku(&sente_to_move, &with_threat),
+            evaluate_tenjiku(&sente_to_move, &params) - expected[1]
+        );
+        assert_eq!(
+            evaluate_tenjiku(&gote_to_move, &with_threat),
+            evaluate_tenjiku(&gote_to_move, &params)
+        );
+        // A threatened king ranks first.
+        let king_attacked =
+            position("16/16/16/16/16/7p8/7K8/16/16/3g12/3R12/16/16/16/16/7k8 b - 1");
+        assert_eq!(
+            tenjiku_threatened_gains(&king_attacked, &params),
+            [ROYAL_THREAT_GAIN - pawn, rook - gold]
         );
     }
 
