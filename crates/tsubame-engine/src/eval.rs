@@ -881,7 +881,7 @@ pub fn evaluate_tenjiku(position: &TenjikuPosition, params: &EvalParams) -> i32 
 
 /// What a threat on a royal counts as in [`tenjiku_threatened_gains`]: its capture ends the
 /// game when it is the last, so it ranks above any piece's loss.
-const ROYAL_THREAT_GAIN: i32 = 3000;
+pub const ROYAL_THREAT_GAIN: i32 = 3000;
 
 /// The two largest gains the enemy of the side to move threatens, largest first: for each
 /// piece of the side to move that an enemy capture (at the destination, or on a lion's or
