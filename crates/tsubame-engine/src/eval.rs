@@ -801,6 +801,7 @@ fn mop_up_counts<B: Bitboard>(position: &Position<B>, ahead: Color) -> Option<(i
 pub fn evaluate_tenjiku(position: &TenjikuPosition, params: &EvalParams) -> i32 {
     let mut score = [0i32; 2];
     let mut material = [0i32; 2];
+    let mut royals = [RoyalPlaces::default(); 2];
     for color in Color::ALL {
         let us = color.index();
         let them = !color;
@@ -828,17 +829,17 @@ pub fn evaluate_tenjiku(position: &TenjikuPosition, params: &EvalParams) -> i32 
             // Central pieces reach more of the board.
             let centrality = 14 - ((2 * x - 15).abs() + (2 * y - 15).abs()) / 2;
             score[us] += centrality * params.mobility / 3;
-            let is_royal = tenjiku::spec().roles.get(r).is_some_and(|role| role.royal);
-            if !is_royal {
+            if !is_tenjiku_royal(piece.role) {
                 continue;
             }
+            royals[us].push(x, y);
             let at = Square::from_index(square as u8);
             let shelter = (position.neighbours(at) & own)
                 .iter()
                 .filter(|&f| {
                     position
                         .piece_at(Square::from_index(f as u8))
-                        .is_some_and(|p| !tenjiku::spec().roles[p.role.index()].royal)
+                        .is_some_and(|p| !is_tenjiku_royal(p.role))
                 })
                 .count() as i32;
             let attackers = (position.within_two(at) & position.occupied_by(them))
@@ -846,7 +847,7 @@ pub fn evaluate_tenjiku(position: &TenjikuPosition, params: &EvalParams) -> i32 
                 .filter(|&e| {
                     position
                         .piece_at(Square::from_index(e as u8))
-                        .is_some_and(|p| !tenjiku::spec().roles[p.role.index()].royal)
+                        .is_some_and(|p| !is_tenjiku_royal(p.role))
                 })
                 .count() as i32;
             // A demon within four king steps can burn the royal next move.
@@ -868,7 +869,8 @@ pub fn evaluate_tenjiku(position: &TenjikuPosition, params: &EvalParams) -> i32 
     let lead = material[0] - material[1];
     if params.mop_up_margin > 0 && lead.abs() >= params.mop_up_margin {
         let ahead = if lead < 0 { Color::Gote } else { Color::Sente };
-        let (off_centre, closeness) = tenjiku_mop_up_counts(position, ahead);
+        let (off_centre, closeness) =
+            mop_up_counts_around(position, ahead, royals[(!ahead).index()].places());
         score[ahead.index()] += params.mop_up_edge * off_centre + params.mop_up_tropism * closeness;
     }
     let side = position.side_to_move().index();
@@ -894,14 +896,9 @@ pub fn tenjiku_threatened_gains(position: &TenjikuPosition, params: &EvalParams)
         static CAPTURES: std::cell::RefCell<Vec<Move>> =
             std::cell::RefCell::new(Vec::with_capacity(256));
     }
-    let spec = tenjiku::spec();
     let value_at = |square: Square| {
         position.piece_at(square).map(|piece| {
-            let royal = spec
-                .roles
-                .get(piece.role.index())
-                .is_some_and(|role| role.royal);
-            if royal {
+            if is_tenjiku_royal(piece.role) {
                 ROYAL_THREAT_GAIN
             } else {
                 params.value(piece.role)
@@ -965,36 +962,42 @@ pub fn tenjiku_threatened_gains(position: &TenjikuPosition, params: &EvalParams)
 /// close in on a royal that many pieces' moves cannot reach, and such games ran into the
 /// move limit.
 pub fn tenjiku_mop_up_counts(position: &TenjikuPosition, ahead: Color) -> (i32, i32) {
-    const MAX_ROYALS: usize = 4;
-    let spec = tenjiku::spec();
-    let is_royal = |square: usize| {
-        position
-            .piece_at(Square::from_index(square as u8))
-            .is_some_and(|p| spec.roles.get(p.role.index()).is_some_and(|r| r.royal))
-    };
-    let mut royals = [(0i32, 0i32); MAX_ROYALS];
-    let mut royal_count = 0;
-    let mut off_centre = 0;
+    let mut royals = RoyalPlaces::default();
     for square in position.occupied_by(!ahead).iter() {
-        if royal_count == MAX_ROYALS || !is_royal(square) {
-            continue;
+        if position
+            .piece_at(Square::from_index(square as u8))
+            .is_some_and(|piece| is_tenjiku_royal(piece.role))
+        {
+            royals.push((square % 16) as i32, (square / 16) as i32);
         }
-        let (x, y) = ((square % 16) as i32, (square / 16) as i32);
-        royals[royal_count] = (x, y);
-        royal_count += 1;
-        off_centre += (2 * x - 15).abs().max((2 * y - 15).abs()) / 2;
     }
-    let royals = &royals[..royal_count];
-    if royals.is_empty() {
+    mop_up_counts_around(position, ahead, royals.places())
+}
+
+/// [`tenjiku_mop_up_counts`] with the enemy royals' places (file, rank) already found, as
+/// [`evaluate_tenjiku`] finds them on its way over the board.
+fn mop_up_counts_around(
+    position: &TenjikuPosition,
+    ahead: Color,
+    enemy_royals: &[(i32, i32)],
+) -> (i32, i32) {
+    if enemy_royals.is_empty() {
         return (0, 0);
     }
+    let off_centre = enemy_royals
+        .iter()
+        .map(|&(x, y)| (2 * x - 15).abs().max((2 * y - 15).abs()) / 2)
+        .sum();
     let mut closeness = 0;
     for square in position.occupied_by(ahead).iter() {
-        if is_royal(square) {
+        let Some(piece) = position.piece_at(Square::from_index(square as u8)) else {
+            continue;
+        };
+        if is_tenjiku_royal(piece.role) {
             continue;
         }
         let (x, y) = ((square % 16) as i32, (square / 16) as i32);
-        let nearest = royals
+        let nearest = enemy_royals
             .iter()
             .map(|&(rx, ry)| (rx - x).abs().max((ry - y).abs()))
             .min()
@@ -1002,6 +1005,39 @@ pub fn tenjiku_mop_up_counts(position: &TenjikuPosition, ahead: Color) -> (i32, 
         closeness += 16 - nearest;
     }
     (off_centre, closeness)
+}
+
+/// Whether a Tenjiku role is royal (the king, the crown prince): its capture, when it is the
+/// side's last royal, ends the game.
+fn is_tenjiku_royal(role: Role) -> bool {
+    tenjiku::spec()
+        .roles
+        .get(role.index())
+        .is_some_and(|spec| spec.royal)
+}
+
+/// The places (file, rank) of one side's royals: the king and a crown prince promoted from
+/// the drunk elephant in play; a position set up with more counts its first
+/// [`RoyalPlaces::MAX`].
+#[derive(Clone, Copy, Default)]
+struct RoyalPlaces {
+    places: [(i32, i32); RoyalPlaces::MAX],
+    count: usize,
+}
+
+impl RoyalPlaces {
+    const MAX: usize = 4;
+
+    fn push(&mut self, file: i32, rank: i32) {
+        if let Some(slot) = self.places.get_mut(self.count) {
+            *slot = (file, rank);
+            self.count += 1;
+        }
+    }
+
+    fn places(&self) -> &[(i32, i32)] {
+        self.places.get(..self.count).unwrap_or(&[])
+    }
 }
 
 #[cfg(test)]

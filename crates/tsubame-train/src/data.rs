@@ -293,12 +293,9 @@ pub fn play_between<B: Bitboard>(
     generation: &Generation,
     game: u32,
 ) -> SelfPlay<B> {
-    let mut rng = StdRng::seed_from_u64(
-        generation.seed ^ u64::from(game).wrapping_mul(0x9E37_79B9_7F4A_7C15),
-    );
-    let mut plies = Vec::new();
     let mut moves = Vec::new();
-    let Ok(mut record) = Game::new(tables, options.clone()) else {
+    let mut plies = Vec::new();
+    let Ok(record) = Game::new(tables, options.clone()) else {
         return SelfPlay {
             moves,
             plies,
@@ -308,71 +305,166 @@ pub fn play_between<B: Bitboard>(
     for player in players {
         player.tt.clear();
     }
-    let random_plies = generation.random_plies as usize + rng.gen_range(0..=4);
-    let mut keys = Vec::new();
-    let mut checks = Vec::new();
-    let limits = Limits {
-        nodes: Some(generation.nodes.max(1)),
-        ..Limits::default()
-    };
-    let mut played = 0;
-    let winner = loop {
-        match record.status() {
-            Status::Finished(outcome) => break outcome.winner,
-            Status::Ongoing if played >= generation.max_plies => break None,
-            Status::Ongoing => {}
-        }
-        let position = record.position().clone();
-        let mut searched = None;
-        let mv = if played < random_plies {
-            match record.legal_moves().choose(&mut rng) {
-                Some(&mv) => mv,
-                None => break None,
-            }
-        } else {
+    let limits = generation_limits(generation);
+    let winner = play_out(
+        record,
+        generation,
+        game,
+        |position, keys, checks| {
             let player = match position.side_to_move() {
                 Color::Sente => players[0],
                 Color::Gote => players[1],
             };
-            let outcome = search(
-                SearchRequest {
-                    position: &position,
-                    history_keys: &keys,
-                    history_checks: &checks,
-                    limits: &limits,
-                    eval: params,
-                    search: player.search,
-                    tt: player.tt.clone(),
-                    stop: Arc::new(AtomicBool::new(false)),
-                    threads: 1,
-                },
-                &mut |_| {},
-            );
-            let Some(best) = outcome.best else {
-                break None;
-            };
-            searched = Some(outcome.info.score);
-            best
-        };
-        keys.push(position.key());
-        checks.push(position.in_check());
-        if record.play(mv).is_err() {
-            break None;
-        }
-        moves.push(mv);
-        if let Some(score) = searched {
-            plies.push(SearchedPly {
-                position,
-                best: mv,
-                score,
-            });
-        }
-        played += 1;
-    };
+            let request = search_request(position, keys, checks, params, player, &limits);
+            let outcome = search(request, &mut |_| {});
+            outcome.best.map(|best| (best, outcome.info.score))
+        },
+        |position, mv, score| {
+            moves.push(mv);
+            if let Some(score) = score {
+                plies.push(SearchedPly {
+                    position,
+                    best: mv,
+                    score,
+                });
+            }
+        },
+    );
     SelfPlay {
         moves,
         plies,
         winner,
+    }
+}
+
+/// What the self-play loop needs of a game: [`Game`] for one game's own position type,
+/// [`AnyGame`] for a game chosen at run time.
+trait PlayedGame {
+    /// The game's position.
+    type Position;
+    fn status(&self) -> Status;
+    fn position(&self) -> Self::Position;
+    fn legal_moves(&self) -> Vec<Move>;
+    /// Plays a move; `false` when the rules refuse it.
+    fn play(&mut self, mv: Move) -> bool;
+    /// The position's repetition key and whether its side to move is in check.
+    fn key_and_check(position: &Self::Position) -> (u64, bool);
+}
+
+impl<B: Bitboard> PlayedGame for Game<B> {
+    type Position = Position<B>;
+    fn status(&self) -> Status {
+        Game::status(self)
+    }
+    fn position(&self) -> Position<B> {
+        Game::position(self).clone()
+    }
+    fn legal_moves(&self) -> Vec<Move> {
+        Game::legal_moves(self)
+    }
+    fn play(&mut self, mv: Move) -> bool {
+        Game::play(self, mv).is_ok()
+    }
+    fn key_and_check(position: &Position<B>) -> (u64, bool) {
+        (position.key(), position.in_check())
+    }
+}
+
+impl PlayedGame for AnyGame {
+    type Position = AnyPosition;
+    fn status(&self) -> Status {
+        AnyGame::status(self)
+    }
+    fn position(&self) -> AnyPosition {
+        AnyGame::position(self)
+    }
+    fn legal_moves(&self) -> Vec<Move> {
+        AnyGame::legal_moves(self)
+    }
+    fn play(&mut self, mv: Move) -> bool {
+        AnyGame::play(self, mv).is_ok()
+    }
+    fn key_and_check(position: &AnyPosition) -> (u64, bool) {
+        (position.key(), position.in_check())
+    }
+}
+
+/// Plays `record` out the way every self-play game goes: `generation.random_plies` and up to
+/// four more random plies chosen by a generator seeded from `generation.seed` and `game` alone,
+/// then the moves `choose` searches (given the position and the keys and checks of the
+/// positions before it), until the game ends, `choose` finds no move or
+/// `generation.max_plies` are played. Each ply goes to `played` with the position it was
+/// played from and, for a searched one, its score. Gives the winner, if any.
+fn play_out<G: PlayedGame>(
+    mut record: G,
+    generation: &Generation,
+    game: u32,
+    mut choose: impl FnMut(&G::Position, &[u64], &[bool]) -> Option<(Move, Score)>,
+    mut played: impl FnMut(G::Position, Move, Option<Score>),
+) -> Option<Color> {
+    let mut rng = StdRng::seed_from_u64(
+        generation.seed ^ u64::from(game).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+    );
+    let random_plies = generation.random_plies as usize + rng.gen_range(0..=4);
+    let (mut keys, mut checks) = (Vec::new(), Vec::new());
+    let mut ply = 0;
+    loop {
+        match record.status() {
+            Status::Finished(outcome) => return outcome.winner,
+            Status::Ongoing if ply >= generation.max_plies => return None,
+            Status::Ongoing => {}
+        }
+        let position = record.position();
+        let (mv, score) = if ply < random_plies {
+            match record.legal_moves().choose(&mut rng) {
+                Some(&mv) => (mv, None),
+                None => return None,
+            }
+        } else {
+            match choose(&position, &keys, &checks) {
+                Some((mv, score)) => (mv, Some(score)),
+                None => return None,
+            }
+        };
+        let (key, check) = G::key_and_check(&position);
+        keys.push(key);
+        checks.push(check);
+        if !record.play(mv) {
+            return None;
+        }
+        played(position, mv, score);
+        ply += 1;
+    }
+}
+
+/// A self-play search's limit: the generation's node count (at least one).
+fn generation_limits(generation: &Generation) -> Limits {
+    Limits {
+        nodes: Some(generation.nodes.max(1)),
+        ..Limits::default()
+    }
+}
+
+/// The search of one self-play move: `player`'s parameters and table, one thread, under
+/// `limits`.
+fn search_request<'a, P>(
+    position: &'a P,
+    keys: &'a [u64],
+    checks: &'a [bool],
+    params: &'a EvalParams,
+    player: Player<'a>,
+    limits: &'a Limits,
+) -> SearchRequest<'a, P> {
+    SearchRequest {
+        position,
+        history_keys: keys,
+        history_checks: checks,
+        limits,
+        eval: params,
+        search: player.search,
+        tt: player.tt.clone(),
+        stop: Arc::new(AtomicBool::new(false)),
+        threads: 1,
     }
 }
 
@@ -426,9 +518,6 @@ fn play_any_game(
     game: u32,
     tt: &Arc<TranspositionTable>,
 ) -> (GameRecord, usize) {
-    let mut rng = StdRng::seed_from_u64(
-        generation.seed ^ u64::from(game).wrapping_mul(0x9E37_79B9_7F4A_7C15),
-    );
     let mut stored = GameRecord {
         game,
         winner: None,
@@ -436,59 +525,35 @@ fn play_any_game(
         plies: Vec::new(),
         final_score: None,
     };
-    let Ok(mut record) = AnyGame::new(options.clone()) else {
+    let Ok(record) = AnyGame::new(options.clone()) else {
         return (stored, 0);
     };
     tt.clear();
-    let random_plies = generation.random_plies as usize + rng.gen_range(0..=4);
-    let (mut keys, mut checks) = (Vec::new(), Vec::new());
-    let limits = Limits {
-        nodes: Some(generation.nodes.max(1)),
-        ..Limits::default()
+    let player = Player {
+        search: &SearchParams::DEFAULT,
+        tt,
     };
+    let limits = generation_limits(generation);
     let mut quiet = 0;
-    stored.winner = loop {
-        match record.status() {
-            Status::Finished(outcome) => break outcome.winner,
-            Status::Ongoing if stored.plies.len() >= generation.max_plies => break None,
-            Status::Ongoing => {}
-        }
-        let position = record.position();
-        let (mv, score) = if stored.plies.len() < random_plies {
-            match record.legal_moves().choose(&mut rng) {
-                Some(&mv) => (mv, None),
-                None => break None,
+    stored.winner = play_out(
+        record,
+        generation,
+        game,
+        |position, keys, checks| {
+            let request = search_request(position, keys, checks, params, player, &limits);
+            let outcome = search_any(request, &mut |_| {});
+            outcome.best.map(|best| (best, outcome.info.score))
+        },
+        |position, mv, score| {
+            if score.is_some() && is_quiet_any(&position, mv) {
+                quiet += 1;
             }
-        } else {
-            let outcome = search_any(
-                SearchRequest {
-                    position: &position,
-                    history_keys: &keys,
-                    history_checks: &checks,
-                    limits: &limits,
-                    eval: params,
-                    search: &SearchParams::DEFAULT,
-                    tt: tt.clone(),
-                    stop: Arc::new(AtomicBool::new(false)),
-                    threads: 1,
-                },
-                &mut |_| {},
-            );
-            let Some(best) = outcome.best else {
-                break None;
-            };
-            (best, Some(stored_score(outcome.info.score)))
-        };
-        keys.push(position.key());
-        checks.push(position.in_check());
-        if record.play(mv).is_err() {
-            break None;
-        }
-        if score.is_some() && is_quiet_any(&position, mv) {
-            quiet += 1;
-        }
-        stored.plies.push(Ply { mv, score });
-    };
+            stored.plies.push(Ply {
+                mv,
+                score: score.map(stored_score),
+            });
+        },
+    );
     (stored, quiet)
 }
 
