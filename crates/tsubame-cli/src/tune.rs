@@ -1,6 +1,7 @@
 //! `tsubame tune`: Texel tuning of the evaluation. `generate` plays self-play games and writes
-//! labelled quiet positions; `fit` tunes the weights on such a file and writes a parameter
-//! file that the engine's `EvalFile` option reads (and that can become the built-in weights).
+//! labelled quiet positions; `fit` tunes the weights on such a file (for Tenjiku, on the games
+//! files of `tsubame nnue generate --variant tenjiku`) and writes a parameter file that the
+//! engine's `EvalFile` option reads (and that can become the built-in weights).
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand};
@@ -10,9 +11,12 @@ use std::path::PathBuf;
 use tsubame_engine::eval::EvalParams;
 use tsubame_engine::params::ParamFile;
 use tsubame_engine::search_params::{PARAMS, SearchParams};
-use tsubame_rules::{Bitboard, Options, Tables, Variant, tori, wa};
+use tsubame_rules::{Bitboard, Options, Tables, Variant, VariantSpec, tenjiku, tori, wa};
+use tsubame_train::games::is_games_file;
 use tsubame_train::spsa::{Run, Tuned};
-use tsubame_train::tune::{FitSettings, Generation, Sample, fit, generate};
+use tsubame_train::tune::{
+    FitSettings, Generation, Sample, TunedPosition, fit, generate, tenjiku_samples,
+};
 
 /// What to tune.
 #[derive(Args)]
@@ -25,7 +29,8 @@ pub struct TuneArgs {
 enum TuneStep {
     /// Play self-play games and write their quiet positions with the games' results.
     Generate(GenerateArgs),
-    /// Tune the evaluation weights on positions written by `generate`.
+    /// Tune the evaluation weights on positions written by `generate` (Tenjiku: on games
+    /// files written by `tsubame nnue generate --variant tenjiku`).
     Fit(FitArgs),
     /// Tune the search parameters (the engine's `SearchParams` option) by SPSA: pairs of
     /// self-play games between the values moved up and down; resumable from its state file.
@@ -35,7 +40,8 @@ enum TuneStep {
 /// The game and its rule options, shared by both steps.
 #[derive(Args)]
 struct GameArgs {
-    /// The game: `tori` or `wa` (Tenjiku's evaluation has other terms).
+    /// The game: `tori` or `wa`; `tenjiku` for `fit` alone (its piece values and rank tables,
+    /// fitted on games files).
     #[arg(long, default_value = "tori")]
     variant: String,
     /// A rule option as NAME=VALUE (repeatable).
@@ -71,7 +77,8 @@ struct GenerateArgs {
 struct FitArgs {
     #[command(flatten)]
     game: GameArgs,
-    /// Positions written by `tsubame tune generate` (several files may be given).
+    /// Positions written by `tsubame tune generate`; for Tenjiku, games files written by
+    /// `tsubame nnue generate --variant tenjiku` (several files may be given).
     #[arg(long = "data", value_name = "FILE", required = true)]
     data: Vec<PathBuf>,
     /// Gradient steps over all training positions.
@@ -143,16 +150,48 @@ pub fn run(args: &TuneArgs) -> Result<()> {
     match game.variant.as_str() {
         "tori" => run_for(tori::tables(), "torishogi", args),
         "wa" => run_for(wa::tables(), "washogi", args),
-        other => bail!("tuning covers tori and wa, not {other:?}"),
+        "tenjiku" => run_tenjiku(args),
+        other => bail!("tuning covers tori, wa and tenjiku, not {other:?}"),
     }
 }
 
+/// `tsubame tune fit --variant tenjiku`: its positions come from games files, since its
+/// self-play is `tsubame nnue generate --variant tenjiku`'s (resumable and kept).
+fn run_tenjiku(args: &TuneArgs) -> Result<()> {
+    let TuneStep::Fit(a) = &args.step else {
+        bail!(
+            "for Tenjiku only `fit` runs: play its games with `tsubame nnue generate --variant \
+             tenjiku` and fit on the games file"
+        );
+    };
+    if !a.game.options.is_empty() {
+        bail!("for Tenjiku the rule options come from the games files; drop --option");
+    }
+    let spec = tenjiku::spec();
+    let protocol_name = Variant::Tenjiku.protocol_name();
+    let base = start_params(spec, protocol_name, &a.game)?;
+    let mut samples = Vec::new();
+    for path in &a.data {
+        let bytes =
+            std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+        if !is_games_file(&bytes) {
+            bail!(
+                "{} is no games file (Tenjiku is fitted on the games files of `tsubame nnue \
+                 generate --variant tenjiku`)",
+                path.display()
+            );
+        }
+        samples.extend(tenjiku_samples(&bytes, &path.display().to_string())?);
+    }
+    run_fit(protocol_name, &base, &samples, a)
+}
+
 fn start_params(
-    tables: &'static Tables<impl Bitboard>,
+    spec: &'static VariantSpec,
     protocol_name: &str,
     game: &GameArgs,
 ) -> Result<EvalParams> {
-    let built_in = EvalParams::for_variant(tables.spec);
+    let built_in = EvalParams::for_variant(spec);
     let Some(path) = &game.params else {
         return Ok(built_in);
     };
@@ -184,7 +223,7 @@ fn run_for<B: Bitboard>(
             for pair in &a.game.options {
                 options.set_pair(pair)?;
             }
-            let params = start_params(tables, protocol_name, &a.game)?;
+            let params = start_params(tables.spec, protocol_name, &a.game)?;
             if a.games == 0 {
                 bail!("--games must be at least 1");
             }
@@ -222,8 +261,8 @@ fn run_for<B: Bitboard>(
             for pair in &a.game.options {
                 options.set_pair(pair)?;
             }
-            let base = start_params(tables, protocol_name, &a.game)?;
-            let mut samples: Vec<Sample<B>> = Vec::new();
+            let base = start_params(tables.spec, protocol_name, &a.game)?;
+            let mut samples: Vec<Sample<_>> = Vec::new();
             for path in &a.data {
                 let text = std::fs::read_to_string(path)
                     .with_context(|| format!("cannot read {}", path.display()))?;
@@ -237,48 +276,59 @@ fn run_for<B: Bitboard>(
                     samples.push(sample);
                 }
             }
-            if samples.is_empty() {
-                bail!("no positions to tune on");
-            }
-            println!("{} positions", samples.len());
-            let fields = ParamFile::complete(protocol_name, &base).params;
-            if let Some(unknown) = a
-                .only
-                .iter()
-                .find(|name| !fields.contains_key(name.as_str()))
-            {
-                bail!(
-                    "--only {unknown}: not an evaluation parameter (one of: {})",
-                    fields.keys().cloned().collect::<Vec<_>>().join(", ")
-                );
-            }
-            let settings = FitSettings {
-                steps: a.steps,
-                threads: a.threads,
-                learning_rate: a.learning_rate,
-                regularization: a.regularization,
-                validation_every: a.validation_every,
-                only: a.only.clone(),
-            };
-            let result = fit(&samples, &base, &settings, &mut |round| {
-                println!("step {}: error {:.6}", round.step, round.error);
-            });
-            let file = ParamFile::complete(protocol_name, &result.params);
-            std::fs::write(&a.out, file.to_json())
-                .with_context(|| format!("cannot write {}", a.out.display()))?;
-            println!(
-                "scale {:.3}; {} weights changed; error {:.6} -> {:.6}; on kept-aside positions \
-                 {:.6} -> {:.6}; written to {}",
-                result.scale,
-                result.changed,
-                result.error_before,
-                result.error_after,
-                result.validation_before,
-                result.validation_after,
-                a.out.display()
-            );
+            run_fit(protocol_name, &base, &samples, a)?;
         }
     }
+    Ok(())
+}
+
+/// Fits `base` on `samples` as `a` says and writes the parameter file.
+fn run_fit<P: TunedPosition>(
+    protocol_name: &str,
+    base: &EvalParams,
+    samples: &[Sample<P>],
+    a: &FitArgs,
+) -> Result<()> {
+    if samples.is_empty() {
+        bail!("no positions to tune on");
+    }
+    println!("{} positions", samples.len());
+    let fields = ParamFile::complete(protocol_name, base).params;
+    if let Some(unknown) = a
+        .only
+        .iter()
+        .find(|name| !fields.contains_key(name.as_str()))
+    {
+        bail!(
+            "--only {unknown}: not an evaluation parameter (one of: {})",
+            fields.keys().cloned().collect::<Vec<_>>().join(", ")
+        );
+    }
+    let settings = FitSettings {
+        steps: a.steps,
+        threads: a.threads,
+        learning_rate: a.learning_rate,
+        regularization: a.regularization,
+        validation_every: a.validation_every,
+        only: a.only.clone(),
+    };
+    let result = fit(samples, base, &settings, &mut |round| {
+        println!("step {}: error {:.6}", round.step, round.error);
+    });
+    let file = ParamFile::complete(protocol_name, &result.params);
+    std::fs::write(&a.out, file.to_json())
+        .with_context(|| format!("cannot write {}", a.out.display()))?;
+    println!(
+        "scale {:.3}; {} weights changed; error {:.6} -> {:.6}; on kept-aside positions \
+         {:.6} -> {:.6}; written to {}",
+        result.scale,
+        result.changed,
+        result.error_before,
+        result.error_after,
+        result.validation_before,
+        result.validation_after,
+        a.out.display()
+    );
     Ok(())
 }
 
@@ -293,7 +343,7 @@ fn run_spsa<B: Bitboard>(
     }
     // The evaluation the engine plays with (Tori's network) unless a file says otherwise.
     let eval = match &a.game.params {
-        Some(_) => start_params(tables, protocol_name, &a.game)?,
+        Some(_) => start_params(tables.spec, protocol_name, &a.game)?,
         None => match Variant::from_spec(tables.spec) {
             Some(variant) => EvalParams::engine_default(variant),
             None => EvalParams::for_variant(tables.spec),

@@ -112,3 +112,114 @@ fn spsa_runs_saves_its_state_and_resumes() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Tenjiku's weights are fitted on the games files of `nnue generate`: the parameter file it
+/// writes is one the engine loads, and the steps Tenjiku has no use for are refused by name.
+#[test]
+fn tenjiku_fit_runs_on_a_games_file_and_the_engine_loads_its_weights() {
+    let dir = std::env::temp_dir().join(format!("tsubame-tune-tenjiku-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    let path = |name: &str| {
+        dir.join(name)
+            .to_str()
+            .unwrap_or_else(|| panic!("path"))
+            .to_string()
+    };
+    let (games, params) = (path("tenjiku.games"), path("tenjiku.json"));
+    let generated = run(&[
+        "nnue",
+        "generate",
+        "--variant",
+        "tenjiku",
+        "--nodes",
+        "150",
+        "--games",
+        "2",
+        "--max-plies",
+        "80",
+        "--out",
+        &games,
+    ]);
+    assert!(generated.status.success(), "{}", text(&generated));
+
+    let fitted = run(&[
+        "tune",
+        "fit",
+        "--variant",
+        "tenjiku",
+        "--data",
+        &games,
+        "--steps",
+        "20",
+        "--out",
+        &params,
+    ]);
+    let printed = text(&fitted);
+    assert!(fitted.status.success(), "{printed}");
+    assert!(printed.contains("positions"), "{printed}");
+    assert!(printed.contains("weights changed"), "{printed}");
+    let file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&params).unwrap_or_else(|e| panic!("{e}")))
+            .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(file["variant"], "tenjiku");
+    assert!(file["params"]["board_value"].is_array(), "{file}");
+
+    // The engine plays with the fitted weights.
+    let mut engine = Command::new(BINARY)
+        .args(["engine", "usi"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{e}"));
+    {
+        use std::io::Write;
+        let mut stdin = engine.stdin.take().unwrap_or_else(|| panic!("stdin"));
+        writeln!(
+            stdin,
+            "usi\nsetoption name USI_Variant value tenjiku\nsetoption name EvalFile value {params}\n\
+             isready\nposition startpos\ngo nodes 500\n"
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        std::thread::sleep(std::time::Duration::from_secs(3));
+        writeln!(stdin, "quit").unwrap_or_else(|e| panic!("{e}"));
+    }
+    let output = engine.wait_with_output().unwrap_or_else(|e| panic!("{e}"));
+    let said = String::from_utf8_lossy(&output.stdout);
+    assert!(said.contains("readyok"), "{said}");
+    assert!(said.contains("bestmove"), "{said}");
+    assert!(!said.contains("info string error"), "{said}");
+
+    // A text file of positions is no Tenjiku data; the other steps are Tori's and Wa's.
+    std::fs::write(path("positions.tsv"), "x\t1\n").unwrap_or_else(|e| panic!("{e}"));
+    let refused = run(&[
+        "tune",
+        "fit",
+        "--variant",
+        "tenjiku",
+        "--data",
+        &path("positions.tsv"),
+        "--out",
+        &path("never.json"),
+    ]);
+    assert!(!refused.status.success());
+    assert!(
+        text(&refused).contains("is no games file"),
+        "{}",
+        text(&refused)
+    );
+    let refused = run(&[
+        "tune",
+        "generate",
+        "--variant",
+        "tenjiku",
+        "--out",
+        &path("x.tsv"),
+    ]);
+    assert!(!refused.status.success());
+    assert!(
+        text(&refused).contains("nnue generate --variant tenjiku"),
+        "{}",
+        text(&refused)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -570,21 +570,36 @@ fn is_quiet_any(position: &AnyPosition, mv: Move) -> bool {
 /// [`AnyGame`]: its searched quiet plies and a scored final position. `Err` names the first
 /// ply the rules refuse.
 fn count_quiet_plies(game: &GameRecord, options: &Options) -> Result<usize, String> {
+    let mut count = usize::from(game.final_score.is_some());
+    replay_quiet_any(game, options, |_, _| count += 1)?;
+    Ok(count.min(usize::from(u16::MAX)))
+}
+
+/// Replays a stored game of any kind on [`AnyGame`], calling `on_quiet` with each searched
+/// quiet ply's position (before the move) and stored score. `Err` names the start or the first
+/// ply the rules refuse.
+pub(crate) fn replay_quiet_any(
+    game: &GameRecord,
+    options: &Options,
+    mut on_quiet: impl FnMut(AnyPosition, i16),
+) -> Result<(), String> {
     let mut record = match &game.start {
         None => AnyGame::new(options.clone()),
         Some(sfen) => AnyGame::from_sfen(sfen, options.clone()),
     }
     .map_err(|e| format!("game {}: the start is refused: {e}", game.game))?;
-    let mut count = usize::from(game.final_score.is_some());
     for (index, ply) in game.plies.iter().enumerate() {
-        if ply.score.is_some() && is_quiet_any(&record.position(), ply.mv) {
-            count += 1;
+        if let Some(score) = ply.score {
+            let position = record.position();
+            if is_quiet_any(&position, ply.mv) {
+                on_quiet(position, score);
+            }
         }
         record
             .play(ply.mv)
             .map_err(|e| format!("game {}: ply {}: {e}", game.game, index + 1))?;
     }
-    Ok(count.min(usize::from(u16::MAX)))
+    Ok(())
 }
 
 #[cfg(test)]

@@ -9,13 +9,13 @@
 //! ```
 //! use tsubame_engine::eval::EvalParams;
 //! use tsubame_train::tune::{Sample, generate, fit};
-//! use tsubame_rules::{Options, tori, SfenError};
+//! use tsubame_rules::{Options, Position, tori, SfenError};
 //!
 //! let options = Options::defaults(tori::spec());
 //! let lines = generate(tori::tables(), &options, &EvalParams::for_variant(tori::spec()),
 //!     &tsubame_train::tune::Generation { games: 2, nodes: 300, seed: 7, threads: 1, ..Default::default() },
 //!     &mut |_| {});
-//! let samples: Vec<Sample<u64>> = lines.iter()
+//! let samples: Vec<Sample<Position<u64>>> = lines.iter()
 //!     .map(|line| Sample::parse(tori::tables(), &options, line).unwrap())
 //!     .collect();
 //! let base = EvalParams::for_variant(tori::spec());
@@ -24,11 +24,18 @@
 //! assert!(result.error_after <= result.error_before);
 //! ```
 
-use crate::data::{SelfPlay, is_quiet, self_play};
+use crate::data::{SelfPlay, is_quiet, replay_quiet_any, self_play};
+use crate::games::read_games;
+use crate::positions::DataError;
+use std::collections::HashMap;
 use std::sync::Arc;
-use tsubame_engine::eval::{EvalParams, Term, Terms, evaluate, terms};
+use tsubame_engine::eval::{EvalParams, Term, Terms, evaluate, evaluate_tenjiku, terms};
 use tsubame_engine::tt::TranspositionTable;
-use tsubame_rules::{Bitboard, Options, Position, SfenError, Tables, VariantSpec};
+use tsubame_rules::tenjiku::{self, TenjikuPosition};
+use tsubame_rules::{
+    AnyPosition, Bitboard, Color, Options, Position, SfenError, Square, Tables, Variant,
+    VariantSpec,
+};
 
 /// How the self-play games that give the positions are played (shared with the network's
 /// data generator).
@@ -98,11 +105,12 @@ fn play_one<B: Bitboard>(
         .collect()
 }
 
-/// A labelled position: the position and the side to move's result (1, 0.5 or 0).
+/// A labelled position: the position (a [`Position`] of Tori or Wa, or a [`TenjikuPosition`])
+/// and the side to move's result (1, 0.5 or 0).
 #[derive(Clone, Debug)]
-pub struct Sample<B: Bitboard> {
+pub struct Sample<P> {
     /// The position.
-    pub position: Position<B>,
+    pub position: P,
     /// The game's result for the side to move.
     pub result: f64,
 }
@@ -126,13 +134,13 @@ pub enum SampleError {
     },
 }
 
-impl<B: Bitboard> Sample<B> {
+impl<B: Bitboard> Sample<Position<B>> {
     /// Reads a line written by [`generate`]; the error names what is wrong.
     pub fn parse(
         tables: &'static Tables<B>,
         options: &Options,
         line: &str,
-    ) -> Result<Sample<B>, SampleError> {
+    ) -> Result<Sample<Position<B>>, SampleError> {
         let (sfen, result) = line.split_once('\t').ok_or(SampleError::Shape)?;
         let result = match result.trim() {
             "1" => 1.0,
@@ -149,6 +157,142 @@ impl<B: Bitboard> Sample<B> {
             })?;
         Ok(Sample { position, result })
     }
+}
+
+/// A position the evaluation can be fitted on: Tori's and Wa's [`Position`], whose evaluation
+/// is a sum of weights times counts throughout ([`terms`]), and Tenjiku's [`TenjikuPosition`],
+/// whose piece values and rank tables are tuned with the rest of its evaluation held as it is.
+pub trait TunedPosition: Sync {
+    /// The game's rules.
+    fn spec(&self) -> &'static VariantSpec;
+    /// The evaluation under `params`, for the side to move.
+    fn evaluate(&self, params: &EvalParams) -> i32;
+    /// The weights of `base` worth tuning in this game.
+    fn slots(spec: &'static VariantSpec, base: &EvalParams) -> Vec<Term>
+    where
+        Self: Sized;
+    /// The evaluation under `params` as a constant plus counts of the weights numbered by
+    /// `index` (by their number; a weight may come more than once), from the side to move's
+    /// view.
+    fn counts(&self, params: &EvalParams, index: &HashMap<Term, u32>) -> (f64, Vec<(u32, i32)>);
+}
+
+impl<B: Bitboard> TunedPosition for Position<B> {
+    fn spec(&self) -> &'static VariantSpec {
+        self.tables().spec
+    }
+
+    fn evaluate(&self, params: &EvalParams) -> i32 {
+        evaluate(self, params)
+    }
+
+    fn slots(spec: &'static VariantSpec, base: &EvalParams) -> Vec<Term> {
+        slots(spec, base)
+    }
+
+    fn counts(&self, params: &EvalParams, index: &HashMap<Term, u32>) -> (f64, Vec<(u32, i32)>) {
+        let mut collect = Collect {
+            side: self.side_to_move().index(),
+            index,
+            params,
+            constant: 0,
+            counts: Vec::new(),
+        };
+        terms(self, params, &mut collect);
+        (collect.constant as f64, collect.counts)
+    }
+}
+
+impl TunedPosition for TenjikuPosition {
+    fn spec(&self) -> &'static VariantSpec {
+        tenjiku::spec()
+    }
+
+    fn evaluate(&self, params: &EvalParams) -> i32 {
+        evaluate_tenjiku(self, params)
+    }
+
+    /// The values of the non-royal kinds and their rank tables past the first entry (which
+    /// the value covers): the weights of [`evaluate_tenjiku`] that count pieces where they
+    /// stand. Its other terms (centrality, royal safety, mop-up) are not sums of counts and
+    /// stay as they are.
+    fn slots(spec: &'static VariantSpec, _base: &EvalParams) -> Vec<Term> {
+        let ranks = usize::from(spec.height);
+        let mut slots = Vec::new();
+        for (r, role) in spec.roles.iter().enumerate() {
+            if role.royal {
+                continue;
+            }
+            slots.push(Term::Board(r));
+            slots.extend((1..ranks).map(|i| Term::Rank(r, i)));
+        }
+        slots
+    }
+
+    /// Counts each piece's value and rank entry; the constant is the rest of the evaluation
+    /// under `params` (so the counts are exact for `params` and the fit moves only the
+    /// counted weights).
+    fn counts(&self, params: &EvalParams, index: &HashMap<Term, u32>) -> (f64, Vec<(u32, i32)>) {
+        let side = self.side_to_move();
+        let mut counts = Vec::new();
+        let mut counted = 0i64;
+        for color in Color::ALL {
+            let sign = if color == side { 1 } else { -1 };
+            for square in self.occupied_by(color).iter() {
+                let Some(piece) = self.piece_at(Square::from_index(square as u8)) else {
+                    continue;
+                };
+                let rank = square / 16;
+                let progress = match color {
+                    Color::Sente => 15 - rank,
+                    Color::Gote => rank,
+                };
+                let r = piece.role.index();
+                for term in [Term::Board(r), Term::Rank(r, progress)] {
+                    if let Some(&slot) = index.get(&term) {
+                        counts.push((slot, sign));
+                        counted += i64::from(sign) * i64::from(term.get(params));
+                    }
+                }
+            }
+        }
+        (
+            f64::from(evaluate_tenjiku(self, params)) - counted as f64,
+            counts,
+        )
+    }
+}
+
+/// The labelled positions of a games file of Tenjiku (as `tsubame nnue generate --variant
+/// tenjiku` writes it; `path` names it in errors): each game's searched plies whose side to
+/// move is not in check and whose move takes nothing, with the game's result for the side to
+/// move (a draw, or a game stopped at the ply cap, 0.5).
+pub fn tenjiku_samples(
+    bytes: &[u8],
+    path: &str,
+) -> Result<Vec<Sample<TenjikuPosition>>, DataError> {
+    let file = read_games(bytes, path, Variant::Tenjiku)?;
+    let mut samples = Vec::new();
+    for game in &file.games {
+        replay_quiet_any(game, &file.options, |position, _| {
+            if let AnyPosition::Tenjiku(position) = position {
+                let result = match game.winner {
+                    None => 0.5,
+                    Some(winner) if winner == position.side_to_move() => 1.0,
+                    Some(_) => 0.0,
+                };
+                samples.push(Sample {
+                    position: *position,
+                    result,
+                });
+            }
+        })
+        .map_err(|what| DataError::Refused {
+            path: path.to_string(),
+            what,
+        })?;
+    }
+    Ok(samples)
 }
 
 /// The weights worth tuning in `base`: values of non-royal kinds (in hand only where they can
@@ -230,7 +374,12 @@ fn in_parts<T: Sync, R: Send>(
 }
 
 /// Mean squared difference between results and expected scores, over `threads` threads.
-fn error<B: Bitboard>(samples: &[&Sample<B>], params: &EvalParams, k: f64, threads: usize) -> f64 {
+fn error<P: TunedPosition>(
+    samples: &[&Sample<P>],
+    params: &EvalParams,
+    k: f64,
+    threads: usize,
+) -> f64 {
     let mut total = 0.0;
     in_parts(
         samples,
@@ -238,7 +387,7 @@ fn error<B: Bitboard>(samples: &[&Sample<B>], params: &EvalParams, k: f64, threa
         |part| {
             part.iter()
                 .map(|s| {
-                    let d = s.result - expected(f64::from(evaluate(&s.position, params)), k);
+                    let d = s.result - expected(f64::from(s.position.evaluate(params)), k);
                     d * d
                 })
                 .sum::<f64>()
@@ -250,7 +399,7 @@ fn error<B: Bitboard>(samples: &[&Sample<B>], params: &EvalParams, k: f64, threa
 
 /// The scaling of evaluations to expected scores that fits `params` best (searched between
 /// 0.001 and 4 by narrowing a bracket).
-fn fit_scale<B: Bitboard>(samples: &[&Sample<B>], params: &EvalParams, threads: usize) -> f64 {
+fn fit_scale<P: TunedPosition>(samples: &[&Sample<P>], params: &EvalParams, threads: usize) -> f64 {
     let (mut low, mut high) = (0.001f64, 4.0f64);
     for _ in 0..30 {
         let a = low + (high - low) / 3.0;
@@ -342,7 +491,7 @@ struct Features {
 /// Collects terms from the evaluation, from the side to move's view.
 struct Collect<'a> {
     side: usize,
-    index: &'a std::collections::HashMap<Term, u32>,
+    index: &'a HashMap<Term, u32>,
     params: &'a EvalParams,
     constant: i64,
     counts: Vec<(u32, i32)>,
@@ -358,20 +507,12 @@ impl Terms for Collect<'_> {
     }
 }
 
-fn features<B: Bitboard>(
-    sample: &Sample<B>,
+fn features<P: TunedPosition>(
+    sample: &Sample<P>,
     params: &EvalParams,
-    index: &std::collections::HashMap<Term, u32>,
+    index: &HashMap<Term, u32>,
 ) -> Features {
-    let mut collect = Collect {
-        side: sample.position.side_to_move().index(),
-        index,
-        params,
-        constant: 0,
-        counts: Vec::new(),
-    };
-    terms(&sample.position, params, &mut collect);
-    let mut counts = collect.counts;
+    let (constant, mut counts) = sample.position.counts(params, index);
     counts.sort_unstable_by_key(|&(slot, _)| slot);
     let mut merged: Vec<(u32, f32)> = Vec::with_capacity(counts.len());
     for (slot, count) in counts {
@@ -382,7 +523,7 @@ fn features<B: Bitboard>(
     }
     merged.retain(|&(_, count)| count != 0.0);
     Features {
-        constant: collect.constant as f64,
+        constant,
         counts: merged,
         result: sample.result,
     }
@@ -431,8 +572,8 @@ fn gradient(features: &[Features], weights: &[f64], k: f64, threads: usize) -> (
 /// results and expected scores, with a pull of every weight back to its start. Every
 /// `settings.validation_every`-th position is kept aside to show whether the fit carries over
 /// to positions it has not seen.
-pub fn fit<B: Bitboard>(
-    samples: &[Sample<B>],
+pub fn fit<P: TunedPosition>(
+    samples: &[Sample<P>],
     base: &EvalParams,
     settings: &FitSettings,
     report: &mut dyn FnMut(&Round),
@@ -443,8 +584,8 @@ pub fn fit<B: Bitboard>(
     let kept_aside = |i: usize| {
         settings.validation_every > 0 && (i / VALIDATION_BLOCK + 1) % settings.validation_every == 0
     };
-    let mut training: Vec<&Sample<B>> = Vec::with_capacity(samples.len());
-    let mut validation: Vec<&Sample<B>> = Vec::new();
+    let mut training: Vec<&Sample<P>> = Vec::with_capacity(samples.len());
+    let mut validation: Vec<&Sample<P>> = Vec::new();
     for (i, sample) in samples.iter().enumerate() {
         if kept_aside(i) {
             validation.push(sample);
@@ -452,7 +593,7 @@ pub fn fit<B: Bitboard>(
             training.push(sample);
         }
     }
-    let Some(spec) = training.first().map(|s| s.position.tables().spec) else {
+    let Some(spec) = training.first().map(|s| s.position.spec()) else {
         return Fit {
             params: base.clone(),
             scale: 1.0,
@@ -468,13 +609,13 @@ pub fn fit<B: Bitboard>(
     let scale = fit_scale(&training, base, threads);
     let error_before = error(&training, base, scale, threads);
     let validation_before = error(&validation, base, scale, threads);
-    let slots: Vec<Term> = slots(spec, base)
+    let slots: Vec<Term> = P::slots(spec, base)
         .into_iter()
         .filter(|term| {
             settings.only.is_empty() || settings.only.iter().any(|name| term.field() == name)
         })
         .collect();
-    let index: std::collections::HashMap<Term, u32> = slots
+    let index: HashMap<Term, u32> = slots
         .iter()
         .enumerate()
         .map(|(i, &term)| (term, i as u32))
@@ -583,7 +724,8 @@ mod tests {
             ("3k3/7/7/7/7/7/3K3 b - 1\twon", "\"won\" is not 1, 0.5 or 0"),
             ("3k3/7/7/7/7/7/3Q3 b - 1\t1", "3Q3"),
         ] {
-            let error = Sample::<u64>::parse(tori::tables(), &options(), line).unwrap_err();
+            let error =
+                Sample::<Position<u64>>::parse(tori::tables(), &options(), line).unwrap_err();
             assert!(error.to_string().contains(expected), "{line}: {error}");
         }
     }
@@ -604,7 +746,7 @@ mod tests {
         assert!(!all.contains(&Term::Board(tori::PHOENIX.index())));
     }
 
-    fn samples(sfens: &[&str], result: f64) -> Vec<Sample<u64>> {
+    fn samples(sfens: &[&str], result: f64) -> Vec<Sample<Position<u64>>> {
         let rules = options().rule_set();
         sfens
             .iter()
@@ -725,5 +867,117 @@ mod tests {
         let result = fit(&positions, &base, &settings, &mut |_| {});
         assert!(result.error_after < result.error_before);
         assert!(result.validation_after > result.validation_before);
+    }
+
+    /// Tenjiku samples from a generated games file, with the mop-up terms off so that the
+    /// evaluation is linear in the pieces' values and rank entries.
+    fn tenjiku_fixture(name: &str) -> (Vec<Sample<TenjikuPosition>>, EvalParams) {
+        let path = std::env::temp_dir().join(format!("tsubame-tune-{}-{name}", std::process::id()));
+        let path = path.to_string_lossy().into_owned();
+        let _ = std::fs::remove_file(&path);
+        let params = EvalParams {
+            mop_up_margin: 0,
+            ..EvalParams::for_variant(tenjiku::spec())
+        };
+        let generation = Generation {
+            games: 2,
+            nodes: 150,
+            seed: 4,
+            threads: 2,
+            max_plies: 90,
+            ..Generation::default()
+        };
+        crate::data::generate_any(
+            &Options::defaults(tenjiku::spec()),
+            &params,
+            &generation,
+            &path,
+            &std::sync::atomic::AtomicBool::new(false),
+            &mut |_| {},
+        )
+        .unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        let _ = std::fs::remove_file(&path);
+        (tenjiku_samples(&bytes, &path).unwrap(), params)
+    }
+
+    #[test]
+    fn tenjiku_counts_add_up_to_the_evaluation_under_other_weights() {
+        let (samples, base) = tenjiku_fixture("counts");
+        assert!(samples.len() > 60, "{}", samples.len());
+        let spec = tenjiku::spec();
+        let base = base.with_every_table(spec);
+        let slots = TenjikuPosition::slots(spec, &base);
+        assert!(
+            slots
+                .iter()
+                .all(|term| !matches!(term, Term::Board(r) if spec.roles[*r].royal))
+        );
+        let index: HashMap<Term, u32> = slots
+            .iter()
+            .enumerate()
+            .map(|(i, &term)| (term, i as u32))
+            .collect();
+        // Other weights: every slot moved by its own amount.
+        let mut moved = base.clone();
+        for (i, slot) in slots.iter().enumerate() {
+            slot.set(&mut moved, slot.get(&base) + (i as i32 % 23) - 11);
+        }
+        for sample in &samples {
+            let (constant, counts) = sample.position.counts(&base, &index);
+            let linear = constant
+                + counts
+                    .iter()
+                    .map(|&(slot, count)| {
+                        f64::from(count) * f64::from(slots[slot as usize].get(&moved))
+                    })
+                    .sum::<f64>();
+            assert_eq!(
+                linear,
+                f64::from(evaluate_tenjiku(&sample.position, &moved))
+            );
+        }
+    }
+
+    #[test]
+    fn tenjiku_fit_learns_what_decides_the_results() {
+        // Labelled so that the side with more pawns wins: the fit raises the pawn's value.
+        let (mut samples, base) = tenjiku_fixture("fit");
+        let spec = tenjiku::spec();
+        let pawn = spec.role_by_sfen("P").unwrap();
+        let mut unequal = 0;
+        for sample in &mut samples {
+            let side = sample.position.side_to_move();
+            let pawns = |color| {
+                let position = &sample.position;
+                position
+                    .pieces(color)
+                    .filter(|&square| position.piece_at(square).is_some_and(|p| p.role == pawn))
+                    .count()
+            };
+            let (ours, theirs) = (pawns(side), pawns(!side));
+            sample.result = match ours.cmp(&theirs) {
+                std::cmp::Ordering::Greater => 1.0,
+                std::cmp::Ordering::Less => 0.0,
+                std::cmp::Ordering::Equal => 0.5,
+            };
+            unequal += usize::from(ours != theirs);
+        }
+        assert!(unequal > 10, "{unequal} positions with unequal pawns");
+        let settings = FitSettings {
+            steps: 60,
+            learning_rate: 5.0,
+            validation_every: 0,
+            only: vec!["board_value".into()],
+            ..FitSettings::default()
+        };
+        let result = fit(&samples, &base, &settings, &mut |_| {});
+        assert!(result.error_after < result.error_before);
+        assert!(
+            result.params.board_value[pawn.index()] > base.board_value[pawn.index()],
+            "pawn {} -> {}",
+            base.board_value[pawn.index()],
+            result.params.board_value[pawn.index()]
+        );
     }
 }
