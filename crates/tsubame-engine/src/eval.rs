@@ -465,7 +465,7 @@ impl EvalParams {
                 network: Network::built_in(variant),
                 ..classical
             },
-            Evaluation::Material => classical.material_only(),
+            Evaluation::Material => EvalParams::material_baseline(variant.spec()),
             Evaluation::Classical => classical,
         }
     }
@@ -531,8 +531,15 @@ impl EvalParams {
         self
     }
 
-    /// The same piece values with every positional term switched off: the material-only
-    /// baseline that strength measurements compare against.
+    /// The material-only baseline that strength measurements compare against (the engine's
+    /// `Evaluation=material`): the game's standard piece values ([`EvalParams::derived`]) and
+    /// nothing else. Tuned or fitted values stay out of it, so that the baseline does not move
+    /// when the evaluation it measures is tuned.
+    pub fn material_baseline(spec: &'static VariantSpec) -> EvalParams {
+        EvalParams::derived(spec).material_only()
+    }
+
+    /// The same piece values with every positional term switched off.
     pub fn material_only(&self) -> EvalParams {
         EvalParams {
             board_value: self.board_value.clone(),

@@ -18,8 +18,11 @@ use tsubame_rules::{Variant, VariantSpec};
 
 /// The tuned weights built into the engine, as a parameter file, for the games that have one.
 fn tuned_file(spec: &VariantSpec) -> Option<&'static str> {
-    (Variant::from_spec(spec) == Some(Variant::Tori))
-        .then_some(include_str!("../params/torishogi.json"))
+    match Variant::from_spec(spec)? {
+        Variant::Tori => Some(include_str!("../params/torishogi.json")),
+        Variant::Tenjiku => Some(include_str!("../params/tenjiku.json")),
+        Variant::Wa => None,
+    }
 }
 
 // The built-in weights are a parameter file applied to the derived ones: they live here, with
@@ -234,15 +237,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_built_in_tuned_file_is_read_whole() {
-        let text = tuned_file(tsubame_rules::tori::spec()).unwrap();
-        let file = ParamFile::parse(text).unwrap();
-        assert_eq!(file.variant, tsubame_rules::tori::spec().protocol_name);
-        let tuned = file
-            .apply(&EvalParams::derived(tsubame_rules::tori::spec()))
-            .unwrap();
-        assert_eq!(EvalParams::for_variant(tsubame_rules::tori::spec()), tuned);
-        assert_ne!(tuned, EvalParams::derived(tsubame_rules::tori::spec()));
+    fn the_built_in_tuned_files_are_read_whole() {
+        for spec in [tsubame_rules::tori::spec(), tsubame_rules::tenjiku::spec()] {
+            let text = tuned_file(spec).unwrap();
+            let file = ParamFile::parse(text).unwrap();
+            assert_eq!(file.variant, spec.protocol_name);
+            let tuned = file.apply(&EvalParams::derived(spec)).unwrap();
+            assert_eq!(EvalParams::for_variant(spec), tuned);
+            assert_ne!(tuned, EvalParams::derived(spec));
+        }
         assert!(tuned_file(tsubame_rules::wa::spec()).is_none());
     }
 

@@ -579,7 +579,8 @@ impl Session {
     }
 
     /// The evaluation parameters of the current game: built in, or from the parameter file,
-    /// then reduced to material, or given the game's network, as asked.
+    /// or given the game's network, as asked; material only is the game's fixed baseline
+    /// ([`EvalParams::material_baseline`]), whatever file is loaded.
     fn eval_params(&self) -> EvalParams {
         let spec = self.variant().spec();
         let built_in = EvalParams::for_variant(spec);
@@ -591,7 +592,7 @@ impl Session {
         };
         match self.evaluation {
             Evaluation::Classical => full,
-            Evaluation::Material => full.material_only(),
+            Evaluation::Material => EvalParams::material_baseline(spec),
             Evaluation::Network => EvalParams {
                 network: self
                     .network_file
@@ -866,6 +867,36 @@ mod tests {
         let path = temp_file("future.nnue", b"TSBNNUE9\x04tori");
         let error = session.set_eval_file(&path).unwrap_err();
         assert!(error.to_string().contains("TSBNNUE9"), "{error}");
+        let _ = std::fs::remove_file(path);
+    }
+
+    /// Strength is measured against material only, so it must not move with the weights it
+    /// measures: Tenjiku's built-in values are fitted, its baseline counts the standard ones.
+    #[test]
+    fn material_only_counts_the_standard_piece_values_whatever_the_weights() {
+        let mut session = Session::new();
+        session
+            .set_options(Variant::Tenjiku.default_options())
+            .unwrap();
+        let spec = Variant::Tenjiku.spec();
+        session.set_evaluation(Evaluation::Classical);
+        assert_ne!(
+            session.eval_params().board_value,
+            EvalParams::derived(spec).board_value
+        );
+        session.set_evaluation(Evaluation::Material);
+        let baseline = session.eval_params();
+        assert_eq!(baseline, EvalParams::derived(spec).material_only());
+        assert_eq!(baseline.mop_up_margin, 0);
+        // A parameter file changes the evaluation, not the baseline.
+        let path = temp_file(
+            "tenjiku.json",
+            br#"{"variant": "tenjiku", "params": {"tempo": 77}}"#,
+        );
+        session.set_eval_file(&path).unwrap();
+        assert_eq!(session.eval_params(), baseline);
+        session.set_evaluation(Evaluation::Classical);
+        assert_eq!(session.eval_params().tempo, 77);
         let _ = std::fs::remove_file(path);
     }
 
