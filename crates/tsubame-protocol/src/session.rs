@@ -583,23 +583,26 @@ impl Session {
     /// ([`EvalParams::material_baseline`]), whatever file is loaded.
     fn eval_params(&self) -> EvalParams {
         let spec = self.variant().spec();
-        let built_in = EvalParams::for_variant(spec);
-        let full = match &self.eval_file {
-            Some(file) if file.variant == spec.protocol_name => {
-                file.apply(&built_in).unwrap_or(built_in)
+        // The weights are built only where they play: the baseline never reads them.
+        let full = || {
+            let built_in = EvalParams::for_variant(spec);
+            match &self.eval_file {
+                Some(file) if file.variant == spec.protocol_name => {
+                    file.apply(&built_in).unwrap_or(built_in)
+                }
+                _ => built_in,
             }
-            _ => built_in,
         };
         match self.evaluation {
-            Evaluation::Classical => full,
             Evaluation::Material => EvalParams::material_baseline(spec),
+            Evaluation::Classical => full(),
             Evaluation::Network => EvalParams {
                 network: self
                     .network_file
                     .clone()
                     .filter(|n| n.variant() == self.variant())
                     .or_else(|| Network::built_in(self.variant())),
-                ..full
+                ..full()
             },
         }
     }
