@@ -1,7 +1,8 @@
 //! `tsubame tune`: Texel tuning of the evaluation. `generate` plays self-play games and writes
-//! labelled quiet positions; `fit` tunes the weights on such a file (for Tenjiku, on the games
-//! files of `tsubame nnue generate --variant tenjiku`) and writes a parameter file that the
-//! engine's `EvalFile` option reads (and that can become the built-in weights).
+//! labelled quiet positions; `fit` tunes the weights on such a file or on the games files of
+//! `tsubame nnue generate` (labelled by result, by the search's score or a blend) and writes a
+//! parameter file that the engine's `EvalFile` option reads (and that can become the built-in
+//! weights).
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand};
@@ -11,11 +12,12 @@ use std::path::PathBuf;
 use tsubame_engine::eval::EvalParams;
 use tsubame_engine::params::ParamFile;
 use tsubame_engine::search_params::{PARAMS, SearchParams};
-use tsubame_rules::{Bitboard, Options, Tables, Variant, VariantSpec, tenjiku, tori, wa};
+use tsubame_rules::{Bitboard, Options, Position, Tables, Variant, VariantSpec, tenjiku, tori, wa};
 use tsubame_train::games::is_games_file;
 use tsubame_train::spsa::{Run, Tuned};
 use tsubame_train::tune::{
-    FitSettings, Generation, Sample, TunedPosition, fit, generate, tenjiku_samples,
+    FitSettings, Generation, Labelling, Sample, TunedPosition, fit, games_samples, generate,
+    tenjiku_samples,
 };
 
 /// What to tune.
@@ -29,8 +31,8 @@ pub struct TuneArgs {
 enum TuneStep {
     /// Play self-play games and write their quiet positions with the games' results.
     Generate(GenerateArgs),
-    /// Tune the evaluation weights on positions written by `generate` (Tenjiku: on games
-    /// files written by `tsubame nnue generate --variant tenjiku`).
+    /// Tune the evaluation weights on positions written by `generate` or on games files
+    /// written by `tsubame nnue generate` (Tenjiku: games files only).
     Fit(FitArgs),
     /// Tune the search parameters (the engine's `SearchParams` option) by SPSA: pairs of
     /// self-play games between the values moved up and down; resumable from its state file.
@@ -77,10 +79,20 @@ struct GenerateArgs {
 struct FitArgs {
     #[command(flatten)]
     game: GameArgs,
-    /// Positions written by `tsubame tune generate`; for Tenjiku, games files written by
-    /// `tsubame nnue generate --variant tenjiku` (several files may be given).
+    /// Positions written by `tsubame tune generate`, or games files written by `tsubame nnue
+    /// generate` (their quiet searched positions; Tenjiku: games files only). Several files
+    /// may be given.
     #[arg(long = "data", value_name = "FILE", required = true)]
     data: Vec<PathBuf>,
+    /// For games files, the share of the search's score in each position's label: 0 labels
+    /// by the game's result alone, 1 by the score alone (for games that mostly end undecided
+    /// at the ply cap, such as Wa's without drops).
+    #[arg(long, default_value_t = 0.0)]
+    score_weight: f64,
+    /// For games files, how a score becomes an expected result: `1 / (1 + 10^(-scale *
+    /// score / 400))`, the fit's own curve.
+    #[arg(long, default_value_t = 1.0)]
+    score_scale: f64,
     /// Gradient steps over all training positions.
     #[arg(long, default_value_t = 400)]
     steps: usize,
@@ -181,7 +193,11 @@ fn run_tenjiku(args: &TuneArgs) -> Result<()> {
                 path.display()
             );
         }
-        samples.extend(tenjiku_samples(&bytes, &path.display().to_string())?);
+        samples.extend(tenjiku_samples(
+            &bytes,
+            &path.display().to_string(),
+            labelling(a)?,
+        )?);
     }
     run_fit(protocol_name, &base, &samples, a)
 }
@@ -262,10 +278,44 @@ fn run_for<B: Bitboard>(
                 options.set_pair(pair)?;
             }
             let base = start_params(tables.spec, protocol_name, &a.game)?;
+            let labelling = labelling(a)?;
+            let variant = Variant::from_spec(tables.spec)
+                .with_context(|| format!("{protocol_name} is no game of games files"))?;
             let mut samples: Vec<Sample<_>> = Vec::new();
             for path in &a.data {
-                let text = std::fs::read_to_string(path)
+                let bytes = std::fs::read(path)
                     .with_context(|| format!("cannot read {}", path.display()))?;
+                if is_games_file(&bytes) {
+                    let name = path.display().to_string();
+                    let (file_options, read) =
+                        games_samples(&bytes, &name, variant, labelling, |rules, position| {
+                            Position::from_sfen(tables, &position.to_sfen(), rules.rule_set()).ok()
+                        })?;
+                    if file_options != options {
+                        let rules = |o: &Options| match o.to_string() {
+                            text if text.is_empty() => "the default rules".to_string(),
+                            text => text,
+                        };
+                        bail!(
+                            "{name} was played under {}, not under {} (give the file's rule \
+                             options with --option)",
+                            rules(&file_options),
+                            rules(&options)
+                        );
+                    }
+                    samples.extend(read);
+                    continue;
+                }
+                if labelling != Labelling::RESULTS {
+                    bail!(
+                        "{}: the positions of `tsubame tune generate` carry results, not \
+                         scores; --score-weight is for games files",
+                        path.display()
+                    );
+                }
+                let text = String::from_utf8(bytes).with_context(|| {
+                    format!("{} is neither a games file nor text", path.display())
+                })?;
                 for (number, line) in text.lines().enumerate() {
                     if line.trim().is_empty() {
                         continue;
@@ -280,6 +330,21 @@ fn run_for<B: Bitboard>(
         }
     }
     Ok(())
+}
+
+/// How `a` labels the positions of games files; a weight outside 0..=1 or a scale that is not
+/// a positive number is refused.
+fn labelling(a: &FitArgs) -> Result<Labelling> {
+    if !(0.0..=1.0).contains(&a.score_weight) {
+        bail!("--score-weight {} is not between 0 and 1", a.score_weight);
+    }
+    if !(a.score_scale > 0.0 && a.score_scale.is_finite()) {
+        bail!("--score-scale {} is not a positive number", a.score_scale);
+    }
+    Ok(Labelling {
+        score_weight: a.score_weight,
+        score_scale: a.score_scale,
+    })
 }
 
 /// Fits `base` on `samples` as `a` says and writes the parameter file.

@@ -1,4 +1,4 @@
-//! `tsubame tune spsa` as a user runs it.
+//! `tsubame tune` (spsa, and fit on games files) as a user runs it.
 
 use std::process::{Command, Output};
 
@@ -218,6 +218,110 @@ fn tenjiku_fit_runs_on_a_games_file_and_the_engine_loads_its_weights() {
     assert!(!refused.status.success());
     assert!(
         text(&refused).contains("nnue generate --variant tenjiku"),
+        "{}",
+        text(&refused)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Tori's and Wa's weights are also fitted on the games files of `nnue generate`, labelled by
+/// the search's scores where the results say little: the rules of the file must be the ones
+/// named, and labels that cannot be are refused by name.
+#[test]
+fn wa_fit_runs_on_a_games_file_labelled_by_the_search_scores() {
+    let dir = std::env::temp_dir().join(format!("tsubame-tune-wa-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    let path = |name: &str| {
+        dir.join(name)
+            .to_str()
+            .unwrap_or_else(|| panic!("path"))
+            .to_string()
+    };
+    let (games, params) = (path("wa.games"), path("wa.json"));
+    let generated = run(&[
+        "nnue",
+        "generate",
+        "--variant",
+        "wa",
+        "--option",
+        "drops=off",
+        "--nodes",
+        "150",
+        "--games",
+        "2",
+        "--max-plies",
+        "60",
+        "--out",
+        &games,
+    ]);
+    assert!(generated.status.success(), "{}", text(&generated));
+
+    let fit = |extra: &[&str]| {
+        let mut args = vec![
+            "tune",
+            "fit",
+            "--variant",
+            "wa",
+            "--data",
+            &games,
+            "--steps",
+            "10",
+            "--out",
+            &params,
+        ];
+        args.extend_from_slice(extra);
+        run(&args)
+    };
+    let fitted = fit(&["--option", "drops=off", "--score-weight", "1"]);
+    let printed = text(&fitted);
+    assert!(fitted.status.success(), "{printed}");
+    assert!(printed.contains("weights changed"), "{printed}");
+    let file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&params).unwrap_or_else(|e| panic!("{e}")))
+            .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(file["variant"], "washogi");
+
+    // The file's games were played without drops: fitting them as Wa with drops is refused.
+    let refused = fit(&["--score-weight", "1"]);
+    assert!(!refused.status.success());
+    let said = text(&refused);
+    assert!(
+        said.contains("played under drops=off, not under the default rules"),
+        "{said}"
+    );
+    for (extra, named) in [
+        (
+            ["--score-weight", "1.5"],
+            "--score-weight 1.5 is not between 0 and 1",
+        ),
+        (
+            ["--score-scale", "0"],
+            "--score-scale 0 is not a positive number",
+        ),
+    ] {
+        let mut args = vec!["--option", "drops=off"];
+        args.extend_from_slice(&extra);
+        let refused = fit(&args);
+        assert!(!refused.status.success());
+        assert!(text(&refused).contains(named), "{}", text(&refused));
+    }
+    // Positions written by `tune generate` carry no scores to label by.
+    std::fs::write(path("positions.tsv"), "x\t1\n").unwrap_or_else(|e| panic!("{e}"));
+    let refused = run(&[
+        "tune",
+        "fit",
+        "--variant",
+        "wa",
+        "--data",
+        &path("positions.tsv"),
+        "--score-weight",
+        "0.5",
+        "--out",
+        &path("never.json"),
+    ]);
+    assert!(!refused.status.success());
+    assert!(
+        text(&refused).contains("--score-weight is for games files"),
         "{}",
         text(&refused)
     );

@@ -106,12 +106,13 @@ fn play_one<B: Bitboard>(
 }
 
 /// A labelled position: the position (a [`Position`] of Tori or Wa, or a [`TenjikuPosition`])
-/// and the side to move's result (1, 0.5 or 0).
+/// and its label, the expected result for the side to move: the game's (1, 0.5 or 0), or a
+/// blend with the search's score ([`Labelling`]).
 #[derive(Clone, Debug)]
 pub struct Sample<P> {
     /// The position.
     pub position: P,
-    /// The game's result for the side to move.
+    /// The expected result for the side to move, between 0 and 1.
     pub result: f64,
 }
 
@@ -263,36 +264,118 @@ impl TunedPosition for TenjikuPosition {
     }
 }
 
-/// The labelled positions of a games file of Tenjiku (as `tsubame nnue generate --variant
-/// tenjiku` writes it; `path` names it in errors): each game's searched plies whose side to
-/// move is not in check and whose move takes nothing, with the game's result for the side to
-/// move (a draw, or a game stopped at the ply cap, 0.5).
-pub fn tenjiku_samples(
+/// How the positions of a games file are labelled for a fit: by the game's result, by the
+/// search's score at the position, or by a blend of the two.
+///
+/// ```
+/// use tsubame_train::tune::Labelling;
+///
+/// // The result alone (the default): the score does not count.
+/// assert_eq!(Labelling::default().label(1.0, -300), 1.0);
+/// // The score alone, on the fit's own curve: 0 is even, 400 ten to one.
+/// let scores = Labelling { score_weight: 1.0, score_scale: 1.0 };
+/// assert_eq!(scores.label(0.0, 0), 0.5);
+/// assert!((scores.label(0.0, 400) - 10.0 / 11.0).abs() < 1e-12);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Labelling {
+    /// The share of the search's score in a label: 0 labels by the game's result alone, 1 by
+    /// the score alone (for games that mostly end undecided at the ply cap, as Wa's without
+    /// drops do, where the result says little of who stood better).
+    pub score_weight: f64,
+    /// The scaling of a score to an expected result, on the fit's curve `1 / (1 + 10^(-scale
+    /// * score / 400))`.
+    pub score_scale: f64,
+}
+
+impl Labelling {
+    /// Labels by the game's result alone.
+    pub const RESULTS: Labelling = Labelling {
+        score_weight: 0.0,
+        score_scale: 1.0,
+    };
+
+    /// The label of a position whose game ended `result` for its side to move and whose
+    /// search scored it `score` (centipawns, for the side to move).
+    pub fn label(&self, result: f64, score: i16) -> f64 {
+        if self.score_weight == 0.0 {
+            return result;
+        }
+        self.score_weight * expected(f64::from(score), self.score_scale)
+            + (1.0 - self.score_weight) * result
+    }
+}
+
+impl Default for Labelling {
+    fn default() -> Labelling {
+        Labelling::RESULTS
+    }
+}
+
+/// The labelled positions of a games file of `variant` (as `tsubame nnue generate` writes it;
+/// `path` names it in errors), with the rule options the games were played under: each game's
+/// searched plies whose side to move is not in check and whose move takes nothing, labelled
+/// as `labelling` says from the game's result for the side to move (a draw, or a game stopped
+/// at the ply cap, 0.5) and the search's score. `take` turns a position into the fit's kind
+/// of position; one it refuses is an error naming the game.
+pub fn games_samples<P>(
     bytes: &[u8],
     path: &str,
-) -> Result<Vec<Sample<TenjikuPosition>>, DataError> {
-    let file = read_games(bytes, path, Variant::Tenjiku)?;
+    variant: Variant,
+    labelling: Labelling,
+    mut take: impl FnMut(&Options, AnyPosition) -> Option<P>,
+) -> Result<(Options, Vec<Sample<P>>), DataError> {
+    let file = read_games(bytes, path, variant)?;
     let mut samples = Vec::new();
     for game in &file.games {
-        replay_quiet_any(game, &file.options, |position, _| {
-            if let AnyPosition::Tenjiku(position) = position {
-                let result = match game.winner {
-                    None => 0.5,
-                    Some(winner) if winner == position.side_to_move() => 1.0,
-                    Some(_) => 0.0,
-                };
-                samples.push(Sample {
-                    position: *position,
-                    result,
-                });
+        let mut refused = false;
+        replay_quiet_any(game, &file.options, |position, score| {
+            let side = position.side_to_move();
+            let result = match game.winner {
+                None => 0.5,
+                Some(winner) if winner == side => 1.0,
+                Some(_) => 0.0,
+            };
+            match take(&file.options, position) {
+                Some(position) => samples.push(Sample {
+                    position,
+                    result: labelling.label(result, score),
+                }),
+                None => refused = true,
             }
         })
         .map_err(|what| DataError::Refused {
             path: path.to_string(),
             what,
         })?;
+        if refused {
+            return Err(DataError::Refused {
+                path: path.to_string(),
+                what: format!("game {}: a position is not of this fit's game", game.game),
+            });
+        }
     }
-    Ok(samples)
+    Ok((file.options, samples))
+}
+
+/// The labelled positions of a games file of Tenjiku (as `tsubame nnue generate --variant
+/// tenjiku` writes it), as [`games_samples`] reads them.
+pub fn tenjiku_samples(
+    bytes: &[u8],
+    path: &str,
+    labelling: Labelling,
+) -> Result<Vec<Sample<TenjikuPosition>>, DataError> {
+    games_samples(
+        bytes,
+        path,
+        Variant::Tenjiku,
+        labelling,
+        |_, position| match position {
+            AnyPosition::Tenjiku(position) => Some(*position),
+            _ => None,
+        },
+    )
+    .map(|(_, samples)| samples)
 }
 
 /// The weights worth tuning in `base`: values of non-royal kinds (in hand only where they can
@@ -869,6 +952,110 @@ mod tests {
         assert!(result.validation_after > result.validation_before);
     }
 
+    /// A games file of two short Tori self-play games, as bytes.
+    fn tori_games(name: &str) -> Vec<u8> {
+        let path = std::env::temp_dir().join(format!("tsubame-tune-{}-{name}", std::process::id()));
+        let path = path.to_string_lossy().into_owned();
+        let _ = std::fs::remove_file(&path);
+        let generation = Generation {
+            games: 2,
+            nodes: 200,
+            seed: 3,
+            threads: 2,
+            max_plies: 80,
+            ..Generation::default()
+        };
+        crate::data::generate_any(
+            &Options::defaults(tori::spec()),
+            &EvalParams::for_variant(tori::spec()),
+            &generation,
+            &path,
+            &std::sync::atomic::AtomicBool::new(false),
+            &mut |_| {},
+        )
+        .unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        let _ = std::fs::remove_file(&path);
+        bytes
+    }
+
+    #[test]
+    fn games_file_labels_blend_the_result_and_the_search_score() {
+        let bytes = tori_games("labels");
+        let take = |rules: &Options, position: AnyPosition| {
+            Position::from_sfen(tori::tables(), &position.to_sfen(), rules.rule_set()).ok()
+        };
+        // What each quiet searched position should carry, read the long way round.
+        let file = read_games(&bytes, "tori.games", Variant::Tori).unwrap();
+        let mut expected_pairs = Vec::new();
+        for game in &file.games {
+            replay_quiet_any(game, &file.options, |position, score| {
+                let result = match game.winner {
+                    None => 0.5,
+                    Some(winner) if winner == position.side_to_move() => 1.0,
+                    Some(_) => 0.0,
+                };
+                expected_pairs.push((position.to_sfen(), result, score));
+            })
+            .unwrap();
+        }
+        assert!(expected_pairs.len() > 20, "{}", expected_pairs.len());
+        assert!(expected_pairs.iter().any(|&(_, _, score)| score > 50));
+        assert!(expected_pairs.iter().any(|&(_, _, score)| score < -50));
+
+        let by_results = games_samples(
+            &bytes,
+            "tori.games",
+            Variant::Tori,
+            Labelling::RESULTS,
+            take,
+        )
+        .unwrap()
+        .1;
+        let blend = Labelling {
+            score_weight: 0.25,
+            score_scale: 1.5,
+        };
+        let (options, blended) =
+            games_samples(&bytes, "tori.games", Variant::Tori, blend, take).unwrap();
+        assert_eq!(options, Options::defaults(tori::spec()));
+        assert_eq!(by_results.len(), expected_pairs.len());
+        assert_eq!(blended.len(), expected_pairs.len());
+        for ((sample, blended), (sfen, result, score)) in
+            by_results.iter().zip(&blended).zip(&expected_pairs)
+        {
+            assert_eq!(&sample.position.to_sfen(), sfen);
+            assert_eq!(sample.result, *result);
+            let from_score = 1.0 / (1.0 + 10f64.powf(-1.5 * f64::from(*score) / 400.0));
+            let label = 0.25 * from_score + 0.75 * result;
+            assert!(
+                (blended.result - label).abs() < 1e-12,
+                "{sfen}: {}",
+                blended.result
+            );
+        }
+
+        // A file of another game is refused by name, not misread.
+        let wrong = games_samples(
+            &bytes,
+            "tori.games",
+            Variant::Wa,
+            Labelling::RESULTS,
+            |_, _| Some(()),
+        );
+        assert!(wrong.is_err());
+        // A position the fit cannot take is an error naming the game.
+        let refused = games_samples(
+            &bytes,
+            "tori.games",
+            Variant::Tori,
+            Labelling::RESULTS,
+            |_, _| None::<()>,
+        )
+        .unwrap_err();
+        assert!(refused.to_string().contains("game 0"), "{refused}");
+    }
+
     /// Tenjiku samples from a generated games file, with the mop-up terms off so that the
     /// evaluation is linear in the pieces' values and rank entries.
     fn tenjiku_fixture(name: &str) -> (Vec<Sample<TenjikuPosition>>, EvalParams) {
@@ -898,7 +1085,10 @@ mod tests {
         .unwrap();
         let bytes = std::fs::read(&path).unwrap();
         let _ = std::fs::remove_file(&path);
-        (tenjiku_samples(&bytes, &path).unwrap(), params)
+        (
+            tenjiku_samples(&bytes, &path, Labelling::RESULTS).unwrap(),
+            params,
+        )
     }
 
     #[test]
