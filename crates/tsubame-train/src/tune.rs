@@ -1053,7 +1053,9 @@ mod tests {
             |_, _| None::<()>,
         )
         .unwrap_err();
-        assert!(refused.to_string().contains("game 0"), "{refused}");
+        // Games are stored in the order they finished: the first one stored is the one named.
+        let first = format!("game {}:", file.games[0].game);
+        assert!(refused.to_string().contains(&first), "{refused}");
     }
 
     /// Tenjiku samples from a generated games file, with the mop-up terms off so that the
