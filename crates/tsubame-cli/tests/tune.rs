@@ -19,6 +19,21 @@ fn text(output: &Output) -> String {
     )
 }
 
+/// A fresh directory for one test's files, and the path of a file in it as text.
+fn scratch(test: &str) -> (std::path::PathBuf, impl Fn(&str) -> String) {
+    let dir = std::env::temp_dir().join(format!("tsubame-tune-{test}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    let inside = dir.clone();
+    let path = move |name: &str| {
+        inside
+            .join(name)
+            .to_str()
+            .unwrap_or_else(|| panic!("path"))
+            .to_string()
+    };
+    (dir, path)
+}
+
 /// A short SPSA run plays its pairs of games, saves its state, prints the tuned values as an
 /// option line the engine takes, and picks up from its state when run again.
 #[test]
@@ -117,14 +132,7 @@ fn spsa_runs_saves_its_state_and_resumes() {
 /// writes is one the engine loads, and the steps Tenjiku has no use for are refused by name.
 #[test]
 fn tenjiku_fit_runs_on_a_games_file_and_the_engine_loads_its_weights() {
-    let dir = std::env::temp_dir().join(format!("tsubame-tune-tenjiku-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
-    let path = |name: &str| {
-        dir.join(name)
-            .to_str()
-            .unwrap_or_else(|| panic!("path"))
-            .to_string()
-    };
+    let (dir, path) = scratch("tenjiku");
     let (games, params) = (path("tenjiku.games"), path("tenjiku.json"));
     let generated = run(&[
         "nnue",
@@ -229,14 +237,7 @@ fn tenjiku_fit_runs_on_a_games_file_and_the_engine_loads_its_weights() {
 /// named, and labels that cannot be are refused by name.
 #[test]
 fn wa_fit_runs_on_a_games_file_labelled_by_the_search_scores() {
-    let dir = std::env::temp_dir().join(format!("tsubame-tune-wa-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
-    let path = |name: &str| {
-        dir.join(name)
-            .to_str()
-            .unwrap_or_else(|| panic!("path"))
-            .to_string()
-    };
+    let (dir, path) = scratch("wa");
     let (games, params) = (path("wa.games"), path("wa.json"));
     let generated = run(&[
         "nnue",

@@ -952,23 +952,21 @@ mod tests {
         assert!(result.validation_after > result.validation_before);
     }
 
-    /// A games file of two short Tori self-play games, as bytes.
-    fn tori_games(name: &str) -> Vec<u8> {
+    /// The bytes of a games file that `generation` writes under `options` and `params`
+    /// (`name` keeps the file apart from other tests').
+    fn generated_games(
+        name: &str,
+        options: &Options,
+        params: &EvalParams,
+        generation: &Generation,
+    ) -> Vec<u8> {
         let path = std::env::temp_dir().join(format!("tsubame-tune-{}-{name}", std::process::id()));
         let path = path.to_string_lossy().into_owned();
         let _ = std::fs::remove_file(&path);
-        let generation = Generation {
-            games: 2,
-            nodes: 200,
-            seed: 3,
-            threads: 2,
-            max_plies: 80,
-            ..Generation::default()
-        };
         crate::data::generate_any(
-            &Options::defaults(tori::spec()),
-            &EvalParams::for_variant(tori::spec()),
-            &generation,
+            options,
+            params,
+            generation,
             &path,
             &std::sync::atomic::AtomicBool::new(false),
             &mut |_| {},
@@ -977,6 +975,24 @@ mod tests {
         let bytes = std::fs::read(&path).unwrap();
         let _ = std::fs::remove_file(&path);
         bytes
+    }
+
+    /// A games file of two short Tori self-play games, as bytes.
+    fn tori_games(name: &str) -> Vec<u8> {
+        let generation = Generation {
+            games: 2,
+            nodes: 200,
+            seed: 3,
+            threads: 2,
+            max_plies: 80,
+            ..Generation::default()
+        };
+        generated_games(
+            name,
+            &Options::defaults(tori::spec()),
+            &EvalParams::for_variant(tori::spec()),
+            &generation,
+        )
     }
 
     #[test]
@@ -1061,9 +1077,6 @@ mod tests {
     /// Tenjiku samples from a generated games file, with the mop-up terms off so that the
     /// evaluation is linear in the pieces' values and rank entries.
     fn tenjiku_fixture(name: &str) -> (Vec<Sample<TenjikuPosition>>, EvalParams) {
-        let path = std::env::temp_dir().join(format!("tsubame-tune-{}-{name}", std::process::id()));
-        let path = path.to_string_lossy().into_owned();
-        let _ = std::fs::remove_file(&path);
         let params = EvalParams {
             mop_up_margin: 0,
             ..EvalParams::for_variant(tenjiku::spec())
@@ -1076,19 +1089,14 @@ mod tests {
             max_plies: 90,
             ..Generation::default()
         };
-        crate::data::generate_any(
+        let bytes = generated_games(
+            name,
             &Options::defaults(tenjiku::spec()),
             &params,
             &generation,
-            &path,
-            &std::sync::atomic::AtomicBool::new(false),
-            &mut |_| {},
-        )
-        .unwrap();
-        let bytes = std::fs::read(&path).unwrap();
-        let _ = std::fs::remove_file(&path);
+        );
         (
-            tenjiku_samples(&bytes, &path, Labelling::RESULTS).unwrap(),
+            tenjiku_samples(&bytes, "tenjiku.games", Labelling::RESULTS).unwrap(),
             params,
         )
     }
