@@ -598,9 +598,13 @@ pub fn terms<B: Bitboard, T: Terms>(position: &Position<B>, params: &EvalParams,
     let mut material = [0i32; 2];
     let (width, height) = (i32::from(geometry.width), i32::from(geometry.height));
     let royals = Color::ALL.map(|color| position.royal_square(color));
+    // Files counted from 0, as ranks are, so that the centre is (width - 1) / 2 for both sides.
     let file_rank = |square: usize| {
         let sq = Square::from_index(square as u8);
-        (i32::from(geometry.file(sq)), i32::from(geometry.rank(sq)))
+        (
+            i32::from(geometry.file(sq)) - 1,
+            i32::from(geometry.rank(sq)),
+        )
     };
     let royal_places = royals.map(|royal| royal.map(file_rank));
     // Where a piece of `color` at (file, rank) stands relative to a royal at `royal`, as
@@ -780,8 +784,9 @@ fn mop_up_counts<B: Bitboard>(position: &Position<B>, ahead: Color) -> Option<(i
     let royal = Square::from_index(royal as u8);
     let (width, height) = (i32::from(geometry.width), i32::from(geometry.height));
     let span = width.max(height);
+    // Files counted from 0 (the rules number them from 1), as ranks are.
     let (royal_file, royal_rank) = (
-        i32::from(geometry.file(royal)),
+        i32::from(geometry.file(royal)) - 1,
         i32::from(geometry.rank(royal)),
     );
     let off_centre = (2 * royal_file - (width - 1))
@@ -795,7 +800,10 @@ fn mop_up_counts<B: Bitboard>(position: &Position<B>, ahead: Color) -> Option<(i
         }
         for square in position.pieces(ahead, Role(r as u8)).iter() {
             let sq = Square::from_index(square as u8);
-            let (file, rank) = (i32::from(geometry.file(sq)), i32::from(geometry.rank(sq)));
+            let (file, rank) = (
+                i32::from(geometry.file(sq)) - 1,
+                i32::from(geometry.rank(sq)),
+            );
             closeness += span - (file - royal_file).abs().max((rank - royal_rank).abs());
         }
     }
@@ -1138,8 +1146,9 @@ mod tests {
                 "{sfen}"
             );
         }
-        // Wa has no tuned tables: its evaluation makes no pass over the attacks.
-        let wa_params = EvalParams::for_variant(wa::spec());
+        // Wa's derived weights have no tables: without fitted ones its evaluation makes no
+        // pass over the attacks.
+        let wa_params = EvalParams::derived(wa::spec());
         assert!(wa_params.hanging.is_empty() && wa_params.attacked.is_empty());
         assert!(wa_params.weak_zone.is_empty() && wa_params.royal_danger.is_empty());
     }
@@ -1160,7 +1169,7 @@ mod tests {
         assert_eq!(p.value(tori::EAGLE), 1600);
         assert!(p.hand_value[tori::SWALLOW.index()] > p.value(tori::SWALLOW));
         assert!(p.hand_value[tori::FALCON.index()] < p.value(tori::FALCON));
-        let w = EvalParams::for_variant(wa::spec());
+        let w = EvalParams::derived(wa::spec());
         assert_eq!(w.value(wa::SPARROW_PAWN), 100);
         assert!(w.value(wa::GLIDING_SWALLOW) > w.value(wa::SWALLOWS_WINGS));
         assert!(w.value(wa::TENACIOUS_FALCON) > w.value(wa::FLYING_FALCON));
@@ -1346,5 +1355,130 @@ mod tests {
         let even = Position::from_sfen(tori::tables(), "3k3/7/7/7/7/7/3K3 b - 1", rules).unwrap();
         let ahead = Position::from_sfen(tori::tables(), "3k3/7/7/7/7/7/3K3 b C 1", rules).unwrap();
         assert!(evaluate(&ahead, &params) > evaluate(&even, &params) + 400);
+    }
+
+    /// `sfen` turned half a turn with the colours swapped: the same game seen from the other
+    /// side, whose evaluation for the side to move is the same.
+    fn turned(sfen: &str) -> String {
+        let mut fields = sfen.split(' ');
+        let (board, side, hand, rest) = (
+            fields.next().unwrap(),
+            fields.next().unwrap(),
+            fields.next().unwrap(),
+            fields.collect::<Vec<_>>(),
+        );
+        let swap_case = |c: char| {
+            if c.is_ascii_uppercase() {
+                c.to_ascii_lowercase()
+            } else {
+                c.to_ascii_uppercase()
+            }
+        };
+        let ranks: Vec<String> = board
+            .split('/')
+            .rev()
+            .map(|rank| {
+                // Tokens: a run of empty squares, or a piece with its promotion mark.
+                let mut tokens: Vec<String> = Vec::new();
+                let mut chars = rank.chars().peekable();
+                while let Some(c) = chars.next() {
+                    let mut token = String::from(swap_case(c));
+                    if c.is_ascii_digit() {
+                        while let Some(d) = chars.next_if(char::is_ascii_digit) {
+                            token.push(d);
+                        }
+                    } else if c == '+' {
+                        token.push(swap_case(chars.next().unwrap()));
+                    }
+                    tokens.push(token);
+                }
+                tokens.into_iter().rev().collect()
+            })
+            .collect();
+        let side = if side == "b" { "w" } else { "b" };
+        let hand: String = hand.chars().map(swap_case).collect();
+        let mut turned = vec![ranks.join("/"), side.to_string(), hand];
+        turned.extend(rest.into_iter().map(str::to_string));
+        turned.join(" ")
+    }
+
+    /// Weights with every table switched on and set to arbitrary values, so that no term
+    /// hides behind a zero.
+    fn scrambled(spec: &'static VariantSpec) -> EvalParams {
+        let mut params = EvalParams::derived(spec).with_every_table(spec);
+        let mut random = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = move || {
+            random ^= random << 13;
+            random ^= random >> 7;
+            random ^= random << 17;
+            (random % 41) as i32 - 20
+        };
+        for table in [
+            &mut params.rank_bonus,
+            &mut params.file_bonus,
+            &mut params.near_enemy_royal,
+            &mut params.near_own_royal,
+        ] {
+            table.iter_mut().flatten().for_each(|v| *v = next());
+        }
+        for table in [
+            &mut params.hanging,
+            &mut params.attacked,
+            &mut params.weak_zone,
+            &mut params.royal_danger,
+        ] {
+            table.iter_mut().for_each(|v| *v = next());
+        }
+        params.mop_up_margin = 1;
+        params.mop_up_edge = 7;
+        params.mop_up_tropism = 3;
+        params
+    }
+
+    /// Tori and Wa play the same from either side of the board: a position and the same
+    /// position turned half a turn with the colours swapped evaluate alike, along random
+    /// games with every term switched on (files from the centre, places around the royals,
+    /// mop-up rings among them).
+    fn evaluations_do_not_depend_on_which_side_sits_where<B: Bitboard>(start: Position<B>) {
+        let tables = start.tables();
+        let params = scrambled(tables.spec);
+        let rules = start.rules();
+        let mut random = 7_u64;
+        for game in 0..6 {
+            let mut position = start.clone();
+            for _ in 0..(40 + 20 * game) {
+                let sfen = position.to_sfen();
+                let mirror = Position::from_sfen(tables, &turned(&sfen), rules).unwrap();
+                assert_eq!(
+                    evaluate(&position, &params),
+                    evaluate(&mirror, &params),
+                    "{sfen} against {}",
+                    mirror.to_sfen()
+                );
+                let moves = position.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                random = random
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                position.make_move(moves[(random >> 33) as usize % moves.len()]);
+            }
+        }
+    }
+
+    #[test]
+    fn tori_evaluates_alike_from_either_side() {
+        evaluations_do_not_depend_on_which_side_sits_where(
+            tori::start(&Options::defaults(tori::spec())).unwrap(),
+        );
+    }
+
+    #[test]
+    fn wa_evaluates_alike_from_either_side() {
+        for options in ["", "drops=off"] {
+            let options = Options::parse(wa::spec(), options).unwrap();
+            evaluations_do_not_depend_on_which_side_sits_where(wa::start(&options).unwrap());
+        }
     }
 }

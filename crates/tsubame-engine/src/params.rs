@@ -6,9 +6,9 @@
 //! use tsubame_engine::{eval::EvalParams, params::ParamFile};
 //! use tsubame_rules::wa;
 //!
-//! let file = ParamFile::parse(r#"{"variant": "washogi", "params": {"mop_up_edge": 20}}"#).unwrap();
+//! let file = ParamFile::parse(r#"{"variant": "washogi", "params": {"mop_up_edge": 35}}"#).unwrap();
 //! let params = file.apply(&EvalParams::for_variant(wa::spec())).unwrap();
-//! assert_eq!(params.mop_up_edge, 20);
+//! assert_eq!(params.mop_up_edge, 35);
 //! assert_eq!(params.tempo, EvalParams::for_variant(wa::spec()).tempo);
 //! ```
 
@@ -21,7 +21,7 @@ fn tuned_file(spec: &VariantSpec) -> Option<&'static str> {
     match Variant::from_spec(spec)? {
         Variant::Tori => Some(include_str!("../params/torishogi.json")),
         Variant::Tenjiku => Some(include_str!("../params/tenjiku.json")),
-        Variant::Wa => None,
+        Variant::Wa => Some(include_str!("../params/washogi.json")),
     }
 }
 
@@ -238,7 +238,11 @@ mod tests {
 
     #[test]
     fn the_built_in_tuned_files_are_read_whole() {
-        for spec in [tsubame_rules::tori::spec(), tsubame_rules::tenjiku::spec()] {
+        for spec in [
+            tsubame_rules::tori::spec(),
+            tsubame_rules::wa::spec(),
+            tsubame_rules::tenjiku::spec(),
+        ] {
             let text = tuned_file(spec).unwrap();
             let file = ParamFile::parse(text).unwrap();
             assert_eq!(file.variant, spec.protocol_name);
@@ -246,7 +250,6 @@ mod tests {
             assert_eq!(EvalParams::for_variant(spec), tuned);
             assert_ne!(tuned, EvalParams::derived(spec));
         }
-        assert!(tuned_file(tsubame_rules::wa::spec()).is_none());
     }
 
     use tsubame_rules::{tori, wa};
@@ -265,7 +268,7 @@ mod tests {
 
     #[test]
     fn relational_tables_can_be_set_switched_off_and_are_dropped_when_zero() {
-        let base = EvalParams::for_variant(wa::spec());
+        let base = EvalParams::derived(wa::spec());
         assert!(base.near_enemy_royal.is_empty() && base.hanging.is_empty());
         let full = base.with_every_table(wa::spec());
         let kinds = wa::spec().roles.len();
