@@ -6,7 +6,7 @@ use crate::nnue::Network;
 use std::sync::Arc;
 use tsubame_rules::tenjiku::{self, Lion, TenjikuPosition};
 use tsubame_rules::{
-    Bitboard, Color, Move, Position, Role, Square, Variant, VariantSpec, betza, tori,
+    Bitboard, Color, Geometry, Move, Position, Role, Square, Variant, VariantSpec, betza, tori,
 };
 
 /// Evaluation weights of one game, in centipawns (a Tori swallow is 100). Parameter files
@@ -598,14 +598,7 @@ pub fn terms<B: Bitboard, T: Terms>(position: &Position<B>, params: &EvalParams,
     let mut material = [0i32; 2];
     let (width, height) = (i32::from(geometry.width), i32::from(geometry.height));
     let royals = Color::ALL.map(|color| position.royal_square(color));
-    // Files counted from 0, as ranks are, so that the centre is (width - 1) / 2 for both sides.
-    let file_rank = |square: usize| {
-        let sq = Square::from_index(square as u8);
-        (
-            i32::from(geometry.file(sq)) - 1,
-            i32::from(geometry.rank(sq)),
-        )
-    };
+    let file_rank = |square: usize| board_place(&geometry, Square::from_index(square as u8));
     let royal_places = royals.map(|royal| royal.map(file_rank));
     // Where a piece of `color` at (file, rank) stands relative to a royal at `royal`, as
     // its owner sees the board.
@@ -774,6 +767,15 @@ pub fn mop_up<B: Bitboard>(position: &Position<B>, params: &EvalParams, ahead: C
     })
 }
 
+/// A square's (file, rank), both counted from 0 (the rules number files from 1), so that the
+/// centre is at (width - 1) / 2 for both sides.
+fn board_place(geometry: &Geometry, square: Square) -> (i32, i32) {
+    (
+        i32::from(geometry.file(square)) - 1,
+        i32::from(geometry.rank(square)),
+    )
+}
+
 /// What the mop-up terms count for the side `ahead`: how many rings the enemy royal stands
 /// from the centre, and the summed closeness (the board's span less the king-move distance)
 /// of `ahead`'s other pieces to it. `None` where the enemy has no royal.
@@ -784,11 +786,7 @@ fn mop_up_counts<B: Bitboard>(position: &Position<B>, ahead: Color) -> Option<(i
     let royal = Square::from_index(royal as u8);
     let (width, height) = (i32::from(geometry.width), i32::from(geometry.height));
     let span = width.max(height);
-    // Files counted from 0 (the rules number them from 1), as ranks are.
-    let (royal_file, royal_rank) = (
-        i32::from(geometry.file(royal)) - 1,
-        i32::from(geometry.rank(royal)),
-    );
+    let (royal_file, royal_rank) = board_place(&geometry, royal);
     let off_centre = (2 * royal_file - (width - 1))
         .abs()
         .max((2 * royal_rank - (height - 1)).abs())
@@ -800,10 +798,7 @@ fn mop_up_counts<B: Bitboard>(position: &Position<B>, ahead: Color) -> Option<(i
         }
         for square in position.pieces(ahead, Role(r as u8)).iter() {
             let sq = Square::from_index(square as u8);
-            let (file, rank) = (
-                i32::from(geometry.file(sq)) - 1,
-                i32::from(geometry.rank(sq)),
-            );
+            let (file, rank) = board_place(&geometry, sq);
             closeness += span - (file - royal_file).abs().max((rank - royal_rank).abs());
         }
     }
