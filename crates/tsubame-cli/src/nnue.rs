@@ -1,7 +1,8 @@
 //! `tsubame nnue`: the network evaluation's data and training. `generate` plays self-play
-//! games and appends them to a games file (resumable; Tenjiku's too, for puzzles); `convert` turns a file of labelled
-//! positions (the first format) into games; `train` fits a network to either kind of file and
-//! writes one network file per epoch.
+//! games and appends them to a games file (resumable; Tenjiku's too, for puzzles); `relabel`
+//! searches stored games again, deeper, into a new games file (resumable); `convert` turns a
+//! file of labelled positions (the first format) into games; `train` fits a network to either
+//! kind of file and writes one network file per epoch.
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand};
@@ -17,6 +18,7 @@ use tsubame_train::data::{
     Generation, Progress, Record, add_mirror_images, generate, generate_any, read_file,
 };
 use tsubame_train::games::convert_file;
+use tsubame_train::relabel::{RelabelProgress, Relabelling, relabel};
 use tsubame_train::train::{Factors, FloatNetwork, Prepared, TrainSettings, train};
 
 /// What to do.
@@ -31,6 +33,9 @@ enum NnueStep {
     /// Play self-play games and append them, with the search's score at every searched ply
     /// and the result, to a games file; a stopped run resumes where it was.
     Generate(GenerateArgs),
+    /// Search the training positions of a games file again (more nodes, or another network)
+    /// and write the games with the new scores to a new games file; a stopped run resumes.
+    Relabel(RelabelArgs),
     /// Convert a file of labelled positions (the first data format, `TSBDATA1`) into a games
     /// file, checking that the games give back exactly its positions.
     Convert(ConvertArgs),
@@ -66,6 +71,32 @@ struct GenerateArgs {
     #[arg(long, default_value_t = Generation::default().max_plies)]
     max_plies: usize,
     /// The games file, created or resumed.
+    #[arg(long, value_name = "FILE")]
+    out: PathBuf,
+}
+
+#[derive(Args)]
+struct RelabelArgs {
+    /// The game: `tori` or `wa` (the rule options are the games file's).
+    #[arg(long, default_value = "tori")]
+    variant: Variant,
+    /// The games file whose games are searched again.
+    #[arg(long, value_name = "FILE")]
+    data: String,
+    /// Search nodes per searched ply.
+    #[arg(long)]
+    nodes: u64,
+    /// Search with this network instead of the classical evaluation.
+    #[arg(long, value_name = "FILE")]
+    net: Option<String>,
+    /// Games searched at once (one per core).
+    #[arg(long, default_value_t = default_threads())]
+    threads: usize,
+    /// Search every searched ply again, not only the training positions (the quiet ones and
+    /// a scored final position); the others are written as not searched without it.
+    #[arg(long)]
+    all_plies: bool,
+    /// The new games file, created or resumed; never the `--data` file.
     #[arg(long, value_name = "FILE")]
     out: PathBuf,
 }
@@ -175,6 +206,7 @@ fn default_threads() -> usize {
 pub fn run(args: &NnueArgs) -> Result<()> {
     match &args.step {
         NnueStep::Generate(a) => run_generate(a),
+        NnueStep::Relabel(a) => run_relabel(a),
         NnueStep::Convert(a) => run_convert(a),
         NnueStep::Train(a) => run_train(a),
     }
@@ -288,6 +320,86 @@ fn run_generate(a: &GenerateArgs) -> Result<()> {
         progress.resumed_games,
         (progress.games - progress.resumed_games) as f64 / hours.max(1e-9),
         (progress.positions - progress.resumed_positions) as f64 / hours.max(1e-9),
+    );
+    Ok(())
+}
+
+fn run_relabel(a: &RelabelArgs) -> Result<()> {
+    if a.variant == Variant::Tenjiku {
+        bail!("networks cover tori and wa, not tenjiku");
+    }
+    if a.nodes == 0 {
+        bail!("--nodes must be at least 1");
+    }
+    let out = a.out.to_string_lossy().into_owned();
+    let same_file = std::fs::canonicalize(&a.data)
+        .ok()
+        .is_some_and(|data| std::fs::canonicalize(&a.out).ok() == Some(data));
+    if same_file {
+        bail!("--out must be a new file, not the --data file {}", a.data);
+    }
+    let mut params = EvalParams::for_variant(a.variant.spec());
+    if let Some(path) = &a.net {
+        params.network = Some(Arc::new(load_network(path, a.variant)?));
+    }
+    let relabelling = Relabelling {
+        nodes: a.nodes,
+        threads: a.threads,
+        all_plies: a.all_plies,
+    };
+    let bar = ProgressBar::new(0);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} games {msg} ({eta} left)")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let started = Instant::now();
+    let bar_handle = bar.clone();
+    let mut on_game = move |p: RelabelProgress| {
+        bar_handle.set_length(p.total_games as u64);
+        bar_handle.set_position(p.games as u64);
+        let rate =
+            (p.plies - p.resumed_plies) as f64 / started.elapsed().as_secs_f64().max(1e-3) * 3600.0;
+        bar_handle.set_message(format!(
+            "{}/{} plies, {:.0}/hour, {} scores changed",
+            p.plies, p.total_plies, rate, p.changed
+        ));
+    };
+    let stop = AtomicBool::new(false);
+    let progress = match a.variant {
+        Variant::Wa => relabel(
+            wa::tables(),
+            a.variant,
+            &params,
+            &relabelling,
+            &a.data,
+            &out,
+            &stop,
+            &mut on_game,
+        ),
+        _ => relabel(
+            tori::tables(),
+            a.variant,
+            &params,
+            &relabelling,
+            &a.data,
+            &out,
+            &stop,
+            &mut on_game,
+        ),
+    }?;
+    bar.finish_and_clear();
+    println!(
+        "{}: {} of {} games, {} of {} searched plies at {} nodes ({} games were there before); {} scores changed ({:.1} %); {:.0} s",
+        out,
+        progress.games,
+        progress.total_games,
+        progress.plies,
+        progress.total_plies,
+        a.nodes,
+        progress.resumed_games,
+        progress.changed,
+        100.0 * progress.changed as f64 / progress.plies.max(1) as f64,
+        started.elapsed().as_secs_f64()
     );
     Ok(())
 }

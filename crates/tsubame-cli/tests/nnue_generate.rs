@@ -1,4 +1,4 @@
-//! `tsubame nnue generate` as a user runs it.
+//! `tsubame nnue generate`, `relabel` and `train` as a user runs them.
 
 use std::process::Command;
 use tsubame_rules::Variant;
@@ -100,5 +100,64 @@ fn training_with_factors_writes_wa_networks_and_refuses_a_bad_scale() {
     assert!(!refused.status.success());
     let stderr = String::from_utf8_lossy(&refused.stderr);
     assert!(stderr.contains("--score-scale"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `tsubame nnue relabel` on a Wa file (drops off, the option taken from the file): searched
+/// again as played, every ply, the file comes back byte for byte; deeper, the same training
+/// positions with new scores; writing over its own data, or reading it as another game, is
+/// refused by name.
+#[test]
+fn relabelling_wa_games_keeps_the_games_and_refuses_its_own_file() {
+    let dir = std::env::temp_dir().join(format!("tsubame-relabel-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    let path = |name: &str| {
+        dir.join(name)
+            .to_str()
+            .unwrap_or_else(|| panic!("path"))
+            .to_string()
+    };
+    let data = path("wa.games");
+    generate_wa(&data, 2, 40);
+    let relabel = |variant: &str, nodes: &str, out: &str, extra: &[&str]| {
+        Command::new(BINARY)
+            .args(["nnue", "relabel", "--variant", variant, "--data", &data])
+            .args(["--nodes", nodes, "--threads", "2", "--out", out])
+            .args(extra)
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run tsubame: {e}"))
+    };
+    let succeeded = |output: &std::process::Output| {
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    let same = path("same.games");
+    let stdout = succeeded(&relabel("wa", "200", &same, &["--all-plies"]));
+    assert!(stdout.contains("2 of 2 games"), "{stdout}");
+    assert!(stdout.contains(" 0 scores changed"), "{stdout}");
+    let read = |p: &str| std::fs::read(p).unwrap_or_else(|e| panic!("{p}: {e}"));
+    assert_eq!(read(&same), read(&data));
+
+    let deeper = path("deeper.games");
+    succeeded(&relabel("wa", "1000", &deeper, &[]));
+    let positions = |p: &str| read_file(p, Variant::Wa).unwrap_or_else(|e| panic!("{e}"));
+    let (old, new) = (positions(&data), positions(&deeper));
+    assert_eq!(old.len(), new.len());
+    assert!(old.iter().zip(&new).all(|(a, b)| a.board == b.board));
+    assert!(old.iter().zip(&new).any(|(a, b)| a.score != b.score));
+
+    let itself = relabel("wa", "1000", &data, &[]);
+    assert!(!itself.status.success());
+    let stderr = String::from_utf8_lossy(&itself.stderr);
+    assert!(stderr.contains("--out must be a new file"), "{stderr}");
+    let other_game = relabel("tori", "1000", &path("tori.games"), &[]);
+    assert!(!other_game.status.success());
+    let stderr = String::from_utf8_lossy(&other_game.stderr);
+    assert!(stderr.contains("not tori"), "{stderr}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -447,7 +447,7 @@ fn generation_limits(generation: &Generation) -> Limits {
 
 /// The search of one self-play move: `player`'s parameters and table, one thread, under
 /// `limits`.
-fn search_request<'a, P>(
+pub(crate) fn search_request<'a, P>(
     position: &'a P,
     keys: &'a [u64],
     checks: &'a [bool],

@@ -7,6 +7,8 @@
 //!   format;
 //! - [`positions`]: the labelled positions training reads, and the first format, which stored
 //!   them whole;
+//! - [`relabel`]: stored games searched again, deeper or with another evaluation, for labels
+//!   of another depth on the same positions;
 //! - [`train`]: training a network ([`tsubame_engine::nnue::Network`]) on those positions;
 //! - [`tune`]: fitting the classical evaluation's weights to self-play results;
 //! - [`spsa`]: tuning the search's margins by SPSA over games between two settings.
@@ -27,6 +29,7 @@
 pub mod data;
 pub mod games;
 pub mod positions;
+pub mod relabel;
 pub mod spsa;
 pub mod train;
 pub mod tune;
