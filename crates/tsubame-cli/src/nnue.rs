@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 use tsubame_engine::eval::EvalParams;
-use tsubame_engine::nnue::{Layout, Network, OUTPUT_BUCKETS, RoyalBuckets};
+use tsubame_engine::nnue::{HIDDEN, Layout, Network, OUTPUT_BUCKETS, RoyalBuckets};
 use tsubame_rules::{Options, Variant, tori, wa};
 use tsubame_train::data::{
     Generation, Progress, Record, add_mirror_images, generate, generate_any, read_file,
@@ -252,6 +252,21 @@ fn load_network(path: &str, variant: Variant) -> Result<Network> {
     Ok(network)
 }
 
+/// [`load_network`] for a network to train from, which may be narrower than this build's
+/// networks (a build with the `wide-network` feature): gives it widened and its file's width.
+fn load_network_widened(path: &str, variant: Variant) -> Result<(Network, usize)> {
+    let bytes = std::fs::read(path).with_context(|| format!("cannot read {path}"))?;
+    let (network, width) = Network::from_bytes_widened(&bytes)
+        .with_context(|| format!("{path} is no network this build reads"))?;
+    if network.variant() != variant {
+        bail!(
+            "{path} is a network for {}, not {variant}",
+            network.variant()
+        );
+    }
+    Ok((network, width))
+}
+
 fn run_generate(a: &GenerateArgs) -> Result<()> {
     let spec = a.variant.spec();
     let mut options = Options::defaults(spec);
@@ -425,7 +440,14 @@ fn run_train(a: &TrainArgs) -> Result<()> {
     }
     let mut network = match &a.init {
         Some(path) => {
-            let start = FloatNetwork::from_network(&load_network(path, a.variant)?);
+            let (init, width) = load_network_widened(path, a.variant)?;
+            let mut start = FloatNetwork::from_network(&init);
+            if width < HIDDEN {
+                println!(
+                    "{path} is {width} neurons wide: widened to {HIDDEN}, the new neurons starting with random first-layer weights and no output weight"
+                );
+                start = start.with_new_neurons_from(width, a.seed);
+            }
             let had = start.buckets();
             let buckets = a.output_buckets.unwrap_or(had);
             start.with_buckets(buckets).with_context(|| {

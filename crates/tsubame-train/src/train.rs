@@ -175,6 +175,30 @@ impl FloatNetwork {
         Some(self)
     }
 
+    /// This network with its neurons from `first` on woken: small random first-layer weights
+    /// (as [`FloatNetwork::random`] gives), no bias and no output weight, so that it still
+    /// evaluates as before but the new neurons learn. It is how a network read widened
+    /// ([`Network::from_bytes_widened`]), whose extra neurons are silent, starts training.
+    pub fn with_new_neurons_from(mut self, first: usize, seed: u64) -> FloatNetwork {
+        let mut rng = StdRng::seed_from_u64(seed);
+        for rows in [&mut self.w1, &mut self.shared] {
+            for row in rows.chunks_mut(HIDDEN) {
+                for w in row.iter_mut().skip(first) {
+                    *w = rng.gen_range(-0.1..0.1);
+                }
+            }
+        }
+        for b in self.b1.iter_mut().skip(first) {
+            *b = 0.0;
+        }
+        for row in self.w2.chunks_mut(HIDDEN) {
+            for w in row.iter_mut().skip(first) {
+                *w = 0.0;
+            }
+        }
+        self
+    }
+
     /// How the first layer follows each side's royal.
     pub fn royal_buckets(&self) -> &RoyalBuckets {
         &self.royal
@@ -872,6 +896,61 @@ mod tests {
                 .with_royal_buckets(wa)
                 .is_none()
         );
+    }
+
+    /// Neurons woken from a network's silent ones (as a narrower file read widened has) get
+    /// first-layer weights to learn from but no output weight yet: the network evaluates as
+    /// before.
+    #[test]
+    fn woken_neurons_learn_but_leave_the_evaluation_alone() {
+        let built_in = Network::built_in(Variant::Tori).expect("Tori has a built-in network");
+        let first = HIDDEN / 2;
+        let silenced = |values: &[i16]| -> Vec<i16> {
+            values
+                .chunks(HIDDEN)
+                .flat_map(|row| {
+                    row.iter()
+                        .enumerate()
+                        .map(|(h, &w)| if h < first { w } else { 0 })
+                })
+                .collect()
+        };
+        let weights = built_in.weights();
+        let narrow = Network::from_parts(
+            Variant::Tori,
+            silenced(weights.w1),
+            silenced(weights.b1),
+            silenced(weights.w2),
+            weights.b2.to_vec(),
+        )
+        .unwrap();
+        let woken = FloatNetwork::from_network(&narrow)
+            .with_new_neurons_from(first, 3)
+            .quantize();
+        let awake = |network: &Network| {
+            network
+                .weights()
+                .w1
+                .chunks(HIDDEN)
+                .filter(|row| row[first..].iter().any(|&w| w != 0))
+                .count()
+        };
+        assert_eq!(awake(&narrow), 0);
+        assert_eq!(awake(&woken), weights.w1.len() / HIDDEN);
+        assert_eq!(woken.weights().w2, narrow.weights().w2);
+        let rules = Options::defaults(tori::spec()).rule_set();
+        for sfen in [
+            "rpckcpl/3f3/sssssss/2s1S2/SSSSSSS/3F3/LPCKCPR b - 1",
+            "3k3/7/7/7/7/7/3K3 b 3S2Cp 1",
+            "1k5/7/2s4/7/3S3/7/6K w FSp 1",
+        ] {
+            let position = Position::from_sfen(tori::tables(), sfen, rules).unwrap();
+            assert_eq!(
+                woken.evaluate(&position),
+                narrow.evaluate(&position),
+                "{sfen}"
+            );
+        }
     }
 
     #[test]

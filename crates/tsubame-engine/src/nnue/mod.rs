@@ -36,8 +36,15 @@ use tsubame_rules::{
 /// The shipped Tori network's file.
 const TORI_NETWORK: &[u8] = include_bytes!("../../nets/tori.nnue");
 
-/// Width of the first layer (each perspective's accumulator).
-pub const HIDDEN: usize = 256;
+/// Width of the first layer (each perspective's accumulator): 256, or 512 in a build with the
+/// `wide-network` feature, which tries a wider network (the built-in one is 256 wide; such a
+/// build reads it with [`Network::from_bytes_widened`] only, so plays Tori with
+/// `EvalFile`).
+pub const HIDDEN: usize = if cfg!(feature = "wide-network") {
+    512
+} else {
+    256
+};
 /// Hand inputs per kind and side: "at least 1" to "at least `HAND_LEVELS`".
 pub const HAND_LEVELS: usize = 8;
 /// Output buckets of a network trained with them (`tsubame nnue train --output-buckets`); a
@@ -505,6 +512,19 @@ pub const MAGIC_BUCKETS: &[u8; 8] = b"TSBNNUE2";
 /// views are mirrored, one byte each.
 pub const MAGIC_ROYAL: &[u8; 8] = b"TSBNNUE3";
 
+/// Rows of `width` values widened to rows of [`HIDDEN`], the new places zero.
+fn widened_rows(values: &[i16], width: usize) -> Vec<i16> {
+    if width == HIDDEN {
+        return values.to_vec();
+    }
+    let mut out = Vec::with_capacity(values.len() / width.max(1) * HIDDEN);
+    for row in values.chunks(width.max(1)) {
+        out.extend_from_slice(row);
+        out.resize(out.len() + HIDDEN - row.len(), 0);
+    }
+    out
+}
+
 /// Whether bytes begin as a network file of any form, known to this build or not (a file of
 /// an unknown form is then refused by [`Network::from_bytes`] with its magic named, rather
 /// than taken for something else).
@@ -704,6 +724,13 @@ impl Network {
     /// weights (little-endian i16; the output biases i32), then a 64-bit FNV-1a checksum of
     /// everything before it.
     pub fn to_bytes(&self) -> Vec<u8> {
+        self.bytes_of_width(HIDDEN)
+    }
+
+    /// The file form of the network's first `width` neurons (all [`HIDDEN`] for
+    /// [`Network::to_bytes`]).
+    fn bytes_of_width(&self, width: usize) -> Vec<u8> {
+        let width = width.clamp(1, HIDDEN);
         let mut out = Vec::with_capacity(64 + 2 * (self.w1.len() + HIDDEN + self.w2.len()));
         let royal = !self.royal.is_plain();
         let bucketed = self.buckets() > 1 || royal;
@@ -717,7 +744,7 @@ impl Network {
         let name = self.variant.spec().name.as_bytes();
         out.push(name.len() as u8);
         out.extend_from_slice(name);
-        for n in [self.layout.squares, self.layout.roles, HIDDEN] {
+        for n in [self.layout.squares, self.layout.roles, width] {
             out.extend_from_slice(&(n as u16).to_le_bytes());
         }
         if bucketed {
@@ -729,8 +756,10 @@ impl Network {
             out.push(u8::from(self.royal.mirrors()));
         }
         for weights in [&self.w1, &self.b1, &self.w2] {
-            for w in weights.iter() {
-                out.extend_from_slice(&w.to_le_bytes());
+            for row in weights.chunks(HIDDEN) {
+                for w in &row[..width] {
+                    out.extend_from_slice(&w.to_le_bytes());
+                }
             }
         }
         for b in &self.b2 {
@@ -743,6 +772,19 @@ impl Network {
 
     /// Reads the file form of [`Network::to_bytes`], checking every size and the checksum.
     pub fn from_bytes(bytes: &[u8]) -> Result<Network, NetworkError> {
+        Network::read(bytes, false).map(|(network, _)| network)
+    }
+
+    /// Reads a network file whose first layer may be narrower than this build's
+    /// ([`HIDDEN`]), to train a wider network from it: each missing neuron gets zero weights
+    /// and bias and no output weight, so the network evaluates every position as the file's
+    /// does. Gives the network and the file's width.
+    pub fn from_bytes_widened(bytes: &[u8]) -> Result<(Network, usize), NetworkError> {
+        Network::read(bytes, true)
+    }
+
+    /// [`Network::from_bytes`], or with `widen` [`Network::from_bytes_widened`].
+    fn read(bytes: &[u8], widen: bool) -> Result<(Network, usize), NetworkError> {
         let magic = bytes.get(..8).unwrap_or(bytes);
         let royal = magic == MAGIC_ROYAL;
         let bucketed = magic == MAGIC_BUCKETS || royal;
@@ -772,7 +814,7 @@ impl Network {
                 found_roles: roles,
             });
         }
-        if hidden != HIDDEN {
+        if hidden != HIDDEN && !(widen && (1..HIDDEN).contains(&hidden)) {
             return Err(NetworkError::Hidden(hidden));
         }
         let buckets = if bucketed {
@@ -799,9 +841,10 @@ impl Network {
         } else {
             RoyalBuckets::plain(variant).ok_or(NetworkError::Variant(name.clone()))?
         };
-        let w1 = reader.i16s(royal_buckets.buckets() * layout.inputs() * HIDDEN)?;
-        let b1 = reader.i16s(HIDDEN)?;
-        let w2 = reader.i16s(2 * HIDDEN * buckets)?;
+        let rows = royal_buckets.buckets() * layout.inputs();
+        let w1 = widened_rows(&reader.i16s(rows * hidden)?, hidden);
+        let b1 = widened_rows(&reader.i16s(hidden)?, hidden);
+        let w2 = widened_rows(&reader.i16s(2 * hidden * buckets)?, hidden);
         let mut b2 = Vec::with_capacity(buckets);
         for _ in 0..buckets {
             let b = reader.take(4)?;
@@ -820,6 +863,7 @@ impl Network {
             return Err(NetworkError::OutputWeight(w));
         }
         Network::from_parts_with_royal(variant, royal_buckets, w1, b1, w2, b2)
+            .map(|network| (network, hidden))
             .ok_or(NetworkError::Variant(name))
     }
 
@@ -1548,6 +1592,65 @@ mod tests {
             }
         }
         (checked, refreshed)
+    }
+
+    /// A file of a narrower first layer is refused as it stands and read widened into this
+    /// build's width, the new neurons silent: the same weights as the network whose extra
+    /// neurons are zero, and the same evaluations.
+    #[test]
+    fn a_narrower_network_is_read_widened_and_evaluates_alike() {
+        let royal = RoyalBuckets::by_ranks(Variant::Tori, &[1, 1, 5]).unwrap();
+        let random = random_network_with_royal(Variant::Tori, royal.clone(), OUTPUT_BUCKETS, 11);
+        let width = HIDDEN / 2;
+        let silenced = |values: &[i16]| -> Vec<i16> {
+            values
+                .chunks(HIDDEN)
+                .flat_map(|row| {
+                    row.iter()
+                        .enumerate()
+                        .map(|(h, &w)| if h < width { w } else { 0 })
+                })
+                .collect()
+        };
+        let weights = random.weights();
+        let narrow = Network::from_parts_with_royal(
+            Variant::Tori,
+            royal,
+            silenced(weights.w1),
+            silenced(weights.b1),
+            silenced(weights.w2),
+            weights.b2.to_vec(),
+        )
+        .unwrap();
+        let bytes = narrow.bytes_of_width(width);
+        assert!(bytes.len() < narrow.to_bytes().len());
+        assert!(matches!(
+            Network::from_bytes(&bytes),
+            Err(NetworkError::Hidden(w)) if w == width
+        ));
+        let (widened, found) = Network::from_bytes_widened(&bytes).unwrap();
+        assert_eq!(found, width);
+        assert_eq!(widened.to_bytes(), narrow.to_bytes());
+        let mut position = tori::start(&Options::defaults(tori::spec())).unwrap();
+        let mut rng = StdRng::seed_from_u64(4);
+        for _ in 0..40 {
+            assert_eq!(widened.evaluate(&position), narrow.evaluate(&position));
+            let Some(&mv) = position.legal_moves().choose(&mut rng) else {
+                break;
+            };
+            position.make_move(mv);
+        }
+        // A file of this build's width reads the same either way; a wider one is refused.
+        let full = random.to_bytes();
+        let (same, found) = Network::from_bytes_widened(&full).unwrap();
+        assert_eq!((same.to_bytes(), found), (full.clone(), HIDDEN));
+        let mut wider = full;
+        let hidden_at = 8 + 1 + "tori".len() + 4;
+        wider[hidden_at..hidden_at + 2].copy_from_slice(&(HIDDEN as u16 + 16).to_le_bytes());
+        assert!(matches!(
+            Network::from_bytes_widened(&wider),
+            Err(NetworkError::Hidden(_))
+        ));
     }
 
     #[test]
