@@ -75,6 +75,12 @@ pub trait SearchPosition: GamePosition {
     fn pieces_in_hand(&self) -> usize {
         0
     }
+    /// Keys of what a static evaluation tends to misjudge alike from position to position, for
+    /// the search's correction history: the pawns' squares and both hands. `None` in games
+    /// without such keys, which then play without the correction.
+    fn correction_keys(&self) -> Option<[u64; 2]> {
+        None
+    }
     /// What `mv` may change in the inputs, read before it is made.
     fn network_touch(&self, _network: &Network, _mv: Move) -> Option<Touch> {
         None
@@ -86,7 +92,45 @@ pub trait SearchPosition: GamePosition {
     }
 }
 
+/// Spreads an integer over all 64 bits (the finaliser of SplitMix64), so that sums of a few
+/// such values make usable table keys.
+#[inline]
+fn spread(mut value: u64) -> u64 {
+    value = (value ^ (value >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    value = (value ^ (value >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    value ^ (value >> 31)
+}
+
 impl<B: Bitboard> SearchPosition for Position<B> {
+    /// The pawns are the kinds whose drops the rules restrict by file or as mate (Tori's
+    /// swallows, Wa's sparrow pawns): the structure they make, like chess's pawns, changes
+    /// slowly and shapes the game the same way wherever the other pieces stand.
+    fn correction_keys(&self) -> Option<[u64; 2]> {
+        let tables = self.tables();
+        let mut pawns = 0u64;
+        for (index, spec) in tables.spec.roles.iter().enumerate() {
+            if spec.drop.max_per_file.is_none() && !spec.drop.mate_restricted {
+                continue;
+            }
+            let role = Role(index as u8);
+            for color in Color::ALL {
+                for square in self.pieces(color, role).iter() {
+                    let slot = ((index * 2 + color.index()) << 10) | square;
+                    pawns = pawns.wrapping_add(spread(slot as u64));
+                }
+            }
+        }
+        let mut hands = 0u64;
+        for color in Color::ALL {
+            for (index, &count) in self.hand(color).iter().enumerate() {
+                if count > 0 {
+                    let slot = ((index * 2 + color.index()) << 8) | usize::from(count);
+                    hands = hands.wrapping_add(spread(slot as u64 | 1 << 40));
+                }
+            }
+        }
+        Some([pawns, hands])
+    }
     #[inline]
     fn lost(&self) -> bool {
         false
@@ -340,6 +384,30 @@ mod tests {
         let position = Position::from_sfen(tori::tables(), sfen, rules).unwrap();
         let mv = position.parse_usi(mv).unwrap();
         position.exchange_at_least(mv, threshold, &EvalParams::for_variant(tori::spec()))
+    }
+
+    #[test]
+    fn correction_keys_follow_the_pawns_and_the_hands_alone() {
+        let keys = |sfen: &str| {
+            let rules = Options::defaults(tori::spec()).rule_set();
+            let position = Position::from_sfen(tori::tables(), sfen, rules).unwrap();
+            position.correction_keys().unwrap()
+        };
+        let [pawns, hands] = keys("3k3/7/3s3/7/3F3/3S3/3K3 b - 1");
+        // The falcon elsewhere, or the other side to move: the same keys.
+        assert_eq!(keys("3k3/7/3s3/7/2F4/3S3/3K3 b - 1"), [pawns, hands]);
+        assert_eq!(keys("3k3/7/3s3/7/3F3/3S3/3K3 w - 1"), [pawns, hands]);
+        // A swallow on another square, or the swallows' owners swapped: another pawn key.
+        let advanced = keys("3k3/7/3s3/3S3/3F3/7/3K3 b - 1");
+        assert_ne!(advanced[0], pawns);
+        assert_eq!(advanced[1], hands);
+        assert_ne!(keys("3k3/7/3S3/7/3F3/3s3/3K3 b - 1")[0], pawns);
+        // A swallow taken into hand: another hand key, one more another again.
+        let one = keys("3k3/7/3s3/7/3F3/7/3K3 b S 1");
+        let two = keys("3k3/7/3s3/7/3F3/7/3K3 b 2S 1");
+        assert_ne!(one[1], hands);
+        assert_ne!(two[1], one[1]);
+        assert_ne!(keys("3k3/7/3s3/7/3F3/7/3K3 b s 1")[1], one[1]);
     }
 
     #[test]

@@ -37,6 +37,10 @@ pub(crate) const HISTORY_MAX: i32 = 16_384;
 /// is kept when its table, the square of the history size, has at most this many entries: in
 /// Tori, not in the big boards, where it would take hundreds of megabytes per thread.
 const CONTINUATION_ENTRIES_MAX: usize = 1 << 22;
+/// Entries of each correction history table per side to move (a power of two).
+const CORRECTION_ENTRIES: usize = 1 << 14;
+/// Bound of a correction history entry.
+const CORRECTION_LIMIT: i32 = 1024;
 /// A search score as reported.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Score {
@@ -153,6 +157,10 @@ struct Worker<'a, P: SearchPosition> {
     played: Vec<Option<u32>>,
     /// Static evaluation at each ply of the current line (`-INFINITY` when in check).
     static_evals: Vec<i32>,
+    /// Correction history: by how much the search's results have lately differed from the
+    /// static evaluation, by side to move and by each of the position's correction keys
+    /// ([`SearchPosition::correction_keys`]), the pawns' table before the hands'.
+    correction: Vec<i16>,
     /// Score of the root's best move so far in the current iteration.
     root_score: i32,
     /// Root moves left out of the current search: the first moves of the better lines already
@@ -333,6 +341,7 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
             continuation,
             played,
             static_evals: vec![0; MAX_PLY + 2],
+            correction: vec![0; 2 * 2 * CORRECTION_ENTRIES],
             root_score: 0,
             root_excluded: Vec::new(),
             root_forbidden: Vec::new(),
@@ -560,6 +569,65 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
         }
     }
 
+    /// The correction history slots of the current position, where the game has correction
+    /// keys and the correction is on.
+    fn correction_slots(&self) -> Option<[usize; 2]> {
+        if self.shared.search.correction_weight == 0 {
+            return None;
+        }
+        let [pawns, hands] = self.position.correction_keys()?;
+        let side = self.position.side_to_move().index() * 2;
+        let slot = |table: usize, key: u64| {
+            (side + table) * CORRECTION_ENTRIES + (key as usize & (CORRECTION_ENTRIES - 1))
+        };
+        Some([slot(0, pawns), slot(1, hands)])
+    }
+
+    /// A static evaluation moved by the correction history at `slots`.
+    fn corrected(&self, evaluation: i32, slots: [usize; 2]) -> i32 {
+        let sum: i32 = slots
+            .iter()
+            .map(|&slot| {
+                self.correction
+                    .get(slot)
+                    .map_or(0, |&entry| i32::from(entry))
+            })
+            .sum();
+        let correction = sum * self.shared.search.correction_weight / 65_536;
+        (evaluation + correction).clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
+    }
+
+    /// Moves the correction history at `slots` towards the search's result `best` where it
+    /// says more than the static evaluation did: exact results and bounds on the side the
+    /// evaluation missed, of nodes whose best move is no capture (a capture's gain is the
+    /// quiescence search's to see, not the evaluation's).
+    fn update_correction(
+        &mut self,
+        slots: [usize; 2],
+        static_eval: i32,
+        best: i32,
+        best_move: Option<Move>,
+        beta: i32,
+        depth: i32,
+    ) {
+        if best_move.is_some_and(|mv| self.is_capture(mv))
+            || best.abs() >= MATE_BOUND
+            || (best >= beta && best <= static_eval)
+            || (best_move.is_none() && best >= static_eval)
+        {
+            return;
+        }
+        let bonus =
+            ((best - static_eval) * depth / 8).clamp(-CORRECTION_LIMIT / 4, CORRECTION_LIMIT / 4);
+        for slot in slots {
+            if let Some(entry) = self.correction.get_mut(slot) {
+                let value = i32::from(*entry);
+                let moved = value + bonus - value * bonus.abs() / CORRECTION_LIMIT;
+                *entry = moved.clamp(-CORRECTION_LIMIT, CORRECTION_LIMIT) as i16;
+            }
+        }
+    }
+
     fn search(
         &mut self,
         depth: i32,
@@ -618,7 +686,17 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
             }
         }
 
-        let static_eval = if in_check { -INFINITY } else { self.evaluate() };
+        let correction = if in_check {
+            None
+        } else {
+            self.correction_slots()
+        };
+        let static_eval = if in_check {
+            -INFINITY
+        } else {
+            let evaluation = self.evaluate();
+            correction.map_or(evaluation, |slots| self.corrected(evaluation, slots))
+        };
         self.static_evals[ply] = static_eval;
         // Better than two plies ago: pruning may then be bolder, since the line is going well.
         let improving = !in_check
@@ -848,6 +926,9 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
         if (ply == 0 && !self.root_excluded.is_empty()) || excluded.is_some() {
             return best;
         }
+        if let Some(slots) = correction {
+            self.update_correction(slots, static_eval, best, best_move, beta, depth);
+        }
         let bound = if best >= beta {
             Bound::Lower
         } else if alpha > original_alpha {
@@ -909,7 +990,10 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
             }
             best = -INFINITY;
         } else {
-            let stand_pat = self.evaluate();
+            let evaluation = self.evaluate();
+            let stand_pat = self
+                .correction_slots()
+                .map_or(evaluation, |slots| self.corrected(evaluation, slots));
             if stand_pat >= beta {
                 self.move_lists[ply] = moves;
                 return stand_pat;
@@ -1672,6 +1756,55 @@ mod tests {
             worker.update_quiet_history(bad, &[good], 12);
         }
         assert!(slot(&worker, bad) > 0, "{}", slot(&worker, bad));
+    }
+
+    #[test]
+    fn correction_follows_the_search_stays_within_its_bound_and_is_off_by_default() {
+        let position = tori::start(&Options::defaults(tori::spec())).unwrap();
+        let params = EvalParams::for_variant(tori::spec());
+        let off = shared();
+        let worker = Worker::new(&off, &params, position.clone(), &[], &[], true);
+        assert_eq!(worker.correction_slots(), None);
+        let search = SearchParams {
+            correction_weight: 3072,
+            ..SearchParams::DEFAULT
+        };
+        let on = Shared {
+            search: &search,
+            ..shared()
+        };
+        let mut worker = Worker::new(&on, &params, position, &[], &[], true);
+        let slots = worker.correction_slots().unwrap();
+        assert_eq!(worker.corrected(50, slots), 50);
+        let quiet = worker.position.legal_moves()[0];
+        assert!(!worker.is_capture(quiet));
+        // Searches that keep finding more than the evaluation said lift it, up to the bound.
+        worker.update_correction(slots, 50, 150, Some(quiet), 100, 6);
+        let once = worker.corrected(50, slots);
+        assert!(once > 50, "{once}");
+        for _ in 0..2_000 {
+            worker.update_correction(slots, 50, 400, Some(quiet), 500, 12);
+        }
+        let many = worker.corrected(50, slots);
+        let bound = 50 + 2 * CORRECTION_LIMIT * search.correction_weight / 65_536;
+        assert!(
+            many > once && many <= bound && many > bound - 10,
+            "{many} {bound}"
+        );
+        // A result on the side the evaluation already stood on teaches nothing: a cut above
+        // beta that the evaluation also saw above beta.
+        worker.update_correction(slots, 500, 120, Some(quiet), 100, 12);
+        // Nor does a node that failed low above the evaluation.
+        worker.update_correction(slots, 50, 90, None, 100, 12);
+        assert_eq!(worker.corrected(50, slots), many);
+        assert_eq!(worker.corrected(50, slots), many);
+        // Mate scores teach nothing either; results below the evaluation pull it back down.
+        worker.update_correction(slots, 50, -MATE + 3, None, 100, 12);
+        assert_eq!(worker.corrected(50, slots), many);
+        for _ in 0..50 {
+            worker.update_correction(slots, 50, -200, None, 100, 12);
+        }
+        assert!(worker.corrected(50, slots) < 50);
     }
 
     #[test]

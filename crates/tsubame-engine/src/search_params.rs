@@ -80,6 +80,11 @@ pub struct SearchParams {
     pub aspiration_window: i32,
     /// Least depth searched with an aspiration window.
     pub aspiration_depth: i32,
+    /// How far the correction history moves a static evaluation: by the sum of its entries
+    /// (each within ±1,024) times this over 65,536. The default, 0, turns the correction off:
+    /// at 3,072 it scored no better in Tori self-play at 20,000 nodes a move, where its tables
+    /// start empty at every search.
+    pub correction_weight: i32,
 }
 
 /// One parameter: its name, default, range and the field it reads and writes.
@@ -146,6 +151,7 @@ params! {
     delta_margin: 250, 0, 2000;
     aspiration_window: 30, 5, 400;
     aspiration_depth: 5, 1, 64;
+    correction_weight: 0, 0, 16384;
 }
 
 impl SearchParams {
