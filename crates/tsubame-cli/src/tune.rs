@@ -12,7 +12,9 @@ use std::path::PathBuf;
 use tsubame_engine::eval::EvalParams;
 use tsubame_engine::params::ParamFile;
 use tsubame_engine::search_params::{PARAMS, SearchParams};
+use tsubame_protocol::client::TimeControl;
 use tsubame_rules::{Bitboard, Options, Position, Tables, Variant, VariantSpec, tenjiku, tori, wa};
+use tsubame_train::data::FischerClock;
 use tsubame_train::games::is_games_file;
 use tsubame_train::spsa::{Run, Tuned};
 use tsubame_train::tune::{
@@ -137,6 +139,12 @@ struct SpsaArgs {
     /// Search nodes per move.
     #[arg(long, default_value_t = 3000)]
     nodes: u64,
+    /// Play the games under a Fischer clock (`2+0.02`: seconds, plus seconds a move) in place
+    /// of `--nodes`, for the time-use parameters (`time_*`), which a node count never calls
+    /// on. Steps played at once then share the machine's cores, so keep `--threads` at or
+    /// below the cores left free.
+    #[arg(long, value_name = "CONTROL")]
+    time: Option<String>,
     /// Seed of the openings and the perturbations.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -452,7 +460,9 @@ fn run_spsa<B: Bitboard>(
         if a.steps == 0 || a.nodes == 0 {
             bail!("--steps and --nodes must be at least 1");
         }
-        Run::new(tuned, a.steps, a.nodes, a.seed)
+        let mut run = Run::new(tuned, a.steps, a.nodes, a.seed);
+        run.clock = a.time.as_deref().map(fischer_clock).transpose()?;
+        run
     };
     let bar = progress(u64::from(run.steps), "steps");
     bar.set_position(u64::from(run.done));
@@ -492,6 +502,17 @@ fn run_spsa<B: Bitboard>(
     }
     println!("setoption name SearchParams value {tuned}");
     Ok(())
+}
+
+/// The Fischer clock of `--time`: the match runner's time-control syntax, Fischer only.
+fn fischer_clock(text: &str) -> Result<FischerClock> {
+    match text.parse::<TimeControl>().context("--time")? {
+        TimeControl::Fischer { main, increment } => Ok(FischerClock {
+            main_ms: main.as_millis().try_into().unwrap_or(u64::MAX),
+            increment_ms: increment.as_millis().try_into().unwrap_or(u64::MAX),
+        }),
+        _ => bail!("--time {text:?}: give a Fischer clock such as 2+0.02"),
+    }
 }
 
 fn progress(length: u64, what: &str) -> ProgressBar {

@@ -1,5 +1,6 @@
 //! What a search may spend: depth, nodes, time, and how time on the clock becomes a budget.
 
+use crate::search_params::SearchParams;
 use std::time::{Duration, Instant};
 
 /// The clock situation of the side to move.
@@ -79,6 +80,13 @@ impl Limits {
     /// assert!(budget.hard < Duration::from_secs(1));
     /// ```
     pub fn budget(&self) -> Option<Budget> {
+        self.budget_with(&SearchParams::DEFAULT)
+    }
+
+    /// [`Limits::budget`] with the time-use factors of `params` (`time_slice_divisor`,
+    /// `time_increment_percent`, `time_hard_tenths`); the clock's own bounds hold whatever
+    /// they are.
+    pub fn budget_with(&self, params: &SearchParams) -> Option<Budget> {
         if self.infinite {
             return None;
         }
@@ -100,7 +108,9 @@ impl Limits {
                 hard,
             });
         }
-        let slice = clock.remaining / 30 + clock.byoyomi * 8 / 10 + clock.increment * 8 / 10;
+        let divisor = params.time_slice_divisor.max(1) as u32;
+        let percent = params.time_increment_percent.clamp(0, 100) as u32;
+        let slice = clock.remaining / divisor + (clock.byoyomi + clock.increment) * percent / 100;
         let ceiling = if clock.byoyomi.is_zero() {
             (clock.remaining / 2 + clock.increment)
                 .min(clock.remaining)
@@ -108,7 +118,7 @@ impl Limits {
         } else {
             (clock.remaining + clock.byoyomi + clock.increment).saturating_sub(margin)
         };
-        let hard = (slice * 4)
+        let hard = (slice * params.time_hard_tenths.max(1) as u32 / 10)
             .min(clock.remaining / 4 + clock.byoyomi + clock.increment)
             .min(ceiling);
         let hard = hard.max(Duration::from_millis(5));
@@ -122,6 +132,7 @@ impl Limits {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::search_params::PARAMS;
 
     fn ms(n: u64) -> Duration {
         Duration::from_millis(n)
@@ -194,24 +205,63 @@ mod tests {
     fn a_fischer_move_ends_within_the_time_on_the_clock_whatever_the_increment() {
         // With an increment larger than the time left (60+1 late in a game), the increment
         // comes only after the move: counting it in overstepped the clock.
-        for increment in [0, 100, 1000, 5000] {
-            for remaining in [0, 50, 150, 500, 940, 1500, 3000, 10_000, 60_000] {
-                let limits = Limits {
-                    clock: Some(Clock {
-                        remaining: ms(remaining),
-                        byoyomi: ms(0),
-                        increment: ms(increment),
-                    }),
-                    ..Limits::default()
-                };
-                let budget = limits.budget().unwrap();
-                assert!(
-                    budget.hard + FISCHER_RESERVE <= ms(remaining) || budget.hard == ms(5),
-                    "{remaining}+{increment}: {budget:?}"
-                );
-                assert!(budget.soft <= budget.hard);
+        // Whatever the time-use parameters: the clock's bounds are not theirs to move.
+        for params in time_use_extremes() {
+            for increment in [0, 100, 1000, 5000] {
+                for remaining in [0, 50, 150, 500, 940, 1500, 3000, 10_000, 60_000] {
+                    let limits = Limits {
+                        clock: Some(Clock {
+                            remaining: ms(remaining),
+                            byoyomi: ms(0),
+                            increment: ms(increment),
+                        }),
+                        ..Limits::default()
+                    };
+                    let budget = limits.budget_with(&params).unwrap();
+                    assert!(
+                        budget.hard + FISCHER_RESERVE <= ms(remaining) || budget.hard == ms(5),
+                        "{remaining}+{increment} with {params}: {budget:?}"
+                    );
+                    assert!(budget.soft <= budget.hard);
+                }
             }
         }
+    }
+
+    /// The default set, and the time-use parameters all at their least and all at their
+    /// greatest values.
+    fn time_use_extremes() -> Vec<SearchParams> {
+        let time_use = || PARAMS.iter().filter(|p| p.name.starts_with("time_"));
+        let mut least = SearchParams::DEFAULT;
+        let mut greatest = SearchParams::DEFAULT;
+        for param in time_use() {
+            *(param.field)(&mut least) = param.min;
+            *(param.field)(&mut greatest) = param.max;
+        }
+        assert!(time_use().count() >= 3);
+        vec![SearchParams::DEFAULT, least, greatest]
+    }
+
+    #[test]
+    fn the_time_use_parameters_set_the_share_of_the_clock() {
+        let limits = Limits {
+            clock: Some(Clock {
+                remaining: ms(60_000),
+                byoyomi: ms(0),
+                increment: ms(1000),
+            }),
+            ..Limits::default()
+        };
+        let default = limits.budget().unwrap();
+        assert_eq!(default, limits.budget_with(&SearchParams::DEFAULT).unwrap());
+        assert_eq!(default.soft, ms(2000 + 800));
+        let spread: SearchParams = "time_slice_divisor=60 time_increment_percent=50"
+            .parse()
+            .unwrap();
+        assert_eq!(limits.budget_with(&spread).unwrap().soft, ms(1000 + 500));
+        let longer: SearchParams = "time_hard_tenths=20".parse().unwrap();
+        assert_eq!(limits.budget_with(&longer).unwrap().hard, ms(5600));
+        assert_eq!(default.hard, ms(11_200));
     }
 
     #[test]

@@ -1201,7 +1201,7 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
             }
             if let Some(budget) = self.shared.budget
                 && self.main
-                && self.shared.start.elapsed() >= steadiness.soft_limit(budget)
+                && self.shared.start.elapsed() >= steadiness.soft_limit(budget, self.shared.search)
             {
                 break;
             }
@@ -1243,16 +1243,20 @@ impl Steadiness {
 
     /// The time after which no new iteration starts: the budget's soft time scaled by how
     /// unsettled the search is, never past the hard time.
-    fn soft_limit(&self, budget: Budget) -> Duration {
+    fn soft_limit(&self, budget: Budget, params: &SearchParams) -> Duration {
         if budget.soft >= budget.hard {
             return budget.soft;
         }
-        let unsettled = 1.0 + self.changes.min(1.5);
-        let falling = (1.0 + f64::from(self.fall) / 150.0).clamp(0.75, 1.5);
+        let unsettled = 1.0
+            + self
+                .changes
+                .min(f64::from(params.time_unsettled_cap) / 100.0);
+        let falling = (1.0 + f64::from(self.fall) / f64::from(params.time_fall_scale.max(1)))
+            .clamp(0.75, 1.5);
         let settled = match self.kept {
             0..=1 => 1.0,
-            2..=3 => 0.85,
-            _ => 0.65,
+            2..=3 => f64::from(params.time_settled_short) / 100.0,
+            _ => f64::from(params.time_settled_long) / 100.0,
         };
         budget
             .soft
@@ -1346,7 +1350,7 @@ pub fn search<P: SearchPosition>(
         stop,
         nodes: AtomicU64::new(0),
         start: limits.started.unwrap_or_else(Instant::now),
-        budget: limits.budget(),
+        budget: limits.budget_with(search_params),
         node_limit: limits.nodes,
         check_mask: check_mask(limits.nodes),
         // One line needs no whole first iteration: the budget binds at once, as it always did.
@@ -1642,23 +1646,29 @@ mod tests {
         for _ in 0..6 {
             settled.record(a, 50);
         }
-        assert!(settled.soft_limit(clock) < ms(300));
+        assert!(settled.soft_limit(clock, &SearchParams::DEFAULT) < ms(300));
         let mut unsettled = Steadiness::default();
         for (index, score) in [50, 40, 10, -30, -80].into_iter().enumerate() {
             unsettled.record(if index % 2 == 0 { a } else { b }, score);
         }
-        assert!(unsettled.soft_limit(clock) > ms(800));
+        assert!(unsettled.soft_limit(clock, &SearchParams::DEFAULT) > ms(800));
         let mut collapsing = Steadiness::default();
         for (index, score) in [0, -100, -300, -600].into_iter().enumerate() {
             collapsing.record(if index % 2 == 0 { a } else { b }, score);
         }
-        assert_eq!(collapsing.soft_limit(clock), clock.hard);
+        assert_eq!(
+            collapsing.soft_limit(clock, &SearchParams::DEFAULT),
+            clock.hard
+        );
         let fixed = Budget {
             soft: ms(300),
             hard: ms(300),
         };
-        assert_eq!(unsettled.soft_limit(fixed), ms(300));
-        assert_eq!(settled.soft_limit(fixed), ms(300));
+        assert_eq!(unsettled.soft_limit(fixed, &SearchParams::DEFAULT), ms(300));
+        // The factors are the time-use parameters': a settled search kept at its whole share.
+        let patient: SearchParams = "time_settled_long=100".parse().unwrap();
+        assert_eq!(settled.soft_limit(clock, &patient), clock.soft);
+        assert_eq!(settled.soft_limit(fixed, &SearchParams::DEFAULT), ms(300));
     }
 
     /// MultiPV: the mating drop first, then other moves, each once, scores falling; asking

@@ -85,6 +85,24 @@ pub struct SearchParams {
     /// at 3,072 it scored no better in Tori self-play at 20,000 nodes a move, where its tables
     /// start empty at every search.
     pub correction_weight: i32,
+    /// Under a clock, a move's share of the main time left is one part in this many...
+    pub time_slice_divisor: i32,
+    /// ...plus this many per cent of the increment or byo-yomi period.
+    pub time_increment_percent: i32,
+    /// A move may run to this many tenths of its share before it is stopped (still within
+    /// what the clock allows).
+    pub time_hard_tenths: i32,
+    /// An unsettled search's share grows by up to this many hundredths for best moves that
+    /// keep changing...
+    pub time_unsettled_cap: i32,
+    /// ...and by its score's fall over the last iteration, in per cent of this many
+    /// centipawns (between -25 % and +50 %).
+    pub time_fall_scale: i32,
+    /// A search that kept its best move for two or three iterations stops deepening at this
+    /// many per cent of its share...
+    pub time_settled_short: i32,
+    /// ...and one that kept it for four or more at this many.
+    pub time_settled_long: i32,
 }
 
 /// One parameter: its name, default, range and the field it reads and writes.
@@ -152,6 +170,13 @@ params! {
     aspiration_window: 30, 5, 400;
     aspiration_depth: 5, 1, 64;
     correction_weight: 0, 0, 16384;
+    time_slice_divisor: 30, 5, 120;
+    time_increment_percent: 80, 0, 100;
+    time_hard_tenths: 40, 10, 100;
+    time_unsettled_cap: 150, 0, 400;
+    time_fall_scale: 150, 25, 1000;
+    time_settled_short: 85, 20, 100;
+    time_settled_long: 65, 20, 100;
 }
 
 impl SearchParams {

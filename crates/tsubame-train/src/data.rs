@@ -17,8 +17,9 @@ use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 use tsubame_engine::eval::EvalParams;
-use tsubame_engine::limits::Limits;
+use tsubame_engine::limits::{Clock, Limits};
 use tsubame_engine::search::{Score, SearchRequest, search, search_any};
 use tsubame_engine::search_params::SearchParams;
 use tsubame_engine::tt::TranspositionTable;
@@ -58,6 +59,19 @@ pub struct Generation {
     pub random_plies: u32,
     /// Plies after which a game counts as a draw.
     pub max_plies: usize,
+    /// A clock for games between two search settings ([`play_between`]) in place of the node
+    /// count: each side searches under its own clock, and a side whose search runs past the
+    /// time it has left loses. `None` (the default) plays at `nodes`.
+    pub clock: Option<FischerClock>,
+}
+
+/// A Fischer clock: main time, and an increment credited after each move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct FischerClock {
+    /// Main time, in milliseconds.
+    pub main_ms: u64,
+    /// Time added after each move, in milliseconds.
+    pub increment_ms: u64,
 }
 
 impl Default for Generation {
@@ -69,6 +83,7 @@ impl Default for Generation {
             threads: 1,
             random_plies: 6,
             max_plies: 300,
+            clock: None,
         }
     }
 }
@@ -305,18 +320,43 @@ pub fn play_between<B: Bitboard>(
     for player in players {
         player.tt.clear();
     }
-    let limits = generation_limits(generation);
+    let node_limits = generation_limits(generation);
+    // Each side's time left, under a clock.
+    let mut remaining = generation
+        .clock
+        .map(|clock| [Duration::from_millis(clock.main_ms); 2]);
+    let mut flagged = None;
     let winner = play_out(
         record,
         generation,
         game,
         |position, keys, checks| {
-            let player = match position.side_to_move() {
-                Color::Sente => players[0],
-                Color::Gote => players[1],
+            let side = position.side_to_move();
+            let player = players[side.index()];
+            let (Some(clock), Some(remaining)) = (generation.clock, remaining.as_mut()) else {
+                let request = search_request(position, keys, checks, params, player, &node_limits);
+                let outcome = search(request, &mut |_| {});
+                return outcome.best.map(|best| (best, outcome.info.score));
+            };
+            let increment = Duration::from_millis(clock.increment_ms);
+            let started = Instant::now();
+            let limits = Limits {
+                clock: Some(Clock {
+                    remaining: remaining[side.index()],
+                    byoyomi: Duration::ZERO,
+                    increment,
+                }),
+                started: Some(started),
+                ..Limits::default()
             };
             let request = search_request(position, keys, checks, params, player, &limits);
             let outcome = search(request, &mut |_| {});
+            let spent = started.elapsed();
+            if spent > remaining[side.index()] {
+                flagged = Some(side);
+                return None;
+            }
+            remaining[side.index()] = remaining[side.index()] - spent + increment;
             outcome.best.map(|best| (best, outcome.info.score))
         },
         |position, mv, score| {
@@ -333,7 +373,11 @@ pub fn play_between<B: Bitboard>(
     SelfPlay {
         moves,
         plies,
-        winner,
+        // A side out of time loses whatever the board says.
+        winner: match flagged {
+            Some(side) => Some(!side),
+            None => winner,
+        },
     }
 }
 

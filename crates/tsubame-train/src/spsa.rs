@@ -21,7 +21,7 @@
 //! assert!(schedule.change(&tuned, 1, 1.0, 2.0) > 0.0);
 //! ```
 
-use crate::data::{Generation, Player, play_between};
+use crate::data::{FischerClock, Generation, Player, play_between};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
@@ -131,6 +131,10 @@ pub struct Run {
     pub done: u32,
     /// Search nodes a move in the games.
     pub nodes: u64,
+    /// A clock for the games in place of the node count (for the time-use parameters,
+    /// which a node count never calls on). Absent from the state files of node runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<FischerClock>,
     /// Seed of the openings and the perturbations.
     pub seed: u64,
     /// Games won by the set moved up, drawn, and won by the set moved down.
@@ -149,6 +153,7 @@ impl Run {
             steps,
             done: 0,
             nodes,
+            clock: None,
             seed,
             up_wins: 0,
             draws: 0,
@@ -246,6 +251,7 @@ impl Run {
         let generation = Generation {
             nodes: self.nodes,
             seed: self.seed,
+            clock: self.clock,
             ..Generation::default()
         };
         let results: Vec<[Option<Option<Color>>; 2]> = std::thread::scope(|scope| {
@@ -357,5 +363,64 @@ mod tests {
         );
         assert_eq!(params.iir_depth, base.iir_depth);
         assert!(Tuned::of("depth", &base).is_err());
+    }
+
+    /// Under a clock a side that runs out of time loses: with no time at all, the first side
+    /// to search after the random opening flags at once; with time, the game is played out
+    /// and a state file keeps the clock.
+    #[test]
+    fn games_under_a_clock_are_lost_on_time_and_the_run_keeps_its_clock() {
+        let options = Options::defaults(tori::spec());
+        let eval = EvalParams::for_variant(tori::spec());
+        let base = SearchParams::default();
+        let tables = [
+            Arc::new(TranspositionTable::new(1)),
+            Arc::new(TranspositionTable::new(1)),
+        ];
+        let players = [
+            Player {
+                search: &base,
+                tt: &tables[0],
+            },
+            Player {
+                search: &base,
+                tt: &tables[1],
+            },
+        ];
+        let no_time = Generation {
+            clock: Some(FischerClock {
+                main_ms: 0,
+                increment_ms: 0,
+            }),
+            ..Generation::default()
+        };
+        for game in 0..4 {
+            let played = play_between(tori::tables(), &options, &eval, players, &no_time, game);
+            // Only the random opening was played; the side to move next lost.
+            let to_move = if played.moves.len() % 2 == 0 {
+                Color::Sente
+            } else {
+                Color::Gote
+            };
+            assert!(played.plies.is_empty());
+            assert_eq!(played.winner, Some(!to_move), "game {game}");
+        }
+        let tuned = vec![Tuned::of("time_slice_divisor", &base).unwrap_or_else(|e| panic!("{e}"))];
+        let mut run = Run::new(tuned, 1, 1, 5);
+        run.clock = Some(FischerClock {
+            main_ms: 1000,
+            increment_ms: 20,
+        });
+        run.advance(tori::tables(), &options, &eval, &base, 1);
+        assert_eq!(run.up_wins + run.draws + run.down_wins, 2);
+        let text = serde_json::to_string(&run).unwrap();
+        let back: Run = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, run);
+        assert!(back.check().is_ok());
+        // A node run's state file has no clock and reads back without one.
+        let nodes = Run::new(Vec::new(), 1, 200, 5);
+        let text = serde_json::to_string(&nodes).unwrap();
+        assert!(!text.contains("clock"));
+        assert_eq!(serde_json::from_str::<Run>(&text).unwrap().clock, None);
     }
 }
