@@ -15,8 +15,8 @@ use crate::movepick::{
 use crate::nnue::{Accumulator, AccumulatorStack, Network};
 use crate::search_params::SearchParams;
 use crate::tt::{Bound, Entry, TranspositionTable};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tsubame_rules::tenjiku::TenjikuPosition;
 use tsubame_rules::{AnyPosition, Bitboard, Move, Position, PositionVisitor, RepetitionRule, Role};
@@ -131,6 +131,93 @@ fn check_mask(node_limit: Option<u64>) -> u64 {
     match node_limit {
         Some(limit) if limit < 16_384 => 15,
         _ => 1023,
+    }
+}
+
+/// What the searches of one game learn about move order and about the evaluation's errors,
+/// kept from one search to the next: each thread's move history, counter-moves, continuation
+/// history and correction history. Whoever plays a game keeps one beside its transposition
+/// table and clears it with the table for a new game; a search takes it up only when
+/// [`SearchParams::history_carry`] is above zero, and then keeps that share of each entry.
+///
+/// ```
+/// use std::sync::Arc;
+/// use tsubame_engine::eval::EvalParams;
+/// use tsubame_engine::limits::Limits;
+/// use tsubame_engine::search::{SearchMemory, SearchRequest, search};
+/// use tsubame_engine::search_params::SearchParams;
+/// use tsubame_engine::tt::TranspositionTable;
+/// use tsubame_rules::{Game, tori};
+///
+/// let game = Game::new(tori::tables(), tsubame_rules::Options::defaults(tori::spec())).unwrap();
+/// let limits = Limits { nodes: Some(2000), ..Limits::default() };
+/// let eval = EvalParams::for_variant(tori::spec());
+/// let carry: SearchParams = "history_carry=100".parse().unwrap();
+/// let memory = Arc::new(SearchMemory::default());
+/// let mut request = SearchRequest::new(game.position(), &limits, &eval, Arc::new(TranspositionTable::new(1)));
+/// request.search = &carry;
+/// request.memory = Some(memory.clone());
+/// search(request, &mut |_| {});
+/// assert!(!memory.is_empty());
+/// memory.clear();
+/// assert!(memory.is_empty());
+/// ```
+#[derive(Default)]
+pub struct SearchMemory {
+    threads: Mutex<Vec<Histories>>,
+}
+
+impl SearchMemory {
+    /// Forgets everything: for a new game.
+    pub fn clear(&self) {
+        self.slots().clear();
+    }
+
+    /// Whether nothing is kept.
+    pub fn is_empty(&self) -> bool {
+        self.slots().is_empty()
+    }
+
+    /// The threads' tables; a thread that panicked while holding them left nothing broken
+    /// (they are plain numbers), so a poisoned lock is taken over.
+    fn slots(&self) -> std::sync::MutexGuard<'_, Vec<Histories>> {
+        self.threads
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The kept tables of every thread, leaving none.
+    fn take(&self) -> Vec<Histories> {
+        std::mem::take(&mut *self.slots())
+    }
+
+    /// Keeps the tables of a search's threads, the main thread's first.
+    fn keep(&self, threads: Vec<Histories>) {
+        *self.slots() = threads;
+    }
+}
+
+/// One thread's learned tables (see [`SearchMemory`]).
+#[derive(Default)]
+struct Histories {
+    history: Vec<i32>,
+    counter_moves: Vec<Option<Move>>,
+    continuation: Vec<i16>,
+    correction: Vec<i16>,
+}
+
+impl Histories {
+    /// `percent` of each entry, rounded towards zero; counter-moves are kept whole.
+    fn scale(&mut self, percent: i32) {
+        if percent >= 100 {
+            return;
+        }
+        for entry in &mut self.history {
+            *entry = *entry * percent / 100;
+        }
+        for entry in self.continuation.iter_mut().chain(&mut self.correction) {
+            *entry = (i32::from(*entry) * percent / 100) as i16;
+        }
     }
 }
 
@@ -358,6 +445,33 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
 
     fn stopped(&self) -> bool {
         self.shared.stop.load(Ordering::Relaxed)
+    }
+
+    /// Takes up the tables an earlier search of the game left, scaled to `percent`, where
+    /// they are this game's (of the same sizes).
+    fn adopt(&mut self, mut kept: Histories, percent: i32) {
+        if kept.history.len() != self.history.len()
+            || kept.counter_moves.len() != self.counter_moves.len()
+            || kept.continuation.len() != self.continuation.len()
+            || kept.correction.len() != self.correction.len()
+        {
+            return;
+        }
+        kept.scale(percent);
+        self.history = kept.history;
+        self.counter_moves = kept.counter_moves;
+        self.continuation = kept.continuation;
+        self.correction = kept.correction;
+    }
+
+    /// The tables this search learned, for the next search of the game.
+    fn into_histories(self) -> Histories {
+        Histories {
+            history: self.history,
+            counter_moves: self.counter_moves,
+            continuation: self.continuation,
+            correction: self.correction,
+        }
     }
 
     /// Counts a node, and every so often checks the clock and the node budget.
@@ -1286,6 +1400,9 @@ pub struct SearchRequest<'a, P: ?Sized> {
     pub stop: Arc<AtomicBool>,
     /// Threads to search on (at least one).
     pub threads: usize,
+    /// The game's tables from its earlier searches, taken up and kept again when
+    /// [`SearchParams::history_carry`] is above zero; `None` starts every search afresh.
+    pub memory: Option<Arc<SearchMemory>>,
 }
 
 impl<'a, P: ?Sized> SearchRequest<'a, P> {
@@ -1307,6 +1424,7 @@ impl<'a, P: ?Sized> SearchRequest<'a, P> {
             tt,
             stop: Arc::new(AtomicBool::new(false)),
             threads: 1,
+            memory: None,
         }
     }
 
@@ -1322,6 +1440,7 @@ impl<'a, P: ?Sized> SearchRequest<'a, P> {
             tt: self.tt,
             stop: self.stop,
             threads: self.threads,
+            memory: self.memory,
         }
     }
 }
@@ -1342,8 +1461,19 @@ pub fn search<P: SearchPosition>(
         tt,
         stop,
         threads,
+        memory,
     } = request;
     tt.new_search();
+    // The game's tables from its earlier searches, one per thread, the main thread's first.
+    let carry = search_params.history_carry;
+    let memory = memory.filter(|_| carry > 0);
+    let mut kept = memory
+        .as_deref()
+        .map(SearchMemory::take)
+        .unwrap_or_default();
+    kept.resize_with(threads.max(1), Histories::default);
+    let mut kept = kept.into_iter();
+    let main_kept = kept.next().unwrap_or_default();
     let shared = Shared {
         search: search_params,
         tt,
@@ -1379,22 +1509,27 @@ pub fn search<P: SearchPosition>(
     let fallback = legal.first().copied();
     let wanted_lines = (limits.lines.max(1) as usize).min(legal.len().max(1));
     let result = std::thread::scope(|scope| {
-        for helper in 1..threads.max(1) {
-            let shared = &shared;
-            let position = position.clone();
-            scope.spawn(move || {
-                let mut worker = Worker::new(
-                    shared,
-                    params,
-                    position,
-                    history_keys,
-                    history_checks,
-                    false,
-                );
-                worker.root_forbidden = forbidden.clone();
-                worker.iterate(max_depth, (helper % 2) as u32, 1, &mut |_| {});
-            });
-        }
+        let helpers: Vec<_> = (1..threads.max(1))
+            .zip(&mut kept)
+            .map(|(helper, tables)| {
+                let shared = &shared;
+                let position = position.clone();
+                scope.spawn(move || {
+                    let mut worker = Worker::new(
+                        shared,
+                        params,
+                        position,
+                        history_keys,
+                        history_checks,
+                        false,
+                    );
+                    worker.adopt(tables, carry);
+                    worker.root_forbidden = forbidden.clone();
+                    worker.iterate(max_depth, (helper % 2) as u32, 1, &mut |_| {});
+                    worker.into_histories()
+                })
+            })
+            .collect();
         let mut worker = Worker::new(
             &shared,
             params,
@@ -1403,10 +1538,22 @@ pub fn search<P: SearchPosition>(
             history_checks,
             true,
         );
+        worker.adopt(main_kept, carry);
         worker.root_forbidden = forbidden.clone();
         let info = worker.iterate(max_depth, 0, wanted_lines, report);
         shared.stop.store(true, Ordering::Relaxed);
-        (info, std::mem::take(&mut worker.lines))
+        let lines = std::mem::take(&mut worker.lines);
+        if let Some(memory) = memory.as_deref() {
+            let mut tables = vec![worker.into_histories()];
+            // A helper that panicked leaves fresh tables in its place.
+            tables.extend(
+                helpers
+                    .into_iter()
+                    .map(|helper| helper.join().unwrap_or_default()),
+            );
+            memory.keep(tables);
+        }
+        (info, lines)
     });
     let (result, lines) = result;
     let info = result.unwrap_or(Info {
@@ -1815,6 +1962,68 @@ mod tests {
             worker.update_correction(slots, 50, -200, None, 100, 12);
         }
         assert!(worker.corrected(50, slots) < 50);
+    }
+
+    /// With `history_carry` at 0 a search leaves the game's memory alone and plays as
+    /// without one; above 0 it keeps each thread's tables, and the next search takes them up
+    /// scaled, but only where they are the same game's.
+    #[test]
+    fn histories_carry_over_only_when_asked_scaled_and_within_one_game() {
+        let position = tori::start(&Options::defaults(tori::spec())).unwrap();
+        let eval = EvalParams::for_variant(tori::spec());
+        let limits = Limits {
+            nodes: Some(3000),
+            ..Limits::default()
+        };
+        let run = |search_params: &SearchParams, memory: Option<Arc<SearchMemory>>, threads| {
+            let request = SearchRequest {
+                search: search_params,
+                memory,
+                threads,
+                ..SearchRequest::new(
+                    &position,
+                    &limits,
+                    &eval,
+                    Arc::new(TranspositionTable::new(1)),
+                )
+            };
+            search(request, &mut |_| {})
+        };
+        let memory = Arc::new(SearchMemory::default());
+        let alone = run(&SearchParams::DEFAULT, None, 1);
+        let with_memory = run(&SearchParams::DEFAULT, Some(memory.clone()), 1);
+        assert!(memory.is_empty());
+        assert_eq!(with_memory.best, alone.best);
+        assert_eq!(with_memory.info.nodes, alone.info.nodes);
+
+        let carry = SearchParams {
+            history_carry: 100,
+            ..SearchParams::DEFAULT
+        };
+        run(&carry, Some(memory.clone()), 1);
+        let kept = memory.take();
+        assert_eq!(kept.len(), 1);
+        assert!(kept[0].history.iter().any(|&h| h != 0));
+        let learned = kept[0].history.clone();
+        // The next search starts from them: its first move orders by what the last learned.
+        let shared = shared();
+        let mut worker = Worker::new(&shared, &eval, position.clone(), &[], &[], true);
+        let [first] = <[Histories; 1]>::try_from(kept).unwrap_or_else(|_| unreachable!());
+        worker.adopt(first, 50);
+        let halved: Vec<i32> = learned.iter().map(|h| h * 50 / 100).collect();
+        assert_eq!(worker.history, halved);
+        // Wa's tables are not Tori's: taken up in a Wa search they are left aside.
+        let wa = wa::start(&Options::defaults(wa::spec())).unwrap();
+        let mut wa_worker = Worker::new(&shared, &eval, wa, &[], &[], true);
+        let fresh = wa_worker.history.clone();
+        wa_worker.adopt(worker.into_histories(), 100);
+        assert_eq!(wa_worker.history, fresh);
+        // Every thread keeps its own; a new game forgets them all.
+        run(&carry, Some(memory.clone()), 2);
+        assert_eq!(memory.take().len(), 2);
+        run(&carry, Some(memory.clone()), 1);
+        memory.clear();
+        assert!(memory.is_empty());
     }
 
     #[test]

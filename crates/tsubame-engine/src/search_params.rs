@@ -85,6 +85,10 @@ pub struct SearchParams {
     /// at 3,072 it scored no better in Tori self-play at 20,000 nodes a move, where its tables
     /// start empty at every search.
     pub correction_weight: i32,
+    /// The share, in per cent, of the move, continuation and correction histories that a
+    /// search of a game hands on to the next search of the same game (through the request's
+    /// [`crate::search::SearchMemory`]); 0 starts every search with empty tables.
+    pub history_carry: i32,
     /// Under a clock, a move's share of the main time left is one part in this many...
     pub time_slice_divisor: i32,
     /// ...plus this many per cent of the increment or byo-yomi period.
@@ -170,6 +174,7 @@ params! {
     aspiration_window: 30, 5, 400;
     aspiration_depth: 5, 1, 64;
     correction_weight: 0, 0, 16384;
+    history_carry: 0, 0, 100;
     time_slice_divisor: 30, 5, 120;
     time_increment_percent: 80, 0, 100;
     time_hard_tenths: 40, 10, 100;

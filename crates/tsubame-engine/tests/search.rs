@@ -33,6 +33,7 @@ fn think_with<B: Bitboard>(
             tt,
             stop: Arc::new(AtomicBool::new(false)),
             threads: 1,
+            memory: None,
         },
         &mut |_| {},
     )

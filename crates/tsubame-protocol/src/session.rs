@@ -11,7 +11,7 @@ use tsubame_engine::eval::{EvalParams, Evaluation};
 use tsubame_engine::limits::Limits;
 use tsubame_engine::nnue::{Network, NetworkError};
 use tsubame_engine::params::ParamError;
-use tsubame_engine::search::{Info, SearchRequest, search_any};
+use tsubame_engine::search::{Info, SearchMemory, SearchRequest, search_any};
 use tsubame_engine::search_params::{SearchParams, SearchParamsError};
 use tsubame_engine::strength::Level;
 use tsubame_engine::tsume::{MateLimits, MateResult, solve_any};
@@ -342,6 +342,8 @@ pub struct Session {
     /// The search's margins and reductions (the `SearchParams` option).
     search_params: SearchParams,
     tt: Arc<TranspositionTable>,
+    /// The game's move and correction histories, kept from move to move like the table.
+    memory: Arc<SearchMemory>,
     stop: Arc<AtomicBool>,
     running: Option<JoinHandle<()>>,
 }
@@ -355,6 +357,7 @@ impl Default for Session {
 type SearchSetting = (
     Limits,
     Arc<TranspositionTable>,
+    Arc<SearchMemory>,
     Arc<AtomicBool>,
     usize,
     Option<Level>,
@@ -370,7 +373,7 @@ fn run_search(
     keys: &[u64],
     checks: &[bool],
     (params, search_params): (&EvalParams, &SearchParams),
-    (limits, tt, stop, threads, level): SearchSetting,
+    (limits, tt, memory, stop, threads, level): SearchSetting,
     on_info: &mut dyn FnMut(InfoText),
 ) -> BestMove {
     let outcome = search_any(
@@ -384,6 +387,7 @@ fn run_search(
             tt,
             stop,
             threads,
+            memory: Some(memory),
         },
         &mut |info| {
             on_info(InfoText {
@@ -428,6 +432,7 @@ impl Session {
             eval_file: None,
             search_params: SearchParams::default(),
             tt: Arc::new(TranspositionTable::new(64)),
+            memory: Arc::new(SearchMemory::default()),
             stop: Arc::new(AtomicBool::new(false)),
             running: None,
         }
@@ -611,6 +616,7 @@ impl Session {
     pub fn new_game(&mut self) {
         self.wait();
         self.tt.clear();
+        self.memory.clear();
     }
 
     /// Sets the game: a start and moves in USI text. On error the previous game stays.
@@ -698,6 +704,7 @@ impl Session {
         self.stop.store(false, Ordering::Relaxed);
         let game = self.game.clone();
         let tt = self.tt.clone();
+        let memory = self.memory.clone();
         let stop = self.stop.clone();
         let threads = self.threads;
         let params = self.eval_params();
@@ -705,7 +712,7 @@ impl Session {
         self.running = Some(std::thread::spawn(move || {
             let result = game.search(
                 (&params, &search_params),
-                (limits, tt, stop, threads, level),
+                (limits, tt, memory, stop, threads, level),
                 &mut on_info,
             );
             on_done(result);

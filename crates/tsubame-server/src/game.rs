@@ -329,6 +329,7 @@ impl HostedGame {
                 tt,
                 stop,
                 threads: 1,
+                memory: None,
             },
             &mut |info| {
                 if info.multipv == 1 {

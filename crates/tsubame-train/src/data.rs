@@ -509,6 +509,7 @@ pub(crate) fn search_request<'a, P>(
         tt: player.tt.clone(),
         stop: Arc::new(AtomicBool::new(false)),
         threads: 1,
+        memory: None,
     }
 }
 
