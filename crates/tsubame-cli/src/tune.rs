@@ -130,7 +130,7 @@ struct SpsaArgs {
     #[arg(long = "tune", value_name = "NAME")]
     tune: Vec<String>,
     /// The search parameters to start from and to keep for those not tuned, as `name=value`
-    /// pairs (default: the engine's).
+    /// pairs over the set the engine plays the game with.
     #[arg(long, value_name = "PAIRS", default_value = "")]
     search_params: String,
     /// Steps; each plays one opening twice, each set as sente once.
@@ -422,7 +422,12 @@ fn run_spsa<B: Bitboard>(
             None => EvalParams::for_variant(tables.spec),
         },
     };
-    let base: SearchParams = a.search_params.parse().context("--search-params")?;
+    // The game's own set (Tori's tuned one), with the pairs given over it.
+    let own =
+        Variant::from_spec(tables.spec).map_or(&SearchParams::DEFAULT, SearchParams::for_variant);
+    let base = own
+        .with_pairs(&a.search_params)
+        .context("--search-params")?;
     let mut run = if a.state.exists() {
         let text = std::fs::read_to_string(&a.state)
             .with_context(|| format!("cannot read {}", a.state.display()))?;

@@ -4,10 +4,11 @@
 
 use crate::eval::{EvalParams, evaluate, evaluate_tenjiku, mop_up};
 use crate::nnue::{Accumulator, Changes, HIDDEN, Layout, Network, Touch, refresh_values};
+use crate::search_params::SearchParams;
 use tsubame_rules::tenjiku::TenjikuPosition;
 use tsubame_rules::{
     Bitboard, Color, DropMateRule, GamePosition, Move, MoveKind, Position, RepetitionRule, Role,
-    Square, StalemateRule,
+    Square, StalemateRule, Variant,
 };
 
 /// What the search needs of a game's position beyond the rules ([`GamePosition`]: keys,
@@ -16,6 +17,9 @@ use tsubame_rules::{
 pub trait SearchPosition: GamePosition {
     /// Whether the side to move has already lost (no royal left).
     fn lost(&self) -> bool;
+    /// The search parameters this game is played with when a search is given none
+    /// ([`SearchParams::for_variant`]).
+    fn search_defaults(&self) -> &'static SearchParams;
     /// Size of the history table the search keeps for this game.
     fn history_size(&self) -> usize;
     /// The move's slot in that table (below [`SearchPosition::history_size`]).
@@ -102,6 +106,10 @@ fn spread(mut value: u64) -> u64 {
 }
 
 impl<B: Bitboard> SearchPosition for Position<B> {
+    fn search_defaults(&self) -> &'static SearchParams {
+        Variant::from_spec(self.tables().spec)
+            .map_or(&SearchParams::DEFAULT, SearchParams::for_variant)
+    }
     /// The pawns are the kinds whose drops the rules restrict by file or as mate (Tori's
     /// swallows, Wa's sparrow pawns): the structure they make, like chess's pawns, changes
     /// slowly and shapes the game the same way wherever the other pieces stand.
@@ -326,6 +334,9 @@ impl<B: Bitboard> SearchPosition for Position<B> {
 }
 
 impl SearchPosition for TenjikuPosition {
+    fn search_defaults(&self) -> &'static SearchParams {
+        SearchParams::for_variant(Variant::Tenjiku)
+    }
     #[inline]
     fn lost(&self) -> bool {
         self.royal_count(self.side_to_move()) == 0

@@ -155,7 +155,7 @@ fn check_mask(node_limit: Option<u64>) -> u64 {
 /// let carry: SearchParams = "history_carry=100".parse().unwrap();
 /// let memory = Arc::new(SearchMemory::default());
 /// let mut request = SearchRequest::new(game.position(), &limits, &eval, Arc::new(TranspositionTable::new(1)));
-/// request.search = &carry;
+/// request.search = Some(&carry);
 /// request.memory = Some(memory.clone());
 /// search(request, &mut |_| {});
 /// assert!(!memory.is_empty());
@@ -1392,8 +1392,9 @@ pub struct SearchRequest<'a, P: ?Sized> {
     pub limits: &'a Limits,
     /// The evaluation's weights (and network).
     pub eval: &'a EvalParams,
-    /// The search's parameters.
-    pub search: &'a SearchParams,
+    /// The search's parameters; `None` plays the game's own
+    /// ([`SearchPosition::search_defaults`]).
+    pub search: Option<&'a SearchParams>,
     /// The transposition table, shared by the threads (and kept between searches).
     pub tt: Arc<TranspositionTable>,
     /// Set by anyone to stop the search; the search sets it when it ends.
@@ -1407,7 +1408,7 @@ pub struct SearchRequest<'a, P: ?Sized> {
 
 impl<'a, P: ?Sized> SearchRequest<'a, P> {
     /// A search of `position` alone (no earlier positions) under `limits` with `eval`, the
-    /// default search parameters, one thread and a stop flag of its own, on `tt`.
+    /// game's own search parameters, one thread and a stop flag of its own, on `tt`.
     pub fn new(
         position: &'a P,
         limits: &'a Limits,
@@ -1420,7 +1421,7 @@ impl<'a, P: ?Sized> SearchRequest<'a, P> {
             history_checks: &[],
             limits,
             eval,
-            search: &SearchParams::DEFAULT,
+            search: None,
             tt,
             stop: Arc::new(AtomicBool::new(false)),
             threads: 1,
@@ -1463,6 +1464,7 @@ pub fn search<P: SearchPosition>(
         threads,
         memory,
     } = request;
+    let search_params = search_params.unwrap_or_else(|| position.search_defaults());
     tt.new_search();
     // The game's tables from its earlier searches, one per thread, the main thread's first.
     let carry = search_params.history_carry;
@@ -1977,7 +1979,7 @@ mod tests {
         };
         let run = |search_params: &SearchParams, memory: Option<Arc<SearchMemory>>, threads| {
             let request = SearchRequest {
-                search: search_params,
+                search: Some(search_params),
                 memory,
                 threads,
                 ..SearchRequest::new(

@@ -21,8 +21,10 @@
 
 use std::fmt;
 use std::str::FromStr;
+use tsubame_rules::Variant;
 
-/// A set of search parameters; [`SearchParams::default`] is what the engine plays with.
+/// A set of search parameters; [`SearchParams::for_variant`] is what the engine plays each game
+/// with, [`SearchParams::default`] the set behind it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SearchParams {
     /// Deepest remaining depth at which a position whose static evaluation clears beta by the
@@ -126,7 +128,7 @@ pub struct Param {
 macro_rules! params {
     ($($name:ident: $default:expr, $min:expr, $max:expr;)*) => {
         impl SearchParams {
-            /// The set the engine plays with.
+            /// The set the engine plays with where a game has none of its own.
             pub const DEFAULT: SearchParams = SearchParams { $($name: $default,)* };
         }
 
@@ -185,6 +187,62 @@ params! {
 }
 
 impl SearchParams {
+    /// What Tori is played with: the defaults with the margins its SPSA runs moved (six
+    /// margins, then the late-move pruning counts and the aspiration window; see
+    /// docs/engine.md, "Search parameters tuned by SPSA").
+    pub const TORI: SearchParams = SearchParams {
+        reverse_futility_margin: 156,
+        futility_margin: 117,
+        futility_base: 82,
+        lmr_base: 70,
+        lmr_divisor: 214,
+        delta_margin: 602,
+        late_move_base: 5,
+        late_move_scale: 0,
+        aspiration_window: 69,
+        ..SearchParams::DEFAULT
+    };
+
+    /// The set a game is played with when nothing is set: Tori's tuned set, and for Wa and
+    /// Tenjiku, whose games were not tuned, [`SearchParams::DEFAULT`].
+    ///
+    /// ```
+    /// use tsubame_engine::search_params::SearchParams;
+    /// use tsubame_rules::Variant;
+    ///
+    /// assert_eq!(SearchParams::for_variant(Variant::Tori), &SearchParams::TORI);
+    /// assert_eq!(SearchParams::for_variant(Variant::Wa), &SearchParams::DEFAULT);
+    /// // The engine's SearchParams option is read over the game's own set.
+    /// let tori = SearchParams::TORI.with_pairs("lmr_divisor=200").unwrap();
+    /// assert_eq!((tori.lmr_divisor, tori.delta_margin), (200, 602));
+    /// ```
+    pub fn for_variant(variant: Variant) -> &'static SearchParams {
+        match variant {
+            Variant::Tori => &SearchParams::TORI,
+            Variant::Wa | Variant::Tenjiku => &SearchParams::DEFAULT,
+        }
+    }
+
+    /// This set with the `name=value` pairs of `text` (separated by spaces or commas) set
+    /// over it; an empty text changes nothing.
+    pub fn with_pairs(&self, text: &str) -> Result<SearchParams, SearchParamsError> {
+        let mut params = self.clone();
+        for pair in text
+            .split(|c: char| c == ',' || c.is_whitespace())
+            .filter(|pair| !pair.is_empty())
+        {
+            let (name, value) = pair
+                .split_once('=')
+                .ok_or_else(|| SearchParamsError::NotAPair(pair.to_string()))?;
+            let number = value.parse().map_err(|_| SearchParamsError::NotANumber {
+                name: name.to_string(),
+                value: value.to_string(),
+            })?;
+            params.set(name, number)?;
+        }
+        Ok(params)
+    }
+
     /// The value of the parameter called `name`.
     pub fn get(&self, name: &str) -> Option<i32> {
         PARAMS
@@ -243,27 +301,13 @@ pub enum SearchParamsError {
     },
 }
 
-/// Reads `name=value` pairs separated by spaces or commas; parameters not named keep their
-/// defaults, and an empty text is the default set.
+/// Reads `name=value` pairs separated by spaces or commas over [`SearchParams::DEFAULT`];
+/// parameters not named keep their defaults, and an empty text is the default set.
 impl FromStr for SearchParams {
     type Err = SearchParamsError;
 
     fn from_str(text: &str) -> Result<SearchParams, SearchParamsError> {
-        let mut params = SearchParams::default();
-        for pair in text
-            .split(|c: char| c == ',' || c.is_whitespace())
-            .filter(|pair| !pair.is_empty())
-        {
-            let (name, value) = pair
-                .split_once('=')
-                .ok_or_else(|| SearchParamsError::NotAPair(pair.to_string()))?;
-            let number = value.parse().map_err(|_| SearchParamsError::NotANumber {
-                name: name.to_string(),
-                value: value.to_string(),
-            })?;
-            params.set(name, number)?;
-        }
-        Ok(params)
+        SearchParams::DEFAULT.with_pairs(text)
     }
 }
 

@@ -29,7 +29,7 @@ fn think_with<B: Bitboard>(
             history_checks: &[],
             limits: &limits,
             eval: &params,
-            search: search_params,
+            search: Some(search_params),
             tt,
             stop: Arc::new(AtomicBool::new(false)),
             threads: 1,

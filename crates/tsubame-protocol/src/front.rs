@@ -347,7 +347,7 @@ impl Front {
     /// The opponent played the expected move: the ponder search becomes a timed one.
     pub fn ponderhit(&mut self) -> Result<(), CommandError> {
         let limits = self.ponder_limits.take().ok_or(CommandError::NoPonder)?;
-        if let Some(budget) = limits.budget_with(self.session.search_params()) {
+        if let Some(budget) = limits.budget_with(&self.session.search_params()) {
             let stop = self.session.stop_handle();
             std::thread::spawn(move || {
                 std::thread::sleep(budget.hard);

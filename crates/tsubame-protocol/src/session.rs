@@ -339,8 +339,9 @@ pub struct Session {
     lines: u32,
     network_file: Option<Arc<Network>>,
     eval_file: Option<tsubame_engine::params::ParamFile>,
-    /// The search's margins and reductions (the `SearchParams` option).
-    search_params: SearchParams,
+    /// The `SearchParams` option: `name=value` pairs (checked when set) over the game's own
+    /// set ([`SearchParams::for_variant`]).
+    search_overrides: String,
     tt: Arc<TranspositionTable>,
     /// The game's move and correction histories, kept from move to move like the table.
     memory: Arc<SearchMemory>,
@@ -383,7 +384,7 @@ fn run_search(
             history_checks: checks,
             limits: &limits,
             eval: params,
-            search: search_params,
+            search: Some(search_params),
             tt,
             stop,
             threads,
@@ -430,7 +431,7 @@ impl Session {
             lines: 1,
             network_file: None,
             eval_file: None,
-            search_params: SearchParams::default(),
+            search_overrides: String::new(),
             tt: Arc::new(TranspositionTable::new(64)),
             memory: Arc::new(SearchMemory::default()),
             stop: Arc::new(AtomicBool::new(false)),
@@ -530,15 +531,20 @@ impl Session {
     /// empty text or `<empty>` restores them all. On error nothing changes.
     pub fn set_search_params(&mut self, text: &str) -> Result<(), SessionError> {
         let text = if text == "<empty>" { "" } else { text };
-        let params = text.parse()?;
+        // Every game's set has the same names and ranges, so text good over one is good
+        // over each.
+        SearchParams::DEFAULT.with_pairs(text)?;
         self.wait();
-        self.search_params = params;
+        self.search_overrides = text.to_string();
         Ok(())
     }
 
-    /// The search parameters in force.
-    pub fn search_params(&self) -> &SearchParams {
-        &self.search_params
+    /// The search parameters in force for the current game: its own set with the
+    /// `SearchParams` option's pairs over it.
+    pub fn search_params(&self) -> SearchParams {
+        let own = SearchParams::for_variant(self.variant());
+        own.with_pairs(&self.search_overrides)
+            .unwrap_or_else(|_| own.clone())
     }
 
     /// Reads a network file ([`tsubame_engine::nnue::Network`]) or a parameter file (see
@@ -708,7 +714,7 @@ impl Session {
         let stop = self.stop.clone();
         let threads = self.threads;
         let params = self.eval_params();
-        let search_params = self.search_params.clone();
+        let search_params = self.search_params();
         self.running = Some(std::thread::spawn(move || {
             let result = game.search(
                 (&params, &search_params),
@@ -836,6 +842,27 @@ mod tests {
         );
         assert!(session.eval_params().network.is_some());
         let _ = std::fs::remove_file(path);
+    }
+
+    /// The `SearchParams` option sets its pairs over each game's own set, follows the game
+    /// when it changes, and refuses bad text without losing what was set.
+    #[test]
+    fn search_params_are_set_over_the_games_own() {
+        let mut session = Session::new();
+        assert_eq!(session.search_params(), SearchParams::TORI);
+        session.set_search_params("lmr_divisor=200").unwrap();
+        let tori = session.search_params();
+        assert_eq!(tori.lmr_divisor, 200);
+        assert_eq!(tori.delta_margin, SearchParams::TORI.delta_margin);
+        session.set_options(Variant::Wa.default_options()).unwrap();
+        let wa = session.search_params();
+        assert_eq!(wa.lmr_divisor, 200);
+        assert_eq!(wa.delta_margin, SearchParams::DEFAULT.delta_margin);
+        assert!(session.set_search_params("lmr_divisor=1").is_err());
+        assert!(session.set_search_params("no_such=3").is_err());
+        assert_eq!(session.search_params().lmr_divisor, 200);
+        session.set_search_params("<empty>").unwrap();
+        assert_eq!(session.search_params(), SearchParams::DEFAULT);
     }
 
     /// Every form of network file loads: with output buckets and with royal buckets too.

@@ -8,7 +8,6 @@ use std::sync::atomic::AtomicBool;
 use tsubame_engine::eval::EvalParams;
 use tsubame_engine::limits::Limits;
 use tsubame_engine::search::{Score, SearchRequest, search_any};
-use tsubame_engine::search_params::SearchParams;
 use tsubame_engine::strength::Level;
 use tsubame_engine::tsume::{MateLimits, MateResult, solve_any};
 use tsubame_engine::tt::TranspositionTable;
@@ -325,7 +324,7 @@ impl HostedGame {
                 history_checks: &checks,
                 limits,
                 eval: &params,
-                search: &SearchParams::DEFAULT,
+                search: None,
                 tt,
                 stop,
                 threads: 1,

@@ -281,18 +281,16 @@ pub fn self_play<B: Bitboard>(
     game: u32,
     tt: &Arc<TranspositionTable>,
 ) -> SelfPlay<B> {
-    let player = Player {
-        search: &SearchParams::DEFAULT,
-        tt,
-    };
+    let player = Player { search: None, tt };
     play_between(tables, options, params, [player, player], generation, game)
 }
 
 /// One side of a game between two search settings: its parameters and its own table.
 #[derive(Clone, Copy)]
 pub struct Player<'a> {
-    /// The search parameters it plays with.
-    pub search: &'a SearchParams,
+    /// The search parameters it plays with; `None` plays the game's own
+    /// ([`SearchParams::for_variant`]).
+    pub search: Option<&'a SearchParams>,
     /// Its transposition table, cleared when the game starts.
     pub tt: &'a Arc<TranspositionTable>,
 }
@@ -574,10 +572,7 @@ fn play_any_game(
         return (stored, 0);
     };
     tt.clear();
-    let player = Player {
-        search: &SearchParams::DEFAULT,
-        tt,
-    };
+    let player = Player { search: None, tt };
     let limits = generation_limits(generation);
     let mut quiet = 0;
     stored.winner = play_out(

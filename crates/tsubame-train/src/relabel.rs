@@ -22,7 +22,6 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use tsubame_engine::eval::EvalParams;
 use tsubame_engine::limits::Limits;
 use tsubame_engine::search::search;
-use tsubame_engine::search_params::SearchParams;
 use tsubame_engine::tt::TranspositionTable;
 use tsubame_rules::{Bitboard, Game, Tables, Variant};
 
@@ -271,10 +270,7 @@ fn search_again<B: Bitboard>(
     }
     .map_err(|e| format!("game {}: the start is refused: {e}", stored.game))?;
     tt.clear();
-    let player = Player {
-        search: &SearchParams::DEFAULT,
-        tt,
-    };
+    let player = Player { search: None, tt };
     let limits = Limits {
         nodes: Some(relabelling.nodes.max(1)),
         ..Limits::default()

@@ -263,11 +263,11 @@ impl Run {
                         let up_tt = Arc::new(TranspositionTable::new(16));
                         let down_tt = Arc::new(TranspositionTable::new(16));
                         let up = Player {
-                            search: up,
+                            search: Some(up),
                             tt: &up_tt,
                         };
                         let down = Player {
-                            search: down,
+                            search: Some(down),
                             tt: &down_tt,
                         };
                         // One opening, each set as sente once.
@@ -379,11 +379,11 @@ mod tests {
         ];
         let players = [
             Player {
-                search: &base,
+                search: Some(&base),
                 tt: &tables[0],
             },
             Player {
-                search: &base,
+                search: Some(&base),
                 tt: &tables[1],
             },
         ];
