@@ -20,7 +20,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tsubame_engine::eval::EvalParams;
 use tsubame_engine::limits::{Clock, Limits};
-use tsubame_engine::search::{Score, SearchRequest, search, search_any};
+use tsubame_engine::search::{Score, SearchMemory, SearchRequest, search, search_any};
 use tsubame_engine::search_params::SearchParams;
 use tsubame_engine::tt::TranspositionTable;
 use tsubame_rules::{
@@ -318,6 +318,11 @@ pub fn play_between<B: Bitboard>(
     for player in players {
         player.tt.clear();
     }
+    // Each side's histories, kept from move to move of this game as an engine keeps them.
+    let memories = [
+        Arc::new(SearchMemory::default()),
+        Arc::new(SearchMemory::default()),
+    ];
     let node_limits = generation_limits(generation);
     // Each side's time left, under a clock.
     let mut remaining = generation
@@ -331,8 +336,10 @@ pub fn play_between<B: Bitboard>(
         |position, keys, checks| {
             let side = position.side_to_move();
             let player = players[side.index()];
+            let memory = Some(&memories[side.index()]);
             let (Some(clock), Some(remaining)) = (generation.clock, remaining.as_mut()) else {
-                let request = search_request(position, keys, checks, params, player, &node_limits);
+                let request =
+                    search_request(position, keys, checks, params, player, &node_limits, memory);
                 let outcome = search(request, &mut |_| {});
                 return outcome.best.map(|best| (best, outcome.info.score));
             };
@@ -347,7 +354,7 @@ pub fn play_between<B: Bitboard>(
                 started: Some(started),
                 ..Limits::default()
             };
-            let request = search_request(position, keys, checks, params, player, &limits);
+            let request = search_request(position, keys, checks, params, player, &limits, memory);
             let outcome = search(request, &mut |_| {});
             let spent = started.elapsed();
             if spent > remaining[side.index()] {
@@ -488,7 +495,8 @@ fn generation_limits(generation: &Generation) -> Limits {
 }
 
 /// The search of one self-play move: `player`'s parameters and table, one thread, under
-/// `limits`.
+/// `limits`, with the histories of the game's earlier searches in `memory` (as an engine
+/// keeps them from move to move) where given.
 pub(crate) fn search_request<'a, P>(
     position: &'a P,
     keys: &'a [u64],
@@ -496,6 +504,7 @@ pub(crate) fn search_request<'a, P>(
     params: &'a EvalParams,
     player: Player<'a>,
     limits: &'a Limits,
+    memory: Option<&Arc<SearchMemory>>,
 ) -> SearchRequest<'a, P> {
     SearchRequest {
         position,
@@ -507,7 +516,7 @@ pub(crate) fn search_request<'a, P>(
         tt: player.tt.clone(),
         stop: Arc::new(AtomicBool::new(false)),
         threads: 1,
-        memory: None,
+        memory: memory.cloned(),
     }
 }
 
@@ -573,6 +582,11 @@ fn play_any_game(
     };
     tt.clear();
     let player = Player { search: None, tt };
+    // Each side's histories from move to move, as in `play_between`.
+    let memories = [
+        Arc::new(SearchMemory::default()),
+        Arc::new(SearchMemory::default()),
+    ];
     let limits = generation_limits(generation);
     let mut quiet = 0;
     stored.winner = play_out(
@@ -580,7 +594,16 @@ fn play_any_game(
         generation,
         game,
         |position, keys, checks| {
-            let request = search_request(position, keys, checks, params, player, &limits);
+            let memory = &memories[position.side_to_move().index()];
+            let request = search_request(
+                position,
+                keys,
+                checks,
+                params,
+                player,
+                &limits,
+                Some(memory),
+            );
             let outcome = search_any(request, &mut |_| {});
             outcome.best.map(|best| (best, outcome.info.score))
         },

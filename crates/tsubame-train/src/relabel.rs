@@ -21,7 +21,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use tsubame_engine::eval::EvalParams;
 use tsubame_engine::limits::Limits;
-use tsubame_engine::search::search;
+use tsubame_engine::search::{SearchMemory, search};
 use tsubame_engine::tt::TranspositionTable;
 use tsubame_rules::{Bitboard, Game, Tables, Variant};
 
@@ -276,8 +276,22 @@ fn search_again<B: Bitboard>(
         ..Limits::default()
     };
     let (mut keys, mut checks) = (Vec::new(), Vec::new());
+    // Each side's histories from move to move, as the game was played (`play_between`).
+    let memories = [
+        Arc::new(SearchMemory::default()),
+        Arc::new(SearchMemory::default()),
+    ];
     let score_of = |position: &tsubame_rules::Position<B>, keys: &[u64], checks: &[bool]| {
-        let request = search_request(position, keys, checks, params, player, &limits);
+        let memory = &memories[position.side_to_move().index()];
+        let request = search_request(
+            position,
+            keys,
+            checks,
+            params,
+            player,
+            &limits,
+            Some(memory),
+        );
         stored_score(search(request, &mut |_| {}).info.score)
     };
     let mut plies = Vec::with_capacity(stored.plies.len());

@@ -963,7 +963,7 @@ mod tests {
         let options = Options::defaults(tori::spec());
         // One thread: the records' order, and so the whole run, is the same every time.
         let generation = Generation {
-            games: 100,
+            games: 200,
             nodes: 300,
             seed: 2,
             threads: 1,
