@@ -319,10 +319,7 @@ pub fn play_between<B: Bitboard>(
         player.tt.clear();
     }
     // Each side's histories, kept from move to move of this game as an engine keeps them.
-    let memories = [
-        Arc::new(SearchMemory::default()),
-        Arc::new(SearchMemory::default()),
-    ];
+    let memories = side_memories();
     let node_limits = generation_limits(generation);
     // Each side's time left, under a clock.
     let mut remaining = generation
@@ -494,6 +491,12 @@ fn generation_limits(generation: &Generation) -> Limits {
     }
 }
 
+/// Empty histories for each side of a game (sente's, gote's), kept from move to move of that
+/// side as an engine process keeps its own.
+pub(crate) fn side_memories() -> [Arc<SearchMemory>; 2] {
+    std::array::from_fn(|_| Arc::new(SearchMemory::default()))
+}
+
 /// The search of one self-play move: `player`'s parameters and table, one thread, under
 /// `limits`, with the histories of the game's earlier searches in `memory` (as an engine
 /// keeps them from move to move) where given.
@@ -583,10 +586,7 @@ fn play_any_game(
     tt.clear();
     let player = Player { search: None, tt };
     // Each side's histories from move to move, as in `play_between`.
-    let memories = [
-        Arc::new(SearchMemory::default()),
-        Arc::new(SearchMemory::default()),
-    ];
+    let memories = side_memories();
     let limits = generation_limits(generation);
     let mut quiet = 0;
     stored.winner = play_out(

@@ -10,7 +10,7 @@
 //! with, a game gets back exactly the scores it had. The new file holds the stored games in
 //! the same order, so a stopped run resumes after the last whole game it wrote.
 
-use crate::data::{Player, search_request};
+use crate::data::{Player, search_request, side_memories};
 use crate::games::{
     GameRecord, Ply, header as games_header, is_quiet_move, read_games, stored_score,
 };
@@ -21,7 +21,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use tsubame_engine::eval::EvalParams;
 use tsubame_engine::limits::Limits;
-use tsubame_engine::search::{SearchMemory, search};
+use tsubame_engine::search::search;
 use tsubame_engine::tt::TranspositionTable;
 use tsubame_rules::{Bitboard, Game, Tables, Variant};
 
@@ -277,10 +277,7 @@ fn search_again<B: Bitboard>(
     };
     let (mut keys, mut checks) = (Vec::new(), Vec::new());
     // Each side's histories from move to move, as the game was played (`play_between`).
-    let memories = [
-        Arc::new(SearchMemory::default()),
-        Arc::new(SearchMemory::default()),
-    ];
+    let memories = side_memories();
     let score_of = |position: &tsubame_rules::Position<B>, keys: &[u64], checks: &[bool]| {
         let memory = &memories[position.side_to_move().index()];
         let request = search_request(
