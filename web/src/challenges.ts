@@ -85,6 +85,12 @@ export function followChallenges() {
   if (!name) return;
   // The browser reconnects a dropped stream by itself; the server sends the whole list again.
   stream = new EventSource('/api/challenges/events');
+  // A stream the server ended for good (the session ended): look again at who is logged in.
+  stream.onerror = () => {
+    if (stream?.readyState !== EventSource.CLOSED) return;
+    followed = null;
+    window.dispatchEvent(new Event('tsubame:account-changed'));
+  };
   stream.addEventListener('challenges', (event) => {
     try {
       showTray(JSON.parse((event as MessageEvent).data));

@@ -141,8 +141,11 @@ export async function gamePage(id) {
       if (token) socket.send(JSON.stringify({ type: 'auth', token, id: 'auth' }));
       showRestored();
     };
-    socket.onclose = async () => {
+    socket.onclose = async (event) => {
       if (closed) return;
+      // The session ended (logged out, here or elsewhere): the socket reconnects as whoever
+      // the browser is now, and the top bar says so.
+      if (event.code === 4001) refreshAccount();
       // A socket refused because the game does not exist is not a lost connection.
       const response = await fetch(`/api/games/${id}`).catch(() => null);
       if (closed) return;

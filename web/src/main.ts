@@ -95,6 +95,8 @@ export async function start() {
   }
   await refreshAccount();
   setInterval(refreshAccount, 15000);
+  // A part of the site that saw the session end (a stream or socket the server closed).
+  window.addEventListener('tsubame:account-changed', () => refreshAccount());
   document.addEventListener('click', followLink);
   window.addEventListener('popstate', route);
   page.route();

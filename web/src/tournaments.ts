@@ -4,7 +4,7 @@
 // starts is taken to it.
 
 import { api } from './api';
-import { myName } from './account';
+import { myName, refreshAccount } from './account';
 import { answerLine, el } from './dom';
 import { clockFields } from './clockform';
 import { clockText } from './gameparts';
@@ -219,8 +219,9 @@ export async function tournamentPage(id: string) {
       followedGame = game || '';
       show();
     };
-    socket.onclose = () => {
+    socket.onclose = (event) => {
       if (closed) return;
+      if (event.code === 4001) refreshAccount();
       retry = Math.min(retry + 1, 5);
       window.setTimeout(connect, 1000 * retry);
     };

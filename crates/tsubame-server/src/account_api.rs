@@ -5,7 +5,7 @@
 //! (`Sec-Fetch-Site`, `Origin`), and a cross-site one is refused, so another site cannot make a
 //! logged-in player's browser move, resign or log out for them.
 
-use crate::accounts::{Account, NewSession, SESSION_COOKIE, guest_name};
+use crate::accounts::{Account, NewSession, SESSION_COOKIE, SessionWatch, guest_name};
 use crate::connections::PeerAddr;
 use crate::error::ApiError;
 use crate::hub::GameView;
@@ -74,6 +74,8 @@ pub struct Viewer {
     pub account: Option<Account>,
     /// The session cookie's value, when there is one.
     session: Option<String>,
+    /// When the logged-in session expires, unix milliseconds.
+    session_expires: u64,
 }
 
 impl Viewer {
@@ -112,10 +114,24 @@ impl Viewer {
         let Some(token) = session_cookie(headers) else {
             return Ok(Viewer::default());
         };
+        let session = hub.accounts().session_until(token, hub.now()).await?;
+        let session_expires = session.as_ref().map_or(0, |(_, expires)| *expires);
         Ok(Viewer {
-            account: hub.accounts().session(token, hub.now()).await?,
+            account: session.map(|(account, _)| account),
             session: Some(token.to_string()),
+            session_expires,
         })
+    }
+
+    /// A watch on the end of the viewer's session, for a socket or stream it opens: the
+    /// socket closes when the session ends, wherever it is ended. None for a guest.
+    pub fn session_watch(&self, hub: &Hub) -> Option<SessionWatch> {
+        let account = self.account.as_ref()?;
+        let token = self.session.as_deref()?;
+        Some(
+            hub.accounts()
+                .watch_session(token, account, self.session_expires),
+        )
     }
 }
 

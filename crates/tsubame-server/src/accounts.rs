@@ -14,17 +14,25 @@ use argon2::{Algorithm, Argon2, Block, Params, Version};
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use rand::Rng;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::net::IpAddr;
 use std::num::NonZeroU32;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 use tokio::sync::Semaphore;
+use tokio::sync::broadcast;
 use utoipa::ToSchema;
 
 /// The name of the session cookie.
 pub const SESSION_COOKIE: &str = "tsubame_session";
+
+/// The close code of a socket whose session ended (logged out, a password change, the account
+/// closed or deleted, the login expired): the client may reconnect, as whoever it is now.
+pub const SESSION_ENDED_CLOSE: u16 = 4001;
+
+/// The close reason that goes with [`SESSION_ENDED_CLOSE`].
+pub const SESSION_ENDED_REASON: &str = "the session ended: log in again";
 
 /// How long a login lasts.
 pub const SESSION_TTL_MS: u64 = 30 * 24 * 3600 * 1000;
@@ -261,9 +269,91 @@ pub struct NewSession {
     pub account: Account,
 }
 
+/// Sessions that ended: one session, or every session of an account but one. Each socket
+/// and event stream opened by a session hears it (on every instance: it is announced on
+/// [`SESSION_CHANNEL`](crate::store::SESSION_CHANNEL) like a move) and closes.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionEnd {
+    /// The instance that ended them, which skips its own announcement.
+    pub from: String,
+    /// One session that ended, by the SHA-256 hash of its value.
+    #[serde(default)]
+    pub session: Option<String>,
+    /// The account every session of which ended...
+    #[serde(default)]
+    pub account: Option<String>,
+    /// ...but this one (by hash): a password change keeps the session that made it.
+    #[serde(default)]
+    pub keep: Option<String>,
+}
+
+impl SessionEnd {
+    /// Whether this ends the session with the hash `session` of the account `account`.
+    pub fn ends(&self, session: &str, account: &str) -> bool {
+        self.session.as_deref() == Some(session)
+            || (self.account.as_deref() == Some(account) && self.keep.as_deref() != Some(session))
+    }
+}
+
+/// What a socket or event stream opened by a logged-in session watches: that session's end
+/// (logged out here or elsewhere, a password change, the account closed or deleted) and its
+/// expiry.
+pub struct SessionWatch {
+    token: String,
+    hash: String,
+    account: String,
+    expires: tokio::time::Instant,
+    ends: broadcast::Receiver<Arc<SessionEnd>>,
+}
+
+impl SessionWatch {
+    /// Returns once the session has ended or expired; never for a session that lasts.
+    pub async fn ended(&mut self, accounts: &Accounts) {
+        loop {
+            tokio::select! {
+                end = self.ends.recv() => match end {
+                    Ok(end) if end.ends(&self.hash, &self.account) => return,
+                    Ok(_) => {}
+                    // Ends were missed: ask the database whether this one still holds.
+                    Err(broadcast::error::RecvError::Lagged(_)) => {
+                        if !matches!(accounts.session(&self.token, unix_now_ms()).await, Ok(Some(_))) {
+                            return;
+                        }
+                    }
+                    Err(broadcast::error::RecvError::Closed) => std::future::pending().await,
+                },
+                _ = tokio::time::sleep_until(self.expires) => return,
+            }
+        }
+    }
+}
+
+fn unix_now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |since| since.as_millis() as u64)
+}
+
+/// A session end as its announcement's text.
+fn notice_text(end: &SessionEnd) -> String {
+    serde_json::to_string(end).unwrap_or_default()
+}
+
+/// Returns once the watched session has ended; never without one (a guest's socket).
+pub async fn session_ended(watch: &mut Option<SessionWatch>, accounts: &Accounts) {
+    match watch {
+        Some(watch) => watch.ended(accounts).await,
+        None => std::future::pending().await,
+    }
+}
+
 /// Accounts and sessions over the database, with the limits on logins.
 pub struct Accounts {
     store: Store,
+    /// Where ended sessions are announced to this instance's sockets and streams.
+    ended: broadcast::Sender<Arc<SessionEnd>>,
+    /// This instance's name in its announcements.
+    instance: String,
     logins_by_name: DefaultKeyedRateLimiter<String>,
     logins_by_address: DefaultKeyedRateLimiter<IpAddr>,
     signups_by_address: DefaultKeyedRateLimiter<IpAddr>,
@@ -315,10 +405,18 @@ fn quota(burst: u32, period: Duration) -> Quota {
 }
 
 impl Accounts {
-    /// Accounts over `store` with these limits.
-    pub fn new(store: Store, limits: AccountLimits) -> Accounts {
+    /// Accounts over `store` with these limits; ended sessions are told on `ended` and
+    /// announced to the other instances as coming from `instance`.
+    pub fn new(
+        store: Store,
+        limits: AccountLimits,
+        ended: broadcast::Sender<Arc<SessionEnd>>,
+        instance: String,
+    ) -> Accounts {
         Accounts {
             store,
+            ended,
+            instance,
             logins_by_name: RateLimiter::keyed(quota(limits.logins_per_name, limits.login_period)),
             logins_by_address: RateLimiter::keyed(quota(
                 limits.logins_per_address,
@@ -506,14 +604,30 @@ impl Accounts {
 
     /// Ends the session with this cookie value (nothing when there is none).
     pub async fn logout(&self, token: &str) -> Result<(), ApiError> {
+        let end = self.session_end(Some(token_hash(token)), None, None);
         self.store
-            .delete_session(&token_hash(token))
+            .delete_session(&token_hash(token), &notice_text(&end))
             .await
-            .map_err(internal)
+            .map_err(internal)?;
+        self.told_ended(end);
+        Ok(())
     }
 
     /// The account logged in with this cookie value, unless the session ended or expired.
     pub async fn session(&self, token: &str, now: u64) -> Result<Option<Account>, ApiError> {
+        Ok(self
+            .session_until(token, now)
+            .await?
+            .map(|(account, _)| account))
+    }
+
+    /// The account logged in with this cookie value and when its session expires (unix
+    /// milliseconds), unless the session ended or expired.
+    pub async fn session_until(
+        &self,
+        token: &str,
+        now: u64,
+    ) -> Result<Option<(Account, u64)>, ApiError> {
         if token.len() != 64 {
             return Ok(None);
         }
@@ -522,7 +636,57 @@ impl Accounts {
             .session_account(&token_hash(token), now as i64)
             .await
             .map_err(internal)?
-            .map(Account::from))
+            .map(|(row, expires)| (Account::from(row), expires.max(0) as u64)))
+    }
+
+    /// A watch on the end of the session with this cookie value, expiring at `expires` (unix
+    /// milliseconds), for a socket or stream it opens.
+    pub fn watch_session(&self, token: &str, account: &Account, expires: u64) -> SessionWatch {
+        let left = expires.saturating_sub(unix_now_ms());
+        SessionWatch {
+            token: token.to_string(),
+            hash: token_hash(token),
+            account: account.id.clone(),
+            expires: tokio::time::Instant::now() + Duration::from_millis(left),
+            ends: self.ended.subscribe(),
+        }
+    }
+
+    /// What announces that these sessions ended: a notice for the other instances
+    /// ([`Self::told_ended`] tells this one's sockets once the change is stored).
+    fn session_end(
+        &self,
+        session: Option<String>,
+        account: Option<&Account>,
+        keep: Option<String>,
+    ) -> SessionEnd {
+        SessionEnd {
+            from: self.instance.clone(),
+            session,
+            account: account.map(|a| a.id.clone()),
+            keep,
+        }
+    }
+
+    /// Tells this instance's sockets and streams that sessions ended.
+    fn told_ended(&self, end: SessionEnd) {
+        // Nobody listening is fine.
+        let _ = self.ended.send(Arc::new(end));
+    }
+
+    /// Ends every session of an account an administrator closed, and tells its sockets.
+    pub async fn close_by_administrator(&self, name: &str, now: u64) -> Result<bool, ApiError> {
+        let account = self.by_name(name).await?;
+        let end = self.session_end(None, account.as_ref(), None);
+        let closed = self
+            .store
+            .set_closed(name, now.max(1) as i64, &notice_text(&end))
+            .await
+            .map_err(internal)?;
+        if closed {
+            self.told_ended(end);
+        }
+        Ok(closed)
     }
 
     /// The account of a name, without regard to case (none for a deleted account).
@@ -583,20 +747,26 @@ impl Accounts {
         check_password(new)?;
         self.confirm_password(account, current).await?;
         let hash = self.hash_password(new.to_string()).await?;
+        let end = self.session_end(None, Some(account), Some(token_hash(session)));
         self.store
-            .change_password(&account.id, &hash, &token_hash(session))
+            .change_password(&account.id, &hash, &token_hash(session), &notice_text(&end))
             .await
             .map_err(internal)?;
+        self.told_ended(end);
         tracing::info!(name = account.username, "password changed");
         Ok(())
     }
 
     /// Ends every session of an account, the asking one included; returns how many ended.
     pub async fn logout_everywhere(&self, account: &Account) -> Result<u64, ApiError> {
-        self.store
-            .delete_sessions_of(&account.id, None)
+        let end = self.session_end(None, Some(account), None);
+        let ended = self
+            .store
+            .delete_sessions_of(&account.id, &notice_text(&end))
             .await
-            .map_err(internal)
+            .map_err(internal)?;
+        self.told_ended(end);
+        Ok(ended)
     }
 
     /// Deletes a logged-in player's account, given its password: refused while one of its
@@ -620,10 +790,12 @@ impl Accounts {
                 "{unfinished} of your games are not over: finish, resign or abort them first"
             )));
         }
+        let end = self.session_end(None, Some(account), None);
         self.store
-            .delete_account(&account.id, now as i64)
+            .delete_account(&account.id, now as i64, &notice_text(&end))
             .await
             .map_err(internal)?;
+        self.told_ended(end);
         tracing::info!(name = account.username, "account deleted");
         Ok(())
     }

@@ -4,7 +4,9 @@
 //! error naming what was wrong instead of the framework's plain-text rejection.
 
 use crate::account_api::Viewer;
-use crate::accounts::Account;
+use crate::accounts::{
+    Account, SESSION_ENDED_CLOSE, SESSION_ENDED_REASON, SessionWatch, session_ended,
+};
 use crate::chat::ChatLine;
 use crate::chat::Room;
 use crate::clock::TimeControl;
@@ -1485,7 +1487,9 @@ pub(crate) async fn game_socket(
         ));
     }
     let slot = hub.find(&id).await?;
-    let account = Viewer::of_socket(&hub, &headers).await?.account;
+    let viewer = Viewer::of_socket(&hub, &headers).await?;
+    let session = viewer.session_watch(&hub);
+    let account = viewer.account;
     // Small buffers: thousands of idle games must not each hold the default 128 KiB.
     Ok(upgrade
         .read_buffer_size(4096)
@@ -1494,7 +1498,7 @@ pub(crate) async fn game_socket(
         // A frame's length is checked from its header, before its payload is read: a client
         // cannot make the server hold a 10 MB frame to learn it is too big.
         .max_frame_size(BODY_LIMIT)
-        .on_upgrade(move |socket| serve_socket(hub, slot, account, socket)))
+        .on_upgrade(move |socket| serve_socket(hub, slot, account, session, socket)))
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -1528,11 +1532,13 @@ async fn chat_history_text(hub: &Hub, slot: &GameRoom, who: &Credential<'_>) -> 
 }
 
 /// Serves a game's socket; `account` is the logged-in viewer's (from the upgrade's cookie),
-/// whose seat the socket acts for without an `auth`.
+/// whose seat the socket acts for without an `auth`, until its `session` ends: then the
+/// socket closes (4001), and nothing it sent afterwards acts.
 async fn serve_socket(
     hub: Arc<Hub>,
     slot: Arc<GameRoom>,
     account: Option<Account>,
+    mut session: Option<SessionWatch>,
     socket: WebSocket,
 ) {
     let _open = crate::metrics::GaugeGuard::hold(&hub.metrics().websockets);
@@ -1617,6 +1623,12 @@ async fn serve_socket(
             return;
         }
         tokio::select! {
+            // The session's end first: a message that arrives with it does not act.
+            biased;
+            _ = session_ended(&mut session, hub.accounts()) => {
+                close_for_ended_session(&mut sink).await;
+                return;
+            }
             _ = shutdown.changed() => continue,
             _ = pings.tick() => {
                 if sink.send(Message::Ping(Vec::new().into())).await.is_err() {
@@ -1658,23 +1670,7 @@ async fn serve_socket(
                     Some(Ok(Message::Text(text))) => text,
                     Some(Ok(Message::Close(_))) | None => return,
                     Some(Err(e)) => {
-                        // A frame past the limit (1009) or a broken frame (1002): the client
-                        // hears why before the connection closes.
-                        let text = e.to_string();
-                        let too_big = text.contains("Space limit exceeded");
-                        let close = CloseFrame {
-                            code: if too_big { close_code::SIZE } else { close_code::PROTOCOL },
-                            reason: if too_big {
-                                "message too big: at most 64 KiB".into()
-                            } else {
-                                "protocol error".into()
-                            },
-                        };
-                        let _ = tokio::time::timeout(
-                            Duration::from_secs(1),
-                            sink.send(Message::Close(Some(close))),
-                        )
-                        .await;
+                        close_for_broken_frame(&mut sink, &e).await;
                         return;
                     }
                     Some(Ok(_)) => continue,
@@ -1699,6 +1695,49 @@ async fn serve_socket(
             }
         }
     }
+}
+
+/// Closes a socket over a frame past the limit (1009) or a broken frame (1002): the client
+/// hears why before the connection closes.
+pub(crate) async fn close_for_broken_frame<S>(sink: &mut S, error: &axum::Error)
+where
+    S: futures_util::Sink<Message> + Unpin,
+{
+    let too_big = error.to_string().contains("Space limit exceeded");
+    let close = CloseFrame {
+        code: if too_big {
+            close_code::SIZE
+        } else {
+            close_code::PROTOCOL
+        },
+        reason: if too_big {
+            "message too big: at most 64 KiB".into()
+        } else {
+            "protocol error".into()
+        },
+    };
+    let _ = tokio::time::timeout(
+        Duration::from_secs(1),
+        sink.send(Message::Close(Some(close))),
+    )
+    .await;
+}
+
+/// Closes a socket whose session ended (4001), without waiting long for a client that does
+/// not read.
+pub(crate) async fn close_for_ended_session<S>(sink: &mut S)
+where
+    S: futures_util::Sink<Message> + Unpin,
+{
+    let close = CloseFrame {
+        code: SESSION_ENDED_CLOSE,
+        reason: SESSION_ENDED_REASON.into(),
+    };
+    let _ = tokio::time::timeout(
+        Duration::from_secs(1),
+        sink.send(Message::Close(Some(close))),
+    )
+    .await;
 }
 
 /// Answers one message of a game's socket; `token` is the seat's once an `auth` has held,

@@ -4,6 +4,7 @@
 //! `GET /api/challenges/events`.
 
 use crate::account_api::{Viewer, account_named, logged_in_account};
+use crate::accounts::{SessionWatch, session_ended};
 use crate::api::{OptionsInput, creator_side_of, parse_body, variant_of};
 use crate::clock::TimeControl;
 use crate::connections::PeerAddr;
@@ -129,7 +130,8 @@ pub(crate) async fn challenge_events(
     viewer: Viewer,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ApiError> {
     let me = logged_in_account(&viewer, "follow your challenges")?;
-    Ok(Sse::new(challenge_stream(hub, me.id.clone()))
+    let session = viewer.session_watch(&hub);
+    Ok(Sse::new(challenge_stream(hub, me.id.clone(), session))
         .keep_alive(KeepAlive::new().interval(KEEP_ALIVE)))
 }
 
@@ -141,17 +143,22 @@ struct Following {
     /// Whether the list is to be sent (at once, and after a change of the account's).
     look: bool,
     shutdown: tokio::sync::watch::Receiver<bool>,
+    /// The session that opened the stream: it ends with it.
+    session: Option<SessionWatch>,
     last_sent: Option<String>,
 }
 
 /// An account's challenge lists: the first at once, then each one that differs from the last
-/// sent, whenever a challenge changes anywhere; it ends when the server stops.
+/// sent, whenever a challenge changes anywhere; it ends when the server stops or the session
+/// that opened it ends.
 fn challenge_stream(
     hub: Arc<Hub>,
     account_id: String,
+    session: Option<SessionWatch>,
 ) -> impl Stream<Item = Result<Event, Infallible>> {
     let signal = hub.challenge_signal();
     let following = Following {
+        session,
         shutdown: hub.shutdown_signal(),
         hub,
         account_id,
@@ -166,6 +173,10 @@ fn challenge_stream(
             }
             if !following.look {
                 tokio::select! {
+                    biased;
+                    _ = session_ended(&mut following.session, following.hub.accounts()) => {
+                        return None;
+                    }
                     changed = following.signal.recv() => match changed {
                         Ok(accounts) => {
                             following.look = accounts.contains(&following.account_id);

@@ -207,9 +207,10 @@ impl Store {
         Ok(self.written(done)?.rows_affected() > 0)
     }
 
-    /// Closes an account (by name) at `now`, ending its sessions, or opens it again (`now`
-    /// 0); `false` when there is no such account.
-    pub async fn set_closed(&self, name: &str, now: i64) -> Result<bool> {
+    /// Closes an account (by name) at `now`, ending its sessions and announcing `notice`
+    /// ([`SessionEnd`](crate::accounts::SessionEnd)), or opens it again (`now` 0); `false`
+    /// when there is no such account.
+    pub async fn set_closed(&self, name: &str, now: i64, notice: &str) -> Result<bool> {
         let done = async {
             let mut tx = self.pool().begin().await?;
             let changed = sqlx::query(
@@ -228,6 +229,7 @@ impl Store {
                 .bind(name_key(name))
                 .execute(&mut *tx)
                 .await?;
+                self.announce_session_end(&mut tx, notice).await?;
             }
             tx.commit().await.map(|_| changed > 0)
         }

@@ -323,14 +323,18 @@ async fn moderate(
                 return Err(ApiError::bad_request("you cannot close your own account"));
             }
             let closed_at = if matches!(measure, Measure::Close) {
+                // Its sessions end, and every socket and stream they opened closes.
+                hub.accounts()
+                    .close_by_administrator(&account.username, now as u64)
+                    .await?;
                 now.max(1)
             } else {
+                store
+                    .set_closed(&account.username, 0, "")
+                    .await
+                    .map_err(database)?;
                 0
             };
-            store
-                .set_closed(&account.username, closed_at)
-                .await
-                .map_err(database)?;
             tracing::info!(
                 admin = me.username,
                 account = account.username,

@@ -190,6 +190,10 @@ pub const GAME_CHANNEL: &str = "tsubame_games";
 /// The PostgreSQL channel on which each chat line is announced.
 pub const CHAT_CHANNEL: &str = "tsubame_chat";
 
+/// The PostgreSQL channel on which ended sessions are announced
+/// ([`SessionEnd`](crate::accounts::SessionEnd)), so that every instance closes their sockets.
+pub const SESSION_CHANNEL: &str = "tsubame_sessions";
+
 /// Whether the database takes writes, as the latest writes and probes found, and how many
 /// writes it has refused. Shared by the store's clones and its move writer.
 #[derive(Debug, Default)]
@@ -873,6 +877,7 @@ impl Store {
             .listen_all([
                 GAME_CHANNEL,
                 CHAT_CHANNEL,
+                SESSION_CHANNEL,
                 crate::arena::store::TOURNAMENT_CHANNEL,
             ])
             .await
@@ -1506,10 +1511,15 @@ impl Store {
         self.written(inserted).map(|_| ())
     }
 
-    /// The account a session (by the hash of its value) belongs to, unless it expired by `now`.
-    pub async fn session_account(&self, token_hash: &str, now: i64) -> Result<Option<AccountRow>> {
+    /// The account a session (by the hash of its value) belongs to and when the session
+    /// expires, unless it expired by `now`.
+    pub async fn session_account(
+        &self,
+        token_hash: &str,
+        now: i64,
+    ) -> Result<Option<(AccountRow, i64)>> {
         let row = sqlx::query(&format!(
-            "SELECT {ACCOUNT_COLUMNS} \
+            "SELECT {ACCOUNT_COLUMNS}, sessions.expires_at AS session_expires_at \
              FROM sessions JOIN accounts ON accounts.id = sessions.account_id \
              WHERE sessions.token_hash = $1 AND sessions.expires_at > $2 \
              AND accounts.closed_at = 0 AND accounts.deleted_at = 0"
@@ -1518,35 +1528,65 @@ impl Store {
         .bind(now)
         .fetch_optional(&self.pool)
         .await?;
-        row.as_ref().map(account_from_row).transpose()
+        let Some(row) = row else {
+            return Ok(None);
+        };
+        let expires: i64 = row.try_get("session_expires_at")?;
+        Ok(Some((account_from_row(&row)?, expires)))
     }
 
-    /// Ends a session.
-    pub async fn delete_session(&self, token_hash: &str) -> Result<()> {
-        let deleted = sqlx::query("DELETE FROM sessions WHERE token_hash = $1")
-            .bind(token_hash)
-            .execute(&self.pool)
-            .await;
+    /// Announces `notice` on [`SESSION_CHANNEL`] in a transaction, on PostgreSQL: the other
+    /// instances hear of ended sessions once the change commits.
+    pub(crate) async fn announce_session_end(
+        &self,
+        connection: &mut sqlx::AnyConnection,
+        notice: &str,
+    ) -> Result<(), sqlx::Error> {
+        if self.postgres {
+            notify(connection, SESSION_CHANNEL, notice).await?;
+        }
+        Ok(())
+    }
+
+    /// Ends a session, announcing `notice`.
+    pub async fn delete_session(&self, token_hash: &str, notice: &str) -> Result<()> {
+        let deleted = async {
+            let mut tx = self.pool.begin().await?;
+            sqlx::query("DELETE FROM sessions WHERE token_hash = $1")
+                .bind(token_hash)
+                .execute(&mut *tx)
+                .await?;
+            self.announce_session_end(&mut tx, notice).await?;
+            tx.commit().await
+        }
+        .await;
         self.written(deleted).map(|_| ())
     }
 
-    /// Ends every session of an account but the one with the hash `keep` (if any); returns
-    /// how many ended.
-    pub async fn delete_sessions_of(&self, account_id: &str, keep: Option<&str>) -> Result<u64> {
-        let done = sqlx::query("DELETE FROM sessions WHERE account_id = $1 AND token_hash <> $2")
-            .bind(account_id)
-            .bind(keep.unwrap_or(""))
-            .execute(&self.pool)
-            .await;
-        Ok(self.written(done)?.rows_affected())
+    /// Ends every session of an account, announcing `notice`; returns how many ended.
+    pub async fn delete_sessions_of(&self, account_id: &str, notice: &str) -> Result<u64> {
+        let done = async {
+            let mut tx = self.pool.begin().await?;
+            let ended = sqlx::query("DELETE FROM sessions WHERE account_id = $1")
+                .bind(account_id)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+            self.announce_session_end(&mut tx, notice).await?;
+            tx.commit().await.map(|_| ended)
+        }
+        .await;
+        self.written(done)
     }
 
-    /// Sets an account's password hash and ends its other sessions (all but `keep`), together.
+    /// Sets an account's password hash and ends its other sessions (all but `keep`), together,
+    /// announcing `notice`.
     pub async fn change_password(
         &self,
         account_id: &str,
         password_hash: &str,
         keep: &str,
+        notice: &str,
     ) -> Result<()> {
         let changed = async {
             let mut tx = self.pool.begin().await?;
@@ -1560,6 +1600,7 @@ impl Store {
                 .bind(keep)
                 .execute(&mut *tx)
                 .await?;
+            self.announce_session_end(&mut tx, notice).await?;
             tx.commit().await
         }
         .await;
@@ -1581,7 +1622,7 @@ impl Store {
     /// Deletes an account at `now`, all in one: no password, no session, and its name in its
     /// games and chat lines replaced by [`DELETED_NAME`]. The row stays so that the name
     /// stays taken and the games' ratings keep their history.
-    pub async fn delete_account(&self, account_id: &str, now: i64) -> Result<()> {
+    pub async fn delete_account(&self, account_id: &str, now: i64, notice: &str) -> Result<()> {
         let deleted = async {
             let mut tx = self.pool.begin().await?;
             sqlx::query("UPDATE accounts SET deleted_at = $1, password_hash = '' WHERE id = $2")
@@ -1589,8 +1630,11 @@ impl Store {
                 .bind(account_id)
                 .execute(&mut *tx)
                 .await?;
+            sqlx::query("DELETE FROM sessions WHERE account_id = $1")
+                .bind(account_id)
+                .execute(&mut *tx)
+                .await?;
             for statement in [
-                "DELETE FROM sessions WHERE account_id = $1",
                 "UPDATE games SET sente_name = $2 WHERE sente_account = $1",
                 "UPDATE games SET gote_name = $2 WHERE gote_account = $1",
                 "UPDATE chat SET author = $2 WHERE account_id = $1",
@@ -1602,6 +1646,7 @@ impl Store {
                     .execute(&mut *tx)
                     .await?;
             }
+            self.announce_session_end(&mut tx, notice).await?;
             tx.commit().await
         }
         .await;

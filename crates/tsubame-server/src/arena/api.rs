@@ -6,6 +6,7 @@
 use super::rules;
 use super::store::{EntrantRow, PairingRow, TournamentRow};
 use crate::account_api::{Viewer, logged_in_account, parse_json};
+use crate::accounts::{SessionWatch, session_ended};
 use crate::api::{OptionsInput, variant_of};
 use crate::clock::TimeControl;
 use crate::connections::PeerAddr;
@@ -493,21 +494,30 @@ pub(crate) async fn socket(
     upgrade: WebSocketUpgrade,
 ) -> Result<Response, ApiError> {
     let viewer = Viewer::of_socket(&hub, &headers).await?;
+    let session = viewer.session_watch(&hub);
     let account = viewer.account.map(|a| a.id);
     // 404 before the upgrade.
     tournament_view(&hub, &id, account.as_deref()).await?;
     Ok(upgrade
         .read_buffer_size(4096)
         .write_buffer_size(4096)
-        .max_message_size(4096)
-        .max_frame_size(4096)
-        .on_upgrade(move |socket| serve_socket(hub, id, account, socket)))
+        .max_message_size(crate::api::BODY_LIMIT)
+        .max_frame_size(crate::api::BODY_LIMIT)
+        .on_upgrade(move |socket| serve_socket(hub, id, account, session, socket)))
 }
 
 /// How long changes are gathered before the tournament is sent again.
 const SETTLE: Duration = Duration::from_millis(150);
 
-async fn serve_socket(hub: Arc<Hub>, id: String, account: Option<String>, socket: WebSocket) {
+/// Serves a tournament's socket for `account` (from the upgrade's cookie) until its `session`
+/// ends: then it closes (4001), as a game's socket does.
+async fn serve_socket(
+    hub: Arc<Hub>,
+    id: String,
+    account: Option<String>,
+    mut session: Option<SessionWatch>,
+    socket: WebSocket,
+) {
     let _open = crate::metrics::GaugeGuard::hold(&hub.metrics().websockets);
     let (mut sink, mut stream) = socket.split();
     let mut changes = hub.tournament_signal();
@@ -532,6 +542,11 @@ async fn serve_socket(hub: Arc<Hub>, id: String, account: Option<String>, socket
             }
         }
         tokio::select! {
+            biased;
+            _ = session_ended(&mut session, hub.accounts()) => {
+                crate::api::close_for_ended_session(&mut sink).await;
+                break;
+            }
             changed = changes.recv() => match changed {
                 Ok(changed) if *changed == *id => {
                     tokio::time::sleep(SETTLE).await;
@@ -544,7 +559,11 @@ async fn serve_socket(hub: Arc<Hub>, id: String, account: Option<String>, socket
                 Err(_) => break,
             },
             incoming = stream.next() => match incoming {
-                Some(Ok(Message::Close(_))) | None | Some(Err(_)) => break,
+                Some(Ok(Message::Close(_))) | None => break,
+                Some(Err(e)) => {
+                    crate::api::close_for_broken_frame(&mut sink, &e).await;
+                    break;
+                }
                 Some(Ok(_)) => {}
             },
             _ = pings.tick() => {

@@ -101,8 +101,14 @@ impl Hub {
     pub async fn open(store: Store, settings: Settings) -> anyhow::Result<Arc<Hub>> {
         let creations = CreationLimit::new(settings.games_per_minute);
         let engine = EngineWork::new(settings.engine);
-        let accounts = Accounts::new(store.clone(), settings.accounts);
-        let services = Arc::new(GameServices::new(store, settings)?);
+        let account_limits = settings.accounts;
+        let services = Arc::new(GameServices::new(store.clone(), settings)?);
+        let accounts = Accounts::new(
+            store,
+            account_limits,
+            services.sessions_ended.clone(),
+            services.instance.clone(),
+        );
         let rooms = Arc::new(Rooms::new(services.clone()));
         let computer = Computer::new(services.clone(), engine);
         let hub = Arc::new(Hub {

@@ -61,6 +61,9 @@ pub struct GameServices {
     /// The id of each tournament that changed (here or, heard, on another instance): what a
     /// tournament's sockets watch.
     pub tournaments: tokio::sync::broadcast::Sender<std::sync::Arc<str>>,
+    /// Sessions that ended (here or, heard, on another instance): what the sockets and event
+    /// streams a session opened watch, to close when it ends.
+    pub sessions_ended: tokio::sync::broadcast::Sender<std::sync::Arc<crate::accounts::SessionEnd>>,
     epoch: Instant,
     epoch_unix_ms: u64,
 }
@@ -78,6 +81,7 @@ impl GameServices {
             instance: random_hex(8),
             challenges: tokio::sync::broadcast::Sender::new(256),
             tournaments: tokio::sync::broadcast::Sender::new(256),
+            sessions_ended: tokio::sync::broadcast::Sender::new(256),
             epoch: Instant::now(),
             epoch_unix_ms,
         })

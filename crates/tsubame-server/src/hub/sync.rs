@@ -5,7 +5,7 @@
 use super::chat::ChatNotice;
 use super::room::{Notice, Phase};
 use super::rooms::Rooms;
-use crate::store::{CHAT_CHANNEL, GAME_CHANNEL};
+use crate::store::{CHAT_CHANNEL, GAME_CHANNEL, SESSION_CHANNEL};
 use sqlx::postgres::PgListener;
 use std::sync::Arc;
 use std::time::Duration;
@@ -77,6 +77,17 @@ async fn take_notice(rooms: &Rooms, channel: &str, payload: &str) {
             }
             Ok(_) => {}
             Err(e) => tracing::warn!("unreadable chat announcement: {e}"),
+        }
+        return;
+    }
+    if channel == SESSION_CHANNEL {
+        match serde_json::from_str::<crate::accounts::SessionEnd>(payload) {
+            Ok(end) if end.from != svc.instance => {
+                // Nobody watching is fine.
+                let _ = svc.sessions_ended.send(Arc::new(end));
+            }
+            Ok(_) => {}
+            Err(e) => tracing::warn!("unreadable session announcement: {e}"),
         }
         return;
     }
