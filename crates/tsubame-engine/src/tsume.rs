@@ -400,7 +400,8 @@ struct Solver<'a, P: MateRules> {
     /// Nodes at which the clock and the stop flag are read next.
     next_check: u64,
     /// The limits' multiple the search may use: 2 while a proven mate's line is read out, so
-    /// that a mate found near the end of the time is not lost for want of its line.
+    /// that a mate found near the end of the time is not lost for want of its line (in time,
+    /// at most [`READOUT_GRACE`] more).
     allowance: u64,
     limits: &'a MateLimits,
     started: Instant,
@@ -419,8 +420,11 @@ impl<P: MateRules> Solver<'_, P> {
         {
             self.interrupted = Some(Interrupted::Nodes);
         } else if self.nodes >= self.next_check {
-            // Often: a Tenjiku node plays every move and every reply, milliseconds of work.
-            self.next_check = self.nodes + 16;
+            // Under a time limit the clock is read at every node (a Tenjiku node plays every
+            // move and every reply, milliseconds of work; the clock costs tens of
+            // nanoseconds), so that a search ends within a node of its time; else the stop
+            // flag every 16 nodes.
+            self.next_check = self.nodes + if self.limits.time.is_some() { 1 } else { 16 };
             if self
                 .limits
                 .stop
@@ -431,12 +435,34 @@ impl<P: MateRules> Solver<'_, P> {
             } else if self
                 .limits
                 .time
-                .is_some_and(|time| self.started.elapsed() >= time * self.allowance as u32)
+                .is_some_and(|time| self.started.elapsed() >= self.time_allowed(time))
             {
                 self.interrupted = Some(Interrupted::Time);
             }
         }
         self.interrupted.is_some()
+    }
+
+    /// Whether the time has run out (read now, whatever the node count; only under a time
+    /// limit): the search is then interrupted.
+    fn time_is_up(&mut self) -> bool {
+        if let Some(time) = self.limits.time
+            && self.interrupted.is_none()
+            && self.started.elapsed() >= self.time_allowed(time)
+        {
+            self.interrupted = Some(Interrupted::Time);
+        }
+        self.interrupted.is_some()
+    }
+
+    /// The time the search may take: `time`, and while a proven mate's line is read out a
+    /// little more (as much again, at most [`READOUT_GRACE`]).
+    fn time_allowed(&self, time: Duration) -> Duration {
+        if self.allowance > 1 {
+            time + time.min(READOUT_GRACE)
+        } else {
+            time
+        }
     }
 
     /// The numbers a position starts with before it is searched: a table entry, or a cheap
@@ -496,10 +522,20 @@ impl<P: MateRules> Solver<'_, P> {
         self.line.push(key);
         let mut children: Vec<Child> = Vec::with_capacity(moves.len());
         for mv in moves {
+            // Each child's first look generates the other side's replies: in a big Tenjiku
+            // position a hundred checks are a hundred move generations, so the clock is read
+            // between them too.
+            if self.time_is_up() {
+                break;
+            }
             let undo = self.position.make_move(mv);
             let numbers = self.first_numbers(!attacking, plies - 1);
             self.position.unmake_move(mv, undo);
             children.push(Child { mv, numbers });
+        }
+        if self.interrupted.is_some() {
+            self.line.pop();
+            return Numbers::open(1, 1);
         }
         let mut numbers;
         loop {
@@ -716,6 +752,11 @@ fn rest_of(limit: u32, total: u32, child: u32) -> u32 {
         .saturating_add(child)
         .min(INFINITE)
 }
+
+/// The most time past its limit a search takes to read out the line of a mate it proved just
+/// before the limit: a caller that asks for a time gets its answer within a few milliseconds
+/// of it.
+pub const READOUT_GRACE: Duration = Duration::from_millis(10);
 
 /// The plies of a mate of `moves` attacker moves, within the solver's counter.
 fn plies_for(moves: u32) -> u16 {
