@@ -3,6 +3,7 @@
 // the server's stream of them.
 
 import { api } from './api';
+import { takeToArenaGame } from './arenagame';
 import { answerLine, el } from './dom';
 import { clockFields } from './clockform';
 import { clockText } from './gameparts';
@@ -92,9 +93,12 @@ export function followChallenges() {
     window.dispatchEvent(new Event('tsubame:account-changed'));
   };
   stream.addEventListener('challenges', (event) => {
+    let list;
     try {
-      showTray(JSON.parse((event as MessageEvent).data));
-    } catch { /* a malformed event changes nothing */ }
+      list = JSON.parse((event as MessageEvent).data);
+    } catch { return; /* a malformed event changes nothing */ }
+    showTray(list);
+    for (const started of list.arena_games || []) takeToArenaGame(started.game_id);
   });
 }
 

@@ -326,7 +326,8 @@ export async function gamePage(id) {
     }
     if (game.ply < 2 && !game.tournament_id) out.push(h('button.secondary', { attrs: { 'data-action': 'abort' }, on: { click: () => send({ type: 'abort' }) } }, t('game.abort')));
     if (game.status === 'playing') {
-      out.push(h('button.secondary', { attrs: { 'data-action': 'draw' }, on: { click: () => send({ type: 'draw', action: 'offer' }) } }, t('game.offer-draw')));
+      // A draw is agreed once each side has moved; before that the game is aborted.
+      if (game.ply >= 2) out.push(h('button.secondary', { attrs: { 'data-action': 'draw' }, on: { click: () => send({ type: 'draw', action: 'offer' }) } }, t('game.offer-draw')));
       out.push(confirmingResign
         ? h('span.confirm', { attrs: { 'data-confirm': 'resign' } }, [t('game.resign-confirm'),
           h('button', { attrs: { 'data-action': 'resign-yes' }, on: { click: () => { confirmingResign = false; send({ type: 'resign' }); } } }, t('game.resign-yes')),

@@ -21,7 +21,8 @@ import { settingsPage } from './settings';
 import { adminPage } from './moderation';
 import { tvPage } from './tv';
 import { tournamentPage, tournamentsPage } from './tournaments';
-import { gameTitle, t, tParts } from './i18n';
+import { gameTitle, t } from './i18n';
+import { notFoundPage } from './notfound';
 
 export async function route() {
   page.cleanup();
@@ -62,17 +63,6 @@ export async function route() {
 }
 
 const pageHeading = document.getElementById('page-heading') as HTMLElement;
-
-/** An address that is none of the site's pages. */
-function notFoundPage() {
-  document.title = t('frame.not-found-title');
-  app.replaceChildren(el('div', { class: 'panel not-found', 'data-not-found': '' },
-    el('h2', {}, t('frame.not-found')),
-    // The address stands as written, in the sentence of either language.
-    el('p', {}, ...tParts('frame.not-found-text', { path: el('code', {}, location.pathname) })),
-    el('p', {}, el('a', { href: '/' }, t('frame.nav-play')), ' · ', el('a', { href: '/puzzles' }, t('frame.nav-puzzles')), ' · ',
-      el('a', { href: '/learn' }, t('frame.nav-learn')), ' · ', el('a', { href: '/rules/tori' }, t('frame.nav-rules')))));
-}
 
 /** A click on a link to one of the site's pages shows the page without loading the site
  * again; a link opened in a new tab, a download or another site's link goes its own way. */

@@ -6,6 +6,7 @@ import { api } from './api';
 import { el } from './dom';
 import { clockText } from './gameparts';
 import { app } from './prefs';
+import { notFoundPage } from './notfound';
 import { gameTitle, lang, t, tn } from './i18n';
 import { variantInfo } from './util';
 import { playerActions } from './moderation';
@@ -101,7 +102,9 @@ export async function playerPage(name) {
       api(`/api/players/${encodeURIComponent(name)}/games?limit=100`),
     ]);
   } catch (e) {
-    app.replaceChildren(el('p', { class: 'error' }, e.message));
+    // No such player: the site's "not found" page, as the server's 404 says.
+    if (e.status === 404) notFoundPage();
+    else app.replaceChildren(el('p', { class: 'error' }, e.message));
     return;
   }
   // The rating pools' titles, in the order the server lists them.

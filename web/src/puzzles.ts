@@ -11,6 +11,7 @@ import type { VNode } from './view';
 import { miniBoard } from './pieces';
 import { play as playSound } from './sound.js';
 import { app } from './prefs';
+import { notFoundPage } from './notfound';
 import { gameTitle, pieceName, sideName, t, lang, tParts } from './i18n';
 
 /** A theme's entry: its value, and its words read in the visitor's language when used. */
@@ -92,6 +93,8 @@ export function puzzlePage(variantName?: string, wantedId?: string) {
   let helped = false;
   let sent = false;
   let busy = false;
+  /** Whether the page asks before a hint that would fail the attempt. */
+  let confirmingHint = false;
   // Which puzzle the page is on: work begun for an earlier one stops when it comes back.
   let shown = 0;
   const view: {
@@ -110,7 +113,10 @@ export function puzzlePage(variantName?: string, wantedId?: string) {
       view.hint ? h('p.help', { attrs: { 'data-puzzle-hint': '' } }, view.hint) : null,
       view.result ? h('p', { attrs: { 'data-puzzle-result': '' } }, view.result) : null,
       h('div.actions', [
-        !over ? h('button.secondary', { attrs: { 'data-puzzle-action': 'hint', type: 'button' }, on: { click: hint } }, t('puzzles.hint')) : null,
+        !over && confirmingHint ? h('span.confirm', { attrs: { 'data-confirm': 'hint' } }, [t('puzzles.hint-costs'), ' ',
+          h('button', { attrs: { 'data-puzzle-action': 'hint-yes', type: 'button' }, on: { click: () => { confirmingHint = false; hint(true); } } }, t('puzzles.hint-yes')),
+          h('button.secondary', { attrs: { 'data-puzzle-action': 'hint-no', type: 'button' }, on: { click: () => { confirmingHint = false; show({}); } } }, t('puzzles.hint-no'))])
+          : !over ? h('button.secondary', { attrs: { 'data-puzzle-action': 'hint', type: 'button' }, on: { click: () => hint(false) } }, t('puzzles.hint')) : null,
         !over ? h('button.secondary', { attrs: { 'data-puzzle-action': 'solution', type: 'button' }, on: { click: showSolution } }, t('puzzles.solution')) : null,
         over ? h('button', { attrs: { 'data-puzzle-action': 'next', type: 'button' }, on: { click: () => next() } }, t('puzzles.next')) : null,
       ]),
@@ -150,7 +156,7 @@ export function puzzlePage(variantName?: string, wantedId?: string) {
     shown += 1;
     const mine = shown;
     busy = true;
-    mistake = false; helped = false; sent = false; step = 0;
+    mistake = false; helped = false; sent = false; step = 0; confirmingHint = false;
     show({ status: t('puzzles.loading'), tone: 'play', hint: '', result: '' });
     const local = localProgress(variant);
     try {
@@ -167,6 +173,12 @@ export function puzzlePage(variantName?: string, wantedId?: string) {
       }
     } catch (e) {
       busy = false;
+      // A puzzle's address that names none: the site's "not found" page, as the server's
+      // 404 says.
+      if (wanted && e.status === 404) {
+        notFoundPage();
+        return;
+      }
       show({ status: e.message, tone: 'failed' });
       return;
     }
@@ -246,6 +258,9 @@ export function puzzlePage(variantName?: string, wantedId?: string) {
         const { before, after } = answer.rating;
         const change = after - before;
         show({ result: t('puzzles.rating-change', { rating: after, change: `${change >= 0 ? '+' : ''}${change}` }) });
+      } else if (answer.unrated) {
+        // Why an account's attempt did not count, in the player's language.
+        show({ result: t(`puzzles.unrated-${answer.unrated}`) });
       }
     } catch (e) {
       show({ result: e.message });
@@ -261,9 +276,16 @@ export function puzzlePage(variantName?: string, wantedId?: string) {
     }
   }
 
-  async function hint() {
+  /** A hint; while the attempt still counts, only once the player has agreed that it fails
+   * the attempt (`agreed`). */
+  async function hint(agreed: boolean) {
     // While a move is being answered the next one is not yet the player's.
     if (!puzzle || busy || view.tone === 'done' || view.tone === 'failed') return;
+    if (!agreed && !sent) {
+      confirmingHint = true;
+      show({});
+      return;
+    }
     helped = true;
     const usi = puzzle.moves[step];
     const roles = store.variants.find((v) => v.name === puzzle.variant)?.roles || [];

@@ -1,6 +1,7 @@
 // Game sounds, made with the Web Audio API (no sound files to serve): a wooden click for a
-// move, a heavier one for a capture, a higher knock for check, a low-time tick, and a two-note
-// chime at the end. Muted with the top bar's switch, remembered in the browser.
+// move, a heavier one for a capture, a higher knock for check, a low-time tick, a two-note
+// chime at the end, and a rising three-note call when a new game starts for the player (an
+// arena's pairing). Muted with the top bar's switch, remembered in the browser.
 
 let context = null;
 let muted = false;
@@ -53,7 +54,7 @@ function note(ctx, at, frequency, length, gain = 0.12) {
 }
 
 /** The sounds, by name. */
-export const SOUNDS = ['move', 'capture', 'check', 'low-time', 'end'];
+export const SOUNDS = ['move', 'capture', 'check', 'low-time', 'end', 'start'];
 
 /**
  * Plays a sound unless muted; returns whether it was played (for the page to show it).
@@ -75,6 +76,10 @@ export function play(name) {
   else if (name === 'end') {
     note(ctx, now, 660, 0.35);
     note(ctx, now + 0.18, 990, 0.5);
+  } else if (name === 'start') {
+    note(ctx, now, 523, 0.2);
+    note(ctx, now + 0.12, 784, 0.2);
+    note(ctx, now + 0.24, 1047, 0.4);
   }
   return true;
 }

@@ -4,6 +4,7 @@
 // starts is taken to it.
 
 import { api } from './api';
+import { takeToArenaGame } from './arenagame';
 import { myName, refreshAccount } from './account';
 import { answerLine, el } from './dom';
 import { clockFields } from './clockform';
@@ -12,6 +13,7 @@ import { gameTitle, lang, t, tn } from './i18n';
 import { optionFields } from './options';
 import { reasonText } from './player';
 import { app } from './prefs';
+import { notFoundPage } from './notfound';
 import { navigate, page, store } from './state';
 import { variantInfo } from './util';
 
@@ -108,7 +110,6 @@ export async function tournamentPage(id: string) {
   let socket: WebSocket | null = null;
   let closed = false;
   let retry = 0;
-  let followedGame: string | null = null;
   let offset = 0;
   const { node: answer, say } = answerLine({ 'data-arena-answer': '' });
   const root = el('div', { class: 'arena', 'data-arena-page': id });
@@ -211,12 +212,7 @@ export async function tournamentPage(id: string) {
       tournament = message.tournament;
       offset = tournament.now - Date.now();
       // A new game of the player's: go to it, as the arena pairs without asking.
-      const game = tournament.you?.playing;
-      if (game && followedGame !== null && game !== followedGame) {
-        navigate(`/game/${game}`);
-        return;
-      }
-      followedGame = game || '';
+      takeToArenaGame(tournament.you?.playing);
       show();
     };
     socket.onclose = (event) => {
@@ -230,11 +226,15 @@ export async function tournamentPage(id: string) {
   try {
     tournament = await api(`/api/tournaments/${id}`);
     offset = tournament.now - Date.now();
-    followedGame = tournament.you?.playing || '';
   } catch (e) {
+    window.clearInterval(ticker);
+    // No such arena: the site's "not found" page, as the server's 404 says.
+    if (e.status === 404) {
+      notFoundPage();
+      return;
+    }
     root.replaceChildren(el('div', { class: 'panel', 'data-missing-arena': '' }, el('h2', {}, t('arena.missing')),
       el('p', {}, e.message), el('p', {}, el('a', { href: '/tournaments' }, t('arena.all')))));
-    window.clearInterval(ticker);
     return;
   }
   show();

@@ -5,7 +5,10 @@
 //! (`Sec-Fetch-Site`, `Origin`), and a cross-site one is refused, so another site cannot make a
 //! logged-in player's browser move, resign or log out for them.
 
-use crate::accounts::{Account, NewSession, SESSION_COOKIE, SessionWatch, guest_name};
+use crate::accounts::{
+    Account, GUEST_COOKIE, GUEST_COOKIE_MAX_AGE_S, NewSession, SESSION_COOKIE, SessionWatch,
+    guest_name, guest_name_of, is_guest_secret, new_guest_secret,
+};
 use crate::connections::PeerAddr;
 use crate::error::ApiError;
 use crate::hub::GameView;
@@ -30,13 +33,18 @@ const HISTORY_POINTS: i64 = 500;
 
 /// The value of the session cookie, if the request has one.
 fn session_cookie(headers: &HeaderMap) -> Option<&str> {
+    cookie_named(headers, SESSION_COOKIE)
+}
+
+/// The value of the cookie `wanted`, if the request has one.
+fn cookie_named<'a>(headers: &'a HeaderMap, wanted: &str) -> Option<&'a str> {
     headers
         .get_all(header::COOKIE)
         .iter()
         .filter_map(|value| value.to_str().ok())
         .flat_map(|value| value.split(';'))
         .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(name, _)| *name == SESSION_COOKIE)
+        .find(|(name, _)| *name == wanted)
         .map(|(_, value)| value.trim())
 }
 
@@ -76,6 +84,11 @@ pub struct Viewer {
     session: Option<String>,
     /// When the logged-in session expires, unix milliseconds.
     session_expires: u64,
+    /// A guest's browser secret (the guest cookie), which names them.
+    guest: Option<String>,
+    /// Whether the request came over HTTPS (a trusted proxy says so): cookies set for it are
+    /// `Secure`.
+    over_https: bool,
 }
 
 impl Viewer {
@@ -87,7 +100,8 @@ impl Viewer {
         }
     }
 
-    /// Who takes a seat for this request: the account, or a new guest.
+    /// Who takes a seat for this request: the account, or a guest under their browser's name
+    /// (or a new name, for a client without the guest cookie).
     pub fn sitter(&self) -> Sitter {
         match &self.account {
             Some(account) => Sitter {
@@ -96,9 +110,30 @@ impl Viewer {
             },
             None => Sitter {
                 account: None,
-                name: guest_name(),
+                name: self.guest.as_deref().map_or_else(guest_name, guest_name_of),
             },
         }
+    }
+
+    /// Who takes a seat, and for a guest whose browser has no name yet, the cookie that gives
+    /// it the one it sits under: the next game is played under the same name.
+    pub fn sitter_with_cookie(&self) -> Result<(Sitter, Option<HeaderValue>), ApiError> {
+        if self.account.is_some() || self.guest.is_some() {
+            return Ok((self.sitter(), None));
+        }
+        let secret = new_guest_secret();
+        let cookie = HeaderValue::from_str(&format!(
+            "{GUEST_COOKIE}={secret}; Path=/; HttpOnly; SameSite=Lax; Max-Age={GUEST_COOKIE_MAX_AGE_S}{}",
+            if self.over_https { "; Secure" } else { "" }
+        ))
+        .map_err(|e| ApiError::internal(format!("cookie: {e}")))?;
+        Ok((
+            Sitter {
+                account: None,
+                name: guest_name_of(&secret),
+            },
+            Some(cookie),
+        ))
     }
 
     /// The viewer of a WebSocket upgrade: its cookie counts only when the page that opens the
@@ -111,8 +146,14 @@ impl Viewer {
     }
 
     async fn of_headers(hub: &Hub, headers: &HeaderMap) -> Result<Viewer, ApiError> {
+        let guest = cookie_named(headers, GUEST_COOKIE)
+            .filter(|value| is_guest_secret(value))
+            .map(str::to_string);
         let Some(token) = session_cookie(headers) else {
-            return Ok(Viewer::default());
+            return Ok(Viewer {
+                guest,
+                ..Viewer::default()
+            });
         };
         let session = hub.accounts().session_until(token, hub.now()).await?;
         let session_expires = session.as_ref().map_or(0, |(_, expires)| *expires);
@@ -120,6 +161,8 @@ impl Viewer {
             account: session.map(|(account, _)| account),
             session: Some(token.to_string()),
             session_expires,
+            guest,
+            over_https: false,
         })
     }
 
@@ -145,7 +188,11 @@ impl FromRequestParts<Arc<Hub>> for Viewer {
                 "a request from another site cannot act for a logged-in player",
             ));
         }
-        Viewer::of_headers(hub, &parts.headers).await
+        let mut viewer = Viewer::of_headers(hub, &parts.headers).await?;
+        if let Some(ConnectInfo(PeerAddr(peer))) = parts.extensions.get::<ConnectInfo<PeerAddr>>() {
+            viewer.over_https = over_https(hub, *peer, &parts.headers);
+        }
+        Ok(viewer)
     }
 }
 
@@ -413,6 +460,7 @@ pub(crate) async fn delete_account(
         .delete(account, &deletion.password, hub.now())
         .await?;
     hub.forget_deleted_account(&account.id).await;
+    hub.end_challenges_of(&account.id).await;
     logged_out(&hub, peer, &headers)
 }
 

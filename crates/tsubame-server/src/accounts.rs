@@ -229,7 +229,42 @@ pub fn check_password(password: &str) -> Result<(), ApiError> {
     Ok(())
 }
 
-/// A name for a guest: `Guest-` and five letters or digits.
+/// The name of the cookie that keeps a guest's name in their browser: a secret whose hash is
+/// the name, so a guest keeps one name from game to game (to be followed, rematched,
+/// recognised) and nobody can pick another guest's.
+pub const GUEST_COOKIE: &str = "tsubame_guest";
+
+/// How long a browser keeps its guest name: a year.
+pub const GUEST_COOKIE_MAX_AGE_S: u64 = 365 * 24 * 3600;
+
+/// A new guest secret, for a browser that has none.
+pub fn new_guest_secret() -> String {
+    random_hex(16)
+}
+
+/// Whether a cookie's value is a guest secret as this server makes them.
+pub fn is_guest_secret(value: &str) -> bool {
+    value.len() == 32
+        && value
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+/// The guest name of a browser's secret: `Guest-` and five letters or digits drawn from the
+/// secret's SHA-256, the same every time.
+pub fn guest_name_of(secret: &str) -> String {
+    use sha2::{Digest, Sha256};
+    const ALPHABET: &[u8] = b"abcdefghijkmnpqrstuvwxyz23456789";
+    let digest = Sha256::digest(secret.as_bytes());
+    let tail: String = digest
+        .iter()
+        .take(5)
+        .map(|byte| char::from(ALPHABET[usize::from(byte % 32)]))
+        .collect();
+    format!("{GUEST_PREFIX}{tail}")
+}
+
+/// A name for a guest drawn at random: `Guest-` and five letters or digits.
 pub fn guest_name() -> String {
     const ALPHABET: &[u8] = b"abcdefghijkmnpqrstuvwxyz23456789";
     let mut rng = rand::thread_rng();
@@ -909,5 +944,13 @@ mod tests {
         let name = guest_name();
         assert!(name.starts_with(GUEST_PREFIX));
         assert!(check_username(&name).is_err());
+        let secret = new_guest_secret();
+        assert!(is_guest_secret(&secret));
+        let kept = guest_name_of(&secret);
+        assert_eq!(kept, guest_name_of(&secret), "a browser keeps its name");
+        assert_eq!(kept.len(), name.len());
+        assert!(check_username(&kept).is_err());
+        assert!(!is_guest_secret("Guest-abcde"));
+        assert!(!is_guest_secret(&"A".repeat(32)));
     }
 }

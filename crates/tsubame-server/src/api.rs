@@ -488,6 +488,7 @@ pub(crate) async fn create_game(
             "games against the computer are not rated",
         ));
     }
+    let (creator, guest_cookie) = viewer.sitter_with_cookie()?;
     let grant = hub
         .create(NewGame {
             variant,
@@ -497,14 +498,25 @@ pub(crate) async fn create_game(
             against_engine,
             engine_level: request.level,
             creator_side,
-            creator: viewer.sitter(),
+            creator,
             rated: request.rated,
             rating_range: request.rating_range.map(|[min, max]| (min, max)),
             public: request.public,
             challenged: None,
         })
         .await?;
-    Ok((StatusCode::CREATED, axum::Json(grant)).into_response())
+    Ok(with_guest_cookie(
+        (StatusCode::CREATED, axum::Json(grant)).into_response(),
+        guest_cookie,
+    ))
+}
+
+/// A response that gives a guest's browser the name it took a seat under.
+fn with_guest_cookie(mut response: Response, cookie: Option<header::HeaderValue>) -> Response {
+    if let Some(cookie) = cookie {
+        response.headers_mut().append(header::SET_COOKIE, cookie);
+    }
+    response
 }
 
 #[utoipa::path(get, path = "/api/games", tag = "games", params(("status" = Option<String>, Query, description = "waiting, playing or finished"), ("limit" = Option<usize>, Query, description = "At most this many (1 to 200)")), responses((status = 200, description = "Games in play and the newest finished, newest first", body = Vec<GameView>), (status = 400, description = "A malformed request", body = ErrorBody)))]
@@ -598,16 +610,17 @@ pub(crate) async fn get_game(
 
 #[utoipa::path(post, path = "/api/games/{id}/join", tag = "games", params(("id" = String, Path, description = "The game's id")), request_body = JoinRequest, responses((status = 200, description = "The joiner's seat", body = SeatGrant), (status = 403, description = "No seat, or not allowed", body = ErrorBody), (status = 404, description = "No such game", body = ErrorBody), (status = 409, description = "Not possible in the game as it stands", body = ErrorBody), (status = 503, description = "The database cannot save now: nothing was changed", body = ErrorBody)))]
 pub(crate) async fn join_game(request: SeatRequest<JoinRequest>) -> Result<Response, ApiError> {
+    let (joiner, guest_cookie) = request.viewer.sitter_with_cookie()?;
     let grant = request
         .hub
         .join(
             &request.slot,
             request.body.invite.as_deref(),
-            request.viewer.sitter(),
+            joiner,
             &request.credential(),
         )
         .await?;
-    Ok(ok(&grant))
+    Ok(with_guest_cookie(ok(&grant), guest_cookie))
 }
 
 #[utoipa::path(post, path = "/api/games/{id}/moves", tag = "play", params(("id" = String, Path, description = "The game's id")), request_body = MoveRequest, responses((status = 200, description = "The game after the move, once stored", body = GameView), (status = 400, description = "A malformed request", body = ErrorBody), (status = 403, description = "No seat, or not allowed", body = ErrorBody), (status = 404, description = "No such game", body = ErrorBody), (status = 409, description = "Not possible in the game as it stands", body = ErrorBody), (status = 422, description = "Refused by the rules", body = ErrorBody), (status = 503, description = "The database cannot save now: nothing was changed", body = ErrorBody)))]
@@ -959,10 +972,26 @@ fn game_for(request: &PositionRequest) -> Result<HostedGame, ApiError> {
 
 /// Replays a pasted record: every position, Hodges text and the export forms.
 #[utoipa::path(post, path = "/api/replay", tag = "records", request_body = PositionRequest, responses((status = 200, description = "Every position, the moves in each notation and the export forms", body = ReplayedGame), (status = 400, description = "A malformed request", body = ErrorBody), (status = 422, description = "Refused by the rules", body = ErrorBody)))]
-pub(crate) async fn replay(body: Bytes) -> Result<Response, ApiError> {
+pub(crate) async fn replay(
+    State(hub): State<Arc<Hub>>,
+    ConnectInfo(PeerAddr(peer)): ConnectInfo<PeerAddr>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, ApiError> {
     let request: PositionRequest = parse_body(&body)?;
-    let start = game_for(&request)?;
-    Ok(ok(&record_of(&start, &request.moves)?))
+    // The address's share first, then the work, on the blocking pool: a long record of a big
+    // game is seconds of work that must not hold the server's own threads.
+    let _ticket = hub.engine().admit_work(
+        hub.settings().connections.client_address(peer, &headers),
+        "replays",
+    )?;
+    let replayed = tokio::task::spawn_blocking(move || {
+        let start = game_for(&request)?;
+        record_of(&start, &request.moves)
+    })
+    .await
+    .map_err(|e| ApiError::internal(format!("replay failed: {e}")))??;
+    Ok(ok(&replayed))
 }
 
 /// What `POST /api/positions/check` reads: a position set up in a board editor.
@@ -1320,13 +1349,21 @@ impl Drop for StopWhenDropped {
 fn position_to_search(request: &PositionRequest) -> Result<HostedGame, ApiError> {
     let mut game = game_for(request)?;
     for (index, usi) in request.moves.iter().enumerate() {
-        game.play(usi)
+        game.play_silently(usi)
             .map_err(|e| ApiError::rules(format!("move {} ({usi}): {e}", index + 1)))?;
     }
     if game.outcome().is_some() {
         return Err(ApiError::conflict("the game is over in this position"));
     }
     Ok(game)
+}
+
+/// [`position_to_search`] on the blocking pool: replaying hundreds of moves of a big game is
+/// work for a core, not for the server's own threads.
+async fn position_to_search_off_thread(request: PositionRequest) -> Result<HostedGame, ApiError> {
+    tokio::task::spawn_blocking(move || position_to_search(&request))
+        .await
+        .map_err(|e| ApiError::internal(format!("replay failed: {e}")))?
 }
 
 /// A place in the engine's work for one analysis: admitted for the asking address, then one of
@@ -1341,16 +1378,34 @@ struct EngineTurn {
     _ticket: crate::engine_work::AnalysisTicket,
 }
 
-impl EngineTurn {
-    /// Waits for a slot; 429 when the address already has its share or the queue is full.
-    async fn take(
+/// An analysis admitted for its address and the queue, before any of its work is done: what
+/// a request holds while its position is replayed, then trades for a slot.
+struct Admitted(crate::engine_work::AnalysisTicket);
+
+impl Admitted {
+    /// Admits an analysis; 429 when the address already has its share or the queue is full.
+    fn analysis(
         hub: &Hub,
         peer: std::net::SocketAddr,
         headers: &HeaderMap,
+    ) -> Result<Admitted, ApiError> {
+        hub.engine()
+            .admit_analysis(hub.settings().connections.client_address(peer, headers))
+            .map(Admitted)
+    }
+
+    /// Waits for a slot.
+    async fn turn(self, hub: &Hub) -> Result<EngineTurn, ApiError> {
+        EngineTurn::take(hub, self.0).await
+    }
+}
+
+impl EngineTurn {
+    /// Waits for a slot for an admitted analysis.
+    async fn take(
+        hub: &Hub,
+        ticket: crate::engine_work::AnalysisTicket,
     ) -> Result<EngineTurn, ApiError> {
-        let ticket = hub
-            .engine()
-            .admit_analysis(hub.settings().connections.client_address(peer, headers))?;
         let waiting = GaugeGuard::hold(&hub.metrics().engine_waiting);
         let slot = hub
             .engine()
@@ -1381,7 +1436,6 @@ pub(crate) async fn analyse(
     body: Bytes,
 ) -> Result<Response, ApiError> {
     let request: PositionRequest = parse_body(&body)?;
-    let game = position_to_search(&request)?;
     let depth = request.depth.unwrap_or(8).clamp(1, 30);
     let movetime = request.movetime_ms.unwrap_or(1000).clamp(10, 10_000);
     let lines = request.lines.unwrap_or(1);
@@ -1396,7 +1450,10 @@ pub(crate) async fn analyse(
         lines,
         ..Limits::default()
     };
-    let turn = EngineTurn::take(&hub, peer, &headers).await?;
+    // The limits first, then the work: a refused request costs nothing.
+    let admitted = Admitted::analysis(&hub, peer, &headers)?;
+    let game = position_to_search_off_thread(request).await?;
+    let turn = admitted.turn(&hub).await?;
     let stop = turn.stop.clone();
     let reply = tokio::task::spawn_blocking(move || game.best_move(&limits, None, stop))
         .await
@@ -1456,8 +1513,9 @@ pub(crate) async fn mate(
         movetime_ms: None,
         lines: None,
     };
-    let game = position_to_search(&position)?;
-    let turn = EngineTurn::take(&hub, peer, &headers).await?;
+    let admitted = Admitted::analysis(&hub, peer, &headers)?;
+    let game = position_to_search_off_thread(position).await?;
+    let turn = admitted.turn(&hub).await?;
     let stop = turn.stop.clone();
     // A small table per request, as for the analyses: the slots bound how many there are.
     let reply = tokio::task::spawn_blocking(move || {
@@ -1888,6 +1946,14 @@ pub fn routes(hub: Arc<Hub>) -> Router {
         .route("/api/{*rest}", get(api_not_found).post(api_not_found))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .layer(axum::middleware::map_response(errors_as_json))
+        // An answer may be the viewer's own (their challenges, blocks, reports, a game's
+        // `you`): no shared cache keeps any, and no browser stores one on disk.
+        .layer(
+            tower_http::set_header::SetResponseHeaderLayer::if_not_present(
+                header::CACHE_CONTROL,
+                axum::http::HeaderValue::from_static("private, no-store"),
+            ),
+        )
         .with_state(hub)
 }
 

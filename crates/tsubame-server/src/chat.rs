@@ -61,13 +61,51 @@ pub struct ChatLine {
 }
 
 /// Text people write (a chat line, a report) as it is stored: control characters, line breaks
-/// included, turned into spaces, and trimmed.
+/// included, turned into spaces, Unicode's bidirectional controls left out (they would turn
+/// the text around them, and the page's, to read other than it is), and trimmed.
 pub fn clean_text(text: &str) -> String {
     let cleaned: String = text
         .chars()
+        .filter(|&c| !is_bidi_control(c))
         .map(|c| if c.is_control() { ' ' } else { c })
         .collect();
     cleaned.trim().to_string()
+}
+
+/// A name people choose (a tournament's) as it is stored: as [`clean_text`], with invisible
+/// characters left out too (zero-width spaces and joiners, word joiners, byte-order marks,
+/// soft hyphens, filler letters) and each run of spaces made one, so that no two names that
+/// look the same differ and no name looks empty.
+pub fn clean_name(text: &str) -> String {
+    clean_text(text)
+        .chars()
+        .filter(|&c| !is_invisible(c))
+        .collect::<String>()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Unicode's bidirectional embeddings, overrides, isolates and marks.
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}')
+}
+
+/// Characters that take no room or show nothing.
+fn is_invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{00AD}'
+            | '\u{034F}'
+            | '\u{115F}'
+            | '\u{1160}'
+            | '\u{180E}'
+            | '\u{200B}'..='\u{200D}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{3164}'
+            | '\u{FEFF}'
+            | '\u{FFA0}'
+    )
 }
 
 /// A line as it will be stored: trimmed, control characters (line breaks included) turned into
@@ -130,5 +168,21 @@ mod tests {
         assert!(clean_line(" \t\n").is_err());
         assert!(clean_line(&"x".repeat(MAX_CHARS + 1)).is_err());
         assert!(clean_line(&"駒".repeat(MAX_CHARS)).is_ok());
+        assert_eq!(
+            clean_line("gg \u{202E}olleh\u{2066}!\u{2069}").unwrap(),
+            "gg olleh!",
+            "no bidirectional control turns the line around"
+        );
+    }
+
+    #[test]
+    fn names_keep_nothing_invisible() {
+        assert_eq!(
+            clean_name(" Evening\u{200B}  Arena\u{202E} "),
+            "Evening Arena"
+        );
+        assert_eq!(clean_name("\u{200B}\u{FEFF}\u{2060}\u{3164}"), "");
+        assert_eq!(clean_name("A\u{00AD}rena\u{200D}"), "Arena");
+        assert_eq!(clean_name("鳥将棋 アリーナ"), "鳥将棋 アリーナ");
     }
 }

@@ -83,7 +83,10 @@ async fn static_file(hub: Arc<hub::Hub>, uri: Uri) -> Response {
         },
     };
     let mime = mime_guess::from_path(path).first_or_octet_stream();
-    let cache = if path.starts_with("assets/") {
+    // A file named by its content is the same for ever: a browser keeps it a year. Anything
+    // else (index.html above all, which names the current files) is asked for again each
+    // time, so that an upgrade is seen at once.
+    let cache = if path.starts_with("assets/") && is_content_named(path) {
         "public, max-age=31536000, immutable"
     } else {
         "no-cache"
@@ -97,6 +100,19 @@ async fn static_file(hub: Arc<hub::Hub>, uri: Uri) -> Response {
         file.data.into_owned(),
     )
         .into_response()
+}
+
+/// Whether a file's name carries its content's hash, as the web UI's build names its assets
+/// (`app-89b275642ee7.js`: twelve hex digits before the extension).
+fn is_content_named(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let stem = name.split('.').next().unwrap_or(name);
+    stem.rsplit_once('-').is_some_and(|(_, hash)| {
+        hash.len() == 12
+            && hash
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    })
 }
 
 /// `/healthz`: the process is up and serving.
@@ -121,7 +137,7 @@ async fn readyz(State(hub): State<Arc<hub::Hub>>) -> Response {
 /// to its own server (WebSockets included), is never framed, and no type is guessed.
 fn security_headers(router: Router) -> Router {
     let csp = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; \
-               img-src 'self' data:; font-src 'self'; connect-src 'self' ws: wss:; \
+               img-src 'self' data:; font-src 'self'; connect-src 'self'; \
                frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
     let headers = [
         (header::CONTENT_SECURITY_POLICY, csp),

@@ -1,7 +1,7 @@
 //! Players keeping others away and administrators keeping the site civil: blocks, reports,
 //! closed accounts and muted chat, as the database holds them.
 
-use crate::store::{Store, name_key};
+use crate::store::{Store, lock_accounts, name_key};
 use anyhow::Result;
 
 /// Why a player is reported.
@@ -45,6 +45,17 @@ pub struct ReportRow {
     pub reported_muted_until: i64,
 }
 
+/// What became of a write held to a limit per account.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Limited {
+    /// Written.
+    Done,
+    /// It was so already (the player blocked, a report of them open): nothing written.
+    Already,
+    /// The account is at its limit: nothing written.
+    TooMany,
+}
+
 /// The name a report shows for an account: its own, or `[deleted]`.
 const SHOWN_NAME: &str = "CASE WHEN {t}.deleted_at <> 0 THEN '[deleted]' ELSE {t}.name END";
 
@@ -53,20 +64,49 @@ fn shown(table: &str) -> String {
 }
 
 impl Store {
-    /// `account_id` blocks `blocked_id`; `false` when it already did.
-    pub async fn block(&self, account_id: &str, blocked_id: &str, now: i64) -> Result<bool> {
-        let inserted = sqlx::query(
-            "INSERT INTO blocks (account_id, blocked_id, created_at) VALUES ($1, $2, $3)",
-        )
-        .bind(account_id)
-        .bind(blocked_id)
-        .bind(now)
-        .execute(self.pool())
-        .await;
-        match inserted {
-            Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Ok(false),
-            inserted => self.written(inserted).map(|_| true),
+    /// `account_id` blocks `blocked_id`, unless it blocks `max_blocks` players already
+    /// (counted with the blocker's row locked, in the transaction that writes).
+    pub async fn block(
+        &self,
+        account_id: &str,
+        blocked_id: &str,
+        now: i64,
+        max_blocks: i64,
+    ) -> Result<Limited> {
+        let done = async {
+            let mut tx = self.pool().begin().await?;
+            lock_accounts(&mut tx, &[account_id]).await?;
+            let (already,): (i64,) = sqlx::query_as(
+                "SELECT COUNT(*) FROM blocks WHERE account_id = $1 AND blocked_id = $2",
+            )
+            .bind(account_id)
+            .bind(blocked_id)
+            .fetch_one(&mut *tx)
+            .await?;
+            if already > 0 {
+                return Ok(Limited::Already);
+            }
+            let (count,): (i64,) =
+                sqlx::query_as("SELECT COUNT(*) FROM blocks WHERE account_id = $1")
+                    .bind(account_id)
+                    .fetch_one(&mut *tx)
+                    .await?;
+            if count >= max_blocks {
+                return Ok(Limited::TooMany);
+            }
+            sqlx::query(
+                "INSERT INTO blocks (account_id, blocked_id, created_at) VALUES ($1, $2, $3)",
+            )
+            .bind(account_id)
+            .bind(blocked_id)
+            .bind(now)
+            .execute(&mut *tx)
+            .await?;
+            tx.commit().await?;
+            Ok(Limited::Done)
         }
+        .await;
+        self.written(done)
     }
 
     /// `account_id` no longer blocks `blocked_id`; `false` when it did not.
@@ -122,33 +162,51 @@ impl Store {
         Ok(found.map_or(0, |(until,)| until))
     }
 
-    /// Files a report. `false` when the reporter already has an open report of this player.
-    pub async fn insert_report(&self, report: &NewReport<'_>) -> Result<bool> {
-        let (open,): (i64,) = sqlx::query_as(
-            "SELECT COUNT(*) FROM reports \
-             WHERE reporter_id = $1 AND reported_id = $2 AND resolved_at = 0",
-        )
-        .bind(report.reporter_id)
-        .bind(report.reported_id)
-        .fetch_one(self.pool())
-        .await?;
-        if open > 0 {
-            return Ok(false);
+    /// Files a report, unless the reporter has an open report of this player already or
+    /// `max_open` open reports (counted with the reporter's row locked, in the transaction
+    /// that writes: the limits hold however many reports are sent at once).
+    pub async fn insert_report(&self, report: &NewReport<'_>, max_open: i64) -> Result<Limited> {
+        let done = async {
+            let mut tx = self.pool().begin().await?;
+            lock_accounts(&mut tx, &[report.reporter_id]).await?;
+            let (of_this,): (i64,) = sqlx::query_as(
+                "SELECT COUNT(*) FROM reports \
+                 WHERE reporter_id = $1 AND reported_id = $2 AND resolved_at = 0",
+            )
+            .bind(report.reporter_id)
+            .bind(report.reported_id)
+            .fetch_one(&mut *tx)
+            .await?;
+            if of_this > 0 {
+                return Ok(Limited::Already);
+            }
+            let (open,): (i64,) = sqlx::query_as(
+                "SELECT COUNT(*) FROM reports WHERE reporter_id = $1 AND resolved_at = 0",
+            )
+            .bind(report.reporter_id)
+            .fetch_one(&mut *tx)
+            .await?;
+            if open >= max_open {
+                return Ok(Limited::TooMany);
+            }
+            sqlx::query(
+                "INSERT INTO reports (id, reporter_id, reported_id, reason, body, game_id, \
+                 created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+            )
+            .bind(report.id)
+            .bind(report.reporter_id)
+            .bind(report.reported_id)
+            .bind(report.reason)
+            .bind(report.text)
+            .bind(report.game_id)
+            .bind(report.now)
+            .execute(&mut *tx)
+            .await?;
+            tx.commit().await?;
+            Ok(Limited::Done)
         }
-        let inserted = sqlx::query(
-            "INSERT INTO reports (id, reporter_id, reported_id, reason, body, game_id, created_at) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7)",
-        )
-        .bind(report.id)
-        .bind(report.reporter_id)
-        .bind(report.reported_id)
-        .bind(report.reason)
-        .bind(report.text)
-        .bind(report.game_id)
-        .bind(report.now)
-        .execute(self.pool())
         .await;
-        self.written(inserted).map(|_| true)
+        self.written(done)
     }
 
     /// How many of a reporter's reports wait for an administrator.

@@ -7,7 +7,7 @@ use crate::accounts::Account;
 use crate::error::ApiError;
 use crate::hub::Hub;
 use crate::moderation::{
-    MAX_BLOCKS, MAX_OPEN_REPORTS, MAX_REPORT_CHARS, NewReport, REPORT_REASONS,
+    Limited, MAX_BLOCKS, MAX_OPEN_REPORTS, MAX_REPORT_CHARS, NewReport, REPORT_REASONS,
 };
 use crate::responses::{
     BlockAnswer, BlockList, BlockedPlayer, ErrorBody, ModeratedAccount, ReportFiled, ReportList,
@@ -58,17 +58,15 @@ pub(crate) async fn block(
 ) -> Result<Response, ApiError> {
     let me = logged_in_account(&viewer, "block a player")?;
     let other = other_player(&hub, me, &name, "block").await?;
-    let store = hub.store();
-    if !store.blocks(&me.id, &other.id).await.map_err(database)? {
-        if store.block_count(&me.id).await.map_err(database)? >= MAX_BLOCKS {
-            return Err(ApiError::conflict(format!(
-                "you block {MAX_BLOCKS} players already: unblock one first"
-            )));
-        }
-        store
-            .block(&me.id, &other.id, hub.now() as i64)
-            .await
-            .map_err(database)?;
+    let blocked = hub
+        .store()
+        .block(&me.id, &other.id, hub.now() as i64, MAX_BLOCKS)
+        .await
+        .map_err(database)?;
+    if blocked == Limited::TooMany {
+        return Err(ApiError::conflict(format!(
+            "you block {MAX_BLOCKS} players already: unblock one first"
+        )));
     }
     Ok(axum::Json(BlockAnswer {
         username: other.username,
@@ -167,32 +165,38 @@ pub(crate) async fn report(
             )));
         }
     }
-    if store.open_report_count(&me.id).await.map_err(database)? >= MAX_OPEN_REPORTS {
-        return Err(ApiError::conflict(format!(
-            "{MAX_OPEN_REPORTS} of your reports wait for an administrator already"
-        )));
-    }
     let id = format!(
         "r{:012x}",
         rand::thread_rng().r#gen::<u64>() & 0xffff_ffff_ffff
     );
     let filed = store
-        .insert_report(&NewReport {
-            id: &id,
-            reporter_id: &me.id,
-            reported_id: &other.id,
-            reason,
-            text: &text,
-            game_id: request.game_id.as_deref(),
-            now: hub.now() as i64,
-        })
+        .insert_report(
+            &NewReport {
+                id: &id,
+                reporter_id: &me.id,
+                reported_id: &other.id,
+                reason,
+                text: &text,
+                game_id: request.game_id.as_deref(),
+                now: hub.now() as i64,
+            },
+            MAX_OPEN_REPORTS,
+        )
         .await
         .map_err(database)?;
-    if !filed {
-        return Err(ApiError::conflict(format!(
-            "your report of {} waits for an administrator already",
-            other.username
-        )));
+    match filed {
+        Limited::Done => {}
+        Limited::Already => {
+            return Err(ApiError::conflict(format!(
+                "your report of {} waits for an administrator already",
+                other.username
+            )));
+        }
+        Limited::TooMany => {
+            return Err(ApiError::conflict(format!(
+                "{MAX_OPEN_REPORTS} of your reports wait for an administrator already"
+            )));
+        }
     }
     tracing::info!(
         reporter = me.username,
@@ -327,6 +331,7 @@ async fn moderate(
                 hub.accounts()
                     .close_by_administrator(&account.username, now as u64)
                     .await?;
+                hub.end_challenges_of(&account.id).await;
                 now.max(1)
             } else {
                 store

@@ -1,12 +1,16 @@
-//! The puzzle endpoints (`/api/puzzles…`): lists by game and theme, one puzzle, the next one
-//! near the player's rating, the day's puzzle, and attempts, rated for accounts (Glicko-2,
-//! the player against the puzzle; only an account's first attempt at a puzzle counts).
+//! The puzzle endpoints (`/api/puzzles…`): lists by game and theme (without solutions), one
+//! puzzle, the next one near the player's rating, the day's puzzle, and attempts, rated for
+//! accounts (Glicko-2, the player against the puzzle): only an account's first attempt at a
+//! puzzle the server handed it (the next, the day's), solved no sooner than a person could
+//! play the solution, and at most so many a minute.
 
 use crate::account_api::Viewer;
 use crate::error::ApiError;
 use crate::hub::Hub;
-use crate::puzzles::{PuzzleFilter, PuzzleRow};
-use crate::responses::{AttemptAnswer, ErrorBody, PuzzleAnswer, PuzzleList, PuzzleRatingChange};
+use crate::puzzles::{AttemptOutcome, AttemptRules, PuzzleFilter, PuzzleRow};
+use crate::responses::{
+    AttemptAnswer, ErrorBody, PuzzleAnswer, PuzzleList, PuzzleRatingChange, PuzzleSummary,
+};
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
@@ -27,6 +31,19 @@ const MAX_SEEN: usize = 200;
 
 fn database(error: anyhow::Error) -> ApiError {
     ApiError::internal(format!("database: {error}"))
+}
+
+fn summary(puzzle: &PuzzleRow) -> PuzzleSummary {
+    PuzzleSummary {
+        id: puzzle.id.clone(),
+        variant: puzzle.variant.clone(),
+        options: puzzle.options.clone(),
+        sfen: puzzle.sfen.clone(),
+        player_moves: puzzle.moves.len().div_ceil(2),
+        themes: puzzle.themes.clone(),
+        rating: puzzle.rating.rating.round() as i64,
+        plays: puzzle.plays,
+    }
 }
 
 fn answer(puzzle: &PuzzleRow) -> PuzzleAnswer {
@@ -52,8 +69,13 @@ fn filter_of<'a>(
         && Variant::from_name(name).is_none()
     {
         return Err(ApiError::bad_request(format!(
-            "unknown game {:?}",
-            name.chars().take(40).collect::<String>()
+            "unknown game {:?}; the games are {}",
+            name.chars().take(40).collect::<String>(),
+            Variant::ALL
+                .iter()
+                .map(|v| v.name())
+                .collect::<Vec<_>>()
+                .join(", ")
         )));
     }
     let theme = theme.filter(|t| !t.is_empty());
@@ -109,7 +131,7 @@ pub(crate) async fn list(
         .map_err(database)?;
     let total = store.puzzle_count(&filter).await.map_err(database)?;
     Ok(axum::Json(PuzzleList {
-        puzzles: puzzles.iter().map(answer).collect(),
+        puzzles: puzzles.iter().map(summary).collect(),
         total,
     })
     .into_response())
@@ -197,7 +219,14 @@ pub(crate) async fn next(
         ));
     }
     let pick = rand::thread_rng().gen_range(0..near.len());
-    Ok(axum::Json(answer(&near[pick])).into_response())
+    let puzzle = &near[pick];
+    if let Some(account) = &viewer.account {
+        store
+            .hand_out_puzzle(&account.id, &puzzle.id, hub.now() as i64)
+            .await
+            .map_err(database)?;
+    }
+    Ok(axum::Json(answer(puzzle)).into_response())
 }
 
 #[derive(Deserialize)]
@@ -211,6 +240,7 @@ pub(crate) struct DailyQuery {
 #[utoipa::path(get, path = "/api/puzzles/daily", tag = "puzzles", params(("variant" = Option<String>, Query, description = "The game (default tori)")), responses((status = 200, description = "The day's puzzle", body = PuzzleAnswer), (status = 400, description = "A malformed request", body = ErrorBody), (status = 404, description = "The game has no puzzles", body = ErrorBody)))]
 pub(crate) async fn daily(
     State(hub): State<Arc<Hub>>,
+    viewer: Viewer,
     Query(query): Query<DailyQuery>,
 ) -> Result<Response, ApiError> {
     let filter = filter_of(Some(query.variant.as_deref().unwrap_or("tori")), None)?;
@@ -233,6 +263,12 @@ pub(crate) async fn daily(
         .await
         .map_err(database)?
         .ok_or_else(|| ApiError::not_found("this game has no puzzles"))?;
+    if let Some(account) = &viewer.account {
+        store
+            .hand_out_puzzle(&account.id, &puzzle.id, hub.now() as i64)
+            .await
+            .map_err(database)?;
+    }
     Ok(axum::Json(answer(&puzzle)).into_response())
 }
 
@@ -274,13 +310,25 @@ pub(crate) async fn attempt(
             "a solved attempt brings the solution's moves, and these are not them",
         ));
     }
-    let rated = match &viewer.account {
-        Some(account) => hub
-            .store()
-            .rate_attempt(&account.id, &puzzle, request.solved, hub.now() as i64)
-            .await
-            .map_err(database)?,
+    let outcome = match &viewer.account {
+        Some(account) => Some(
+            hub.store()
+                .rate_attempt(
+                    &account.id,
+                    &puzzle,
+                    request.solved,
+                    hub.now() as i64,
+                    &AttemptRules::default(),
+                )
+                .await
+                .map_err(database)?,
+        ),
         None => None,
+    };
+    let (rated, unrated) = match outcome {
+        Some(AttemptOutcome::Rated(rated)) => (Some(rated), None),
+        Some(AttemptOutcome::Unrated(why)) => (None, Some(why)),
+        None => (None, None),
     };
     let change = rated.map(|rated| PuzzleRatingChange {
         before: rated.before.rating.round() as i64,
@@ -292,6 +340,8 @@ pub(crate) async fn attempt(
         solved: request.solved,
         rated: change.is_some(),
         rating: change,
+        unrated: unrated.map(|why| why.code()),
+        unrated_reason: unrated.map(|why| why.reason()),
         puzzle_rating: puzzle_rating.round() as i64,
     })
     .into_response())

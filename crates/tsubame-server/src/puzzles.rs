@@ -2,7 +2,7 @@
 //! queries and rated attempts of the puzzle endpoints.
 
 use crate::ratings::{Rating, after_game};
-use crate::store::Store;
+use crate::store::{Store, lock_accounts};
 use anyhow::{Context, Result};
 use sqlx::{AnyPool, Row};
 use std::collections::HashSet;
@@ -147,6 +147,79 @@ pub struct RatedAttempt {
     pub puzzle: Rating,
 }
 
+/// When an attempt at a puzzle is rated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AttemptRules {
+    /// The least time a person takes for each of their moves in a solution, milliseconds.
+    pub move_ms: i64,
+    /// Rated attempts an account may make a minute.
+    pub per_minute: i64,
+}
+
+impl Default for AttemptRules {
+    fn default() -> Self {
+        AttemptRules {
+            move_ms: 1_000,
+            per_minute: 15,
+        }
+    }
+}
+
+impl AttemptRules {
+    /// The least time a person takes to play a puzzle's solution: [`Self::move_ms`] for each
+    /// of their own moves in it.
+    pub fn solving_ms(&self, puzzle: &PuzzleRow) -> i64 {
+        self.move_ms * puzzle.moves.len().div_ceil(2) as i64
+    }
+}
+
+/// What became of an account's attempt at a puzzle.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum AttemptOutcome {
+    /// Rated: both ratings changed.
+    Rated(RatedAttempt),
+    /// Not rated, and why.
+    Unrated(Unrated),
+}
+
+/// Why an account's attempt was not rated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unrated {
+    /// The server did not hand the puzzle to the account (a list shows puzzles to browse,
+    /// not to be rated on): nothing is recorded.
+    NotHandedOut,
+    /// Only a first attempt at a puzzle is rated.
+    TriedBefore,
+    /// Solved sooner than a person could play the solution: the attempt is spent.
+    TooFast,
+    /// More rated attempts in the last minute than allowed: nothing is recorded.
+    TooMany,
+}
+
+impl Unrated {
+    /// Why, in a sentence for the player.
+    pub fn reason(self) -> &'static str {
+        match self {
+            Unrated::NotHandedOut => {
+                "only a puzzle given to you (the next puzzle, the day's, a theme's) is rated"
+            }
+            Unrated::TriedBefore => "only your first attempt at a puzzle is rated",
+            Unrated::TooFast => "solved faster than a person can play it: not rated",
+            Unrated::TooMany => "too many rated attempts in a minute: this one is not rated",
+        }
+    }
+
+    /// The same as a code the page translates.
+    pub fn code(self) -> &'static str {
+        match self {
+            Unrated::NotHandedOut => "not-handed-out",
+            Unrated::TriedBefore => "tried-before",
+            Unrated::TooFast => "too-fast",
+            Unrated::TooMany => "too-many",
+        }
+    }
+}
+
 impl Store {
     /// Puzzles by rating, easiest first, at most `limit`, from `offset`.
     pub async fn puzzles(
@@ -276,51 +349,97 @@ impl Store {
         Ok(ratings)
     }
 
-    /// Records an account's attempt at a puzzle and rates both, the player winning when it
-    /// solved it; `None` when the account had tried it before (only a first attempt counts).
+    /// Records that a puzzle was handed to an account (by the next puzzle, the day's, a
+    /// theme's), now: what makes an attempt at it rated, once a person could have solved it.
+    pub async fn hand_out_puzzle(&self, account_id: &str, puzzle_id: &str, now: i64) -> Result<()> {
+        let done = sqlx::query(
+            "INSERT INTO puzzle_handouts (account_id, puzzle_id, handed_at) VALUES ($1, $2, $3) \
+             ON CONFLICT (account_id, puzzle_id) DO UPDATE SET handed_at = $3",
+        )
+        .bind(account_id)
+        .bind(puzzle_id)
+        .bind(now)
+        .execute(self.pool())
+        .await;
+        self.written(done).map(|_| ())
+    }
+
+    /// Records an account's attempt at a puzzle and, when it counts, rates both, the player
+    /// winning when it solved it. Only a first attempt at a puzzle the server handed to the
+    /// account counts, a solved one only once a person could have played the solution
+    /// (`rules.solving_ms` after it was handed out), and at most `rules.per_minute` a minute:
+    /// all checked with the account's row locked, in the transaction that rates.
     pub async fn rate_attempt(
         &self,
         account_id: &str,
         puzzle: &PuzzleRow,
         solved: bool,
         now: i64,
-    ) -> Result<Option<RatedAttempt>> {
+        rules: &AttemptRules,
+    ) -> Result<AttemptOutcome> {
         let result = async {
             let mut tx = self.pool().begin().await?;
-            let inserted = sqlx::query(
+            // Two attempts at once would read the same ratings, and the later write would undo
+            // the earlier; and the limits are counted: the account's row is locked first.
+            lock_accounts(&mut tx, &[account_id]).await?;
+            let handed: Option<(i64,)> = sqlx::query_as(
+                "SELECT handed_at FROM puzzle_handouts WHERE account_id = $1 AND puzzle_id = $2",
+            )
+            .bind(account_id)
+            .bind(&puzzle.id)
+            .fetch_optional(&mut *tx)
+            .await?;
+            let Some((handed_at,)) = handed else {
+                return Ok(AttemptOutcome::Unrated(Unrated::NotHandedOut));
+            };
+            let (tried,): (i64,) = sqlx::query_as(
+                "SELECT COUNT(*) FROM puzzle_attempts WHERE account_id = $1 AND puzzle_id = $2",
+            )
+            .bind(account_id)
+            .bind(&puzzle.id)
+            .fetch_one(&mut *tx)
+            .await?;
+            if tried > 0 {
+                return Ok(AttemptOutcome::Unrated(Unrated::TriedBefore));
+            }
+            let (last_minute,): (i64,) = sqlx::query_as(
+                "SELECT COUNT(*) FROM puzzle_attempts WHERE account_id = $1 AND at > $2",
+            )
+            .bind(account_id)
+            .bind(now - 60_000)
+            .fetch_one(&mut *tx)
+            .await?;
+            if last_minute >= rules.per_minute {
+                return Ok(AttemptOutcome::Unrated(Unrated::TooMany));
+            }
+            sqlx::query(
                 "INSERT INTO puzzle_attempts (account_id, puzzle_id, solved, at) \
-                 VALUES ($1, $2, $3, $4) ON CONFLICT (account_id, puzzle_id) DO NOTHING",
+                 VALUES ($1, $2, $3, $4)",
             )
             .bind(account_id)
             .bind(&puzzle.id)
             .bind(i64::from(solved))
             .bind(now)
             .execute(&mut *tx)
-            .await?
-            .rows_affected();
-            if inserted == 0 {
-                tx.rollback().await?;
-                return Ok(None);
+            .await?;
+            let too_fast = solved && now - handed_at < rules.solving_ms(puzzle);
+            if too_fast {
+                // The attempt is spent, unrated: trying fast, then again, earns nothing.
+                tx.commit().await?;
+                return Ok(AttemptOutcome::Unrated(Unrated::TooFast));
             }
-            // On PostgreSQL two attempts at once would read the same ratings and the later
-            // write would undo the earlier: the rows are locked, the account's first, always in
-            // that order. (SQLite takes one writer at a time.)
-            let lock = if self.shared() { " FOR UPDATE" } else { "" };
-            if self.shared() {
-                sqlx::query("SELECT id FROM accounts WHERE id = $1 FOR UPDATE")
-                    .bind(account_id)
-                    .fetch_optional(&mut *tx)
-                    .await?;
-            }
-            let player: Option<(i64, i64, i64)> = sqlx::query_as(&format!(
+            let player: Option<(i64, i64, i64)> = sqlx::query_as(
                 "SELECT rating_milli, deviation_milli, volatility_nano FROM puzzle_ratings \
-                 WHERE account_id = $1 AND variant = $2{lock}"
-            ))
+                 WHERE account_id = $1 AND variant = $2",
+            )
             .bind(account_id)
             .bind(&puzzle.variant)
             .fetch_optional(&mut *tx)
             .await?;
             let before = player.map_or(Rating::default(), |(r, d, v)| Rating::from_stored(r, d, v));
+            // Another account's attempt at the same puzzle may rate it at once: its row is
+            // locked too (on SQLite the write lock is the database's already).
+            let lock = if self.shared() { " FOR UPDATE" } else { "" };
             let current: (i64, i64, i64) = sqlx::query_as(&format!(
                 "SELECT rating_milli, deviation_milli, volatility_nano FROM puzzles \
                  WHERE id = $1{lock}"
@@ -360,7 +479,7 @@ impl Store {
             .execute(&mut *tx)
             .await?;
             tx.commit().await?;
-            Ok(Some(RatedAttempt {
+            Ok(AttemptOutcome::Rated(RatedAttempt {
                 before,
                 after,
                 puzzle: puzzle_after,

@@ -607,11 +607,33 @@ pub struct PuzzleAnswer {
     pub plays: i64,
 }
 
+/// A puzzle in a list: everything but its solution (one puzzle's page, `GET
+/// /api/puzzles/{id}`, has that), so that a list is no answer sheet.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct PuzzleSummary {
+    /// The puzzle's id.
+    pub id: String,
+    /// The game (`tori`, `wa`, `tenjiku`).
+    pub variant: String,
+    /// Rule options as `name=value` pairs separated by commas (empty for the defaults).
+    pub options: String,
+    /// The start position, the player to move.
+    pub sfen: String,
+    /// How many moves the player makes in the solution.
+    pub player_moves: usize,
+    /// What it practises.
+    pub themes: Vec<String>,
+    /// Its difficulty as a rating, moved by every rated attempt.
+    pub rating: i64,
+    /// Rated attempts so far.
+    pub plays: i64,
+}
+
 /// A page of puzzles.
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct PuzzleList {
-    /// The puzzles, easiest first.
-    pub puzzles: Vec<PuzzleAnswer>,
+    /// The puzzles, easiest first, without their solutions.
+    pub puzzles: Vec<PuzzleSummary>,
     /// How many match, over every page.
     pub total: i64,
 }
@@ -632,10 +654,16 @@ pub struct PuzzleRatingChange {
 pub struct AttemptAnswer {
     /// Whether it was solved.
     pub solved: bool,
-    /// Whether it was rated (an account's first attempt at the puzzle).
+    /// Whether it was rated (an account's first attempt at a puzzle the server handed it).
     pub rated: bool,
     /// The player's puzzle rating change, when rated.
     pub rating: Option<PuzzleRatingChange>,
+    /// Why an account's attempt was not rated: `not-handed-out` (a puzzle opened from a
+    /// list or a link), `tried-before`, `too-fast` (solved sooner than a person could play
+    /// it), `too-many` (past the rated attempts a minute); none when rated, and for a guest.
+    pub unrated: Option<&'static str>,
+    /// The same in a sentence.
+    pub unrated_reason: Option<&'static str>,
     /// The puzzle's rating now.
     pub puzzle_rating: i64,
 }

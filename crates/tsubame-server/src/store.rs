@@ -19,7 +19,7 @@ use tokio::sync::{mpsc, oneshot};
 /// The schema's migrations (`migrations/`), built into the binary: version, description and
 /// SQL, as `sqlx migrate` names them from the file names, so databases it migrated carry the
 /// same versions and checksums.
-const MIGRATIONS: [(i64, &str, &str); 11] = [
+const MIGRATIONS: [(i64, &str, &str); 12] = [
     (1, "games", include_str!("../migrations/0001_games.sql")),
     (
         2,
@@ -62,6 +62,11 @@ const MIGRATIONS: [(i64, &str, &str); 11] = [
         11,
         "tournaments",
         include_str!("../migrations/0011_tournaments.sql"),
+    ),
+    (
+        12,
+        "puzzle handouts",
+        include_str!("../migrations/0012_puzzle_handouts.sql"),
     ),
 ];
 
@@ -182,6 +187,17 @@ pub struct Change {
     pub state: GameState,
     /// What other instances are told, on [`GAME_CHANNEL`].
     pub notice: String,
+}
+
+/// What became of a challenge to store ([`Store::insert_challenge`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChallengeStored {
+    /// Stored.
+    Made,
+    /// A challenge between the two players waits already: nothing stored.
+    PairWaiting,
+    /// The challenger has as many challenges waiting as allowed: nothing stored.
+    TooMany,
 }
 
 /// The PostgreSQL channel on which each committed change to a game is announced.
@@ -337,6 +353,29 @@ async fn write_state(
         notify(connection, GAME_CHANNEL, &change.notice).await?;
     }
     Ok(true)
+}
+
+/// Takes the write locks of these accounts' rows until the transaction ends, always in the
+/// same order (so two transactions never wait on each other in a circle). A count read
+/// afterwards in the transaction cannot change under it: on PostgreSQL another transaction
+/// locking one of the rows waits for this one to commit, and each later statement sees what
+/// committed before (read committed); on SQLite the write this takes holds the database's one
+/// write lock. What makes a limit hold under any concurrency, on every instance: the lock and
+/// the count in the transaction that writes, not a read before it.
+pub(crate) async fn lock_accounts(
+    connection: &mut sqlx::AnyConnection,
+    accounts: &[&str],
+) -> Result<(), sqlx::Error> {
+    let mut accounts = accounts.to_vec();
+    accounts.sort_unstable();
+    accounts.dedup();
+    for account in accounts {
+        sqlx::query("UPDATE accounts SET created_at = created_at WHERE id = $1")
+            .bind(account)
+            .execute(&mut *connection)
+            .await?;
+    }
+    Ok(())
 }
 
 /// Announces `payload` on a PostgreSQL channel when the transaction commits.
@@ -905,6 +944,52 @@ impl Store {
         self.write_game_row(&mut tx, game, notice).await?;
         tx.commit().await?;
         Ok(())
+    }
+
+    /// Stores a challenge's new game if its limits allow, checked with both players' rows
+    /// locked in the same transaction (so they hold however many challenges are sent at
+    /// once, on any instance): no other challenge waiting between the two, and fewer than
+    /// `max_waiting` of the challenger's own waiting.
+    pub async fn insert_challenge(
+        &self,
+        game: &GameRow,
+        notice: &str,
+        challenger: &str,
+        max_waiting: i64,
+    ) -> Result<ChallengeStored> {
+        let challenged = game.challenged_account.as_deref().unwrap_or_default();
+        let stored = async {
+            let mut tx = self.pool.begin().await?;
+            lock_accounts(&mut tx, &[challenger, challenged]).await?;
+            let (between,): (i64,) = sqlx::query_as(
+                "SELECT COUNT(*) FROM games WHERE status = 'waiting' AND \
+                 ((challenged_account = $1 AND (sente_account = $2 OR gote_account = $2)) \
+                 OR (challenged_account = $2 AND (sente_account = $1 OR gote_account = $1)))",
+            )
+            .bind(challenged)
+            .bind(challenger)
+            .fetch_one(&mut *tx)
+            .await?;
+            if between > 0 {
+                return Ok(ChallengeStored::PairWaiting);
+            }
+            let (waiting,): (i64,) = sqlx::query_as(
+                "SELECT COUNT(*) FROM games WHERE status = 'waiting' \
+                 AND challenged_account IS NOT NULL \
+                 AND (sente_account = $1 OR gote_account = $1)",
+            )
+            .bind(challenger)
+            .fetch_one(&mut *tx)
+            .await?;
+            if waiting >= max_waiting {
+                return Ok(ChallengeStored::TooMany);
+            }
+            self.write_game_row(&mut tx, game, notice).await?;
+            tx.commit().await?;
+            Ok(ChallengeStored::Made)
+        }
+        .await;
+        self.written(stored)
     }
 
     /// Inserts a new game's row on `connection` (in its caller's transaction) and, on

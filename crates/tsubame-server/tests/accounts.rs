@@ -432,6 +432,58 @@ fn logins_are_rate_limited(db: &Db) {
     assert_eq!(refused_at, Some(13));
 }
 
+/// A guest keeps one name in their browser from game to game (a cookie whose secret the name
+/// is drawn from), so they can be followed and rematched; another browser has another name.
+fn guests_keep_their_name(db: &Db) {
+    let server = Server::start(db);
+    let mut guest = Browser::new(&server);
+    let mut names = Vec::new();
+    for _ in 0..3 {
+        let (status, created) = guest.post(
+            "/api/games",
+            json!({"variant": "tori", "opponent": "engine", "level": 1}),
+        );
+        assert_eq!(status, 201, "{created}");
+        let (_, view) = server.get(&format!(
+            "/api/games/{}",
+            created["game_id"].as_str().unwrap()
+        ));
+        names.push(view["sente_name"].as_str().unwrap().to_string());
+    }
+    assert!(
+        names[0].starts_with("Guest-") && names[0].len() == 11,
+        "{names:?}"
+    );
+    assert!(names.iter().all(|n| *n == names[0]), "{names:?}");
+    let cookie = guest.last_set_cookie.clone().unwrap_or_default();
+    assert!(cookie.starts_with("tsubame_guest="), "{cookie}");
+    assert!(
+        cookie.contains("HttpOnly") && cookie.contains("SameSite=Lax"),
+        "{cookie}"
+    );
+    // Joining another's seek: the same name again.
+    let (_, seek) = server.post("/api/games", json!({"variant": "wa", "opponent": "human"}));
+    let (status, _) = guest.post(
+        &format!("/api/games/{}/join", seek["game_id"].as_str().unwrap()),
+        json!({"invite": seek["invite"]}),
+    );
+    assert_eq!(status, 200);
+    let (_, view) = server.get(&format!("/api/games/{}", seek["game_id"].as_str().unwrap()));
+    assert_eq!(view["gote_name"], names[0].as_str());
+    // Another browser, another name; a forged cookie is not taken.
+    let mut other = Browser::new(&server);
+    other.cookie = Some("tsubame_guest=not-a-secret".into());
+    let (_, created) = other.post(
+        "/api/games",
+        json!({"variant": "tori", "opponent": "engine"}),
+    );
+    let (_, view) = server.get(&format!(
+        "/api/games/{}",
+        created["game_id"].as_str().unwrap()
+    ));
+    assert_ne!(view["sente_name"], names[0].as_str());
+}
+
 /// A session ends when it expires: the cookie no longer logs in, and no longer moves.
 fn sessions_expire(db: &Db) {
     let server = Server::start_with(db, &["--session-seconds", "1"]);
@@ -501,6 +553,33 @@ fn rated_games_change_ratings(db: &Db) {
     assert_eq!(status, 200);
     let (_, page) = server.get("/api/players/alice");
     assert_eq!(page["ratings"], json!([]), "an aborted game is not rated");
+
+    // Resigning before each side has moved aborts the game: no winner, no rating, at ply 0
+    // and at ply 1 alike (ratings farmed by resigning at once); no draw is agreed then.
+    for plies in [0, 1] {
+        let id = rated_game(&mut alice, &mut bob, rapid.clone());
+        if plies == 1 {
+            let (status, body) =
+                alice.post(&format!("/api/games/{id}/moves"), json!({"move": "3d3c"}));
+            assert_eq!(status, 200, "{body}");
+        }
+        let (status, view) = bob.post(&format!("/api/games/{id}/resign"), json!({}));
+        assert_eq!(status, 200, "{view}");
+        assert_eq!(view["result"]["reason"], "aborted", "{view}");
+        assert_eq!(view["result"]["winner"], Value::Null, "{view}");
+    }
+    let early_draw = rated_game(&mut alice, &mut bob, rapid.clone());
+    let (status, body) = alice.post(
+        &format!("/api/games/{early_draw}/draw"),
+        json!({"action": "offer"}),
+    );
+    assert_eq!(status, 409, "{body}");
+    let (status, _) = alice.post(&format!("/api/games/{early_draw}/abort"), json!({}));
+    assert_eq!(status, 200);
+    for name in ["alice", "bob"] {
+        let (_, page) = server.get(&format!("/api/players/{name}"));
+        assert_eq!(page["ratings"], json!([]), "{name}: {page}");
+    }
 
     let id = rated_game(&mut alice, &mut bob, rapid.clone());
     let (_, view) = server.get(&format!("/api/games/{id}"));
@@ -1007,4 +1086,5 @@ against_every_database!(
     cross_site_requests_are_refused,
     logins_are_rate_limited,
     sessions_expire,
+    guests_keep_their_name,
 );

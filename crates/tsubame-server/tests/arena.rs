@@ -161,6 +161,38 @@ fn resign(player: &mut Browser, game: &str) {
     assert_eq!(status, 200, "{body}");
 }
 
+/// Plays `plies` of a game, any legal moves chosen the same way every run, each by its
+/// player's browser.
+fn play_plies(server: &Server, p: &mut BTreeMap<String, Browser>, game: &str, plies: usize) {
+    for ply in 0..plies {
+        let (_, view) = server.get(&format!("/api/games/{game}"));
+        let moves = view["legal_moves"].as_array().unwrap();
+        let usi = moves[(ply * 7 + 3) % moves.len()]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let mover = view[if ply % 2 == 0 {
+            "sente_name"
+        } else {
+            "gote_name"
+        }]
+        .as_str()
+        .unwrap()
+        .to_string();
+        let (status, body) = p
+            .get_mut(&mover)
+            .unwrap()
+            .post(&format!("/api/games/{game}/moves"), json!({"move": usi}));
+        assert_eq!(status, 200, "ply {ply} {usi}: {body}");
+    }
+}
+
+/// The shortest game an arena scores: four moves each, then `loser` resigns.
+fn win_after_opening(server: &Server, p: &mut BTreeMap<String, Browser>, game: &str, loser: &str) {
+    play_plies(server, p, game, 8);
+    resign(p.get_mut(loser).unwrap(), game);
+}
+
 /// The six-player worked example: every pairing, side and score as `arena::rules` says.
 fn six_players_worked_example(db: &Db) {
     let server = Server::start(db);
@@ -223,24 +255,20 @@ fn six_players_worked_example(db: &Db) {
     let (_, game) = server.get(&format!("/api/games/{}", round1[0]));
     assert_eq!(game["tournament_id"], id.as_str());
     assert_eq!(game["rated"], true);
-    let (status, body) = p
-        .get_mut("ann")
-        .unwrap()
-        .post(&format!("/api/games/{}/abort", round1[0]), json!({}));
-    assert_eq!(status, 409, "no abort in a tournament: {body}");
 
     // a beats b: a and b met last and others play, so they wait.
-    resign(p.get_mut("bob").unwrap(), &round1[0]);
+    win_after_opening(&server, &mut p, &round1[0], "bob");
     let view = wait_scored(&server, &id, &round1[0], &[("cat", "dan"), ("eve", "fay")]);
     assert_eq!(table(&view)[0], row("ann", 2, 1));
     // d beats c: d (who had gote) takes sente against a; b against c.
-    resign(p.get_mut("cat").unwrap(), &round1[1]);
+    win_after_opening(&server, &mut p, &round1[1], "cat");
     let round2 = wait_for_games(
         &server,
         &id,
         &[("dan", "ann"), ("bob", "cat"), ("eve", "fay")],
     );
-    // e and f agree a draw at once: nothing for either, and they wait.
+    // e and f agree a draw after four moves each: nothing for either, and they wait.
+    play_plies(&server, &mut p, &round1[2], 8);
     let (status, body) = p.get_mut("eve").unwrap().post(
         &format!("/api/games/{}/draw", round1[2]),
         json!({"action": "offer"}),
@@ -264,14 +292,14 @@ fn six_players_worked_example(db: &Db) {
         (Some(0), Some(0))
     );
     // d beats a: a streak of two; d against e, f against a.
-    resign(p.get_mut("ann").unwrap(), &round2[0]);
+    win_after_opening(&server, &mut p, &round2[0], "ann");
     let round3 = wait_for_games(
         &server,
         &id,
         &[("dan", "eve"), ("fay", "ann"), ("bob", "cat")],
     );
     // c beats b: they met last, others play: they wait.
-    resign(p.get_mut("bob").unwrap(), &round2[1]);
+    win_after_opening(&server, &mut p, &round2[1], "bob");
     wait_scored(&server, &id, &round2[1], &[("dan", "eve"), ("fay", "ann")]);
 
     // d berserks (half the main time), makes seven moves and wins on the streak: 4 + 1.
@@ -331,7 +359,7 @@ fn six_players_worked_example(db: &Db) {
     assert_eq!(view["standings"][0]["streak"], 3);
 
     // a beats f: a and f wait.
-    resign(p.get_mut("fay").unwrap(), &round3[1]);
+    win_after_opening(&server, &mut p, &round3[1], "fay");
     wait_scored(&server, &id, &round3[1], &[("cat", "dan"), ("bob", "eve")]);
     // e withdraws during the game and loses it: a, b and f wait, e is not paired; a avoids f.
     let (status, view) = p
@@ -340,7 +368,7 @@ fn six_players_worked_example(db: &Db) {
         .post(&format!("/api/tournaments/{id}/withdraw"), json!({}));
     assert_eq!(status, 200, "{view}");
     assert_eq!(view["you"]["active"], false);
-    resign(p.get_mut("eve").unwrap(), &round4[1]);
+    win_after_opening(&server, &mut p, &round4[1], "eve");
     wait_for_games(&server, &id, &[("cat", "dan"), ("ann", "bob")]);
 
     // The end: the standings as the rules say, games still in play not counted.
@@ -361,7 +389,7 @@ fn six_players_worked_example(db: &Db) {
     assert_eq!(view["standings"][4]["active"], false);
     assert_eq!(view["standings"][0]["rank"], 1);
     let c_d = playing(&view, "cat", "dan").unwrap();
-    resign(p.get_mut("cat").unwrap(), &c_d);
+    win_after_opening(&server, &mut p, &c_d, "cat");
     std::thread::sleep(Duration::from_millis(500));
     let (_, after) = server.get(&format!("/api/tournaments/{id}"));
     assert_eq!(
@@ -420,8 +448,9 @@ fn an_absent_player_loses(db: &Db) {
     });
     assert_eq!(view["games"][0]["reason"], "absent", "{view}");
     assert_eq!(view["games"][0]["winner"], "gote");
-    assert_eq!(table(&view), [row("yvonne", 2, 1), row("xavier", 0, 1)]);
-    assert_eq!(view["standings"][1]["active"], false);
+    // A game nobody moved in is worth nothing, to the winner too.
+    assert_eq!(table(&view), [row("xavier", 0, 1), row("yvonne", 0, 1)]);
+    assert_eq!(view["standings"][0]["active"], false);
     // Back in: with nobody else to come, the two meet again, yvonne (who had gote) sente.
     let (status, _) = p
         .get_mut("xavier")
@@ -445,7 +474,7 @@ fn an_absent_player_loses(db: &Db) {
         .iter()
         .map(|s| s["username"].as_str().unwrap())
         .collect();
-    // Both have 2 points and 1500: by name.
+    // Both have 0 points and 1500: by name.
     assert_eq!(names, ["[deleted]", "xavier"], "{view}");
     assert_eq!(view["standings"][0]["active"], false);
     // Joining and withdrawing over and over is limited as making games is.
@@ -460,6 +489,202 @@ fn an_absent_player_loses(db: &Db) {
         .collect();
     assert!(answers.contains(&429), "{answers:?}");
     assert!(answers.iter().all(|&s| s == 200 || s == 429), "{answers:?}");
+}
+
+/// A Tori arena of a minute, starting now, made by the administrator and joined by
+/// `entrants`: its id.
+fn arena_joined(
+    admin: &mut Browser,
+    p: &mut BTreeMap<String, Browser>,
+    name: &str,
+    rated: bool,
+    entrants: &[&str],
+) -> String {
+    let (status, made) = admin.post(
+        "/api/tournaments",
+        json!({"name": name, "variant": "tori", "clock": clock(), "minutes": 1,
+               "starts_in_seconds": 0, "rated": rated}),
+    );
+    assert_eq!(status, 201, "{made}");
+    let id = made["id"].as_str().unwrap().to_string();
+    for entrant in entrants {
+        let (status, body) = p
+            .get_mut(*entrant)
+            .unwrap()
+            .post(&format!("/api/tournaments/{id}/join"), json!({}));
+        assert_eq!(status, 200, "{body}");
+    }
+    id
+}
+
+/// Games too short to mean anything score nothing: resigning before each side has moved
+/// aborts the game (no points, no game counted, no rating), and a game in which a side made
+/// fewer than four moves is worth nothing, whatever its ending; from four moves each a win
+/// scores. Two players who agree cannot trade points or rating in a few seconds.
+fn short_games_score_nothing(db: &Db) {
+    let server = Server::start(db);
+    let mut admin = administrator(&server, db, "director", "10.46.1.1");
+    let mut p = players(&server, &["uma", "vic"], 47);
+    let id = arena_joined(&mut admin, &mut p, "Farm", true, &["uma", "vic"]);
+    let ratings = |server: &Server| -> Vec<Value> {
+        ["uma", "vic"]
+            .iter()
+            .map(|name| server.get(&format!("/api/players/{name}")).1["ratings"].clone())
+            .collect()
+    };
+
+    // Resigned at once: aborted, nothing counted, and the two (alone) meet again.
+    let first = wait_for_pairing(&server, &id, "uma", "vic", "");
+    resign(p.get_mut("vic").unwrap(), &first);
+    let view = wait_for(&server, &id, "the aborted game's turn", |v| {
+        v["games"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|g| g["game_id"] == first.as_str() && g["status"] == "finished")
+    });
+    let (_, game) = server.get(&format!("/api/games/{first}"));
+    assert_eq!(game["result"]["reason"], "aborted", "{game}");
+    let second = wait_for(&server, &id, "a second pairing", |v| games_in_play(v) == 1);
+    assert_eq!(
+        table(&second),
+        [row("uma", 0, 0), row("vic", 0, 0)],
+        "{view:#}"
+    );
+    assert_eq!(ratings(&server), [json!([]), json!([])]);
+    let second = second["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["status"] == "playing")
+        .and_then(|g| g["game_id"].as_str())
+        .unwrap()
+        .to_string();
+
+    // Two moves each, then a resignation: a game, rated, but worth no points.
+    play_plies(&server, &mut p, &second, 4);
+    let (_, game) = server.get(&format!("/api/games/{second}"));
+    let loser = game["gote_name"].as_str().unwrap().to_string();
+    resign(p.get_mut(&loser).unwrap(), &second);
+    let view = wait_for(&server, &id, "the short game scored", |v| {
+        v["games"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|g| g["game_id"] == second.as_str() && g["scored"] == true)
+    });
+    let short = view["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["game_id"] == second.as_str())
+        .unwrap()
+        .clone();
+    assert_eq!(short["reason"], "resignation");
+    assert_eq!(
+        (
+            short["sente_points"].as_i64(),
+            short["gote_points"].as_i64()
+        ),
+        (Some(0), Some(0))
+    );
+    assert_eq!(
+        table(&view).iter().map(|r| (r.1, r.2)).collect::<Vec<_>>(),
+        [(0, 1), (0, 1)]
+    );
+    assert!(
+        ratings(&server)
+            .iter()
+            .all(|r| r.as_array().unwrap().len() == 1)
+    );
+
+    // Four moves each: the win scores.
+    let third = wait_for(&server, &id, "a third pairing", |v| games_in_play(v) == 1)["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["status"] == "playing")
+        .and_then(|g| g["game_id"].as_str())
+        .unwrap()
+        .to_string();
+    let (_, game) = server.get(&format!("/api/games/{third}"));
+    let winner = game["sente_name"].as_str().unwrap().to_string();
+    let loser = game["gote_name"].as_str().unwrap().to_string();
+    win_after_opening(&server, &mut p, &third, &loser);
+    let view = wait_for(&server, &id, "the real win scored", |v| {
+        v["standings"][0]["points"] == 2
+    });
+    assert_eq!(view["standings"][0]["username"], winner.as_str());
+    check_consistent(&view);
+}
+
+/// The unfinished games a player is in, across every arena listed.
+fn games_in_play_of(server: &Server, player: &str, arenas: &[&str]) -> Vec<String> {
+    arenas
+        .iter()
+        .flat_map(|id| {
+            let (_, view) = server.get(&format!("/api/tournaments/{id}"));
+            view["games"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+                .into_iter()
+                .filter(|g| {
+                    g["status"] == "playing" && (g["sente"] == player || g["gote"] == player)
+                })
+                .filter_map(|g| g["game_id"].as_str().map(str::to_string))
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// A player in two arenas at once plays one game at a time: while their game in one arena
+/// goes on, the other does not pair them, and when it ends only one of the two does.
+fn one_game_at_a_time_across_arenas(db: &Db) {
+    let server = Server::start(db);
+    let mut admin = administrator(&server, db, "director", "10.48.1.1");
+    let mut p = players(&server, &["pat", "quinn", "ray"], 49);
+    let arenas = [
+        arena_joined(&mut admin, &mut p, "First", false, &["pat", "quinn"]),
+        arena_joined(&mut admin, &mut p, "Second", false, &["pat", "ray"]),
+    ];
+    let arenas: Vec<&str> = arenas.iter().map(String::as_str).collect();
+    for round in 0..3 {
+        // Pat is paired in one arena, and stays in that one game while it lasts.
+        let until = Instant::now() + Duration::from_secs(10);
+        let game = loop {
+            let games = games_in_play_of(&server, "pat", &arenas);
+            assert!(
+                games.len() <= 1,
+                "round {round}: pat in two games: {games:?}"
+            );
+            if let [game] = &games[..] {
+                break game.clone();
+            }
+            assert!(
+                Instant::now() < until,
+                "round {round}: pat was never paired"
+            );
+            std::thread::sleep(Duration::from_millis(40));
+        };
+        for _ in 0..15 {
+            assert_eq!(
+                games_in_play_of(&server, "pat", &arenas),
+                std::slice::from_ref(&game),
+                "round {round}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        // The other arena's waiting player is not paired with pat meanwhile.
+        let (_, view) = server.get(&format!("/api/games/{game}"));
+        let opponent = if view["sente_name"] == "pat" {
+            "gote_name"
+        } else {
+            "sente_name"
+        };
+        let opponent = view[opponent].as_str().unwrap().to_string();
+        win_after_opening(&server, &mut p, &game, &opponent);
+    }
 }
 
 /// A scheduled arena is made a day ahead, once, whichever instance and however often it looks.
@@ -499,6 +724,8 @@ fn scheduled_arenas_are_made_once(db: &Db) {
 against_every_database!(
     six_players_worked_example,
     an_absent_player_loses,
+    short_games_score_nothing,
+    one_game_at_a_time_across_arenas,
     scheduled_arenas_are_made_once,
 );
 
@@ -577,18 +804,18 @@ fn an_arena_goes_on_when_its_instance_is_killed() {
             (name.clone(), other)
         })
         .collect();
-    resign(there.get_mut("lee").unwrap(), &round1[0]);
+    win_after_opening(&second, &mut there, &round1[0], "lee");
     wait_scored(&second, &id, &round1[0], &[("max", "ned")]);
     first.kill9();
 
     // The second instance takes over: scores ned's loss and pairs all four again.
-    resign(there.get_mut("ned").unwrap(), &round1[1]);
+    win_after_opening(&second, &mut there, &round1[1], "ned");
     let round2 = wait_for_games(&second, &id, &[("kim", "max"), ("lee", "ned")]);
     check_consistent(&wait_for(&second, &id, "the scores", |v| {
         v["standings"][0]["points"] == 2
     }));
-    resign(there.get_mut("kim").unwrap(), &round2[0]);
-    resign(there.get_mut("ned").unwrap(), &round2[1]);
+    win_after_opening(&second, &mut there, &round2[0], "kim");
+    win_after_opening(&second, &mut there, &round2[1], "ned");
     let view = wait_for(&second, &id, "the third pairing", |v| games_in_play(v) == 2);
     check_consistent(&view);
     let view = wait_within(&second, &id, "the end", Duration::from_secs(40), |v| {

@@ -113,7 +113,10 @@ fn challenge_accept_decline_withdraw(db: &Db) {
 
     // Bob's stream starts with nothing waiting, then shows alice's challenge.
     let bob_stream = ChallengeStream::open(&bob);
-    assert_eq!(bob_stream.next(), json!({"incoming": [], "outgoing": []}));
+    assert_eq!(
+        bob_stream.next(),
+        json!({"incoming": [], "outgoing": [], "arena_games": []})
+    );
     let (status, grant) = alice.post("/api/players/bob/challenge", tori.clone());
     assert_eq!(status, 201, "{grant}");
     assert_eq!(grant["seat"], "sente");
@@ -166,7 +169,10 @@ fn challenge_accept_decline_withdraw(db: &Db) {
     let (status, seat) = bob.post(&format!("/api/games/{game}/join"), json!({}));
     assert_eq!(status, 200, "{seat}");
     assert_eq!(seat["seat"], "gote");
-    assert_eq!(bob_stream.next(), json!({"incoming": [], "outgoing": []}));
+    assert_eq!(
+        bob_stream.next(),
+        json!({"incoming": [], "outgoing": [], "arena_games": []})
+    );
     let (_, view) = server.get(&format!("/api/games/{game}"));
     assert_eq!(view["status"], "playing");
     assert_eq!(view["sente_name"], "alice");
@@ -194,7 +200,10 @@ fn challenge_accept_decline_withdraw(db: &Db) {
     assert_eq!(view["result"]["winner"], Value::Null);
     assert_eq!(db.stored_result(&declined).0, "finished");
     let (_, list) = alice.get("/api/challenges");
-    assert_eq!(list, json!({"incoming": [], "outgoing": []}));
+    assert_eq!(
+        list,
+        json!({"incoming": [], "outgoing": [], "arena_games": []})
+    );
     let (status, body) = carol.post(&format!("/api/games/{declined}/join"), json!({}));
     assert_eq!(status, 409, "{body}");
 
@@ -206,7 +215,10 @@ fn challenge_accept_decline_withdraw(db: &Db) {
     let (status, view) = carol.post(&format!("/api/games/{withdrawn}/abort"), json!({}));
     assert_eq!(status, 200, "{view}");
     assert_eq!(view["result"]["reason"], "aborted");
-    assert_eq!(bob_stream.next(), json!({"incoming": [], "outgoing": []}));
+    assert_eq!(
+        bob_stream.next(),
+        json!({"incoming": [], "outgoing": [], "arena_games": []})
+    );
 
     // A player who blocks the challenger takes no challenge from them.
     let (status, _) = carol.post("/api/players/alice/block", json!({}));
@@ -254,7 +266,10 @@ fn a_challenge_crosses_instances() {
     let mut bob_elsewhere = Browser::new(&second);
     bob_elsewhere.cookie = bob.cookie.clone();
     let stream = ChallengeStream::open(&bob_elsewhere);
-    assert_eq!(stream.next(), json!({"incoming": [], "outgoing": []}));
+    assert_eq!(
+        stream.next(),
+        json!({"incoming": [], "outgoing": [], "arena_games": []})
+    );
     let (status, grant) = alice.post(
         "/api/players/bob/challenge",
         json!({"variant": "tenjiku", "clock": long_clock(), "side": "gote"}),
@@ -267,7 +282,10 @@ fn a_challenge_crosses_instances() {
     let (status, seat) = bob_elsewhere.post(&format!("/api/games/{game}/join"), json!({}));
     assert_eq!(status, 200, "{seat}");
     assert_eq!(seat["seat"], "sente");
-    assert_eq!(stream.next(), json!({"incoming": [], "outgoing": []}));
+    assert_eq!(
+        stream.next(),
+        json!({"incoming": [], "outgoing": [], "arena_games": []})
+    );
     // The first instance hears of it within moments.
     let until = std::time::Instant::now() + Duration::from_secs(5);
     loop {

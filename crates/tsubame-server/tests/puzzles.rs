@@ -136,29 +136,67 @@ fn puzzles_are_listed_tried_and_rated(db: &Db) {
     );
     assert_eq!(status, 400);
 
-    // An account: a solved first attempt raises its rating and lowers the puzzle's; a second
-    // attempt at it is not rated; a failed one lowers the player's.
+    // A list is no answer sheet: its puzzles come without their solutions.
+    let (_, listed) = server.get("/api/puzzles?variant=tori&limit=100");
+    for puzzle in listed["puzzles"].as_array().expect("puzzles") {
+        assert!(puzzle.get("moves").is_none(), "{puzzle}");
+        assert!(puzzle["player_moves"].as_u64().expect("player_moves") >= 1);
+    }
+
+    // An account: an attempt at a puzzle the server did not hand it (one opened from a list
+    // or a link) is answered, unrated, and nothing is recorded.
     let mut alice = Browser::new(&server);
     alice.sign_up("puzzler", PASSWORD);
-    let (status, solved) = alice.post(
+    let (status, unhanded) = alice.post(
         &format!("/api/puzzles/{id}/attempt"),
         json!({"solved": true, "moves": solution}),
     );
+    assert_eq!(status, 200, "{unhanded}");
+    assert_eq!(unhanded["rated"], false, "{unhanded}");
+    assert_eq!(unhanded["unrated"], "not-handed-out", "{unhanded}");
+    // Handed out, then solved at once, faster than a person can play it: spent, unrated.
+    let (_, rushed) = alice.get("/api/puzzles/next?variant=tori");
+    let rushed_id = rushed["id"].as_str().expect("id").to_string();
+    let (_, answer) = alice.post(
+        &format!("/api/puzzles/{rushed_id}/attempt"),
+        json!({"solved": true, "moves": rushed["moves"]}),
+    );
+    assert_eq!(answer["unrated"], "too-fast", "{answer}");
+    // Handed out and solved at a person's pace (a second for each of the player's moves): a
+    // solved first attempt raises the player's rating and lowers the puzzle's.
+    let (_, handed) = alice.get("/api/puzzles/next?variant=tori");
+    let handed_id = handed["id"].as_str().expect("id").to_string();
+    assert_ne!(
+        handed_id, rushed_id,
+        "a tried puzzle is not handed out again"
+    );
+    let own_moves = handed["moves"].as_array().expect("moves").len().div_ceil(2);
+    std::thread::sleep(std::time::Duration::from_millis(
+        1000 * own_moves as u64 + 100,
+    ));
+    let (status, solved) = alice.post(
+        &format!("/api/puzzles/{handed_id}/attempt"),
+        json!({"solved": true, "moves": handed["moves"]}),
+    );
     assert_eq!(status, 200, "{solved}");
     assert_eq!(solved["rated"], true, "{solved}");
+    assert_eq!(solved["unrated"], Value::Null, "{solved}");
     assert_eq!(solved["rating"]["before"], 1500);
     let after_win = solved["rating"]["after"].as_i64().expect("after");
     assert!(after_win > 1500, "{solved}");
     assert!(
         solved["puzzle_rating"].as_i64().expect("puzzle")
-            < first["rating"].as_i64().expect("rating")
+            < handed["rating"].as_i64().expect("rating")
     );
     let (_, again) = alice.post(
-        &format!("/api/puzzles/{id}/attempt"),
-        json!({"solved": true, "moves": solution}),
+        &format!("/api/puzzles/{handed_id}/attempt"),
+        json!({"solved": true, "moves": handed["moves"]}),
     );
     assert_eq!(again["rated"], false, "{again}");
-    let other = file[1]["id"].as_str().expect("id");
+    assert_eq!(again["unrated"], "tried-before", "{again}");
+    // A failure needs no time to be rated: it lowers the player's rating.
+    let (_, daily) = alice.get("/api/puzzles/daily?variant=tori");
+    let other = daily["id"].as_str().expect("id").to_string();
     let (_, failed) = alice.post(
         &format!("/api/puzzles/{other}/attempt"),
         json!({"solved": false, "moves": []}),
@@ -181,9 +219,25 @@ fn puzzles_are_listed_tried_and_rated(db: &Db) {
     // The account's next puzzle is never one it has tried.
     for _ in 0..5 {
         let (_, next) = alice.get("/api/puzzles/next?variant=tori");
-        assert_ne!(next["id"].as_str(), Some(id));
-        assert_ne!(next["id"].as_str(), Some(other));
+        for tried in [&rushed_id, &handed_id, &other] {
+            assert_ne!(next["id"].as_str(), Some(tried.as_str()));
+        }
     }
+    // At most fifteen attempts a minute count: the three above, twelve quick failures, then
+    // none.
+    let mut answers = Vec::new();
+    for _ in 0..13 {
+        let (_, next) = alice.get("/api/puzzles/next?variant=tori");
+        let next_id = next["id"].as_str().expect("id").to_string();
+        let (_, answer) = alice.post(
+            &format!("/api/puzzles/{next_id}/attempt"),
+            json!({"solved": false, "moves": []}),
+        );
+        answers.push(answer["unrated"].clone());
+    }
+    assert!(answers[..12].iter().all(Value::is_null), "{answers:?}");
+    assert_eq!(answers[12], "too-many", "{answers:?}");
+    let id = handed_id.as_str();
 
     // A restart loads nothing twice and keeps what the attempts changed.
     let moved = server.get(&format!("/api/puzzles/{id}")).1["rating"].clone();

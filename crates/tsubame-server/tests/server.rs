@@ -813,6 +813,11 @@ fn draws_and_aborts(db: &Db) {
     assert_eq!(status, 409);
     let (status, _) = post("moves", json!({"token": sente, "move": "3d3c"}));
     assert_eq!(status, 200);
+    // Before each side has moved a draw is not agreed: the game is aborted instead.
+    let (status, view) = post("draw", json!({"token": sente, "action": "offer"}));
+    assert_eq!(status, 409, "{view}");
+    let (status, _) = post("moves", json!({"token": gote, "move": "5d5e"}));
+    assert_eq!(status, 200);
     let (status, view) = post("draw", json!({"token": sente, "action": "offer"}));
     assert_eq!(status, 200, "{view}");
     assert_eq!(view["draw_offer"], "sente");
@@ -827,8 +832,6 @@ fn draws_and_aborts(db: &Db) {
     let (status, _) = post("draw", json!({"token": gote, "action": "maybe"}));
     assert_eq!(status, 400);
     // Both players have moved: too late to abort.
-    let (status, _) = post("moves", json!({"token": gote, "move": "5d5e"}));
-    assert_eq!(status, 200);
     let (status, _) = post("abort", json!({"token": sente}));
     assert_eq!(status, 409);
     let (status, _) = post("draw", json!({"token": gote, "action": "offer"}));
@@ -1360,7 +1363,8 @@ fn probes_and_security_headers(db: &Db) {
         assert_eq!(response.status(), 200, "{path}");
         assert_eq!(response.into_string().unwrap_or_default(), body, "{path}");
     }
-    for path in ["/", "/api/variants", "/assets/app.js", "/healthz"] {
+    let script = asset_named(&server, "app-");
+    for path in ["/", "/api/variants", script.as_str(), "/healthz"] {
         let response = ureq::get(&format!("{}{path}", server.base))
             .call()
             .unwrap_or_else(|e| panic!("{path}: {e}"));
@@ -1369,6 +1373,12 @@ fn probes_and_security_headers(db: &Db) {
             .unwrap_or_default();
         assert!(csp.contains("default-src 'self'"), "{path}: {csp:?}");
         assert!(csp.contains("frame-ancestors 'none'"), "{path}: {csp:?}");
+        // Sockets and requests to this site only, not to any host.
+        assert!(csp.contains("connect-src 'self';"), "{path}: {csp:?}");
+        assert!(
+            !csp.contains("ws:") && !csp.contains("wss:"),
+            "{path}: {csp:?}"
+        );
         assert_eq!(
             response.header("x-content-type-options"),
             Some("nosniff"),
@@ -1402,7 +1412,7 @@ fn web_files_are_served_and_missing_ones_are_not_found() {
     };
     assert_eq!(fetch("/favicon.svg"), (200, "image/svg+xml".to_string()));
     assert_eq!(fetch("/"), (200, "text/html".to_string()));
-    assert_eq!(fetch("/assets/app.js").0, 200);
+    assert_eq!(fetch(&asset_named(&server, "app-")).0, 200);
     for missing in ["/favicon.ico", "/robots.txt", "/assets/missing.js"] {
         assert_eq!(fetch(missing).0, 404, "{missing}");
     }
@@ -1417,7 +1427,7 @@ fn web_files_are_served_and_missing_ones_are_not_found() {
         "/puzzles/wa".to_string(),
         "/learn".to_string(),
         "/analysis".to_string(),
-        "/@/someone".to_string(),
+        "/tournaments".to_string(),
         format!("/game/{id}"),
         format!("/join/{id}/an-invite"),
     ] {
@@ -1429,9 +1439,67 @@ fn web_files_are_served_and_missing_ones_are_not_found() {
         "/game/doesnotexist",
         "/join/doesnotexist/x",
         "/nothing/here",
+        "/@/someone",
+        "/tournament/nothing",
+        "/puzzles/tori/nothing",
     ] {
         assert_eq!(fetch(path), not_found, "{path}");
     }
+}
+
+/// The path of the asset `index.html` names that starts with `prefix` (`app-`, `style-`).
+fn asset_named(server: &Server, prefix: &str) -> String {
+    let page = ureq::get(&format!("{}/", server.base))
+        .call()
+        .expect("the page")
+        .into_string()
+        .expect("text");
+    let start = page
+        .find(&format!("/assets/{prefix}"))
+        .unwrap_or_else(|| panic!("index.html names no {prefix} asset"));
+    let end = page[start..].find('"').expect("a quoted name") + start;
+    page[start..end].to_string()
+}
+
+/// An upgrade is seen at once: `index.html` is asked for again every time (no-cache), and it
+/// names each asset by its content's hash (the first 12 hex digits of its SHA-256), so a
+/// changed file has a new name; a file so named is kept a year. A file the build names by
+/// hand (the font's licence) is not.
+#[test]
+fn assets_are_named_by_their_content_and_the_page_is_never_cached() {
+    use sha2::{Digest, Sha256};
+    let server = Server::start(&Db::sqlite());
+    let get = |path: &str| {
+        let response = ureq::get(&format!("{}{path}", server.base))
+            .call()
+            .unwrap_or_else(|e| panic!("{path}: {e}"));
+        let cache = response
+            .header("cache-control")
+            .unwrap_or_default()
+            .to_string();
+        let mut body = Vec::new();
+        std::io::Read::read_to_end(&mut response.into_reader(), &mut body).expect("body");
+        (cache, body)
+    };
+    for page in ["/", "/rules/tori"] {
+        assert_eq!(get(page).0, "no-cache", "{page}");
+    }
+    for prefix in ["app-", "style-", "tsubame-pieces-"] {
+        let path = asset_named(&server, prefix);
+        let (cache, body) = get(&path);
+        assert_eq!(cache, "public, max-age=31536000, immutable", "{path}");
+        let hash: String = Sha256::digest(&body)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        let named = path.rsplit('-').next().unwrap_or_default();
+        assert!(
+            named.starts_with(&hash[..12]),
+            "{path} is not named by its content ({})",
+            &hash[..12]
+        );
+    }
+    assert_eq!(get("/assets/tsubame-pieces-OFL.txt").0, "no-cache");
 }
 
 against_every_database!(

@@ -265,11 +265,17 @@ pub async fn tournament_view(
     viewer: Option<&str>,
 ) -> Result<TournamentView, ApiError> {
     let store = hub.store();
-    let t = store
-        .tournament(id)
-        .await
-        .map_err(database)?
-        .ok_or_else(|| ApiError::not_found(format!("no tournament with id {id:?}")))?;
+    let found = if id.len() > 64 {
+        None
+    } else {
+        store.tournament(id).await.map_err(database)?
+    };
+    let t = found.ok_or_else(|| {
+        ApiError::not_found(format!(
+            "no tournament with id {:?}",
+            id.chars().take(64).collect::<String>()
+        ))
+    })?;
     let entrants = store.entrants(id).await.map_err(database)?;
     let games = store.pairings(id, GAMES_SHOWN).await.map_err(database)?;
     let you = viewer.and_then(|account| {
@@ -329,7 +335,7 @@ pub(crate) async fn create(
         &body,
         "{\"name\", \"variant\", \"options\", \"clock\", \"minutes\", \"starts_in_seconds\", \"rated\"}",
     )?;
-    let name = crate::chat::clean_text(&request.name);
+    let name = crate::chat::clean_name(&request.name);
     if name.is_empty() || name.chars().count() > 60 {
         return Err(ApiError::bad_request("a name of 1 to 60 characters"));
     }
@@ -429,7 +435,12 @@ pub(crate) async fn join(
         .tournament(&id)
         .await
         .map_err(database)?
-        .ok_or_else(|| ApiError::not_found(format!("no tournament with id {id:?}")))?;
+        .ok_or_else(|| {
+            ApiError::not_found(format!(
+                "no tournament with id {:?}",
+                id.chars().take(64).collect::<String>()
+            ))
+        })?;
     if t.status == "finished" {
         return Err(ApiError::conflict("this tournament is over"));
     }

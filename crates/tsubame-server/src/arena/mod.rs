@@ -105,7 +105,8 @@ async fn direct(hub: &Hub, id: &str) -> anyhow::Result<()> {
                 {
                     entrant.points += side.points;
                     entrant.streak = side.streak;
-                    entrant.games += 1;
+                    entrant.games += i64::from(side.counted);
+                    entrant.sente_games -= i64::from(!side.counted && side.sente);
                     entrant.last_opponent = Some(side.opponent.clone());
                     if entrant.game_id.as_deref() == Some(finished.game_id.as_str()) {
                         entrant.game_id = None;
@@ -128,11 +129,15 @@ async fn direct(hub: &Hub, id: &str) -> anyhow::Result<()> {
         }
         return Ok(());
     }
-    pair(hub, &tournament, &entrants).await
+    let busy = store.playing_elsewhere(id).await?;
+    pair(hub, &tournament, &entrants, &busy).await
 }
 
-/// What a finished game earns each of its players.
+/// What a finished game earns each of its players. An aborted game (resigned or aborted
+/// before each side moved) counts as no game at all: no points, no game played, streaks as
+/// they were.
 fn score(finished: &FinishedPairing, entrants: &[EntrantRow]) -> [ScoredSide; 2] {
+    let aborted = finished.reason == "aborted";
     let plies = u32::try_from(finished.plies).unwrap_or(0);
     let winner = match finished.winner.as_deref() {
         Some("sente") => Some(0),
@@ -156,19 +161,26 @@ fn score(finished: &FinishedPairing, entrants: &[EntrantRow]) -> [ScoredSide; 2]
         } else {
             plies / 2
         };
-        let (points, streak) = rules::score(
-            streak,
-            GameEnd {
-                outcome,
-                berserked: finished.berserk[side],
-                own_moves,
-                plies,
-            },
-        );
+        let (points, streak) = if aborted {
+            (0, streak)
+        } else {
+            rules::score(
+                streak,
+                GameEnd {
+                    outcome,
+                    berserked: finished.berserk[side],
+                    own_moves,
+                    plies,
+                },
+            )
+        };
         ScoredSide {
             account_id: account.clone(),
             points,
-            won: outcome == Outcome::Win,
+            // A win worth nothing (too short) is not counted as one.
+            won: outcome == Outcome::Win && points > 0,
+            counted: !aborted,
+            sente: side == 0,
             streak: i64::from(streak),
             opponent: finished.accounts[1 - side].clone(),
             // Who lost without making a first move is not paired again until they rejoin.
@@ -178,15 +190,17 @@ fn score(finished: &FinishedPairing, entrants: &[EntrantRow]) -> [ScoredSide; 2]
     [side(0), side(1)]
 }
 
-/// Pairs the waiting players and starts their games.
+/// Pairs the waiting players and starts their games; `busy`: players in another arena's
+/// game, who wait for it to end (one game at a time per player).
 async fn pair(
     hub: &Hub,
     tournament: &TournamentRow,
     entrants: &[EntrantRow],
+    busy: &std::collections::HashSet<String>,
 ) -> anyhow::Result<()> {
     let waiting: Vec<&EntrantRow> = entrants
         .iter()
-        .filter(|e| e.active && e.game_id.is_none())
+        .filter(|e| e.active && e.game_id.is_none() && !busy.contains(&e.account_id))
         .collect();
     if waiting.len() < 2 {
         return Ok(());

@@ -3,6 +3,10 @@
 //!
 //! - A win is worth 2 points, a draw 1, a loss 0; a draw before each side has made 10 moves
 //!   is worth nothing.
+//! - A game in which a side made fewer than 4 moves is worth nothing to either player,
+//!   whatever its ending (a resignation, a flag, a player who never moved), and leaves
+//!   streaks as they were: two players who agree cannot trade points in a few seconds. A game
+//!   resigned or aborted before each side has moved is aborted, and counts as no game at all.
 //! - Two wins in a row start a streak: every game after them is worth double (a win 4, a
 //!   draw 2) until the player fails to win.
 //! - A player who berserks (half their main time) and wins, having made at least 7 moves,
@@ -17,6 +21,9 @@ use std::cmp::Ordering;
 
 /// Plies before which a draw is worth nothing: ten moves by each side.
 pub const SCORELESS_DRAW_PLIES: u32 = 20;
+
+/// Moves each side must have made for a game to be worth anything, whatever its ending.
+pub const SCORING_MOVES: u32 = 4;
 
 /// Moves a berserking player must make for the extra point.
 pub const BERSERK_MOVES: u32 = 7;
@@ -48,6 +55,10 @@ pub struct GameEnd {
 /// The points a game earns a player whose streak of wins before it was `streak`, and the
 /// streak after it.
 pub fn score(streak: u32, end: GameEnd) -> (i64, u32) {
+    // Sente moved first in every arena game: gote has made plies / 2 moves.
+    if end.plies / 2 < SCORING_MOVES {
+        return (0, streak);
+    }
     let on_fire = streak >= 2;
     let factor = if on_fire { 2 } else { 1 };
     match end.outcome {
@@ -188,6 +199,18 @@ mod tests {
             "a draw in ten moves counts nothing"
         );
         assert_eq!(score(0, end(Outcome::Draw, 20)), (1, 0));
+        assert_eq!(
+            score(0, end(Outcome::Win, 7)),
+            (0, 0),
+            "a win before each side made four moves is worth nothing"
+        );
+        assert_eq!(
+            score(2, end(Outcome::Win, 1)),
+            (0, 2),
+            "and leaves the streak as it was"
+        );
+        assert_eq!(score(2, end(Outcome::Loss, 0)), (0, 2));
+        assert_eq!(score(0, end(Outcome::Win, 8)), (2, 1));
         let berserk = |own_moves| GameEnd {
             outcome: Outcome::Win,
             berserked: true,
@@ -253,7 +276,7 @@ mod tests {
             [pair_of("a", "b"), pair_of("c", "d"), pair_of("e", "f")]
         );
         // a beats b: a and b wait, each the other's last opponent, while others play.
-        assert_eq!(score(0, end(Outcome::Win, 0)), (2, 1));
+        assert_eq!(score(0, end(Outcome::Win, 40)), (2, 1));
         let step1 = [
             player("a", 2, Some("b"), 1, 1),
             player("b", 0, Some("a"), 0, 1),
@@ -273,7 +296,7 @@ mod tests {
         // e and f agree a draw at once: nothing for either; they wait.
         assert_eq!(score(0, end(Outcome::Draw, 0)), (0, 0));
         // d beats a: two wins, a streak (the second win is still worth 2).
-        assert_eq!(score(1, end(Outcome::Win, 0)), (2, 2));
+        assert_eq!(score(1, end(Outcome::Win, 40)), (2, 2));
         let step4 = [
             player("a", 2, Some("d"), 1, 2),
             player("d", 4, Some("a"), 1, 2),

@@ -3,9 +3,10 @@
 //! tournament holds, in one transaction with what it changes, and announced to the other
 //! instances on [`TOURNAMENT_CHANNEL`].
 
-use crate::store::{GameRow, Store, notify};
+use crate::store::{GameRow, Store, lock_accounts, notify};
 use anyhow::Result;
 use sqlx::Row;
+use std::collections::HashSet;
 
 /// The PostgreSQL channel on which each change to a tournament is announced (its id).
 pub const TOURNAMENT_CHANNEL: &str = "tsubame_tournaments";
@@ -97,6 +98,11 @@ pub struct PairingRow {
     pub berserk: [bool; 2],
 }
 
+/// How many unfinished games of other arenas an account (`$1`) is in, besides arena `$2`'s.
+const PLAYING_ELSEWHERE: &str = "SELECT COUNT(*) FROM tournament_players o \
+     JOIN games g ON g.id = o.game_id \
+     WHERE o.account_id = $1 AND o.tournament_id <> $2 AND g.status <> 'finished'";
+
 /// A finished game not scored yet, with what scoring it needs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FinishedPairing {
@@ -131,6 +137,10 @@ pub struct ScoredSide {
     pub opponent: String,
     /// Whether the player is withdrawn (lost without making a first move).
     pub withdraw: bool,
+    /// Whether the game counts as one played (not an aborted one).
+    pub counted: bool,
+    /// Whether the player had sente in it.
+    pub sente: bool,
 }
 
 /// A game to start: its row, its announcement, and its players' accounts (sente, gote).
@@ -517,9 +527,10 @@ impl Store {
         let written = self
             .change_tournament(id, Some((instance, now)), async |tx| {
                 let marked = sqlx::query(
-                    "UPDATE tournament_games SET scored = 1, counted = 1, sente_points = $1, \
-                     gote_points = $2 WHERE game_id = $3 AND scored = 0",
+                    "UPDATE tournament_games SET scored = 1, counted = $1, sente_points = $2, \
+                     gote_points = $3 WHERE game_id = $4 AND scored = 0",
                 )
+                .bind(i64::from(sides[0].counted))
                 .bind(sides[0].points)
                 .bind(sides[1].points)
                 .bind(game_id)
@@ -529,14 +540,21 @@ impl Store {
                     return Ok(None);
                 }
                 for side in sides {
+                    // An aborted game is no game: neither played nor a sente given (the
+                    // pairing counted it), only the last opponent, so that the two are not
+                    // paired straight back together while others can come.
+                    let uncounted_sente = i64::from(!side.counted && side.sente);
                     sqlx::query(
-                        "UPDATE tournament_players SET points = points + $1, games = games + 1, \
-                         wins = wins + $2, streak = $3, last_opponent = $4, \
-                         game_id = CASE WHEN game_id = $5 THEN NULL ELSE game_id END, \
-                         active = CASE WHEN $6 = 1 THEN 0 ELSE active END \
-                         WHERE tournament_id = $7 AND account_id = $8",
+                        "UPDATE tournament_players SET points = points + $1, \
+                         games = games + $2, sente_games = sente_games - $3, \
+                         wins = wins + $4, streak = $5, last_opponent = $6, \
+                         game_id = CASE WHEN game_id = $7 THEN NULL ELSE game_id END, \
+                         active = CASE WHEN $8 = 1 THEN 0 ELSE active END \
+                         WHERE tournament_id = $9 AND account_id = $10",
                     )
                     .bind(side.points)
+                    .bind(i64::from(side.counted))
+                    .bind(uncounted_sente)
                     .bind(i64::from(side.won))
                     .bind(side.streak)
                     .bind(&side.opponent)
@@ -553,9 +571,24 @@ impl Store {
         Ok(written.unwrap_or(false))
     }
 
+    /// The players of a tournament who are in another arena's unfinished game: not to be
+    /// paired here until it ends.
+    pub async fn playing_elsewhere(&self, id: &str) -> Result<HashSet<String>> {
+        let rows: Vec<(String,)> = sqlx::query_as(
+            "SELECT p.account_id FROM tournament_players p \
+             JOIN tournament_players o ON o.account_id = p.account_id \
+             JOIN games g ON g.id = o.game_id \
+             WHERE p.tournament_id = $1 AND o.tournament_id <> $1 AND g.status <> 'finished'",
+        )
+        .bind(id)
+        .fetch_all(self.pool())
+        .await?;
+        Ok(rows.into_iter().map(|(account,)| account).collect())
+    }
+
     /// Starts the paired games under the claim, each player taken only while waiting and
-    /// taking part: all of them or, when one player is not free any more (withdrawn, or in
-    /// a game another instance started), none. `false` then.
+    /// taking part: all of them or, when one player is not free any more (withdrawn, in a
+    /// game another instance started, or in another arena's game), none. `false` then.
     pub async fn start_pairings(
         &self,
         id: &str,
@@ -565,6 +598,23 @@ impl Store {
     ) -> Result<bool> {
         let written = self
             .change_tournament(id, Some((instance, now)), async |tx| {
+                // One game at a time per player, across arenas: with the players' rows
+                // locked, nobody may be in another arena's unfinished game.
+                let accounts: Vec<&str> = pairings
+                    .iter()
+                    .flat_map(|p| p.accounts.iter().map(String::as_str))
+                    .collect();
+                lock_accounts(tx, &accounts).await?;
+                for account in &accounts {
+                    let (elsewhere,): (i64,) = sqlx::query_as(PLAYING_ELSEWHERE)
+                        .bind(*account)
+                        .bind(id)
+                        .fetch_one(&mut *tx)
+                        .await?;
+                    if elsewhere > 0 {
+                        return Ok(None);
+                    }
+                }
                 for pairing in pairings {
                     for (side, account) in pairing.accounts.iter().enumerate() {
                         let taken = sqlx::query(

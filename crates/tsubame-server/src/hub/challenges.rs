@@ -18,6 +18,18 @@ pub struct ChallengeList {
     /// The account's own challenges, oldest first: each can be withdrawn (`POST
     /// /api/games/{id}/abort`).
     pub outgoing: Vec<ChallengeView>,
+    /// The account's arena games that have started and wait for a first move (the arena
+    /// pairs without asking): where the site takes a paired player, from any page.
+    pub arena_games: Vec<ArenaGameStart>,
+}
+
+/// An arena game that has started for the player.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct ArenaGameStart {
+    /// The game's id.
+    pub game_id: String,
+    /// Its arena.
+    pub tournament_id: String,
 }
 
 /// A challenge as its players see it in a list.
@@ -35,13 +47,26 @@ pub struct ChallengeView {
     pub game: GameView,
 }
 
-/// The waiting challenges to and from `account_id`.
+/// The waiting challenges to and from `account_id`, and its arena games starting.
 pub(super) async fn challenges_of(rooms: &Rooms, account_id: &str) -> ChallengeList {
     let svc = rooms.services();
     let now = svc.now();
     let mut list = ChallengeList::default();
     for room in rooms.all() {
         let live = room.game.lock().await;
+        if let Some(tournament) = &live.tournament
+            && live.phase == Phase::Playing
+            && !live.started_by_both()
+            && live
+                .accounts
+                .iter()
+                .any(|a| a.as_deref() == Some(account_id))
+        {
+            list.arena_games.push(ArenaGameStart {
+                game_id: live.id.clone(),
+                tournament_id: tournament.clone(),
+            });
+        }
         let Some(challenged) = live.challenged.as_deref() else {
             continue;
         };

@@ -297,6 +297,40 @@ impl Hub {
         }
     }
 
+    /// Ends the challenges waiting to or from an account that can no longer answer them
+    /// (deleted, or closed by an administrator): those to it as declined, its own withdrawn,
+    /// so that no challenger's slot stays taken by a challenge nobody can accept.
+    pub async fn end_challenges_of(&self, account_id: &str) {
+        for room in self.rooms.all() {
+            let (to_it, from_it) = {
+                let live = room.game.lock().await;
+                let waiting = live.phase == Phase::Waiting && live.challenged.is_some();
+                (
+                    waiting && live.challenged.as_deref() == Some(account_id),
+                    waiting && live.accounts.iter().flatten().any(|a| a == account_id),
+                )
+            };
+            let ended = if to_it {
+                self.seats.decline(&room, account_id).await.map(|_| ())
+            } else if from_it {
+                let who = Credential {
+                    token: None,
+                    account: Some(account_id),
+                };
+                room.abort(&self.services, &who).await.map(|_| ())
+            } else {
+                continue;
+            };
+            if let Err(e) = ended {
+                tracing::warn!(
+                    account = account_id,
+                    "cannot end a challenge: {}",
+                    e.message
+                );
+            }
+        }
+    }
+
     /// A game, live or loaded from the database (finished games are loaded on demand and kept).
     pub async fn find(&self, id: &str) -> Result<Arc<GameRoom>, ApiError> {
         self.rooms.find(id).await

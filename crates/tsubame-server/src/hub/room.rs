@@ -463,18 +463,29 @@ impl LiveGame {
         Ok(())
     }
 
-    /// A challenge's accounts (the challenger's and the challenged one's); none for another
-    /// game.
-    pub(super) fn challenge_accounts(&self) -> Option<Arc<[String]>> {
-        let challenged = self.challenged.as_ref()?;
-        Some(
-            self.accounts
-                .iter()
-                .flatten()
-                .chain([challenged])
-                .cloned()
-                .collect(),
-        )
+    /// The accounts whose waiting list ([`super::ChallengeList`]) this game may have changed:
+    /// a challenge's (the challenger's and the challenged one's), and an arena game's players
+    /// while it starts (until each side has moved) and at its end; none for another game.
+    pub(super) fn waiting_list_accounts(&self) -> Option<Arc<[String]>> {
+        if let Some(challenged) = self.challenged.as_ref() {
+            return Some(
+                self.accounts
+                    .iter()
+                    .flatten()
+                    .chain([challenged])
+                    .cloned()
+                    .collect(),
+            );
+        }
+        let starting = self.moves.len() <= 2 || self.phase == Phase::Finished;
+        (self.tournament.is_some() && starting)
+            .then(|| self.accounts.iter().flatten().cloned().collect())
+    }
+
+    /// Whether each side has made a move: before that, a resignation aborts the game and
+    /// no ending rates it.
+    pub(super) fn started_by_both(&self) -> bool {
+        self.moves.len() >= 2
     }
 
     /// The side that made the first move.
@@ -940,14 +951,14 @@ impl GameRoom {
         let write = Instant::now();
         let game = rating_game(live.game.variant(), &live.game.options_text());
         let speed = Speed::of(&live.control);
+        // A game that ends before each side has moved changes no rating, however it ends.
+        let rates = live.rated && reason != "aborted" && live.started_by_both();
         let rated_seats = match (&live.accounts, speed) {
-            ([Some(sente), Some(gote)], Some(speed)) if live.rated && reason != "aborted" => {
-                Some(RatedEnd {
-                    accounts: [sente.as_str(), gote.as_str()],
-                    game,
-                    speed: speed.name(),
-                })
-            }
+            ([Some(sente), Some(gote)], Some(speed)) if rates => Some(RatedEnd {
+                accounts: [sente.as_str(), gote.as_str()],
+                game,
+                speed: speed.name(),
+            }),
             _ => None,
         };
         let notice = Notice::of(&live.id, live.version + 1);
@@ -1201,12 +1212,15 @@ impl GameRoom {
             // Nobody listening is fine.
             let _ = self.events.send(Arc::from(text));
         }
-        if let Some(accounts) = live.challenge_accounts() {
+        if let Some(accounts) = live.waiting_list_accounts() {
             svc.challenge_changed(accounts);
         }
     }
 
-    /// Resigns for the seat holding `token`.
+    /// Resigns for the seat holding `token`. Before each side has made a move, resigning
+    /// aborts the game instead (as on lichess and lishogi): nobody wins, nobody's rating
+    /// moves and an arena counts it as nothing, so two players who agree cannot trade
+    /// points by resigning at the start.
     pub(super) async fn resign(
         &self,
         svc: &GameServices,
@@ -1218,6 +1232,10 @@ impl GameRoom {
             if live.phase != Phase::Playing {
                 return Err(ApiError::conflict("only a game in play can be resigned"));
             }
+            if !live.started_by_both() {
+                self.finish(svc, &mut live, None, "aborted").await?;
+                return Ok(live.view(svc.now(), &svc.settings, false));
+            }
             self.finish(svc, &mut live, Some(1 - side), "resignation")
                 .await?;
             Ok(live.view(svc.now(), &svc.settings, false))
@@ -1225,7 +1243,8 @@ impl GameRoom {
         .await
     }
 
-    /// Aborts a game before both players have moved (or while a seat is open).
+    /// Aborts a game before both players have moved (or while a seat is open): an arena's
+    /// game too, which then counts as no game.
     pub(super) async fn abort(
         &self,
         svc: &GameServices,
@@ -1237,12 +1256,7 @@ impl GameRoom {
             if live.phase == Phase::Finished {
                 return Err(ApiError::conflict("the game is already over"));
             }
-            if live.tournament.is_some() {
-                return Err(ApiError::conflict(
-                    "a tournament's game cannot be aborted: resign it instead",
-                ));
-            }
-            if live.moves.len() >= 2 {
+            if live.started_by_both() {
                 return Err(ApiError::conflict(
                     "a game can only be aborted before both players have moved",
                 ));
@@ -1330,6 +1344,11 @@ impl GameRoom {
         if live.phase != Phase::Playing {
             return Err(ApiError::conflict(
                 "draws are offered only in a game in play",
+            ));
+        }
+        if !live.started_by_both() && matches!(action, "offer" | "accept") {
+            return Err(ApiError::conflict(
+                "a draw is agreed only once each side has moved: abort the game instead",
             ));
         }
         let opponent_offers = live.draw_offer == Some(1 - side);

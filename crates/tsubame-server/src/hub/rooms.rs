@@ -84,7 +84,7 @@ impl Rooms {
     /// Hosts a game in its own room.
     pub(super) fn insert(&self, live: LiveGame) -> Arc<GameRoom> {
         let id = live.id.clone();
-        let challenge = live.challenge_accounts();
+        let challenge = live.waiting_list_accounts();
         let room = Arc::new(GameRoom::new(
             live,
             self.services.now(),
@@ -137,7 +137,13 @@ impl Rooms {
         if let Some(room) = self.get(id) {
             return Ok(room);
         }
-        let not_found = || ApiError::not_found(format!("no game with id {id:?}"));
+        // The id as asked, cut short: a 5,000-character path is not echoed back.
+        let not_found = || {
+            ApiError::not_found(format!(
+                "no game with id {:?}",
+                id.chars().take(64).collect::<String>()
+            ))
+        };
         if id.len() > 64 {
             return Err(not_found());
         }

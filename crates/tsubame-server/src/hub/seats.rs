@@ -1,6 +1,7 @@
 //! Seating players: games created (a seek, an invite, a game against the computer), open
 //! seats taken, and rematches agreed, each stored before anyone is told.
 
+use super::challenges::MAX_WAITING_CHALLENGES;
 use super::computer::{Computer, engine_name};
 use super::room::{
     Credential, GameRoom, GameView, LiveGame, Notice, Phase, Player, Side, constant_time_eq,
@@ -12,7 +13,7 @@ use crate::clock::TimeControl;
 use crate::error::ApiError;
 use crate::game::HostedGame;
 use crate::ratings::{SeatRating, Speed, rating_game};
-use crate::store::{StartedSeats, token_hash};
+use crate::store::{ChallengeStored, StartedSeats, token_hash};
 use serde::Serialize;
 use std::sync::Arc;
 use tsubame_engine::strength::Level;
@@ -202,8 +203,45 @@ impl Seats {
             token: creator_token,
             invite: invitable.then(|| live.invite.clone()),
         };
-        self.store_new(live).await?;
+        match live
+            .challenged
+            .is_some()
+            .then(|| live.accounts[creator].clone())
+        {
+            Some(Some(challenger)) => self.store_new_challenge(live, &challenger).await?,
+            _ => self.store_new(live).await?,
+        }
         Ok(grant)
+    }
+
+    /// Stores a challenge just made, if its limits allow (checked in the transaction that
+    /// stores it), then hosts it.
+    async fn store_new_challenge(&self, live: LiveGame, challenger: &str) -> Result<(), ApiError> {
+        let row = live.new_row(&self.services.settings)?;
+        let notice = serde_json::to_string(&Notice::of(&live.id, live.version)).unwrap_or_default();
+        let stored = self
+            .services
+            .store
+            .insert_challenge(&row, &notice, challenger, MAX_WAITING_CHALLENGES as i64)
+            .await
+            .map_err(|e| ApiError::storing("the challenge", e))?;
+        match stored {
+            ChallengeStored::Made => {
+                self.rooms.insert(live);
+                Ok(())
+            }
+            ChallengeStored::PairWaiting => {
+                let open = live.players.iter().position(|&p| p == Player::Open);
+                let name = open.and_then(|side| live.names.get(side)).cloned();
+                Err(ApiError::conflict(format!(
+                    "a challenge between you and {} is already waiting",
+                    name.unwrap_or_default()
+                )))
+            }
+            ChallengeStored::TooMany => Err(ApiError::conflict(format!(
+                "you have {MAX_WAITING_CHALLENGES} challenges waiting: withdraw one first"
+            ))),
+        }
     }
 
     /// A tournament's game between two accounts (sente, gote), made but not stored: both

@@ -1,0 +1,58 @@
+// Builds the web UI into dist/: the TypeScript bundled by esbuild, the style sheet and the piece
+// font, each under a name that carries the first 12 hex digits of its content's SHA-256, and
+// index.html (never cached) naming them. A browser keeps an asset for a year (the server says
+// immutable) and still sees every upgrade at once: changed content is a new name.
+
+import { build } from 'esbuild';
+import { createHash } from 'node:crypto';
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+
+const web = resolve(dirname(new URL(import.meta.url).pathname), '..');
+const src = join(web, 'src');
+const dist = join(web, 'dist');
+const assets = join(dist, 'assets');
+
+/** `name-<hash>.ext` for the content. */
+function hashedName(name, content) {
+  const hash = createHash('sha256').update(content).digest('hex').slice(0, 12);
+  const dot = name.lastIndexOf('.');
+  return `${name.slice(0, dot)}-${hash}${name.slice(dot)}`;
+}
+
+/** Writes `content` into dist/assets under its hashed name; that name. */
+function emit(name, content) {
+  const hashed = hashedName(name, content);
+  writeFileSync(join(assets, hashed), content);
+  return hashed;
+}
+
+rmSync(dist, { recursive: true, force: true });
+mkdirSync(assets, { recursive: true });
+
+const bundled = await build({
+  entryPoints: [join(src, 'main.ts')],
+  bundle: true,
+  minify: true,
+  format: 'esm',
+  write: false,
+  outfile: 'app.js',
+  logLevel: 'warning',
+});
+const script = emit('app.js', bundled.outputFiles[0].contents);
+const font = emit('tsubame-pieces.woff2', readFileSync(join(src, 'fonts', 'tsubame-pieces.woff2')));
+const style = emit('style.css', readFileSync(join(src, 'style.css'), 'utf8')
+  .replaceAll('/assets/tsubame-pieces.woff2', `/assets/${font}`));
+// The font's licence, linked by name from the style sheet's comment: never cached for long.
+copyFileSync(join(src, 'fonts', 'OFL.txt'), join(assets, 'tsubame-pieces-OFL.txt'));
+for (const file of ['favicon.svg', 'favicon-turn.svg']) copyFileSync(join(src, file), join(dist, file));
+
+const page = readFileSync(join(src, 'index.html'), 'utf8')
+  .replace('/assets/style.css', `/assets/${style}`)
+  .replace('/assets/tsubame-pieces.woff2', `/assets/${font}`)
+  .replace('/assets/app.js', `/assets/${script}`);
+for (const name of [script, style, font]) {
+  if (!page.includes(`/assets/${name}`)) throw new Error(`index.html does not name ${name}`);
+}
+writeFileSync(join(dist, 'index.html'), page);
+console.log(`  dist/assets/${script}  ${(bundled.outputFiles[0].contents.length / 1024).toFixed(1)}kb`);
