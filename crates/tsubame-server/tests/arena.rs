@@ -645,9 +645,18 @@ fn one_game_at_a_time_across_arenas(db: &Db) {
     let mut admin = administrator(&server, db, "director", "10.48.1.1");
     let mut p = players(&server, &["pat", "quinn", "ray"], 49);
     let arenas = [
-        arena_joined(&mut admin, &mut p, "First", false, &["pat", "quinn"]),
+        // A name's invisible and bidirectional characters are left out.
+        arena_joined(
+            &mut admin,
+            &mut p,
+            "First\u{200B} \u{202E}",
+            false,
+            &["pat", "quinn"],
+        ),
         arena_joined(&mut admin, &mut p, "Second", false, &["pat", "ray"]),
     ];
+    let (_, first) = server.get(&format!("/api/tournaments/{}", arenas[0]));
+    assert_eq!(first["name"], "First", "{first}");
     let arenas: Vec<&str> = arenas.iter().map(String::as_str).collect();
     for round in 0..3 {
         // Pat is paired in one arena, and stays in that one game while it lasts.

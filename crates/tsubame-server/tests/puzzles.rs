@@ -73,6 +73,7 @@ fn puzzles_are_listed_tried_and_rated(db: &Db) {
     for (query, named) in [
         ("theme=nonsense", "nonsense"),
         ("variant=chess", "chess"),
+        ("variant=chess", "the games are tori, wa"),
         ("limit=0", "limit"),
         ("limit=101", "limit"),
     ] {

@@ -1390,8 +1390,27 @@ fn probes_and_security_headers(db: &Db) {
     match ureq::get(&format!("{}/api/nothing", server.base)).call() {
         Err(ureq::Error::Status(404, response)) => {
             assert_eq!(response.header("x-content-type-options"), Some("nosniff"));
+            assert_eq!(response.header("cache-control"), Some("private, no-store"));
         }
         other => panic!("expected a 404, got {other:?}"),
+    }
+    // No API answer is kept by a shared cache (some are the viewer's own).
+    for path in ["/api/variants", "/api/games", "/api/account"] {
+        let response = ureq::get(&format!("{}{path}", server.base))
+            .call()
+            .unwrap_or_else(|e| panic!("{path}: {e}"));
+        assert_eq!(
+            response.header("cache-control"),
+            Some("private, no-store"),
+            "{path}"
+        );
+    }
+    // A long id is not echoed back whole.
+    for path in ["/api/games/", "/api/tournaments/"] {
+        let (status, body) = server.get(&format!("{path}{}", "x".repeat(5000)));
+        assert_eq!(status, 404, "{path}");
+        let error = body["error"].as_str().unwrap_or_default();
+        assert!(error.len() < 120, "{path}: {} characters", error.len());
     }
 }
 

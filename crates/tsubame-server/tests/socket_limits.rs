@@ -1,6 +1,7 @@
-//! A game socket that breaks the protocol hears why before it is closed: 1009 for a frame
-//! past the 64 KiB limit (refused from its header, before its payload is read, so thirty
-//! announced 10 MB frames cost the server no memory), 1002 for a malformed frame.
+//! A game or tournament socket that breaks the protocol hears why before it is closed: 1009
+//! for a frame past the 64 KiB limit (refused from its header, before its payload is read, so
+//! thirty announced 10 MB frames cost the server no memory), 1002 for a malformed frame; a
+//! message within the limit is taken.
 
 mod common;
 
@@ -22,6 +23,11 @@ fn masked_header(first: u8, length: u64) -> Vec<u8> {
 fn close_code_after(server: &Server, game: &str, raw: &[u8]) -> Option<u16> {
     let mut socket = server.socket(game, None);
     socket.wait_for(Duration::from_secs(5), |m| m["type"] == "state");
+    close_code_of(socket, raw)
+}
+
+/// Sends `raw` on an open socket and waits for the server's close; its code.
+fn close_code_of(mut socket: Socket, raw: &[u8]) -> Option<u16> {
     if let tungstenite::stream::MaybeTlsStream::Plain(stream) = socket.0.get_mut() {
         stream.write_all(raw).expect("send the raw frame");
     }
@@ -73,4 +79,54 @@ fn broken_frames_are_closed_with_their_code_and_cost_no_memory() {
     );
     let (status, _) = server.get("/healthz");
     assert_eq!(status, 200);
+}
+
+/// A tournament's socket keeps to the same limits as a game's: a message of 5 KiB is taken
+/// (it was closed at 4 KiB, without a code), a frame past 64 KiB is closed with 1009, a broken
+/// one with 1002.
+#[test]
+fn a_tournament_socket_keeps_the_documented_limits() {
+    let db = Db::sqlite();
+    let server = Server::start(&db);
+    let mut admin = Browser::new(&server);
+    admin.sign_up("director", "correct horse battery");
+    tsubame_server::cli::run_admin(&tsubame_server::cli::AdminArgs {
+        database: db.url(),
+        action: tsubame_server::cli::AdminAction::Grant {
+            name: "director".into(),
+        },
+    })
+    .expect("granted");
+    let (status, made) = admin.post(
+        "/api/tournaments",
+        serde_json::json!({"name": "Limits", "variant": "tori", "minutes": 60,
+            "starts_in_seconds": 3600,
+            "clock": {"kind": "fischer", "main_ms": 180000, "increment_ms": 2000}}),
+    );
+    assert_eq!(status, 201, "{made}");
+    let id = made["id"].as_str().expect("id").to_string();
+    let open = || {
+        let mut socket = Socket::connect(format!("ws://{}/api/tournaments/{id}/ws", server.addr));
+        socket.wait_for(Duration::from_secs(5), |m| m["type"] == "tournament");
+        socket
+    };
+    let mut socket = open();
+    socket
+        .0
+        .send(Message::Text("x".repeat(5 * 1024).into()))
+        .expect("send 5 KiB");
+    let until = std::time::Instant::now() + Duration::from_millis(500);
+    while std::time::Instant::now() < until {
+        match socket.next_message() {
+            Ok(Some(Message::Close(frame))) => panic!("closed for 5 KiB: {frame:?}"),
+            Ok(_) => {}
+            Err(e) => panic!("closed for 5 KiB: {e}"),
+        }
+    }
+    let mut too_big = masked_header(0x81, 70_000);
+    too_big.extend(std::iter::repeat_n(b'x', 1024));
+    assert_eq!(close_code_of(open(), &too_big), Some(1009));
+    let mut malformed = vec![0xC1, 0x80];
+    malformed.extend_from_slice(&[1, 2, 3, 4]);
+    assert_eq!(close_code_of(open(), &malformed), Some(1002));
 }
