@@ -1,23 +1,52 @@
 // Taking a paired player to their new arena game. The arena pairs without asking, and the
 // first move has a deadline: wherever the player is on the site (the arena page, the finished
-// game's page, the lobby), a new game of theirs opens at once, with a sound. Each game is
-// opened once per browser, so a player who leaves a game in play is not dragged back to it.
+// game's page, the lobby), a new game of theirs opens at once, with a sound; while they play
+// another game, a notice with a link appears instead, so that no clock runs on unwatched. Each
+// game is opened once per browser, so a player who leaves a game in play is not dragged back.
 
+import { el } from './dom';
+import { t } from './i18n';
 import { sound } from './prefs';
-import { navigate } from './state';
+import { navigate, page } from './state';
 
 const taken = (game: string) => `tsubame.arena-taken.${game}`;
+/** The games opened in this tab (when the browser's storage refuses to keep them). */
+const openedHere = new Set<string>();
+
+/** Whether this browser has opened the game already; notes that it has now. */
+function seenBefore(game: string): boolean {
+  let seen = openedHere.has(game);
+  openedHere.add(game);
+  try {
+    seen ||= localStorage.getItem(taken(game)) !== null;
+    localStorage.setItem(taken(game), String(Date.now()));
+    // Old marks go: a game is over within a day.
+    for (let i = localStorage.length - 1; i >= 0; i--) {
+      const key = localStorage.key(i);
+      if (key?.startsWith('tsubame.arena-taken.') && Date.now() - Number(localStorage.getItem(key)) > 86_400_000) {
+        localStorage.removeItem(key);
+      }
+    }
+  } catch { /* storage refused: this tab's memory keeps it */ }
+  return seen;
+}
+
+/** A notice at the top of the page that the game has started, with a link to it. */
+function notice(game: string) {
+  document.querySelector('[data-arena-call]')?.remove();
+  const call = el('div', { class: 'arena-call', role: 'alert', 'data-arena-call': game },
+    t('arena.game-started'), ' ',
+    el('a', { href: `/game/${game}`, onclick: () => call.remove() }, t('arena.open-game')));
+  document.body.append(call);
+}
 
 /** Opens the player's new arena game `game`, unless this browser has opened it already. */
 export function takeToArenaGame(game: string | null | undefined) {
   if (!game) return;
   const here = location.pathname === `/game/${game}`;
-  let seen = false;
-  try {
-    seen = localStorage.getItem(taken(game)) !== null;
-    localStorage.setItem(taken(game), String(Date.now()));
-  } catch { /* storage refused: open it anyway */ }
-  if (seen || here) return;
+  if (seenBefore(game) || here) return;
   sound('start');
-  navigate(`/game/${game}`);
+  const playing = page.playing();
+  if (playing && playing !== game) notice(game);
+  else navigate(`/game/${game}`);
 }

@@ -73,6 +73,8 @@ const tray = el('aside', { class: 'challenge-tray', 'aria-live': 'polite', 'data
 document.body.append(tray);
 let stream: EventSource | null = null;
 let followed: string | null = null;
+/** How long to wait before following again after the stream ended for good. */
+let retryDelay = 1000;
 
 /** Follows the logged-in player's challenges (or stops, once nobody is logged in): called
  * whenever the account may have changed. */
@@ -86,17 +88,20 @@ export function followChallenges() {
   if (!name) return;
   // The browser reconnects a dropped stream by itself; the server sends the whole list again.
   stream = new EventSource('/api/challenges/events');
-  // A stream the server ended for good (the session ended): look again at who is logged in.
+  // A stream the server ended for good (the session ended, or the server failed): look again
+  // at who is logged in, after a wait that grows while it keeps failing.
   stream.onerror = () => {
     if (stream?.readyState !== EventSource.CLOSED) return;
     followed = null;
-    window.dispatchEvent(new Event('tsubame:account-changed'));
+    window.setTimeout(() => window.dispatchEvent(new Event('tsubame:account-changed')), retryDelay);
+    retryDelay = Math.min(retryDelay * 2, 60_000);
   };
   stream.addEventListener('challenges', (event) => {
     let list;
     try {
       list = JSON.parse((event as MessageEvent).data);
     } catch { return; /* a malformed event changes nothing */ }
+    retryDelay = 1000;
     showTray(list);
     for (const started of list.arena_games || []) takeToArenaGame(started.game_id);
   });

@@ -432,6 +432,7 @@ export async function gamePage(id) {
 
   connect();
   timer = setInterval(tick, 200);
+  page.playing = () => (seat && game?.status === 'playing' ? id : null);
   page.cleanup = () => {
     closed = true; clearInterval(timer); socket?.close(); board.destroy();
     document.removeEventListener('keydown', onKey);

@@ -29,6 +29,10 @@ export async function route() {
   page.cleanup = () => {};
   page.rerender = () => {};
   page.holdsWork = () => false;
+  page.playing = () => null;
+  // The notice of a new arena game goes once the game is open.
+  const call = document.querySelector<HTMLElement>('[data-arena-call]');
+  if (call && location.pathname === `/game/${call.dataset.arenaCall}`) call.remove();
   setMenuOpen(false);
   // Links from before the site had real addresses (`/#/rules/wa`) open the page they named.
   if (location.hash.startsWith('#/')) history.replaceState(null, '', location.hash.slice(1) || '/');

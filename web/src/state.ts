@@ -9,13 +9,17 @@ export const store: { variants: VariantInfo[]; me: WhoAmI } = {
   me: { account: null, your_turn: 0 },
 };
 
-export const page: { rerender: () => void; cleanup: () => void; route: () => void; holdsWork: () => boolean } = {
+export const page: { rerender: () => void; cleanup: () => void; route: () => void; holdsWork: () => boolean;
+  playing: () => string | null } = {
   rerender: () => {},
   cleanup: () => {},
   route: () => {},
   /** Whether the page holds work its address does not keep (an analysis's moves, an imported
    * record, a puzzle half solved), which drawing it again would lose. */
   holdsWork: () => false,
+  /** The game the visitor is playing on this page (seated, the game in play), if any: one
+   * whose clock would run on if the page were left. */
+  playing: () => null,
 };
 
 /** Shows the page at `path`, one of the site's addresses, as following a link to it would;

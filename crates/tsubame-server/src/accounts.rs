@@ -231,7 +231,7 @@ pub fn check_password(password: &str) -> Result<(), ApiError> {
 
 /// The name of the cookie that keeps a guest's name in their browser: a secret whose hash is
 /// the name, so a guest keeps one name from game to game (to be followed, rematched,
-/// recognised) and nobody can pick another guest's.
+/// recognised). The name is a label, not a credential: seats are held by their tokens.
 pub const GUEST_COOKIE: &str = "tsubame_guest";
 
 /// How long a browser keeps its guest name: a year.
@@ -339,22 +339,32 @@ pub struct SessionWatch {
     account: String,
     expires: tokio::time::Instant,
     ends: broadcast::Receiver<Arc<SessionEnd>>,
+    /// Whether the database is to be asked whether the session still holds: at first (an end
+    /// between the session's lookup and the subscription is heard by neither) and after
+    /// announcements were missed. Cleared only once the answer has come, so that a look cut
+    /// short (the socket's loop took another branch) is made again.
+    recheck: bool,
 }
 
 impl SessionWatch {
     /// Returns once the session has ended or expired; never for a session that lasts.
     pub async fn ended(&mut self, accounts: &Accounts) {
         loop {
+            if self.recheck {
+                match accounts.session(&self.token, unix_now_ms()).await {
+                    Ok(Some(_)) => self.recheck = false,
+                    Ok(None) => return,
+                    // The database cannot say now: ask again in a moment.
+                    Err(_) => tokio::time::sleep(Duration::from_secs(1)).await,
+                }
+                continue;
+            }
             tokio::select! {
                 end = self.ends.recv() => match end {
                     Ok(end) if end.ends(&self.hash, &self.account) => return,
                     Ok(_) => {}
                     // Ends were missed: ask the database whether this one still holds.
-                    Err(broadcast::error::RecvError::Lagged(_)) => {
-                        if !matches!(accounts.session(&self.token, unix_now_ms()).await, Ok(Some(_))) {
-                            return;
-                        }
-                    }
+                    Err(broadcast::error::RecvError::Lagged(_)) => self.recheck = true,
                     Err(broadcast::error::RecvError::Closed) => std::future::pending().await,
                 },
                 _ = tokio::time::sleep_until(self.expires) => return,
@@ -639,12 +649,19 @@ impl Accounts {
 
     /// Ends the session with this cookie value (nothing when there is none).
     pub async fn logout(&self, token: &str) -> Result<(), ApiError> {
+        // Only a session that was there is announced: a flood of made-up cookies wakes nobody.
+        if token.len() != 64 {
+            return Ok(());
+        }
         let end = self.session_end(Some(token_hash(token)), None, None);
-        self.store
+        let ended = self
+            .store
             .delete_session(&token_hash(token), &notice_text(&end))
             .await
             .map_err(internal)?;
-        self.told_ended(end);
+        if ended {
+            self.told_ended(end);
+        }
         Ok(())
     }
 
@@ -684,6 +701,7 @@ impl Accounts {
             account: account.id.clone(),
             expires: tokio::time::Instant::now() + Duration::from_millis(left),
             ends: self.ended.subscribe(),
+            recheck: true,
         }
     }
 

@@ -981,11 +981,14 @@ pub(crate) async fn replay(
     let request: PositionRequest = parse_body(&body)?;
     // The address's share first, then the work, on the blocking pool: a long record of a big
     // game is seconds of work that must not hold the server's own threads.
-    let _ticket = hub.engine().admit_work(
+    let ticket = hub.engine().admit_work(
         hub.settings().connections.client_address(peer, &headers),
         "replays",
     )?;
+    // The ticket goes with the work: a client that leaves does not free its place while the
+    // replay still runs.
     let replayed = tokio::task::spawn_blocking(move || {
+        let _ticket = ticket;
         let start = game_for(&request)?;
         record_of(&start, &request.moves)
     })
@@ -1358,10 +1361,15 @@ fn position_to_search(request: &PositionRequest) -> Result<HostedGame, ApiError>
     Ok(game)
 }
 
-/// [`position_to_search`] on the blocking pool: replaying hundreds of moves of a big game is
-/// work for a core, not for the server's own threads.
-async fn position_to_search_off_thread(request: PositionRequest) -> Result<HostedGame, ApiError> {
-    tokio::task::spawn_blocking(move || position_to_search(&request))
+/// [`position_to_search`] on the blocking pool, for an admitted request: replaying hundreds
+/// of moves of a big game is work for a core, not for the server's own threads. The admission
+/// goes with the work and comes back with the game, so a client that leaves does not free its
+/// place while the replay still runs.
+async fn position_to_search_off_thread(
+    request: PositionRequest,
+    admitted: Admitted,
+) -> Result<(HostedGame, Admitted), ApiError> {
+    tokio::task::spawn_blocking(move || position_to_search(&request).map(|game| (game, admitted)))
         .await
         .map_err(|e| ApiError::internal(format!("replay failed: {e}")))?
 }
@@ -1452,7 +1460,7 @@ pub(crate) async fn analyse(
     };
     // The limits first, then the work: a refused request costs nothing.
     let admitted = Admitted::analysis(&hub, peer, &headers)?;
-    let game = position_to_search_off_thread(request).await?;
+    let (game, admitted) = position_to_search_off_thread(request, admitted).await?;
     let turn = admitted.turn(&hub).await?;
     let stop = turn.stop.clone();
     let reply = tokio::task::spawn_blocking(move || game.best_move(&limits, None, stop))
@@ -1514,7 +1522,7 @@ pub(crate) async fn mate(
         lines: None,
     };
     let admitted = Admitted::analysis(&hub, peer, &headers)?;
-    let game = position_to_search_off_thread(position).await?;
+    let (game, admitted) = position_to_search_off_thread(position, admitted).await?;
     let turn = admitted.turn(&hub).await?;
     let stop = turn.stop.clone();
     // A small table per request, as for the analyses: the slots bound how many there are.

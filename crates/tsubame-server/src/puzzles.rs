@@ -438,8 +438,14 @@ impl Store {
             .await?;
             let before = player.map_or(Rating::default(), |(r, d, v)| Rating::from_stored(r, d, v));
             // Another account's attempt at the same puzzle may rate it at once: its row is
-            // locked too (on SQLite the write lock is the database's already).
-            let lock = if self.shared() { " FOR UPDATE" } else { "" };
+            // locked too (on SQLite the write lock is the database's already), in a mode that
+            // does not wait for the key share the attempt's foreign key took, nor make the
+            // other attempt's wait for this one's (which would deadlock the two).
+            let lock = if self.shared() {
+                " FOR NO KEY UPDATE"
+            } else {
+                ""
+            };
             let current: (i64, i64, i64) = sqlx::query_as(&format!(
                 "SELECT rating_milli, deviation_milli, volatility_nano FROM puzzles \
                  WHERE id = $1{lock}"

@@ -1221,17 +1221,10 @@ impl Store {
     ) -> Result<Option<[i64; 2]>> {
         let id = change.id.as_str();
         let ended = self.in_change(change, async |tx| {
-            if self.postgres {
-                // Two games of one player ending at once must not both start from the same
-                // rating: the accounts' rows are locked, always in the same order.
-                let mut ids = rated.accounts;
-                ids.sort_unstable();
-                sqlx::query("SELECT id FROM accounts WHERE id IN ($1, $2) ORDER BY id FOR UPDATE")
-                    .bind(ids[0])
-                    .bind(ids[1])
-                    .fetch_all(&mut *tx)
-                    .await?;
-            }
+            // Two games of one player ending at once must not both start from the same
+            // rating: the accounts' rows are locked, as every limit locks them (in one order,
+            // and in a mode a foreign key's check does not wait for).
+            lock_accounts(tx, &rated.accounts).await?;
             let winner_name = winner.map(|side| if side == 0 { "sente" } else { "gote" });
             let ended = sqlx::query(
                 "UPDATE games SET status = 'finished', winner = $1, reason = $2, finished_at = $3 \
@@ -1633,19 +1626,23 @@ impl Store {
         Ok(())
     }
 
-    /// Ends a session, announcing `notice`.
-    pub async fn delete_session(&self, token_hash: &str, notice: &str) -> Result<()> {
+    /// Ends a session, announcing `notice` when there was one; whether there was.
+    pub async fn delete_session(&self, token_hash: &str, notice: &str) -> Result<bool> {
         let deleted = async {
             let mut tx = self.pool.begin().await?;
-            sqlx::query("DELETE FROM sessions WHERE token_hash = $1")
+            let deleted = sqlx::query("DELETE FROM sessions WHERE token_hash = $1")
                 .bind(token_hash)
                 .execute(&mut *tx)
-                .await?;
-            self.announce_session_end(&mut tx, notice).await?;
-            tx.commit().await
+                .await?
+                .rows_affected()
+                > 0;
+            if deleted {
+                self.announce_session_end(&mut tx, notice).await?;
+            }
+            tx.commit().await.map(|_| deleted)
         }
         .await;
-        self.written(deleted).map(|_| ())
+        self.written(deleted)
     }
 
     /// Ends every session of an account, announcing `notice`; returns how many ended.

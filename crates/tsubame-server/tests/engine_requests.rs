@@ -88,7 +88,12 @@ fn slowest_probe_while(
     (prober.join().expect("prober"), answers)
 }
 
+/// The tests of this file measure time: they run one at a time, so that one's searches do
+/// not slow another's.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn limits_come_before_the_work(db: &Db) {
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let record = long_tenjiku_record(167);
     let server = Server::start_with(db, &["--engine-slots", "1", "--analyses-per-client", "2"]);
     let mate = json!({"variant": "tenjiku", "moves": record, "max_moves": 31, "movetime_ms": 1500});
@@ -129,6 +134,7 @@ fn limits_come_before_the_work(db: &Db) {
 /// A mate search given 10 ms or 100 ms answers within 20 ms of it (the best of three tries,
 /// so that a machine busy with other tests does not decide it).
 fn a_mate_search_keeps_its_time(db: &Db) {
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let record = long_tenjiku_record(167);
     let server = Server::start(db);
     for asked in [10u64, 100] {

@@ -273,7 +273,7 @@ fn every_ending_closes_what_the_session_opened(db: &Db) {
 
 /// A session that expires closes its sockets too.
 fn an_expired_session_closes_its_socket(db: &Db) {
-    let server = Server::start_with(db, &["--session-seconds", "2"]);
+    let server = Server::start_with(db, &["--session-seconds", "3"]);
     let mut alice = Browser::new(&server);
     alice.sign_up("alice", PASSWORD);
     let mut bob = Browser::new(&server);
@@ -281,7 +281,7 @@ fn an_expired_session_closes_its_socket(db: &Db) {
     let game = game_between(&mut alice, &mut bob);
     let (mut socket, seat) = seated_socket(&alice, &game);
     assert_eq!(seat, "sente");
-    let (code, _) = close_of(&mut socket, Duration::from_secs(4));
+    let (code, _) = close_of(&mut socket, Duration::from_secs(6));
     assert_eq!(code, Some(SESSION_ENDED));
 }
 

@@ -4,9 +4,10 @@
 //! - A win is worth 2 points, a draw 1, a loss 0; a draw before each side has made 10 moves
 //!   is worth nothing.
 //! - A game in which a side made fewer than 4 moves is worth nothing to either player,
-//!   whatever its ending (a resignation, a flag, a player who never moved), and leaves
-//!   streaks as they were: two players who agree cannot trade points in a few seconds. A game
-//!   resigned or aborted before each side has moved is aborted, and counts as no game at all.
+//!   whatever its ending (a resignation, a flag, a player who never moved): two players who
+//!   agree cannot trade points in a few seconds. It keeps the winner's streak as it was and
+//!   ends the others' (losing early does not save a streak). A game resigned or aborted before
+//!   each side has moved is aborted, and counts as no game at all.
 //! - Two wins in a row start a streak: every game after them is worth double (a win 4, a
 //!   draw 2) until the player fails to win.
 //! - A player who berserks (half their main time) and wins, having made at least 7 moves,
@@ -57,7 +58,12 @@ pub struct GameEnd {
 pub fn score(streak: u32, end: GameEnd) -> (i64, u32) {
     // Sente moved first in every arena game: gote has made plies / 2 moves.
     if end.plies / 2 < SCORING_MOVES {
-        return (0, streak);
+        let kept = if end.outcome == Outcome::Win {
+            streak
+        } else {
+            0
+        };
+        return (0, kept);
     }
     let on_fire = streak >= 2;
     let factor = if on_fire { 2 } else { 1 };
@@ -207,9 +213,13 @@ mod tests {
         assert_eq!(
             score(2, end(Outcome::Win, 1)),
             (0, 2),
-            "and leaves the streak as it was"
+            "and leaves the winner's streak as it was"
         );
-        assert_eq!(score(2, end(Outcome::Loss, 0)), (0, 2));
+        assert_eq!(
+            score(2, end(Outcome::Loss, 5)),
+            (0, 0),
+            "losing early does not save a streak"
+        );
         assert_eq!(score(0, end(Outcome::Win, 8)), (2, 1));
         let berserk = |own_moves| GameEnd {
             outcome: Outcome::Win,

@@ -98,10 +98,11 @@ pub struct PairingRow {
     pub berserk: [bool; 2],
 }
 
-/// How many unfinished games of other arenas an account (`$1`) is in, besides arena `$2`'s.
-const PLAYING_ELSEWHERE: &str = "SELECT COUNT(*) FROM tournament_players o \
-     JOIN games g ON g.id = o.game_id \
-     WHERE o.account_id = $1 AND o.tournament_id <> $2 AND g.status <> 'finished'";
+/// How many unfinished games of other arenas an account (`$1`) is in, besides arena `$2`'s
+/// (arenas that have ended included: their games go on).
+const PLAYING_ELSEWHERE: &str = "SELECT COUNT(*) FROM games \
+     WHERE status IN ('waiting', 'playing') AND tournament_id IS NOT NULL \
+     AND tournament_id <> $2 AND (sente_account = $1 OR gote_account = $1)";
 
 /// A finished game not scored yet, with what scoring it needs.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -571,19 +572,23 @@ impl Store {
         Ok(written.unwrap_or(false))
     }
 
-    /// The players of a tournament who are in another arena's unfinished game: not to be
-    /// paired here until it ends.
+    /// The players in another arena's unfinished game (that arena ended or not): not to be
+    /// paired in arena `id` until it ends.
     pub async fn playing_elsewhere(&self, id: &str) -> Result<HashSet<String>> {
-        let rows: Vec<(String,)> = sqlx::query_as(
-            "SELECT p.account_id FROM tournament_players p \
-             JOIN tournament_players o ON o.account_id = p.account_id \
-             JOIN games g ON g.id = o.game_id \
-             WHERE p.tournament_id = $1 AND o.tournament_id <> $1 AND g.status <> 'finished'",
+        // Games in play are few, and found by the status index: their players, then.
+        let rows: Vec<(Option<String>, Option<String>)> = sqlx::query_as(
+            "SELECT sente_account, gote_account FROM games \
+             WHERE status IN ('waiting', 'playing') AND tournament_id IS NOT NULL \
+             AND tournament_id <> $1",
         )
         .bind(id)
         .fetch_all(self.pool())
         .await?;
-        Ok(rows.into_iter().map(|(account,)| account).collect())
+        Ok(rows
+            .into_iter()
+            .flat_map(|(sente, gote)| [sente, gote])
+            .flatten()
+            .collect())
     }
 
     /// Starts the paired games under the claim, each player taken only while waiting and
