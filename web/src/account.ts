@@ -27,16 +27,27 @@ export async function refreshAccount() {
 export function showAccount() {
   followChallenges();
   const name = myName();
+  // On a phone the bar keeps the name and the games waiting (their count alone); settings,
+  // the administrators' page and logging out move into the menu.
   accountBox.replaceChildren(...(name
-    ? [el('a', { href: `/@/${name}`, 'data-me': name }, name),
+    ? [el('a', { href: `/@/${name}`, 'data-me': name, title: name }, name),
       store.me.your_turn ? el('a', { href: `/@/${name}`, class: 'your-turn', 'data-your-turn': store.me.your_turn,
-        title: t('account.your-turn-title') }, t('account.your-turn-count', { count: store.me.your_turn })) : null,
-      store.me.account?.admin ? el('a', { href: '/admin', 'data-action': 'admin' }, t('account.admin')) : null,
-      el('a', { href: '/account', class: 'settings-link', 'data-action': 'settings', title: t('account.settings'), 'aria-label': t('account.settings') }, '⚙'),
-      el('button', { type: 'button', class: 'link', 'data-action': 'logout', onclick: logout }, t('account.log-out'))]
+        title: t('account.your-turn-title'), 'aria-label': t('account.your-turn-count', { count: store.me.your_turn }) },
+      el('span', { class: 'your-turn-count' }, String(store.me.your_turn)),
+      el('span', { class: 'your-turn-words' }, ` ${t('account.your-turn-count', { count: store.me.your_turn }).replace(String(store.me.your_turn), '').trim()}`)) : null,
+      store.me.account?.admin ? el('a', { href: '/admin', class: 'wide-only', 'data-action': 'admin' }, t('account.admin')) : null,
+      el('a', { href: '/account', class: 'settings-link wide-only', 'data-action': 'settings', title: t('account.settings'), 'aria-label': t('account.settings') }, '⚙'),
+      el('button', { type: 'button', class: 'link wide-only', 'data-action': 'logout', onclick: logout }, t('account.log-out'))]
     : [el('a', { href: '/login', 'data-action': 'login' }, t('account.log-in')),
       el('a', { href: '/signup', 'data-action': 'signup' }, t('account.sign-up'))]).filter(Boolean));
+  accountMenu.replaceChildren(...(name
+    ? [store.me.account?.admin ? el('a', { href: '/admin', 'data-menu-action': 'admin' }, t('account.admin')) : null,
+      el('a', { href: '/account', 'data-menu-action': 'settings' }, t('account.settings')),
+      el('button', { type: 'button', class: 'link', 'data-menu-action': 'logout', onclick: logout }, t('account.log-out'))]
+    : []).filter(Boolean));
 }
+
+const accountMenu = document.getElementById('account-menu') as HTMLElement;
 
 export async function logout() {
   try { await api('/api/account/logout', {}); } catch { /* the cookie is cleared either way */ }

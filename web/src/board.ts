@@ -108,6 +108,8 @@ export class Board {
   setState({ variant, sfen, legal = [], lastMove = null, check = null, interactive = true, premoveFor = null }) {
     this.premoveFor = premoveFor;
     this.variant = variantInfo(variant);
+    // Every move closes the piece card: it was about the position before.
+    if (this.sfen !== undefined && sfen !== this.sfen) this.closeInspector();
     this.sfen = sfen;
     this.position = parseSfen(sfen);
     this.legal = legal.map(parseMove).filter(Boolean);
@@ -388,9 +390,21 @@ export class Board {
     });
     if (!square) return;
     const cell = this.cellAt(square.dataset.square);
-    // An empty square is a destination or a miss: the card has done its work.
-    if (!cell) this.closeInspector();
+    // An empty square is a destination or a miss, and a piece taken is a move: the card has
+    // done its work.
+    if (!cell || this.isMoveTo(square.dataset.square)) this.closeInspector();
     else if (this.opensCard(cell.color)) this.inspect(cell.code, cell.color);
+  }
+
+  /** Whether touching `square` now moves the piece picked up (on the board or in hand) there,
+   * or through it (a lion's first step). */
+  isMoveTo(square: string): boolean {
+    const state: any = this.ground?.state;
+    if (!state) return false;
+    const from = state.selected || (state.selectedPiece ? `${this.roleToCode.get(state.selectedPiece.role)}*` : null);
+    if (!from) return false;
+    return this.legal.some((mv) => (mv.drop ? `${mv.drop}*` : mv.squares[0]) === from
+      && (mv.drop ? mv.squares : mv.squares.slice(1)).includes(square));
   }
 
   /** Whether touching a piece of `color` shows its card. On a phone the card covers the

@@ -231,8 +231,19 @@ export async function gamePage(id) {
     const out: VNode[] = [];
     if (!game) return out;
     if (game.result) {
-      const who = game.result.winner ? t('game.wins', { side: sideName(game.result.winner) }) : t('game.no-winner');
+      // The winner by name as well as side.
+      const winner = game.result.winner;
+      const winnerName = winner ? game[`${winner}_name`] : null;
+      const who = !winner ? t('game.no-winner')
+        : winnerName ? t('game.wins-named', { name: winnerName, side: sideName(winner) }) : t('game.wins', { side: sideName(winner) });
       out.push(h('div.result', { attrs: { 'data-result': game.result.reason } }, t('game.result', { who, reason: reasonText(game.result.reason) })));
+      // A player of a game between people reads their own result too, as against the computer.
+      const people = game.sente_player === 'human' && game.gote_player === 'human';
+      if (people && seat && !['aborted', 'declined'].includes(game.result.reason)) {
+        const mine = !winner ? 'draw' : winner === seat ? 'won' : 'lost';
+        out.push(h('strong.personal-end', { attrs: { 'data-personal-end': mine } },
+          t(mine === 'won' ? 'game.you-won' : mine === 'lost' ? 'game.you-lost' : 'game.you-drew')));
+      }
     }
     // A game against the computer ends with the player's own result in words, and the way to
     // the next game: the same again, or a new one from the home page.

@@ -4,7 +4,7 @@ import { formatClock } from './clock.js';
 import { myName } from './account';
 import { el } from './dom';
 import { formatMs } from './util';
-import { t, tn } from './i18n';
+import { lang, t, tn } from './i18n';
 
 export function clockText(control) {
   if (!control || control.kind === 'unlimited') return t('game.clock-unlimited');
@@ -25,9 +25,12 @@ function notationLabel(key: string, label: string): string {
   return key === 'short' ? t('game.notation-play-site') : label;
 }
 
+/** The notation the visitor chose, else their language's: 日本式 (as KIF writes it) in
+ * Japanese, Hodges in English. */
 export function notation() {
   const chosen = localStorage.getItem('tsubame.notation');
-  return NOTATIONS.some(([key]) => key === chosen) ? chosen : 'hodges';
+  if (NOTATIONS.some(([key]) => key === chosen)) return chosen;
+  return lang() === 'ja' ? 'japanese' : 'hodges';
 }
 
 export function moveText(m) {

@@ -69,6 +69,20 @@ document.getElementById('menu')?.addEventListener('click', (event) => {
   if ((event.target as HTMLElement).closest('a')) setMenuOpen(false);
 });
 
+// On a wide screen the switches (pieces, sound, theme, language) open below their button, so
+// that the bar stays one row whoever is logged in; on a narrow one they stand in the menu.
+const displayButton = document.getElementById('display-button') as HTMLButtonElement;
+function setDisplayOpen(open: boolean) {
+  header.classList.toggle('display-open', open);
+  displayButton.setAttribute('aria-expanded', String(open));
+}
+displayButton.addEventListener('click', () => setDisplayOpen(!header.classList.contains('display-open')));
+document.addEventListener('click', (event) => {
+  const target = event.target as HTMLElement;
+  if (!target.closest?.('#switches, #display-button')) setDisplayOpen(false);
+});
+document.addEventListener('keydown', (event) => { if (event.key === 'Escape') setDisplayOpen(false); });
+
 // The language: English or Japanese, the browser's unless chosen; a change redraws the page.
 export const langSelect = document.getElementById('lang') as HTMLSelectElement;
 langSelect.value = lang();

@@ -210,9 +210,9 @@ test('Tori against the computer from the lobby: click moves, drop from hand', as
   await waitPly(page, 4);
   assert.match(await page.locator('[data-moves] [data-ply="3"]').innerText(), /^Sw\*/);
   await shot(page, 'tori-vs-computer.png');
-  await page.selectOption('#pieces', 'latin');
+  await chooseSwitch(page, '#pieces', 'latin');
   await shot(page, 'tori-latin.png');
-  await page.selectOption('#pieces', 'pictures');
+  await chooseSwitch(page, '#pieces', 'pictures');
   // Flipped, the board starts from sente's far left corner (1g) and gote's hand is below.
   assert.equal(await page.locator('.board sq').first().getAttribute('data-square'), '7a');
   await page.click('[data-action="flip"]');
@@ -263,7 +263,8 @@ test('Invite link: two people in two browsers play by clicking, each sees the ot
   for (const page of [sente, gote]) {
     await page.waitForSelector('[data-result]');
     assert.equal(await page.locator('[data-result]').getAttribute('data-result'), 'checkmate');
-    assert.match(await page.locator('[data-result]').innerText(), /sente wins — checkmate/);
+    assert.match(await page.locator('[data-result]').innerText(), /Guest-\w+ \(sente\) wins — checkmate/);
+    assert.equal(await page.getAttribute('[data-personal-end]', 'data-personal-end'), page === sente ? 'won' : 'lost');
     assert.match(await page.locator('[data-status]').innerText(), /game over/);
   }
   await sente.waitForSelector('[data-export="usi"]');
@@ -418,6 +419,44 @@ test('A phone: a one-row top bar with a menu, and each game playable without scr
   await page.close();
 });
 
+test('The top bar is one row once logged in, with games waiting, in English and Japanese, on a laptop and a phone', async () => {
+  const name = `bar_${Date.now() % 100000}_long`;
+  const cookie = await signUpFrom(name, '10.80.0.1');
+  // A game against the computer waits for the player's move.
+  await postAs(cookie, '/api/games', { variant: 'tenjiku', opponent: 'engine', level: 1, side: 'sente' });
+  for (const lang of ['en', 'ja']) {
+    for (const [width, height, most] of [[1366, 850, 52], [390, 844, 56]]) {
+      const page = await otherPersonPage(width, height);
+      await page.context().addCookies([{ name: cookie.split('=')[0], value: cookie.split('=')[1], url: base }]);
+      await page.goto(`${base}/`);
+      await page.evaluate((l) => localStorage.setItem('tsubame.lang', l), lang);
+      await page.goto(`${base}/`);
+      await page.waitForSelector('[data-your-turn="1"]');
+      const bar = await page.locator('header.top').boundingBox();
+      assert.ok(bar.height <= most, `${lang} ${width}: the top bar is ${bar.height} px tall`);
+      assert.equal(await page.evaluate(() => document.documentElement.scrollWidth), width);
+      if (width > 760) {
+        // The switches open below their button and close again.
+        assert.equal(await page.isVisible('#pieces'), false);
+        await page.click('#display-button');
+        await page.waitForSelector('#pieces', { state: 'visible' });
+        await shot(page, `top-bar-display-${lang}-laptop.png`, { clip: { x: 0, y: 0, width, height: 260 } });
+        await page.keyboard.press('Escape');
+        await page.waitForSelector('#pieces', { state: 'hidden' });
+      } else {
+        // Settings and logging out are in the menu.
+        await page.click('#menu-button');
+        await page.waitForSelector('[data-menu-action="logout"]', { state: 'visible' });
+        await shot(page, `top-bar-menu-${lang}-phone.png`);
+        await page.click('#menu-button');
+      }
+      await shot(page, `top-bar-${lang}-${width > 760 ? 'laptop' : 'phone'}.png`, { clip: { x: 0, y: 0, width, height: 120 } });
+      await page.evaluate(() => localStorage.setItem('tsubame.lang', 'en'));
+      await page.close();
+    }
+  }
+});
+
 test('A laptop: the game stays put when a hand fills, and the piece card opens in view', async () => {
   const page = await newPage(1366, 850);
   await openWithToken(page, await apiGame({ variant: 'tori', opponent: 'engine', level: 1,
@@ -442,6 +481,28 @@ test('A laptop: the game stays put when a hand fills, and the piece card opens i
   await page.keyboard.press('Escape');
   await page.waitForSelector('.inspector', { state: 'hidden' });
   await page.close();
+});
+
+test('The piece card stays out of the game: a capture opens none, on a phone and a laptop, and every move closes it', async () => {
+  for (const [width, height] of [[390, 844], [1366, 850]]) {
+    const grant = await apiGame({ variant: 'tori', opponent: 'human' });
+    const joined = await (await fetch(`${base}/api/games/${grant.game_id}/join`, { method: 'POST',
+      body: JSON.stringify({ invite: grant.invite }) })).json();
+    const page = await newPage(width, height);
+    await openWithToken(page, grant);
+    // The swallow picked up, then the gote swallow it takes: a move, not a look at the bird.
+    await click(page, '3d');
+    await click(page, '3c');
+    await waitPly(page, 1);
+    assert.equal(await page.isVisible('.inspector'), false, `${width}: a capture opened the card`);
+    // A card opened on a piece closes with the next move, wherever it is made.
+    await click(page, '1g');
+    await page.waitForSelector('.inspector:not([hidden])');
+    await apiMove({ game_id: grant.game_id, token: joined.token }, '4b3c');
+    await waitPly(page, 2);
+    await page.waitForSelector('.inspector', { state: 'hidden' });
+    await page.close();
+  }
 });
 
 test('Tenjiku: the 16x16 board, a pawn move and a lion pass by clicking, the engine answering', async () => {
@@ -841,7 +902,7 @@ test('Low time shows tenths in red, the tab tells whose move it is, keys replay 
   await page.waitForSelector('[data-clock="sente"].running.low');
   assert.match(await page.textContent('[data-clock="sente"] .t'), /^0:0\d\.\d$/);
   // The low-time warning sounds once the player's own clock is under ten seconds.
-  await page.waitForSelector('.toggle.sound[data-played="low-time"]');
+  await page.waitForSelector('.toggle.sound[data-played="low-time"]', { state: 'attached' });
   assert.match(await page.title(), /^● Your move · Tori shogi/);
   // So does the tab's icon, with a red dot.
   assert.equal(await page.getAttribute('link[rel="icon"]', 'href'), '/favicon-turn.svg');
@@ -863,7 +924,7 @@ test('Low time shows tenths in red, the tab tells whose move it is, keys replay 
   await page.click('[data-action="resign"]');
   await page.click('[data-action="resign-yes"]');
   await page.waitForSelector('[data-result="resignation"]');
-  await page.waitForSelector('.toggle.sound[data-played="end"]');
+  await page.waitForSelector('.toggle.sound[data-played="end"]', { state: 'attached' });
   assert.doesNotMatch(await page.title(), /Your move/);
   assert.equal(await page.getAttribute('link[rel="icon"]', 'href'), '/favicon.svg');
   await page.close();
@@ -1328,6 +1389,19 @@ async function playPliesAs(cookies, path, plies) {
   }
 }
 
+/** Chooses a value of one of the top bar's switches, opening what holds them (the Display
+ * menu on a laptop, the menu on a phone) and closing it again. */
+async function chooseSwitch(page, selector, value) {
+  const wide = await page.isVisible('#display-button');
+  const shown = await page.isVisible(selector);
+  if (!shown) await page.click(wide ? '#display-button' : '#menu-button');
+  await page.selectOption(selector, value);
+  if (!shown) {
+    if (wide) await page.keyboard.press('Escape');
+    else if (await page.getAttribute('#menu-button', 'aria-expanded') === 'true') await page.click('#menu-button');
+  }
+}
+
 /** A POST as the account of `cookie`; the answer's JSON. */
 async function postAs(cookie, path, body) {
   const response = await fetch(`${base}${path}`, { method: 'POST',
@@ -1685,7 +1759,7 @@ test('Every piece is drawn with the bundled font, whatever fonts the machine has
   await page.goto(`${base}/analysis`);
   await page.waitForSelector('.board sq[data-square]');
   // Tori's pieces are pictures unless kanji are chosen.
-  await page.selectOption('#pieces', 'kanji');
+  await chooseSwitch(page, '#pieces', 'kanji');
   const variants = await (await fetch(`${base}/api/variants`)).json();
   const glyphs = new Map();
   const cdp = await page.context().newCDPSession(page);
@@ -1918,9 +1992,7 @@ test('Tori\'s picture pieces: each bird\'s head, wings, tail and feet point exac
     assert.match(gote.image, /^url\("data:image\/svg\+xml/);
     assert.equal(gote.transform, 'matrix(-1, 0, 0, -1, 0, 0)');
     await shot(board, `tori-pictures-${name}.png`);
-    if (name === 'phone') await board.click('#menu-button');
-    await board.selectOption('#pieces', 'kanji');
-    if (name === 'phone') await board.click('#menu-button');
+    await chooseSwitch(board, '#pieces', 'kanji');
     assert.equal((await face('.board [data-square="4g"] piece, .board piece.sente')).image, 'none');
     assert.match((await face('.board piece.sente')).content, /^"[\u3400-\u9fff]/);
     await board.reload();
@@ -2160,22 +2232,24 @@ test('Japanese: chosen from the browser\'s language, switchable and remembered; 
       await page.waitForSelector('.board sq[data-square]');
       await playByClicks(page, '1e1d');
       await page.waitForSelector('[data-move-tree] [data-tree-move]');
-      await page.selectOption('#lang', 'en');
+      await chooseSwitch(page, '#lang', 'en');
       await page.waitForFunction(() => document.documentElement.lang === 'en');
       assert.equal(await page.textContent('header.top nav a[href="/"]'), 'Play');
       assert.equal(await page.locator('[data-move-tree] [data-tree-move]').count(), 1, 'the move is kept');
-      await page.selectOption('#lang', 'ja');
+      await chooseSwitch(page, '#lang', 'ja');
     }
     // A game against the computer: the players' bars, the buttons and the end in Japanese.
     await page.goto(`${base}/`);
     await page.click('[data-computer="tori"]');
     await page.waitForSelector('[data-clock]:has-text("あなた")');
     assert.deepEqual(await englishWords(page), [], `a game at ${width}px`);
+    // Moves are written 日本式 unless another notation was chosen.
+    assert.equal(await page.inputValue('select[name="notation"]'), 'japanese');
     assert.equal(await page.evaluate(() => getComputedStyle(document.querySelector('.hand[data-hand="sente"]'), '::before').content), '"☗ 先手"');
     await shot(page, `ja-game-${device}.png`);
     // Back to English: at once, and still after a reload.
     if (device === 'phone') await page.click('#menu-button');
-    await page.selectOption('#lang', 'en');
+    await chooseSwitch(page, '#lang', 'en');
     await page.waitForFunction(() => document.documentElement.lang === 'en');
     assert.equal(await page.textContent('header.top nav a[href="/"]'), 'Play');
     await page.reload();
@@ -2317,7 +2391,7 @@ test('Themes: the system\'s dark scheme by default, light or dark by choice, rem
   const game = await apiGame({ variant: 'wa', opponent: 'engine', level: 1, side: 'sente', clock: { kind: 'unlimited' } });
   await openWithToken(page, game);
   await shot(page, 'theme-dark-game.png');
-  await page.selectOption('#theme', 'light');
+  await chooseSwitch(page, '#theme', 'light');
   assert.ok(await lightness() > 200, 'light by choice');
   await page.reload();
   await page.waitForSelector('.board sq');
@@ -2597,9 +2671,7 @@ test('Tenjiku on a phone: zoom in to read the pieces, pan across the board insid
   await page.goto(`${base}/`);
   await page.waitForSelector('[data-computer="tenjiku"]');
   // On a phone the switches are in the top bar's menu.
-  await page.click('#menu-button');
-  await page.selectOption('#pieces', 'latin');
-  await page.click('#menu-button');
+  await chooseSwitch(page, '#pieces', 'latin');
   await page.click('[data-computer="tenjiku"]');
   await page.waitForSelector('.board sq');
   const square = async () => (await page.locator('.board [data-square="1a"]').boundingBox()).width;
