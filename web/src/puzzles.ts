@@ -13,6 +13,7 @@ import { play as playSound } from './sound.js';
 import { app } from './prefs';
 import { notFoundPage } from './notfound';
 import { gameTitle, pieceName, sideName, t, lang, tParts } from './i18n';
+import { notation } from './gameparts';
 
 /** A theme's entry: its value, and its words read in the visitor's language when used. */
 function themed(value: string, words: () => string): [string, string] {
@@ -24,6 +25,7 @@ function themed(value: string, words: () => string): [string, string] {
 /** The themes the server knows, in words. */
 export const PUZZLE_THEMES: [string, string][] = [
   themed('', () => t('puzzles.theme-any')),
+  themed('beginner', () => t('puzzles.theme-beginner')),
   themed('tsume', () => t('puzzles.theme-tsume')),
   themed('mate', () => t('puzzles.theme-mate')),
   themed('mate-in-1', () => t('puzzles.theme-mate-in-1')),
@@ -95,12 +97,14 @@ export function puzzlePage(variantName?: string, wantedId?: string) {
   let busy = false;
   /** Whether the page asks before a hint that would fail the attempt. */
   let confirmingHint = false;
+  /** Whether a wrong move is shown, to be taken back. */
+  let retryable = false;
   // Which puzzle the page is on: work begun for an earlier one stops when it comes back.
   let shown = 0;
   const view: {
     status: string; tone: 'play' | 'good' | 'wrong' | 'done' | 'failed';
-    hint: string; result: string; mine: string;
-  } = { status: t('puzzles.loading'), tone: 'play', hint: '', result: '', mine: '' };
+    hint: string; result: string; mine: string; allows: string;
+  } = { status: t('puzzles.loading'), tone: 'play', hint: '', result: '', mine: '', allows: '' };
   const board = new Board({ onMove: (usi) => tryMove(usi) });
 
   const panelHost = el('div');
@@ -110,6 +114,7 @@ export function puzzlePage(variantName?: string, wantedId?: string) {
     return h('div.panel.puzzle-panel', { attrs: { 'data-puzzle': puzzle?.id || '' } }, [
       h('h2', t('puzzles.heading')),
       h(`p.puzzle-status.${view.tone}`, { attrs: { 'data-puzzle-status': view.tone, role: 'status' } }, view.status),
+      view.allows ? h('p', { attrs: { 'data-puzzle-allows': '' } }, view.allows) : null,
       view.hint ? h('p.help', { attrs: { 'data-puzzle-hint': '' } }, view.hint) : null,
       view.result ? h('p', { attrs: { 'data-puzzle-result': '' } }, view.result) : null,
       h('div.actions', [
@@ -117,6 +122,7 @@ export function puzzlePage(variantName?: string, wantedId?: string) {
           h('button', { attrs: { 'data-puzzle-action': 'hint-yes', type: 'button' }, on: { click: () => { confirmingHint = false; hint(true); } } }, t('puzzles.hint-yes')),
           h('button.secondary', { attrs: { 'data-puzzle-action': 'hint-no', type: 'button' }, on: { click: () => { confirmingHint = false; show({}); } } }, t('puzzles.hint-no'))])
           : !over ? h('button.secondary', { attrs: { 'data-puzzle-action': 'hint', type: 'button' }, on: { click: () => hint(false) } }, t('puzzles.hint')) : null,
+        view.tone === 'wrong' && retryable ? h('button', { attrs: { 'data-puzzle-action': 'retry', type: 'button' }, on: { click: () => retry() } }, t('puzzles.try-again')) : null,
         !over ? h('button.secondary', { attrs: { 'data-puzzle-action': 'solution', type: 'button' }, on: { click: showSolution } }, t('puzzles.solution')) : null,
         over ? h('button', { attrs: { 'data-puzzle-action': 'next', type: 'button' }, on: { click: () => next() } }, t('puzzles.next')) : null,
       ]),
@@ -156,8 +162,8 @@ export function puzzlePage(variantName?: string, wantedId?: string) {
     shown += 1;
     const mine = shown;
     busy = true;
-    mistake = false; helped = false; sent = false; step = 0; confirmingHint = false;
-    show({ status: t('puzzles.loading'), tone: 'play', hint: '', result: '' });
+    mistake = false; helped = false; sent = false; step = 0; confirmingHint = false; retryable = false;
+    show({ status: t('puzzles.loading'), tone: 'play', hint: '', result: '', allows: '' });
     const local = localProgress(variant);
     try {
       if (wanted) {
@@ -168,6 +174,7 @@ export function puzzlePage(variantName?: string, wantedId?: string) {
         if (!store.me.account) {
           query.set('rating', String(Math.round(local.rating)));
           query.set('seen', local.seen.slice(-100).join(','));
+          query.set('attempts', String(local.solved + local.failed));
         }
         puzzle = await api(`/api/puzzles/next?${query}`);
       }
@@ -213,18 +220,17 @@ export function puzzlePage(variantName?: string, wantedId?: string) {
       right = after.outcome?.reason === 'checkmate' && after.outcome.winner === sideToMove();
     }
     if (!right) {
+      // Not the move: said so, with what it allows where the engine can tell, and the player
+      // chooses to try again or to see the solution.
       mistake = true;
       playSound('check');
       await showPosition([...played, usi], false);
-      show({ status: t('puzzles.wrong'), tone: 'wrong', hint: '' });
-      await finish(false);
-      await new Promise((done) => setTimeout(done, 900));
-      if (mine !== shown) return;
-      if (puzzle && view.tone === 'wrong') {
-        await showPosition(played, true);
-        show({ status: t('puzzles.find-best', { side: sideName(sideToMove()) }), tone: 'wrong' });
-      }
+      retryable = true;
+      show({ status: t('puzzles.not-the-move'), tone: 'wrong', hint: '', allows: '' });
       busy = false;
+      await finish(false);
+      const allows = await whatItAllows([...played, usi]);
+      if (mine === shown && view.tone === 'wrong' && allows) show({ allows });
       return;
     }
     step += 1;
@@ -274,6 +280,33 @@ export function puzzlePage(variantName?: string, wantedId?: string) {
       saveLocal(variant, local);
       showMine();
     }
+  }
+
+  /** What a wrong move allows: the opponent's best reply as the engine finds it, and the mate
+   * it leads to when there is one; nothing when the engine cannot say now. */
+  async function whatItAllows(moves: string[]): Promise<string> {
+    try {
+      const position = { variant: puzzle.variant, options: puzzle.options, sfen: puzzle.sfen, moves };
+      const reply = await api('/api/analyse', { ...position, depth: 8, movetime_ms: 700 });
+      if (!reply.best) return '';
+      const after = await api('/api/replay', { ...position, moves: [...moves, reply.best] });
+      const texts = after[notation()] || after.hodges;
+      const move = texts?.[texts.length - 1] || reply.best;
+      const mate = /^mate (\d+)$/.exec(reply.score || '');
+      if (!mate) return t('puzzles.allows', { move });
+      const plies = Number(mate[1]);
+      return t('puzzles.allows-mate', { move, moves: Math.ceil(plies / 2), plies });
+    } catch {
+      return '';
+    }
+  }
+
+  /** Back to the position before the wrong move, to find the right one. */
+  async function retry() {
+    if (!puzzle || view.tone !== 'wrong') return;
+    retryable = false;
+    await showPosition(puzzle.moves.slice(0, step), true);
+    show({ status: t('puzzles.find-best', { side: sideName(sideToMove()) }), tone: 'play', allows: '' });
   }
 
   /** A hint; while the attempt still counts, only once the player has agreed that it fails

@@ -651,8 +651,13 @@ test('Puzzles: a tsume solved move by move, a wrong move and the solution, the n
     await page.goto(`${base}/puzzles/tori/${short.id}`);
     await page.waitForSelector(`[data-puzzle="${short.id}"] [data-puzzle-status="play"]`);
     await playByClicks(page, wrong);
-    await page.waitForSelector('[data-puzzle-status="wrong"]');
+    await page.waitForSelector('[data-puzzle-status="wrong"]:has-text("Not the move")');
+    // What the wrong move allows, as the engine finds it; then try again, or see the solution.
+    await page.waitForSelector('[data-puzzle-allows]:has-text("It allows")', { timeout: 15000 });
     await shot(page, `puzzle-wrong${suffix}.png`);
+    await page.click('[data-puzzle-action="retry"]');
+    await page.waitForSelector('[data-puzzle-status="play"]');
+    assert.equal(await page.locator('[data-puzzle-allows]').count(), 0);
     await page.click('[data-puzzle-action="solution"]');
     await page.waitForFunction(() => /That was the solution/.test(document.querySelector('[data-puzzle-status]')?.textContent || ''));
     const solved = await replay(short, short.moves);

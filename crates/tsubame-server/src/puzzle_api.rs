@@ -29,6 +29,14 @@ const MAX_ATTEMPT_MOVES: usize = 64;
 /// The most ids a guest may name as already seen.
 const MAX_SEEN: usize = 200;
 
+/// The theme for newcomers: the puzzles whose answer is one move (a mate in one, a one-move
+/// tactic), given easiest first. It is the `short` theme, in that order.
+pub const BEGINNER_THEME: &str = "beginner";
+
+/// A player's first puzzles of a game, this many, are beginner puzzles, easiest first; the
+/// choice follows their results from there.
+pub const FIRST_EASY_PUZZLES: i64 = 5;
+
 fn database(error: anyhow::Error) -> ApiError {
     ApiError::internal(format!("database: {error}"))
 }
@@ -78,12 +86,15 @@ fn filter_of<'a>(
                 .join(", ")
         )));
     }
-    let theme = theme.filter(|t| !t.is_empty());
+    // The beginner theme is the one-move puzzles (given easiest first by the next puzzle).
+    let theme = theme
+        .filter(|t| !t.is_empty())
+        .map(|t| if t == BEGINNER_THEME { "short" } else { t });
     if let Some(name) = theme
         && !THEMES.iter().any(|(known, _)| *known == name)
     {
         return Err(ApiError::bad_request(format!(
-            "unknown theme {:?}; the themes are {}",
+            "unknown theme {:?}; the themes are {BEGINNER_THEME}, {}",
             name.chars().take(40).collect::<String>(),
             THEMES
                 .iter()
@@ -171,18 +182,24 @@ pub(crate) struct NextQuery {
     /// Ids a guest has already seen, separated by commas.
     #[serde(default)]
     seen: Option<String>,
+    /// How many puzzles of the game a guest has tried (their browser counts them).
+    #[serde(default)]
+    attempts: Option<i64>,
 }
 
 /// A puzzle near the player's puzzle rating (an account's, or the one a guest's browser
-/// keeps), one it has not tried, picked at random among the ten nearest.
-#[utoipa::path(get, path = "/api/puzzles/next", tag = "puzzles", params(("variant" = Option<String>, Query, description = "The game (default tori)"), ("theme" = Option<String>, Query, description = "Only with this theme"), ("rating" = Option<i64>, Query, description = "A guest's puzzle rating"), ("seen" = Option<String>, Query, description = "Ids a guest has seen, separated by commas")), responses((status = 200, description = "The puzzle", body = PuzzleAnswer), (status = 400, description = "A malformed request", body = ErrorBody), (status = 404, description = "None left to try", body = ErrorBody)))]
+/// keeps; while it is unsure, on its easier side), one it has not tried, picked at random among
+/// the ten nearest. A player's first five puzzles of a game, and the beginner theme, are
+/// one-move puzzles, the easiest first.
+#[utoipa::path(get, path = "/api/puzzles/next", tag = "puzzles", params(("variant" = Option<String>, Query, description = "The game (default tori)"), ("theme" = Option<String>, Query, description = "Only with this theme"), ("rating" = Option<i64>, Query, description = "A guest's puzzle rating"), ("seen" = Option<String>, Query, description = "Ids a guest has seen, separated by commas"), ("attempts" = Option<i64>, Query, description = "How many puzzles of the game a guest has tried")), responses((status = 200, description = "The puzzle", body = PuzzleAnswer), (status = 400, description = "A malformed request", body = ErrorBody), (status = 404, description = "None left to try", body = ErrorBody)))]
 pub(crate) async fn next(
     State(hub): State<Arc<Hub>>,
     viewer: Viewer,
     Query(query): Query<NextQuery>,
 ) -> Result<Response, ApiError> {
     let variant = query.variant.as_deref().unwrap_or("tori");
-    let filter = filter_of(Some(variant), query.theme.as_deref())?;
+    let asked_theme = query.theme.as_deref().filter(|t| !t.is_empty());
+    let filter = filter_of(Some(variant), asked_theme)?;
     let seen: Vec<String> = query
         .seen
         .as_deref()
@@ -193,20 +210,40 @@ pub(crate) async fn next(
         .map(String::from)
         .collect();
     let store = hub.store();
-    let rating = match &viewer.account {
+    // The rating the puzzle is chosen near, and how many the player has tried. While a rating
+    // is unsure (few attempts) the choice leans to the easier side of it, by as much as it is
+    // unsure: a newcomer is not handed a hard mate in five at 1500.
+    let (rating, unsure, attempts) = match &viewer.account {
         Some(account) => {
-            let (rating, _) = store
+            let (rating, attempts) = store
                 .puzzle_rating(&account.id, filter.variant.unwrap_or("tori"))
                 .await
                 .map_err(database)?;
-            rating.rating
+            (rating.rating, (rating.deviation - 60.0).max(0.0), attempts)
         }
-        None => query.rating.unwrap_or(1500).clamp(0, 4000) as f64,
+        None => {
+            let attempts = query.attempts.unwrap_or(0).clamp(0, 1_000_000);
+            let unsure = (350 - 15 * attempts).max(0) as f64;
+            let rating = query.rating.unwrap_or(1500).clamp(0, 4000) as f64;
+            (rating, unsure, attempts)
+        }
     };
+    // A newcomer's first puzzles, and the beginner theme, are one-move puzzles, easiest first.
+    let beginner = asked_theme == Some(BEGINNER_THEME)
+        || (asked_theme.is_none() && attempts < FIRST_EASY_PUZZLES);
+    let filter = if beginner {
+        PuzzleFilter {
+            theme: Some("short"),
+            ..filter
+        }
+    } else {
+        filter
+    };
+    let target = if beginner { 0.0 } else { rating - unsure };
     let near = store
         .puzzles_near(
             &filter,
-            (rating * 1000.0).round() as i64,
+            (target * 1000.0).round() as i64,
             viewer.account.as_ref().map(|a| a.id.as_str()),
             &seen,
             10,

@@ -110,6 +110,15 @@ fn puzzles_are_listed_tried_and_rated(db: &Db) {
             .contains(&json!("tsume"))
     );
 
+    // Past the first puzzles the choice follows the player's rating.
+    for (rating, low, high) in [(900, 0, 1250), (1700, 1350, 4000)] {
+        let (_, next) = server.get(&format!(
+            "/api/puzzles/next?variant=tori&rating={rating}&attempts=40"
+        ));
+        let got = next["rating"].as_i64().expect("rating");
+        assert!((low..=high).contains(&got), "near {rating}: {got}");
+    }
+
     // The day's puzzle is the same all day.
     let (status, daily) = server.get("/api/puzzles/daily?variant=tori");
     assert_eq!(status, 200, "{daily}");
@@ -155,8 +164,28 @@ fn puzzles_are_listed_tried_and_rated(db: &Db) {
     assert_eq!(status, 200, "{unhanded}");
     assert_eq!(unhanded["rated"], false, "{unhanded}");
     assert_eq!(unhanded["unrated"], "not-handed-out", "{unhanded}");
+    // A newcomer's first puzzles are one-move puzzles, the easiest first.
+    let (_, beginners) = server.get("/api/puzzles?variant=tori&theme=beginner&limit=10");
+    let easiest: Vec<&str> = beginners["puzzles"]
+        .as_array()
+        .expect("puzzles")
+        .iter()
+        .map(|p| p["id"].as_str().expect("id"))
+        .collect();
+    assert!(easiest.len() == 10, "{beginners}");
     // Handed out, then solved at once, faster than a person can play it: spent, unrated.
     let (_, rushed) = alice.get("/api/puzzles/next?variant=tori");
+    assert!(
+        rushed["themes"]
+            .as_array()
+            .expect("themes")
+            .contains(&json!("short")),
+        "{rushed}"
+    );
+    assert!(
+        easiest.contains(&rushed["id"].as_str().expect("id")),
+        "{rushed}"
+    );
     let rushed_id = rushed["id"].as_str().expect("id").to_string();
     let (_, answer) = alice.post(
         &format!("/api/puzzles/{rushed_id}/attempt"),
