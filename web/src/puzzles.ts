@@ -294,8 +294,9 @@ export function puzzlePage(variantName?: string, wantedId?: string) {
       const move = texts?.[texts.length - 1] || reply.best;
       const mate = /^mate (\d+)$/.exec(reply.score || '');
       if (!mate) return t('puzzles.allows', { move });
+      // A mate is counted in moves in English, in plies in Japanese (三手詰め).
       const plies = Number(mate[1]);
-      return t('puzzles.allows-mate', { move, moves: Math.ceil(plies / 2), plies });
+      return t('puzzles.allows-mate', { move, count: lang() === 'ja' ? plies : Math.ceil(plies / 2) });
     } catch {
       return '';
     }

@@ -1365,6 +1365,18 @@ async function cookieOf(page) {
   return (await page.context().cookies()).filter((c) => c.name.startsWith('tsubame')).map((c) => `${c.name}=${c.value}`).join('; ');
 }
 
+/** Waits until `page` (a player of arena `arena`) is taken to a game `wanted` accepts; on a
+ * timeout, says what the server and the page knew then, so that a failure can be read. */
+async function waitTakenToGame(page, arena, wanted, timeout = 20000) {
+  try {
+    await page.waitForURL((url) => url.pathname.startsWith('/game/') && wanted(url.pathname), { timeout });
+  } catch (e) {
+    const view = await (await fetch(`${base}/api/tournaments/${arena}`, { headers: { cookie: await cookieOf(page) } })).text();
+    const shown = await page.evaluate(() => document.querySelector('main')?.innerText.slice(0, 2000));
+    throw new Error(`${e.message}\nthe arena as this player sees it: ${view}\nthe page shows: ${shown}`);
+  }
+}
+
 /** The names of an arena game's players: [sente, gote]. */
 async function arenaSides(path) {
   const view = await (await fetch(`${base}/api/games/${path.split('/').pop()}`)).json();
@@ -1543,8 +1555,8 @@ test('An arena: an administrator makes it, two players join and are taken to the
   const benPage = await accountPage(ben, '10.75.0.3', 390, 844);
   await benPage.goto(`${base}/tournament/${id}`);
   await benPage.click('[data-action="join"]');
-  await annPage.waitForURL(/\/game\/[a-z0-9]+$/, { timeout: 10000 });
-  await benPage.waitForURL(/\/game\/[a-z0-9]+$/, { timeout: 10000 });
+  await waitTakenToGame(annPage, id, () => true);
+  await waitTakenToGame(benPage, id, () => true);
   assert.equal(annPage.url(), benPage.url());
   await benPage.waitForSelector('[data-arena-link]');
   // Berserk, before one's first move: the mark shows for both.
@@ -1572,7 +1584,7 @@ test('An arena: an administrator makes it, two players join and are taken to the
   // Alone together, they are paired again at once: each is taken from the finished game's page
   // to the new game, with a sound, and plays it (the first move of each side clicked).
   for (const p of [annPage, benPage]) {
-    await p.waitForURL((url) => url.pathname.startsWith('/game/') && url.pathname !== firstGame, { timeout: 10000 });
+    await waitTakenToGame(p, id, (path) => path !== firstGame);
     await p.waitForFunction(() => document.getElementById('sound').parentElement.dataset.played === 'start');
   }
   assert.equal(annPage.url(), benPage.url());
