@@ -158,6 +158,7 @@ fn short_tori_record() -> Record {
         record.moves.push(tsubame_notation::record::RecordMove {
             usi: usi.to_string(),
             comment: None,
+            think_ms: None,
         });
     }
     record

@@ -367,11 +367,70 @@ fn kif_times_endings_and_variations() {
     assert_eq!(record.moves[0].comment.as_deref(), Some("a comment"));
     assert_eq!(record.result, GameResult::GoteWins);
     assert_eq!(record.reason, Some(EndReason::Resignation));
-    assert_eq!(record.date.as_deref(), Some("2026.11.21 10:00"));
+    // The day is the record's date; the time of day and each move's time are kept too.
+    assert_eq!(record.date.as_deref(), Some("2026.11.21"));
+    assert_eq!(record.extra_tag("Time"), Some("10:00"));
+    let thinks: Vec<Option<u64>> = record.moves.iter().map(|m| m.think_ms).collect();
+    assert_eq!(thinks, [Some(3000), Some(2000)]);
     assert_eq!(
         (record.sente.as_deref(), record.gote.as_deref()),
         (Some("A"), Some("B"))
     );
+}
+
+#[test]
+fn kif_writes_event_place_start_end_and_move_times_and_reads_them_back() {
+    let mut record = Record::new(Options::defaults(tori::spec()));
+    record.sente = Some("A".into());
+    record.gote = Some("B".into());
+    record.date = Some("2026.11.30".into());
+    record.extra_tags = vec![
+        ("Event".into(), "Rated Tori shogi game".into()),
+        ("Site".into(), "https://example.org/game/abc".into()),
+        ("UTCTime".into(), "19:05:00".into()),
+        ("EndDate".into(), "2026.11.30".into()),
+        ("EndTime".into(), "19:20:07".into()),
+    ];
+    for (usi, think) in [("3d3c", 3_400), ("4b3c", 65_000), ("5e5d", 1_000)] {
+        record.moves.push(tsubame_notation::record::RecordMove {
+            usi: usi.into(),
+            comment: None,
+            think_ms: Some(think),
+        });
+    }
+    let kif = write_kif(&record).unwrap_or_else(|e| panic!("{e}"));
+    for line in [
+        "棋戦：Rated Tori shogi game",
+        "場所：https://example.org/game/abc",
+        "開始日時：2026/11/30 19:05:00",
+        "終了日時：2026/11/30 19:20:07",
+    ] {
+        assert!(kif.lines().any(|l| l == line), "{line} missing from\n{kif}");
+    }
+    // Each move's own time, then its player's total: sente's 3 s then 1 s make 4 s.
+    let times: Vec<&str> = kif
+        .lines()
+        .filter_map(|l| l.rfind('(').map(|at| &l[at..]))
+        .filter(|t| t.contains('/'))
+        .collect();
+    assert_eq!(
+        times,
+        ["( 0:03/00:00:03)", "( 1:05/00:01:05)", "( 0:01/00:00:04)"],
+        "{kif}"
+    );
+    let back = read_kif(kif.as_bytes()).unwrap_or_else(|e| panic!("{e}"));
+    let thinks: Vec<Option<u64>> = back.moves.iter().map(|m| m.think_ms).collect();
+    assert_eq!(thinks, [Some(3000), Some(65000), Some(1000)]);
+    assert_eq!(back.date.as_deref(), Some("2026.11.30"));
+    for (tag, value) in [
+        ("Event", "Rated Tori shogi game"),
+        ("Site", "https://example.org/game/abc"),
+        ("Time", "19:05:00"),
+        ("EndDate", "2026.11.30"),
+        ("EndTime", "19:20:07"),
+    ] {
+        assert_eq!(back.extra_tag(tag), Some(value), "{tag}");
+    }
 }
 
 #[test]
@@ -437,6 +496,7 @@ fn a_wa_record_round_trips_and_tori_only_formats_say_so() {
         record.moves.push(tsubame_notation::record::RecordMove {
             usi: position.to_usi(mv),
             comment: None,
+            think_ms: None,
         });
         position.make_move(mv);
     }
@@ -470,6 +530,7 @@ fn record_of(options: Options, usi: &str) -> Record {
         .map(|usi| tsubame_notation::record::RecordMove {
             usi: usi.to_string(),
             comment: None,
+            think_ms: None,
         })
         .collect();
     record

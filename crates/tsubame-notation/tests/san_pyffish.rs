@@ -121,6 +121,7 @@ fn random_games_survive_pgn() {
             record.moves.push(RecordMove {
                 usi: position.to_usi(mv),
                 comment: None,
+                think_ms: None,
             });
             position.make_move(mv);
         }

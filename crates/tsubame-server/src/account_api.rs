@@ -470,12 +470,38 @@ pub(crate) async fn delete_account(
 /// from the player's game list).
 pub const DOWNLOAD_GAMES: i64 = 10_000;
 
-#[utoipa::path(get, path = "/api/account/games/download", tag = "accounts", responses((status = 200, description = "Every finished game of the account (aborted ones left out), oldest first, as one record file: the site's record text of each game, separated by a blank line", content_type = "text/plain"), (status = 403, description = "Not logged in", body = ErrorBody)))]
+/// Which record format `GET /api/account/games/download` writes.
+#[derive(Clone, Copy, Debug, Default, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum DownloadFormat {
+    /// The site's own record text: every game of every variant.
+    #[default]
+    Record,
+    /// The Tori play site's PGN: the Tori games (the format holds no other).
+    Pgn,
+    /// KIF: the Tori games, one after another, each whole (a blank line between).
+    Kif,
+}
+
+/// The query of a download.
+#[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
+pub struct DownloadQuery {
+    /// `record` (the default), `pgn` or `kif`.
+    #[serde(default)]
+    pub format: DownloadFormat,
+}
+
+#[utoipa::path(get, path = "/api/account/games/download", tag = "accounts", params(DownloadQuery), responses((status = 200, description = "Every finished game of the account (aborted ones left out), oldest first, as one record file: in the site's record text (every game), PGN or KIF (the Tori games: those formats hold no other), each game with its players, event, address, start and end, clock and result (KIF: each move's time), separated by a blank line", content_type = "text/plain"), (status = 400, description = "An unknown format", body = ErrorBody), (status = 403, description = "Not logged in", body = ErrorBody)))]
 pub(crate) async fn download_games(
     State(hub): State<Arc<Hub>>,
+    ConnectInfo(PeerAddr(peer)): ConnectInfo<PeerAddr>,
+    headers: HeaderMap,
+    query: Result<Query<DownloadQuery>, axum::extract::rejection::QueryRejection>,
     viewer: Viewer,
 ) -> Result<Response, ApiError> {
     let account = logged_in_account(&viewer, "download your games")?;
+    let Query(query) =
+        query.map_err(|_| ApiError::bad_request("the format must be record, pgn or kif"))?;
     let games = hub
         .store()
         .account_finished_games(&account.id, DOWNLOAD_GAMES)
@@ -483,15 +509,28 @@ pub(crate) async fn download_games(
         .map_err(|e| ApiError::internal(format!("database: {e}")))?;
     let texts: Vec<String> = games
         .iter()
-        .filter_map(|(row, moves)| crate::api::stored_record_text(row, moves))
+        .filter_map(|(row, moves)| {
+            let site = crate::api::game_address(&hub, peer, &headers, &row.id);
+            let exports = crate::api::stored_record_exports(row, moves, site)?;
+            match query.format {
+                DownloadFormat::Record => exports.record,
+                DownloadFormat::Pgn => exports.pgn,
+                DownloadFormat::Kif => exports.kif,
+            }
+        })
         .map(|text| text.trim_end().to_string())
         .collect();
     let mut file = texts.join("\n\n");
     if !file.is_empty() {
         file.push('\n');
     }
+    let extension = match query.format {
+        DownloadFormat::Record => "txt",
+        DownloadFormat::Pgn => "pgn",
+        DownloadFormat::Kif => "kif",
+    };
     let disposition = format!(
-        "attachment; filename=\"tsubame-{}-games.txt\"",
+        "attachment; filename=\"tsubame-{}-games.{extension}\"",
         account.username
     );
     let mut response = file.into_response();

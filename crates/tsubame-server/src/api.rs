@@ -807,12 +807,24 @@ fn export_texts(
     end: Option<(GameResult, Option<EndReason>)>,
     tags: &RecordTags,
 ) -> Exports {
+    export_texts_timed(game_start, moves, &[], end, tags)
+}
+
+/// [`export_texts`] with each move's thinking time (KIF writes it), in milliseconds.
+fn export_texts_timed(
+    game_start: &HostedGame,
+    moves: &[String],
+    thinks: &[u64],
+    end: Option<(GameResult, Option<EndReason>)>,
+    tags: &RecordTags,
+) -> Exports {
     let start = game_start.start_sfen();
     let mut record = Record::new(game_start.options().clone());
     record.sente = tags.sente.clone();
     record.gote = tags.gote.clone();
     record.date = tags.date.clone();
     record.time_control = tags.time_control.clone();
+    record.extra_tags = tags.more.clone();
     let default_start = HostedGame::new(game_start.variant(), &game_start.options_text(), None)
         .map(|game| game.start_sfen());
     if default_start.ok().as_deref() != Some(start.as_str()) {
@@ -820,9 +832,11 @@ fn export_texts(
     }
     record.moves = moves
         .iter()
-        .map(|usi| RecordMove {
+        .enumerate()
+        .map(|(index, usi)| RecordMove {
             usi: usi.clone(),
             comment: None,
+            think_ms: thinks.get(index).copied(),
         })
         .collect();
     if let Some((result, reason)) = end {
@@ -843,6 +857,86 @@ struct RecordTags {
     gote: Option<String>,
     date: Option<String>,
     time_control: Option<String>,
+    /// The other tags: `Event`, `Site`, the time of day (`UTCTime`), the end (`EndDate`,
+    /// `EndTime`), as PGN writes them and KIF reads them (棋戦, 場所, 開始日時, 終了日時).
+    more: Vec<(String, String)>,
+}
+
+impl RecordTags {
+    /// A game's tags as the site played it: its players, its clock, what it was (`Rated Tori
+    /// shogi game`), where (`site`, the game's address), and when it started and ended (UTC).
+    fn of_game(
+        names: [&str; 2],
+        control: &crate::clock::TimeControl,
+        rated: bool,
+        variant: Variant,
+        site: Option<String>,
+        created_at: u64,
+        finished_at: Option<u64>,
+    ) -> RecordTags {
+        let mut more = vec![(
+            "Event".to_string(),
+            format!(
+                "{} {} game",
+                if rated { "Rated" } else { "Casual" },
+                variant.spec().title
+            ),
+        )];
+        if let Some(site) = site {
+            more.push(("Site".into(), site));
+        }
+        more.push(("UTCTime".into(), record_time(created_at)));
+        if let Some(end) = finished_at {
+            more.push(("EndDate".into(), record_date(end)));
+            more.push(("EndTime".into(), record_time(end)));
+        }
+        RecordTags {
+            sente: Some(names[0].to_string()),
+            gote: Some(names[1].to_string()),
+            date: Some(record_date(created_at)),
+            time_control: record_time_control(control),
+            more,
+        }
+    }
+}
+
+/// A time of day as records write it (`19:05:00`, UTC) from unix milliseconds.
+fn record_time(unix_ms: u64) -> String {
+    let seconds = unix_ms / 1000 % 86_400;
+    format!(
+        "{:02}:{:02}:{:02}",
+        seconds / 3600,
+        seconds / 60 % 60,
+        seconds % 60
+    )
+}
+
+/// A game's address on this site, as a record's `Site`: the host the request named (where
+/// it is a plain host name), over https when a trusted proxy says the request came so.
+pub(crate) fn game_address(
+    hub: &Hub,
+    peer: std::net::SocketAddr,
+    headers: &HeaderMap,
+    id: &str,
+) -> Option<String> {
+    let host = headers.get(axum::http::header::HOST)?.to_str().ok()?;
+    if host.is_empty()
+        || host.len() > 255
+        || !host
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']'))
+    {
+        return None;
+    }
+    let https = hub.settings().connections.is_proxy(peer.ip())
+        && headers
+            .get("x-forwarded-proto")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.eq_ignore_ascii_case("https"));
+    Some(format!(
+        "{}://{host}/game/{id}",
+        if https { "https" } else { "http" }
+    ))
 }
 
 /// A day as records write it (`2026.11.26`, UTC) from unix milliseconds.
@@ -912,9 +1006,16 @@ fn record_end(result: Option<&crate::hub::GameResult>) -> Option<(GameResult, Op
 #[utoipa::path(get, path = "/api/games/{id}/record", tag = "records", params(("id" = String, Path, description = "The game's id")), responses((status = 200, description = "The game replayed, with its record in each format", body = StoredGameRecord), (status = 404, description = "No such game", body = ErrorBody)))]
 pub(crate) async fn game_record(
     State(hub): State<Arc<Hub>>,
+    ConnectInfo(PeerAddr(peer)): ConnectInfo<PeerAddr>,
+    headers: HeaderMap,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
     let slot = hub.find(&id).await?;
+    // When a finished game ended is the stored row's to say.
+    let finished_at = match hub.store().game(&id).await {
+        Ok(Some(row)) => row.finished_at.map(|at| at.max(0) as u64),
+        _ => None,
+    };
     let live = slot.game.lock().await;
     let start = HostedGame::new(
         live.rules_game().variant(),
@@ -923,32 +1024,45 @@ pub(crate) async fn game_record(
     )
     .map_err(|e| ApiError::internal(e.to_string()))?;
     let moves: Vec<String> = live.moves().iter().map(|m| m.played.usi.clone()).collect();
+    let thinks: Vec<u64> = live.moves().iter().map(|m| m.think_ms).collect();
     let mut game = record_of(&start, &moves)?;
     let view = hub.view_of(&live, false);
-    let tags = RecordTags {
-        sente: Some(view.sente_name.clone()),
-        gote: Some(view.gote_name.clone()),
-        date: Some(record_date(view.created_at)),
-        time_control: record_time_control(&view.time_control),
-    };
+    drop(live);
+    let tags = RecordTags::of_game(
+        [&view.sente_name, &view.gote_name],
+        &view.time_control,
+        view.rated,
+        view.variant,
+        game_address(&hub, peer, &headers, &id),
+        view.created_at,
+        finished_at.filter(|_| view.result.is_some()),
+    );
     let result = view.result;
-    game.exports = export_texts(&start, &moves, record_end(result.as_ref()), &tags);
+    game.exports = export_texts_timed(&start, &moves, &thinks, record_end(result.as_ref()), &tags);
     Ok(ok(&StoredGameRecord { game, id, result }))
 }
 
-/// A stored, finished game as the site's own record text, with its players, day, clock and
-/// result; `None` for a game whose rules or moves no longer replay (it is left out of a
-/// download rather than failing it).
-pub(crate) fn stored_record_text(row: &crate::store::GameRow, moves: &[String]) -> Option<String> {
+/// A stored, finished game's records (the site's own text, KIF and PGN where they hold the
+/// game), with its players, event, address (`site`), times, clock, moves with their thinking
+/// times, and result; `None` for a game whose rules or moves no longer replay (it is left out
+/// of a download rather than failing it).
+pub(crate) fn stored_record_exports(
+    row: &crate::store::GameRow,
+    moves: &[(String, u64)],
+    site: Option<String>,
+) -> Option<Exports> {
     let variant = variant_of(&row.variant).ok()?;
     let start = HostedGame::new(variant, &row.options, Some(&row.start_sfen)).ok()?;
     let control: crate::clock::TimeControl = serde_json::from_str(&row.time_control).ok()?;
-    let tags = RecordTags {
-        sente: Some(row.names[0].clone()),
-        gote: Some(row.names[1].clone()),
-        date: Some(record_date(row.created_at.max(0) as u64)),
-        time_control: record_time_control(&control),
-    };
+    let tags = RecordTags::of_game(
+        [&row.names[0], &row.names[1]],
+        &control,
+        row.rated,
+        variant,
+        site,
+        row.created_at.max(0) as u64,
+        row.finished_at.map(|at| at.max(0) as u64),
+    );
     let result = row.reason.as_ref().map(|reason| crate::hub::GameResult {
         winner: match row.winner.as_deref() {
             Some("sente") => Some("sente"),
@@ -957,7 +1071,14 @@ pub(crate) fn stored_record_text(row: &crate::store::GameRow, moves: &[String]) 
         },
         reason: reason.clone(),
     });
-    export_texts(&start, moves, record_end(result.as_ref()), &tags).record
+    let (usis, thinks): (Vec<String>, Vec<u64>) = moves.iter().cloned().unzip();
+    Some(export_texts_timed(
+        &start,
+        &usis,
+        &thinks,
+        record_end(result.as_ref()),
+        &tags,
+    ))
 }
 
 fn game_for(request: &PositionRequest) -> Result<HostedGame, ApiError> {
@@ -1323,8 +1444,16 @@ fn import_records(query: &ImportQuery, body: &[u8]) -> Result<Imported, ApiError
             gote: record.gote.clone(),
             date: record.date.clone(),
             time_control: record.time_control.clone(),
+            more: record.extra_tags.clone(),
         };
-        game.exports = export_texts(&start, &moves, Some((record.result, record.reason)), &kept);
+        let thinks: Vec<u64> = record.moves.iter().map_while(|m| m.think_ms).collect();
+        game.exports = export_texts_timed(
+            &start,
+            &moves,
+            &thinks,
+            Some((record.result, record.reason)),
+            &kept,
+        );
         let tags = ImportTags {
             sente: record.sente.clone(),
             gote: record.gote.clone(),

@@ -1751,7 +1751,7 @@ impl Store {
         &self,
         account_id: &str,
         limit: i64,
-    ) -> Result<Vec<(GameRow, Vec<String>)>> {
+    ) -> Result<Vec<(GameRow, Vec<(String, u64)>)>> {
         let rows = sqlx::query(&format!(
             "SELECT {GAME_COLUMNS} FROM games WHERE (sente_account = $1 OR gote_account = $1) \
              AND status = 'finished' AND reason <> 'aborted' ORDER BY created_at LIMIT $2"
@@ -1767,7 +1767,7 @@ impl Store {
                 .moves(&game.id)
                 .await?
                 .into_iter()
-                .map(|m| m.usi)
+                .map(|m| (m.usi, m.think_ms.max(0) as u64))
                 .collect();
             games.push((game, moves));
         }

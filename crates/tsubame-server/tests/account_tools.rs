@@ -14,10 +14,16 @@ use tsubame_server::cli::{AdminAction, AdminArgs, run_admin};
 const PASSWORD: &str = "correct horse battery";
 const NEW_PASSWORD: &str = "staple battery horse";
 
-/// The download of `browser`'s games: status, headers that matter, and the text.
+/// The download of `browser`'s games in the site's record text: status, headers that matter,
+/// and the text.
 fn download(browser: &Browser) -> (u16, String, String, String) {
+    download_as(browser, "")
+}
+
+/// The download of `browser`'s games with `query` (`?format=pgn`).
+fn download_as(browser: &Browser, query: &str) -> (u16, String, String, String) {
     let mut request = ureq::get(&format!(
-        "{}/api/account/games/download",
+        "{}/api/account/games/download{query}",
         browser.server.base
     ))
     .set("sec-fetch-site", "same-origin");
@@ -236,6 +242,65 @@ fn download_games_and_delete_an_account(db: &Db) {
         assert_eq!(game["usi"], json!(["3d3c", "4b3c", "4e4d"]), "{game}");
     }
     assert!(text.contains("1. Swx3c Fax3c"), "{text}");
+
+    // In PGN and KIF too, each game with what it was, where, and when it started and ended;
+    // KIF with each move's time. Both read back.
+    for (format, reader) in [("pgn", "pgn"), ("kif", "kif")] {
+        let (status, _, disposition, text) = download_as(&alice, &format!("?format={format}"));
+        assert_eq!(status, 200, "{text}");
+        assert_eq!(
+            disposition,
+            format!("attachment; filename=\"tsubame-alice-games.{format}\"")
+        );
+        let site = format!("{}/game/{first}", server.base);
+        let wanted: Vec<String> = if format == "pgn" {
+            vec![
+                "[Event \"Casual Tori shogi game\"]".into(),
+                format!("[Site \"{site}\"]"),
+                "[UTCTime \"".into(),
+                "[EndDate \"".into(),
+            ]
+        } else {
+            vec![
+                "棋戦：Casual Tori shogi game".into(),
+                format!("場所：{site}"),
+                "終了日時：".into(),
+                "   1 ３三燕(34)".into(),
+                "/00:00:0".into(),
+            ]
+        };
+        for part in wanted {
+            assert!(text.contains(&part), "{part} missing from\n{text}");
+        }
+        if format == "kif" {
+            // Each game's KIF is read on its own.
+            for game in text.split("\n\n#KIF").filter(|g| !g.trim().is_empty()) {
+                let game = if game.starts_with("#KIF") {
+                    game.to_string()
+                } else {
+                    format!("#KIF{game}")
+                };
+                let imported = response(
+                    ureq::post(&format!("{}/api/import?format={reader}", server.base))
+                        .set("Content-Type", "text/plain")
+                        .send_string(&game),
+                );
+                assert_eq!(imported.0, 200, "{}", imported.1);
+                assert_eq!(imported.1["games"][0]["tags"]["sente"], "alice");
+            }
+        } else {
+            let imported = response(
+                ureq::post(&format!("{}/api/import?format={reader}", server.base))
+                    .set("Content-Type", "text/plain")
+                    .send_string(&text),
+            );
+            assert_eq!(imported.0, 200, "{}", imported.1);
+            assert_eq!(imported.1["games"].as_array().map(Vec::len), Some(2));
+        }
+    }
+    let (status, _, _, text) = download_as(&alice, "?format=zip");
+    assert_eq!(status, 400, "{text}");
+    assert!(text.contains("record, pgn or kif"), "{text}");
 
     // Deleting needs the password and no game still going.
     let (status, open_seek) = bob.post(

@@ -1876,6 +1876,26 @@ fn records_export_and_import_in_every_format() {
         assert!(kif.contains(&line), "{line} in {kif}");
     }
     assert!(!kif.contains("  11 投了"), "{kif}");
+    // What the game was, where it is, when it started and ended, and each move's time.
+    let site = format!("{}/game/{id}", server.base);
+    for line in [
+        "棋戦：Casual Tori shogi game\n".to_string(),
+        format!("場所：{site}\n"),
+        "終了日時：".to_string(),
+        "   1 ３三燕(34)".to_string(),
+    ] {
+        assert!(kif.contains(&line), "{line} in {kif}");
+    }
+    let timed = kif.lines().filter(|l| l.contains("/00:")).count();
+    assert_eq!(timed, 10, "every move with its time: {kif}");
+    for tag in [
+        "[Event \"Casual Tori shogi game\"]".to_string(),
+        format!("[Site \"{site}\"]"),
+        "[UTCTime \"".to_string(),
+        "[EndTime \"".to_string(),
+    ] {
+        assert!(pgn.contains(&tag), "{tag} in {pgn}");
+    }
     assert!(pgn.contains(&format!("[White \"{sente_name}\"]")), "{pgn}");
     assert!(pgn.contains(&format!("[Black \"{gote_name}\"]")), "{pgn}");
     assert!(!pgn.contains("????.??.??"), "{pgn}");

@@ -493,6 +493,7 @@ fn record_text(
         .map(|usi| RecordMove {
             usi: usi.clone(),
             comment: None,
+            think_ms: None,
         })
         .collect();
     // A rules reason only where the rules say so: the match's own move limit is no rules

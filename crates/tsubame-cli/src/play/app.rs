@@ -384,6 +384,7 @@ impl App {
         self.record.moves.push(RecordMove {
             usi: usi.to_string(),
             comment: None,
+            think_ms: None,
         });
         self.replay = self.record.replay().map_err(|e| e.to_string())?;
         if let (Some(clocks), Some(time)) = (self.clocks.as_mut(), self.config.time) {

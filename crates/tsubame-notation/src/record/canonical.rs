@@ -415,6 +415,7 @@ pub(crate) fn read_with(text: &str, rules: Option<&Options>) -> Result<Record, R
         .map(|(usi, written)| RecordMove {
             usi,
             comment: written.comment,
+            think_ms: None,
         })
         .collect();
     Ok(record)

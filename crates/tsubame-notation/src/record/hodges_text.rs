@@ -41,6 +41,7 @@ pub fn read_hodges_text(text: &str, options: Options) -> Result<Record, RecordEr
         .map(|(usi, written)| RecordMove {
             usi,
             comment: written.comment,
+            think_ms: None,
         })
         .collect();
     Ok(record)

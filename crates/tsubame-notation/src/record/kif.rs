@@ -90,9 +90,12 @@ fn square_text(file: u8, rank: u8) -> Option<String> {
     Some(format!("{f}{r}"))
 }
 
-/// Writes a Tori shogi record as KIF (UTF-8): a header with the date, handicap and players,
-/// the numbered moves (`３三燕(34)`, `同　鷹(45)`, `４四燕打`, `３一燕成(32)`) with `*`
-/// comment lines, and the closing line (`まで41手で先手の勝ち`). Only games from the start
+/// Writes a Tori shogi record as KIF (UTF-8): a header with the event (棋戦, from the
+/// `Event` tag), place (場所, `Site`), start (開始日時: the date with `Time` or `UTCTime`), end
+/// (終了日時: `EndDate`, `EndTime`), clock, handicap and players, the numbered moves (`３三燕(34)`,
+/// `同　鷹(45)`, `４四燕打`, `３一燕成(32)`), each with its time and its player's total where
+/// the record has them (`( 0:03/00:00:07)`), with `*` comment lines, and the closing line
+/// (`まで41手で先手の勝ち`). Only games from the start
 /// position of their options can be written.
 pub fn write_kif(record: &Record) -> Result<String, RecordError> {
     if record.variant().name != tori::spec().name {
@@ -131,8 +134,26 @@ pub fn write_kif(record: &Record) -> Result<String, RecordError> {
     let mut out = String::new();
     out.push_str("#KIF version=2.0 encoding=UTF-8\n");
     out.push_str("#禽将棋\n");
+    let tag = |name: &str| {
+        record
+            .extra_tag(name)
+            .filter(|v| !v.is_empty() && *v != "?")
+    };
+    if let Some(event) = tag("Event") {
+        out.push_str(&format!("棋戦：{event}\n"));
+    }
+    if let Some(site) = tag("Site") {
+        out.push_str(&format!("場所：{site}\n"));
+    }
     if let Some(date) = &record.date {
-        out.push_str(&format!("開始日時：{}\n", date.replace('.', "/")));
+        let time = tag("Time").or_else(|| tag("UTCTime"));
+        out.push_str(&format!("開始日時：{}\n", kif_date_time(date, time)));
+    }
+    if let Some(date) = tag("EndDate") {
+        out.push_str(&format!(
+            "終了日時：{}\n",
+            kif_date_time(date, tag("EndTime"))
+        ));
     }
     if let Some(control) = &record.time_control {
         out.push_str(&format!("持ち時間：{}\n", kif_time_control(control)));
@@ -150,6 +171,7 @@ pub fn write_kif(record: &Record) -> Result<String, RecordError> {
     out.push_str(MOVES_HEADER);
     out.push('\n');
     let mut previous_to = None;
+    let mut totals = [0u64; 2];
     for (index, step) in replay.steps.iter().enumerate() {
         let position = tsubame_rules::Position::from_sfen(
             tori::tables(),
@@ -163,7 +185,22 @@ pub fn write_kif(record: &Record) -> Result<String, RecordError> {
         let text = write_kif_move(&position, mv, previous_to)
             .ok_or_else(|| unsupported("KIF squares go up to 9"))?;
         previous_to = Some(mv.to());
-        out.push_str(&format!("{:>4} {text}\n", index + 1));
+        match record.moves.get(index).and_then(|m| m.think_ms) {
+            Some(think) => {
+                // Each player's total so far beside the move's own time, as KIF writes them.
+                let total = &mut totals[index % 2];
+                *total += think;
+                let pad = 14usize.saturating_sub(display_width(&text));
+                out.push_str(&format!(
+                    "{:>4} {text}{} ({}/{})\n",
+                    index + 1,
+                    " ".repeat(pad),
+                    minutes_seconds(think),
+                    hours_minutes_seconds(*total)
+                ));
+            }
+            None => out.push_str(&format!("{:>4} {text}\n", index + 1)),
+        }
         if let Some(comment) = record.moves.get(index).and_then(|m| m.comment.as_ref()) {
             out.push_str(&format!("*{comment}\n"));
         }
@@ -264,8 +301,9 @@ fn decode(bytes: &[u8]) -> Result<String, RecordError> {
 }
 
 /// Reads a Tori shogi KIF record, UTF-8 or Shift-JIS. Header lines (`開始日時`, `手合割`,
-/// `先手`, `後手`) fill the record; `*` lines are comments; the times after a move are
-/// skipped. Every move is replayed through the rules, and an error names its line.
+/// `先手`, `後手`, and `棋戦`, `場所`, `終了日時` as the tags `Event`, `Site`, `EndDate` and
+/// `EndTime`; a start's time of day as `Time`) fill the record; `*` lines are comments; the
+/// time after a move is its [`RecordMove::think_ms`](super::RecordMove::think_ms). Every move is replayed through the rules, and an error names its line.
 ///
 /// ```
 /// use tsubame_notation::record::read_kif;
@@ -287,6 +325,10 @@ pub fn read_kif_with(bytes: &[u8], rules: Option<&Options>) -> Result<Record, Re
     let mut record_fields: Vec<(&str, String)> = Vec::new();
     let mut game_comment: Option<String> = None;
     let mut moves: Vec<WrittenMove> = Vec::new();
+    // Each move's 消費時間, where written.
+    let mut thinks: Vec<Option<u64>> = Vec::new();
+    // 棋戦, 場所, the start's time of day and the end: kept as the record's other tags.
+    let mut tags: Vec<(String, String)> = Vec::new();
     let mut in_moves = false;
     let mut previous_to: Option<String> = None;
     let mut ending: Option<(EndReason, usize)> = None;
@@ -351,7 +393,22 @@ pub fn read_kif_with(bytes: &[u8], rules: Option<&Options>) -> Result<Record, Re
                         RecordError::at(number, 0, RecordErrorKind::BadOption(e.to_string()))
                     })?;
                 }
-                "開始日時" => record_fields.push(("date", value.replace('/', "."))),
+                "開始日時" => {
+                    let (day, time) = split_date_time(&value);
+                    record_fields.push(("date", day));
+                    if let Some(time) = time {
+                        tags.push(("Time".into(), time));
+                    }
+                }
+                "終了日時" => {
+                    let (day, time) = split_date_time(&value);
+                    tags.push(("EndDate".into(), day));
+                    if let Some(time) = time {
+                        tags.push(("EndTime".into(), time));
+                    }
+                }
+                "棋戦" => tags.push(("Event".into(), value)),
+                "場所" => tags.push(("Site".into(), value)),
                 "持ち時間" => record_fields.push(("time_control", time_control_of_kif(&value))),
                 "先手" | "下手" => record_fields.push(("sente", value)),
                 "後手" | "上手" => record_fields.push(("gote", value)),
@@ -385,9 +442,11 @@ pub fn read_kif_with(bytes: &[u8], rules: Option<&Options>) -> Result<Record, Re
             column,
             comment: None,
         });
+        thinks.push(think_ms_of(full));
     }
     let options = super::with_rules(options, rules, 1)?;
     let mut record = Record::new(options);
+    record.extra_tags = tags;
     for (field, value) in record_fields {
         match field {
             "date" => record.date = Some(value),
@@ -403,9 +462,11 @@ pub fn read_kif_with(bytes: &[u8], rules: Option<&Options>) -> Result<Record, Re
         .usi
         .into_iter()
         .zip(moves)
-        .map(|(usi, written)| RecordMove {
+        .zip(thinks)
+        .map(|((usi, written), think_ms)| RecordMove {
             usi,
             comment: written.comment,
+            think_ms,
         })
         .collect();
     let outcome = resolved.replay.outcome;
@@ -593,4 +654,62 @@ fn kif_move_to_usi(
     }
     *previous_to = Some(to);
     Ok(usi)
+}
+
+/// A KIF date and time (`2026/11/30 19:05:00`) as a record's day (`2026.11.30`) and the time
+/// of day, where written.
+fn split_date_time(value: &str) -> (String, Option<String>) {
+    let mut parts = value.split_whitespace();
+    let day = parts.next().unwrap_or("").replace('/', ".");
+    let time = parts
+        .next()
+        .filter(|t| t.chars().all(|c| c.is_ascii_digit() || c == ':'))
+        .map(str::to_string);
+    (day, time)
+}
+
+/// A record's day and time of day as KIF writes them: `2026/11/30 19:05:00`.
+fn kif_date_time(day: &str, time: Option<&str>) -> String {
+    let day = day.replace('.', "/");
+    match time {
+        Some(time) => format!("{day} {time}"),
+        None => day,
+    }
+}
+
+/// The time a KIF move line gives its move (`( 0:03/00:00:07)`: three seconds), if any.
+fn think_ms_of(line: &str) -> Option<u64> {
+    let open = line.rfind('(')?;
+    let inside = line.get(open + 1..)?.split(')').next()?;
+    let (own, _total) = inside.split_once('/')?;
+    let mut seconds = 0u64;
+    for part in own.trim().split(':') {
+        seconds = seconds
+            .checked_mul(60)?
+            .checked_add(part.trim().parse().ok()?)?;
+    }
+    seconds.checked_mul(1000)
+}
+
+/// A move's time as KIF writes it: ` 0:03`, `12:40` (minutes and seconds, rounded down).
+fn minutes_seconds(ms: u64) -> String {
+    let seconds = ms / 1000;
+    format!("{:>2}:{:02}", seconds / 60, seconds % 60)
+}
+
+/// A player's total time as KIF writes it: `00:01:07`.
+fn hours_minutes_seconds(ms: u64) -> String {
+    let seconds = ms / 1000;
+    format!(
+        "{:02}:{:02}:{:02}",
+        seconds / 3600,
+        seconds / 60 % 60,
+        seconds % 60
+    )
+}
+
+/// The width of a move's text in columns, full-width characters counting two, so that the
+/// times line up.
+fn display_width(text: &str) -> usize {
+    text.chars().map(|c| if c.is_ascii() { 1 } else { 2 }).sum()
 }

@@ -219,6 +219,9 @@ pub struct RecordMove {
     pub usi: String,
     /// The comment written after the move.
     pub comment: Option<String>,
+    /// How long its player thought over it, in milliseconds, where the record says (KIF's
+    /// 消費時間 column).
+    pub think_ms: Option<u64>,
 }
 
 /// A game record: what is known about a game, and its moves.
@@ -381,6 +384,7 @@ pub fn hodges_line(options: &Options, sfen: &str, moves: &[String]) -> Vec<Strin
         record.moves.push(RecordMove {
             usi: usi.clone(),
             comment: None,
+            think_ms: None,
         });
         match record.replay() {
             Ok(replay) => {

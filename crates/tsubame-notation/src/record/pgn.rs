@@ -291,6 +291,7 @@ fn read_pgn_lines(
         .map(|(usi, written)| RecordMove {
             usi,
             comment: written.comment,
+            think_ms: None,
         })
         .collect();
     Ok(record)
