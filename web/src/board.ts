@@ -11,6 +11,9 @@ import { BoardKeys } from './boardkeys';
 import { title, variantInfo } from './util';
 import { lang, pieceName, t } from './i18n';
 
+/** The width of the column of bars and tools beside the board, with its gap (style.css). */
+const BESIDE_COLUMN = 236;
+
 export class Board {
   /** Plays a move the player chose: USI text. */
   onMove: (usi: string) => void;
@@ -32,8 +35,12 @@ export class Board {
    * across the board above, the one at the bottom below, as over a real board. */
   topBar: HTMLElement;
   bottomBar: HTMLElement;
-  /** Flip, zoom and fit, under the board. */
+  /** Flip, zoom and fit, under the board (or beside it, see `layout`). */
   tools: HTMLElement;
+  /** Where the board was last touched, as fractions of its width and height from its top left. */
+  touched: { x: number, y: number } | null = null;
+  /** The tools' height as a row under the board, with its gap. */
+  toolsHeight = 34;
   onWindowResize: () => void;
   onEscape: (event: KeyboardEvent) => void;
   premoveFor: string | null = null;
@@ -65,10 +72,10 @@ export class Board {
     this.groundVariant = null;
     this.root = el('div', { class: 'board-area' });
     this.boardNode = el('div', { class: 'board' });
-    this.topHand = el('div', { class: 'hand' });
-    this.bottomHand = el('div', { class: 'hand' });
+    this.topHand = el('div', { class: 'hand top-hand' });
+    this.bottomHand = el('div', { class: 'hand bottom-hand' });
     this.zoomInput = <HTMLInputElement>el('input', { type: 'range', min: 20, max: 72, class: 'zoom', 'aria-label': t('board.zoom-label'),
-      oninput: (e) => { this.zoom = Number(e.target.value); this.resize(); } });
+      oninput: (e) => this.zoomTo(Number(e.target.value)) });
     // The piece inspector: touching any piece (either side's, on the board or in hand) shows
     // its name and how it moves.
     this.inspector = el('section', { class: 'inspector', hidden: true, 'aria-label': t('board.piece-card') });
@@ -83,11 +90,15 @@ export class Board {
         el('label', { class: 'zoom' }, t('board.zoom'), this.zoomInput),
         // Back to the size that fits the window, after zooming in to read a big board.
         el('button', { class: 'secondary small', 'data-action': 'fit', title: t('board.fit-title'),
-          onclick: () => { this.zoom = null; this.resize(); } }, t('board.fit'))),
+          onclick: () => this.zoomTo(null) }, t('board.fit'))),
       this.inspector);
     for (const node of [this.boardNode, this.topHand, this.bottomHand]) {
       node.addEventListener('pointerdown', (event) => this.inspectAt(event));
     }
+    this.boardNode.addEventListener('pointerdown', (event) => {
+      const board = this.boardNode.getBoundingClientRect();
+      this.touched = { x: (event.clientX - board.left) / board.width, y: (event.clientY - board.top) / board.height };
+    });
     this.onWindowResize = () => this.resize();
     window.addEventListener('resize', this.onWindowResize);
     this.onEscape = (event: KeyboardEvent) => { if (event.key === 'Escape') this.closeInspector(); };
@@ -119,31 +130,76 @@ export class Board {
     this.render();
   }
 
-  /** The side length of a square in pixels: the zoom chosen, or the largest with which the
-   * board and both hands fit the window, in width and in height, beside the side panel when
-   * the window is wide enough for it to stand beside the board. */
-  squareSize() {
-    if (this.zoom) return this.zoom;
+  /** How the board stands in the window: the side length of a square in pixels (the zoom
+   * chosen, or the largest with which the board and its hands fit the window, in width and in
+   * height, beside the side panel when the window is wide enough for it), and whether the
+   * players' bars and the tools stand in a column beside the board rather than above and below
+   * it: they do on a wide window where that makes the squares larger (a Wa or Tenjiku board,
+   * whose height is the window's; any board on a phone held sideways), as the clocks stand
+   * beside the board on lishogi. */
+  layout(): { size: number, beside: boolean } {
     const { files, ranks } = this.position;
     const hands = (this.handRoles || []).length > 0;
     const header = document.querySelector<HTMLElement>('.top')?.offsetHeight || 40;
-    // The players' bars, when a page fills them, and the tools, with the gaps beside them.
-    const bars = [this.topBar, this.bottomBar, this.tools].reduce((sum, bar) => sum + (bar.offsetHeight ? bar.offsetHeight + 7 : 0), 0);
-    // Page padding, the frame's padding and coordinates, the hands' padding and gaps.
-    const fixedHeight = header + bars + 24 + 28 + (hands ? 2 * 6 + 2 * 7 : 0);
-    // Squares are 12/11 as tall as wide; a hand is 0.9 of a square's height.
-    const heightInSquares = (ranks + (hands ? 1.8 : 0)) * 12 / 11;
-    const fromHeight = (window.innerHeight - fixedHeight) / heightInSquares;
+    // The players' bars, when a page fills them, with the gaps beside them. The tools are a
+    // row when below the board: measured then, assumed before.
+    const barHeight = (bar: HTMLElement) => (bar.offsetHeight ? bar.offsetHeight + 7 : 0);
+    if (!this.root.classList.contains('beside') && this.tools.offsetParent) this.toolsHeight = barHeight(this.tools);
+    const bars = barHeight(this.topBar) + barHeight(this.bottomBar) + this.toolsHeight;
+    // The hands' padding and gaps; the page's padding with the frame's padding and coordinates,
+    // both a little narrower beside (style.css).
+    const handsHeight = hands ? 2 * 6 + 2 * 7 : 0;
+    const heightInSquares = (ranks + (hands ? 1.8 : 0)) * this.squareRatio();
     const sidePanel = window.innerWidth >= 900 ? 300 : 0;
-    const fromWidth = (window.innerWidth - 24 - 34 - sidePanel) / files;
-    return Math.max(14, Math.min(72, Math.floor(Math.min(fromHeight, fromWidth))));
+    const fit = (fixedHeight: number, fixedWidth: number) => {
+      const fromHeight = (window.innerHeight - fixedHeight) / heightInSquares;
+      const fromWidth = (window.innerWidth - 24 - 34 - sidePanel - fixedWidth) / files;
+      return Math.max(14, Math.min(72, Math.floor(Math.min(fromHeight, fromWidth))));
+    };
+    const stacked = fit(header + bars + 24 + 28 + handsHeight, 0);
+    // Beside on a wide window, or a phone held sideways (the side panel then below).
+    const besideSize = sidePanel || window.innerWidth > window.innerHeight
+      ? fit(header + 16 + 24 + handsHeight, BESIDE_COLUMN) : 0;
+    const beside = besideSize > stacked;
+    return { size: this.zoom || (beside ? besideSize : stacked), beside };
+  }
+
+  /** How much taller than wide a square is: a little, as on a real board (11:12), but square
+   * on the big boards, whose height is what the window lacks. */
+  squareRatio() {
+    return this.position.ranks >= 12 ? 1 : 12 / 11;
+  }
+
+  /** Zooms to squares of `size` pixels (none: the size that fits), keeping in view the place
+   * of the board last touched, where it was on the screen (the middle of what is seen, before
+   * any touch): a player zooms in to read the corner they look at. */
+  zoomTo(size: number | null) {
+    const before = this.boardNode.getBoundingClientRect();
+    const seen = {
+      x: (Math.max(0, before.left) + Math.min(window.innerWidth, before.right)) / 2,
+      y: (Math.max(0, before.top) + Math.min(window.innerHeight, before.bottom)) / 2,
+    };
+    const point = this.touched || { x: (seen.x - before.left) / before.width, y: (seen.y - before.top) / before.height };
+    // A touched place scrolled out of sight since is brought back to the window's edge.
+    const within = (value: number, length: number) => Math.min(Math.max(value, 24), length - 24);
+    const at = this.touched ? {
+      x: within(before.left + point.x * before.width, window.innerWidth),
+      y: within(before.top + point.y * before.height, window.innerHeight),
+    } : seen;
+    this.zoom = size;
+    this.resize();
+    const after = this.boardNode.getBoundingClientRect();
+    this.root.scrollLeft += after.left + point.x * after.width - at.x;
+    window.scrollBy(0, after.top + point.y * after.height - at.y);
   }
 
   resize() {
     if (!this.position) return;
-    const size = this.squareSize();
+    const { size, beside } = this.layout();
     this.zoomInput.value = String(size);
+    this.root.classList.toggle('beside', beside);
     this.root.style.setProperty('--sq', `${size}px`);
+    this.root.style.setProperty('--sq-h', `${Math.round(size * this.squareRatio() * 100) / 100}px`);
   }
 
   /** Sets up the piece kinds of the variant: role names, hand order and label styles. */

@@ -5,7 +5,9 @@
 
 import { api } from './api';
 import { el } from './dom';
-import { computerLevel } from './levels';
+import { clockFields } from './clockform';
+import { computerLevel, levelOptions, rememberComputerLevel } from './levels';
+import { optionFields } from './options';
 import { roleClass, ensurePieceStyles } from './pieces';
 import { app } from './prefs';
 import { parseSfen, squareName } from './sfen.js';
@@ -14,6 +16,9 @@ import type { RoleInfo, Side, VariantInfo } from './types';
 import { gameTitle, pieceName, sideName, t, tn } from './i18n';
 
 interface Cell { code: string; color: Side }
+
+/** The width of the rank letters beside the editor's board (style.css). */
+const RANKS_WIDTH = 18;
 
 interface Setup {
   /** Rows from rank a, each from the highest file (sente's left) to file 1. */
@@ -138,7 +143,9 @@ export function editorPage(variantName?: string) {
 
   const variantSelect = el('select', { name: 'variant', 'aria-label': t('editor.game') },
     store.variants.filter((v) => v.available).map((v) => el('option', { value: v.name, selected: v.name === variant.name }, gameTitle(v))));
-  const optionsInput = el('input', { name: 'options', value: options, placeholder: t('editor.options-placeholder'), size: 22, 'aria-label': t('editor.rule-options') });
+  // The rule options as the lobby offers them, each a choice in words; the position's options
+  // text names those that differ from the game's defaults.
+  const optionBox = el('div', { class: 'editor-options', 'data-editor-options': '' });
   const turnSelect = el('select', { name: 'turn', 'aria-label': t('editor.side-to-move') },
     el('option', { value: 'sente' }, t('editor.sente-to-move')), el('option', { value: 'gote' }, t('editor.gote-to-move')));
   const boardHost = el('div', { class: 'editor-board-host' });
@@ -154,6 +161,13 @@ export function editorPage(variantName?: string) {
   const error = el('div', { class: 'error', 'data-editor-error': '' });
   const fenRow = el('div', { class: 'editor-out' }, el('label', {}, 'FEN'), fenBox,
     el('button', { type: 'button', class: 'secondary small', 'data-editor-copy': 'fen', onclick: () => copy(fenBox, 'FEN') }, t('editor.copy')));
+  // The game from this position: the computer's level, the player's side and the clock.
+  const levelSelect = el('select', { name: 'level', 'aria-label': t('editor.level') }) as HTMLSelectElement;
+  const sideSelect = el('select', { name: 'side', 'aria-label': t('editor.you-play') },
+    el('option', { value: 'to-move' }, t('editor.you-play-to-move')),
+    el('option', { value: 'other' }, t('editor.you-play-other'))) as HTMLSelectElement;
+  const clock = clockFields();
+  clock.kind.value = 'unlimited';
   const actionButtons = [
     el('button', { type: 'button', 'data-editor-action': 'computer', onclick: () => start('engine') }, t('editor.play-computer')),
     el('button', { type: 'button', 'data-editor-action': 'friend', onclick: () => start('human') }, t('editor.play-friend')),
@@ -161,7 +175,7 @@ export function editorPage(variantName?: string) {
   ];
 
   function cellSize() {
-    return Math.max(20, Math.min(56, Math.floor(Math.min(520, window.innerWidth - 32) / variant.files)));
+    return Math.max(20, Math.min(56, Math.floor(Math.min(520, window.innerWidth - 32 - RANKS_WIDTH) / variant.files)));
   }
 
   function pieceNode(cell: Cell) {
@@ -172,6 +186,29 @@ export function editorPage(variantName?: string) {
   function nameOf(cell: Cell) {
     const role = variant.roles.find((r) => r.sfen === cell.code);
     return t('editor.side-piece', { side: sideName(cell.color), piece: role ? pieceName(role) : cell.code });
+  }
+
+  /** Shows the game's rule options, as the options text chose them. */
+  function showOptions() {
+    optionFields(variant.name, optionBox);
+    const chosen = new Map<string, string>(options.split(',').map((pair) => {
+      const [name, value = ''] = pair.split('=').map((part) => part.trim());
+      return [name, value];
+    }));
+    for (const field of optionBox.querySelectorAll<HTMLInputElement | HTMLSelectElement>('[data-option]')) {
+      const value = chosen.get(field.dataset.option);
+      if (value !== undefined) field.value = field.tagName === 'INPUT' && value === field.dataset.none ? '' : value;
+    }
+    levelSelect.replaceChildren(...levelOptions(Number(levelSelect.value) || computerLevel(), '', variant.name));
+  }
+
+  /** The options chosen that differ from the game's defaults, as text: `drops=off`. */
+  function optionsText(): string {
+    return [...optionBox.querySelectorAll<HTMLInputElement | HTMLSelectElement>('[data-option]')].map((field) => {
+      const option = variant.options.find((o) => o.name === field.dataset.option);
+      const value = field.tagName === 'INPUT' && field.value.trim() === '' ? field.dataset.none : field.value.trim();
+      return value && value !== option?.values[0] ? `${field.dataset.option}=${value}` : null;
+    }).filter(Boolean).join(',');
   }
 
   function renderBoard() {
@@ -186,9 +223,16 @@ export function editorPage(variantName?: string) {
         onclick: () => place(r, c), oncontextmenu: (event: Event) => { event.preventDefault(); put(r, c, null); } },
       piece ? pieceNode(piece) : null));
     }));
-    keepFocus(boardHost, () => boardHost.replaceChildren(grid));
+    // Files over the board and ranks beside it, as on the game's board.
+    const files = el('div', { class: 'editor-files', 'aria-hidden': 'true' },
+      Array.from({ length: variant.files }, (_, i) => el('span', {}, String(variant.files - i))));
+    const ranks = el('div', { class: 'editor-ranks', 'aria-hidden': 'true' },
+      Array.from({ length: variant.ranks }, (_, r) => el('span', {}, squareName(1, r).replace(/^\d+/, ''))));
+    const frame = el('div', { class: 'editor-frame', style: `--cell:${cell}px; --files:${variant.files}; --ranks:${variant.ranks}` },
+      files, grid, ranks);
+    keepFocus(boardHost, () => boardHost.replaceChildren(frame));
     // The hands and the palette wrap to the board's width, so the side panel fits beside it.
-    editorMain.style.width = `${Math.max(variant.files * cell + 4, Math.min(340, window.innerWidth - 24))}px`;
+    editorMain.style.width = `${Math.max(variant.files * cell + 4 + RANKS_WIDTH, Math.min(340, window.innerWidth - 24))}px`;
   }
 
   function renderHand(node: HTMLElement, color: Side) {
@@ -322,13 +366,16 @@ export function editorPage(variantName?: string) {
   }
 
   /** A game from this position: against the computer, or with an invite link for a friend;
-   * the player takes the side to move. */
+   * the player takes the side chosen (the side to move, or the other), on the clock chosen. */
   async function start(opponent: 'engine' | 'human') {
     if (!checked?.playable || !checked.sfen) return;
     error.textContent = '';
+    const other: Side = setup.turn === 'sente' ? 'gote' : 'sente';
+    const level = Number(levelSelect.value);
+    if (opponent === 'engine') rememberComputerLevel(level);
     try {
       const grant = await api('/api/games', { variant: variant.name, options, sfen: checked.sfen, opponent,
-        level: computerLevel(), side: setup.turn });
+        level, side: sideSelect.value === 'other' ? other : setup.turn, clock: clock.value() });
       localStorage.setItem(`tsubame.token.${grant.game_id}`, grant.token);
       if (grant.invite) localStorage.setItem(`tsubame.invite.${grant.game_id}`, grant.invite);
       navigate(`/game/${grant.game_id}`);
@@ -347,7 +394,7 @@ export function editorPage(variantName?: string) {
   function switchGame(name: string) {
     variant = store.variants.find((v) => v.name === name) || variant;
     options = '';
-    optionsInput.value = '';
+    showOptions();
     setup = setupOf(variant, variant.start_sfen);
     tool = { code: variant.roles.find((r) => !r.royal)?.sfen || variant.roles[0].sfen, color: paletteSide };
     renderPalette();
@@ -355,7 +402,7 @@ export function editorPage(variantName?: string) {
   }
 
   variantSelect.addEventListener('change', () => switchGame(variantSelect.value));
-  optionsInput.addEventListener('change', () => { options = optionsInput.value.trim(); changed(); });
+  optionBox.addEventListener('change', () => { options = optionsText(); changed(); });
   turnSelect.addEventListener('change', () => { setup.turn = turnSelect.value === 'gote' ? 'gote' : 'sente'; changed(); });
   const startPosition = () => { setup = setupOf(variant, variant.start_sfen); render(); };
   // Cleared, the board keeps its royal pieces where they start: every game needs them.
@@ -372,12 +419,16 @@ export function editorPage(variantName?: string) {
     el('div', { class: 'side-area' },
       el('section', { class: 'panel' }, el('h2', {}, t('editor.heading')),
         el('p', { class: 'help' }, t('editor.help')),
-        el('div', { class: 'row' }, el('label', {}, `${t('editor.game')} `, variantSelect), el('label', {}, `${t('editor.options')} `, optionsInput)),
+        el('div', { class: 'row' }, el('label', {}, `${t('editor.game')} `, variantSelect)),
+        el('details', { class: 'editor-rules', open: options ? true : undefined }, el('summary', {}, t('editor.rule-options')), optionBox),
         el('div', { class: 'row' }, turnSelect,
           el('button', { type: 'button', class: 'secondary small', 'data-editor-reset': 'start', onclick: startPosition }, t('editor.start-position')),
           el('button', { type: 'button', class: 'secondary small', 'data-editor-reset': 'clear', onclick: clearBoard }, t('editor.clear-board'))),
         status),
       el('section', { class: 'panel' }, el('h2', {}, t('editor.from-position')),
+        el('div', { class: 'row editor-game' }, el('label', {}, `${t('editor.level')} `, levelSelect),
+          el('label', {}, `${t('editor.you-play')} `, sideSelect)),
+        clock.row, clock.help,
         el('div', { class: 'row' }, actionButtons), error,
         el('div', { class: 'editor-out' }, el('label', {}, 'SFEN'), sfenBox,
           el('button', { type: 'button', class: 'secondary small', 'data-editor-copy': 'sfen', onclick: () => copy(sfenBox, 'SFEN') }, t('editor.copy'))),
@@ -386,6 +437,8 @@ export function editorPage(variantName?: string) {
           el('button', { type: 'button', class: 'secondary small', 'data-editor-copy': 'link', onclick: () => copy(linkBox, t('editor.link')) }, t('editor.copy'))),
         copied))));
   editorMain.append(topHand, boardHost, bottomHand, palette);
+  showOptions();
+  clock.show();
   renderPalette();
   render();
   const onResize = () => renderBoard();

@@ -39,16 +39,31 @@ export function positionForm({ title, withMoves, submit }) {
 }
 
 export function importPage() {
-  const board = new Board({ onMove: () => {} });
+  const board = new Board({ onMove: () => {}, onFlip: () => showPlayers() });
   const moveBox = el('div', { class: 'panel' });
   const exportBox = el('div');
   const analysisBox = el('div', { class: 'panel' });
   let analysedRecord = null;
   let record = null;
+  /** What the imported record says of its game: players, day, clock (none for a pasted line). */
+  let tags = null;
   let ply = 0;
   /** The analysis's mark of each move, by ply, once the game has been analysed. */
   let marks = new Map<number, string>();
+  /** The imported game's players over and under the board, as in a game, where it names them. */
+  function showPlayers() {
+    const known = (v) => (v && !/^[?.]+$/.test(v) ? v : null);
+    // The day and the clock once, over the board.
+    const bar = (side: 'sente' | 'gote', top: boolean) => (known(tags?.[side])
+      ? [el('div', { class: 'clock', 'data-import-player': side },
+        el('div', { class: 'p who' }, `${side === 'sente' ? '☗' : '☖'} ${known(tags[side])}`),
+        el('div', { class: 'p sub' }, top ? [known(tags.date), known(tags.time_control)].filter(Boolean).join(' · ') : ''))]
+      : []);
+    board.topBar.replaceChildren(...bar(board.flipped ? 'sente' : 'gote', true));
+    board.bottomBar.replaceChildren(...bar(board.flipped ? 'gote' : 'sente', false));
+  }
   function show() {
+    showPlayers();
     board.setState({ variant: record.variant, sfen: record.positions[ply], interactive: false,
       lastMove: ply > 0 ? record.usi[ply - 1] : null, check: record.checks[ply] });
     const moves = record.hodges.map((h, i) => ({ ply: i + 1, hodges: h, usi: record.usi[i],
@@ -73,6 +88,7 @@ export function importPage() {
   }
   const form = positionForm({ title: t('import.set-up-sfen'), withMoves: true, submit: async (request) => {
     record = await api('/api/replay', request);
+    tags = null;
     marks = new Map();
     ply = record.usi.length;
     show();
@@ -91,6 +107,7 @@ export function importPage() {
   let imported = [];
   const showImported = (index) => {
     record = imported[index];
+    tags = record.tags ?? null;
     marks = new Map();
     ply = record.usi.length;
     show();

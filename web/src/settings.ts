@@ -71,8 +71,14 @@ export function settingsPage() {
   const games = el('section', { class: 'panel settings-section', 'data-settings': 'games' },
     el('h2', {}, t('settings.games-heading')),
     el('p', { class: 'help' }, t('settings.games-help')),
-    el('a', { class: 'button', href: '/api/account/games/download', download: `tsubame-${name}-games.txt`, 'data-action': 'download-games' },
-      t('settings.download-games')));
+    el('div', { class: 'actions' },
+      el('a', { class: 'button', href: '/api/account/games/download', download: `tsubame-${name}-games.txt`, 'data-action': 'download-games' },
+        t('settings.download-games')),
+      // The Tori games in the formats other programs read: KIF (with each move's time) and PGN.
+      el('a', { class: 'button secondary', href: '/api/account/games/download?format=kif', download: `tsubame-${name}-games.kif`,
+        'data-action': 'download-kif' }, t('settings.download-kif')),
+      el('a', { class: 'button secondary', href: '/api/account/games/download?format=pgn', download: `tsubame-${name}-games.pgn`,
+        'data-action': 'download-pgn' }, t('settings.download-pgn'))));
 
   const deletion = passwordField('password', t('account.password'), 'current-password');
   const deleteButton = el('button', { type: 'submit', class: 'danger', 'data-action': 'delete-account' }, t('settings.delete-account')) as HTMLButtonElement;

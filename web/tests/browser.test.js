@@ -425,7 +425,9 @@ test('The top bar is one row once logged in, with games waiting, in English and 
   // A game against the computer waits for the player's move.
   await postAs(cookie, '/api/games', { variant: 'tenjiku', opponent: 'engine', level: 1, side: 'sente' });
   for (const lang of ['en', 'ja']) {
-    for (const [width, height, most] of [[1366, 850, 52], [390, 844, 56]]) {
+    // A laptop, a phone, the phone held sideways and a tablet: the pages fold behind the menu
+    // wherever they would not fit beside the name and the switches.
+    for (const [width, height, most] of [[1366, 850, 52], [390, 844, 56], [844, 390, 56], [1024, 768, 56]]) {
       const page = await otherPersonPage(width, height);
       await page.context().addCookies([{ name: cookie.split('=')[0], value: cookie.split('=')[1], url: base }]);
       await page.goto(`${base}/`);
@@ -435,7 +437,14 @@ test('The top bar is one row once logged in, with games waiting, in English and 
       const bar = await page.locator('header.top').boundingBox();
       assert.ok(bar.height <= most, `${lang} ${width}: the top bar is ${bar.height} px tall`);
       assert.equal(await page.evaluate(() => document.documentElement.scrollWidth), width);
-      if (width > 760) {
+      // Nothing in the bar lies over anything else.
+      const parts = await page.evaluate(() => ['.brand', '#account', '#menu-button', '.top nav', '#display-button']
+        .map((selector) => document.querySelector(selector).getBoundingClientRect())
+        .filter((r) => r.width > 0 && r.bottom <= 60).map((r) => [r.left, r.right]));
+      for (const [i, a] of parts.entries()) {
+        for (const b of parts.slice(i + 1)) assert.ok(a[1] <= b[0] || b[1] <= a[0], `${lang} ${width}: ${JSON.stringify(parts)}`);
+      }
+      if (width > 1080) {
         // The switches open below their button and close again.
         assert.equal(await page.isVisible('#pieces'), false);
         await page.click('#display-button');
@@ -450,7 +459,7 @@ test('The top bar is one row once logged in, with games waiting, in English and 
         await shot(page, `top-bar-menu-${lang}-phone.png`);
         await page.click('#menu-button');
       }
-      await shot(page, `top-bar-${lang}-${width > 760 ? 'laptop' : 'phone'}.png`, { clip: { x: 0, y: 0, width, height: 120 } });
+      await shot(page, `top-bar-${lang}-${width}.png`, { clip: { x: 0, y: 0, width, height: 120 } });
       await page.evaluate(() => localStorage.setItem('tsubame.lang', 'en'));
       await page.close();
     }
@@ -935,8 +944,8 @@ test('Low time shows tenths in red, the tab tells whose move it is, keys replay 
   await page.close();
 });
 
-test('The board and both hands fit the window for every game, on a laptop and a phone', async () => {
-  for (const [width, height, device] of [[1366, 850, 'laptop'], [390, 844, 'phone']]) {
+test('The board and both hands fit the window for every game, on a laptop and a phone, upright and sideways', async () => {
+  for (const [width, height, device] of [[1366, 850, 'laptop'], [390, 844, 'phone'], [844, 390, 'landscape']]) {
     for (const variant of ['tori', 'wa', 'tenjiku']) {
       const grant = await apiGame({ variant, opponent: 'engine', side: 'sente', clock: { kind: 'unlimited' } });
       const page = await newPage(width, height);
@@ -950,16 +959,42 @@ test('The board and both hands fit the window for every game, on a laptop and a 
         };
         return { board: box('.board-wrap'), top: box('.board-area > .hand', 0), bottom: box('.board-area > .hand', 1),
           square: document.querySelector('.board sq').getBoundingClientRect().width,
+          // The squares' pitch: the board's width over its files (the lines are shared).
+          pitch: document.querySelector('.board').getBoundingClientRect().width
+            / Number(getComputedStyle(document.querySelector('.board')).getPropertyValue('--files')),
+          beside: document.querySelector('.board-area').classList.contains('beside'),
+          bars: [...document.querySelectorAll('.board-area > .player-bar')].map((bar) => {
+            const r = bar.getBoundingClientRect();
+            return { top: r.top, bottom: r.bottom, left: r.left, name: bar.querySelector('.who').scrollWidth <= bar.querySelector('.who').clientWidth };
+          }),
           page: document.documentElement.scrollWidth };
       });
       const where = `${variant} on a ${device}: ${JSON.stringify(boxes)}`;
       const lowest = boxes.bottom ? boxes.bottom.bottom : boxes.board.bottom;
-      assert.ok(lowest <= height, `below the fold: ${where}`);
+      // Sideways, Tenjiku's 16 ranks are zoomed into: the board may be taller than a phone.
+      if (!(device === 'landscape' && variant === 'tenjiku')) assert.ok(lowest <= height, `below the fold: ${where}`);
       assert.ok(boxes.board.right <= width, `wider than the window: ${where}`);
       assert.ok(boxes.page <= width, `the page scrolls sideways: ${where}`);
       assert.equal(Boolean(boxes.top && boxes.bottom), variant !== 'tenjiku', where);
       // Room is used: Tori's board on a laptop is not a small island in an empty screen.
       if (variant === 'tori' && device === 'laptop') assert.ok(boxes.square >= 64, where);
+      // A big board takes the laptop's height, its players' bars beside it, each name whole and
+      // the bars within the window; Tenjiku's squares are 48 px or more.
+      if (variant !== 'tori' && device === 'laptop') {
+        assert.ok(boxes.beside, where);
+        for (const bar of boxes.bars) {
+          assert.ok(bar.left >= boxes.board.right && bar.bottom <= height && bar.name, where);
+        }
+        assert.ok(boxes.bars[0].top < boxes.bars[1].top, where);
+      }
+      if (variant === 'tenjiku' && device === 'laptop') assert.ok(boxes.pitch >= 48, where);
+      if (variant === 'wa' && device === 'laptop') assert.ok(boxes.pitch >= 50, where);
+      if (device === 'phone') assert.ok(!boxes.beside, where);
+      // A phone held sideways: the bars beside the board, which has the height.
+      if (device === 'landscape') {
+        assert.ok(boxes.beside, where);
+        if (variant === 'tori') assert.ok(boxes.pitch >= 28, where);
+      }
       await shot(page, `fit-${variant}-${device}.png`);
       await page.close();
     }
@@ -1301,6 +1336,10 @@ test('Account settings: change the password, download every game, log out everyw
   const text = readFileSync(await download.path(), 'utf8');
   assert.match(text, new RegExp(`\\[Sente "${name}"\\]`));
   assert.match(text, /\[Reason "resignation"\]/);
+  // The Tori games as KIF too, each move with its time.
+  const [kif] = await Promise.all([page.waitForEvent('download'), page.click('[data-action="download-kif"]')]);
+  assert.equal(kif.suggestedFilename(), `tsubame-${name}-games.kif`);
+  assert.match(readFileSync(await kif.path(), 'utf8'), new RegExp(`先手：${name}[\\s\\S]*\\( ?\\d+:\\d\\d/\\d\\d:\\d\\d:\\d\\d\\)`));
   // (Password checks share the login limit of five a minute a name: the test stays within it.)
   // On a phone: logged in with the new password, the page fits, and logging out everywhere
   // logs the laptop out too.
@@ -1460,6 +1499,33 @@ test('TV shows the highest-rated public game being played, and the next one when
   await page.goto(`${base}/`);
   await page.click('[data-tv-link]');
   await page.waitForSelector('[data-tv], [data-tv-none]');
+  await page.close();
+});
+
+test('A player\'s games on a phone: each finished and ongoing game read whole, nothing cut off or scrolled sideways', async () => {
+  const stamp = Date.now() % 100000;
+  const [ann, ben] = [`pg_a_${stamp}_longname`, `pg_b_${stamp}_longname`];
+  const cookies = { [ann]: await signUpFrom(ann, '10.81.0.1'), [ben]: await signUpFrom(ben, '10.81.0.2') };
+  const clock = { kind: 'byoyomi', main_ms: 600000, periods: 1, period_ms: 30000 };
+  for (const variant of ['tori', 'wa']) {
+    const game = await postAs(cookies[ann], '/api/games', { variant, opponent: 'human', public: true, rated: true, clock });
+    await postAs(cookies[ben], `/api/games/${game.game_id}/join`, {});
+    await playPliesAs(cookies, `/game/${game.game_id}`, 4);
+    await postAs(cookies[ben], `/api/games/${game.game_id}/resign`, {});
+  }
+  const ongoing = await postAs(cookies[ann], '/api/games', { variant: 'tenjiku', opponent: 'human', public: true, clock });
+  await postAs(cookies[ben], `/api/games/${ongoing.game_id}/join`, {});
+  const page = await newPage(390, 844);
+  await page.goto(`${base}/@/${ann}`);
+  await page.waitForSelector('[data-finished-games] [data-outcome]');
+  const cells = await page.evaluate(() => [...document.querySelectorAll('.player-games td')].map((td) => {
+    const r = td.getBoundingClientRect();
+    return { left: r.left, right: r.right, text: td.textContent, clipped: td.scrollWidth > td.clientWidth + 1 };
+  }));
+  assert.equal(cells.length, 2 * 6 + 5, JSON.stringify(cells));
+  for (const cell of cells) assert.ok(cell.left >= 0 && cell.right <= 390 && !cell.clipped, JSON.stringify(cell));
+  assert.equal(await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth), false);
+  await shot(page, 'player-games-phone.png', { fullPage: true });
   await page.close();
 });
 
@@ -2147,6 +2213,9 @@ test('Board editor: a position set up by clicking, every problem named, then ana
   const link = await page.inputValue('[data-editor-link]');
   assert.equal(link, `${base}/editor/tori?sfen=${encodeURIComponent(sfen).replace(/%20/g, '+')}`);
   assert.equal(page.url(), link, 'the address follows the position');
+  // Files over the board, ranks beside it.
+  assert.deepEqual(await page.$$eval('.editor-files span', (spans) => spans.map((s) => s.textContent)), ['7', '6', '5', '4', '3', '2', '1']);
+  assert.deepEqual(await page.$$eval('.editor-ranks span', (spans) => spans.map((s) => s.textContent)), ['a', 'b', 'c', 'd', 'e', 'f', 'g']);
   await shot(page, 'editor-playable-laptop.png');
   // A gote swallow checking sente's phoenix: with sente to move that is check; with gote to
   // move it is refused, named.
@@ -2173,6 +2242,11 @@ test('Board editor: a position set up by clicking, every problem named, then ana
   await shot(phone, 'editor-tenjiku-phone.png');
   await phone.goto(`${base}/editor/wa?options=drops%3Doff&sfen=${encodeURIComponent('5k5/11/11/11/11/11/11/11/11/11/5K5 b S 1')}`);
   await phone.waitForSelector('[data-editor-problems] li:has-text("holds pieces in hand, but this game has no drops")');
+  // The options are choices in words, the link's shown chosen; drops on again, the hand is fine.
+  assert.equal(await phone.inputValue('[data-editor-options] [data-option="drops"]'), 'off');
+  await phone.selectOption('[data-editor-options] [data-option="drops"]', 'on');
+  await phone.waitForSelector('[data-editor-status][data-verdict="playable"]');
+  assert.doesNotMatch(await phone.inputValue('[data-editor-link]'), /options=/);
   await phone.close();
   // Analyse: the analysis board opens on the position.
   await page.click('[data-editor-action="analyse"]');
@@ -2186,6 +2260,19 @@ test('Board editor: a position set up by clicking, every problem named, then ana
   await page.waitForFunction((s) => document.querySelector('.board')?.dataset.sfen === s, sfen);
   await page.waitForSelector('[data-clock]:has-text("— you")');
   assert.match(await page.textContent('[data-clock="sente"]'), /— you/);
+  // Or the other side, against level 3, on a clock with an increment.
+  await page.goto(link);
+  await page.waitForSelector('[data-editor-status][data-verdict="playable"]');
+  await page.selectOption('select[name="level"]', '3');
+  await page.selectOption('select[name="side"]', 'other');
+  await page.selectOption('select[name="clock"]', 'fischer');
+  await shot(page, 'editor-game-choice-laptop.png');
+  await page.click('[data-editor-action="computer"]');
+  await page.waitForURL('**/game/**');
+  const chosen = await (await fetch(`${base}/api/games/${new URL(page.url()).pathname.split('/').pop()}`)).json();
+  assert.equal(chosen.sente_name, 'Computer level 3');
+  assert.match(chosen.gote_name, /^Guest-/);
+  assert.equal(chosen.time_control.kind, 'fischer');
   await page.close();
 });
 
@@ -2341,11 +2428,16 @@ test('Import a PGN file of several games, pick one, and download and copy its ex
   await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
   await page.click('[data-copy="kif"]');
   await page.waitForFunction(() => /copied|selected/.test(document.querySelector('[data-export-status]')?.textContent || ''));
-  // A pasted KIF is recognised without naming its format.
-  await page.fill('textarea[name="record"]', first.exports.kif);
+  // A pasted KIF is recognised without naming its format; the players it names stand by the
+  // board, sente below, with the day.
+  const named = `開始日時：2026/11/30 19:05:00\n先手：羽生\n後手：Kawasaki\n${first.exports.kif.replace(/^#.*\n/gm, '')}`;
+  await page.fill('textarea[name="record"]', named);
   await page.click('[data-action="import"]');
   await page.waitForFunction((s) => document.querySelector('.board')?.dataset.sfen === s, first.sfen);
   assert.ok(await page.locator('select[name="game-pick"]').isHidden());
+  assert.match(await page.textContent('[data-bar="bottom"] [data-import-player="sente"]'), /☗ 羽生/);
+  assert.match(await page.textContent('[data-bar="top"] [data-import-player="gote"]'), /☖ Kawasaki.*2026\.11\.30/);
+  await shot(page, 'import-kif-names.png');
   // Garbage is refused with the reader's reason.
   await page.fill('textarea[name="record"]', '[Event "x"]\n1. Zz9 *');
   await page.click('[data-action="import"]');
@@ -2697,9 +2789,14 @@ test('Tenjiku on a phone: zoom in to read the pieces, pan across the board insid
   const sideways = () => page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
   assert.equal(await sideways(), false);
   // Zoomed in, the pieces' letters are large enough to read, and the board pans inside its own
-  // frame: the page itself never scrolls sideways.
+  // frame: the page itself never scrolls sideways. The place last touched (far to the right,
+  // low on the board) stays in view.
+  await page.locator('.board [data-square="3n"]').click({ force: true });
   await page.locator('input.zoom').fill('44');
   await page.waitForFunction(() => document.querySelector('.board [data-square="1a"]').getBoundingClientRect().width >= 43);
+  const touched = await page.locator('.board [data-square="3n"]').boundingBox();
+  assert.ok(touched.x >= 0 && touched.x + touched.width <= 390 && touched.y >= 0 && touched.y + touched.height <= 844,
+    `the touched square in view after zooming: ${JSON.stringify(touched)}`);
   const letters = await page.evaluate(() => parseFloat(getComputedStyle(document.querySelector('.board piece.sente'), '::after').fontSize));
   assert.ok(letters >= 12, `piece letters: ${letters}px`);
   assert.equal(await sideways(), false);
