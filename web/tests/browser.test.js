@@ -2265,7 +2265,10 @@ test('Board editor: a position set up by clicking, every problem named, then ana
   await page.waitForSelector('[data-editor-status][data-verdict="playable"]');
   await page.selectOption('select[name="level"]', '3');
   await page.selectOption('select[name="side"]', 'other');
+  assert.equal(await page.isVisible('input[name="periods"]'), false, 'no clock fields without a clock');
   await page.selectOption('select[name="clock"]', 'fischer');
+  assert.equal(await page.isVisible('input[name="increment"]'), true);
+  assert.equal(await page.isVisible('input[name="periods"]'), false, 'no byo-yomi fields for an increment');
   await shot(page, 'editor-game-choice-laptop.png');
   await page.click('[data-editor-action="computer"]');
   await page.waitForURL('**/game/**');
