@@ -202,6 +202,15 @@ export class Board {
     this.root.style.setProperty('--sq-h', `${Math.round(size * this.squareRatio() * 100) / 100}px`);
   }
 
+  /** Shows `usi` (a better move, from the analysis) as an arrow on the board, a drop as a
+   * ring on its square; none: no arrow. */
+  setArrow(usi: string | null | undefined) {
+    const mv = usi ? parseMove(usi) : null;
+    const to = mv?.squares[mv.squares.length - 1];
+    this.boardNode.dataset.arrow = mv ? usi : '';
+    this.ground?.setAutoShapes(mv && to ? [{ orig: mv.drop ? to : mv.squares[0], dest: to, brush: 'primary' }] : []);
+  }
+
   /** Sets up the piece kinds of the variant: role names, hand order and label styles. */
   prepareVariant() {
     const name = this.variant?.name || 'unknown';
@@ -334,7 +343,8 @@ export class Board {
         ...config,
         // Only the board's size: the pieces are set below.
         sfen: { ...config.sfen, board: Array(ranks).fill(String(files)).join('/') },
-        squareRatio: [11, 12],
+        // Square cells on the big boards (see `squareRatio`), so that arrows meet their squares.
+        squareRatio: this.squareRatio() === 1 ? [1, 1] : [11, 12],
         scaleDownPieces: false,
         // Premove destinations from the pieces' own moves (shogiground's are chess and
         // shogi pieces'): where the piece could go if the board stayed as it is, slides

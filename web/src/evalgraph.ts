@@ -3,6 +3,7 @@
 import { api } from './api';
 import { el } from './dom';
 import { t } from './i18n';
+import { notation } from './gameparts';
 
 export const EVAL_CAP = 2000;
 
@@ -26,24 +27,54 @@ export function judgement(lost: number): string | null {
   return lost >= 0.3 ? '??' : lost >= 0.2 ? '?' : lost >= 0.1 ? '?!' : null;
 }
 
-/** Each move's mark (`??`, `?`, `?!`) from the evaluations of the positions before and after it
- * (centipawns for sente), keyed by ply. */
-export function judgements(record, evals: number[]): Map<number, string> {
-  const marks = new Map<number, string>();
-  record.usi.forEach((_, i) => {
-    if (evals.length <= i + 1) return;
-    const moverIsSente = / b /.test(` ${record.positions[i].split(' ').slice(1).join(' ')} `);
-    const sign = moverIsSente ? 1 : -1;
-    const lost = winningChances(sign * evals[i]) - winningChances(sign * evals[i + 1]);
-    const mark = judgement(lost);
-    if (mark) marks.set(i + 1, mark);
-  });
-  return marks;
+/** A move the analysis marked: how much of the mover's winning chances it gave away (0 to 2),
+ * and the engine's move instead, with its line (USI), where the engine had one. */
+export interface MoveReview {
+  ply: number;
+  mark: string;
+  lost: number;
+  better: string | null;
+  line: string[];
 }
 
-/** The button that analyses a finished game, then its graph; `onJudged` hears each move's mark
- * (`??`, `?`, `?!`, by ply), for the move list. */
-export function gameAnalysisNode(record, onPick, onJudged: (marks: Map<number, string>) => void = () => {}) {
+/** Whether sente moves in the position `sfen`. */
+function senteMoves(sfen: string): boolean {
+  return / b /.test(` ${sfen.split(' ').slice(1).join(' ')} `);
+}
+
+/** The marked moves, in the game's order, from the evaluations of every position (centipawns
+ * for sente) and the engine's best line in each: one measure, the mover's winning chances,
+ * for the marks, the list and the graph. The engine's own choice is never marked: what it
+ * loses is the noise of two short searches. */
+export function reviews(record, evals: number[], lines: string[][] = []): MoveReview[] {
+  const found: MoveReview[] = [];
+  record.usi.forEach((usi: string, i: number) => {
+    if (evals.length <= i + 1) return;
+    const better = lines[i]?.[0] || null;
+    if (better === usi) return;
+    const sign = senteMoves(record.positions[i]) ? 1 : -1;
+    const lost = winningChances(sign * evals[i]) - winningChances(sign * evals[i + 1]);
+    const mark = judgement(lost);
+    if (mark) found.push({ ply: i + 1, mark, lost, better, line: lines[i] || [] });
+  });
+  return found;
+}
+
+/** Each move's mark (`??`, `?`, `?!`), keyed by ply (see `reviews`). */
+export function judgements(record, evals: number[], lines: string[][] = []): Map<number, string> {
+  return new Map(reviews(record, evals, lines).map((r) => [r.ply, r.mark]));
+}
+
+/** What a game's analysis tells the page: each marked move's mark, and the better move at the
+ * position before it (keyed by that position's ply), for an arrow on the board. */
+export interface Judged {
+  marks: Map<number, string>;
+  better: Map<number, string>;
+}
+
+/** The button that analyses a finished game, then its graph and its marked moves with the
+ * better move and line; `onJudged` hears the marks and better moves. */
+export function gameAnalysisNode(record, onPick, onJudged: (judged: Judged) => void = () => {}) {
   const box = el('div', { class: 'game-analysis' });
   const button = el('button', { type: 'button', class: 'secondary', 'data-action': 'analyse-game' }, t('analysis.analyse-game'));
   const status = el('small', { class: 'help', 'data-analysis-status': '' });
@@ -51,28 +82,66 @@ export function gameAnalysisNode(record, onPick, onJudged: (marks: Map<number, s
   button.addEventListener('click', async () => {
     button.disabled = true;
     const evals = [];
+    const lines: string[][] = [];
     const plies = record.usi.length;
     for (let ply = 0; ply <= plies; ply++) {
       status.textContent = t('analysis.analysing', { position: ply + 1, positions: plies + 1 });
-      const senteToMove = / b /.test(` ${record.positions[ply].split(' ').slice(1).join(' ')} `);
+      const senteToMove = senteMoves(record.positions[ply]);
       try {
+        // Long enough that a good opening move is not marked by the noise of a short search.
         const reply = await api('/api/analyse', { variant: record.variant, options: record.options,
-          sfen: record.start_sfen, moves: record.usi.slice(0, ply), depth: 12, movetime_ms: 150 });
+          sfen: record.start_sfen, moves: record.usi.slice(0, ply), depth: 16, movetime_ms: 300 });
         evals.push(senteCentipawns(reply.score, senteToMove));
+        lines.push(reply.pv?.length ? reply.pv : reply.best ? [reply.best] : []);
       } catch (e) {
         // The game is over here: the side to move has lost, or nobody won.
         const winner = record.outcome?.winner || record.result?.winner;
         evals.push(winner === 'sente' ? EVAL_CAP : winner === 'gote' ? -EVAL_CAP : evals[evals.length - 1] || 0);
+        lines.push([]);
       }
     }
     status.textContent = '';
-    box.replaceChildren(evalGraph(record, evals, onPick));
-    onJudged(judgements(record, evals));
+    const found = reviews(record, evals, lines);
+    box.replaceChildren(evalGraph(record, evals, found, onPick));
+    onJudged({ marks: new Map(found.map((r) => [r.ply, r.mark])),
+      better: new Map(found.filter((r) => r.better).map((r) => [r.ply - 1, r.better])) });
+    box.append(await reviewList(record, found, onPick));
   });
   return box;
 }
 
-export function evalGraph(record, evals, onPick) {
+/** The marked moves as a list: each with its mark and what it gave away, and the better move
+ * with its line, each a click from its position on the board. */
+async function reviewList(record, found: MoveReview[], onPick) {
+  if (!found.length) return el('p', { class: 'help', 'data-no-mistakes': '' }, t('analysis.no-marked-move'));
+  const number = (ply: number) => `${Math.ceil(ply / 2)}${ply % 2 ? '.' : '…'}`;
+  const items = await Promise.all(found.map(async (r) => {
+    let line = '';
+    let better = r.better || '';
+    if (r.better) {
+      // The line in the page's notation, replayed from the position before the move.
+      try {
+        const before = record.usi.slice(0, r.ply - 1);
+        const replayed = await api('/api/replay', { variant: record.variant, options: record.options, sfen: record.start_sfen,
+          moves: [...before, ...r.line.slice(0, 6)] });
+        const texts = (replayed[notation()] || replayed.hodges).slice(before.length);
+        better = texts[0] || better;
+        line = texts.slice(1).join(' ');
+      } catch { /* the engine's line did not replay: the move alone */ }
+    }
+    const link = (ply: number, text: string, attrs = {}) => el('a', { href: '#', ...attrs,
+      onclick: (e: Event) => { e.preventDefault(); onPick(ply); } }, text);
+    const moveText = record[notation()]?.[r.ply - 1] || record.hodges[r.ply - 1];
+    return el('li', { 'data-mistake': r.ply, 'data-mark': r.mark },
+      link(r.ply, `${number(r.ply)} ${moveText}${r.mark}`), ' ',
+      t('analysis.lost-chances', { percent: Math.round(r.lost * 50) }),
+      r.better ? [' ', t('analysis.better'), ' ', link(r.ply - 1, better, { 'data-better': r.ply - 1 }),
+        line ? el('span', { class: 'better-line' }, ` ${line}`) : null] : null);
+  }));
+  return el('ol', { class: 'mistakes' }, items);
+}
+
+export function evalGraph(record, evals, found: MoveReview[], onPick) {
   const width = 300;
   const height = 120;
   const x = (ply) => (evals.length > 1 ? (ply / (evals.length - 1)) * width : 0);
@@ -92,23 +161,15 @@ export function evalGraph(record, evals, onPick) {
   shape('rect', { x: 0, y: 0, width, height: height / 2, class: 'eval-sente' });
   shape('rect', { x: 0, y: height / 2, width, height: height / 2, class: 'eval-gote' });
   shape('polyline', { points: evals.map((cp, ply) => `${x(ply)},${y(cp)}`).join(' '), class: 'eval-line' });
-  // A mistake: the mover's evaluation drops by 200 or more; the three worst are marked.
-  const losses = record.usi.map((usi, i) => {
-    const moverIsSente = evals.length > i + 1 && / b /.test(` ${record.positions[i].split(' ').slice(1).join(' ')} `);
-    const drop = moverIsSente ? evals[i] - evals[i + 1] : evals[i + 1] - evals[i];
-    return { ply: i + 1, drop, text: record.hodges[i] };
-  }).filter((m) => m.drop >= 200).sort((a, b) => b.drop - a.drop).slice(0, 3);
+  // The mistakes and blunders of the list, larger on the graph.
+  const marked = new Set(found.filter((r) => r.mark !== '?!').map((r) => r.ply));
   evals.forEach((cp, ply) => {
-    const mistake = losses.some((m) => m.ply === ply);
+    const mistake = marked.has(ply);
     const dot = shape('circle', { cx: x(ply), cy: y(cp), r: mistake ? 4 : 2.2, class: mistake ? 'eval-mistake' : 'eval-point',
       'data-eval-ply': ply });
     dot.addEventListener('click', () => onPick(ply));
   });
-  return el('div', {}, svg, losses.length
-    ? el('ol', { class: 'mistakes' }, losses.map((m) => el('li', { 'data-mistake': m.ply },
-      el('a', { href: '#', onclick: (e) => { e.preventDefault(); onPick(m.ply); } },
-        `${Math.ceil(m.ply / 2)}${m.ply % 2 ? '.' : '…'} ${m.text}`), t('analysis.loses', { pawns: (m.drop / 100).toFixed(1) }))))
-    : el('p', { class: 'help' }, t('analysis.no-big-loss')));
+  return el('div', {}, svg);
 }
 
 // ---------------------------------------------------------------------------------------------

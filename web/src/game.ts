@@ -46,6 +46,8 @@ export async function gamePage(id) {
 
   /** The analysis's mark of each move, by ply, once the finished game has been analysed. */
   let marks = new Map<number, string>();
+  /** The analysis's better move at each position before a marked move, by ply. */
+  let better = new Map<number, string>();
   let lost = false;
   let restoredTimer = null;
   let confirmingResign = false;
@@ -161,7 +163,7 @@ export async function gamePage(id) {
       // A finished game can be analysed; one in play is not (the engine would help a player).
       extra.replaceChildren(game?.status === 'finished'
         ? el('div', { class: 'panel' }, el('h2', {}, t('game.analysis')), gameAnalysisNode(record, (p) => { viewPly = p; show(); },
-          (judged) => { marks = judged; show(); }))
+          (judged) => { marks = judged.marks; better = judged.better; show(); }))
         : '', exportNode(record, id));
       show();
     } catch (e) {
@@ -429,6 +431,7 @@ export async function gamePage(id) {
       interactive: live && myTurn,
       premoveFor: live && seat && game.status === 'playing' && !myTurn ? seat : null,
     });
+    board.setArrow(replaying || game.status === 'finished' ? better.get(ply) : null);
     const title = gameTitle();
     const replayControls = el('div', { class: 'actions' },
       REPLAY_BUTTONS.map(([label, words], i) => el('button', { class: 'secondary', 'data-replay': i, 'aria-label': words, title: words, onclick: () => step(i) }, label)));

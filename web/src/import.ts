@@ -50,6 +50,8 @@ export function importPage() {
   let ply = 0;
   /** The analysis's mark of each move, by ply, once the game has been analysed. */
   let marks = new Map<number, string>();
+  /** The analysis's better move at each position before a marked move, by ply. */
+  let better = new Map<number, string>();
   /** The imported game's players over and under the board, as in a game, where it names them. */
   function showPlayers() {
     const known = (v) => (v && !/^[?.]+$/.test(v) ? v : null);
@@ -66,6 +68,7 @@ export function importPage() {
     showPlayers();
     board.setState({ variant: record.variant, sfen: record.positions[ply], interactive: false,
       lastMove: ply > 0 ? record.usi[ply - 1] : null, check: record.checks[ply] });
+    board.setArrow(better.get(ply));
     const moves = record.hodges.map((h, i) => ({ ply: i + 1, hodges: h, usi: record.usi[i],
       japanese: record.japanese?.[i], short: record.short?.[i], check: record.gives_check[i],
       judgement: marks.get(i + 1) }));
@@ -83,13 +86,14 @@ export function importPage() {
     if (analysedRecord !== record) {
       analysedRecord = record;
       analysisBox.replaceChildren(el('h2', {}, t('import.analysis')), gameAnalysisNode(record, (p) => { ply = p; show(); },
-        (judged) => { marks = judged; show(); }));
+        (judged) => { marks = judged.marks; better = judged.better; show(); }));
     }
   }
   const form = positionForm({ title: t('import.set-up-sfen'), withMoves: true, submit: async (request) => {
     record = await api('/api/replay', request);
     tags = null;
     marks = new Map();
+    better = new Map();
     ply = record.usi.length;
     show();
   } });
@@ -109,6 +113,7 @@ export function importPage() {
     record = imported[index];
     tags = record.tags ?? null;
     marks = new Map();
+    better = new Map();
     ply = record.usi.length;
     show();
   };

@@ -2546,7 +2546,7 @@ test('Home: quick pairing joins the next player who picks the same game and cloc
   for (const page of [first, second, watcher]) await page.close();
 });
 
-test('Analyse this game: an evaluation graph over every position, the worst moves marked', async () => {
+test('Analyse this game: an evaluation graph over every position, the moves that gave chances away marked, the better move shown', async () => {
   const page = await newPage(1366, 900);
   await page.goto(`${base}/import`);
   await page.waitForSelector('[data-action="load"]');
@@ -2561,14 +2561,22 @@ test('Analyse this game: an evaluation graph over every position, the worst move
   // A point of the graph is a position of the game.
   await page.locator('.eval-graph [data-eval-ply="2"]').click();
   await page.waitForSelector('.moves .mv.cur[data-ply="2"]');
-  // The move list marks the moves that gave away the mover's chances, as the play sites do:
-  // the worst move of the graph's list (more than two pawns lost from a level position, early
-  // in the game) is marked there, and every mark is one of the three.
-  const worst = await page.locator('[data-mistake]').first().getAttribute('data-mistake');
-  await page.waitForSelector(`.moves .mv[data-ply="${worst}"] [data-judgement]`);
-  for (const mark of await page.locator('.moves [data-judgement]').allInnerTexts()) {
-    assert.ok(['??', '?', '?!'].includes(mark), mark);
-  }
+  // The move list marks the moves that gave away the mover's chances, as the play sites do,
+  // and the list under the graph names the same moves with the same marks (one measure), each
+  // with the better move and its line.
+  await page.waitForSelector('[data-mistake]');
+  const listed = await page.$$eval('[data-mistake]', (items) => items.map((li) => [li.dataset.mistake, li.dataset.mark]));
+  const inMoves = await page.$$eval('.moves .mv [data-judgement]', (marks) => marks.map((m) => [m.closest('[data-ply]').dataset.ply, m.textContent]));
+  assert.deepEqual(listed, inMoves);
+  for (const [, mark] of listed) assert.ok(['??', '?', '?!'].includes(mark), mark);
+  // A click on the better move: the position before the marked move, with the move as an
+  // arrow on the board.
+  const better = page.locator('[data-better]').first();
+  const before = await better.getAttribute('data-better');
+  await better.click();
+  await page.waitForSelector(`.moves .mv.cur[data-ply="${before}"], .moves:not(:has(.mv.cur))`);
+  await page.waitForFunction(() => document.querySelector('.board')?.dataset.arrow && document.querySelector('.board svg.sg-shapes line, .board svg.sg-shapes ellipse'));
+  await shot(page, 'game-analysis-better.png');
   await page.close();
 });
 
