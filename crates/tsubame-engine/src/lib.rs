@@ -26,6 +26,7 @@
 pub mod bench;
 pub mod eval;
 pub mod game;
+mod history;
 pub mod limits;
 mod movepick;
 pub mod nnue;

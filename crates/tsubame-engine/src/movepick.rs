@@ -29,7 +29,7 @@ pub(crate) const KILLER_ORDER: [i32; 2] = [400_000, 390_000];
 pub(crate) const COUNTER_ORDER: i32 = 380_000;
 /// No quiet move's history score reaches this in magnitude, so every move scored above it goes
 /// before every quiet move.
-pub(crate) const QUIET_ORDER_BOUND: i32 = 8 * crate::search::HISTORY_MAX;
+pub(crate) const QUIET_ORDER_BOUND: i32 = 8 * crate::history::HISTORY_MAX;
 /// Stands for a quiet move's score until its history is read: moves above
 /// `QUIET_ORDER_BOUND` are tried first, and a cutoff among them saves reading the rest.
 pub(crate) const QUIET_UNREAD: i32 = i32::MIN;

@@ -7,6 +7,7 @@
 
 use crate::eval::EvalParams;
 use crate::game::SearchPosition;
+use crate::history::{self, HISTORY_MAX};
 use crate::limits::{Budget, Limits};
 use crate::movepick::{
     CAPTURE_ORDER, COUNTER_ORDER, KILLER_ORDER, MoveOrdering, MovePicker, PROMOTION_ORDER,
@@ -30,9 +31,6 @@ const INFINITY: i32 = 31_000;
 const DECIDED: i32 = 5_000;
 /// Deepest ply the search reaches, quiescence included.
 pub const MAX_PLY: usize = 128;
-/// History scores saturate towards this magnitude: each update moves a score by its bonus less
-/// the share of the bonus it already holds, so old evidence fades instead of piling up.
-pub(crate) const HISTORY_MAX: i32 = 16_384;
 /// Continuation history (a quiet move's record after a given move one and two plies earlier)
 /// is kept when its table, the square of the history size, has at most this many entries: in
 /// Tori, not in the big boards, where it would take hundreds of megabytes per thread.
@@ -558,11 +556,10 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
 
     fn add_history(&mut self, slot: usize, bonus: i32) {
         let entry = &mut self.history[slot];
-        *entry += bonus - *entry * bonus.abs() / HISTORY_MAX;
+        *entry = history::updated(*entry, bonus);
         for index in self.continuation_slots(slot).into_iter().flatten() {
             let entry = &mut self.continuation[index];
-            let value = i32::from(*entry);
-            *entry = (value + bonus - value * bonus.abs() / HISTORY_MAX) as i16;
+            *entry = history::updated(i32::from(*entry), bonus) as i16;
         }
     }
 
