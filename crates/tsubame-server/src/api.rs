@@ -1011,11 +1011,6 @@ pub(crate) async fn game_record(
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
     let slot = hub.find(&id).await?;
-    // When a finished game ended is the stored row's to say.
-    let finished_at = match hub.store().game(&id).await {
-        Ok(Some(row)) => row.finished_at.map(|at| at.max(0) as u64),
-        _ => None,
-    };
     let live = slot.game.lock().await;
     let start = HostedGame::new(
         live.rules_game().variant(),
@@ -1028,6 +1023,14 @@ pub(crate) async fn game_record(
     let mut game = record_of(&start, &moves)?;
     let view = hub.view_of(&live, false);
     drop(live);
+    // When a finished game ended is the stored row's to say: asked only once it has.
+    let finished_at = match view.result {
+        Some(_) => match hub.store().game(&id).await {
+            Ok(Some(row)) => row.finished_at.map(|at| at.max(0) as u64),
+            _ => None,
+        },
+        None => None,
+    };
     let tags = RecordTags::of_game(
         [&view.sente_name, &view.gote_name],
         &view.time_control,
@@ -1035,7 +1038,7 @@ pub(crate) async fn game_record(
         view.variant,
         game_address(&hub, peer, &headers, &id),
         view.created_at,
-        finished_at.filter(|_| view.result.is_some()),
+        finished_at,
     );
     let result = view.result;
     game.exports = export_texts_timed(&start, &moves, &thinks, record_end(result.as_ref()), &tags);
