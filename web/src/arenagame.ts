@@ -13,12 +13,19 @@ const taken = (game: string) => `tsubame.arena-taken.${game}`;
 /** The games opened in this tab (when the browser's storage refuses to keep them). */
 const openedHere = new Set<string>();
 
-/** Whether this browser has opened the game already; notes that it has now. */
+/** Whether this browser has opened the game already. */
 function seenBefore(game: string): boolean {
-  let seen = openedHere.has(game);
+  try {
+    return openedHere.has(game) || localStorage.getItem(taken(game)) !== null;
+  } catch {
+    return openedHere.has(game);
+  }
+}
+
+/** Notes that this browser opens the game now. */
+function noteOpened(game: string) {
   openedHere.add(game);
   try {
-    seen ||= localStorage.getItem(taken(game)) !== null;
     localStorage.setItem(taken(game), String(Date.now()));
     // Old marks go: a game is over within a day.
     for (let i = localStorage.length - 1; i >= 0; i--) {
@@ -28,7 +35,6 @@ function seenBefore(game: string): boolean {
       }
     }
   } catch { /* storage refused: this tab's memory keeps it */ }
-  return seen;
 }
 
 /** A notice at the top of the page that the game has started, with a link to it. */
@@ -45,8 +51,16 @@ export function takeToArenaGame(game: string | null | undefined) {
   if (!game) return;
   const here = location.pathname === `/game/${game}`;
   if (seenBefore(game) || here) return;
-  sound('start');
   const playing = page.playing();
-  if (playing && playing !== game) notice(game);
-  else navigate(`/game/${game}`);
+  // While the player's page still plays another game (its end may not have reached the page
+  // yet), a notice: the game is opened, not marked, so that the arena page the finished game
+  // leads to opens it then.
+  if (playing && playing !== game) {
+    if (document.querySelector('[data-arena-call]')?.getAttribute('data-arena-call') !== game) sound('start');
+    notice(game);
+    return;
+  }
+  sound('start');
+  noteOpened(game);
+  navigate(`/game/${game}`);
 }
