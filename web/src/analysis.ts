@@ -57,7 +57,7 @@ export function scoreText(score, senteToMove) {
 export function analysisPage() {
   let request = null;
   let record = null;
-  const tree = { usi: null, text: '', check: false, children: [], parent: null };
+  const tree = { usi: null, text: '', check: false, children: [], parent: null, fresh: false };
   let current = tree;
   let generation = 0;
   const board = new Board({ onMove: (usi) => go(usi) });
@@ -117,15 +117,27 @@ export function analysisPage() {
   async function go(usi) {
     let child = current.children.find((c) => c.usi === usi);
     if (!child) {
-      child = { usi, text: usi, check: false, children: [], parent: current };
+      child = { usi, text: usi, check: false, children: [], parent: current, fresh: true };
       current.children.push(child);
     }
     await jump(child);
   }
 
+  /** Shows `node`; when its position cannot be had (the server refused or is gone), the
+   * position shown stays, a new move is taken back out of the tree, and the status says why. */
   async function jump(node) {
+    const before = current;
     current = node;
-    await load();
+    try {
+      await load();
+    } catch (e) {
+      current = before;
+      if (node.fresh) node.parent.children = node.parent.children.filter((c) => c !== node);
+      // A move made on the board goes back where it came from.
+      board.render();
+      drawTree();
+      showEngine({ status: e.message });
+    }
   }
 
   async function deleteCurrent() {
@@ -161,8 +173,10 @@ export function analysisPage() {
   }
 
   async function load() {
-    request.moves = pathOf(current);
-    record = await api('/api/replay', request);
+    const moves = pathOf(current);
+    record = await api('/api/replay', { ...request, moves });
+    request.moves = moves;
+    current.fresh = false;
     if (current.parent) {
       current.text = record.hodges[record.hodges.length - 1] || current.usi;
       current.check = record.gives_check[record.gives_check.length - 1];
@@ -189,33 +203,17 @@ export function analysisPage() {
     return run;
   }
 
-  /** A line of moves from the position shown, in the game's notation (USI when the replay
-   * cannot be had). */
-  async function notation(asked, pv) {
-    try {
-      const replay = await api('/api/replay', { ...asked, moves: [...asked.moves, ...pv] });
-      return replay.hodges.slice(asked.moves.length);
-    } catch {
-      return pv;
-    }
-  }
 
   /** Asks the mate solver once for the position shown: a mate by checks of up to 15 moves. */
   async function lookForMate(asked, mine) {
     let reply = null;
-    for (let attempt = 0; !reply; attempt++) {
-      try {
-        reply = await analyseOneAtATime({ ...asked, max_moves: 15, movetime_ms: 1500 }, '/api/mate');
-      } catch (e) {
-        if (mine !== generation || e.name === 'AbortError' || e.status !== 429 || attempt >= 10) return;
-        await new Promise((done) => setTimeout(done, 1000));
-        if (mine !== generation) return;
-      }
+    try {
+      reply = await analyseOneAtATime({ ...asked, max_moves: 15, movetime_ms: 1500 }, '/api/mate');
+    } catch {
+      return;
     }
     if (mine !== generation || reply.result !== 'mate') return;
-    const text = await notation(asked, reply.pv);
-    if (mine !== generation) return;
-    showEngine({ mate: { moves: reply.moves, text: text.join(' '), move: reply.pv[0] } });
+    showEngine({ mate: { moves: reply.moves, text: reply.hodges.join(' '), move: reply.pv[0] } });
   }
 
   /** Analyses the position now shown, deeper and deeper, until another position is shown. */
@@ -236,30 +234,19 @@ export function analysisPage() {
     const asked = { variant: request.variant, options: request.options, sfen: request.sfen, moves: request.moves };
     for (const depth of ANALYSIS_DEPTHS) {
       showEngine({ status: t('analysis.thinking', { depth }) });
+      // A busy engine (other players, or a search of a position left a moment ago that is
+      // still stopping) is waited for by `api`, a few times.
       let reply = null;
-      for (let attempt = 0; !reply; attempt++) {
-        try {
-          reply = await analyseOneAtATime({ ...asked, depth, movetime_ms: 3000, lines: Number(lineCount.value) });
-        } catch (e) {
-          if (mine !== generation || e.name === 'AbortError') return;
-          // The server's engine is busy (other players, or a search of a position left a
-          // moment ago that is still finishing): try again shortly.
-          if (e.status === 429 && attempt < 10) {
-            await new Promise((done) => setTimeout(done, 1000));
-            if (mine !== generation) return;
-            continue;
-          }
-          showEngine({ status: e.message });
-          return;
-        }
+      try {
+        reply = await analyseOneAtATime({ ...asked, depth, movetime_ms: 3000, lines: Number(lineCount.value) });
+      } catch (e) {
+        if (mine === generation && e.name !== 'AbortError') showEngine({ status: e.message });
+        return;
       }
       if (mine !== generation) return;
       bar.set(reply.score, senteToMove);
-      // Each line in the game's notation: the replay of the position and the line gives it.
-      const texts = await Promise.all(reply.lines.map((l) => notation(asked, l.pv)));
-      if (mine !== generation) return;
       showEngine({
-        lines: reply.lines.map((l, i) => ({ score: scoreText(l.score, senteToMove), moves: texts[i].join(' '), move: l.move })),
+        lines: reply.lines.map((l) => ({ score: scoreText(l.score, senteToMove), moves: l.hodges.join(' '), move: l.move })),
         status: t('analysis.depth', { depth: reply.depth }),
         depth: reply.depth,
       });
@@ -296,7 +283,7 @@ export function analysisPage() {
     tree.children = [];
     let node = tree;
     for (const usi of r.moves) {
-      const child = { usi, text: usi, check: false, children: [], parent: node };
+      const child = { usi, text: usi, check: false, children: [], parent: node, fresh: false };
       node.children.push(child);
       node = child;
     }

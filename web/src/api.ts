@@ -1,15 +1,39 @@
 // The server's JSON API: one call, its errors as exceptions carrying the status.
 
+/** A short wait the server asks for (429 with a `Retry-After` of this many seconds or less)
+ * is waited out and the request sent again, a few times: the engine's queue or the address's
+ * share of it was full for a moment. A longer wait is the caller's to tell the player. */
+const SHORT_WAIT_SECONDS = 2;
+const SHORT_WAIT_TRIES = 4;
+
 /** Fetches `path` (GET), or POSTs `body` to it as JSON; the answer's JSON. A refusal throws
  * an `Error` with the server's sentence and the HTTP `status`. */
 export async function api(path: string, body?: unknown, signal?: AbortSignal): Promise<any> {
-  const response = await fetch(path, body === undefined ? { signal } : {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-    signal,
+  for (let attempt = 0; ; attempt++) {
+    const response = await fetch(path, body === undefined ? { signal } : {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      signal,
+    });
+    const data = await response.json().catch(() => ({ error: `HTTP ${response.status}` }));
+    if (response.ok) return data;
+    const wait = Number(response.headers.get('retry-after'));
+    if (response.status === 429 && attempt < SHORT_WAIT_TRIES && wait > 0 && wait <= SHORT_WAIT_SECONDS) {
+      await pause(wait * 1000, signal);
+      continue;
+    }
+    throw Object.assign(new Error(data.error || `HTTP ${response.status}`), { status: response.status });
+  }
+}
+
+/** Waits `ms`, or rejects as `fetch` does as soon as `signal` is aborted. */
+function pause(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((done, fail) => {
+    const aborted = () => fail(new DOMException('The request was called off', 'AbortError'));
+    if (signal?.aborted) return aborted();
+    const timer = setTimeout(() => { signal?.removeEventListener('abort', onAbort); done(); }, ms);
+    const onAbort = () => { clearTimeout(timer); aborted(); };
+    signal?.addEventListener('abort', onAbort, { once: true });
   });
-  const data = await response.json().catch(() => ({ error: `HTTP ${response.status}` }));
-  if (!response.ok) throw Object.assign(new Error(data.error || `HTTP ${response.status}`), { status: response.status });
-  return data;
 }

@@ -43,7 +43,8 @@ pub struct ServeArgs {
     /// Analysis requests that may wait for an engine slot; more get 429 with Retry-After.
     #[arg(long, env = "TSUBAME_ENGINE_QUEUE", default_value_t = 32)]
     pub engine_queue: usize,
-    /// Analysis requests one address may have waiting or running.
+    /// Analysis requests one address may have waiting or running, and as many replays and
+    /// imports besides.
     #[arg(long, env = "TSUBAME_ANALYSES_PER_CLIENT", default_value_t = 2)]
     pub analyses_per_client: usize,
     /// Connections one address may hold open at once; more are closed on arrival.

@@ -1,6 +1,9 @@
 //! One bounded scheduler for every engine search the server runs: computer opponents and
 //! analysis requests share a fixed number of slots (one search per core by default), and
 //! analysis requests are admitted only while the queue and the asking address have room.
+//! Work on records (replays, imports) is admitted the same way, with a share of its own for
+//! each address: the analysis board replays the position it is shown while its search of
+//! the one before is still stopping, and must not be refused by its own search.
 
 use crate::error::ApiError;
 use std::collections::HashMap;
@@ -15,8 +18,16 @@ pub struct EngineLimits {
     pub slots: usize,
     /// Analysis requests that may wait for a slot, beyond those running.
     pub queue: usize,
-    /// Analysis requests one address may have waiting or running.
+    /// Analysis requests one address may have waiting or running, and as many replays and
+    /// imports besides.
     pub per_client: usize,
+}
+
+/// The two shares of an address: searches, and work on records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Share {
+    Searches,
+    Records,
 }
 
 impl Default for EngineLimits {
@@ -33,14 +44,14 @@ impl Default for EngineLimits {
 pub struct EngineWork {
     limits: EngineLimits,
     slots: Arc<Semaphore>,
-    /// Analysis requests admitted (waiting or running), by address.
-    admitted: Mutex<HashMap<IpAddr, usize>>,
+    /// Requests admitted (waiting or running), by address and share.
+    admitted: Mutex<HashMap<(IpAddr, Share), usize>>,
 }
 
-/// An admitted analysis request; dropping it gives its place back.
+/// An admitted request; dropping it gives its place back.
 pub struct AnalysisTicket {
     work: Arc<EngineWork>,
-    client: IpAddr,
+    client: (IpAddr, Share),
 }
 
 impl Drop for AnalysisTicket {
@@ -73,14 +84,27 @@ impl EngineWork {
     /// Admits an analysis request from `client`, or refuses it with 429 when the address
     /// already has its share or the queue is full.
     pub fn admit_analysis(self: &Arc<Self>, client: IpAddr) -> Result<AnalysisTicket, ApiError> {
-        self.admit_work(client, "analyses")
+        self.admit(
+            (client, Share::Searches),
+            "analyses and mate searches",
+            "analyses",
+        )
     }
 
-    /// Admits work for a core from `client` (`what`: `"analyses"`, `"imports"`), counted with
-    /// its analyses against the address's share and the queue; 429 beyond them.
+    /// Admits work on records for a core from `client` (`what`: `"replays"`, `"imports"`),
+    /// counted against the address's share of such work and the queue; 429 beyond them.
     pub fn admit_work(
         self: &Arc<Self>,
         client: IpAddr,
+        what: &str,
+    ) -> Result<AnalysisTicket, ApiError> {
+        self.admit((client, Share::Records), "replays and imports", what)
+    }
+
+    fn admit(
+        self: &Arc<Self>,
+        client: (IpAddr, Share),
+        share: &str,
         what: &str,
     ) -> Result<AnalysisTicket, ApiError> {
         let mut admitted = self
@@ -90,8 +114,8 @@ impl EngineWork {
         let from_client = admitted.get(&client).copied().unwrap_or(0);
         if from_client >= self.limits.per_client {
             return Err(ApiError::busy(format!(
-                "this address already has {from_client} analyses or imports waiting or \
-                 running: wait for one to finish before more {what}"
+                "this address already has {from_client} {share} waiting or running: wait \
+                 for one to finish before more {what}"
             )));
         }
         let total: usize = admitted.values().sum();
@@ -134,6 +158,35 @@ mod tests {
         assert_eq!(work.admit_analysis(c).err().map(|e| e.status), Some(429));
         drop(first);
         let _fourth = work.admit_analysis(c).unwrap();
+        assert_eq!(work.admit_analysis(a).err().map(|e| e.status), Some(429));
+    }
+
+    #[test]
+    fn an_address_searching_still_has_its_share_of_replays() {
+        let work = EngineWork::new(EngineLimits {
+            slots: 1,
+            queue: 8,
+            per_client: 2,
+        });
+        let a = IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1));
+        let _searches = [
+            work.admit_analysis(a).unwrap(),
+            work.admit_analysis(a).unwrap(),
+        ];
+        let first = work.admit_work(a, "replays").unwrap();
+        let _second = work.admit_work(a, "imports").unwrap();
+        let refused = work
+            .admit_work(a, "replays")
+            .err()
+            .expect("a third refused");
+        assert_eq!(refused.status, 429);
+        assert!(
+            refused.message.contains("replays and imports"),
+            "{}",
+            refused.message
+        );
+        drop(first);
+        assert!(work.admit_work(a, "replays").is_ok());
         assert_eq!(work.admit_analysis(a).err().map(|e| e.status), Some(429));
     }
 }

@@ -14,7 +14,9 @@ use tsubame_engine::tt::TranspositionTable;
 use tsubame_notation::record::write_kif_move;
 use tsubame_notation::{write_hodges_any, write_short};
 use tsubame_rules::tenjiku::TenjikuPosition;
-use tsubame_rules::{AnyGame, AnyGameError, Color, MoveError, OptionError, Options, Variant};
+use tsubame_rules::{
+    AnyGame, AnyGameError, AnyPosition, Color, MoveError, OptionError, Options, Variant,
+};
 use tsubame_rules::{Bitboard, Move, Position, PositionVisitor, Square};
 use utoipa::ToSchema;
 
@@ -94,6 +96,8 @@ pub struct MateReply {
     pub moves: Option<u32>,
     /// The mate's moves, USI text (`2 * moves - 1` of them); empty without a mate.
     pub pv: Vec<String>,
+    /// The same moves in Hodges notation, as the site writes moves.
+    pub hodges: Vec<String>,
     /// The longest mate looked for.
     pub max_moves: u32,
     /// Positions searched.
@@ -112,6 +116,24 @@ pub struct EngineLine {
     pub score: String,
     /// The line, USI text.
     pub pv: Vec<String>,
+    /// The same line in Hodges notation, as the site writes moves: a page shows it without
+    /// replaying it.
+    pub hodges: Vec<String>,
+}
+
+/// The legal moves at the start of `line`, played from `position`, in Hodges notation (a line
+/// is cut where a move is not legal, as [`AnyPosition::line_to_usi`] cuts it).
+fn hodges_line(position: &AnyPosition, line: &[Move]) -> Vec<String> {
+    let mut walk = position.clone();
+    let mut out = Vec::with_capacity(line.len());
+    for &mv in line {
+        if !walk.is_legal(mv) {
+            break;
+        }
+        out.push(write_hodges_any(&walk, mv));
+        walk.play_unchecked(mv);
+    }
+    out
 }
 
 fn score_text(score: Score) -> String {
@@ -274,19 +296,21 @@ impl HostedGame {
             table_mib,
         };
         let report = solve_any(&position, &limits, &mut |_| {});
-        let (result, moves, pv) = match &report.result {
+        let (result, moves, pv, hodges) = match &report.result {
             MateResult::Mate(line) => (
                 "mate",
                 Some(line.len().div_ceil(2) as u32),
                 position.line_to_usi(line),
+                hodges_line(&position, line),
             ),
-            MateResult::NoMate(_) => ("none", None, Vec::new()),
-            MateResult::Unknown(_) => ("unknown", None, Vec::new()),
+            MateResult::NoMate(_) => ("none", None, Vec::new(), Vec::new()),
+            MateResult::Unknown(_) => ("unknown", None, Vec::new(), Vec::new()),
         };
         MateReply {
             result: result.to_string(),
             moves,
             pv,
+            hodges,
             max_moves,
             nodes: report.nodes,
             time_ms: report.elapsed.as_millis().min(u128::from(u64::MAX)) as u64,
@@ -359,6 +383,7 @@ impl HostedGame {
                     first: usi.first()?.clone(),
                     score: score_text(line.score),
                     pv: usi,
+                    hodges: hodges_line(&position, &line.pv),
                 })
             })
             .collect();

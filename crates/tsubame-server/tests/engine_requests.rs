@@ -125,6 +125,25 @@ fn limits_come_before_the_work(db: &Db) {
         answers.iter().any(|a| a.0 == 429),
         "replays are limited too: {answers:?}"
     );
+
+    // Replays have a share of their own: an address with both its searches running (the
+    // analysis board, whose last search is still stopping) still has its position replayed.
+    let short = json!({"variant": "tenjiku", "moves": &record[..20]});
+    let answers = {
+        let searches = {
+            let base = server.base.clone();
+            let mate = mate.clone();
+            std::thread::spawn(move || at_once(&base, "/api/mate", vec![mate; 2]))
+        };
+        std::thread::sleep(Duration::from_millis(300));
+        let replay = at_once(&server.base, "/api/replay", vec![short]);
+        (searches.join().expect("searches"), replay)
+    };
+    assert!(
+        answers.0.iter().all(|a| a.0 == 200),
+        "both searches run: {answers:?}"
+    );
+    assert_eq!(answers.1[0].0, 200, "the replay beside them: {answers:?}");
     assert!(
         slowest < 0.25,
         "/healthz took {slowest:.3} s meanwhile: {answers:?}"

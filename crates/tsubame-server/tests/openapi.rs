@@ -316,6 +316,7 @@ fn the_document_lists_every_endpoint_and_the_answers_match_it() {
     assert_eq!(mated["result"], "mate", "{mated}");
     assert_eq!(mated["moves"], 1, "{mated}");
     assert_eq!(mated["pv"], json!(["F*1b"]), "{mated}");
+    assert_eq!(mated["hodges"], json!(["Fa*1b"]), "{mated}");
     check(
         &doc,
         answer_schema(&doc, "post", "/api/mate", "200"),

@@ -1097,6 +1097,14 @@ fn analysis_is_bounded(db: &Db) {
     for line in lines {
         assert_eq!(line["pv"][0], line["move"]);
         assert!(line["score"].as_str().unwrap().starts_with("cp "), "{line}");
+        // Each line in Hodges notation too, as a replay of it writes it.
+        let (status, replayed) = server.post(
+            "/api/replay",
+            json!({"variant": "tori", "moves": line["pv"]}),
+        );
+        assert_eq!(status, 200, "{replayed}");
+        assert_eq!(line["hodges"], replayed["hodges"], "{line}");
+        assert!(!replayed["hodges"].as_array().unwrap().is_empty(), "{line}");
     }
     let (status, body) = server.post("/api/analyse", json!({"variant": "tori", "lines": 11}));
     assert_eq!(status, 400, "{body}");
