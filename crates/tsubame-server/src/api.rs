@@ -15,6 +15,7 @@ use crate::error::ApiError;
 use crate::game::EngineReply;
 use crate::game::HostedGame;
 use crate::game::MateReply;
+use crate::game_analysis::{AnalysisJob, GameAnalysis};
 use crate::hub::{Credential, GameRoom, GameView, Hub, NewGame, SeatGrant};
 use crate::metrics::GaugeGuard;
 use crate::responses::{
@@ -1045,6 +1046,79 @@ pub(crate) async fn game_record(
     Ok(ok(&StoredGameRecord { game, id, result }))
 }
 
+/// What is known of a game's analysis: its progress while being made here, else what is kept.
+async fn known_analysis(hub: &Hub, id: &str) -> Result<GameAnalysis, ApiError> {
+    if let Some(progress) = hub.game_analyses().progress(id) {
+        return Ok(progress);
+    }
+    let stored =
+        hub.store().game_analysis(id).await.map_err(|e| {
+            ApiError::internal(format!("the game's analysis could not be read: {e}"))
+        })?;
+    Ok(stored
+        .as_ref()
+        .and_then(GameAnalysis::of_stored)
+        .unwrap_or_else(GameAnalysis::none))
+}
+
+/// A finished game's analysis by the server's engine: `none` until someone asks for it,
+/// `running` with its progress while it is made, then `done` with every position's score and
+/// line, for anyone who opens the game.
+#[utoipa::path(get, path = "/api/games/{id}/analysis", tag = "analysis", params(("id" = String, Path, description = "The game's id")), responses((status = 200, description = "The game's analysis, its progress, or none yet", body = GameAnalysis), (status = 404, description = "No such game", body = ErrorBody)))]
+pub(crate) async fn game_analysis(
+    State(hub): State<Arc<Hub>>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    hub.find(&id).await?;
+    Ok(ok(&known_analysis(&hub, &id).await?))
+}
+
+/// Has the server analyse a finished game, once: every position searched in turn (depth 16,
+/// 300 ms each) in the engine's slots, the whole counted as one of the asking address's
+/// analyses until it is kept. An analysis made or being made is answered as it stands.
+#[utoipa::path(post, path = "/api/games/{id}/analysis", tag = "analysis", params(("id" = String, Path, description = "The game's id")), responses((status = 200, description = "The analysis's progress, or the analysis when already made", body = GameAnalysis), (status = 404, description = "No such game", body = ErrorBody), (status = 409, description = "The game is still in play", body = ErrorBody), (status = 429, description = "Too many requests: Retry-After says when to try again", body = ErrorBody)))]
+pub(crate) async fn analyse_game(
+    State(hub): State<Arc<Hub>>,
+    ConnectInfo(PeerAddr(peer)): ConnectInfo<PeerAddr>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let slot = hub.find(&id).await?;
+    let known = known_analysis(&hub, &id).await?;
+    if known.status != "none" {
+        return Ok(ok(&known));
+    }
+    let live = slot.game.lock().await;
+    if hub.view_of(&live, false).result.is_none() {
+        return Err(ApiError::conflict(
+            "a game in play is not analysed: the engine would help a player",
+        ));
+    }
+    let start = HostedGame::new(
+        live.rules_game().variant(),
+        &live.rules_game().options_text(),
+        Some(&live.rules_game().start_sfen()),
+    )
+    .map_err(|e| ApiError::internal(e.to_string()))?;
+    let moves: Vec<String> = live.moves().iter().map(|m| m.played.usi.clone()).collect();
+    drop(live);
+    let ticket = hub
+        .engine()
+        .admit_analysis(hub.settings().connections.client_address(peer, &headers))?;
+    let job = AnalysisJob {
+        game_id: id,
+        start,
+        moves,
+    };
+    Ok(ok(&hub.game_analyses().start(
+        job,
+        ticket,
+        hub.engine().clone(),
+        hub.store().clone(),
+        hub.now(),
+    )))
+}
+
 /// A stored, finished game's records (the site's own text, KIF and PGN where they hold the
 /// game), with its players, event, address (`site`), times, clock, moves with their thinking
 /// times, and result; `None` for a game whose rules or moves no longer replay (it is left out
@@ -2069,6 +2143,10 @@ pub fn routes(hub: Arc<Hub>) -> Router {
         .route("/api/games/{id}/rematch", post(rematch))
         .route("/api/games/{id}/chat", get(get_chat).post(post_chat))
         .route("/api/games/{id}/record", get(game_record))
+        .route(
+            "/api/games/{id}/analysis",
+            get(game_analysis).post(analyse_game),
+        )
         .route("/api/games/{id}/ws", get(game_socket))
         .route("/api/replay", post(replay))
         .route("/api/positions/check", post(check_position))

@@ -19,6 +19,7 @@ pub mod connections;
 pub mod engine_work;
 pub mod error;
 pub mod game;
+pub mod game_analysis;
 pub mod hub;
 pub mod metrics;
 pub mod moderation;

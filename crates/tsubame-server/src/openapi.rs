@@ -36,6 +36,8 @@ use utoipa::OpenApi;
         crate::api::get_chat,
         crate::api::post_chat,
         crate::api::game_record,
+        crate::api::game_analysis,
+        crate::api::analyse_game,
         crate::api::game_socket,
         crate::api::replay,
         crate::api::check_position,

@@ -19,7 +19,7 @@ use tokio::sync::{mpsc, oneshot};
 /// The schema's migrations (`migrations/`), built into the binary: version, description and
 /// SQL, as `sqlx migrate` names them from the file names, so databases it migrated carry the
 /// same versions and checksums.
-const MIGRATIONS: [(i64, &str, &str); 12] = [
+const MIGRATIONS: [(i64, &str, &str); 13] = [
     (1, "games", include_str!("../migrations/0001_games.sql")),
     (
         2,
@@ -68,7 +68,26 @@ const MIGRATIONS: [(i64, &str, &str); 12] = [
         "puzzle handouts",
         include_str!("../migrations/0012_puzzle_handouts.sql"),
     ),
+    (
+        13,
+        "game analyses",
+        include_str!("../migrations/0013_game_analyses.sql"),
+    ),
 ];
+
+/// A game's analysis as kept: the search's depth and time per position, the positions as
+/// JSON, and when it was made (Unix milliseconds).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredAnalysis {
+    /// The depth of each search, at most.
+    pub depth: i64,
+    /// The time of each search, at most.
+    pub movetime_ms: i64,
+    /// Each position's score and line, as JSON.
+    pub positions: String,
+    /// When it was made, Unix milliseconds.
+    pub made_at: i64,
+}
 
 /// [`MIGRATIONS`] as a source for sqlx's migrator.
 #[derive(Debug)]
@@ -1514,6 +1533,46 @@ impl Store {
             .fetch_optional(&self.pool)
             .await?;
         row.as_ref().map(game_from_row).transpose()
+    }
+
+    /// A finished game's stored analysis: its depth, time per position, positions (JSON) and
+    /// when it was made.
+    pub async fn game_analysis(&self, game_id: &str) -> Result<Option<StoredAnalysis>> {
+        let row: Option<(i64, i64, String, i64)> = sqlx::query_as(
+            "SELECT depth, movetime_ms, positions, made_at FROM game_analyses WHERE game_id = $1",
+        )
+        .bind(game_id)
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(
+            row.map(|(depth, movetime_ms, positions, made_at)| StoredAnalysis {
+                depth,
+                movetime_ms,
+                positions,
+                made_at,
+            }),
+        )
+    }
+
+    /// Keeps a game's analysis; one already kept (made at the same time by another
+    /// instance) stays as it is.
+    pub async fn insert_game_analysis(
+        &self,
+        game_id: &str,
+        analysis: &StoredAnalysis,
+    ) -> Result<()> {
+        let done = sqlx::query(
+            "INSERT INTO game_analyses (game_id, depth, movetime_ms, positions, made_at) \
+             VALUES ($1, $2, $3, $4, $5) ON CONFLICT (game_id) DO NOTHING",
+        )
+        .bind(game_id)
+        .bind(analysis.depth)
+        .bind(analysis.movetime_ms)
+        .bind(&analysis.positions)
+        .bind(analysis.made_at)
+        .execute(&self.pool)
+        .await;
+        self.written(done).map(|_| ())
     }
 
     /// Games not finished, oldest first: what a restart resumes.

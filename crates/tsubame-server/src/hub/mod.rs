@@ -80,6 +80,8 @@ pub struct Hub {
     listener: StdMutex<Option<sqlx::postgres::PgListener>>,
     /// The listener's count of connections refused for their address's share.
     refused_connections: std::sync::OnceLock<Arc<crate::connections::RefusalLog>>,
+    /// Finished games' analyses being made on this instance.
+    game_analyses: Arc<crate::game_analysis::GameAnalyses>,
 }
 
 impl Hub {
@@ -122,6 +124,7 @@ impl Hub {
             shutdown: tokio::sync::watch::Sender::new(false),
             listener: StdMutex::new(None),
             refused_connections: std::sync::OnceLock::new(),
+            game_analyses: Arc::default(),
             services,
         });
         let svc = &*hub.services;
@@ -183,6 +186,11 @@ impl Hub {
     /// Who is on the site.
     pub fn presence(&self) -> &crate::presence::Presence {
         &self.presence
+    }
+
+    /// Finished games' analyses being made on this instance.
+    pub fn game_analyses(&self) -> &Arc<crate::game_analysis::GameAnalyses> {
+        &self.game_analyses
     }
 
     /// The scheduler of engine searches.

@@ -1,0 +1,215 @@
+//! A finished game's analysis by the server's engine, made once and kept with the game: every
+//! position searched in turn, each search in one of the engine's slots (so that computer
+//! opponents and the analysis board take their turns between two positions), the whole under
+//! one admission of the address that asked. Anyone opening the game afterwards reads it from
+//! the database; while it is being made, every request sees its progress and none starts a
+//! second one on this instance (two instances over one database may each make it: the first
+//! kept stays).
+
+use crate::engine_work::{AnalysisTicket, EngineWork};
+use crate::game::HostedGame;
+use crate::store::{Store, StoredAnalysis};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tsubame_engine::limits::Limits;
+use utoipa::ToSchema;
+
+/// How deep each position is searched, at most.
+pub const GAME_ANALYSIS_DEPTH: u32 = 16;
+/// How long each position is searched, at most: long enough that a good opening move is not
+/// marked by the noise of a short search.
+pub const GAME_ANALYSIS_MOVETIME_MS: u64 = 300;
+
+/// One position of an analysed game, from the start.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct AnalysedPosition {
+    /// The engine's score for the side to move (`cp 35`, `mate -3`); none where the game is
+    /// over (the side to move has no move).
+    pub score: Option<String>,
+    /// The engine's best line from here, USI text.
+    pub pv: Vec<String>,
+}
+
+/// A game's analysis as `GET /api/games/{id}/analysis` answers it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
+pub struct GameAnalysis {
+    /// `none` (not made yet), `running` or `done`.
+    pub status: String,
+    /// While running: the positions searched so far.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub done: Option<usize>,
+    /// While running or done: the positions of the game, the start included.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total: Option<usize>,
+    /// Once done: each position's score and line, from the start.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub positions: Option<Vec<AnalysedPosition>>,
+    /// Once done: the depth of each search, at most.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub depth: Option<u32>,
+    /// Once done: the time of each search, at most.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub movetime_ms: Option<u64>,
+    /// Once done: when it was made (Unix milliseconds).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub made_at: Option<u64>,
+}
+
+impl GameAnalysis {
+    /// Not made yet.
+    pub fn none() -> GameAnalysis {
+        GameAnalysis {
+            status: "none".into(),
+            done: None,
+            total: None,
+            positions: None,
+            depth: None,
+            movetime_ms: None,
+            made_at: None,
+        }
+    }
+
+    fn running(done: usize, total: usize) -> GameAnalysis {
+        GameAnalysis {
+            status: "running".into(),
+            done: Some(done),
+            total: Some(total),
+            ..GameAnalysis::none()
+        }
+    }
+
+    /// A kept analysis; `None` when what is kept does not read (it is then made again).
+    pub fn of_stored(stored: &StoredAnalysis) -> Option<GameAnalysis> {
+        let positions: Vec<AnalysedPosition> = serde_json::from_str(&stored.positions).ok()?;
+        Some(GameAnalysis {
+            status: "done".into(),
+            done: None,
+            total: Some(positions.len()),
+            positions: Some(positions),
+            depth: u32::try_from(stored.depth).ok(),
+            movetime_ms: u64::try_from(stored.movetime_ms).ok(),
+            made_at: u64::try_from(stored.made_at).ok(),
+        })
+    }
+}
+
+/// The analyses being made on this instance, by game, with their progress.
+#[derive(Default)]
+pub struct GameAnalyses {
+    running: Mutex<HashMap<String, (usize, usize)>>,
+}
+
+/// What to analyse: the game's start and its moves, USI text.
+pub struct AnalysisJob {
+    /// The game's id, under which the analysis is kept.
+    pub game_id: String,
+    /// The game at its start.
+    pub start: HostedGame,
+    /// Its moves.
+    pub moves: Vec<String>,
+}
+
+impl GameAnalyses {
+    /// The progress of the game's analysis, while it is being made here.
+    pub fn progress(&self, game_id: &str) -> Option<GameAnalysis> {
+        let running = self.running.lock().ok()?;
+        running
+            .get(game_id)
+            .map(|&(done, total)| GameAnalysis::running(done, total))
+    }
+
+    /// Starts making the game's analysis, holding `ticket` (the asking address's admission)
+    /// until it is kept; an analysis of the game already being made is left to go on. The
+    /// answer is the progress either way.
+    pub fn start(
+        self: &Arc<Self>,
+        job: AnalysisJob,
+        ticket: AnalysisTicket,
+        engine: Arc<EngineWork>,
+        store: Store,
+        now_ms: u64,
+    ) -> GameAnalysis {
+        let total = job.moves.len() + 1;
+        {
+            let Ok(mut running) = self.running.lock() else {
+                return GameAnalysis::none();
+            };
+            if let Some(&(done, total)) = running.get(&job.game_id) {
+                return GameAnalysis::running(done, total);
+            }
+            running.insert(job.game_id.clone(), (0, total));
+        }
+        let analyses = self.clone();
+        tokio::spawn(async move {
+            let game_id = job.game_id.clone();
+            let made = analyses.make(job, &engine).await;
+            match made {
+                Some(positions) => {
+                    let kept = StoredAnalysis {
+                        depth: i64::from(GAME_ANALYSIS_DEPTH),
+                        movetime_ms: GAME_ANALYSIS_MOVETIME_MS as i64,
+                        positions: serde_json::to_string(&positions).unwrap_or_default(),
+                        made_at: now_ms.min(i64::MAX as u64) as i64,
+                    };
+                    if let Err(e) = store.insert_game_analysis(&game_id, &kept).await {
+                        tracing::warn!(game = %game_id, "a game's analysis was not kept: {e:#}");
+                    }
+                }
+                None => tracing::warn!(game = %game_id, "a game's analysis stopped early"),
+            }
+            drop(ticket);
+            if let Ok(mut running) = analyses.running.lock() {
+                running.remove(&game_id);
+            }
+        });
+        GameAnalysis::running(0, total)
+    }
+
+    /// Searches every position of the game in turn, each in a slot of its own.
+    async fn make(&self, job: AnalysisJob, engine: &EngineWork) -> Option<Vec<AnalysedPosition>> {
+        let limits = Limits {
+            depth: Some(GAME_ANALYSIS_DEPTH),
+            move_time: Some(Duration::from_millis(GAME_ANALYSIS_MOVETIME_MS)),
+            ..Limits::default()
+        };
+        let mut game = job.start;
+        let mut positions = Vec::with_capacity(job.moves.len() + 1);
+        for ply in 0..=job.moves.len() {
+            let slot = engine.slot().await?;
+            let searched = tokio::task::spawn_blocking(move || {
+                let reply = game.best_move(&limits, None, Arc::new(AtomicBool::new(false)));
+                (game, reply)
+            })
+            .await
+            .ok()?;
+            drop(slot);
+            game = searched.0;
+            positions.push(match searched.1 {
+                Some(reply) => AnalysedPosition {
+                    score: reply.score,
+                    pv: if reply.pv.is_empty() {
+                        vec![reply.best]
+                    } else {
+                        reply.pv
+                    },
+                },
+                None => AnalysedPosition {
+                    score: None,
+                    pv: Vec::new(),
+                },
+            });
+            if let Some(mv) = job.moves.get(ply) {
+                game.play(mv).ok()?;
+            }
+            if let Ok(mut running) = self.running.lock()
+                && let Some(progress) = running.get_mut(&job.game_id)
+            {
+                progress.0 = ply + 1;
+            }
+        }
+        Some(positions)
+    }
+}
