@@ -38,7 +38,7 @@ export interface MoveReview {
 }
 
 /** Whether sente moves in the position `sfen`. */
-function senteMoves(sfen: string): boolean {
+export function senteMoves(sfen: string): boolean {
   return / b /.test(` ${sfen.split(' ').slice(1).join(' ')} `);
 }
 
@@ -66,20 +66,78 @@ export function judgements(record, evals: number[], lines: string[][] = []): Map
 }
 
 /** What a game's analysis tells the page: each marked move's mark, and the better move at the
- * position before it (keyed by that position's ply), for an arrow on the board. */
+ * position before it (keyed by that position's ply), for an arrow on the board; the marked
+ * moves themselves and the evaluation of every position (centipawns for sente). */
 export interface Judged {
   marks: Map<number, string>;
   better: Map<number, string>;
+  reviews: MoveReview[];
+  evals: number[];
 }
 
-/** The button that analyses a finished game, then its graph and its marked moves with the
- * better move and line; `onJudged` hears the marks and better moves. */
-export function gameAnalysisNode(record, onPick, onJudged: (judged: Judged) => void = () => {}) {
+/** The evaluation (centipawns for sente) of a position where the game is over: the side to
+ * move has lost, or nobody won. */
+function endEval(record, evals: number[]): number {
+  const winner = record.outcome?.winner || record.result?.winner;
+  return winner === 'sente' ? EVAL_CAP : winner === 'gote' ? -EVAL_CAP : evals[evals.length - 1] || 0;
+}
+
+/** The analysis of a finished game, then its graph and its marked moves with the better move
+ * and line; `onJudged` hears the marks and better moves. With `gameId`, the server's analysis
+ * kept with the game: shown at once when made, its progress while it is made, else a button
+ * that asks for it. Without (an imported record), a button that has the page search each
+ * position in turn. */
+export function gameAnalysisNode(record, onPick, onJudged: (judged: Judged) => void = () => {}, gameId: string | null = null) {
   const box = el('div', { class: 'game-analysis' });
   const button = el('button', { type: 'button', class: 'secondary', 'data-action': 'analyse-game' }, t('analysis.analyse-game'));
   const status = el('small', { class: 'help', 'data-analysis-status': '' });
   box.append(button, status);
-  button.addEventListener('click', async () => {
+
+  async function finish(evals: number[], lines: string[][]) {
+    status.textContent = '';
+    const found = reviews(record, evals, lines);
+    box.replaceChildren(evalGraph(record, evals, found, onPick));
+    onJudged({ marks: new Map(found.map((r) => [r.ply, r.mark])),
+      better: new Map(found.filter((r) => r.better).map((r) => [r.ply - 1, r.better])), reviews: found, evals });
+    box.append(await reviewList(record, found, onPick));
+  }
+
+  /** The server's analysis, once done: each position's evaluation and line. */
+  function fromServer(analysis) {
+    const evals = [];
+    const lines: string[][] = [];
+    analysis.positions.forEach((position, ply) => {
+      evals.push(position.score == null ? endEval(record, evals) : senteCentipawns(position.score, senteMoves(record.positions[ply])));
+      lines.push(position.pv || []);
+    });
+    return finish(evals, lines);
+  }
+
+  /** Follows the server's analysis until it is done, showing its progress. */
+  async function follow(analysis) {
+    button.disabled = true;
+    while (analysis.status === 'running' && box.isConnected) {
+      status.textContent = t('analysis.analysing', { position: Math.min(analysis.done + 1, analysis.total), positions: analysis.total });
+      await new Promise((done) => setTimeout(done, 500));
+      analysis = await api(`/api/games/${gameId}/analysis`);
+    }
+    if (analysis.status === 'done') return fromServer(analysis);
+    // It stopped without being kept (the server restarted): it can be asked for again.
+    button.disabled = false;
+    status.textContent = '';
+  }
+
+  async function onServer(asking: boolean) {
+    try {
+      const analysis = await api(`/api/games/${gameId}/analysis`, asking ? {} : undefined);
+      if (analysis.status !== 'none') await follow(analysis);
+    } catch (e) {
+      button.disabled = false;
+      status.textContent = e.message;
+    }
+  }
+
+  async function inThePage() {
     button.disabled = true;
     const evals = [];
     const lines: string[][] = [];
@@ -94,19 +152,19 @@ export function gameAnalysisNode(record, onPick, onJudged: (judged: Judged) => v
         evals.push(senteCentipawns(reply.score, senteToMove));
         lines.push(reply.pv?.length ? reply.pv : reply.best ? [reply.best] : []);
       } catch (e) {
-        // The game is over here: the side to move has lost, or nobody won.
-        const winner = record.outcome?.winner || record.result?.winner;
-        evals.push(winner === 'sente' ? EVAL_CAP : winner === 'gote' ? -EVAL_CAP : evals[evals.length - 1] || 0);
+        evals.push(endEval(record, evals));
         lines.push([]);
       }
     }
-    status.textContent = '';
-    const found = reviews(record, evals, lines);
-    box.replaceChildren(evalGraph(record, evals, found, onPick));
-    onJudged({ marks: new Map(found.map((r) => [r.ply, r.mark])),
-      better: new Map(found.filter((r) => r.better).map((r) => [r.ply - 1, r.better])) });
-    box.append(await reviewList(record, found, onPick));
-  });
+    await finish(evals, lines);
+  }
+
+  if (gameId) {
+    button.addEventListener('click', () => onServer(true));
+    onServer(false);
+  } else {
+    button.addEventListener('click', inThePage);
+  }
   return box;
 }
 

@@ -10,6 +10,8 @@ import { el } from './dom';
 import { h, patch, toVNode } from './view';
 import type { VNode } from './view';
 import { gameAnalysisNode } from './evalgraph';
+import type { Judged } from './evalgraph';
+import { MistakeTrainer, mistakesOf } from './mistakes';
 import { chatPanel, clockText, exportNode, formatDays, keepInView, moveListNode, REPLAY_BUTTONS, showTurnIcon } from './gameparts';
 import { app, sound } from './prefs';
 import { tokenFor, variantInfo } from './util';
@@ -21,7 +23,7 @@ import { gameTitle as variantTitle, sideName, t } from './i18n';
 
 export async function gamePage(id) {
   const token = tokenFor(id);
-  const board = new Board({ onMove: (usi) => send({ type: 'move', move: usi }), onFlip: () => show() });
+  const board = new Board({ onMove: (usi) => (trainer ? trainer.move(usi) : send({ type: 'move', move: usi })), onFlip: () => show() });
   const moveBox = el('div', { class: 'panel moves-panel' });
   const extra = el('div');
   const chat = chatPanel(id, (text) => send({ type: 'chat', text, id: 'chat' }));
@@ -32,8 +34,8 @@ export async function gamePage(id) {
   // The players' names and clocks, above and below the board.
   let topClock: VNode | HTMLElement = board.topBar.appendChild(el('div'));
   let bottomClock: VNode | HTMLElement = board.bottomBar.appendChild(el('div'));
-  app.replaceChildren(el('div', { class: 'play' }, board.root,
-    el('div', { class: 'side-area' }, panelHost, moveBox, chat.root, extra)));
+  const sideArea = el('div', { class: 'side-area' }, panelHost, moveBox, chat.root, extra);
+  app.replaceChildren(el('div', { class: 'play' }, board.root, sideArea));
 
   let game = null;
   let seat = null;
@@ -48,6 +50,8 @@ export async function gamePage(id) {
   let marks = new Map<number, string>();
   /** The analysis's better move at each position before a marked move, by ply. */
   let better = new Map<number, string>();
+  /** Learning from one's mistakes in the analysed game, while the player does. */
+  let trainer: MistakeTrainer | null = null;
   let lost = false;
   let restoredTimer = null;
   let confirmingResign = false;
@@ -157,13 +161,34 @@ export async function gamePage(id) {
     };
   }
 
+  const learnBox = el('div', { class: 'learn-offer' });
+  /** Offers the player of the game to learn from their own marked moves. */
+  function offerLearning(judged: Judged) {
+    if (!seat) return;
+    const items = mistakesOf(record, judged.reviews, seat);
+    learnBox.replaceChildren(items.length
+      ? el('button', { type: 'button', 'data-action': 'learn-mistakes', onclick: () => startLearning(items, judged.evals) }, t('analysis.learn'))
+      : el('p', { class: 'help', 'data-learn-none': '' }, t('analysis.learn-none')));
+  }
+
+  function startLearning(items, evals: number[]) {
+    trainer?.root.remove();
+    const stop = () => { trainer?.root.remove(); trainer = null; show(); };
+    // The move list follows the position shown.
+    const follow = () => { const drill = trainer?.view(); if (drill) viewPly = drill.ply; show(); };
+    trainer = new MistakeTrainer(record, items, evals, follow, stop);
+    // First in the side area: below the board on a phone, beside it on a laptop.
+    sideArea.prepend(trainer.root);
+    trainer.root.scrollIntoView?.({ block: 'nearest' });
+  }
+
   async function loadRecord() {
     try {
       record = await api(`/api/games/${id}/record`);
       // A finished game can be analysed; one in play is not (the engine would help a player).
       extra.replaceChildren(game?.status === 'finished'
         ? el('div', { class: 'panel' }, el('h2', {}, t('game.analysis')), gameAnalysisNode(record, (p) => { viewPly = p; show(); },
-          (judged) => { marks = judged.marks; better = judged.better; show(); }))
+          (judged) => { marks = judged.marks; better = judged.better; offerLearning(judged); show(); }, id), learnBox)
         : '', exportNode(record, id));
       show();
     } catch (e) {
@@ -422,16 +447,24 @@ export async function gamePage(id) {
     // The bars first: the board's size leaves room for them.
     chat.setGame(game, seat);
     render();
-    board.setState({
-      variant: game.variant,
-      sfen: replaying ? record.positions[ply] : game.sfen,
-      legal: live && myTurn ? game.legal_moves : [],
-      lastMove: ply > 0 ? game.moves[ply - 1]?.usi : null,
-      check: live ? game.check_square : replaying ? record.checks[ply] : null,
-      interactive: live && myTurn,
-      premoveFor: live && seat && game.status === 'playing' && !myTurn ? seat : null,
-    });
-    board.setArrow(replaying || game.status === 'finished' ? better.get(ply) : null);
+    const drill = trainer?.view();
+    if (drill) {
+      board.setState({ variant: game.variant, sfen: record.positions[drill.ply], legal: drill.legal,
+        lastMove: drill.ply > 0 ? record.usi[drill.ply - 1] : null, check: record.checks[drill.ply],
+        interactive: drill.interactive });
+      board.setArrow(drill.arrow);
+    } else {
+      board.setState({
+        variant: game.variant,
+        sfen: replaying ? record.positions[ply] : game.sfen,
+        legal: live && myTurn ? game.legal_moves : [],
+        lastMove: ply > 0 ? game.moves[ply - 1]?.usi : null,
+        check: live ? game.check_square : replaying ? record.checks[ply] : null,
+        interactive: live && myTurn,
+        premoveFor: live && seat && game.status === 'playing' && !myTurn ? seat : null,
+      });
+      board.setArrow(replaying || game.status === 'finished' ? better.get(ply) : null);
+    }
     const title = gameTitle();
     const replayControls = el('div', { class: 'actions' },
       REPLAY_BUTTONS.map(([label, words], i) => el('button', { class: 'secondary', 'data-replay': i, 'aria-label': words, title: words, onclick: () => step(i) }, label)));

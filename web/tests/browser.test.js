@@ -2580,6 +2580,81 @@ test('Analyse this game: an evaluation graph over every position, the moves that
   await page.close();
 });
 
+test('A finished game\'s analysis is made once and kept for everyone; its player learns from their mistakes, at both sizes', async () => {
+  // Sente gives away its falcon to a swallow on the third ply, then resigns.
+  const sente = await apiGame({ variant: 'tori', opponent: 'human', clock: { kind: 'fischer', main_ms: 600000, increment_ms: 0 } });
+  const joined = await (await fetch(`${base}/api/games/${sente.game_id}/join`, { method: 'POST', body: JSON.stringify({ invite: sente.invite }) })).json();
+  const gote = { game_id: sente.game_id, token: joined.token };
+  const line = ['5e5d', '5c5d', '4f5e', '5d5e', '3d3c', '4b3c'];
+  for (const [i, usi] of line.entries()) await apiMove(i % 2 === 0 ? sente : gote, usi);
+  const resigned = await fetch(`${base}/api/games/${sente.game_id}/resign`, { method: 'POST', body: JSON.stringify({ token: sente.token }) });
+  assert.equal(resigned.status, 200);
+  const record = await (await fetch(`${base}/api/games/${sente.game_id}/record`)).json();
+  const openAs = async (page, grant) => {
+    await page.goto(`${base}/`);
+    if (grant) await page.evaluate(([id, token]) => localStorage.setItem(`tsubame.token.${id}`, token), [grant.game_id, grant.token]);
+    await page.goto(`${base}/game/${sente.game_id}`);
+    await page.waitForSelector('.game-analysis');
+  };
+  const page = await newPage(1366, 850);
+  await openAs(page, sente);
+  await page.click('[data-action="analyse-game"]');
+  await page.waitForSelector('[data-analysis-status]:has-text("Analysing position")');
+  await page.waitForSelector('.eval-graph', { timeout: 30000 });
+  const analysis = await (await fetch(`${base}/api/games/${sente.game_id}/analysis`)).json();
+  assert.equal(analysis.status, 'done');
+  assert.equal(analysis.positions.length, line.length + 1);
+  // Someone else opening the game sees the same analysis at once: nothing to ask for.
+  const watcher = await otherPersonPage(1366, 850);
+  await openAs(watcher, null);
+  await watcher.waitForSelector('.eval-graph');
+  const marked = (p) => p.$$eval('[data-mistake]', (items) => items.map((li) => `${li.dataset.mistake}${li.dataset.mark}`));
+  assert.deepEqual(await marked(watcher), await marked(page));
+  assert.ok((await marked(page)).some((m) => m.startsWith('3')), 'the falcon given away is marked');
+  assert.equal(await watcher.locator('[data-action="learn-mistakes"]').count(), 0, 'only a player learns from their mistakes');
+  await watcher.close();
+  /** The ply of the position the board shows, in the game's record. */
+  const shownPly = (p) => p.evaluate((positions) => positions.indexOf(document.querySelector('.board').dataset.sfen), record.positions);
+  // The player's own mistakes, one position each: the move played is not the answer, the
+  // engine's move is.
+  await page.click('[data-action="learn-mistakes"]');
+  await page.waitForSelector('[data-learn-mistakes][data-state="find"]');
+  assert.match(await page.textContent('[data-learn-message]'), /You played .*Find a better move for sente/);
+  let ply = await shownPly(page);
+  assert.ok(ply >= 0 && ply % 2 === 0, `sente's position: ${ply}`);
+  await playByClicks(page, record.usi[ply], 'sente');
+  await page.waitForSelector('[data-learn-message]:has-text("That is the move you played")');
+  await shot(page, 'learn-mistakes.png');
+  await playByClicks(page, analysis.positions[ply].pv[0], 'sente');
+  await page.waitForSelector('[data-learn-message][data-tone="right"]');
+  await page.waitForFunction((usi) => document.querySelector('.board').dataset.arrow === usi, analysis.positions[ply].pv[0]);
+  await shot(page, 'learn-mistakes-found.png');
+  while (await page.locator('[data-learn="next"]').count()) {
+    await page.click('[data-learn="next"]');
+    await page.waitForSelector('[data-learn-mistakes][data-state="find"], [data-learn-mistakes][data-state="done"]');
+    if (await page.locator('[data-learn-mistakes][data-state="done"]').count()) break;
+    await page.click('[data-learn="skip"]');
+  }
+  await page.waitForSelector('[data-learn-mistakes][data-state="done"]');
+  assert.match(await page.textContent('[data-learn-message]'), /you found 1 of \d+ better moves/);
+  await page.click('[data-learn="stop"]');
+  await page.waitForFunction(() => !document.querySelector('[data-learn-mistakes]'));
+  await page.close();
+  // On a phone: the analysis is there at once, and a mistake's answer can be shown.
+  const phone = await newPage(390, 844);
+  await openAs(phone, sente);
+  await phone.click('[data-action="learn-mistakes"]');
+  await phone.waitForSelector('[data-learn-mistakes][data-state="find"]');
+  ply = await shownPly(phone);
+  await phone.click('[data-learn="show"]');
+  await phone.waitForSelector('[data-learn-message]:has-text("The better move")');
+  await phone.waitForFunction((usi) => document.querySelector('.board').dataset.arrow === usi, analysis.positions[ply].pv[0]);
+  await phone.locator('.board').scrollIntoViewIfNeeded();
+  await shot(phone, 'learn-mistakes-phone.png');
+  assert.equal(await phone.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), true, 'nothing scrolls sideways');
+  await phone.close();
+});
+
 /** Signs up from the header's link in this page's own browser context. */
 async function signUp(page, name) {
   await page.goto(`${base}/`);
