@@ -190,6 +190,8 @@ export function puzzlePage(variantName?: string, wantedId?: string) {
       return;
     }
     if (mine !== shown) return;
+    // Its own copy of the line: a move that mates as fast takes the puzzle along another.
+    puzzle = { ...puzzle, moves: [...puzzle.moves] };
     board.flipped = sideToMove() === 'gote';
     await showPosition([], true);
     if (mine !== shown) return;
@@ -214,11 +216,8 @@ export function puzzlePage(variantName?: string, wantedId?: string) {
     const expected = puzzle.moves[step];
     const played = puzzle.moves.slice(0, step);
     let right = usi === expected;
-    if (!right && step === puzzle.moves.length - 1) {
-      // Another move that mates at once ends the puzzle as well as the answer does.
-      const after = await api('/api/replay', { variant: puzzle.variant, options: puzzle.options, sfen: puzzle.sfen, moves: [...played, usi] });
-      right = after.outcome?.reason === 'checkmate' && after.outcome.winner === sideToMove();
-    }
+    if (!right && puzzle.themes.includes('mate')) right = await matesAsFast(played, usi);
+    if (mine !== shown) return;
     if (!right) {
       // Not the move: said so, with what it allows where the engine can tell, and the player
       // chooses to try again or to see the solution.
@@ -251,6 +250,33 @@ export function puzzlePage(variantName?: string, wantedId?: string) {
     await showPosition(puzzle.moves.slice(0, step), true);
     show({ status: t('puzzles.good-next', { side: sideName(sideToMove()) }), tone: 'good' });
     busy = false;
+  }
+
+  /** In a puzzle that ends in mate, whether `usi` (played after `played`) mates as fast as the
+   * line does, as the play sites take it: it mates at once, or the engine finds the defender
+   * mated within the plies the line has left. The rest of the puzzle then follows the
+   * engine's line from it (the defender's best replies), and that line is the solution the
+   * server is shown. */
+  async function matesAsFast(played: string[], usi: string): Promise<boolean> {
+    const position = { variant: puzzle.variant, options: puzzle.options, sfen: puzzle.sfen, moves: [...played, usi] };
+    try {
+      const after = await api('/api/replay', position);
+      if (after.outcome) {
+        const mates = after.outcome.reason === 'checkmate' && after.outcome.winner === sideToMove();
+        if (mates) puzzle.moves = position.moves;
+        return mates;
+      }
+      const left = puzzle.moves.length - played.length - 1;
+      if (left <= 0) return false;
+      const reply = await api('/api/analyse', { ...position, depth: Math.min(30, left + 4), movetime_ms: 1500 });
+      const mated = /^mate -(\d+)$/.exec(reply.score || '');
+      const plies = mated ? Number(mated[1]) : Infinity;
+      if (plies > left || reply.pv.length < plies) return false;
+      puzzle.moves = [...position.moves, ...reply.pv.slice(0, plies)];
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   /** Sends the attempt once: the first mistake or help fails it, reaching the end solves it. */

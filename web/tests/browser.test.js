@@ -608,6 +608,48 @@ test('import a record and ask the engine on the analysis board', async () => {
   await page.close();
 });
 
+test('Puzzles: a move that mates as fast as the solution\'s is right, and the puzzle goes on from it to the mate', async () => {
+  // A mate in three whose first move can also be a falcon dropped on 5e: the engine finds
+  // the defender mated as fast after it.
+  const id = '6996ea16cd';
+  const puzzle = await (await fetch(`${base}/api/puzzles/${id}`)).json();
+  assert.equal(puzzle.moves[0], 'C*5e');
+  assert.ok(puzzle.themes.includes('mate-in-3'), puzzle.themes.join(' '));
+  const side = puzzle.sfen.split(' ')[1] === 'b' ? 'sente' : 'gote';
+  const page = await newPage(1366, 850);
+  await page.goto(`${base}/puzzles/tori/${id}`);
+  await page.waitForSelector(`[data-puzzle="${id}"] [data-puzzle-status="play"]`);
+  // The rest follows the engine's line after it: the defender's best replies, and the moves
+  // that mate as fast (the page asks the same search: depth 8 for the four plies left).
+  const after = await (await fetch(`${base}/api/analyse`, { method: 'POST', body: JSON.stringify({ variant: 'tori', sfen: puzzle.sfen, moves: ['F*5e'], depth: 8, movetime_ms: 1500 }) })).json();
+  assert.equal(after.score, 'mate -4', JSON.stringify(after));
+  const line = ['F*5e', ...after.pv.slice(0, 4)];
+  assert.notDeepEqual(line, puzzle.moves);
+  const turn = puzzle.sfen.split(' ')[1];
+  for (let ply = 0; ply < line.length; ply += 2) {
+    const before = await page.getAttribute('.board', 'data-sfen');
+    await playByClicks(page, line[ply], side);
+    // Answered: the opponent's reply shown and the player's turn again, or the end.
+    await page.waitForFunction(([shown, mover]) => {
+      const status = document.querySelector('[data-puzzle-status]');
+      const sfen = document.querySelector('.board').dataset.sfen;
+      return ['done', 'wrong', 'failed'].includes(status.dataset.puzzleStatus)
+        || (sfen !== shown && sfen.split(' ')[1] === mover && status.textContent.includes('Now the next move'));
+    }, [before, turn], { timeout: 20000 });
+    assert.equal(await page.locator('[data-puzzle-status="wrong"], [data-puzzle-status="failed"]').count(), 0, `ply ${ply}: ${await page.textContent('[data-puzzle]')}`);
+  }
+  await page.waitForSelector('[data-puzzle-status="done"]');
+  assert.match(await page.textContent('[data-puzzle-status]'), /Solved/);
+  await shot(page, 'puzzle-another-mate.png');
+  // The server takes the line as a solution (the page showed no refusal), and refuses one that
+  // does not mate.
+  assert.equal(await page.locator('[data-puzzle-result]').count(), 0, await page.textContent('[data-puzzle]'));
+  const attempt = (moves) => fetch(`${base}/api/puzzles/${id}/attempt`, { method: 'POST', body: JSON.stringify({ solved: true, moves }) });
+  assert.equal((await attempt(line)).status, 200);
+  assert.equal((await attempt([...line.slice(0, 4), line[1]])).status, 400);
+  await page.close();
+});
+
 test('Puzzles: a tsume solved move by move, a wrong move and the solution, the next puzzle, the day\'s puzzle from the home page, at laptop and phone size', async () => {
   const get = async (path) => (await fetch(`${base}${path}`)).json();
   const replay = async (puzzle, moves) => (await fetch(`${base}/api/replay`, { method: 'POST', headers: { 'content-type': 'application/json' },

@@ -325,7 +325,8 @@ pub(crate) struct AttemptRequest {
 
 /// An attempt at a puzzle. For an account, its first attempt at the puzzle rates both (the
 /// puzzle "wins" when it is not solved); a guest's is answered without a rating. A claim to
-/// have solved it must bring the solution's moves.
+/// have solved it must bring the solution's moves, or in a puzzle that ends in mate another
+/// line that mates as fast.
 #[utoipa::path(post, path = "/api/puzzles/{id}/attempt", tag = "puzzles", params(("id" = String, Path, description = "The puzzle's id")), request_body = AttemptRequest, responses((status = 200, description = "The attempt, and the ratings it changed", body = AttemptAnswer), (status = 400, description = "A malformed request", body = ErrorBody), (status = 404, description = "No such puzzle", body = ErrorBody)))]
 pub(crate) async fn attempt(
     State(hub): State<Arc<Hub>>,
@@ -342,9 +343,10 @@ pub(crate) async fn attempt(
         )));
     }
     let puzzle = find(&hub, &id).await?;
-    if request.solved && request.moves != puzzle.moves {
+    if request.solved && !puzzle.solved_by(&request.moves) {
         return Err(ApiError::bad_request(
-            "a solved attempt brings the solution's moves, and these are not them",
+            "a solved attempt brings the solution's moves (or, in a mate, another line that \
+             mates as fast), and these are not them",
         ));
     }
     let outcome = match &viewer.account {

@@ -106,6 +106,48 @@ pub struct PuzzleRow {
     pub plays: i64,
 }
 
+impl PuzzleRow {
+    /// Whether `moves` solve the puzzle: its own solution, or, for a puzzle whose line ends in
+    /// mate, any line of no more moves, legal from its position, that ends with the player
+    /// mating: a move that mates as fast is as right as the solution's (as the play sites
+    /// take it), and the replies after it are the defender's own.
+    pub fn solved_by(&self, moves: &[String]) -> bool {
+        if moves == self.moves.as_slice() {
+            return true;
+        }
+        if !self.themes.iter().any(|theme| theme == "mate")
+            || moves.len() > self.moves.len()
+            || moves.len() % 2 == 0
+        {
+            return false;
+        }
+        let Some(variant) = tsubame_rules::Variant::ALL
+            .iter()
+            .copied()
+            .find(|v| v.name() == self.variant)
+        else {
+            return false;
+        };
+        let Ok(mut game) = crate::game::HostedGame::new(variant, &self.options, Some(&self.sfen))
+        else {
+            return false;
+        };
+        let player = if game.sente_to_move() {
+            tsubame_rules::Color::Sente
+        } else {
+            tsubame_rules::Color::Gote
+        };
+        for mv in moves {
+            if game.outcome().is_some() || game.play_silently(mv).is_err() {
+                return false;
+            }
+        }
+        game.outcome().is_some_and(|outcome| {
+            outcome.reason == tsubame_rules::EndReason::Checkmate && outcome.winner == Some(player)
+        })
+    }
+}
+
 const COLUMNS: &str = "id, variant, options, sfen, moves, themes, rating_milli, \
     deviation_milli, volatility_nano, plays";
 
@@ -493,5 +535,44 @@ impl Store {
         }
         .await;
         self.written(result)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn puzzle(sfen: &str, moves: &[&str], themes: &[&str]) -> PuzzleRow {
+        PuzzleRow {
+            id: "test".into(),
+            variant: "tori".into(),
+            options: String::new(),
+            sfen: sfen.into(),
+            moves: moves.iter().map(|m| m.to_string()).collect(),
+            themes: themes.iter().map(|t| t.to_string()).collect(),
+            rating: Rating::default(),
+            plays: 0,
+        }
+    }
+
+    fn line(moves: &[&str]) -> Vec<String> {
+        moves.iter().map(|m| m.to_string()).collect()
+    }
+
+    #[test]
+    fn another_move_that_mates_as_fast_solves_a_mate() {
+        // A bare phoenix on 1a, a crane on 1c: a falcon dropped on 1b or on 2b mates.
+        let mate = puzzle("6k/7/6C/7/7/7/K6 b F 1", &["F*1b"], &["mate", "mate-in-1"]);
+        assert!(mate.solved_by(&line(&["F*1b"])));
+        assert!(mate.solved_by(&line(&["F*2b"])));
+        // Not a mate, a longer line, an illegal move, a line that ends on the defender.
+        assert!(!mate.solved_by(&line(&["F*3b"])));
+        assert!(!mate.solved_by(&line(&["F*3b", "1a2a", "F*2b"])));
+        assert!(!mate.solved_by(&line(&["F*1a"])));
+        assert!(!mate.solved_by(&line(&[])));
+        // A tactic is solved by its own answer only.
+        let tactic = puzzle("6k/7/6C/7/7/7/K6 b F 1", &["F*1b"], &["advantage"]);
+        assert!(tactic.solved_by(&line(&["F*1b"])));
+        assert!(!tactic.solved_by(&line(&["F*2b"])));
     }
 }
