@@ -510,8 +510,8 @@ pub(crate) async fn download_games(
     let texts: Vec<String> = games
         .iter()
         .filter_map(|(row, moves)| {
-            let site = crate::api::game_address(&hub, peer, &headers, &row.id);
-            let exports = crate::api::stored_record_exports(row, moves, site)?;
+            let site = crate::records::game_address(&hub, peer, &headers, &row.id);
+            let exports = crate::records::stored_record_exports(row, moves, site)?;
             match query.format {
                 DownloadFormat::Record => exports.record,
                 DownloadFormat::Pgn => exports.pgn,

@@ -4,9 +4,7 @@
 //! error naming what was wrong instead of the framework's plain-text rejection.
 
 use crate::account_api::Viewer;
-use crate::accounts::{
-    Account, SESSION_ENDED_CLOSE, SESSION_ENDED_REASON, SessionWatch, session_ended,
-};
+use crate::accounts::{Account, SessionWatch, session_ended};
 use crate::chat::ChatLine;
 use crate::chat::Room;
 use crate::clock::TimeControl;
@@ -18,11 +16,15 @@ use crate::game::MateReply;
 use crate::game_analysis::{AnalysisJob, GameAnalysis};
 use crate::hub::{Credential, GameRoom, GameView, Hub, NewGame, SeatGrant};
 use crate::metrics::GaugeGuard;
+use crate::records::{RecordTags, export_texts_timed, game_address, record_end, record_of};
+use crate::request::{
+    BODY_LIMIT, OptionsInput, close_for_broken_frame, close_for_ended_session, creator_side_of,
+    parse_body, variant_of,
+};
 use crate::responses::{
-    ChatHistory, CheckedPosition, DropInfo, ErrorBody, Exports, GameForViewer, ImportTags,
-    Imported, ImportedGame, LionPower, NumberRange, OptionInfo, PositionProblem, RangeJump,
-    ReplayedGame, RoleInfo, RoleMove, RulesOutcome, SocketMessage, StoredGameRecord, TenjikuPowers,
-    VariantInfo,
+    ChatHistory, CheckedPosition, DropInfo, ErrorBody, GameForViewer, ImportTags, Imported,
+    ImportedGame, LionPower, NumberRange, OptionInfo, PositionProblem, RangeJump, ReplayedGame,
+    RoleInfo, RoleMove, SocketMessage, StoredGameRecord, TenjikuPowers, VariantInfo,
 };
 use axum::Router;
 use axum::body::Bytes;
@@ -37,7 +39,7 @@ use futures_util::{SinkExt, StreamExt};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
@@ -45,9 +47,8 @@ use tokio::sync::broadcast::error::RecvError;
 use tsubame_engine::limits::Limits;
 use tsubame_engine::strength::Level;
 use tsubame_notation::record::{
-    GameResult, Record, RecordError, RecordErrorKind, RecordMove, end_reason_from_name,
-    read_hodges_text, read_kif_with, read_pgn_games_at_most, read_records_at_most, write_kif,
-    write_pgn,
+    RecordError, RecordErrorKind, read_hodges_text, read_kif_with, read_pgn_games_at_most,
+    read_records_at_most,
 };
 use tsubame_rules::Variant;
 use tsubame_rules::betza::Reach;
@@ -55,54 +56,14 @@ use tsubame_rules::tenjiku;
 use tsubame_rules::{EndReason, Options};
 use utoipa::ToSchema;
 
-/// Largest request body accepted.
-pub const BODY_LIMIT: usize = 64 * 1024;
-
 /// The most best lines `POST /api/analyse` gives.
 pub const MAX_ANALYSIS_LINES: u32 = 10;
 
 /// The largest record file `POST /api/import` takes: a PGN of many games.
 pub const IMPORT_BODY_LIMIT: usize = 2 * 1024 * 1024;
 
-pub(crate) fn parse_body<T: DeserializeOwned>(body: &Bytes) -> Result<T, ApiError> {
-    let body: &[u8] = if body.is_empty() { b"{}" } else { body };
-    serde_json::from_slice(body)
-        .map_err(|e| ApiError::bad_request(format!("bad request body: {e}")))
-}
-
 fn ok<T: Serialize>(value: &T) -> Response {
     axum::Json(value).into_response()
-}
-
-/// Rule options as `"name=value,..."` or as an object of names to values.
-#[derive(Deserialize, Default, ToSchema)]
-#[serde(untagged)]
-pub(crate) enum OptionsInput {
-    #[default]
-    None,
-    Text(String),
-    Map(BTreeMap<String, Value>),
-}
-
-impl OptionsInput {
-    pub(crate) fn to_text(&self) -> Result<String, ApiError> {
-        match self {
-            OptionsInput::None => Ok(String::new()),
-            OptionsInput::Text(text) => Ok(text.clone()),
-            OptionsInput::Map(map) => map
-                .iter()
-                .map(|(name, value)| match value {
-                    Value::String(s) => Ok(format!("{name}={s}")),
-                    Value::Number(n) => Ok(format!("{name}={n}")),
-                    Value::Bool(b) => Ok(format!("{name}={}", if *b { "on" } else { "off" })),
-                    _ => Err(ApiError::bad_request(format!(
-                        "option {name:?}: the value must be text, a number or true/false"
-                    ))),
-                })
-                .collect::<Result<Vec<_>, _>>()
-                .map(|pairs| pairs.join(",")),
-        }
-    }
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -291,23 +252,6 @@ impl<T: DeserializeOwned + CarriesToken + Send> FromRequest<Arc<Hub>> for SeatRe
             body,
         })
     }
-}
-
-/// The creator's seat a request asks for: `sente`, `gote`, or `random` (drawn now).
-pub(crate) fn creator_side_of(text: &str) -> Result<usize, ApiError> {
-    match text {
-        "sente" => Ok(0),
-        "gote" => Ok(1),
-        "random" => Ok(usize::from(rand::random::<bool>())),
-        other => Err(ApiError::bad_request(format!(
-            "side {other:?} is not one of sente, gote, random"
-        ))),
-    }
-}
-
-pub(crate) fn variant_of(name: &str) -> Result<Variant, ApiError> {
-    name.parse()
-        .map_err(|e: tsubame_rules::UnknownVariant| ApiError::bad_request(e.to_string()))
 }
 
 /// A kind's ordinary moves, as the move generator reads them from its Betza string: each a
@@ -723,287 +667,6 @@ pub(crate) async fn rematch(request: SeatRequest<DrawRequest>) -> Result<Respons
     Ok(ok(&view))
 }
 
-/// A record in every export form, with the position after each ply for replay.
-fn record_of(game_start: &HostedGame, moves: &[String]) -> Result<ReplayedGame, ApiError> {
-    let mut walk = game_start.clone();
-    let mut positions = vec![walk.sfen()];
-    let mut checks = vec![walk.check_square()];
-    let mut gives_check = Vec::new();
-    let mut hodges = Vec::new();
-    let mut removed = Vec::new();
-    let mut japanese = Vec::new();
-    let mut short = Vec::new();
-    for (index, usi) in moves.iter().enumerate() {
-        let played = walk
-            .play(usi)
-            .map_err(|e| ApiError::rules(format!("move {} ({usi}): {e}", index + 1)))?;
-        positions.push(walk.sfen());
-        checks.push(walk.check_square());
-        gives_check.push(played.check);
-        hodges.push(played.hodges);
-        removed.push(played.removed);
-        japanese.extend(played.japanese);
-        short.extend(played.short);
-    }
-    let start = game_start.start_sfen();
-    let usi_record = if moves.is_empty() {
-        format!("sfen {start}")
-    } else {
-        format!("sfen {start} moves {}", moves.join(" "))
-    };
-    let hodges_text = hodges
-        .chunks(2)
-        .enumerate()
-        .map(|(n, pair)| format!("{}. {}", n + 1, pair.join(" ")))
-        .collect::<Vec<_>>()
-        .join("\n");
-    let variant = game_start.variant();
-    let (files, ranks) = variant.board_size();
-    Ok(ReplayedGame {
-        variant: variant.name().to_string(),
-        files,
-        ranks,
-        options: game_start.options_text(),
-        start_sfen: start,
-        usi: moves.to_vec(),
-        usi_record,
-        hodges,
-        hodges_text,
-        japanese: (japanese.len() == moves.len() && !moves.is_empty()).then_some(japanese),
-        short: (short.len() == moves.len() && !moves.is_empty()).then_some(short),
-        removed,
-        positions,
-        checks,
-        gives_check,
-        fen: (variant == Variant::Tori).then(|| walk.fen()),
-        start_fen: (variant == Variant::Tori).then(|| game_start.start_fen()),
-        outcome: walk.outcome().map(|o| RulesOutcome {
-            winner: o.winner.map(|c| {
-                if c == tsubame_rules::Color::Sente {
-                    "sente"
-                } else {
-                    "gote"
-                }
-            }),
-            reason: o.reason.name(),
-        }),
-        legal_moves: walk.legal_moves(),
-        sfen: walk.sfen(),
-        exports: export_texts(
-            game_start,
-            moves,
-            walk.outcome()
-                .map(|o| (GameResult::from_outcome(o), Some(o.reason))),
-            &RecordTags::default(),
-        ),
-    })
-}
-
-/// The game in the notation library's formats: its canonical record, and for Tori the KIF and
-/// the play site's PGN (a form a format cannot hold, such as a Wa KIF, is `null`). `end` is
-/// the result to write, when the game has one.
-fn export_texts(
-    game_start: &HostedGame,
-    moves: &[String],
-    end: Option<(GameResult, Option<EndReason>)>,
-    tags: &RecordTags,
-) -> Exports {
-    export_texts_timed(game_start, moves, &[], end, tags)
-}
-
-/// [`export_texts`] with each move's thinking time (KIF writes it), in milliseconds.
-fn export_texts_timed(
-    game_start: &HostedGame,
-    moves: &[String],
-    thinks: &[u64],
-    end: Option<(GameResult, Option<EndReason>)>,
-    tags: &RecordTags,
-) -> Exports {
-    let start = game_start.start_sfen();
-    let mut record = Record::new(game_start.options().clone());
-    record.sente = tags.sente.clone();
-    record.gote = tags.gote.clone();
-    record.date = tags.date.clone();
-    record.time_control = tags.time_control.clone();
-    record.extra_tags = tags.more.clone();
-    let default_start = HostedGame::new(game_start.variant(), &game_start.options_text(), None)
-        .map(|game| game.start_sfen());
-    if default_start.ok().as_deref() != Some(start.as_str()) {
-        record.start_sfen = Some(start);
-    }
-    record.moves = moves
-        .iter()
-        .enumerate()
-        .map(|(index, usi)| RecordMove {
-            usi: usi.clone(),
-            comment: None,
-            think_ms: thinks.get(index).copied(),
-        })
-        .collect();
-    if let Some((result, reason)) = end {
-        record.result = result;
-        record.reason = reason;
-    }
-    Exports {
-        record: record.to_canonical().ok(),
-        kif: write_kif(&record).ok(),
-        pgn: write_pgn(&record).ok(),
-    }
-}
-
-/// What a record says of its game besides the moves: the players, the day, the clock.
-#[derive(Clone, Debug, Default)]
-struct RecordTags {
-    sente: Option<String>,
-    gote: Option<String>,
-    date: Option<String>,
-    time_control: Option<String>,
-    /// The other tags: `Event`, `Site`, the time of day (`UTCTime`), the end (`EndDate`,
-    /// `EndTime`), as PGN writes them and KIF reads them (棋戦, 場所, 開始日時, 終了日時).
-    more: Vec<(String, String)>,
-}
-
-impl RecordTags {
-    /// A game's tags as the site played it: its players, its clock, what it was (`Rated Tori
-    /// shogi game`), where (`site`, the game's address), and when it started and ended (UTC).
-    fn of_game(
-        names: [&str; 2],
-        control: &crate::clock::TimeControl,
-        rated: bool,
-        variant: Variant,
-        site: Option<String>,
-        created_at: u64,
-        finished_at: Option<u64>,
-    ) -> RecordTags {
-        let mut more = vec![(
-            "Event".to_string(),
-            format!(
-                "{} {} game",
-                if rated { "Rated" } else { "Casual" },
-                variant.spec().title
-            ),
-        )];
-        if let Some(site) = site {
-            more.push(("Site".into(), site));
-        }
-        more.push(("UTCTime".into(), record_time(created_at)));
-        if let Some(end) = finished_at {
-            more.push(("EndDate".into(), record_date(end)));
-            more.push(("EndTime".into(), record_time(end)));
-        }
-        RecordTags {
-            sente: Some(names[0].to_string()),
-            gote: Some(names[1].to_string()),
-            date: Some(record_date(created_at)),
-            time_control: record_time_control(control),
-            more,
-        }
-    }
-}
-
-/// A time of day as records write it (`19:05:00`, UTC) from unix milliseconds.
-fn record_time(unix_ms: u64) -> String {
-    let seconds = unix_ms / 1000 % 86_400;
-    format!(
-        "{:02}:{:02}:{:02}",
-        seconds / 3600,
-        seconds / 60 % 60,
-        seconds % 60
-    )
-}
-
-/// A game's address on this site, as a record's `Site`: the host the request named (where
-/// it is a plain host name), over https when a trusted proxy says the request came so.
-pub(crate) fn game_address(
-    hub: &Hub,
-    peer: std::net::SocketAddr,
-    headers: &HeaderMap,
-    id: &str,
-) -> Option<String> {
-    let host = headers.get(axum::http::header::HOST)?.to_str().ok()?;
-    if host.is_empty()
-        || host.len() > 255
-        || !host
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']'))
-    {
-        return None;
-    }
-    let https = hub.settings().connections.is_proxy(peer.ip())
-        && headers
-            .get("x-forwarded-proto")
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| v.eq_ignore_ascii_case("https"));
-    Some(format!(
-        "{}://{host}/game/{id}",
-        if https { "https" } else { "http" }
-    ))
-}
-
-/// A day as records write it (`2026.11.26`, UTC) from unix milliseconds.
-fn record_date(unix_ms: u64) -> String {
-    // Days to a civil date, as in Howard Hinnant's `civil_from_days`.
-    let days = (unix_ms / 86_400_000) as i64 + 719_468;
-    let era = days.div_euclid(146_097);
-    let day_of_era = days.rem_euclid(146_097);
-    let year_of_era =
-        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-    let month_index = (5 * day_of_year + 2) / 153;
-    let day = day_of_year - (153 * month_index + 2) / 5 + 1;
-    let month = if month_index < 10 {
-        month_index + 3
-    } else {
-        month_index - 9
-    };
-    let year = year_of_era + era * 400 + i64::from(month <= 2);
-    format!("{year:04}.{month:02}.{day:02}")
-}
-
-#[cfg(test)]
-mod record_tag_tests {
-    use super::record_date;
-
-    #[test]
-    fn record_dates_are_civil_days() {
-        assert_eq!(record_date(0), "1970.01.01");
-        // 2024-02-29, a leap day, at noon; and the last millisecond of 2025.
-        assert_eq!(record_date(1_709_208_000_000), "2024.02.29");
-        assert_eq!(record_date(1_767_225_599_999), "2025.12.31");
-    }
-}
-
-/// A clock as records write it: `600+30b` (byo-yomi), `300+5` (an increment); none without one.
-fn record_time_control(control: &crate::clock::TimeControl) -> Option<String> {
-    use crate::clock::TimeControl;
-    match *control {
-        TimeControl::Unlimited => None,
-        TimeControl::Byoyomi {
-            main_ms, period_ms, ..
-        } => Some(format!("{}+{}b", main_ms / 1000, period_ms / 1000)),
-        TimeControl::Fischer {
-            main_ms,
-            increment_ms,
-        } => Some(format!("{}+{}", main_ms / 1000, increment_ms / 1000)),
-        TimeControl::Correspondence { days_per_move } => Some(format!("{days_per_move}d")),
-    }
-}
-
-/// The server's result of a game as a record's result and reason (an aborted game has none).
-fn record_end(result: Option<&crate::hub::GameResult>) -> Option<(GameResult, Option<EndReason>)> {
-    let result = result?;
-    if result.reason == "aborted" {
-        return None;
-    }
-    let reason = end_reason_from_name(&result.reason);
-    let winner = match result.winner {
-        Some("sente") => GameResult::SenteWins,
-        Some("gote") => GameResult::GoteWins,
-        _ => GameResult::NoWinner,
-    };
-    Some((winner, reason))
-}
-
 #[utoipa::path(get, path = "/api/games/{id}/record", tag = "records", params(("id" = String, Path, description = "The game's id")), responses((status = 200, description = "The game replayed, with its record in each format", body = StoredGameRecord), (status = 404, description = "No such game", body = ErrorBody)))]
 pub(crate) async fn game_record(
     State(hub): State<Arc<Hub>>,
@@ -1117,45 +780,6 @@ pub(crate) async fn analyse_game(
         hub.store().clone(),
         hub.now(),
     )))
-}
-
-/// A stored, finished game's records (the site's own text, KIF and PGN where they hold the
-/// game), with its players, event, address (`site`), times, clock, moves with their thinking
-/// times, and result; `None` for a game whose rules or moves no longer replay (it is left out
-/// of a download rather than failing it).
-pub(crate) fn stored_record_exports(
-    row: &crate::store::GameRow,
-    moves: &[(String, u64)],
-    site: Option<String>,
-) -> Option<Exports> {
-    let variant = variant_of(&row.variant).ok()?;
-    let start = HostedGame::new(variant, &row.options, Some(&row.start_sfen)).ok()?;
-    let control: crate::clock::TimeControl = serde_json::from_str(&row.time_control).ok()?;
-    let tags = RecordTags::of_game(
-        [&row.names[0], &row.names[1]],
-        &control,
-        row.rated,
-        variant,
-        site,
-        row.created_at.max(0) as u64,
-        row.finished_at.map(|at| at.max(0) as u64),
-    );
-    let result = row.reason.as_ref().map(|reason| crate::hub::GameResult {
-        winner: match row.winner.as_deref() {
-            Some("sente") => Some("sente"),
-            Some("gote") => Some("gote"),
-            _ => None,
-        },
-        reason: reason.clone(),
-    });
-    let (usis, thinks): (Vec<String>, Vec<u64>) = moves.iter().cloned().unzip();
-    Some(export_texts_timed(
-        &start,
-        &usis,
-        &thinks,
-        record_end(result.as_ref()),
-        &tags,
-    ))
 }
 
 fn game_for(request: &PositionRequest) -> Result<HostedGame, ApiError> {
@@ -1969,49 +1593,6 @@ async fn serve_socket(
     }
 }
 
-/// Closes a socket over a frame past the limit (1009) or a broken frame (1002): the client
-/// hears why before the connection closes.
-pub(crate) async fn close_for_broken_frame<S>(sink: &mut S, error: &axum::Error)
-where
-    S: futures_util::Sink<Message> + Unpin,
-{
-    let too_big = error.to_string().contains("Space limit exceeded");
-    let close = CloseFrame {
-        code: if too_big {
-            close_code::SIZE
-        } else {
-            close_code::PROTOCOL
-        },
-        reason: if too_big {
-            "message too big: at most 64 KiB".into()
-        } else {
-            "protocol error".into()
-        },
-    };
-    let _ = tokio::time::timeout(
-        Duration::from_secs(1),
-        sink.send(Message::Close(Some(close))),
-    )
-    .await;
-}
-
-/// Closes a socket whose session ended (4001), without waiting long for a client that does
-/// not read.
-pub(crate) async fn close_for_ended_session<S>(sink: &mut S)
-where
-    S: futures_util::Sink<Message> + Unpin,
-{
-    let close = CloseFrame {
-        code: SESSION_ENDED_CLOSE,
-        reason: SESSION_ENDED_REASON.into(),
-    };
-    let _ = tokio::time::timeout(
-        Duration::from_secs(1),
-        sink.send(Message::Close(Some(close))),
-    )
-    .await;
-}
-
 /// Answers one message of a game's socket; `token` is the seat's once an `auth` has held,
 /// `account` the logged-in viewer's.
 async fn socket_command(
@@ -2121,12 +1702,9 @@ fn refused(id: Value, e: ApiError) -> SocketMessage {
     }
 }
 
-async fn api_not_found() -> ApiError {
-    ApiError::not_found("no such API endpoint")
-}
-
-/// The API's routes under `/api`, the WebSocket included.
-pub fn routes(hub: Arc<Hub>) -> Router {
+/// The routes of games, records and analysis (the WebSocket included); the others are their
+/// modules' own, and `routes.rs` puts them together.
+pub fn routes() -> Router<Arc<Hub>> {
     Router::new()
         .route("/api/variants", get(variants))
         .route("/api/games", get(list_games).post(create_game))
@@ -2156,46 +1734,4 @@ pub fn routes(hub: Arc<Hub>) -> Router {
         )
         .route("/api/analyse", post(analyse))
         .route("/api/mate", post(mate))
-        .merge(crate::account_api::routes())
-        .merge(crate::puzzle_api::routes())
-        .merge(crate::moderation_api::routes())
-        .merge(crate::challenge_api::routes())
-        .merge(crate::arena::api::routes())
-        .route("/api/{*rest}", get(api_not_found).post(api_not_found))
-        .layer(DefaultBodyLimit::max(BODY_LIMIT))
-        .layer(axum::middleware::map_response(errors_as_json))
-        // An answer may be the viewer's own (their challenges, blocks, reports, a game's
-        // `you`): no shared cache keeps any, and no browser stores one on disk.
-        .layer(
-            tower_http::set_header::SetResponseHeaderLayer::if_not_present(
-                header::CACHE_CONTROL,
-                axum::http::HeaderValue::from_static("private, no-store"),
-            ),
-        )
-        .with_state(hub)
-}
-
-/// Turns the framework's own plain-text rejections (a body over the limit, a malformed path or
-/// query) into the API's JSON error form, so that every error a client sees has one shape.
-async fn errors_as_json(response: Response) -> Response {
-    let status = response.status();
-    let is_json = response
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .and_then(|value| value.to_str().ok())
-        .is_some_and(|value| value.starts_with("application/json"));
-    if !(status.is_client_error() || status.is_server_error()) || is_json {
-        return response;
-    }
-    let (_, body) = response.into_parts();
-    let text = axum::body::to_bytes(body, 16 * 1024)
-        .await
-        .map(|bytes| String::from_utf8_lossy(&bytes).trim().to_string())
-        .unwrap_or_default();
-    let message = if text.is_empty() {
-        status.canonical_reason().unwrap_or("error").to_string()
-    } else {
-        text
-    };
-    (status, axum::Json(ErrorBody { error: message })).into_response()
 }

@@ -5,11 +5,11 @@
 
 use crate::account_api::{Viewer, account_named, logged_in_account};
 use crate::accounts::{SessionWatch, session_ended};
-use crate::api::{OptionsInput, creator_side_of, parse_body, variant_of};
 use crate::clock::TimeControl;
 use crate::connections::PeerAddr;
 use crate::error::ApiError;
 use crate::hub::{ChallengeList, GameView, Hub, NewGame, SeatGrant, Sitter};
+use crate::request::{OptionsInput, creator_side_of, parse_body, variant_of};
 use crate::responses::ErrorBody;
 use axum::Router;
 use axum::body::Bytes;

@@ -31,7 +31,10 @@ pub mod puzzle_api;
 pub mod puzzles;
 pub mod query;
 pub mod ratings;
+pub mod records;
+pub mod request;
 pub mod responses;
+pub mod routes;
 pub mod store;
 
 use anyhow::{Context, Result};
@@ -206,7 +209,7 @@ pub fn app(hub: Arc<hub::Hub>) -> Router {
     let pages_hub = hub.clone();
     let pages = move |uri: Uri| static_file(pages_hub.clone(), uri);
     access_log(security_headers(
-        api::routes(hub).merge(probes).fallback(pages),
+        routes::routes(hub).merge(probes).fallback(pages),
     ))
 }
 
@@ -214,6 +217,9 @@ pub fn app(hub: Arc<hub::Hub>) -> Router {
 /// `on_ready` is told the address actually bound (useful with port 0).
 pub async fn serve(config: Config, on_ready: impl FnOnce(SocketAddr)) -> Result<()> {
     let store = store::Store::open(&config.database).await?;
+    puzzles::load_built_in(store.pool())
+        .await
+        .context("cannot load the built-in puzzles")?;
     let connection_limits = config.settings.connections.clone();
     let hub = hub::Hub::open(store, config.settings).await?;
     tokio::spawn(hub.clone().run_flag_sweeper());

@@ -229,6 +229,9 @@ pub const CHAT_CHANNEL: &str = "tsubame_chat";
 /// ([`SessionEnd`](crate::accounts::SessionEnd)), so that every instance closes their sockets.
 pub const SESSION_CHANNEL: &str = "tsubame_sessions";
 
+/// The PostgreSQL channel on which each change to a tournament is announced (its id).
+pub const TOURNAMENT_CHANNEL: &str = "tsubame_tournaments";
+
 /// Whether the database takes writes, as the latest writes and probes found, and how many
 /// writes it has refused. Shared by the store's clones and its move writer.
 #[derive(Debug, Default)]
@@ -844,9 +847,6 @@ impl Store {
             .run(&pool)
             .await
             .context("cannot migrate the database")?;
-        crate::puzzles::load_built_in(&pool)
-            .await
-            .context("cannot load the built-in puzzles")?;
         hash_plain_tokens(&pool)
             .await
             .context("cannot hash the seat tokens stored before hashing")?;
@@ -936,7 +936,7 @@ impl Store {
                 GAME_CHANNEL,
                 CHAT_CHANNEL,
                 SESSION_CHANNEL,
-                crate::arena::store::TOURNAMENT_CHANNEL,
+                TOURNAMENT_CHANNEL,
             ])
             .await
             .context("cannot listen for other instances' changes")?;

@@ -7,13 +7,13 @@ use super::rules;
 use super::store::{EntrantRow, PairingRow, TournamentRow};
 use crate::account_api::{Viewer, logged_in_account, parse_json};
 use crate::accounts::{SessionWatch, session_ended};
-use crate::api::{OptionsInput, variant_of};
 use crate::clock::TimeControl;
 use crate::connections::PeerAddr;
 use crate::error::ApiError;
 use crate::game::HostedGame;
 use crate::hub::Hub;
 use crate::ratings::{Speed, rating_game};
+use crate::request::{OptionsInput, variant_of};
 use crate::responses::ErrorBody;
 use axum::Router;
 use axum::body::Bytes;
@@ -512,8 +512,8 @@ pub(crate) async fn socket(
     Ok(upgrade
         .read_buffer_size(4096)
         .write_buffer_size(4096)
-        .max_message_size(crate::api::BODY_LIMIT)
-        .max_frame_size(crate::api::BODY_LIMIT)
+        .max_message_size(crate::request::BODY_LIMIT)
+        .max_frame_size(crate::request::BODY_LIMIT)
         .on_upgrade(move |socket| serve_socket(hub, id, account, session, socket)))
 }
 
@@ -555,7 +555,7 @@ async fn serve_socket(
         tokio::select! {
             biased;
             _ = session_ended(&mut session, hub.accounts()) => {
-                crate::api::close_for_ended_session(&mut sink).await;
+                crate::request::close_for_ended_session(&mut sink).await;
                 break;
             }
             changed = changes.recv() => match changed {
@@ -572,7 +572,7 @@ async fn serve_socket(
             incoming = stream.next() => match incoming {
                 Some(Ok(Message::Close(_))) | None => break,
                 Some(Err(e)) => {
-                    crate::api::close_for_broken_frame(&mut sink, &e).await;
+                    crate::request::close_for_broken_frame(&mut sink, &e).await;
                     break;
                 }
                 Some(Ok(_)) => {}

@@ -167,7 +167,7 @@ impl FromStr for Schedule {
         };
         super::api::checked_settings(
             &schedule.variant,
-            &crate::api::OptionsInput::Text(schedule.options.clone()),
+            &crate::request::OptionsInput::Text(schedule.options.clone()),
             &schedule.clock,
             schedule.rated,
         )

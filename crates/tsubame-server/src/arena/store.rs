@@ -3,13 +3,10 @@
 //! tournament holds, in one transaction with what it changes, and announced to the other
 //! instances on [`TOURNAMENT_CHANNEL`].
 
-use crate::store::{GameRow, Store, lock_accounts, notify};
+use crate::store::{GameRow, Store, TOURNAMENT_CHANNEL, lock_accounts, notify};
 use anyhow::Result;
 use sqlx::Row;
 use std::collections::HashSet;
-
-/// The PostgreSQL channel on which each change to a tournament is announced (its id).
-pub const TOURNAMENT_CHANNEL: &str = "tsubame_tournaments";
 
 /// A tournament as stored.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -91,7 +91,7 @@ async fn take_notice(rooms: &Rooms, channel: &str, payload: &str) {
         }
         return;
     }
-    if channel == crate::arena::store::TOURNAMENT_CHANNEL {
+    if channel == crate::store::TOURNAMENT_CHANNEL {
         // Nobody watching is fine.
         let _ = svc.tournaments.send(Arc::from(payload));
         return;
