@@ -1,9 +1,9 @@
 // Parts of the game and analysis pages: clocks, the move list, exports, chat.
 
 import { formatClock } from './clock.js';
-import { myName } from './account';
 import { el } from './dom';
 import { formatMs } from './util';
+import { store } from './state';
 import { lang, t, tn } from './i18n';
 
 export function clockText(control) {
@@ -183,7 +183,7 @@ export function chatPanel(id, say) {
     },
     setGame(game, seat) {
       opponentName = seat ? game[`${seat === 'sente' ? 'gote' : 'sente'}_name`] : null;
-      canWrite = Boolean(seat) || Boolean(myName());
+      canWrite = Boolean(seat) || Boolean(store.me.account);
       muteLabel.hidden = !seat;
       form.hidden = !canWrite;
       note.textContent = canWrite ? '' : t('game.chat-log-in');

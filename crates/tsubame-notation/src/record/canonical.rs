@@ -1,5 +1,6 @@
 //! The canonical record format: tag pairs, numbered moves with comments, result.
 
+use super::error::quoted;
 use super::replay::{Reader, WrittenMove, number_label, resolve};
 use super::{
     GameResult, MoveNotation, Record, RecordError, RecordErrorKind, RecordMove,
@@ -60,11 +61,6 @@ fn parse_tag(line: &str, number: usize) -> Result<TagLine, RecordError> {
 /// Reads `[Name "value"]` into the name and the value.
 pub(crate) fn parse_tag_pub(line: &str, number: usize) -> Result<(String, String), RecordError> {
     parse_tag(line, number).map(|t| (t.name, t.value))
-}
-
-pub(crate) fn quoted(text: &str) -> String {
-    let short: String = text.chars().take(60).collect();
-    format!("{short:?}")
 }
 
 /// A token of the move text.

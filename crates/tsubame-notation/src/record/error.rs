@@ -177,3 +177,9 @@ pub enum SanError {
     #[error("{0} fits more than one legal move")]
     Ambiguous(String),
 }
+
+/// A piece of a record's text as an error message quotes it: at most 60 characters, in quotes.
+pub(crate) fn quoted(text: &str) -> String {
+    let short: String = text.chars().take(60).collect();
+    format!("{short:?}")
+}

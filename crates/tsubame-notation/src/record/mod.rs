@@ -83,6 +83,7 @@ mod hodges_text;
 mod kif;
 mod pgn;
 mod replay;
+mod san;
 
 pub use canonical::read_records_at_most;
 
@@ -132,9 +133,9 @@ pub use hodges_text::{read_hodges_text, write_hodges_text};
 pub use kif::{read_kif, read_kif_with, write_kif, write_kif_move};
 pub use pgn::{
     play_site_options, read_pgn, read_pgn_games, read_pgn_games_at_most, read_pgn_with, write_pgn,
-    write_san,
 };
 pub use replay::{Replay, Step};
+pub use san::write_san;
 
 use tsubame_rules::tenjiku::TenjikuPosition;
 use tsubame_rules::{Bitboard, Color, EndReason, Options, Outcome, PositionVisitor, VariantSpec};

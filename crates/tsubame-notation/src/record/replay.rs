@@ -1,6 +1,6 @@
 //! Moves as written, checked against the rules one by one.
 
-use super::{MoveNotation, MoveTextError, Record, RecordError, RecordErrorKind, pgn};
+use super::{MoveNotation, MoveTextError, Record, RecordError, RecordErrorKind, san};
 use crate::Notator;
 use tsubame_rules::tenjiku::{TenjikuGame, TenjikuPosition};
 use tsubame_rules::{
@@ -87,7 +87,7 @@ fn read_move<B: Bitboard>(
     reader: Reader,
 ) -> Result<(Move, bool), MoveTextError> {
     match reader {
-        Reader::San => Ok((pgn::parse_san(position, text)?, false)),
+        Reader::San => Ok((san::parse_san(position, text)?, false)),
         Reader::UsiOrHodges => match position.parse_usi(text) {
             Ok(mv) => Ok((mv, true)),
             Err(error @ MoveError::Illegal { .. }) => Err(error.into()),
