@@ -650,6 +650,41 @@ test('Puzzles: a move that mates as fast as the solution\'s is right, and the pu
   await page.close();
 });
 
+test('Puzzles: a later move the deep check found as good as the solution\'s solves the puzzle, and a puzzle it left out is not handed out', async () => {
+  const verdicts = readFileSync(join(root, 'data', 'puzzles', 'tori.deep.jsonl'), 'utf8').split('\n')
+    .filter((line) => line.startsWith('{')).map((line) => JSON.parse(line));
+  const verdict = verdicts.find((v) => v.keep && v.also?.length);
+  const [index, other] = verdict.also[0];
+  const puzzle = await (await fetch(`${base}/api/puzzles/${verdict.id}`)).json();
+  assert.deepEqual(puzzle.also, [{ index, move: other }]);
+  assert.notEqual(puzzle.moves[index], other);
+  const side = puzzle.sfen.split(' ')[1] === 'b' ? 'sente' : 'gote';
+  const page = await newPage(1366, 850);
+  await page.goto(`${base}/puzzles/tori/${puzzle.id}`);
+  await page.waitForSelector(`[data-puzzle="${puzzle.id}"] [data-puzzle-status="play"]`);
+  for (let ply = 0; ply <= index; ply += 2) {
+    const before = await page.getAttribute('.board', 'data-sfen');
+    await playByClicks(page, ply === index ? other : puzzle.moves[ply], side);
+    await page.waitForFunction((shown) => {
+      const status = document.querySelector('[data-puzzle-status]');
+      return ['done', 'wrong', 'failed'].includes(status.dataset.puzzleStatus)
+        || (document.querySelector('.board').dataset.sfen !== shown && status.textContent.includes('Now the next move'));
+    }, before, { timeout: 20000 });
+  }
+  assert.equal(await page.getAttribute('[data-puzzle-status]', 'data-puzzle-status'), 'done', await page.textContent('[data-puzzle]'));
+  assert.equal(await page.locator('[data-puzzle-result]').count(), 0, await page.textContent('[data-puzzle]'));
+  await page.close();
+  // Left out: not in the lists, never next, but its own page stays.
+  const retired = new Set(verdicts.filter((v) => !v.keep).map((v) => v.id));
+  const first = await (await fetch(`${base}/api/puzzles?variant=tori&limit=100`)).json();
+  assert.ok(first.puzzles.every((p) => !retired.has(p.id)));
+  for (let i = 0; i < 10; i++) {
+    const next = await (await fetch(`${base}/api/puzzles/next?variant=tori&attempts=40&rating=${900 + 100 * i}`)).json();
+    assert.ok(!retired.has(next.id), next.id);
+  }
+  assert.equal((await fetch(`${base}/api/puzzles/${[...retired][0]}`)).status, 200);
+});
+
 test('Puzzles: a tsume solved move by move, a wrong move and the solution, the next puzzle, the day\'s puzzle from the home page, at laptop and phone size', async () => {
   const get = async (path) => (await fetch(`${base}${path}`)).json();
   const replay = async (puzzle, moves) => (await fetch(`${base}/api/replay`, { method: 'POST', headers: { 'content-type': 'application/json' },

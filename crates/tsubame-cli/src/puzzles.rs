@@ -109,6 +109,20 @@ struct CheckArgs {
     /// The puzzle file.
     #[arg(long, value_name = "FILE")]
     file: PathBuf,
+    /// Also search every tactic again far deeper than it was mined, two best moves at each of
+    /// the player's positions: kept when its first move is the best, clearly better than the
+    /// second and clearly winning (unless about defence), and every later answer the best or
+    /// as good as it (a second move as good is listed, to be taken as right). Verdicts go to
+    /// --out, one JSON line a puzzle.
+    #[arg(long, requires = "out")]
+    deep: bool,
+    /// Nodes of each deep search.
+    #[arg(long, default_value_t = tsubame_puzzles::deep::DEEP_NODES)]
+    nodes: u64,
+    /// Where the deep verdicts go: appended to, and puzzles it already judges are skipped, so
+    /// an interrupted run goes on where it stopped.
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -283,6 +297,64 @@ fn check_file(args: &CheckArgs) -> Result<()> {
     if failed > 0 {
         bail!("{failed} puzzles refused");
     }
+    if let (true, Some(out)) = (args.deep, &args.out) {
+        deep_check(&puzzles, args.nodes, out)?;
+    }
+    Ok(())
+}
+
+/// The deep check of every puzzle not yet judged in `out`, appended to it; then the counts of
+/// the whole file.
+fn deep_check(puzzles: &[Puzzle], nodes: u64, out: &std::path::Path) -> Result<()> {
+    use tsubame_puzzles::deep::{DeepVerdict, deep_verdict};
+    let read = |text: &str| -> Vec<DeepVerdict> {
+        text.lines()
+            .filter(|line| !line.trim().is_empty() && !line.starts_with('#'))
+            .filter_map(|line| serde_json::from_str(line).ok())
+            .collect()
+    };
+    let before = std::fs::read_to_string(out).unwrap_or_default();
+    let judged: std::collections::HashSet<String> =
+        read(&before).into_iter().map(|v| v.id).collect();
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(out)
+        .with_context(|| format!("opening {}", out.display()))?;
+    if before.is_empty() {
+        writeln!(
+            file,
+            "# tsubame puzzles check --deep --nodes {nodes}: one verdict a puzzle"
+        )?;
+    }
+    let left: Vec<&Puzzle> = puzzles.iter().filter(|p| !judged.contains(&p.id)).collect();
+    let bar = ProgressBar::new(left.len() as u64);
+    for puzzle in left {
+        let verdict = deep_verdict(puzzle, nodes)?;
+        writeln!(file, "{}", serde_json::to_string(&verdict)?)?;
+        file.flush()?;
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    let verdicts = read(&std::fs::read_to_string(out)?);
+    let ids: std::collections::HashSet<&str> = puzzles.iter().map(|p| p.id.as_str()).collect();
+    let of_file: Vec<&DeepVerdict> = verdicts
+        .iter()
+        .filter(|v| ids.contains(v.id.as_str()))
+        .collect();
+    let tactics = puzzles.iter().filter(|p| !p.has_theme("mate")).count();
+    let dropped = of_file.iter().filter(|v| !v.keep).count();
+    let also = of_file
+        .iter()
+        .filter(|v| v.keep && !v.also.is_empty())
+        .count();
+    println!(
+        "deep check ({nodes} nodes): {} puzzles judged of {}, {tactics} tactics searched: {} \
+         kept, {dropped} left out, {also} kept with a second answer as good",
+        of_file.len(),
+        puzzles.len(),
+        tactics.saturating_sub(dropped),
+    );
     Ok(())
 }
 

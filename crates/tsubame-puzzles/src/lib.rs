@@ -16,6 +16,7 @@
 
 #![deny(missing_docs)]
 
+pub mod deep;
 pub mod generate;
 
 use serde::{Deserialize, Serialize};
@@ -143,6 +144,30 @@ impl Puzzle {
     pub fn has_theme(&self, theme: &str) -> bool {
         self.themes.iter().any(|t| t == theme)
     }
+
+    /// The evaluation the engine plays its game with.
+    pub fn engine_params(&self) -> Result<tsubame_engine::eval::EvalParams, PuzzleError> {
+        let options = self.rule_options()?;
+        let variant = Variant::of(&options).ok_or_else(|| PuzzleError::Setup {
+            id: self.id.clone(),
+            what: "no game".to_string(),
+        })?;
+        Ok(tsubame_engine::eval::EvalParams::engine_default(variant))
+    }
+
+    /// The line's move at `index` (from 0), read in `position`, the position before it.
+    pub fn line_move(
+        &self,
+        position: &AnyPosition,
+        index: usize,
+    ) -> Result<tsubame_rules::Move, PuzzleError> {
+        let usi = self.moves.get(index).map_or("", String::as_str);
+        position.parse_usi(usi).map_err(|e| PuzzleError::Move {
+            id: self.id.clone(),
+            index: index + 1,
+            what: e.to_string(),
+        })
+    }
 }
 
 /// A puzzle's id from its game, options and position: the same position gives the same id.
@@ -224,19 +249,10 @@ pub fn check(puzzle: &Puzzle) -> Result<(), PuzzleError> {
 /// within `margin` centipawns of the best (a search of another size may rank two close moves
 /// the other way).
 pub fn engine_agrees(puzzle: &Puzzle, nodes: u64, margin: i32) -> Result<(), PuzzleError> {
-    let options = puzzle.rule_options()?;
-    let variant = Variant::of(&options).ok_or_else(|| PuzzleError::Setup {
-        id: puzzle.id.clone(),
-        what: "no game".to_string(),
-    })?;
-    let params = tsubame_engine::eval::EvalParams::engine_default(variant);
+    let params = puzzle.engine_params()?;
     let mut position = puzzle.position()?;
     for (index, usi) in puzzle.moves.iter().enumerate() {
-        let mv = position.parse_usi(usi).map_err(|e| PuzzleError::Move {
-            id: puzzle.id.clone(),
-            index: index + 1,
-            what: e.to_string(),
-        })?;
+        let mv = puzzle.line_move(&position, index)?;
         if index % 2 == 0 {
             let seen = generate::look(&position, &params, Some(nodes), None, 2);
             let agrees = seen.as_ref().is_some_and(|seen| {

@@ -9,7 +9,8 @@ use crate::error::ApiError;
 use crate::hub::Hub;
 use crate::puzzles::{AttemptOutcome, AttemptRules, PuzzleFilter, PuzzleRow};
 use crate::responses::{
-    AttemptAnswer, ErrorBody, PuzzleAnswer, PuzzleList, PuzzleRatingChange, PuzzleSummary,
+    AttemptAnswer, ErrorBody, OtherAnswer, PuzzleAnswer, PuzzleList, PuzzleRatingChange,
+    PuzzleSummary,
 };
 use axum::Router;
 use axum::body::Bytes;
@@ -64,6 +65,14 @@ fn answer(puzzle: &PuzzleRow) -> PuzzleAnswer {
         themes: puzzle.themes.clone(),
         rating: puzzle.rating.rating.round() as i64,
         plays: puzzle.plays,
+        also: puzzle
+            .also
+            .iter()
+            .map(|(index, usi)| OtherAnswer {
+                index: *index,
+                usi: usi.clone(),
+            })
+            .collect(),
     }
 }
 

@@ -5,8 +5,9 @@ use crate::ratings::{Rating, after_game};
 use crate::store::{Store, lock_accounts};
 use anyhow::{Context, Result};
 use sqlx::{AnyPool, Row};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
+use tsubame_puzzles::deep::DeepVerdict;
 use tsubame_puzzles::{Puzzle, read_puzzles};
 
 /// The puzzle files built into the server: mined from the engine's games with `tsubame
@@ -19,6 +20,43 @@ const BUILT_IN_FILES: [(&str, &str); 3] = [
         include_str!("../../../data/puzzles/tenjiku.jsonl"),
     ),
 ];
+
+/// The deep check's verdicts on the built-in puzzles (`tsubame puzzles check --deep`, see
+/// `data/puzzles/README.md`).
+const BUILT_IN_VERDICTS: [(&str, &str); 3] = [
+    (
+        "tori",
+        include_str!("../../../data/puzzles/tori.deep.jsonl"),
+    ),
+    ("wa", include_str!("../../../data/puzzles/wa.deep.jsonl")),
+    (
+        "tenjiku",
+        include_str!("../../../data/puzzles/tenjiku.deep.jsonl"),
+    ),
+];
+
+/// The deep check's verdicts, by puzzle: whether it is retired, and its other right answers
+/// as stored (`index:move` words).
+pub fn deep_verdicts() -> &'static HashMap<String, (bool, String)> {
+    static VERDICTS: OnceLock<HashMap<String, (bool, String)>> = OnceLock::new();
+    VERDICTS.get_or_init(|| {
+        BUILT_IN_VERDICTS
+            .iter()
+            .flat_map(|(_, text)| text.lines())
+            .filter(|line| !line.trim().is_empty() && !line.starts_with('#'))
+            .filter_map(|line| serde_json::from_str::<DeepVerdict>(line).ok())
+            .map(|verdict| {
+                let also = verdict
+                    .also
+                    .iter()
+                    .map(|(index, usi)| format!("{index}:{usi}"))
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                (verdict.id, (!verdict.keep, also))
+            })
+            .collect()
+    })
+}
 
 /// The deviation a built-in puzzle starts with: its mined rating is an estimate.
 const START_DEVIATION: f64 = 200.0;
@@ -53,7 +91,7 @@ pub async fn load_built_in(pool: &AnyPool) -> Result<()> {
         .filter(|p| !have.contains(&p.id))
         .collect();
     if missing.is_empty() {
-        return Ok(());
+        return apply_deep_verdicts(pool).await;
     }
     let start = Rating {
         deviation: START_DEVIATION,
@@ -82,6 +120,34 @@ pub async fn load_built_in(pool: &AnyPool) -> Result<()> {
         .with_context(|| format!("puzzle {}", puzzle.id))?;
     }
     tx.commit().await?;
+    apply_deep_verdicts(pool).await
+}
+
+/// Applies the deep check's verdicts to the puzzles that do not have them yet: those it
+/// leaves out are retired, and the other right answers it found are kept with each.
+async fn apply_deep_verdicts(pool: &AnyPool) -> Result<()> {
+    let stored: Vec<(String, i64, String)> =
+        sqlx::query_as("SELECT id, retired, also FROM puzzles")
+            .fetch_all(pool)
+            .await?;
+    let verdicts = deep_verdicts();
+    let mut tx = pool.begin().await?;
+    for (id, retired, also) in stored {
+        let Some((retire, answers)) = verdicts.get(&id) else {
+            continue;
+        };
+        if (retired != 0) == *retire && &also == answers {
+            continue;
+        }
+        sqlx::query("UPDATE puzzles SET retired = $1, also = $2 WHERE id = $3")
+            .bind(i64::from(*retire))
+            .bind(answers)
+            .bind(&id)
+            .execute(&mut *tx)
+            .await
+            .with_context(|| format!("puzzle {id}"))?;
+    }
+    tx.commit().await?;
     Ok(())
 }
 
@@ -104,6 +170,9 @@ pub struct PuzzleRow {
     pub rating: Rating,
     /// Attempts by accounts.
     pub plays: i64,
+    /// Later answers as good as the solution's (the deep check's): the index of the move in
+    /// the line, and the move; playing one solves the puzzle there.
+    pub also: Vec<(usize, String)>,
 }
 
 impl PuzzleRow {
@@ -113,6 +182,14 @@ impl PuzzleRow {
     /// take it), and the replies after it are the defender's own.
     pub fn solved_by(&self, moves: &[String]) -> bool {
         if moves == self.moves.as_slice() {
+            return true;
+        }
+        // A later answer as good as the solution's ends the puzzle there.
+        if let Some((last, before)) = moves.split_last()
+            && self.also.iter().any(|(index, usi)| {
+                *index == before.len() && usi == last && self.moves.get(..*index) == Some(before)
+            })
+        {
             return true;
         }
         if !self.themes.iter().any(|theme| theme == "mate")
@@ -149,7 +226,10 @@ impl PuzzleRow {
 }
 
 const COLUMNS: &str = "id, variant, options, sfen, moves, themes, rating_milli, \
-    deviation_milli, volatility_nano, plays";
+    deviation_milli, volatility_nano, plays, also";
+
+/// Only the puzzles the deep check kept are handed out, listed and counted.
+const IN_USE: &str = "retired = 0";
 
 fn row_of(row: &sqlx::any::AnyRow) -> Result<PuzzleRow> {
     let words = |text: String| text.split_whitespace().map(String::from).collect();
@@ -166,6 +246,14 @@ fn row_of(row: &sqlx::any::AnyRow) -> Result<PuzzleRow> {
             row.try_get("volatility_nano")?,
         ),
         plays: row.try_get("plays")?,
+        also: row
+            .try_get::<String, _>("also")?
+            .split_whitespace()
+            .filter_map(|word| {
+                let (index, usi) = word.split_once(':')?;
+                Some((index.parse().ok()?, usi.to_string()))
+            })
+            .collect(),
     })
 }
 
@@ -272,7 +360,7 @@ impl Store {
     ) -> Result<Vec<PuzzleRow>> {
         let rows = sqlx::query(&format!(
             "SELECT {COLUMNS} FROM puzzles \
-             WHERE ($1 = '' OR variant = $1) AND ($2 = '' OR themes LIKE $3) \
+             WHERE ($1 = '' OR variant = $1) AND ($2 = '' OR themes LIKE $3) AND {IN_USE} \
              ORDER BY rating_milli, id LIMIT $4 OFFSET $5"
         ))
         .bind(filter.variant.unwrap_or_default())
@@ -287,10 +375,10 @@ impl Store {
 
     /// How many puzzles match.
     pub async fn puzzle_count(&self, filter: &PuzzleFilter<'_>) -> Result<i64> {
-        Ok(sqlx::query_scalar(
+        Ok(sqlx::query_scalar(&format!(
             "SELECT COUNT(*) FROM puzzles \
-             WHERE ($1 = '' OR variant = $1) AND ($2 = '' OR themes LIKE $3)",
-        )
+             WHERE ($1 = '' OR variant = $1) AND ($2 = '' OR themes LIKE $3) AND {IN_USE}"
+        ))
         .bind(filter.variant.unwrap_or_default())
         .bind(filter.theme.unwrap_or_default())
         .bind(format!("% {} %", filter.theme.unwrap_or_default()))
@@ -301,7 +389,8 @@ impl Store {
     /// The puzzle at `index` of a game's puzzles ordered by id: an order attempts do not move.
     pub async fn puzzle_by_id_order(&self, variant: &str, index: i64) -> Result<Option<PuzzleRow>> {
         let row = sqlx::query(&format!(
-            "SELECT {COLUMNS} FROM puzzles WHERE variant = $1 ORDER BY id LIMIT 1 OFFSET $2"
+            "SELECT {COLUMNS} FROM puzzles WHERE variant = $1 AND {IN_USE} \
+             ORDER BY id LIMIT 1 OFFSET $2"
         ))
         .bind(variant)
         .bind(index)
@@ -331,7 +420,7 @@ impl Store {
     ) -> Result<Vec<PuzzleRow>> {
         let rows = sqlx::query(&format!(
             "SELECT {COLUMNS} FROM puzzles \
-             WHERE ($1 = '' OR variant = $1) AND ($2 = '' OR themes LIKE $3) \
+             WHERE ($1 = '' OR variant = $1) AND ($2 = '' OR themes LIKE $3) AND {IN_USE} \
              AND id NOT IN (SELECT puzzle_id FROM puzzle_attempts WHERE account_id = $4) \
              ORDER BY ABS(rating_milli - $5), id LIMIT $6"
         ))
@@ -552,6 +641,7 @@ mod tests {
             themes: themes.iter().map(|t| t.to_string()).collect(),
             rating: Rating::default(),
             plays: 0,
+            also: Vec::new(),
         }
     }
 
@@ -574,5 +664,21 @@ mod tests {
         let tactic = puzzle("6k/7/6C/7/7/7/K6 b F 1", &["F*1b"], &["advantage"]);
         assert!(tactic.solved_by(&line(&["F*1b"])));
         assert!(!tactic.solved_by(&line(&["F*2b"])));
+    }
+
+    #[test]
+    fn a_later_answer_as_good_solves_a_tactic_there() {
+        let mut tactic = puzzle(
+            "6k/7/6C/7/7/7/K6 b F 1",
+            &["1c1b", "1a2a", "F*3b"],
+            &["advantage"],
+        );
+        tactic.also = vec![(2, "F*2b".to_string())];
+        assert!(tactic.solved_by(&line(&["1c1b", "1a2a", "F*3b"])));
+        assert!(tactic.solved_by(&line(&["1c1b", "1a2a", "F*2b"])));
+        // Only where the deep check found it, after the line's own moves.
+        assert!(!tactic.solved_by(&line(&["F*2b"])));
+        assert!(!tactic.solved_by(&line(&["1c2b", "1a2a", "F*2b"])));
+        assert!(!tactic.solved_by(&line(&["1c1b", "1a2a", "F*4b"])));
     }
 }

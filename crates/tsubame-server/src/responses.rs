@@ -605,6 +605,18 @@ pub struct PuzzleAnswer {
     pub rating: i64,
     /// Rated attempts so far.
     pub plays: i64,
+    /// Later answers as good as the solution's: playing one solves the puzzle there.
+    pub also: Vec<OtherAnswer>,
+}
+
+/// A later answer of a puzzle as good as the solution's.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct OtherAnswer {
+    /// Where in the line: the index of the solution's move it stands for.
+    pub index: usize,
+    /// The move, USI.
+    #[serde(rename = "move")]
+    pub usi: String,
 }
 
 /// A puzzle in a list: everything but its solution (one puzzle's page, `GET

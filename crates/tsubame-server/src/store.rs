@@ -19,7 +19,7 @@ use tokio::sync::{mpsc, oneshot};
 /// The schema's migrations (`migrations/`), built into the binary: version, description and
 /// SQL, as `sqlx migrate` names them from the file names, so databases it migrated carry the
 /// same versions and checksums.
-const MIGRATIONS: [(i64, &str, &str); 13] = [
+const MIGRATIONS: [(i64, &str, &str); 14] = [
     (1, "games", include_str!("../migrations/0001_games.sql")),
     (
         2,
@@ -72,6 +72,11 @@ const MIGRATIONS: [(i64, &str, &str); 13] = [
         13,
         "game analyses",
         include_str!("../migrations/0013_game_analyses.sql"),
+    ),
+    (
+        14,
+        "puzzle deep check",
+        include_str!("../migrations/0014_puzzle_deep_check.sql"),
     ),
 ];
 
