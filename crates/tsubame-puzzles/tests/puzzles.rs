@@ -48,13 +48,31 @@ fn every_shipped_puzzle_is_sound_and_named_by_its_position() {
     }
 }
 
+/// The puzzles the deep check retired (`*.deep.jsonl`): the server no longer hands them out.
+fn retired() -> std::collections::HashSet<String> {
+    [
+        include_str!("../../../data/puzzles/tori.deep.jsonl"),
+        include_str!("../../../data/puzzles/wa.deep.jsonl"),
+        include_str!("../../../data/puzzles/tenjiku.deep.jsonl"),
+    ]
+    .iter()
+    .flat_map(|text| text.lines())
+    .filter(|line| line.starts_with('{'))
+    .filter_map(|line| serde_json::from_str::<tsubame_puzzles::deep::DeepVerdict>(line).ok())
+    .filter(|verdict| !verdict.keep)
+    .map(|verdict| verdict.id)
+    .collect()
+}
+
 /// Tsume are the mate solver's, checked by it in the test above; the search may prefer a mate
-/// without checks or a longer one. The searches are shared out over the machine's cores.
+/// without checks or a longer one. The tactics the deep check retired are not asked. The
+/// searches are shared out over the machine's cores.
 #[test]
 fn the_engine_agrees_with_every_shipped_tactic() {
+    let retired = retired();
     let tactics: Vec<Puzzle> = shipped()
         .into_iter()
-        .filter(|p| !p.has_theme("tsume"))
+        .filter(|p| !p.has_theme("tsume") && !retired.contains(&p.id))
         .collect();
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
     let refused: Vec<String> = std::thread::scope(|scope| {
@@ -81,7 +99,7 @@ fn the_engine_agrees_with_every_shipped_tactic() {
             .collect()
     });
     assert!(refused.is_empty(), "{refused:#?}");
-    assert!(tactics.len() >= 1_500, "{} tactics", tactics.len());
+    assert!(tactics.len() >= 700, "{} tactics", tactics.len());
 }
 
 /// A puzzle's position given as a game from there on, mined twice: the same puzzles both times.
