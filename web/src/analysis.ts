@@ -125,12 +125,16 @@ export function analysisPage() {
 
   /** Shows `node`; when its position cannot be had (the server refused or is gone), the
    * position shown stays, a new move is taken back out of the tree, and the status says why. */
+  let jumps = 0;
   async function jump(node) {
     const before = current;
+    const mine = ++jumps;
     current = node;
     try {
-      await load();
+      await load(mine);
     } catch (e) {
+      // A later jump has taken over: what it shows stands.
+      if (mine !== jumps) return;
       current = before;
       if (node.fresh) node.parent.children = node.parent.children.filter((c) => c !== node);
       // A move made on the board goes back where it came from.
@@ -172,11 +176,16 @@ export function analysisPage() {
       : [el('span', { class: 'help' }, t('analysis.tree-help'))]));
   }
 
-  async function load() {
-    const moves = pathOf(current);
-    record = await api('/api/replay', { ...request, moves });
+  /** Shows the position of the current node: its replay, the board, the tree and the engine's
+   * look; a replay that comes back after a later jump is dropped. */
+  async function load(mine = ++jumps) {
+    const node = current;
+    const moves = pathOf(node);
+    const replayed = await api('/api/replay', { ...request, moves });
+    if (mine !== jumps) return;
+    record = replayed;
     request.moves = moves;
-    current.fresh = false;
+    node.fresh = false;
     if (current.parent) {
       current.text = record.hodges[record.hodges.length - 1] || current.usi;
       current.check = record.gives_check[record.gives_check.length - 1];

@@ -118,7 +118,7 @@ export function gameAnalysisNode(record, onPick, onJudged: (judged: Judged) => v
     button.disabled = true;
     while (analysis.status === 'running' && box.isConnected) {
       status.textContent = t('analysis.analysing', { position: Math.min(analysis.done + 1, analysis.total), positions: analysis.total });
-      await new Promise((done) => setTimeout(done, 500));
+      await new Promise((done) => setTimeout(done, 1000));
       analysis = await api(`/api/games/${gameId}/analysis`);
     }
     if (analysis.status === 'done') return fromServer(analysis);

@@ -32,11 +32,15 @@ function moveNumber(ply: number): string {
   return `${Math.ceil(ply / 2)}${ply % 2 ? '.' : '…'}`;
 }
 
+/** The lessons of one analysed game: its player's marked moves in turn, each a position in
+ * which to find a better move, with the panel that says what to do and how it went. */
 export class MistakeTrainer {
   readonly root = el('div', { class: 'panel learn-mistakes', 'data-learn-mistakes': '' });
   private index = 0;
   private found = 0;
-  private state: 'loading' | 'find' | 'checking' | 'solved' | 'shown' | 'done' = 'loading';
+  private state: 'loading' | 'failed' | 'find' | 'checking' | 'solved' | 'shown' | 'done' = 'loading';
+  /** Counts the positions shown: an answer that comes after the player moved on is dropped. */
+  private shownCount = 0;
   private legal: string[] = [];
   private message = '';
   /** How the message reads: right (green), wrong (red) or plain. */
@@ -62,33 +66,44 @@ export class MistakeTrainer {
   async move(usi: string) {
     const item = this.items[this.index];
     if (this.state !== 'find' || !item) return;
+    // One move checked at a time, and its answer only for the position it was played in.
+    this.state = 'checking';
+    const shown = this.shownCount;
+    const current = () => shown === this.shownCount;
     const tried = await this.textOf(item, usi);
+    if (!current()) return;
     if (usi === item.better) {
       this.solved(t('analysis.learn-best', { move: tried }));
       return;
     }
     if (usi === this.record.usi[item.ply - 1]) {
+      this.state = 'find';
       this.say(t('analysis.learn-played'));
       return;
     }
-    this.state = 'checking';
     this.say(t('analysis.learn-checking', { move: tried }));
     const moverIsSente = senteMoves(this.record.positions[item.ply - 1]);
     const sign = moverIsSente ? 1 : -1;
+    const position = { variant: this.record.variant, options: this.record.options,
+      sfen: this.record.start_sfen, moves: [...this.before(item), usi] };
     let after: number;
     try {
-      const reply = await api('/api/analyse', { variant: this.record.variant, options: this.record.options,
-        sfen: this.record.start_sfen, moves: [...this.before(item), usi], depth: 16, movetime_ms: 300 });
+      const reply = await api('/api/analyse', { ...position, depth: 16, movetime_ms: 300 });
       after = sign * senteCentipawns(reply.score, !moverIsSente);
     } catch (e) {
-      // No move left for the other side: the move mated.
-      if (e.status !== 409) {
+      // The game is over after the move: right only when the move mated (a drop that mates
+      // with a swallow, a repetition or the move limit are not).
+      const over = e.status === 409 ? await api('/api/replay', position).catch(() => null) : null;
+      if (!current()) return;
+      const mated = over?.outcome?.reason === 'checkmate' && over.outcome.winner === (moverIsSente ? 'sente' : 'gote');
+      if (!over) {
         this.state = 'find';
         this.say(e.message);
         return;
       }
-      after = Infinity;
+      after = mated ? Infinity : -Infinity;
     }
+    if (!current()) return;
     const best = sign * this.evals[item.ply - 1];
     if (after === Infinity || winningChances(best) - winningChances(after) < AS_GOOD) {
       this.solved(t('analysis.learn-good', { move: tried, best: this.betterText }));
@@ -117,6 +132,8 @@ export class MistakeTrainer {
 
   private async load() {
     const item = this.items[this.index];
+    this.shownCount += 1;
+    const shown = this.shownCount;
     if (!item) {
       this.state = 'done';
       this.say(t('analysis.learn-done', { found: this.found, total: this.items.length }));
@@ -130,9 +147,13 @@ export class MistakeTrainer {
       this.legal = position.legal_moves;
       this.betterText = await this.textOf(item, item.better);
     } catch (e) {
-      this.say(e.message);
+      if (shown !== this.shownCount) return;
+      // The position could not be had (the server is busy or gone): try it again, or skip it.
+      this.state = 'failed';
+      this.say(e.message, 'wrong');
       return;
     }
+    if (shown !== this.shownCount) return;
     const played = this.record[notation()]?.[item.ply - 1] || this.record.hodges[item.ply - 1];
     const side = senteMoves(this.record.positions[item.ply - 1]) ? 'sente' : 'gote';
     this.state = 'find';
@@ -167,6 +188,10 @@ export class MistakeTrainer {
         this.state = 'shown';
         this.say(t('analysis.learn-shown', { best: this.betterText }));
       }), button('skip', t('analysis.learn-skip'), () => this.next()));
+    }
+    if (this.state === 'failed') {
+      actions.push(button('retry', t('analysis.learn-retry'), () => this.load(), true),
+        button('skip', t('analysis.learn-skip'), () => this.next()));
     }
     if (this.state === 'solved' || this.state === 'shown') actions.push(button('next', t('analysis.learn-next'), () => this.next(), true));
     actions.push(button('stop', t('analysis.learn-stop'), () => this.onStop()));

@@ -223,8 +223,18 @@ export function puzzlePage(variantName?: string, wantedId?: string) {
       right = true;
       puzzle.moves = [...played, usi];
     }
-    if (!right && puzzle.themes.includes('mate')) right = await matesAsFast(played, usi);
-    if (mine !== shown) return;
+    if (!right && puzzle.themes.includes('mate')) {
+      const fast = await matesAsFast(played, usi);
+      if (mine !== shown) return;
+      if (fast === null) {
+        // The engine could not say now (busy, or the connection): not counted, try again.
+        await showPosition(played, true);
+        show({ status: t('puzzles.could-not-check'), tone: 'play', hint: '' });
+        busy = false;
+        return;
+      }
+      right = fast;
+    }
     if (!right) {
       // Not the move: said so, with what it allows where the engine can tell, and the player
       // chooses to try again or to see the solution.
@@ -263,8 +273,8 @@ export function puzzlePage(variantName?: string, wantedId?: string) {
    * line does, as the play sites take it: it mates at once, or the engine finds the defender
    * mated within the plies the line has left. The rest of the puzzle then follows the
    * engine's line from it (the defender's best replies), and that line is the solution the
-   * server is shown. */
-  async function matesAsFast(played: string[], usi: string): Promise<boolean> {
+   * server is shown. `null` when the server could not tell now. */
+  async function matesAsFast(played: string[], usi: string): Promise<boolean | null> {
     const position = { variant: puzzle.variant, options: puzzle.options, sfen: puzzle.sfen, moves: [...played, usi] };
     try {
       const after = await api('/api/replay', position);
@@ -281,8 +291,9 @@ export function puzzlePage(variantName?: string, wantedId?: string) {
       if (plies > left || reply.pv.length < plies) return false;
       puzzle.moves = [...position.moves, ...reply.pv.slice(0, plies)];
       return true;
-    } catch {
-      return false;
+    } catch (e) {
+      // A move the rules refuse is simply wrong; anything else leaves it undecided.
+      return e.status === 422 || e.status === 400 ? false : null;
     }
   }
 

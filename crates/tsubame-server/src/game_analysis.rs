@@ -7,6 +7,7 @@
 //! kept stays).
 
 use crate::engine_work::{AnalysisTicket, EngineWork};
+use crate::error::ApiError;
 use crate::game::HostedGame;
 use crate::store::{Store, StoredAnalysis};
 use serde::{Deserialize, Serialize};
@@ -22,6 +23,9 @@ pub const GAME_ANALYSIS_DEPTH: u32 = 16;
 /// How long each position is searched, at most: long enough that a good opening move is not
 /// marked by the noise of a short search.
 pub const GAME_ANALYSIS_MOVETIME_MS: u64 = 300;
+/// The longest game analysed, in plies: at 300 ms a position, three minutes of a core (a long
+/// Tenjiku game is a few hundred plies).
+pub const GAME_ANALYSIS_MAX_PLIES: usize = 600;
 
 /// One position of an analysed game, from the start.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -96,10 +100,27 @@ impl GameAnalysis {
     }
 }
 
-/// The analyses being made on this instance, by game, with their progress.
-#[derive(Default)]
+/// The analyses being made on this instance, by game, with their progress; at most `at_once`
+/// of them, so that computer opponents keep most of the engine's slots.
 pub struct GameAnalyses {
     running: Mutex<HashMap<String, (usize, usize)>>,
+    at_once: usize,
+}
+
+/// What holds an analysis's place while it is made: the asking address's admission and its
+/// entry among those running, both given back however the work ends.
+struct Making {
+    analyses: Arc<GameAnalyses>,
+    game_id: String,
+    _ticket: AnalysisTicket,
+}
+
+impl Drop for Making {
+    fn drop(&mut self) {
+        if let Ok(mut running) = self.analyses.running.lock() {
+            running.remove(&self.game_id);
+        }
+    }
 }
 
 /// What to analyse: the game's start and its moves, USI text.
@@ -113,6 +134,14 @@ pub struct AnalysisJob {
 }
 
 impl GameAnalyses {
+    /// Room for `at_once` analyses at a time (at least one).
+    pub fn new(at_once: usize) -> GameAnalyses {
+        GameAnalyses {
+            running: Mutex::new(HashMap::new()),
+            at_once: at_once.max(1),
+        }
+    }
+
     /// The progress of the game's analysis, while it is being made here.
     pub fn progress(&self, game_id: &str) -> Option<GameAnalysis> {
         let running = self.running.lock().ok()?;
@@ -123,36 +152,51 @@ impl GameAnalyses {
 
     /// Starts making the game's analysis, holding `ticket` (the asking address's admission)
     /// until it is kept; an analysis of the game already being made is left to go on. The
-    /// answer is the progress either way.
+    /// answer is the progress either way; 429 when as many analyses as this instance makes at
+    /// once are being made, 409 for a game longer than [`GAME_ANALYSIS_MAX_PLIES`].
     pub fn start(
         self: &Arc<Self>,
         job: AnalysisJob,
         ticket: AnalysisTicket,
         engine: Arc<EngineWork>,
         store: Store,
-        now_ms: u64,
-    ) -> GameAnalysis {
+    ) -> Result<GameAnalysis, ApiError> {
+        if job.moves.len() > GAME_ANALYSIS_MAX_PLIES {
+            return Err(ApiError::conflict(format!(
+                "a game of {} plies is longer than the {GAME_ANALYSIS_MAX_PLIES} analysed",
+                job.moves.len()
+            )));
+        }
         let total = job.moves.len() + 1;
         {
-            let Ok(mut running) = self.running.lock() else {
-                return GameAnalysis::none();
-            };
+            let mut running = self
+                .running
+                .lock()
+                .map_err(|_| ApiError::internal("the game analyses failed"))?;
             if let Some(&(done, total)) = running.get(&job.game_id) {
-                return GameAnalysis::running(done, total);
+                return Ok(GameAnalysis::running(done, total));
+            }
+            if running.len() >= self.at_once {
+                return Err(ApiError::busy(
+                    "the server is analysing as many games as it can: try again shortly",
+                ));
             }
             running.insert(job.game_id.clone(), (0, total));
         }
-        let analyses = self.clone();
+        let making = Making {
+            analyses: self.clone(),
+            game_id: job.game_id.clone(),
+            _ticket: ticket,
+        };
         tokio::spawn(async move {
-            let game_id = job.game_id.clone();
-            let made = analyses.make(job, &engine).await;
-            match made {
+            let game_id = making.game_id.clone();
+            match making.analyses.make(job, &engine).await {
                 Some(positions) => {
                     let kept = StoredAnalysis {
                         depth: i64::from(GAME_ANALYSIS_DEPTH),
                         movetime_ms: GAME_ANALYSIS_MOVETIME_MS as i64,
                         positions: serde_json::to_string(&positions).unwrap_or_default(),
-                        made_at: now_ms.min(i64::MAX as u64) as i64,
+                        made_at: unix_ms(),
                     };
                     if let Err(e) = store.insert_game_analysis(&game_id, &kept).await {
                         tracing::warn!(game = %game_id, "a game's analysis was not kept: {e:#}");
@@ -160,12 +204,9 @@ impl GameAnalyses {
                 }
                 None => tracing::warn!(game = %game_id, "a game's analysis stopped early"),
             }
-            drop(ticket);
-            if let Ok(mut running) = analyses.running.lock() {
-                running.remove(&game_id);
-            }
+            drop(making);
         });
-        GameAnalysis::running(0, total)
+        Ok(GameAnalysis::running(0, total))
     }
 
     /// Searches every position of the game in turn, each in a slot of its own.
@@ -212,4 +253,11 @@ impl GameAnalyses {
         }
         Some(positions)
     }
+}
+
+/// Now, in Unix milliseconds.
+fn unix_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }

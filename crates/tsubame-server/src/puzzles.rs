@@ -127,7 +127,7 @@ pub async fn load_built_in(pool: &AnyPool) -> Result<()> {
 /// leaves out are retired, and the other right answers it found are kept with each.
 async fn apply_deep_verdicts(pool: &AnyPool) -> Result<()> {
     let stored: Vec<(String, i64, String)> =
-        sqlx::query_as("SELECT id, retired, also FROM puzzles")
+        sqlx::query_as("SELECT id, retired, also FROM puzzles ORDER BY id")
             .fetch_all(pool)
             .await?;
     let verdicts = deep_verdicts();

@@ -1559,8 +1559,8 @@ impl Store {
         )
     }
 
-    /// Keeps a game's analysis; one already kept (made at the same time by another
-    /// instance) stays as it is.
+    /// Keeps a game's analysis, in place of one kept before (made at the same time by another
+    /// instance, or one that no longer reads).
     pub async fn insert_game_analysis(
         &self,
         game_id: &str,
@@ -1568,7 +1568,8 @@ impl Store {
     ) -> Result<()> {
         let done = sqlx::query(
             "INSERT INTO game_analyses (game_id, depth, movetime_ms, positions, made_at) \
-             VALUES ($1, $2, $3, $4, $5) ON CONFLICT (game_id) DO NOTHING",
+             VALUES ($1, $2, $3, $4, $5) ON CONFLICT (game_id) DO UPDATE SET \
+             depth = $2, movetime_ms = $3, positions = $4, made_at = $5",
         )
         .bind(game_id)
         .bind(analysis.depth)

@@ -103,6 +103,7 @@ impl Hub {
     pub async fn open(store: Store, settings: Settings) -> anyhow::Result<Arc<Hub>> {
         let creations = CreationLimit::new(settings.games_per_minute);
         let engine = EngineWork::new(settings.engine);
+        let settings_slots = settings.engine.slots;
         let account_limits = settings.accounts;
         let services = Arc::new(GameServices::new(store.clone(), settings)?);
         let accounts = Accounts::new(
@@ -124,7 +125,7 @@ impl Hub {
             shutdown: tokio::sync::watch::Sender::new(false),
             listener: StdMutex::new(None),
             refused_connections: std::sync::OnceLock::new(),
-            game_analyses: Arc::default(),
+            game_analyses: Arc::new(crate::game_analysis::GameAnalyses::new(settings_slots / 2)),
             services,
         });
         let svc = &*hub.services;
