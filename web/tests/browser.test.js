@@ -662,14 +662,18 @@ test('Puzzles: a later move the deep check found as good as the solution\'s solv
   const page = await newPage(1366, 850);
   await page.goto(`${base}/puzzles/tori/${puzzle.id}`);
   await page.waitForSelector(`[data-puzzle="${puzzle.id}"] [data-puzzle-status="play"]`);
+  const turn = puzzle.sfen.split(' ')[1];
   for (let ply = 0; ply <= index; ply += 2) {
     const before = await page.getAttribute('.board', 'data-sfen');
     await playByClicks(page, ply === index ? other : puzzle.moves[ply], side);
-    await page.waitForFunction((shown) => {
+    // Answered: the end after the last move; before it, the opponent's reply shown and the
+    // player's turn again (the status of the move before still reads the same meanwhile).
+    await page.waitForFunction(([shown, mover, last]) => {
       const status = document.querySelector('[data-puzzle-status]');
+      const sfen = document.querySelector('.board').dataset.sfen;
       return ['done', 'wrong', 'failed'].includes(status.dataset.puzzleStatus)
-        || (document.querySelector('.board').dataset.sfen !== shown && status.textContent.includes('Now the next move'));
-    }, before, { timeout: 20000 });
+        || (!last && sfen !== shown && sfen.split(' ')[1] === mover && status.textContent.includes('Now the next move'));
+    }, [before, turn, ply === index], { timeout: 20000 });
   }
   assert.equal(await page.getAttribute('[data-puzzle-status]', 'data-puzzle-status'), 'done', await page.textContent('[data-puzzle]'));
   assert.equal(await page.locator('[data-puzzle-result]').count(), 0, await page.textContent('[data-puzzle]'));
