@@ -14,7 +14,7 @@ use crate::game::EngineReply;
 use crate::game::HostedGame;
 use crate::game::MateReply;
 use crate::game_analysis::{AnalysisJob, GameAnalysis};
-use crate::hub::{Credential, GameRoom, GameView, Hub, NewGame, SeatGrant};
+use crate::hub::{Credential, GameRoom, GameView, Hub, LiveGame, NewGame, SeatGrant};
 use crate::metrics::GaugeGuard;
 use crate::records::{RecordTags, export_texts_timed, game_address, record_end, record_of};
 use crate::request::{
@@ -667,6 +667,19 @@ pub(crate) async fn rematch(request: SeatRequest<DrawRequest>) -> Result<Respons
     Ok(ok(&view))
 }
 
+/// A live game's start, as a hosted game of its variant and options, and its moves as USI
+/// text: what a record or an analysis replays.
+fn start_and_moves(live: &LiveGame) -> Result<(HostedGame, Vec<String>), ApiError> {
+    let start = HostedGame::new(
+        live.rules_game().variant(),
+        &live.rules_game().options_text(),
+        Some(&live.rules_game().start_sfen()),
+    )
+    .map_err(|e| ApiError::internal(e.to_string()))?;
+    let moves = live.moves().iter().map(|m| m.played.usi.clone()).collect();
+    Ok((start, moves))
+}
+
 #[utoipa::path(get, path = "/api/games/{id}/record", tag = "records", params(("id" = String, Path, description = "The game's id")), responses((status = 200, description = "The game replayed, with its record in each format", body = StoredGameRecord), (status = 404, description = "No such game", body = ErrorBody)))]
 pub(crate) async fn game_record(
     State(hub): State<Arc<Hub>>,
@@ -676,13 +689,7 @@ pub(crate) async fn game_record(
 ) -> Result<Response, ApiError> {
     let slot = hub.find(&id).await?;
     let live = slot.game.lock().await;
-    let start = HostedGame::new(
-        live.rules_game().variant(),
-        &live.rules_game().options_text(),
-        Some(&live.rules_game().start_sfen()),
-    )
-    .map_err(|e| ApiError::internal(e.to_string()))?;
-    let moves: Vec<String> = live.moves().iter().map(|m| m.played.usi.clone()).collect();
+    let (start, moves) = start_and_moves(&live)?;
     let thinks: Vec<u64> = live.moves().iter().map(|m| m.think_ms).collect();
     let mut game = record_of(&start, &moves)?;
     let view = hub.view_of(&live, false);
@@ -759,13 +766,7 @@ pub(crate) async fn analyse_game(
             "a game in play is not analysed: the engine would help a player",
         ));
     }
-    let start = HostedGame::new(
-        live.rules_game().variant(),
-        &live.rules_game().options_text(),
-        Some(&live.rules_game().start_sfen()),
-    )
-    .map_err(|e| ApiError::internal(e.to_string()))?;
-    let moves: Vec<String> = live.moves().iter().map(|m| m.played.usi.clone()).collect();
+    let (start, moves) = start_and_moves(&live)?;
     drop(live);
     let ticket = hub
         .engine()
