@@ -84,7 +84,8 @@ export function homeNode(beside: HTMLElement | null = null) {
         el('button', { type: 'button', class: 'secondary', 'data-computer': v.name,
           onclick: attempt(() => playComputer(v.name, computerLevel())) }, t('lobby.play-computer')),
         levelPicker(v.name),
-        el('a', { href: `/rules/${v.name}` }, t('lobby.rules-and-pieces'))))));
+        el('a', { href: `/rules/${v.name}` }, t('lobby.rules-and-pieces')),
+        el('a', { href: `/learn/${v.name}`, 'data-learn-link': v.name }, t('lobby.learn-to-play'))))));
   // The day's puzzle comes when the server answers; without one the page shows none.
   const daily = el('div', { class: 'daily-host' });
   dailyPuzzleNode('tori').then((node) => daily.replaceWith(node), () => daily.remove());

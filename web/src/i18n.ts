@@ -19,6 +19,7 @@ import account from './messages/account.json';
 import importArea from './messages/import.json';
 import options from './messages/options.json';
 import learn from './messages/learn.json';
+import lesson from './messages/lesson.json';
 import puzzles from './messages/puzzles.json';
 import rules from './messages/rules.json';
 import editor from './messages/editor.json';
@@ -27,7 +28,7 @@ import moderation from './messages/moderation.json';
 import challenge from './messages/challenge.json';
 import arena from './messages/arena.json';
 
-const CATALOGUE: Record<string, Area> = { frame, game, board, analysis, lobby, account, import: importArea, options, learn, puzzles, rules, editor, settings, moderation, challenge, arena };
+const CATALOGUE: Record<string, Area> = { frame, game, board, analysis, lobby, account, import: importArea, options, learn, lesson, puzzles, rules, editor, settings, moderation, challenge, arena };
 
 export type Lang = 'en' | 'ja';
 export const LANGS: Lang[] = ['en', 'ja'];

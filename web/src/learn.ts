@@ -1,284 +1,384 @@
-// The piece-move trainer: one piece on the board, tap every square it can reach; then with
-// pieces in its way (its own block it, the opponent's it captures); for a piece that promotes,
-// the squares where its move promotes it; and for pieces dropped with a rule, the squares
-// where it may not be dropped. Every answer is the server's list of
-// legal moves for the position: the rules library decides, the page keeps no table of moves.
+// The learn path of each game: what the game is, each piece explained then drilled, capturing
+// and drops, promotion, check and mate, the game's own rules, then first puzzles and a first
+// game. A lesson is a few steps, one at a time: reading, a tap drill, or a move to find on a
+// board. The lessons and their positions are data (`lessons.json`, checked by the server's
+// tests: every exercise can be solved and missed); every answer is judged from the server's
+// replay of the move, so the rules library decides.
 
-import { store, navigate } from './state';
+import LESSONS from './lessons.json';
+import { store, navigate, page } from './state';
 import { api } from './api';
 import { el } from './dom';
 import { app } from './prefs';
-import { parseMove, parseSfen, squareName, squareOf } from './sfen.js';
-import { ensurePieceStyles, roleClass } from './pieces';
+import { Board } from './board';
+import { parseSfen } from './sfen.js';
+import { ensurePieceStyles } from './pieces';
+import { diagramLegend, diagramRadius, moveDiagram, pieceFace, powerNotes } from './pieceinfo';
+import { notFoundPage } from './notfound';
+import { playComputer } from './home';
+import { buildDrill, drillNode, lessonRoles, progress, saveStars, stageName, stagesOf, tapBoard, type Stage } from './drill';
 import type { RoleInfo, VariantInfo } from './types';
-import { gameTitle, pieceName, sideName, t } from './i18n';
+import { gameTitle, pieceName, t } from './i18n';
 
-type Stage = 'alone' | 'blocked' | 'promotion' | 'drops';
-/** What a stage asks, in the visitor's language (read when drawn). */
-function stageWords(stage: Stage): string {
-  switch (stage) {
-    case 'alone': return t('learn.stage-alone');
-    case 'blocked': return t('learn.stage-blocked');
-    case 'promotion': return t('learn.stage-promotion');
-    default: return t('learn.stage-drops');
-  }
+/** What a move must do to solve an exercise. */
+type Goal = { kind: 'capture' | 'capture-on' | 'check' | 'drop' | 'promote' | 'mate' | 'safe'; count?: number; on?: string; check?: boolean };
+
+/** A step of a lesson: text to read, the player's royal to find, a piece's card, a tap drill
+ * (`code stage`), a move to find, or the way to first puzzles and a first game. */
+type Step = {
+  read?: string; royal?: boolean; piece?: string; drill?: string;
+  task?: string; sfen?: string; moves?: string[]; goal?: Goal; play?: boolean;
+};
+type LessonData = { id: string; chapter: string; steps?: Step[] };
+type Lesson = { id: string; chapter: string; title: string; steps: Step[]; role?: RoleInfo };
+
+const CHAPTERS = ['start', 'pieces', 'basics', 'special', 'play'];
+
+/** A piece lesson's address part, as the server makes it: `piece-great-general`. */
+function pieceSlug(name: string) {
+  return name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
 }
 
-/** A stage's short name, on its button. */
-function stageName(stage: Stage): string {
-  switch (stage) {
-    case 'alone': return t('learn.name-alone');
-    case 'blocked': return t('learn.name-blocked');
-    case 'promotion': return t('learn.name-promotion');
-    default: return t('learn.name-drops');
-  }
+function royalOf(variant: VariantInfo): RoleInfo | undefined {
+  return variant.roles.find((r) => r.royal);
 }
 
-type Lesson = { role: RoleInfo; stage: Stage; sfen: string; answer: Set<string>; square: string | null };
-
-/** Stars earned, by game, piece and stage, kept in the browser. */
-function progress(variant: string): Record<string, number> {
-  try {
-    return JSON.parse(localStorage.getItem(`tsubame.learn.${variant}`) || '{}') || {};
-  } catch {
-    return {};
-  }
+/** A piece's lesson: its card, then its drills, then its promoted form's moves. */
+function pieceLesson(variant: VariantInfo, role: RoleInfo): Lesson {
+  const promoted = role.promotes_to ? variant.roles.find((r) => r.sfen === role.promotes_to) : undefined;
+  return {
+    id: `piece-${pieceSlug(role.name)}`, chapter: 'pieces', role,
+    title: t('lesson.title-piece', { piece: pieceName(role) }),
+    steps: [{ piece: role.sfen },
+      ...stagesOf(variant, role).map((stage) => ({ drill: `${role.sfen} ${stage}` })),
+      ...(promoted ? [{ drill: `${promoted.sfen} alone` }] : [])],
+  };
 }
 
-function saveStars(variant: string, key: string, stars: number) {
-  const saved = progress(variant);
-  saved[key] = Math.max(saved[key] || 0, stars);
-  localStorage.setItem(`tsubame.learn.${variant}`, JSON.stringify(saved));
-}
-
-/** The pieces of the game's usual set, and the promoted forms of those that promote. */
-function lessonRoles(variant: VariantInfo): RoleInfo[] {
-  const start = parseSfen(variant.start_sfen);
-  const present = new Set(start.squares.flat().filter(Boolean).map((p) => p.code));
-  return variant.roles.filter((r) => present.has(r.sfen) || (r.promoted_from && present.has(r.promoted_from)));
-}
-
-/** An SFEN board from a map of square names to pieces (`F` sente's, `f` gote's). */
-function boardSfen(variant: VariantInfo, pieces: Map<string, string>, hand = '-') {
-  const rows = [];
-  for (let rank = 0; rank < variant.ranks; rank++) {
-    let row = '';
-    let empty = 0;
-    for (let file = variant.files; file >= 1; file--) {
-      const piece = pieces.get(squareName(file, rank));
-      if (!piece) { empty += 1; continue; }
-      if (empty) { row += empty; empty = 0; }
-      row += piece;
+/** The game's path, in order: its lessons with one lesson per piece of its usual set. */
+function lessonsOf(variant: VariantInfo): Lesson[] {
+  const data: LessonData[] = (LESSONS as Record<string, LessonData[]>)[variant.name] || [];
+  return data.flatMap((lesson) => {
+    if (lesson.id === 'pieces') {
+      return lessonRoles(variant).filter((r) => !r.promoted_from).map((role) => pieceLesson(variant, role));
     }
-    if (empty) row += empty;
-    rows.push(row);
-  }
-  return `${rows.join('/')} b ${hand} 1`;
+    const titleKey = lesson.id === 'capture' && !variant.drops ? 'title-capture-nodrops' : `title-${lesson.id}`;
+    return [{ id: lesson.id, chapter: lesson.chapter, title: t(`lesson.${titleKey}`, { game: gameTitle(variant) }), steps: lesson.steps || [] }];
+  });
 }
 
-function gote(code: string) {
-  // `+F` → `+f`, `Q!` → `q!`: the letter carries the colour.
-  return code.replace(/[A-Z]/, (letter) => letter.toLowerCase());
+/** The lesson an address names: one of the path's, or any unpromoted piece's (an option's
+ * piece, such as Tori's owl, has a lesson though the usual set lacks it). */
+function findLesson(variant: VariantInfo, id: string): Lesson | undefined {
+  const found = lessonsOf(variant).find((l) => l.id === id);
+  if (found) return found;
+  const role = variant.roles.find((r) => !r.promoted_from && `piece-${pieceSlug(r.name)}` === id);
+  return role ? pieceLesson(variant, role) : undefined;
 }
 
-/** The legal moves of a position, or null when the rules refuse it. */
-async function legalMoves(variant: VariantInfo, sfen: string): Promise<string[] | null> {
-  try {
-    const record = await api('/api/replay', { variant: variant.name, options: '', sfen, moves: [] });
-    return record.legal_moves;
-  } catch {
-    return null;
-  }
+const doneKey = (id: string) => `lesson ${id}`;
+
+function isDone(variant: VariantInfo, lesson: Lesson) {
+  return (progress(variant.name)[doneKey(lesson.id)] || 0) > 0;
 }
 
-/** Builds a lesson: the piece on a square with room around it, the royals in corners where
- * nothing attacks them, tried until the rules accept the position. */
-async function buildLesson(variant: VariantInfo, role: RoleInfo, stage: Stage): Promise<Lesson | null> {
-  const royal = variant.roles.find((r) => r.royal);
-  // The game's humblest piece stands in the way: the swallow, the sparrow pawn, the pawn.
-  const pawn = variant.roles.find((r) => !r.promoted_from && /\b(pawn|swallow)$/.test(r.name));
-  const file = Math.ceil(variant.files / 2);
-  // Below the promotion zone, so that nothing there forces a promotion.
-  const rank = Math.min(variant.ranks - 2, Math.max(variant.promotion_zone + 1, Math.floor(variant.ranks / 2)));
-  const square = squareName(file, rank);
-  const corners: [string, string][] = [
-    [squareName(1, 0), squareName(variant.files, variant.ranks - 1)],
-    [squareName(variant.files, 0), squareName(1, variant.ranks - 1)],
-    [squareName(2, 0), squareName(variant.files - 1, variant.ranks - 1)],
-    [squareName(variant.files - 1, 0), squareName(2, variant.ranks - 1)],
-  ];
-  for (const [goteRoyal, senteRoyal] of corners) {
-    const pieces = new Map<string, string>();
-    pieces.set(goteRoyal, gote(royal.sfen));
-    if (role.royal) {
-      pieces.set(square, role.sfen);
-    } else {
-      pieces.set(senteRoyal, royal.sfen);
-      if (stage !== 'drops') pieces.set(square, role.sfen);
-    }
-    if (stage === 'promotion') {
-      if (!role.promotes_to) return null;
-      // On the first rank outside the zone, so that its moves into the zone are the answer.
-      const edge = squareName(file, variant.promotion_zone);
-      const placed = new Map([...pieces].filter(([at]) => at !== square));
-      placed.set(edge, role.sfen);
-      const sfen = boardSfen(variant, placed);
-      const legal = await legalMoves(variant, sfen);
-      if (!legal) continue;
-      const answer = new Set(legal.map(parseMove).filter((m) => m && !m.drop && m.promote && m.squares[0] === edge)
-        .map((m) => m.squares[m.squares.length - 1]));
-      if (answer.size) return { role, stage, sfen, answer, square: edge };
-    } else if (stage === 'alone') {
-      const sfen = boardSfen(variant, pieces);
-      const legal = await legalMoves(variant, sfen);
-      if (!legal) continue;
-      const answer = new Set(legal.map(parseMove).filter((m) => m && !m.drop && m.squares[0] === square)
-        .map((m) => m.squares[m.squares.length - 1]).filter((to) => to !== square));
-      if (answer.size) return { role, stage, sfen, answer, square };
-    } else if (stage === 'blocked') {
-      const alone = await buildLesson(variant, role, 'alone');
-      if (!alone || alone.answer.size < 4 || !pawn) return null;
-      // Two of its own pieces and two of the opponent's on squares it reaches, nearest first.
-      const reach = [...alone.answer].sort((a, b) => distance(a, square) - distance(b, square) || a.localeCompare(b));
-      const placed = new Map(pieces);
-      reach.slice(0, 4).forEach((at, i) => placed.set(at, i % 2 === 0 ? pawn.sfen : gote(pawn.sfen)));
-      const sfen = boardSfen(variant, placed);
-      const legal = await legalMoves(variant, sfen);
-      if (!legal) continue;
-      const answer = new Set(legal.map(parseMove).filter((m) => m && !m.drop && m.squares[0] === square)
-        .map((m) => m.squares[m.squares.length - 1]).filter((to) => to !== square));
-      return { role, stage, sfen, answer, square };
-    } else {
-      if (!variant.drops || role.royal || role.promoted_from) return null;
-      // A file with two of its kind on it, for the rules that count them on a file.
-      const placed = new Map(pieces);
-      placed.set(squareName(file + 1, rank), role.sfen);
-      placed.set(squareName(file + 1, rank - 1), role.sfen);
-      const sfen = boardSfen(variant, placed, role.sfen);
-      const legal = await legalMoves(variant, sfen);
-      if (!legal) continue;
-      const allowed = new Set(legal.map(parseMove).filter((m) => m && m.drop === role.sfen).map((m) => m.squares[0]));
-      const position = parseSfen(sfen);
-      const empty = [];
-      position.squares.forEach((row, r) => row.forEach((cell, c) => {
-        if (!cell) empty.push(squareName(variant.files - c, r));
-      }));
-      const forbidden = new Set(empty.filter((s) => !allowed.has(s)));
-      // Only where the rule leaves a few squares out is there something to learn.
-      if (!allowed.size || !forbidden.size || forbidden.size > 3 * variant.files) return null;
-      return { role, stage, sfen, answer: forbidden, square: null };
-    }
-  }
-  return null;
+/** A piece lesson's stars: the fewest of its drills', none until every drill is done. */
+function pieceStars(variant: VariantInfo, lesson: Lesson): number {
+  const stars = progress(variant.name);
+  const drills = lesson.steps.filter((s) => s.drill).map((s) => stars[s.drill] || 0);
+  return drills.length ? Math.min(...drills) : 0;
 }
 
-function distance(a: string, b: string) {
-  const x = squareOf(a);
-  const y = squareOf(b);
-  return Math.max(Math.abs(x.file - y.file), Math.abs(x.rank - y.rank));
+function pageTitle(variant: VariantInfo, lesson?: Lesson) {
+  const path = t('lesson.path-heading', { game: gameTitle(variant) });
+  document.title = lesson ? `${lesson.title} · ${path} · Tsubame` : `${path} · Tsubame`;
 }
 
-export function learnPage(variantName?: string) {
+export function learnPage(variantName?: string, lessonId?: string) {
   const variants = store.variants.filter((v) => v.available);
   const variant = variants.find((v) => v.name === variantName) || variants[0];
   ensurePieceStyles(variant);
-  const roles = lessonRoles(variant);
-  // A drop lesson only for a piece whose drops the rules restrict (the answers still come from
-  // the legal moves).
-  const stagesOf = (role: RoleInfo): Stage[] => [
-    'alone', 'blocked',
-    ...(role.promotes_to ? ['promotion' as const] : []),
-    ...(variant.drops && !role.royal && !role.promoted_from
-      && (role.drop.barred_far_ranks > 0 || role.drop.max_per_file !== null) ? ['drops' as const] : []),
-  ];
-  const list = el('div', { class: 'learn-list', 'data-learn-list': '' });
-  const stage = el('div', { class: 'panel learn-stage', 'data-learn-stage': '' },
-    el('p', { class: 'help' }, t('learn.pick')));
+  if (lessonId === undefined) return pathPage(variant, variants);
+  const lesson = findLesson(variant, lessonId);
+  if (!lesson) return notFoundPage();
+  return lessonPage(variant, lesson);
+}
+
+/** The path: the game's lessons by chapter, each marked when done, and where to go on. */
+function pathPage(variant: VariantInfo, variants: VariantInfo[]) {
+  pageTitle(variant);
+  const lessons = lessonsOf(variant);
+  const done = lessons.filter((l) => isDone(variant, l)).length;
+  const next = lessons.find((l) => !isDone(variant, l));
   const gamePicker = el('select', { 'data-learn-game': '', 'aria-label': t('learn.game') },
     variants.map((v) => el('option', { value: v.name, selected: v === variant }, gameTitle(v))));
   gamePicker.addEventListener('change', () => { navigate(`/learn/${gamePicker.value}`); });
+  const chapters = CHAPTERS.map((chapter) => {
+    const inChapter = lessons.filter((l) => l.chapter === chapter);
+    if (!inChapter.length) return null;
+    const items = inChapter.map((lesson) => {
+      const finished = isDone(variant, lesson);
+      const stars = lesson.role ? pieceStars(variant, lesson) : 0;
+      return el('li', { class: `lesson-item${finished ? ' done' : ''}${lesson === next ? ' next' : ''}` },
+        el('a', { href: `/learn/${variant.name}/${lesson.id}`, 'data-lesson-link': lesson.id },
+          lesson.role ? pieceFace(variant, lesson.role) : null,
+          el('span', { class: 'lesson-name' }, lesson.title),
+          stars ? el('span', { class: 'lesson-stars', 'aria-label': `${stars}/3` }, '★'.repeat(stars)) : null,
+          finished ? el('span', { class: 'lesson-done', 'data-lesson-done': '' }, `✓ ${t('lesson.done-mark')}`) : null));
+    });
+    return el('section', { class: `panel lesson-chapter chapter-${chapter}`, 'data-chapter': chapter },
+      el('h2', {}, t(`lesson.chapter-${chapter}`, { game: gameTitle(variant) })),
+      el('ol', { class: chapter === 'pieces' ? 'lesson-list lesson-pieces' : 'lesson-list' }, items));
+  });
+  app.replaceChildren(el('div', { class: 'learn-path', 'data-learn-path': variant.name },
+    el('div', { class: 'panel learn-head' },
+      el('h1', {}, t('lesson.path-heading', { game: gameTitle(variant) })),
+      el('p', {}, t('lesson.path-intro')),
+      el('div', { class: 'row' },
+        el('label', {}, `${t('learn.game')} `, gamePicker),
+        el('span', { class: 'help', 'data-path-done': String(done) }, t('lesson.path-done', { done, count: lessons.length }))),
+      next ? el('a', { class: 'button', href: `/learn/${variant.name}/${next.id}`, 'data-path-next': next.id },
+        done ? t('lesson.continue-path', { title: next.title }) : t('lesson.start'))
+        : el('p', { 'data-path-complete': '' }, t('lesson.path-complete'))),
+    ...chapters.filter(Boolean)));
+}
 
-  function drawList() {
-    const stars = progress(variant.name);
-    list.replaceChildren(...roles.map((role) => el('div', { class: 'learn-piece' },
-      el('span', { class: `pieces-${variant.name} rule-piece` }, el('piece', { class: `${roleClass(role, variant.roles.indexOf(role))} sente` })),
-      el('span', { class: 'learn-name' }, pieceName(role)),
-      ...stagesOf(role).map((s) => el('button', { type: 'button', class: 'secondary', 'data-lesson': `${role.sfen} ${s}`,
-        title: stageWords(s), onclick: () => open(role, s) },
-      `${stageName(s)} ${'★'.repeat(stars[`${role.sfen} ${s}`] || 0)}`)))));
+/** Paragraphs of a text; a line starting with `•` is an item of a list. */
+function paragraphs(text: string) {
+  return text.split('\n\n').map((part) => {
+    const lines = part.split('\n');
+    return lines.every((line) => line.startsWith('•'))
+      ? el('ul', {}, lines.map((line) => el('li', {}, line.replace(/^•\s*/, ''))))
+      : el('p', {}, part);
+  });
+}
+
+/** A lesson: its steps one at a time, each (but reading) solved before the next; done when the
+ * last is. */
+function lessonPage(variant: VariantInfo, lesson: Lesson) {
+  pageTitle(variant, lesson);
+  const lessons = lessonsOf(variant);
+  const index = lessons.findIndex((l) => l.id === lesson.id);
+  const following = index >= 0 ? lessons[index + 1] : undefined;
+  const royal = royalOf(variant);
+  const royalName = royal ? pieceName(royal) : '';
+  let board: Board | null = null;
+  let stepIndex = 0;
+  // Which step the page shows: work begun for an earlier one stops when it comes back.
+  let shown = 0;
+  const body = el('div', { class: 'lesson-body' });
+  const counter = el('p', { class: 'help', 'data-lesson-step': '' });
+  const allLessons = el('a', { href: `/learn/${variant.name}`, 'data-all-lessons': '' }, `← ${t('lesson.all-lessons')}`);
+
+  // Above the step; beside the board of a move to find, so that the board has the window's
+  // height (and on a phone, above it with the task).
+  const head = el('div', { class: 'lesson-head' }, allLessons,
+    el('h1', {}, lesson.role ? pieceFace(variant, lesson.role) : null, lesson.title),
+    index >= 0 ? el('p', { class: 'help' }, t('lesson.lesson-of', { n: index + 1, count: lessons.length })) : null,
+    counter);
+
+  function dropBoard() {
+    board?.destroy();
+    board = null;
   }
 
-  async function open(role: RoleInfo, which: Stage) {
-    stage.replaceChildren(el('p', { class: 'help' }, t('learn.setting-up')));
-    const lesson = await buildLesson(variant, role, which);
-    if (!lesson) {
-      stage.replaceChildren(el('p', { class: 'help', 'data-lesson-none': '' },
-        which === 'drops' ? t('learn.no-drop-rule', { piece: pieceName(role) })
-          : t('learn.no-lesson', { piece: pieceName(role) })));
-      return;
-    }
-    play(lesson);
+  function actions(...buttons: (HTMLElement | null)[]) {
+    return el('div', { class: 'actions' }, ...buttons.filter(Boolean));
   }
 
-  function play(lesson: Lesson) {
-    const found = new Set<string>();
-    let mistakes = 0;
-    const position = parseSfen(lesson.sfen);
-    const cell = Math.max(20, Math.min(52, Math.floor(Math.min(460, window.innerWidth - 40) / variant.files)));
-    const grid = el('div', { class: `mini-board learn-board pieces-${variant.name} orientation-sente`, style: `--cell:${cell}px; --files:${variant.files}`,
-      'aria-label': t('learn.board-label', { game: gameTitle(variant) }), 'data-sfen': lesson.sfen });
-    const status = el('p', { class: 'learn-status', role: 'status', 'data-learn-status': '' },
-      t('learn.squares-to-find', { count: lesson.answer.size }));
-    position.squares.forEach((row, r) => row.forEach((piece, c) => {
-      const name = squareName(variant.files - c, r);
-      const info = piece && variant.roles.find((x) => x.sfen === piece.code);
-      const zone = lesson.stage === 'promotion' && r < variant.promotion_zone;
-      const button = el('button', { type: 'button', class: `mini-sq learn-sq${name === lesson.square ? ' learn-from' : ''}${zone ? ' learn-zone' : ''}`,
-        'data-square': name, 'aria-label': `${name}${info ? `, ${t('learn.side-piece', { side: sideName(piece.color), piece: pieceName(info) })}` : ''}` },
-      info ? el('piece', { class: `${roleClass(info, variant.roles.indexOf(info))} ${piece.color}` }) : null);
-      button.addEventListener('click', () => tap(name, button));
-      grid.append(button);
-    }));
-    function tap(name: string, button: HTMLElement) {
-      if (found.size === lesson.answer.size || found.has(name)) return;
-      if (lesson.answer.has(name)) {
-        found.add(name);
+  function continueButton() {
+    return el('button', { type: 'button', 'data-lesson-continue': '', onclick: () => showStep(stepIndex + 1) }, t('lesson.continue'));
+  }
+
+  function finish() {
+    saveStars(variant.name, doneKey(lesson.id), 1);
+    dropBoard();
+    counter.textContent = '';
+    body.replaceChildren(el('section', { class: 'panel lesson-step lesson-finished', 'data-lesson-finished': '' },
+      el('p', { class: 'lesson-right' }, t('lesson.lesson-done')),
+      actions(
+        following ? el('a', { class: 'button', href: `/learn/${variant.name}/${following.id}`, 'data-next-lesson': following.id },
+          t('lesson.next-lesson', { title: following.title })) : null,
+        el('a', { class: 'button secondary', href: `/learn/${variant.name}` }, t('lesson.all-lessons')))));
+  }
+
+  function showStep(n: number) {
+    shown += 1;
+    dropBoard();
+    if (head.parentElement !== body.parentElement) body.before(head);
+    stepIndex = n;
+    if (n >= lesson.steps.length) { finish(); return; }
+    counter.textContent = t('lesson.step-of', { n: n + 1, count: lesson.steps.length });
+    const step = lesson.steps[n];
+    if (step.read) readStep(step.read);
+    else if (step.piece) pieceStep(step.piece);
+    else if (step.royal) royalStep();
+    else if (step.drill) drillStep(step.drill);
+    else if (step.task) taskStep(step);
+    else if (step.play) playStep();
+    // On a phone the step stands under the lesson's heading: bring it into view.
+    if (window.innerWidth < 700 && n > 0) body.scrollIntoView({ block: 'start' });
+  }
+
+  function readStep(key: string) {
+    body.replaceChildren(el('section', { class: 'panel lesson-step lesson-read', 'data-lesson-read': key },
+      ...paragraphs(t(`lesson.read-${key}`, { royal: royalName, game: gameTitle(variant) })),
+      actions(continueButton())));
+  }
+
+  function pieceStep(code: string) {
+    const role = variant.roles.find((r) => r.sfen === code);
+    if (!role) { showStep(stepIndex + 1); return; }
+    const radius = diagramRadius(variant);
+    const promoted = role.promotes_to ? variant.roles.find((r) => r.sfen === role.promotes_to) : undefined;
+    const card = (r: RoleInfo) => el('div', { class: 'piece-rule', 'data-piece': r.sfen },
+      moveDiagram(variant, r, radius), ...powerNotes(r).map((note) => el('p', { class: 'note' }, note)));
+    body.replaceChildren(el('section', { class: 'panel lesson-step lesson-piece', 'data-lesson-piece': code },
+      el('p', {}, t('lesson.piece-read')),
+      diagramLegend(variant),
+      card(role),
+      promoted ? [el('p', {}, t('lesson.piece-promotes', { piece: pieceName(promoted) })), card(promoted)] : null,
+      actions(continueButton())));
+  }
+
+  function royalStep() {
+    const sfen = variant.start_sfen;
+    const position = parseSfen(sfen);
+    const royals = new Set(variant.roles.filter((r) => r.royal).map((r) => r.sfen));
+    const message = el('p', { class: 'lesson-message', role: 'status', 'data-lesson-message': '' }, t('lesson.task-royal', { royal: royalName }));
+    const next = actions();
+    let solved = false;
+    const grid = tapBoard(variant, sfen, (square, button) => {
+      if (solved) return;
+      const { file, rank } = { file: Number(square.match(/^\d+/)?.[0]), rank: square.charCodeAt(square.length - 1) - 97 };
+      const piece = position.squares[rank]?.[variant.files - file];
+      if (piece && piece.color === 'sente' && royals.has(piece.code)) {
+        solved = true;
         button.classList.add('right');
+        message.className = 'lesson-message right';
+        message.textContent = t('lesson.right-royal', { royal: royalName });
+        next.replaceChildren(continueButton());
       } else {
-        mistakes += 1;
         button.classList.add('wrong');
         setTimeout(() => button.classList.remove('wrong'), 500);
+        message.className = 'lesson-message wrong';
+        message.textContent = t('lesson.wrong-royal', { royal: royalName });
       }
-      if (found.size === lesson.answer.size) {
-        const stars = mistakes === 0 ? 3 : mistakes <= 2 ? 2 : 1;
-        saveStars(variant.name, `${lesson.role.sfen} ${lesson.stage}`, stars);
-        const starText = `${'★'.repeat(stars)}${'☆'.repeat(3 - stars)}`;
-        status.textContent = mistakes ? t('learn.all-found-wrong', { count: found.size, wrong: mistakes, stars: starText })
-          : t('learn.all-found', { count: found.size, stars: starText });
-        status.dataset.stars = String(stars);
-        drawList();
-      } else {
-        const left = lesson.answer.size - found.size;
-        status.textContent = mistakes ? t('learn.squares-left-wrong', { count: left, wrong: mistakes })
-          : t('learn.squares-left', { count: left });
-      }
-    }
-    const hand = lesson.stage === 'drops'
-      ? [el('p', { class: 'help' }, t('learn.in-hand', { piece: pieceName(lesson.role) }))] : [];
-    stage.replaceChildren(
-      el('h2', {}, pieceName(lesson.role)),
-      el('p', {}, stageWords(lesson.stage)),
-      ...hand, grid, status,
-      el('div', { class: 'actions' },
-        el('button', { type: 'button', class: 'secondary', 'data-learn-again': '', onclick: () => play(lesson) }, t('learn.again'))));
-    // On a phone the lesson stands below the list of pieces: bring it into view.
-    if (window.innerWidth < 700) stage.scrollIntoView({ block: 'start' });
+    });
+    body.replaceChildren(el('section', { class: 'panel lesson-step lesson-royal', 'data-lesson-royal': '' }, message, grid, next));
   }
 
-  drawList();
-  app.replaceChildren(el('div', { class: 'learn' },
-    el('div', { class: 'panel' }, el('h1', {}, t('learn.heading')),
-      el('p', {}, variant.drops ? t('learn.intro-drops') : t('learn.intro')),
-      el('label', {}, `${t('learn.game')} `, gamePicker)),
-    el('div', { class: 'learn-columns' }, el('div', { class: 'panel' }, list), stage)));
+  async function drillStep(key: string) {
+    const mine = shown;
+    const [code, stage] = key.split(' ') as [string, Stage];
+    const role = variant.roles.find((r) => r.sfen === code);
+    body.replaceChildren(el('section', { class: 'panel lesson-step' }, el('p', { class: 'help' }, t('learn.setting-up'))));
+    const drill = role ? await buildDrill(variant, role, stage) : null;
+    if (mine !== shown) return;
+    if (!drill || !role) { showStep(stepIndex + 1); return; }
+    const next = actions();
+    const again = el('button', { type: 'button', class: 'secondary', 'data-learn-again': '', onclick: () => showStep(stepIndex) }, t('learn.again'));
+    body.replaceChildren(el('section', { class: 'panel lesson-step lesson-drill' },
+      el('h2', {}, `${pieceName(role)} · ${stageName(stage)}`),
+      drillNode(variant, drill, () => next.replaceChildren(continueButton(), again)), next));
+  }
+
+  async function taskStep(step: Step) {
+    const mine = shown;
+    const before = step.moves || [];
+    const message = el('p', { class: 'lesson-message', role: 'status', 'data-lesson-message': '' },
+      t(`lesson.task-${step.task}`, { royal: royalName }));
+    const next = actions();
+    let record;
+    try {
+      record = await api('/api/replay', { variant: variant.name, options: '', sfen: step.sfen, moves: before });
+    } catch (e) {
+      if (mine !== shown) return;
+      body.replaceChildren(el('section', { class: 'panel lesson-step' }, el('p', { class: 'error' }, t('lesson.no-position', { error: e.message }))));
+      return;
+    }
+    if (mine !== shown) return;
+    const mover = record.sfen.split(' ')[1] === 'w' ? 'gote' : 'sente';
+    let busy = false;
+    const taskBoard = new Board({ onMove: (usi) => tryMove(usi) });
+    board = taskBoard;
+    taskBoard.flipped = mover === 'gote';
+    const reset = () => {
+      taskBoard.setState({ variant: variant.name, sfen: record.sfen, legal: record.legal_moves,
+        lastMove: before[before.length - 1] || null, check: record.checks[record.checks.length - 1], interactive: true });
+      message.className = 'lesson-message';
+      delete message.dataset.verdict;
+      message.textContent = t(`lesson.task-${step.task}`, { royal: royalName });
+      next.replaceChildren();
+    };
+    async function tryMove(usi: string) {
+      if (busy) return;
+      busy = true;
+      let after;
+      try {
+        after = await api('/api/replay', { variant: variant.name, options: '', sfen: step.sfen, moves: [...before, usi] });
+      } catch (e) {
+        busy = false;
+        if (mine !== shown) return;
+        message.className = 'lesson-message wrong';
+        message.textContent = e.message;
+        reset();
+        return;
+      }
+      busy = false;
+      if (mine !== shown) return;
+      taskBoard.setState({ variant: variant.name, sfen: after.sfen, legal: [], lastMove: usi,
+        check: after.checks[after.checks.length - 1], interactive: false });
+      const verdict = judge(step.goal, usi, after, mover);
+      message.className = `lesson-message ${verdict.right ? 'right' : 'wrong'}`;
+      message.dataset.verdict = verdict.right ? 'right' : 'wrong';
+      message.textContent = verdict.words;
+      next.replaceChildren(verdict.right ? continueButton()
+        : el('button', { type: 'button', 'data-lesson-retry': '', onclick: reset }, t('lesson.try-again')));
+    }
+    body.replaceChildren(el('div', { class: 'play lesson-play', 'data-lesson-task': step.task }, taskBoard.root,
+      el('div', { class: 'side-area' }, head, el('section', { class: 'panel lesson-step' }, message, next))));
+    reset();
+  }
+
+  /** Whether a move does what the exercise asks, and the words for it. */
+  function judge(goal: Goal, usi: string, after, mover: string): { right: boolean, words: string } {
+    const removed: string[] = after.removed[after.removed.length - 1] || [];
+    const check = Boolean(after.gives_check[after.gives_check.length - 1]);
+    const outcome = after.outcome;
+    const right = (ok: boolean, wrong: string, params = {}) => ({
+      right: ok, words: ok ? t(goal.kind === 'mate' ? 'lesson.right-mate' : goal.kind === 'safe' ? 'lesson.right-safe' : 'lesson.right')
+        : t(`lesson.${wrong}`, { royal: royalName, ...params }) });
+    switch (goal.kind) {
+      case 'capture': {
+        const count = goal.count || 1;
+        return right(removed.length >= count, count > 1 ? 'wrong-capture-count' : 'wrong-capture', { removed: removed.length, count });
+      }
+      case 'capture-on': return right(removed.includes(goal.on), 'wrong-capture-on', { square: goal.on });
+      case 'check': return right(check, 'wrong-check');
+      case 'drop': return usi.includes('*') ? right(!goal.check || check, 'wrong-drop-check') : right(false, 'wrong-drop');
+      case 'promote': return right(usi.endsWith('+'), 'wrong-promote');
+      case 'mate': return right(outcome?.winner === mover && outcome?.reason === 'checkmate', 'wrong-mate');
+      default: return right(!outcome || outcome.winner === mover, 'wrong-safe');
+    }
+  }
+
+  function playStep() {
+    // Nothing here to solve: having come this far is the lesson.
+    saveStars(variant.name, doneKey(lesson.id), 1);
+    const error = el('p', { class: 'error', 'data-lesson-error': '' });
+    body.replaceChildren(el('section', { class: 'panel lesson-step lesson-play-links' },
+      actions(
+        el('a', { class: 'button', href: `/puzzles/${variant.name}?theme=beginner`, 'data-lesson-puzzles': '' }, t('lesson.puzzles-link')),
+        el('button', { type: 'button', class: 'secondary', 'data-lesson-computer': '', onclick: async () => {
+          error.textContent = '';
+          try { await playComputer(variant.name, 1); } catch (e) { error.textContent = e.message; }
+        } }, t('lesson.computer-link'))),
+      error));
+  }
+
+  app.replaceChildren(el('div', { class: 'lesson', 'data-lesson': lesson.id }, head, body));
+  page.cleanup = () => dropBoard();
+  page.rerender = () => board?.render();
+  showStep(0);
 }

@@ -54,7 +54,7 @@ export async function route() {
   if (first === 'editor' && parts.length <= 2 && game(second)) { heading(t('frame.heading-editor')); return editorPage(second); }
   if (first === 'rules' && parts.length <= 2 && game(second)) { heading(t('frame.heading-rules', { game: title(second || 'tori') })); return rulesPage(second || 'tori'); }
   if (first === 'puzzles' && parts.length <= 3 && game(second)) { heading(t('frame.heading-puzzles')); return puzzlePage(second, third); }
-  if (first === 'learn' && parts.length <= 2 && game(second)) { heading(t('frame.heading-learn')); return learnPage(second); }
+  if (first === 'learn' && parts.length <= 3 && game(second)) { heading(t('frame.heading-learn')); return learnPage(second, third); }
   if ((first === 'login' || first === 'signup') && parts.length === 1) { heading(t(first === 'login' ? 'frame.heading-login' : 'frame.heading-signup')); return accountPage(first); }
   if (first === 'tv' && parts.length <= 2 && game(second)) { heading(t('frame.heading-tv')); return tvPage(second); }
   if (first === 'tournaments' && parts.length === 1) { heading(t('frame.heading-tournaments')); return tournamentsPage(); }

@@ -41,6 +41,15 @@ export function hasPowers(variant: VariantInfo): boolean {
   return variant.roles.some((role) => role.powers);
 }
 
+/** What the marks of a game's diagrams mean (the powers' only where the game has them). */
+export function diagramLegend(variant: VariantInfo): HTMLElement {
+  return el('p', { class: 'legend' }, `${t('rules.legend-seen')} `,
+    el('span', { class: 'cell step' }), ` ${t('rules.legend-step')}  `,
+    el('span', { class: 'cell slide' }), ` ${t('rules.legend-slide')}  `,
+    hasPowers(variant) ? [el('span', { class: 'cell lion' }), ` ${t('rules.legend-lion')}  `, el('span', { class: 'cell area' }), ` ${t('rules.legend-area')}  `,
+      el('span', { class: 'cell jump' }), ` ${t('rules.legend-jump')}  `, el('span', { class: 'cell burn' }), ` ${t('rules.legend-burn')}`] : null);
+}
+
 /** The squares a diagram marks, keyed `left,forward`, with what reaches them. */
 export function diagramMarks(role, radius) {
   const marks = new Map();

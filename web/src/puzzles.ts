@@ -88,7 +88,9 @@ export async function dailyPuzzleNode(variant = 'tori') {
 export function puzzlePage(variantName?: string, wantedId?: string) {
   const variants = store.variants.filter((v) => v.available);
   const variant = variants.find((v) => v.name === variantName)?.name || 'tori';
-  let theme = '';
+  // A link may name the theme to start with (the learn path's `?theme=beginner`).
+  const asked = new URLSearchParams(location.search).get('theme') || '';
+  let theme = PUZZLE_THEMES.some(([value]) => value === asked) ? asked : '';
   let puzzle: Puzzle | null = null;
   // Moves of the solution played so far; `mistake` once a wrong move was tried, `helped`
   // once a hint or the solution was asked for: either makes the attempt a failure.
@@ -141,7 +143,7 @@ export function puzzlePage(variantName?: string, wantedId?: string) {
   }
 
   const themePicker = el('select', { 'data-puzzle-theme': '', 'aria-label': t('puzzles.theme') },
-    PUZZLE_THEMES.map(([value, label]) => el('option', { value }, label)));
+    PUZZLE_THEMES.map(([value, label]) => el('option', { value, selected: value === theme }, label)));
   themePicker.addEventListener('change', () => { theme = themePicker.value; next(); });
   const gamePicker = el('select', { 'data-puzzle-game': '', 'aria-label': t('puzzles.game') },
     variants.map((v) => el('option', { value: v.name, selected: v.name === variant }, gameTitle(v))));

@@ -5,7 +5,7 @@ import { page, store } from './state';
 import { Board } from './board';
 import { el } from './dom';
 import { OPTION_WORDS } from './options';
-import { PROMOTION_WORDS, diagramRadius, hasPowers, moveDiagram, pieceFace, powerNotes } from './pieceinfo';
+import { PROMOTION_WORDS, diagramLegend, diagramRadius, moveDiagram, pieceFace, powerNotes } from './pieceinfo';
 import { app } from './prefs';
 import { title, variantInfo } from './util';
 import { gameTitle, lang, pieceName, t, tn } from './i18n';
@@ -75,11 +75,7 @@ export function rulesPage(name) {
     el('div', { class: 'rules-top' }, setup.root, el('section', { class: 'panel' }, el('h2', {}, t('rules.how-played')),
       el('ul', {}, facts.map((f) => el('li', {}, f))))),
     el('h2', {}, t('rules.the-pieces')),
-    el('p', { class: 'legend' }, `${t('rules.legend-seen')} `,
-      el('span', { class: 'cell step' }), ` ${t('rules.legend-step')}  `,
-      el('span', { class: 'cell slide' }), ` ${t('rules.legend-slide')}  `,
-      hasPowers(variant) ? [el('span', { class: 'cell lion' }), ` ${t('rules.legend-lion')}  `, el('span', { class: 'cell area' }), ` ${t('rules.legend-area')}  `,
-        el('span', { class: 'cell jump' }), ` ${t('rules.legend-jump')}  `, el('span', { class: 'cell burn' }), ` ${t('rules.legend-burn')}`] : null),
+    diagramLegend(variant),
     el('p', { class: 'legend', 'data-pictures-legend': '' }, pictureLegend(variant.name === 'tori' ? 'tori' : 'marks')),
     el('div', { class: 'piece-cards' }, cards),
     options.length ? [el('h2', {}, t('rules.rule-options')), el('ul', {}, options)] : null));

@@ -21,6 +21,7 @@ pub mod error;
 pub mod game;
 pub mod game_analysis;
 pub mod hub;
+pub mod learn;
 pub mod metrics;
 pub mod moderation;
 pub mod moderation_api;

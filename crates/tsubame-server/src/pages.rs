@@ -3,6 +3,7 @@
 //! page's "not found" view under a 404 status that links, crawlers and scripts can see.
 
 use crate::hub::Hub;
+use crate::learn::lesson_exists;
 use axum::http::StatusCode;
 use tsubame_rules::Variant;
 
@@ -46,6 +47,9 @@ fn page(path: &str) -> Page<'_> {
         [] | ["import" | "analysis" | "login" | "signup" | "account" | "admin"] => Page::Static,
         ["game", id] if !id.is_empty() => Page::Game(id),
         ["join", id, invite] if !id.is_empty() && !invite.is_empty() => Page::Game(id),
+        ["learn", game, lesson] if is_game_name(game) && lesson_exists(game, lesson) => {
+            Page::Static
+        }
         ["rules", rest @ ..] | ["learn", rest @ ..] | ["editor", rest @ ..] | ["tv", rest @ ..] => {
             game_or_none(rest)
         }
@@ -139,6 +143,8 @@ mod tests {
             "/rules/tenjiku",
             "/learn",
             "/learn/wa",
+            "/learn/tori/capture",
+            "/learn/tenjiku/piece-lion",
             "/editor",
             "/editor/tenjiku",
             "/puzzles",
@@ -157,6 +163,9 @@ mod tests {
             "/rules/chess",
             "/rules/tori/extra",
             "/learn/chu",
+            "/learn/tori/burning",
+            "/learn/tori/pieces",
+            "/learn/tori/capture/x",
             "/editor/chess",
             "/puzzles/chess",
             "/game",
