@@ -6,6 +6,7 @@
 // done are kept in the browser.
 
 import { api } from './api';
+import { store } from './state';
 import { el } from './dom';
 import { parseMove, parseSfen, squareName, squareOf } from './sfen.js';
 import { ensurePieceStyles, roleClass } from './pieces';
@@ -44,10 +45,38 @@ export function progress(variant: string): Record<string, number> {
   }
 }
 
+/** Keeps a lesson done or a drill's stars (the best of them) in the browser, and with the
+ * account when logged in; the browser's copy is sent again at the next sync if this fails. */
 export function saveStars(variant: string, key: string, stars: number) {
   const saved = progress(variant);
   saved[key] = Math.max(saved[key] || 0, stars);
   localStorage.setItem(`tsubame.learn.${variant}`, JSON.stringify(saved));
+  if (store.me.account) api(`/api/account/learn/${variant}`, { items: { [key]: saved[key] } }).catch(() => {});
+}
+
+/** Brings a logged-in player's progress on the game's path into this browser, and sends the
+ * account what only this browser has (progress made before logging in). Answers whether the
+ * progress is the account's. */
+export async function syncProgress(variant: string): Promise<boolean> {
+  let remote: { items: Record<string, number> };
+  try {
+    remote = await api(`/api/account/learn/${variant}`);
+  } catch {
+    // A guest (403) or a server that cannot say: the browser's progress stands.
+    return false;
+  }
+  const local = progress(variant);
+  const missing: Record<string, number> = {};
+  for (const [key, stars] of Object.entries(local)) {
+    if (typeof stars === 'number' && stars > (remote.items[key] || 0)) missing[key] = stars;
+  }
+  const merged = { ...local };
+  for (const [key, stars] of Object.entries(remote.items)) merged[key] = Math.max(merged[key] || 0, stars);
+  localStorage.setItem(`tsubame.learn.${variant}`, JSON.stringify(merged));
+  if (Object.keys(missing).length) {
+    await api(`/api/account/learn/${variant}`, { items: missing }).catch(() => {});
+  }
+  return true;
 }
 
 /** The pieces of the game's usual set, and the promoted forms of those that promote. */

@@ -16,7 +16,7 @@ import { ensurePieceStyles } from './pieces';
 import { diagramLegend, diagramRadius, moveDiagram, pieceFace, powerNotes } from './pieceinfo';
 import { notFoundPage } from './notfound';
 import { playComputer } from './home';
-import { buildDrill, drillNode, lessonRoles, progress, saveStars, stageName, stagesOf, tapBoard, type Stage } from './drill';
+import { buildDrill, drillNode, lessonRoles, progress, saveStars, stageName, stagesOf, syncProgress, tapBoard, type Stage } from './drill';
 import type { RoleInfo, VariantInfo } from './types';
 import { gameTitle, pieceName, t } from './i18n';
 
@@ -98,14 +98,24 @@ export function learnPage(variantName?: string, lessonId?: string) {
   const variants = store.variants.filter((v) => v.available);
   const variant = variants.find((v) => v.name === variantName) || variants[0];
   ensurePieceStyles(variant);
-  if (lessonId === undefined) return pathPage(variant, variants);
+  if (lessonId === undefined) {
+    pathPage(variant, variants, false);
+    // A logged-in player's progress comes from the account: the path is drawn again with it,
+    // unless the visitor has gone on to another page meanwhile.
+    const address = location.pathname;
+    syncProgress(variant.name).then((kept) => {
+      if (kept && location.pathname === address) pathPage(variant, variants, true);
+    });
+    return;
+  }
+  syncProgress(variant.name);
   const lesson = findLesson(variant, lessonId);
   if (!lesson) return notFoundPage();
   return lessonPage(variant, lesson);
 }
 
 /** The path: the game's lessons by chapter, each marked when done, and where to go on. */
-function pathPage(variant: VariantInfo, variants: VariantInfo[]) {
+function pathPage(variant: VariantInfo, variants: VariantInfo[], withAccount: boolean) {
   pageTitle(variant);
   const lessons = lessonsOf(variant);
   const done = lessons.filter((l) => isDone(variant, l)).length;
@@ -130,10 +140,10 @@ function pathPage(variant: VariantInfo, variants: VariantInfo[]) {
       el('h2', {}, t(`lesson.chapter-${chapter}`, { game: gameTitle(variant) })),
       el('ol', { class: chapter === 'pieces' ? 'lesson-list lesson-pieces' : 'lesson-list' }, items));
   });
-  app.replaceChildren(el('div', { class: 'learn-path', 'data-learn-path': variant.name },
+  app.replaceChildren(el('div', { class: 'learn-path', 'data-learn-path': variant.name, 'data-synced': String(withAccount) },
     el('div', { class: 'panel learn-head' },
       el('h1', {}, t('lesson.path-heading', { game: gameTitle(variant) })),
-      el('p', {}, t('lesson.path-intro')),
+      el('p', { 'data-path-kept': withAccount ? 'account' : 'browser' }, t(withAccount ? 'lesson.path-intro-account' : 'lesson.path-intro')),
       el('div', { class: 'row' },
         el('label', {}, `${t('learn.game')} `, gamePicker),
         el('span', { class: 'help', 'data-path-done': String(done) }, t('lesson.path-done', { done, count: lessons.length }))),

@@ -2878,6 +2878,40 @@ async function signUp(page, name) {
   await page.waitForSelector(`[data-me="${name}"]`);
 }
 
+test('Learn path progress made as a guest goes with the account on signing up, and is there in another browser after logging in', async () => {
+  const laptop = await otherPersonPage(1366, 850);
+  await laptop.goto(`${base}/learn/wa/game`);
+  await laptop.click('[data-lesson-continue]');
+  await laptop.waitForSelector('[data-lesson-royal]');
+  await laptop.click('.learn-sq[data-square="6k"]');
+  await laptop.click('[data-lesson-continue]');
+  await laptop.waitForSelector('[data-lesson-finished]');
+  const name = `learner_${Date.now() % 100000}`;
+  await signUp(laptop, name);
+  await laptop.goto(`${base}/learn/wa`);
+  await laptop.waitForSelector('[data-learn-path][data-synced="true"]');
+  assert.equal(await laptop.getAttribute('[data-path-kept]', 'data-path-kept'), 'account');
+  // A lesson done while logged in goes to the account at once.
+  await laptop.goto(`${base}/learn/wa/first-games`);
+  await laptop.click('[data-lesson-continue]');
+  await laptop.waitForSelector('[data-lesson-puzzles]');
+  const phone = await otherPersonPage(390, 844);
+  await phone.goto(`${base}/learn/wa`);
+  await phone.waitForSelector('[data-learn-path]');
+  assert.equal(await phone.locator('.lesson-item.done').count(), 0, 'a guest in another browser has none of it');
+  await phone.goto(`${base}/login`);
+  await phone.fill('input[name="username"]', name);
+  await phone.fill('input[name="password"]', 'a long enough password');
+  await phone.click('[data-action="login-submit"]');
+  await phone.waitForSelector(`[data-me="${name}"]`, { state: 'attached' });
+  await phone.goto(`${base}/learn/wa`);
+  await phone.waitForSelector('[data-learn-path][data-synced="true"]');
+  for (const id of ['game', 'first-games']) assert.equal(await phone.locator(`.lesson-item.done [data-lesson-link="${id}"]`).count(), 1, id);
+  await shot(phone, 'learn-path-account-phone.png');
+  await laptop.close();
+  await phone.close();
+});
+
 test('A player\'s page shows a puzzle rating per game once a puzzle is tried', async () => {
   const page = await otherPersonPage(1366, 850);
   const name = `solver_${Date.now() % 100000}`;

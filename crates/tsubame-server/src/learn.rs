@@ -1,11 +1,30 @@
 //! The learn path's lessons, as the web UI holds them (`web/src/lessons.json`): which lesson
 //! pages exist, so that an address that names none is answered 404, and (in the tests) that
-//! every exercise is one the rules let a player solve and also get wrong.
+//! every exercise is one the rules let a player solve and also get wrong; and an account's
+//! progress on the path, kept with the account so that it follows the player to any browser.
 
+use crate::account_api::{Viewer, logged_in_account};
+use crate::error::ApiError;
+use crate::hub::Hub;
+use crate::request::{parse_body, variant_of};
+use crate::responses::{ErrorBody, LearnProgress};
+use crate::store::Store;
+use anyhow::Result;
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
 use serde::Deserialize;
-use std::collections::HashMap;
-use std::sync::LazyLock;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, LazyLock};
 use tsubame_rules::Variant;
+
+/// The most items one request may record: every drill and lesson of the largest path fits.
+const MAX_ITEMS_PER_REQUEST: usize = 400;
+
+/// The drills a piece has (`learn.ts`'s stages).
+const DRILL_STAGES: [&str; 4] = ["alone", "blocked", "promotion", "drops"];
 
 /// The lessons of every game, in the order of the path.
 const LESSONS_JSON: &str = include_str!("../../../web/src/lessons.json");
@@ -81,6 +100,168 @@ pub(crate) fn lesson_exists(game: &str, lesson: &str) -> bool {
         && LESSONS
             .get(game)
             .is_some_and(|lessons| lessons.iter().any(|l| l.id == lesson))
+}
+
+/// Whether `item` names something of the game's path that progress is kept for: a lesson
+/// (`lesson capture`, `lesson piece-swallow`) or a piece's drill (`F alone`, `Q! blocked`).
+pub(crate) fn progress_item_exists(variant: Variant, item: &str) -> bool {
+    if let Some(lesson) = item.strip_prefix("lesson ") {
+        return lesson_exists(variant.name(), lesson);
+    }
+    let Some((code, stage)) = item.split_once(' ') else {
+        return false;
+    };
+    DRILL_STAGES.contains(&stage) && variant.spec().roles.iter().any(|r| r.sfen == code)
+}
+
+/// What `POST /api/account/learn/{variant}` reads: items done, each with its stars.
+#[derive(Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ProgressRequest {
+    /// `lesson ID` (1 when done) or `CODE STAGE` of a piece's drill (1 to 3 stars).
+    items: BTreeMap<String, u8>,
+}
+
+/// Accounts' progress on the learn paths, in the database.
+pub(crate) struct ProgressRepository<'a> {
+    store: &'a Store,
+}
+
+impl Store {
+    /// The learn paths' progress of accounts.
+    pub(crate) fn learn_progress(&self) -> ProgressRepository<'_> {
+        ProgressRepository { store: self }
+    }
+}
+
+impl ProgressRepository<'_> {
+    /// An account's items on one game's path, with their stars.
+    pub(crate) async fn of(&self, account_id: &str, variant: &str) -> Result<BTreeMap<String, u8>> {
+        let rows: Vec<(String, i64)> = sqlx::query_as(
+            "SELECT item, stars FROM learn_progress WHERE account_id = $1 AND variant = $2",
+        )
+        .bind(account_id)
+        .bind(variant)
+        .fetch_all(self.store.pool())
+        .await?;
+        Ok(rows
+            .into_iter()
+            .map(|(item, stars)| (item, u8::try_from(stars).unwrap_or(1)))
+            .collect())
+    }
+
+    /// Records items done, each keeping the best stars it ever had, all in one transaction.
+    pub(crate) async fn record(
+        &self,
+        account_id: &str,
+        variant: &str,
+        items: &BTreeMap<String, u8>,
+        now: i64,
+    ) -> Result<()> {
+        let written = async {
+            let mut tx = self.store.pool().begin().await?;
+            for (item, stars) in items {
+                sqlx::query(
+                    "INSERT INTO learn_progress (account_id, variant, item, stars, updated_at) \
+                     VALUES ($1, $2, $3, $4, $5) \
+                     ON CONFLICT (account_id, variant, item) DO UPDATE SET \
+                     stars = CASE WHEN excluded.stars > learn_progress.stars \
+                     THEN excluded.stars ELSE learn_progress.stars END, \
+                     updated_at = excluded.updated_at",
+                )
+                .bind(account_id)
+                .bind(variant)
+                .bind(item)
+                .bind(i64::from(*stars))
+                .bind(now)
+                .execute(&mut *tx)
+                .await?;
+            }
+            tx.commit().await
+        }
+        .await;
+        self.store.written(written)
+    }
+}
+
+fn database(error: anyhow::Error) -> ApiError {
+    crate::accounts::database_error("your progress", error)
+}
+
+#[utoipa::path(get, path = "/api/account/learn/{variant}", tag = "accounts", params(("variant" = String, Path, description = "The game")), responses((status = 200, description = "The account's lessons done and drill stars on the game's learn path", body = LearnProgress), (status = 400, description = "No such game", body = ErrorBody), (status = 403, description = "Not logged in", body = ErrorBody)))]
+pub(crate) async fn progress(
+    State(hub): State<Arc<Hub>>,
+    Path(variant): Path<String>,
+    viewer: Viewer,
+) -> Result<Response, ApiError> {
+    let me = logged_in_account(&viewer, "keep your progress")?;
+    let variant = variant_of(&variant)?;
+    let items = hub
+        .store()
+        .learn_progress()
+        .of(&me.id, variant.name())
+        .await
+        .map_err(database)?;
+    Ok(axum::Json(LearnProgress {
+        variant: variant.name().to_string(),
+        items,
+    })
+    .into_response())
+}
+
+#[utoipa::path(post, path = "/api/account/learn/{variant}", tag = "accounts", params(("variant" = String, Path, description = "The game")), request_body = ProgressRequest, responses((status = 200, description = "The account's progress with these items recorded (the best stars of each kept)", body = LearnProgress), (status = 400, description = "A malformed request, an item the game's path does not have, or stars out of range", body = ErrorBody), (status = 403, description = "Not logged in", body = ErrorBody), (status = 503, description = "The database refuses writes", body = ErrorBody)))]
+pub(crate) async fn record_progress(
+    State(hub): State<Arc<Hub>>,
+    Path(variant): Path<String>,
+    viewer: Viewer,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let me = logged_in_account(&viewer, "keep your progress")?;
+    let variant = variant_of(&variant)?;
+    let request: ProgressRequest = parse_body(&body)?;
+    if request.items.len() > MAX_ITEMS_PER_REQUEST {
+        return Err(ApiError::bad_request(format!(
+            "at most {MAX_ITEMS_PER_REQUEST} items at once"
+        )));
+    }
+    for (item, stars) in &request.items {
+        if !progress_item_exists(variant, item) {
+            return Err(ApiError::bad_request(format!(
+                "{}'s learn path has no {item:?}",
+                variant.name()
+            )));
+        }
+        if !(1..=3).contains(stars) {
+            return Err(ApiError::bad_request(format!(
+                "{item:?}: stars are 1 to 3, not {stars}"
+            )));
+        }
+    }
+    let now = hub.now() as i64;
+    let store = hub.store();
+    store
+        .learn_progress()
+        .record(&me.id, variant.name(), &request.items, now)
+        .await
+        .map_err(database)?;
+    let items = store
+        .learn_progress()
+        .of(&me.id, variant.name())
+        .await
+        .map_err(database)?;
+    Ok(axum::Json(LearnProgress {
+        variant: variant.name().to_string(),
+        items,
+    })
+    .into_response())
+}
+
+/// The routes of an account's learn progress.
+pub fn routes() -> Router<Arc<Hub>> {
+    Router::new().route(
+        "/api/account/learn/{variant}",
+        get(progress).post(record_progress),
+    )
 }
 
 #[cfg(test)]
@@ -190,6 +371,25 @@ mod tests {
             }
         }
         assert!(exercises >= 15, "{exercises} exercises");
+    }
+
+    #[test]
+    fn progress_is_kept_only_for_what_the_path_has() {
+        assert!(progress_item_exists(Variant::Tori, "lesson capture"));
+        assert!(progress_item_exists(Variant::Tori, "lesson piece-swallow"));
+        assert!(progress_item_exists(Variant::Tori, "F alone"));
+        assert!(progress_item_exists(Variant::Tenjiku, "Q! blocked"));
+        for item in [
+            "lesson burning",
+            "F sideways",
+            "Z alone",
+            "F",
+            "",
+            "lesson ",
+            "F alone ",
+        ] {
+            assert!(!progress_item_exists(Variant::Tori, item), "{item:?}");
+        }
     }
 
     #[test]

@@ -79,6 +79,8 @@ use utoipa::OpenApi;
         crate::moderation_api::close,
         crate::moderation_api::reopen,
         crate::moderation_api::mute,
+        crate::learn::progress,
+        crate::learn::record_progress,
         openapi_json,
     ),
     components(schemas(

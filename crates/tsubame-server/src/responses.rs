@@ -396,6 +396,16 @@ pub struct BlockAnswer {
     pub blocked: bool,
 }
 
+/// An account's progress on one game's learn path.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct LearnProgress {
+    /// The game.
+    pub variant: String,
+    /// Each lesson done (`lesson capture`: 1) and each piece drill's best stars (`F alone`: 1
+    /// to 3).
+    pub items: std::collections::BTreeMap<String, u8>,
+}
+
 /// The players an account blocks.
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct BlockList {

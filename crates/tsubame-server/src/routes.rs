@@ -24,6 +24,7 @@ pub fn routes(hub: Arc<Hub>) -> Router {
         .merge(crate::account_api::routes())
         .merge(crate::puzzle_api::routes())
         .merge(crate::moderation_api::routes())
+        .merge(crate::learn::routes())
         .merge(crate::challenge_api::routes())
         .merge(crate::arena::api::routes())
         .route("/api/{*rest}", get(api_not_found).post(api_not_found))

@@ -19,7 +19,7 @@ use tokio::sync::{mpsc, oneshot};
 /// The schema's migrations (`migrations/`), built into the binary: version, description and
 /// SQL, as `sqlx migrate` names them from the file names, so databases it migrated carry the
 /// same versions and checksums.
-const MIGRATIONS: [(i64, &str, &str); 14] = [
+const MIGRATIONS: [(i64, &str, &str); 15] = [
     (1, "games", include_str!("../migrations/0001_games.sql")),
     (
         2,
@@ -77,6 +77,11 @@ const MIGRATIONS: [(i64, &str, &str); 14] = [
         14,
         "puzzle deep check",
         include_str!("../migrations/0014_puzzle_deep_check.sql"),
+    ),
+    (
+        15,
+        "learn progress",
+        include_str!("../migrations/0015_learn_progress.sql"),
     ),
 ];
 
@@ -1777,10 +1782,15 @@ impl Store {
                 .bind(account_id)
                 .execute(&mut *tx)
                 .await?;
-            sqlx::query("DELETE FROM sessions WHERE account_id = $1")
-                .bind(account_id)
-                .execute(&mut *tx)
-                .await?;
+            for statement in [
+                "DELETE FROM sessions WHERE account_id = $1",
+                "DELETE FROM learn_progress WHERE account_id = $1",
+            ] {
+                sqlx::query(statement)
+                    .bind(account_id)
+                    .execute(&mut *tx)
+                    .await?;
+            }
             for statement in [
                 "UPDATE games SET sente_name = $2 WHERE sente_account = $1",
                 "UPDATE games SET gote_name = $2 WHERE gote_account = $1",

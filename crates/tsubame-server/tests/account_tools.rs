@@ -1,6 +1,7 @@
 //! What a player does with their own account: change the password (every other session
 //! ends), log out everywhere, download every game as one record file, delete the account
-//! (games kept under "[deleted]", the name still taken); and the administrator role given
+//! (games kept under "[deleted]", the name still taken), keep the learn path's progress from
+//! one browser to the next; and the administrator role given
 //! from the command line. Against SQLite and (when `TSUBAME_TEST_POSTGRES` names a server)
 //! PostgreSQL.
 
@@ -724,7 +725,95 @@ fn tv_shows_the_highest_rated_public_game(db: &Db) {
     assert_eq!(tv["game_id"], casual.as_str(), "{tv}");
 }
 
+/// The learn path's progress, kept with the account: recorded from one browser, read in
+/// another, the best stars kept; only what the game's path has, by a logged-in player; gone
+/// with the account.
+fn learn_progress_follows_the_account(db: &Db) {
+    let server = Server::start(db);
+    let mut laptop = Browser::new(&server);
+    laptop.sign_up("learner", PASSWORD);
+    let (status, body) = laptop.get("/api/account/learn/tori");
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body, json!({"variant": "tori", "items": {}}));
+    let (status, body) = laptop.post(
+        "/api/account/learn/tori",
+        json!({"items": {"lesson capture": 1, "F alone": 2, "S drops": 3}}),
+    );
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["items"]["F alone"], 2);
+    // Fewer stars later do not take the best away; more do.
+    let (status, body) = laptop.post(
+        "/api/account/learn/tori",
+        json!({"items": {"F alone": 1, "S drops": 1, "lesson game": 1}}),
+    );
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        body["items"],
+        json!({"F alone": 2, "S drops": 3, "lesson capture": 1, "lesson game": 1})
+    );
+    // Another browser, logged in, reads the same; each game's path is its own.
+    let mut phone = Browser::new(&server);
+    let (status, _) = phone.post(
+        "/api/account/login",
+        json!({"username": "learner", "password": PASSWORD}),
+    );
+    assert_eq!(status, 200);
+    let (_, body) = phone.get("/api/account/learn/tori");
+    assert_eq!(body["items"]["S drops"], 3, "{body}");
+    let (_, body) = phone.get("/api/account/learn/wa");
+    assert_eq!(body["items"], json!({}));
+    // What a path does not have, stars out of range, another game, and a guest: refused.
+    for (path, items, wanted) in [
+        (
+            "/api/account/learn/tori",
+            json!({"lesson burning": 1}),
+            "no \"lesson burning\"",
+        ),
+        (
+            "/api/account/learn/tori",
+            json!({"F sideways": 1}),
+            "no \"F sideways\"",
+        ),
+        (
+            "/api/account/learn/tori",
+            json!({"F alone": 4}),
+            "stars are 1 to 3",
+        ),
+        (
+            "/api/account/learn/tori",
+            json!({"F alone": 0}),
+            "stars are 1 to 3",
+        ),
+        ("/api/account/learn/chess", json!({"F alone": 1}), "chess"),
+    ] {
+        let (status, body) = phone.post(path, json!({ "items": items }));
+        assert_eq!(status, 400, "{items}: {body}");
+        assert!(
+            body["error"].as_str().unwrap_or("").contains(wanted),
+            "{body}"
+        );
+    }
+    let too_many: serde_json::Map<String, Value> = (0..401)
+        .map(|n| (format!("lesson x{n}"), json!(1)))
+        .collect();
+    let (status, _) = phone.post("/api/account/learn/tori", json!({ "items": too_many }));
+    assert_eq!(status, 400);
+    let mut guest = Browser::new(&server);
+    let (status, body) = guest.get("/api/account/learn/tori");
+    assert_eq!(status, 403, "{body}");
+    // Deleting the account takes its progress with it.
+    let (status, body) = laptop.post("/api/account/delete", json!({"password": PASSWORD}));
+    assert_eq!(status, 200, "{body}");
+    let mut again = Browser::new(&server);
+    again.sign_up("learner2", PASSWORD);
+    let (_, body) = again.get("/api/account/learn/tori");
+    assert_eq!(body["items"], json!({}));
+    let rows = db.count_rows("learn_progress");
+    assert_eq!(rows, 0, "the deleted account's progress is gone");
+}
+
 against_every_database!(
+    learn_progress_follows_the_account,
     block_report_and_moderate,
     tv_shows_the_highest_rated_public_game,
     players_online_and_games_playing,

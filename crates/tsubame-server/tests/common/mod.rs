@@ -124,6 +124,18 @@ impl Db {
         })
     }
 
+    /// How many rows a table holds now.
+    pub fn count_rows(&self, table: &str) -> i64 {
+        let statement = format!("SELECT COUNT(*) FROM {table}");
+        self.with_pool(async |pool| {
+            let (count,): (i64,) = sqlx::query_as(&statement)
+                .fetch_one(pool)
+                .await
+                .expect("count the rows");
+            count
+        })
+    }
+
     /// Every text the `games` table holds for a game, column by column.
     pub fn stored_game_texts(&self, game: &str) -> Vec<String> {
         use sqlx::{Column, Row};
