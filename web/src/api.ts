@@ -1,4 +1,17 @@
-// The server's JSON API: one call, its errors as exceptions carrying the status.
+// The server's JSON API: one call, its errors as exceptions carrying the status, in the
+// visitor's language where the server names the refusal by a code the catalogue knows.
+
+import { hasText, t } from './i18n';
+
+/** What the server says of a refusal (an HTTP error's body, a socket's error message). */
+export type Refusal = { error?: string; code?: string; params?: Record<string, string> };
+
+/** A refusal in the visitor's language: the catalogue's text for its code, else the server's
+ * own sentence. */
+export function refusalText(refusal: Refusal, status?: number): string {
+  if (refusal.code && hasText(`errors.${refusal.code}`)) return t(`errors.${refusal.code}`, refusal.params || {});
+  return refusal.error || `HTTP ${status ?? ''}`.trim();
+}
 
 /** A short wait the server asks for (429 with a `Retry-After` of this many seconds or less)
  * is waited out and the request sent again, a few times: the engine's queue or the address's
@@ -23,7 +36,7 @@ export async function api(path: string, body?: unknown, signal?: AbortSignal): P
       await pause(wait * 1000, signal);
       continue;
     }
-    throw Object.assign(new Error(data.error || `HTTP ${response.status}`), { status: response.status });
+    throw Object.assign(new Error(refusalText(data, response.status)), { status: response.status, code: data.code });
   }
 }
 

@@ -4,7 +4,7 @@ import { reasonText } from './player';
 import { clockAt, formatClock, TENTHS_BELOW_MS } from './clock.js';
 import { page, navigate } from './state';
 import { isAccountName, myName, playerNode, refreshAccount } from './account';
-import { api } from './api';
+import { api, refusalText } from './api';
 import { Board } from './board';
 import { el } from './dom';
 import { h, patch, toVNode } from './view';
@@ -111,7 +111,7 @@ export async function gamePage(id) {
       else if (message.type === 'chat_history') chat.history(message.room, message.lines);
       else if (message.type === 'chat') chat.add(message.line);
       else if (message.type === 'error') {
-        errorText = message.error;
+        errorText = refusalText(message);
         // The board showed the refused move already: put the position back.
         show();
       }

@@ -27,8 +27,9 @@ import settings from './messages/settings.json';
 import moderation from './messages/moderation.json';
 import challenge from './messages/challenge.json';
 import arena from './messages/arena.json';
+import errors from './messages/errors.json';
 
-const CATALOGUE: Record<string, Area> = { frame, game, board, analysis, lobby, account, import: importArea, options, learn, lesson, puzzles, rules, editor, settings, moderation, challenge, arena };
+const CATALOGUE: Record<string, Area> = { frame, game, board, analysis, lobby, account, import: importArea, options, learn, lesson, puzzles, rules, editor, settings, moderation, challenge, arena, errors };
 
 export type Lang = 'en' | 'ja';
 export const LANGS: Lang[] = ['en', 'ja'];
@@ -65,6 +66,12 @@ export function t(key: string, params: Record<string, string | number> = {}): st
   const name = key.slice(dot + 1);
   const text = area?.[current]?.[name] ?? area?.en?.[name] ?? key;
   return text.replace(/\{(\w+)\}/g, (whole, param) => (param in params ? String(params[param]) : whole));
+}
+
+/** Whether the catalogue has `key` (`area.name`). */
+export function hasText(key: string): boolean {
+  const dot = key.indexOf('.');
+  return CATALOGUE[key.slice(0, dot)]?.en?.[key.slice(dot + 1)] !== undefined;
 }
 
 /** A text that depends on a count: `key.one` for one, `key.other` otherwise (Japanese has

@@ -1,7 +1,7 @@
 // Pasting or importing a record, and replaying it.
 
 import { page, store } from './state';
-import { api } from './api';
+import { api, refusalText } from './api';
 import { Board } from './board';
 import { el } from './dom';
 import { gameAnalysisNode } from './evalgraph';
@@ -124,7 +124,7 @@ export function importPage() {
     try {
       const response = await fetch(`/api/import?${query}`, { method: 'POST', body });
       const data = await response.json().catch(() => ({ error: `HTTP ${response.status}` }));
-      if (!response.ok) throw new Error(data.error || `HTTP ${response.status}`);
+      if (!response.ok) throw new Error(refusalText(data, response.status));
       imported = data.games;
       const label = (g, i) => {
         // PGN writes `?` for what it does not know.

@@ -2532,6 +2532,21 @@ test('Japanese: chosen from the browser\'s language, switchable and remembered; 
       if (['/', '/rules/tori', '/editor/tori'].includes(path)) await shot(page, `ja-${path.split('/').filter(Boolean).join('-') || 'home'}-${device}.png`);
     }
     if (device === 'laptop') {
+      // The server's refusals in Japanese: a name already taken, a wrong login.
+      const taken = `ja_${Date.now() % 100000}`;
+      await signUpFrom(taken, '10.77.0.9');
+      await page.goto(`${base}/signup`);
+      await page.fill('input[name="username"]', taken);
+      await page.fill('input[name="password"]', 'a long enough password');
+      await page.click('[data-action="signup-submit"]');
+      await page.waitForSelector('[data-account-error]:has-text("すでに使われています")');
+      assert.equal(await page.textContent('[data-account-error]'), `${taken}という名前はすでに使われています。`);
+      await page.goto(`${base}/login`);
+      await page.fill('input[name="username"]', 'nobody_here_at_all');
+      await page.fill('input[name="password"]', 'a long enough password');
+      await page.click('[data-action="login-submit"]');
+      await page.waitForSelector('[data-account-error]:has-text("ユーザー名またはパスワードが違います。")');
+      assert.deepEqual(await englishWords(page), [], 'the refusal');
       // The board editor names every problem of a position in Japanese, Tenjiku's as well.
       await page.goto(`${base}/editor/tori?sfen=${encodeURIComponent('S2k3/6S/6S/6S/7/7/2K1K2 b 3F 1')}`);
       await page.waitForSelector('[data-editor-status][data-verdict="problems"]');

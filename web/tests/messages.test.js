@@ -70,3 +70,16 @@ test('every report reason the server takes has its words in the catalogue', () =
   const missing = reasons.filter((r) => !areas.moderation.en[`reason-${r}`] || !areas.moderation.ja[`reason-${r}`]);
   assert.deepEqual(missing, [], 'reasons without words');
 });
+
+test('every refusal the server names by code has its words in both languages, and the catalogue has no code the server never sends', () => {
+  const server = join(src, '..', '..', 'crates', 'tsubame-server', 'src');
+  const sources = (dir) => readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory()
+    ? sources(join(dir, entry.name)) : entry.name.endsWith('.rs') ? [readFileSync(join(dir, entry.name), 'utf8')] : []));
+  const codes = new Set(sources(server).flatMap((text) => [...text.matchAll(/\.code\("([a-z.-]+)"\)/g)].map((m) => m[1])));
+  // A server fault is named `internal` by the error's answer itself.
+  codes.add('internal');
+  assert.ok(codes.size >= 80, `${codes.size} codes`);
+  const catalogue = new Set(Object.keys(areas.errors.en));
+  assert.deepEqual([...codes].filter((c) => !catalogue.has(c) || !areas.errors.ja[c]).sort(), [], 'codes without words');
+  assert.deepEqual([...catalogue].filter((c) => !codes.has(c)).sort(), [], 'words for codes the server never sends');
+});

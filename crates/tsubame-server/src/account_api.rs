@@ -186,7 +186,8 @@ impl FromRequestParts<Arc<Hub>> for Viewer {
         if changes && session_cookie(&parts.headers).is_some() && is_cross_site(&parts.headers) {
             return Err(ApiError::forbidden(
                 "a request from another site cannot act for a logged-in player",
-            ));
+            )
+            .code("request.cross-site"));
         }
         let mut viewer = Viewer::of_headers(hub, &parts.headers).await?;
         if let Some(ConnectInfo(PeerAddr(peer))) = parts.extensions.get::<ConnectInfo<PeerAddr>>() {
@@ -200,9 +201,10 @@ impl FromRequestParts<Arc<Hub>> for Viewer {
 /// someone else's account.
 fn refuse_cross_site(headers: &HeaderMap) -> Result<(), ApiError> {
     if is_cross_site(headers) {
-        return Err(ApiError::forbidden(
-            "logging in is possible only from this site's own pages",
-        ));
+        return Err(
+            ApiError::forbidden("logging in is possible only from this site's own pages")
+                .code("login.cross-site"),
+        );
     }
     Ok(())
 }
@@ -370,10 +372,11 @@ pub(crate) fn logged_in_account<'a>(
     viewer: &'a Viewer,
     action: &str,
 ) -> Result<&'a Account, ApiError> {
-    viewer
-        .account
-        .as_ref()
-        .ok_or_else(|| ApiError::forbidden(format!("log in to {action}")))
+    viewer.account.as_ref().ok_or_else(|| {
+        ApiError::forbidden(format!("log in to {action}"))
+            .code("login.needed")
+            .param("action", action)
+    })
 }
 
 pub(crate) fn parse_json<T: serde::de::DeserializeOwned>(
@@ -550,10 +553,11 @@ pub(crate) async fn download_games(
 }
 
 pub(crate) async fn account_named(hub: &Hub, name: &str) -> Result<Account, ApiError> {
-    hub.accounts()
-        .by_name(name)
-        .await?
-        .ok_or_else(|| ApiError::not_found(format!("no player is called {name:?}")))
+    hub.accounts().by_name(name).await?.ok_or_else(|| {
+        ApiError::not_found(format!("no player is called {name:?}"))
+            .code("player.unknown")
+            .param("name", name)
+    })
 }
 
 #[utoipa::path(get, path = "/api/players/{name}", tag = "accounts", params(("name" = String, Path, description = "The user name")), responses((status = 200, description = "The player's ratings and history", body = PlayerPage), (status = 404, description = "No such game", body = ErrorBody)))]

@@ -193,7 +193,11 @@ pub fn check_username(name: &str) -> Result<(), ApiError> {
             "a user name has {} to {} characters (this one has {length})",
             NAME_LENGTH.start(),
             NAME_LENGTH.end()
-        )));
+        ))
+        .code("signup.name-length")
+        .param("min", NAME_LENGTH.start())
+        .param("max", NAME_LENGTH.end())
+        .param("length", length));
     }
     if let Some(bad) = name
         .chars()
@@ -201,7 +205,9 @@ pub fn check_username(name: &str) -> Result<(), ApiError> {
     {
         return Err(ApiError::bad_request(format!(
             "a user name has only letters a-z, digits, _ and - (not {bad:?})"
-        )));
+        ))
+        .code("signup.name-characters")
+        .param("bad", bad));
     }
     if name
         .to_ascii_lowercase()
@@ -209,7 +215,9 @@ pub fn check_username(name: &str) -> Result<(), ApiError> {
     {
         return Err(ApiError::bad_request(format!(
             "names starting with {GUEST_PREFIX} are guests' names"
-        )));
+        ))
+        .code("signup.name-guest")
+        .param("prefix", GUEST_PREFIX));
     }
     Ok(())
 }
@@ -219,12 +227,16 @@ pub fn check_password(password: &str) -> Result<(), ApiError> {
     if password.chars().count() < PASSWORD_MIN_CHARS {
         return Err(ApiError::bad_request(format!(
             "a password has at least {PASSWORD_MIN_CHARS} characters"
-        )));
+        ))
+        .code("password.too-short")
+        .param("count", PASSWORD_MIN_CHARS));
     }
     if password.len() > PASSWORD_MAX_BYTES {
         return Err(ApiError::bad_request(format!(
             "a password has at most {PASSWORD_MAX_BYTES} bytes"
-        )));
+        ))
+        .code("password.too-long")
+        .param("count", PASSWORD_MAX_BYTES));
     }
     Ok(())
 }
@@ -494,7 +506,9 @@ impl Accounts {
         }
         let waiting = Waiting(&self.hashing_waiting);
         if self.hashing_waiting.fetch_add(1, Ordering::SeqCst) >= HASHING_QUEUE {
-            return Err(ApiError::busy("too many logins at once: try again shortly"));
+            return Err(
+                ApiError::busy("too many logins at once: try again shortly").code("login.busy")
+            );
         }
         let permit = self.hashing.acquire().await;
         drop(waiting);
@@ -557,6 +571,7 @@ impl Accounts {
                     "too many new accounts from this address",
                     refused.wait_time_from(DefaultClock::default().now()),
                 )
+                .code("signup.too-many")
             })?;
         if self
             .store
@@ -565,7 +580,9 @@ impl Accounts {
             .map_err(internal)?
             .is_some()
         {
-            return Err(ApiError::conflict(format!("the name {name} is taken")));
+            return Err(ApiError::conflict(format!("the name {name} is taken"))
+                .code("signup.name-taken")
+                .param("name", name));
         }
         let row = AccountRow::player(
             random_hex(12),
@@ -575,7 +592,9 @@ impl Accounts {
         );
         // Two sign-ups for one name at once: the database's unique key decides.
         if !self.store.insert_account(&row).await.map_err(internal)? {
-            return Err(ApiError::conflict(format!("the name {name} is taken")));
+            return Err(ApiError::conflict(format!("the name {name} is taken"))
+                .code("signup.name-taken")
+                .param("name", name));
         }
         tracing::info!(name, "new account");
         self.open_session(row.into(), now).await
@@ -602,6 +621,7 @@ impl Accounts {
                     "too many login attempts from this address",
                     refused.wait_time_from(DefaultClock::default().now()),
                 )
+                .code("login.too-many-address")
             })?;
         // Names too long to be anyone's share one key, so they cannot fill the limiter.
         let key: String = crate::store::name_key(name)
@@ -613,9 +633,10 @@ impl Accounts {
                 "too many login attempts for this name",
                 refused.wait_time_from(DefaultClock::default().now()),
             )
+            .code("login.too-many-name")
         })?;
         if password.len() > PASSWORD_MAX_BYTES {
-            return Err(ApiError::forbidden(WRONG_LOGIN));
+            return Err(ApiError::forbidden(WRONG_LOGIN).code("login.wrong"));
         }
         // A deleted account is no one's: its name gets the answer an unknown name gets.
         let account = if NAME_LENGTH.contains(&name.chars().count()) {
@@ -635,7 +656,8 @@ impl Accounts {
         match account {
             Some(row) if matches && row.closed_at != 0 => Err(ApiError::forbidden(
                 "this account was closed by the site's administrators",
-            )),
+            )
+            .code("login.closed")),
             Some(row) if matches => {
                 // A good moment to forget old sessions; failing to is no reason to refuse.
                 if let Err(e) = self.store.delete_expired_sessions(now as i64).await {
@@ -643,7 +665,7 @@ impl Accounts {
                 }
                 self.open_session(row.into(), now).await
             }
-            _ => Err(ApiError::forbidden(WRONG_LOGIN)),
+            _ => Err(ApiError::forbidden(WRONG_LOGIN).code("login.wrong")),
         }
     }
 
@@ -766,8 +788,10 @@ impl Accounts {
                 "too many password attempts for this account",
                 refused.wait_time_from(DefaultClock::default().now()),
             )
+            .code("password.too-many")
         })?;
-        let wrong = || ApiError::forbidden("the password is not this account's");
+        let wrong =
+            || ApiError::forbidden("the password is not this account's").code("password.wrong");
         if password.len() > PASSWORD_MAX_BYTES {
             return Err(wrong());
         }
@@ -777,7 +801,9 @@ impl Accounts {
             .await
             .map_err(internal)?
             .filter(|row| row.id == account.id && row.deleted_at == 0)
-            .ok_or_else(|| ApiError::not_found("this account no longer exists"))?;
+            .ok_or_else(|| {
+                ApiError::not_found("this account no longer exists").code("account.gone")
+            })?;
         if self
             .verify_password(password.to_string(), row.password_hash)
             .await?
@@ -841,7 +867,9 @@ impl Accounts {
         if unfinished > 0 {
             return Err(ApiError::conflict(format!(
                 "{unfinished} of your games are not over: finish, resign or abort them first"
-            )));
+            ))
+            .code("account.games-unfinished")
+            .param("count", unfinished));
         }
         let end = self.session_end(None, Some(account), None);
         self.store

@@ -426,12 +426,13 @@ pub(crate) async fn create_game(
     }
     let creator_side = creator_side_of(&request.side)?;
     if request.rated && viewer.account.is_none() {
-        return Err(ApiError::forbidden("log in to create a rated game"));
+        return Err(ApiError::forbidden("log in to create a rated game").code("login.needed-rated"));
     }
     if request.rated && against_engine {
-        return Err(ApiError::bad_request(
-            "games against the computer are not rated",
-        ));
+        return Err(
+            ApiError::bad_request("games against the computer are not rated")
+                .code("game.computer-unrated"),
+        );
     }
     let (creator, guest_cookie) = viewer.sitter_with_cookie()?;
     let grant = hub
@@ -533,7 +534,7 @@ pub(crate) async fn tv(
             game_id: game.id,
             variant: game.variant,
         })),
-        None => Err(ApiError::not_found("no public game is being played now")),
+        None => Err(ApiError::not_found("no public game is being played now").code("tv.none")),
     }
 }
 
@@ -764,7 +765,8 @@ pub(crate) async fn analyse_game(
     if hub.view_of(&live, false).result.is_none() {
         return Err(ApiError::conflict(
             "a game in play is not analysed: the engine would help a player",
-        ));
+        )
+        .code("analysis.in-play"));
     }
     let (start, moves) = start_and_moves(&live)?;
     drop(live);
@@ -1069,14 +1071,15 @@ pub(crate) async fn import(
     match tokio::time::timeout(IMPORT_TIME, work).await {
         Ok(Ok(read)) => read.map(|games| ok(&games)),
         Ok(Err(e)) => Err(ApiError::internal(format!("the import failed: {e}"))),
-        Err(_) => Err(ApiError {
-            status: 413,
-            retry_after_secs: None,
-            message: format!(
+        Err(_) => Err(ApiError::new(
+            413,
+            format!(
                 "the file took more than {} s to read: import fewer games at once",
                 IMPORT_TIME.as_secs()
             ),
-        }),
+        )
+        .code("import.too-slow")
+        .param("seconds", IMPORT_TIME.as_secs())),
     }
 }
 
@@ -1085,6 +1088,7 @@ fn import_records(query: &ImportQuery, body: &[u8]) -> Result<Imported, ApiError
     let text = || {
         std::str::from_utf8(body).map_err(|_| {
             ApiError::bad_request("the record is not UTF-8 text (only KIF may be Shift-JIS)")
+                .code("import.not-text")
         })
     };
     let format = match query.format.as_deref() {
@@ -1103,17 +1107,28 @@ fn import_records(query: &ImportQuery, body: &[u8]) -> Result<Imported, ApiError
                 ))
             })?,
     };
-    let refused = |e: RecordError| ApiError::rules(format!("{format}: {e}"));
+    let refused = |e: RecordError| {
+        ApiError::rules(format!("{format}: {e}"))
+            .code("import.unreadable")
+            .param("format", format)
+            .param("detail", &e)
+    };
     let records = match format {
         "record" => read_records_at_most(text()?, IMPORT_GAMES).map_err(|e| match e.kind {
-            RecordErrorKind::TooManyGames(_) => ApiError::bad_request(format!("{format}: {e}")),
+            RecordErrorKind::TooManyGames(_) => ApiError::bad_request(format!("{format}: {e}"))
+                .code("import.unreadable")
+                .param("format", format)
+                .param("detail", &e),
             _ => refused(e),
         })?,
         "kif" => vec![read_kif_with(body, None).map_err(refused)?],
         // The limit holds while reading: a file of many games is refused at the first one
         // past it, before any is replayed.
         "pgn" => read_pgn_games_at_most(text()?, None, IMPORT_GAMES).map_err(|e| match e.kind {
-            RecordErrorKind::TooManyGames(_) => ApiError::bad_request(format!("{format}: {e}")),
+            RecordErrorKind::TooManyGames(_) => ApiError::bad_request(format!("{format}: {e}"))
+                .code("import.unreadable")
+                .param("format", format)
+                .param("detail", &e),
             _ => refused(e),
         })?,
         _ => {
@@ -1127,12 +1142,17 @@ fn import_records(query: &ImportQuery, body: &[u8]) -> Result<Imported, ApiError
         return Err(ApiError::bad_request(format!(
             "the file holds {} games: at most {IMPORT_GAMES} are imported at once",
             records.len()
-        )));
+        ))
+        .code("import.too-many")
+        .param("count", records.len())
+        .param("max", IMPORT_GAMES));
     }
     let mut games = Vec::new();
     for record in &records {
         let variant = Variant::from_name(record.variant().name).ok_or_else(|| {
             ApiError::bad_request(format!("unknown game {}", record.variant().name))
+                .code("import.unknown-game")
+                .param("game", record.variant().name)
         })?;
         let start = HostedGame::new(
             variant,
@@ -1184,11 +1204,18 @@ impl Drop for StopWhenDropped {
 fn position_to_search(request: &PositionRequest) -> Result<HostedGame, ApiError> {
     let mut game = game_for(request)?;
     for (index, usi) in request.moves.iter().enumerate() {
-        game.play_silently(usi)
-            .map_err(|e| ApiError::rules(format!("move {} ({usi}): {e}", index + 1)))?;
+        game.play_silently(usi).map_err(|e| {
+            ApiError::rules(format!("move {} ({usi}): {e}", index + 1))
+                .code("rules.move-refused")
+                .param("number", index + 1)
+                .param("move", usi)
+                .param("detail", &e)
+        })?;
     }
     if game.outcome().is_some() {
-        return Err(ApiError::conflict("the game is over in this position"));
+        return Err(
+            ApiError::conflict("the game is over in this position").code("analysis.game-over")
+        );
     }
     Ok(game)
 }
@@ -1301,7 +1328,9 @@ pub(crate) async fn analyse(
     drop(turn);
     match reply {
         Some(reply) => Ok(ok(&reply)),
-        None => Err(ApiError::conflict("the side to move has no legal move")),
+        None => {
+            Err(ApiError::conflict("the side to move has no legal move").code("analysis.no-move"))
+        }
     }
 }
 
@@ -1611,6 +1640,8 @@ async fn socket_command(
                 id: None,
                 status: None,
                 error: format!("bad message: {e}"),
+                code: None,
+                params: None,
             };
         }
     };
@@ -1629,11 +1660,11 @@ async fn socket_command(
                     seat: Some(seat),
                 }
             }
-            None => SocketMessage::Error {
-                id: Some(id),
-                status: Some(403),
-                error: "the token does not hold a seat in this game".to_string(),
-            },
+            None => refused(
+                id,
+                ApiError::forbidden("the token does not hold a seat in this game")
+                    .code("seat.token-holds-none"),
+            ),
         };
     }
     let who = Credential {
@@ -1697,10 +1728,13 @@ async fn socket_command(
 
 /// The socket's answer to a refused message.
 fn refused(id: Value, e: ApiError) -> SocketMessage {
+    let (code, params) = e.code_and_params();
     SocketMessage::Error {
         id: Some(id),
         status: Some(e.status),
         error: e.message,
+        code,
+        params,
     }
 }
 

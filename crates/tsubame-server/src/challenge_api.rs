@@ -69,13 +69,17 @@ pub(crate) async fn challenge(
     let creator_side = creator_side_of(&request.side)?;
     let other = account_named(&hub, &name).await?;
     if other.id == me.id {
-        return Err(ApiError::bad_request("you cannot challenge yourself"));
+        return Err(
+            ApiError::bad_request("you cannot challenge yourself").code("challenge.yourself")
+        );
     }
     if other.closed {
         return Err(ApiError::forbidden(format!(
             "{} cannot play: the account is closed",
             other.username
-        )));
+        ))
+        .code("challenge.account-closed")
+        .param("name", &other.username));
     }
     hub.admit_creation(hub.settings().connections.client_address(peer, &headers))?;
     let grant = hub

@@ -114,13 +114,16 @@ pub fn clean_line(text: &str) -> Result<String, ApiError> {
     let cleaned = clean_text(text);
     let cleaned = cleaned.as_str();
     if cleaned.is_empty() {
-        return Err(ApiError::bad_request("a chat line cannot be empty"));
+        return Err(ApiError::bad_request("a chat line cannot be empty").code("chat.empty"));
     }
     let length = cleaned.chars().count();
     if length > MAX_CHARS {
         return Err(ApiError::bad_request(format!(
             "a chat line has at most {MAX_CHARS} characters (this one has {length})"
-        )));
+        ))
+        .code("chat.too-long")
+        .param("max", MAX_CHARS)
+        .param("length", length));
     }
     Ok(cleaned.to_string())
 }

@@ -116,11 +116,15 @@ impl EngineWork {
             return Err(ApiError::busy(format!(
                 "this address already has {from_client} {share} waiting or running: wait \
                  for one to finish before more {what}"
-            )));
+            ))
+            .code("engine.share-full")
+            .param("count", from_client)
+            .param("share", share)
+            .param("what", what));
         }
         let total: usize = admitted.values().sum();
         if total >= self.limits.slots + self.limits.queue {
-            return Err(ApiError::busy("the engine is busy: try again shortly"));
+            return Err(ApiError::busy("the engine is busy: try again shortly").code("engine.busy"));
         }
         *admitted.entry(client).or_insert(0) += 1;
         Ok(AnalysisTicket {

@@ -165,7 +165,10 @@ impl GameAnalyses {
             return Err(ApiError::conflict(format!(
                 "a game of {} plies is longer than the {GAME_ANALYSIS_MAX_PLIES} analysed",
                 job.moves.len()
-            )));
+            ))
+            .code("analysis.too-long")
+            .param("plies", job.moves.len())
+            .param("max", GAME_ANALYSIS_MAX_PLIES));
         }
         let total = job.moves.len() + 1;
         {
@@ -179,7 +182,8 @@ impl GameAnalyses {
             if running.len() >= self.at_once {
                 return Err(ApiError::busy(
                     "the server is analysing as many games as it can: try again shortly",
-                ));
+                )
+                .code("analysis.busy"));
             }
             running.insert(job.game_id.clone(), (0, total));
         }

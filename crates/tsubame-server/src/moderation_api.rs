@@ -43,9 +43,11 @@ async fn other_player(
 ) -> Result<Account, ApiError> {
     let other = account_named(hub, name).await?;
     if other.id == me.id {
-        return Err(ApiError::bad_request(format!(
-            "you cannot {action} yourself"
-        )));
+        return Err(
+            ApiError::bad_request(format!("you cannot {action} yourself"))
+                .code("player.yourself")
+                .param("action", action),
+        );
     }
     Ok(other)
 }
@@ -66,7 +68,9 @@ pub(crate) async fn block(
     if blocked == Limited::TooMany {
         return Err(ApiError::conflict(format!(
             "you block {MAX_BLOCKS} players already: unblock one first"
-        )));
+        ))
+        .code("block.too-many")
+        .param("count", MAX_BLOCKS));
     }
     Ok(axum::Json(BlockAnswer {
         username: other.username,
@@ -145,14 +149,16 @@ pub(crate) async fn report(
         })?;
     let text = crate::chat::clean_text(&request.text);
     if text.is_empty() {
-        return Err(ApiError::bad_request(
-            "say what happened in the report's text",
-        ));
+        return Err(
+            ApiError::bad_request("say what happened in the report's text").code("report.empty"),
+        );
     }
     if text.chars().count() > MAX_REPORT_CHARS {
         return Err(ApiError::bad_request(format!(
             "a report of at most {MAX_REPORT_CHARS} characters"
-        )));
+        ))
+        .code("report.too-long")
+        .param("count", MAX_REPORT_CHARS));
     }
     let other = other_player(&hub, me, &name, "report").await?;
     let store = hub.store();
@@ -162,7 +168,8 @@ pub(crate) async fn report(
             return Err(ApiError::not_found(format!(
                 "no game with id {:?}",
                 game.chars().take(64).collect::<String>()
-            )));
+            ))
+            .code("game.unknown"));
         }
     }
     let id = format!(
@@ -190,12 +197,16 @@ pub(crate) async fn report(
             return Err(ApiError::conflict(format!(
                 "your report of {} waits for an administrator already",
                 other.username
-            )));
+            ))
+            .code("report.waiting")
+            .param("name", &other.username));
         }
         Limited::TooMany => {
             return Err(ApiError::conflict(format!(
                 "{MAX_OPEN_REPORTS} of your reports wait for an administrator already"
-            )));
+            ))
+            .code("report.too-many")
+            .param("count", MAX_OPEN_REPORTS));
         }
     }
     tracing::info!(
@@ -211,7 +222,7 @@ pub(crate) async fn report(
 pub(crate) fn administrator(viewer: &Viewer) -> Result<&Account, ApiError> {
     let me = logged_in_account(viewer, "use the administrators' tools")?;
     if !me.admin {
-        return Err(ApiError::forbidden("only administrators may do this"));
+        return Err(ApiError::forbidden("only administrators may do this").code("admin.only"));
     }
     Ok(me)
 }
@@ -277,9 +288,10 @@ pub(crate) async fn resolve(
     let request: Resolution = parse_json(&body, "{\"resolution\": ...}")?;
     let resolution = crate::chat::clean_text(&request.resolution);
     if resolution.is_empty() || resolution.chars().count() > 300 {
-        return Err(ApiError::bad_request(
-            "say what was done, in 1 to 300 characters",
-        ));
+        return Err(
+            ApiError::bad_request("say what was done, in 1 to 300 characters")
+                .code("report.resolution-length"),
+        );
     }
     let resolved = id.len() <= 64
         && hub
@@ -291,7 +303,8 @@ pub(crate) async fn resolve(
         return Err(ApiError::not_found(format!(
             "no open report with id {:?}",
             id.chars().take(64).collect::<String>()
-        )));
+        ))
+        .code("report.unknown"));
     }
     Ok(axum::Json(ReportFiled { id }).into_response())
 }
@@ -324,7 +337,8 @@ async fn moderate(
     match measure {
         Measure::Close | Measure::Reopen => {
             if account.id == me.id {
-                return Err(ApiError::bad_request("you cannot close your own account"));
+                return Err(ApiError::bad_request("you cannot close your own account")
+                    .code("admin.close-self"));
             }
             let closed_at = if matches!(measure, Measure::Close) {
                 // Its sessions end, and every socket and stream they opened closes.
@@ -352,7 +366,9 @@ async fn moderate(
             if request.minutes > MAX_MUTE_MINUTES {
                 return Err(ApiError::bad_request(format!(
                     "a mute of at most {MAX_MUTE_MINUTES} minutes (a year)"
-                )));
+                ))
+                .code("admin.mute-too-long")
+                .param("minutes", MAX_MUTE_MINUTES));
             }
             let until = if request.minutes == 0 {
                 0
@@ -375,7 +391,11 @@ async fn moderate(
         .account_by_name(&account.username)
         .await
         .map_err(database)?
-        .ok_or_else(|| ApiError::not_found(format!("no player is called {name:?}")))?;
+        .ok_or_else(|| {
+            ApiError::not_found(format!("no player is called {name:?}"))
+                .code("player.unknown")
+                .param("name", name)
+        })?;
     Ok(axum::Json(ModeratedAccount {
         username: row.name,
         closed: row.closed_at != 0,

@@ -169,13 +169,13 @@ pub(crate) async fn one(
 
 async fn find(hub: &Hub, id: &str) -> Result<PuzzleRow, ApiError> {
     if id.len() > 64 {
-        return Err(ApiError::not_found("no such puzzle"));
+        return Err(ApiError::not_found("no such puzzle").code("puzzle.unknown"));
     }
     hub.store()
         .puzzle(id)
         .await
         .map_err(database)?
-        .ok_or_else(|| ApiError::not_found(format!("no puzzle {id:?}")))
+        .ok_or_else(|| ApiError::not_found(format!("no puzzle {id:?}")).code("puzzle.unknown"))
 }
 
 #[derive(Deserialize)]
@@ -260,9 +260,10 @@ pub(crate) async fn next(
         .await
         .map_err(database)?;
     if near.is_empty() {
-        return Err(ApiError::not_found(
-            "no puzzle left to try with this game and theme",
-        ));
+        return Err(
+            ApiError::not_found("no puzzle left to try with this game and theme")
+                .code("puzzle.none-left"),
+        );
     }
     let pick = rand::thread_rng().gen_range(0..near.len());
     let puzzle = &near[pick];
@@ -293,7 +294,7 @@ pub(crate) async fn daily(
     let store = hub.store();
     let count = store.puzzle_count(&filter).await.map_err(database)?;
     if count == 0 {
-        return Err(ApiError::not_found("this game has no puzzles"));
+        return Err(ApiError::not_found("this game has no puzzles").code("puzzle.none-for-game"));
     }
     // Days since 1970, walked through the game's puzzles in the order of their ids (which
     // attempts do not change, as they change ratings) with a stride that shares no factor with
@@ -308,7 +309,9 @@ pub(crate) async fn daily(
         .puzzle_by_id_order(filter.variant.unwrap_or("tori"), index)
         .await
         .map_err(database)?
-        .ok_or_else(|| ApiError::not_found("this game has no puzzles"))?;
+        .ok_or_else(|| {
+            ApiError::not_found("this game has no puzzles").code("puzzle.none-for-game")
+        })?;
     if let Some(account) = &viewer.account {
         store
             .hand_out_puzzle(&account.id, &puzzle.id, hub.now() as i64)
@@ -356,7 +359,8 @@ pub(crate) async fn attempt(
         return Err(ApiError::bad_request(
             "a solved attempt brings the solution's moves (or, in a mate, another line that \
              mates as fast), and these are not them",
-        ));
+        )
+        .code("puzzle.not-solved"));
     }
     let outcome = match &viewer.account {
         Some(account) => Some(

@@ -27,9 +27,13 @@ pub(crate) fn record_of(
     let mut japanese = Vec::new();
     let mut short = Vec::new();
     for (index, usi) in moves.iter().enumerate() {
-        let played = walk
-            .play(usi)
-            .map_err(|e| ApiError::rules(format!("move {} ({usi}): {e}", index + 1)))?;
+        let played = walk.play(usi).map_err(|e| {
+            ApiError::rules(format!("move {} ({usi}): {e}", index + 1))
+                .code("rules.move-refused")
+                .param("number", index + 1)
+                .param("move", usi)
+                .param("detail", &e)
+        })?;
         positions.push(walk.sfen());
         checks.push(walk.check_square());
         gives_check.push(played.check);

@@ -13,8 +13,16 @@ use utoipa::ToSchema;
 /// Every error: one sentence naming what was wrong.
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct ErrorBody {
-    /// What was wrong.
+    /// What was wrong, in English.
     pub error: String,
+    /// What kind of refusal it is (`game.not-your-turn`), for a client to word it in its own
+    /// language; absent for a malformed request.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+    /// The values the refusal's sentence names, by name, as text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<std::collections::HashMap<String, String>>)]
+    pub params: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
 /// A game of the list (`/api/variants`): its board, pieces, options and rules.
@@ -575,8 +583,15 @@ pub enum SocketMessage {
         /// The HTTP status the same request would get.
         #[serde(skip_serializing_if = "Option::is_none")]
         status: Option<u16>,
-        /// What was wrong.
+        /// What was wrong, in English.
         error: String,
+        /// What kind of refusal it is, as in an HTTP error's body.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        code: Option<&'static str>,
+        /// The values the refusal's sentence names.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[schema(value_type = Option<std::collections::HashMap<String, String>>)]
+        params: Option<serde_json::Map<String, serde_json::Value>>,
     },
     /// The answer to `ping`, with the server's clock.
     Pong {

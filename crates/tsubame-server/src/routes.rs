@@ -63,5 +63,13 @@ async fn errors_as_json(response: Response) -> Response {
     } else {
         text
     };
-    (status, axum::Json(ErrorBody { error: message })).into_response()
+    (
+        status,
+        axum::Json(ErrorBody {
+            error: message,
+            code: None,
+            params: None,
+        }),
+    )
+        .into_response()
 }

@@ -801,6 +801,10 @@ fn learn_progress_follows_the_account(db: &Db) {
     let mut guest = Browser::new(&server);
     let (status, body) = guest.get("/api/account/learn/tori");
     assert_eq!(status, 403, "{body}");
+    assert_eq!(
+        body["code"], "login.needed",
+        "a refusal a page words by its code"
+    );
     // Deleting the account takes its progress with it.
     let (status, body) = laptop.post("/api/account/delete", json!({"password": PASSWORD}));
     assert_eq!(status, 200, "{body}");

@@ -275,6 +275,7 @@ pub async fn tournament_view(
             "no tournament with id {:?}",
             id.chars().take(64).collect::<String>()
         ))
+        .code("arena.unknown")
     })?;
     let entrants = store.entrants(id).await.map_err(database)?;
     let games = store.pairings(id, GAMES_SHOWN).await.map_err(database)?;
@@ -315,11 +316,12 @@ pub(crate) fn checked_settings(
         _ => {
             return Err(ApiError::bad_request(
                 "an arena's clock is byo-yomi or Fischer, with main time",
-            ));
+            )
+            .code("arena.clock"));
         }
     }
     if rated && Speed::of(clock).is_none() {
-        return Err(ApiError::bad_request("this clock cannot be rated"));
+        return Err(ApiError::bad_request("this clock cannot be rated").code("arena.clock-unrated"));
     }
     Ok((variant.name().to_string(), options))
 }
@@ -337,7 +339,7 @@ pub(crate) async fn create(
     )?;
     let name = crate::chat::clean_name(&request.name);
     if name.is_empty() || name.chars().count() > 60 {
-        return Err(ApiError::bad_request("a name of 1 to 60 characters"));
+        return Err(ApiError::bad_request("a name of 1 to 60 characters").code("arena.name-length"));
     }
     let (variant, options) = checked_settings(
         &request.variant,
@@ -348,12 +350,15 @@ pub(crate) async fn create(
     if !(MIN_MINUTES..=MAX_MINUTES).contains(&request.minutes) {
         return Err(ApiError::bad_request(format!(
             "minutes must be {MIN_MINUTES} to {MAX_MINUTES}"
-        )));
+        ))
+        .code("arena.minutes")
+        .param("min", MIN_MINUTES)
+        .param("max", MAX_MINUTES));
     }
     if !(0.0..=MAX_START_SECONDS).contains(&request.starts_in_seconds) {
-        return Err(ApiError::bad_request(
-            "starts_in_seconds must be 0 to 30 days",
-        ));
+        return Err(
+            ApiError::bad_request("starts_in_seconds must be 0 to 30 days").code("arena.start"),
+        );
     }
     let now = hub.now() as i64;
     let starts_at = now + (request.starts_in_seconds * 1000.0).round() as i64;
@@ -440,9 +445,10 @@ pub(crate) async fn join(
                 "no tournament with id {:?}",
                 id.chars().take(64).collect::<String>()
             ))
+            .code("arena.unknown")
         })?;
     if t.status == "finished" {
-        return Err(ApiError::conflict("this tournament is over"));
+        return Err(ApiError::conflict("this tournament is over").code("arena.over"));
     }
     let control: TimeControl =
         serde_json::from_str(&t.time_control).unwrap_or(TimeControl::Unlimited);
@@ -480,7 +486,7 @@ pub(crate) async fn withdraw(
         .await
         .map_err(database)?
     {
-        return Err(ApiError::not_found("you are not in this tournament"));
+        return Err(ApiError::not_found("you are not in this tournament").code("arena.not-joined"));
     }
     hub.tournament_changed(&id);
     Ok(axum::Json(tournament_view(&hub, &id, Some(&me.id)).await?).into_response())

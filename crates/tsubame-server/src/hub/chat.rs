@@ -77,7 +77,8 @@ impl GameChat {
                     _ => {
                         return Err(ApiError::forbidden(
                             "only the players and logged-in spectators can chat",
-                        ));
+                        )
+                        .code("chat.not-allowed"));
                     }
                 },
             }
@@ -93,7 +94,9 @@ impl GameChat {
                 let minutes = (until - now + 59_999) / 60_000;
                 return Err(ApiError::forbidden(format!(
                     "an administrator muted your chat: {minutes} minutes to go"
-                )));
+                ))
+                .code("chat.muted")
+                .param("minutes", minutes));
             }
         }
         if self.senders.len() > 10_000 {
@@ -104,6 +107,7 @@ impl GameChat {
                 "too many chat lines",
                 refused.wait_time_from(DefaultClock::default().now()),
             )
+            .code("chat.too-fast")
         })?;
         let line = ChatLine {
             id: random_hex(8),
@@ -128,7 +132,7 @@ impl GameChat {
             .await
             .map_err(|e| ApiError::storing("the chat line", e))?;
         if !stored {
-            return Err(ApiError::conflict("this game's chat is full"));
+            return Err(ApiError::conflict("this game's chat is full").code("chat.full"));
         }
         let _ = room.chat.send(Arc::new(line.clone()));
         Ok(line)

@@ -36,6 +36,8 @@ impl CreationLimit {
                 ),
                 refused.wait_time_from(DefaultClock::default().now()),
             )
+            .code("game.too-many-created")
+            .param("count", self.per_minute)
         })
     }
 }

@@ -360,7 +360,8 @@ impl Hub {
         ) else {
             return Err(ApiError::bad_request(
                 "a challenge is from one logged-in player to another",
-            ));
+            )
+            .code("challenge.login"));
         };
         let blocked = self
             .store()
@@ -368,15 +369,18 @@ impl Hub {
             .await
             .map_err(|e| ApiError::internal(format!("database: {e}")))?;
         if blocked {
-            return Err(ApiError::forbidden(
-                "this player does not take challenges from you",
-            ));
+            return Err(
+                ApiError::forbidden("this player does not take challenges from you")
+                    .code("challenge.blocked"),
+            );
         }
         let waiting = self.challenges_of(&challenger).await;
         if waiting.outgoing.len() >= MAX_WAITING_CHALLENGES {
             return Err(ApiError::conflict(format!(
                 "you have {MAX_WAITING_CHALLENGES} challenges waiting: withdraw one first"
-            )));
+            ))
+            .code("challenge.too-many")
+            .param("count", MAX_WAITING_CHALLENGES));
         }
         let name = new.challenged.as_ref().map_or("", |c| c.name.as_str());
         if waiting
@@ -387,7 +391,9 @@ impl Hub {
         {
             return Err(ApiError::conflict(format!(
                 "a challenge between you and {name} is already waiting"
-            )));
+            ))
+            .code("challenge.already-waiting")
+            .param("name", name));
         }
         self.seats.create(new).await
     }
@@ -506,9 +512,10 @@ impl Hub {
                     .await
                     .map_err(|e| ApiError::internal(format!("database: {e}")))?;
                 if blocks {
-                    return Err(ApiError::forbidden(
-                        "this player does not take games from you",
-                    ));
+                    return Err(
+                        ApiError::forbidden("this player does not take games from you")
+                            .code("seat.blocked"),
+                    );
                 }
             }
         }

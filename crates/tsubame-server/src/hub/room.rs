@@ -816,16 +816,19 @@ impl GameRoom {
     /// The seat a credential acts for, or an error naming what is wrong.
     pub(super) fn seat(live: &LiveGame, who: &Credential) -> Result<Side, ApiError> {
         if who.token.is_none() && who.account.is_none() {
-            return Err(ApiError::forbidden(
-                "a seat token or a login holding a seat is required",
-            ));
+            return Err(
+                ApiError::forbidden("a seat token or a login holding a seat is required")
+                    .code("seat.none"),
+            );
         }
         live.seat_for(who).ok_or_else(|| {
-            ApiError::forbidden(if who.token.is_some() {
-                "the token does not hold a seat in this game"
+            if who.token.is_some() {
+                ApiError::forbidden("the token does not hold a seat in this game")
+                    .code("seat.token-holds-none")
             } else {
-                "your account does not hold a seat in this game"
-            })
+                ApiError::forbidden("your account does not hold a seat in this game")
+                    .code("seat.account-holds-none")
+            }
         })
     }
 
@@ -840,11 +843,14 @@ impl GameRoom {
             Phase::Waiting => {
                 return Err(ApiError::conflict(
                     "the game has not started: waiting for the second player",
-                ));
+                )
+                .code("game.not-started"));
             }
             Phase::Finished => {
                 let reason = live.result.as_ref().map_or("", |r| r.reason.as_str());
-                return Err(ApiError::conflict(format!("the game is over ({reason})")));
+                return Err(ApiError::conflict(format!("the game is over ({reason})"))
+                    .code("game.over")
+                    .param("reason", reason));
             }
             Phase::Playing => {}
         }
@@ -853,7 +859,10 @@ impl GameRoom {
                 "it is {}'s turn, not {}'s",
                 side_name(live.side_to_move()),
                 side_name(side)
-            )));
+            ))
+            .code("game.not-your-turn")
+            .param("turn", side_name(live.side_to_move()))
+            .param("side", side_name(side)));
         }
         if text.len() > 32 {
             return Err(ApiError::bad_request("move text is too long"));
@@ -864,7 +873,9 @@ impl GameRoom {
         let mut clock = live.clock;
         if live.clock_runs() && !clock.end_turn(&live.control, side, think_ms) {
             self.finish(svc, live, Some(1 - side), "time").await?;
-            return Err(ApiError::conflict("time is up: the game is lost on time"));
+            return Err(
+                ApiError::conflict("time is up: the game is lost on time").code("game.time-up")
+            );
         }
         let mut game = live.game.clone();
         let played = game.play(text).map_err(ApiError::from_rules)?;
@@ -1068,7 +1079,7 @@ impl GameRoom {
     /// announced); the error says to look again.
     pub(super) async fn stale(&self, svc: &GameServices, live: &mut LiveGame) -> ApiError {
         match self.refresh(svc, live).await {
-            Ok(()) => ApiError::conflict(STALE),
+            Ok(()) => ApiError::conflict(STALE).code("game.stale"),
             Err(e) => e,
         }
     }
@@ -1085,7 +1096,9 @@ impl GameRoom {
             .game_since(&live.id, live.moves.len() as i64)
             .await
             .map_err(|e| ApiError::internal(format!("database: {e}")))?
-            .ok_or_else(|| ApiError::not_found(format!("no game with id {:?}", live.id)))?;
+            .ok_or_else(|| {
+                ApiError::not_found(format!("no game with id {:?}", live.id)).code("game.unknown")
+            })?;
         if row.state.version <= live.version && moves.is_empty() {
             return Ok(());
         }
@@ -1230,7 +1243,8 @@ impl GameRoom {
             let mut live = self.game.lock().await;
             let side = Self::seat(&live, who)?;
             if live.phase != Phase::Playing {
-                return Err(ApiError::conflict("only a game in play can be resigned"));
+                return Err(ApiError::conflict("only a game in play can be resigned")
+                    .code("game.resign-not-in-play"));
             }
             if !live.started_by_both() {
                 self.finish(svc, &mut live, None, "aborted").await?;
@@ -1254,12 +1268,15 @@ impl GameRoom {
             let mut live = self.game.lock().await;
             Self::seat(&live, who)?;
             if live.phase == Phase::Finished {
-                return Err(ApiError::conflict("the game is already over"));
+                return Err(
+                    ApiError::conflict("the game is already over").code("game.already-over")
+                );
             }
             if live.started_by_both() {
                 return Err(ApiError::conflict(
                     "a game can only be aborted before both players have moved",
-                ));
+                )
+                .code("game.abort-too-late"));
             }
             self.finish(svc, &mut live, None, "aborted").await?;
             Ok(live.view(svc.now(), &svc.settings, false))
@@ -1278,12 +1295,14 @@ impl GameRoom {
             let mut live = self.game.lock().await;
             let side = Self::seat(&live, who)?;
             if live.tournament.is_none() {
-                return Err(ApiError::conflict("only a tournament's game has berserk"));
+                return Err(ApiError::conflict("only a tournament's game has berserk")
+                    .code("berserk.not-arena"));
             }
             if live.phase != Phase::Playing || live.moves_of(side) > 0 {
-                return Err(ApiError::conflict(
-                    "berserk is chosen before one's first move",
-                ));
+                return Err(
+                    ApiError::conflict("berserk is chosen before one's first move")
+                        .code("berserk.too-late"),
+                );
             }
             if live.berserk[side] {
                 return Ok(live.view(svc.now(), &svc.settings, false));
@@ -1295,9 +1314,10 @@ impl GameRoom {
                 _ => 0,
             };
             if main_ms < 2_000 {
-                return Err(ApiError::conflict(
-                    "this clock has no main time to halve: no berserk",
-                ));
+                return Err(
+                    ApiError::conflict("this clock has no main time to halve: no berserk")
+                        .code("berserk.no-main-time"),
+                );
             }
             let before = live.clone();
             live.berserk[side] = true;
@@ -1342,14 +1362,16 @@ impl GameRoom {
         let mut live = self.game.lock().await;
         let side = Self::seat(&live, who)?;
         if live.phase != Phase::Playing {
-            return Err(ApiError::conflict(
-                "draws are offered only in a game in play",
-            ));
+            return Err(
+                ApiError::conflict("draws are offered only in a game in play")
+                    .code("draw.not-in-play"),
+            );
         }
         if !live.started_by_both() && matches!(action, "offer" | "accept") {
             return Err(ApiError::conflict(
                 "a draw is agreed only once each side has moved: abort the game instead",
-            ));
+            )
+            .code("draw.too-early"));
         }
         let opponent_offers = live.draw_offer == Some(1 - side);
         match action {
@@ -1358,7 +1380,9 @@ impl GameRoom {
             }
             "offer" => {
                 if live.players[1 - side] == Player::Engine {
-                    return Err(ApiError::conflict("the engine does not accept draws"));
+                    return Err(
+                        ApiError::conflict("the engine does not accept draws").code("draw.engine")
+                    );
                 }
                 if live.draw_offer != Some(side) {
                     let before = live.clone();
@@ -1368,10 +1392,14 @@ impl GameRoom {
                     self.announce(svc, &live, "state", None);
                 }
             }
-            "accept" => return Err(ApiError::conflict("there is no draw offer to accept")),
+            "accept" => {
+                return Err(ApiError::conflict("there is no draw offer to accept")
+                    .code("draw.none-to-accept"));
+            }
             "decline" => {
                 if !opponent_offers {
-                    return Err(ApiError::conflict("there is no draw offer to decline"));
+                    return Err(ApiError::conflict("there is no draw offer to decline")
+                        .code("draw.none-to-decline"));
                 }
                 let before = live.clone();
                 live.draw_offer = None;

@@ -129,10 +129,13 @@ impl Seats {
         if new.rated && (new.against_engine || new.creator.account.is_none()) {
             return Err(ApiError::bad_request(
                 "only games between two logged-in players can be rated",
-            ));
+            )
+            .code("game.rated-needs-accounts"));
         }
         if new.rated && Speed::of(&new.control).is_none() {
-            return Err(ApiError::bad_request("a rated game needs a clock"));
+            return Err(
+                ApiError::bad_request("a rated game needs a clock").code("game.rated-needs-clock")
+            );
         }
         if let Some((min, max)) = new.rating_range
             && (min > max || new.against_engine)
@@ -232,15 +235,21 @@ impl Seats {
             }
             ChallengeStored::PairWaiting => {
                 let open = live.players.iter().position(|&p| p == Player::Open);
-                let name = open.and_then(|side| live.names.get(side)).cloned();
+                let name = open
+                    .and_then(|side| live.names.get(side))
+                    .cloned()
+                    .unwrap_or_default();
                 Err(ApiError::conflict(format!(
-                    "a challenge between you and {} is already waiting",
-                    name.unwrap_or_default()
-                )))
+                    "a challenge between you and {name} is already waiting"
+                ))
+                .code("challenge.already-waiting")
+                .param("name", name))
             }
             ChallengeStored::TooMany => Err(ApiError::conflict(format!(
                 "you have {MAX_WAITING_CHALLENGES} challenges waiting: withdraw one first"
-            ))),
+            ))
+            .code("challenge.too-many")
+            .param("count", MAX_WAITING_CHALLENGES)),
         }
     }
 
@@ -326,15 +335,18 @@ impl Seats {
     ) -> Result<SeatGrant, ApiError> {
         let mut live = room.game.lock().await;
         if live.phase != Phase::Waiting {
-            return Err(ApiError::conflict("this game has no open seat"));
+            return Err(ApiError::conflict("this game has no open seat").code("seat.no-open-seat"));
         }
         if live.seat_for(who).is_some() {
             return Err(ApiError::conflict(
                 "this is your own game: you cannot join it (cancel it instead)",
-            ));
+            )
+            .code("seat.own-game"));
         }
         if live.rated && joiner.account.is_none() {
-            return Err(ApiError::forbidden("log in to play a rated game"));
+            return Err(
+                ApiError::forbidden("log in to play a rated game").code("login.needed-rated-play")
+            );
         }
         let joiner_rating = self
             .seat_rating(joiner.account.as_deref(), &live.game, &live.control)
@@ -346,12 +358,19 @@ impl Seats {
                     return Err(ApiError::forbidden(format!(
                         "this seek is for ratings {min} to {max}; yours is {}",
                         seat.rating
-                    )));
+                    ))
+                    .code("seat.rating-range")
+                    .param("min", min)
+                    .param("max", max)
+                    .param("rating", seat.rating));
                 }
                 None => {
                     return Err(ApiError::forbidden(format!(
                         "this seek is for ratings {min} to {max}: log in to join it"
-                    )));
+                    ))
+                    .code("seat.rating-range-login")
+                    .param("min", min)
+                    .param("max", max));
                 }
             }
         }
@@ -359,21 +378,26 @@ impl Seats {
             && joiner.account.as_deref() != Some(challenged.as_str())
         {
             let open = live.players.iter().position(|&p| p == Player::Open);
-            let name = open.and_then(|side| live.names.get(side)).cloned();
+            let name = open
+                .and_then(|side| live.names.get(side))
+                .cloned()
+                .unwrap_or_default();
             return Err(ApiError::forbidden(format!(
-                "this challenge is for {}: only they can accept it",
-                name.unwrap_or_default()
-            )));
+                "this challenge is for {name}: only they can accept it"
+            ))
+            .code("challenge.not-yours")
+            .param("name", name));
         }
         let invited = live.challenged.is_some()
             || invite.is_some_and(|i| constant_time_eq(i.as_bytes(), live.invite.as_bytes()));
         if !invited && !live.public {
             return Err(ApiError::forbidden(
                 "this game is private: the invite code is missing or wrong",
-            ));
+            )
+            .code("seat.private"));
         }
         let Some(open) = live.players.iter().position(|&p| p == Player::Open) else {
-            return Err(ApiError::conflict("this game has no open seat"));
+            return Err(ApiError::conflict("this game has no open seat").code("seat.no-open-seat"));
         };
         let mut players = live.players;
         players[open] = Player::Human;
@@ -442,12 +466,14 @@ impl Seats {
         room.retry_stale(&self.services, || async {
             let mut live = room.game.lock().await;
             if live.challenged.as_deref() != Some(account) {
-                return Err(ApiError::forbidden("this game is not a challenge to you"));
+                return Err(ApiError::forbidden("this game is not a challenge to you")
+                    .code("challenge.not-to-you"));
             }
             if live.phase != Phase::Waiting {
                 return Err(ApiError::conflict(
                     "this challenge has already been answered or withdrawn",
-                ));
+                )
+                .code("challenge.answered"));
             }
             room.finish(&self.services, &mut live, None, "declined")
                 .await?;
@@ -479,14 +505,16 @@ impl Seats {
         let mut live = room.game.lock().await;
         let side = GameRoom::seat(&live, who)?;
         if live.phase != Phase::Finished {
-            return Err(ApiError::conflict(
-                "a rematch is offered once the game is over",
-            ));
+            return Err(
+                ApiError::conflict("a rematch is offered once the game is over")
+                    .code("rematch.not-over"),
+            );
         }
         if live.players.contains(&Player::Engine) {
-            return Err(ApiError::conflict(
-                "against the computer, start a new game instead",
-            ));
+            return Err(
+                ApiError::conflict("against the computer, start a new game instead")
+                    .code("rematch.computer"),
+            );
         }
         if live.rematch_id.is_some() {
             return Ok(live.view(self.services.now(), &self.services.settings, false));
@@ -521,10 +549,14 @@ impl Seats {
                 live.version += 1;
                 room.store_state(&self.services, &mut live, before).await?;
             }
-            "accept" => return Err(ApiError::conflict("there is no rematch offer to accept")),
+            "accept" => {
+                return Err(ApiError::conflict("there is no rematch offer to accept")
+                    .code("rematch.none-to-accept"));
+            }
             "decline" => {
                 if !opponent_offers {
-                    return Err(ApiError::conflict("there is no rematch offer to decline"));
+                    return Err(ApiError::conflict("there is no rematch offer to decline")
+                        .code("rematch.none-to-decline"));
                 }
                 let before = live.clone();
                 live.rematch_offer = None;
