@@ -16,7 +16,9 @@ use crate::game::MateReply;
 use crate::game_analysis::{AnalysisJob, GameAnalysis};
 use crate::hub::{Credential, GameRoom, GameView, Hub, LiveGame, NewGame, SeatGrant};
 use crate::metrics::GaugeGuard;
-use crate::records::{RecordTags, export_texts_timed, game_address, record_end, record_of};
+use crate::records::{
+    RecordTags, export_texts_timed, game_address, move_refused, record_end, record_of,
+};
 use crate::request::{
     BODY_LIMIT, OptionsInput, close_for_broken_frame, close_for_ended_session, creator_side_of,
     parse_body, variant_of,
@@ -1204,13 +1206,8 @@ impl Drop for StopWhenDropped {
 fn position_to_search(request: &PositionRequest) -> Result<HostedGame, ApiError> {
     let mut game = game_for(request)?;
     for (index, usi) in request.moves.iter().enumerate() {
-        game.play_silently(usi).map_err(|e| {
-            ApiError::rules(format!("move {} ({usi}): {e}", index + 1))
-                .code("rules.move-refused")
-                .param("number", index + 1)
-                .param("move", usi)
-                .param("detail", &e)
-        })?;
+        game.play_silently(usi)
+            .map_err(|e| move_refused(index, usi, &e))?;
     }
     if game.outcome().is_some() {
         return Err(

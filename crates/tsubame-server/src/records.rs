@@ -13,6 +13,15 @@ use tsubame_notation::record::{
 };
 use tsubame_rules::{EndReason, Variant};
 
+/// The refusal of a line's move by the rules: which move (counted from 1) and why.
+pub(crate) fn move_refused(index: usize, usi: &str, error: &impl std::fmt::Display) -> ApiError {
+    ApiError::rules(format!("move {} ({usi}): {error}", index + 1))
+        .code("rules.move-refused")
+        .param("number", index + 1)
+        .param("move", usi)
+        .param("detail", error)
+}
+
 /// A record in every export form, with the position after each ply for replay.
 pub(crate) fn record_of(
     game_start: &HostedGame,
@@ -27,13 +36,7 @@ pub(crate) fn record_of(
     let mut japanese = Vec::new();
     let mut short = Vec::new();
     for (index, usi) in moves.iter().enumerate() {
-        let played = walk.play(usi).map_err(|e| {
-            ApiError::rules(format!("move {} ({usi}): {e}", index + 1))
-                .code("rules.move-refused")
-                .param("number", index + 1)
-                .param("move", usi)
-                .param("detail", &e)
-        })?;
+        let played = walk.play(usi).map_err(|e| move_refused(index, usi, &e))?;
         positions.push(walk.sfen());
         checks.push(walk.check_square());
         gives_check.push(played.check);
