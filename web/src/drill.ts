@@ -36,46 +36,79 @@ export function stageName(stage: Stage): string {
 
 export type Drill = { role: RoleInfo; stage: Stage; sfen: string; answer: Set<string>; square: string | null };
 
-/** Stars earned, by game, piece and stage, kept in the browser. */
-export function progress(variant: string): Record<string, number> {
+/** Where this browser keeps a game's progress: a logged-in player's own copy of their
+ * account's, else the guest's (progress made before logging in), so that one person's
+ * progress never shows as, or goes to, another's on a shared browser. */
+function progressKey(variant: string, name: string | undefined = store.me.account?.username): string {
+  return name ? `tsubame.learn.${variant}.@${name}` : guestKey(variant);
+}
+
+/** Where a guest's progress waits, until it goes to the account of whoever logs in next. */
+function guestKey(variant: string): string {
+  return `tsubame.learn.${variant}`;
+}
+
+function readProgress(key: string): Record<string, number> {
   try {
-    return JSON.parse(localStorage.getItem(`tsubame.learn.${variant}`) || '{}') || {};
+    const saved = JSON.parse(localStorage.getItem(key) || '{}');
+    return saved && typeof saved === 'object' ? saved : {};
   } catch {
     return {};
   }
 }
 
+/** Lessons done and drill stars, by game, of whoever is using the page. */
+export function progress(variant: string): Record<string, number> {
+  return readProgress(progressKey(variant));
+}
+
 /** Keeps a lesson done or a drill's stars (the best of them) in the browser, and with the
- * account when logged in; the browser's copy is sent again at the next sync if this fails. */
+ * account when logged in (the account keeps the best too, so a lost request costs nothing
+ * the next lesson does not bring). */
 export function saveStars(variant: string, key: string, stars: number) {
   const saved = progress(variant);
   saved[key] = Math.max(saved[key] || 0, stars);
-  localStorage.setItem(`tsubame.learn.${variant}`, JSON.stringify(saved));
+  localStorage.setItem(progressKey(variant), JSON.stringify(saved));
   if (store.me.account) api(`/api/account/learn/${variant}`, { items: { [key]: saved[key] } }).catch(() => {});
 }
 
-/** Brings a logged-in player's progress on the game's path into this browser, and sends the
- * account what only this browser has (progress made before logging in). Answers whether the
- * progress is the account's. */
+/** For a logged-in player: the account's progress on the game's path into this browser, and
+ * progress made here as a guest sent to the account once, then the guest's copy cleared.
+ * Answers whether the progress shown is the account's. */
 export async function syncProgress(variant: string): Promise<boolean> {
+  let name: string | undefined;
   let remote: { items: Record<string, number> };
   try {
+    name = (await api('/api/account')).account?.username;
+    if (!name) return false;
     remote = await api(`/api/account/learn/${variant}`);
   } catch {
-    // A guest (403) or a server that cannot say: the browser's progress stands.
+    // A server that cannot say: the browser's copy stands.
     return false;
   }
-  const local = progress(variant);
-  const missing: Record<string, number> = {};
-  for (const [key, stars] of Object.entries(local)) {
-    if (typeof stars === 'number' && stars > (remote.items[key] || 0)) missing[key] = stars;
+  const guest = guestKey(variant);
+  const accountKey = progressKey(variant, name);
+  // What the account lacks: the guest's progress, and this account's own that a lost request
+  // did not bring.
+  const send: Record<string, number> = {};
+  for (const source of [readProgress(guest), readProgress(accountKey)]) {
+    for (const [key, stars] of Object.entries(source)) {
+      if (typeof stars === 'number' && stars > (remote.items[key] || 0) && stars > (send[key] || 0)) send[key] = stars;
+    }
   }
-  const merged = { ...local };
-  for (const [key, stars] of Object.entries(remote.items)) merged[key] = Math.max(merged[key] || 0, stars);
-  localStorage.setItem(`tsubame.learn.${variant}`, JSON.stringify(merged));
-  if (Object.keys(missing).length) {
-    await api(`/api/account/learn/${variant}`, { items: missing }).catch(() => {});
+  let sent = true;
+  if (Object.keys(send).length) {
+    try {
+      // The server records what the path has and names what it ignored.
+      remote = await api(`/api/account/learn/${variant}`, { items: send });
+    } catch {
+      sent = false;
+    }
   }
+  if (sent) localStorage.removeItem(guest);
+  const shown = { ...remote.items };
+  if (!sent) for (const [key, stars] of Object.entries(send)) shown[key] = Math.max(shown[key] || 0, stars);
+  localStorage.setItem(accountKey, JSON.stringify(shown));
   return true;
 }
 
@@ -109,13 +142,15 @@ function gote(code: string) {
   return code.replace(/[A-Z]/, (letter) => letter.toLowerCase());
 }
 
-/** The legal moves of a position, or null when the rules refuse it. */
+/** The legal moves of a position, or null when the rules refuse it (422); any other failure
+ * (the server busy, the network gone) is thrown, for the page to say and offer again. */
 async function legalMoves(variant: VariantInfo, sfen: string): Promise<string[] | null> {
   try {
     const record = await api('/api/replay', { variant: variant.name, options: '', sfen, moves: [] });
     return record.legal_moves;
-  } catch {
-    return null;
+  } catch (e) {
+    if (e.status === 422) return null;
+    throw e;
   }
 }
 

@@ -16,7 +16,7 @@ import { ensurePieceStyles } from './pieces';
 import { diagramLegend, diagramRadius, moveDiagram, pieceFace, powerNotes } from './pieceinfo';
 import { notFoundPage } from './notfound';
 import { playComputer } from './home';
-import { buildDrill, drillNode, lessonRoles, progress, saveStars, stageName, stagesOf, syncProgress, tapBoard, type Stage } from './drill';
+import { buildDrill, drillNode, lessonRoles, progress, saveStars, stageName, stagesOf, syncProgress, tapBoard, type Drill, type Stage } from './drill';
 import type { RoleInfo, VariantInfo } from './types';
 import { gameTitle, pieceName, t } from './i18n';
 
@@ -28,6 +28,8 @@ type Goal = { kind: 'capture' | 'capture-on' | 'check' | 'drop' | 'promote' | 'm
 type Step = {
   read?: string; royal?: boolean; piece?: string; drill?: string;
   task?: string; sfen?: string; moves?: string[]; goal?: Goal; play?: boolean;
+  /** The piece a task names (its SFEN code), as `{piece}` in its words. */
+  subject?: string;
 };
 type LessonData = { id: string; chapter: string; steps?: Step[] };
 type Lesson = { id: string; chapter: string; title: string; steps: Step[]; role?: RoleInfo };
@@ -283,8 +285,19 @@ function lessonPage(variant: VariantInfo, lesson: Lesson) {
     const [code, stage] = key.split(' ') as [string, Stage];
     const role = variant.roles.find((r) => r.sfen === code);
     body.replaceChildren(el('section', { class: 'panel lesson-step' }, el('p', { class: 'help' }, t('learn.setting-up'))));
-    const drill = role ? await buildDrill(variant, role, stage) : null;
+    let drill: Drill | null;
+    try {
+      drill = role ? await buildDrill(variant, role, stage) : null;
+    } catch (e) {
+      // The drill could not be set up now: said, and offered again; the lesson does not go on.
+      if (mine !== shown) return;
+      body.replaceChildren(el('section', { class: 'panel lesson-step' },
+        el('p', { class: 'error', 'data-lesson-error': '' }, t('lesson.no-position', { error: e.message })),
+        actions(el('button', { type: 'button', 'data-lesson-retry': '', onclick: () => showStep(stepIndex) }, t('lesson.try-again')))));
+      return;
+    }
     if (mine !== shown) return;
+    // A drill the piece does not have (no square a rule bars): the lesson goes on without it.
     if (!drill || !role) { showStep(stepIndex + 1); return; }
     const next = actions();
     const again = el('button', { type: 'button', class: 'secondary', 'data-learn-again': '', onclick: () => showStep(stepIndex) }, t('learn.again'));
@@ -296,8 +309,9 @@ function lessonPage(variant: VariantInfo, lesson: Lesson) {
   async function taskStep(step: Step) {
     const mine = shown;
     const before = step.moves || [];
-    const message = el('p', { class: 'lesson-message', role: 'status', 'data-lesson-message': '' },
-      t(`lesson.task-${step.task}`, { royal: royalName }));
+    const subject = step.subject ? variant.roles.find((r) => r.sfen === step.subject) : undefined;
+    const taskWords = () => t(`lesson.task-${step.task}`, { royal: royalName, piece: subject ? pieceName(subject) : '' });
+    const message = el('p', { class: 'lesson-message', role: 'status', 'data-lesson-message': '' }, taskWords());
     const next = actions();
     let record;
     try {
@@ -318,7 +332,7 @@ function lessonPage(variant: VariantInfo, lesson: Lesson) {
         lastMove: before[before.length - 1] || null, check: record.checks[record.checks.length - 1], interactive: true });
       message.className = 'lesson-message';
       delete message.dataset.verdict;
-      message.textContent = t(`lesson.task-${step.task}`, { royal: royalName });
+      message.textContent = taskWords();
       next.replaceChildren();
     };
     async function tryMove(usi: string) {
@@ -330,9 +344,10 @@ function lessonPage(variant: VariantInfo, lesson: Lesson) {
       } catch (e) {
         busy = false;
         if (mine !== shown) return;
+        // The move could not be judged: the position as it was, and why.
+        reset();
         message.className = 'lesson-message wrong';
         message.textContent = e.message;
-        reset();
         return;
       }
       busy = false;
@@ -388,7 +403,8 @@ function lessonPage(variant: VariantInfo, lesson: Lesson) {
   }
 
   app.replaceChildren(el('div', { class: 'lesson', 'data-lesson': lesson.id }, head, body));
-  page.cleanup = () => dropBoard();
+  // Leaving the page stops what its steps were waiting for.
+  page.cleanup = () => { shown += 1; dropBoard(); };
   page.rerender = () => board?.render();
   showStep(0);
 }

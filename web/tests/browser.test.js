@@ -2923,6 +2923,12 @@ test('Learn path progress made as a guest goes with the account on signing up, a
   await phone.waitForSelector('[data-learn-path][data-synced="true"]');
   for (const id of ['game', 'first-games']) assert.equal(await phone.locator(`.lesson-item.done [data-lesson-link="${id}"]`).count(), 1, id);
   await shot(phone, 'learn-path-account-phone.png');
+  // Logged out, the laptop shows the next guest none of it.
+  await laptop.evaluate(() => fetch('/api/account/logout', { method: 'POST' }));
+  await laptop.goto(`${base}/learn/wa`);
+  await laptop.waitForSelector('[data-learn-path][data-synced="false"]');
+  await laptop.waitForTimeout(300);
+  assert.equal(await laptop.locator('.lesson-item.done').count(), 0, 'a guest after the player sees none of their progress');
   await laptop.close();
   await phone.close();
 });

@@ -356,6 +356,8 @@ pub struct SessionWatch {
     /// announcements were missed. Cleared only once the answer has come, so that a look cut
     /// short (the socket's loop took another branch) is made again.
     recheck: bool,
+    /// Whether the announcements have stopped (the server is stopping).
+    deaf: bool,
 }
 
 impl SessionWatch {
@@ -363,11 +365,24 @@ impl SessionWatch {
     pub async fn ended(&mut self, accounts: &Accounts) {
         loop {
             if self.recheck {
-                match accounts.session(&self.token, unix_now_ms()).await {
-                    Ok(Some(_)) => self.recheck = false,
-                    Ok(None) => return,
+                // An end announced while the database is asked counts at once: a socket's
+                // loop that polls this first must not act on a message sent after the end
+                // because the look was still under way.
+                let looked = tokio::select! {
+                    biased;
+                    end = self.ends.recv(), if !self.deaf => Err(end),
+                    answer = accounts.session(&self.token, unix_now_ms()) => Ok(answer),
+                };
+                match looked {
+                    Err(Ok(end)) if end.ends(&self.hash, &self.account) => return,
+                    // Another session's end, or ends missed: the look goes on.
+                    Err(Ok(_)) | Err(Err(broadcast::error::RecvError::Lagged(_))) => {}
+                    // No more announcements (the server is stopping): the database alone.
+                    Err(Err(broadcast::error::RecvError::Closed)) => self.deaf = true,
+                    Ok(Ok(Some(_))) => self.recheck = false,
+                    Ok(Ok(None)) => return,
                     // The database cannot say now: ask again in a moment.
-                    Err(_) => tokio::time::sleep(Duration::from_secs(1)).await,
+                    Ok(Err(_)) => tokio::time::sleep(Duration::from_secs(1)).await,
                 }
                 continue;
             }
@@ -724,6 +739,7 @@ impl Accounts {
             expires: tokio::time::Instant::now() + Duration::from_millis(left),
             ends: self.ended.subscribe(),
             recheck: true,
+            deaf: false,
         }
     }
 

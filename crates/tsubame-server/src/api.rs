@@ -1118,9 +1118,8 @@ fn import_records(query: &ImportQuery, body: &[u8]) -> Result<Imported, ApiError
     let records = match format {
         "record" => read_records_at_most(text()?, IMPORT_GAMES).map_err(|e| match e.kind {
             RecordErrorKind::TooManyGames(_) => ApiError::bad_request(format!("{format}: {e}"))
-                .code("import.unreadable")
-                .param("format", format)
-                .param("detail", &e),
+                .code("import.too-many-games")
+                .param("max", IMPORT_GAMES),
             _ => refused(e),
         })?,
         "kif" => vec![read_kif_with(body, None).map_err(refused)?],
@@ -1128,9 +1127,8 @@ fn import_records(query: &ImportQuery, body: &[u8]) -> Result<Imported, ApiError
         // past it, before any is replayed.
         "pgn" => read_pgn_games_at_most(text()?, None, IMPORT_GAMES).map_err(|e| match e.kind {
             RecordErrorKind::TooManyGames(_) => ApiError::bad_request(format!("{format}: {e}"))
-                .code("import.unreadable")
-                .param("format", format)
-                .param("detail", &e),
+                .code("import.too-many-games")
+                .param("max", IMPORT_GAMES),
             _ => refused(e),
         })?,
         _ => {

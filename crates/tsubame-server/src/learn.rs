@@ -15,13 +15,32 @@ use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+use governor::clock::{Clock as _, DefaultClock};
+use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use serde::Deserialize;
 use std::collections::{BTreeMap, HashMap};
+use std::num::NonZeroU32;
 use std::sync::{Arc, LazyLock};
+use std::time::Duration;
 use tsubame_rules::Variant;
 
 /// The most items one request may record: every drill and lesson of the largest path fits.
 const MAX_ITEMS_PER_REQUEST: usize = 400;
+
+/// How often an account may record progress: a lesson's step takes a person seconds, so one
+/// a second with a burst of twenty (a path's worth sent after logging in) is far above use
+/// and keeps a script from holding the database's writer.
+const RECORD_PERIOD: Duration = Duration::from_secs(1);
+const RECORD_BURST: u32 = 20;
+
+/// Records of progress per account, on this instance.
+static RECORDERS: LazyLock<DefaultKeyedRateLimiter<String>> = LazyLock::new(|| {
+    RateLimiter::keyed(
+        Quota::with_period(RECORD_PERIOD)
+            .unwrap_or_else(|| Quota::per_second(NonZeroU32::MIN))
+            .allow_burst(NonZeroU32::new(RECORD_BURST).unwrap_or(NonZeroU32::MIN)),
+    )
+});
 
 /// The drills a piece has (`learn.ts`'s stages).
 const DRILL_STAGES: [&str; 4] = ["alone", "blocked", "promotion", "drops"];
@@ -150,7 +169,8 @@ impl ProgressRepository<'_> {
             .collect())
     }
 
-    /// Records items done, each keeping the best stars it ever had, all in one transaction.
+    /// Records items done, each keeping the best stars it ever had, all in one transaction
+    /// (an item whose stars are no better is not written again).
     pub(crate) async fn record(
         &self,
         account_id: &str,
@@ -165,9 +185,8 @@ impl ProgressRepository<'_> {
                     "INSERT INTO learn_progress (account_id, variant, item, stars, updated_at) \
                      VALUES ($1, $2, $3, $4, $5) \
                      ON CONFLICT (account_id, variant, item) DO UPDATE SET \
-                     stars = CASE WHEN excluded.stars > learn_progress.stars \
-                     THEN excluded.stars ELSE learn_progress.stars END, \
-                     updated_at = excluded.updated_at",
+                     stars = excluded.stars, updated_at = excluded.updated_at \
+                     WHERE excluded.stars > learn_progress.stars",
                 )
                 .bind(account_id)
                 .bind(variant)
@@ -205,11 +224,12 @@ pub(crate) async fn progress(
     Ok(axum::Json(LearnProgress {
         variant: variant.name().to_string(),
         items,
+        ignored: Vec::new(),
     })
     .into_response())
 }
 
-#[utoipa::path(post, path = "/api/account/learn/{variant}", tag = "accounts", params(("variant" = String, Path, description = "The game")), request_body = ProgressRequest, responses((status = 200, description = "The account's progress with these items recorded (the best stars of each kept)", body = LearnProgress), (status = 400, description = "A malformed request, an item the game's path does not have, or stars out of range", body = ErrorBody), (status = 403, description = "Not logged in", body = ErrorBody), (status = 503, description = "The database refuses writes", body = ErrorBody)))]
+#[utoipa::path(post, path = "/api/account/learn/{variant}", tag = "accounts", params(("variant" = String, Path, description = "The game")), request_body = ProgressRequest, responses((status = 200, description = "The account's progress with these items recorded (the best stars of each kept); items the game's path does not have are named in `ignored`", body = LearnProgress), (status = 400, description = "A malformed request, or stars out of range", body = ErrorBody), (status = 403, description = "Not logged in", body = ErrorBody), (status = 429, description = "Too many records at once", body = ErrorBody), (status = 503, description = "The database refuses writes", body = ErrorBody)))]
 pub(crate) async fn record_progress(
     State(hub): State<Arc<Hub>>,
     Path(variant): Path<String>,
@@ -224,38 +244,58 @@ pub(crate) async fn record_progress(
             "at most {MAX_ITEMS_PER_REQUEST} items at once"
         )));
     }
-    for (item, stars) in &request.items {
-        if !progress_item_exists(variant, item) {
-            return Err(ApiError::bad_request(format!(
-                "{}'s learn path has no {item:?}",
-                variant.name()
-            )));
-        }
-        if !(1..=3).contains(stars) {
-            return Err(ApiError::bad_request(format!(
-                "{item:?}: stars are 1 to 3, not {stars}"
-            )));
-        }
+    if let Some((item, stars)) = request.items.iter().find(|(_, s)| !(1..=3).contains(*s)) {
+        return Err(ApiError::bad_request(format!(
+            "{item:?}: stars are 1 to 3, not {stars}"
+        )));
     }
-    let now = hub.now() as i64;
+    if RECORDERS.len() > 10_000 {
+        RECORDERS.retain_recent();
+    }
+    RECORDERS.check_key(&me.id).map_err(|refused| {
+        ApiError::busy_for(
+            "too many progress records",
+            refused.wait_time_from(DefaultClock::default().now()),
+        )
+        .code("learn.too-fast")
+    })?;
+    // What the path no longer has (a lesson renamed since a browser kept it) is named, not
+    // refused: the rest is recorded.
+    let (known, ignored): (BTreeMap<String, u8>, BTreeMap<String, u8>) = request
+        .items
+        .into_iter()
+        .partition(|(item, _)| progress_item_exists(variant, item));
     let store = hub.store();
-    store
-        .learn_progress()
-        .record(&me.id, variant.name(), &request.items, now)
-        .await
-        .map_err(database)?;
-    let items = store
+    let kept = store
         .learn_progress()
         .of(&me.id, variant.name())
         .await
         .map_err(database)?;
+    let better: BTreeMap<String, u8> = known
+        .into_iter()
+        .filter(|(item, stars)| kept.get(item).is_none_or(|had| stars > had))
+        .collect();
+    let items = if better.is_empty() {
+        kept
+    } else {
+        store
+            .learn_progress()
+            .record(&me.id, variant.name(), &better, hub.now() as i64)
+            .await
+            .map_err(database)?;
+        store
+            .learn_progress()
+            .of(&me.id, variant.name())
+            .await
+            .map_err(database)?
+    };
     Ok(axum::Json(LearnProgress {
         variant: variant.name().to_string(),
         items,
+        ignored: ignored.into_keys().collect(),
     })
     .into_response())
 }
-
 /// The routes of an account's learn progress.
 pub fn routes() -> Router<Arc<Hub>> {
     Router::new().route(

@@ -412,6 +412,9 @@ pub struct LearnProgress {
     /// Each lesson done (`lesson capture`: 1) and each piece drill's best stars (`F alone`: 1
     /// to 3).
     pub items: std::collections::BTreeMap<String, u8>,
+    /// Items of the request that the game's path does not have, not recorded.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ignored: Vec<String>,
 }
 
 /// The players an account blocks.
