@@ -2902,6 +2902,8 @@ test('Learn path progress made as a guest goes with the account on signing up, a
   await laptop.click('[data-lesson-continue]');
   await laptop.waitForSelector('[data-lesson-finished]');
   const name = `learner_${Date.now() % 100000}`;
+  // Sign-ups are limited per address: this player's come from an address of its own.
+  await laptop.context().setExtraHTTPHeaders({ 'x-forwarded-for': '10.78.0.5' });
   await signUp(laptop, name);
   await laptop.goto(`${base}/learn/wa`);
   await laptop.waitForSelector('[data-learn-path][data-synced="true"]');
