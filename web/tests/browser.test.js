@@ -2532,9 +2532,11 @@ test('Japanese: chosen from the browser\'s language, switchable and remembered; 
       if (['/', '/rules/tori', '/editor/tori'].includes(path)) await shot(page, `ja-${path.split('/').filter(Boolean).join('-') || 'home'}-${device}.png`);
     }
     if (device === 'laptop') {
-      // The server's refusals in Japanese: a name already taken, a wrong login.
+      // The server's refusals in Japanese: a name already taken, a wrong login (from an
+      // address of their own: sign-ups and logins are limited per address, refused ones too).
       const taken = `ja_${Date.now() % 100000}`;
       await signUpFrom(taken, '10.77.0.9');
+      await page.context().setExtraHTTPHeaders({ 'x-forwarded-for': '10.77.0.10' });
       await page.goto(`${base}/signup`);
       await page.fill('input[name="username"]', taken);
       await page.fill('input[name="password"]', 'a long enough password');
