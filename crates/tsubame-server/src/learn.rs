@@ -275,20 +275,17 @@ pub(crate) async fn record_progress(
         .into_iter()
         .filter(|(item, stars)| kept.get(item).is_none_or(|had| stars > had))
         .collect();
-    let items = if better.is_empty() {
-        kept
-    } else {
+    if !better.is_empty() {
         store
             .learn_progress()
             .record(&me.id, variant.name(), &better, hub.now() as i64)
             .await
             .map_err(database)?;
-        store
-            .learn_progress()
-            .of(&me.id, variant.name())
-            .await
-            .map_err(database)?
-    };
+    }
+    // What was kept with the better stars over it: the rows just written, without reading
+    // them back.
+    let mut items = kept;
+    items.extend(better);
     Ok(axum::Json(LearnProgress {
         variant: variant.name().to_string(),
         items,
