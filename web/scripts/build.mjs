@@ -1,11 +1,11 @@
-// Builds the web UI into dist/: the TypeScript bundled by esbuild, the style sheet and the piece
-// font, each under a name that carries the first 12 hex digits of its content's SHA-256, and
+// Builds the web UI into dist/: the TypeScript bundled by esbuild, the engine's Web Worker and
+// its WebAssembly module, the style sheet and the piece font, each under a name that carries the first 12 hex digits of its content's SHA-256, and
 // index.html (never cached) naming them. A browser keeps an asset for a year (the server says
 // immutable) and still sees every upgrade at once: changed content is a new name.
 
 import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
-import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 
 const web = resolve(dirname(new URL(import.meta.url).pathname), '..');
@@ -27,9 +27,29 @@ function emit(name, content) {
   return hashed;
 }
 
+// The engine compiled to WebAssembly by scripts/build-web-engine (which sets TSUBAME_ENGINE_WASM).
+// Without a new build (no WebAssembly toolchain here), the committed one is kept.
+const builtEngine = process.env.TSUBAME_ENGINE_WASM;
+const keptEngine = existsSync(assets) && readdirSync(assets).find((name) => /^tsubame-engine-[0-9a-f]{12}\.wasm$/.test(name));
+let engineWasm;
+if (builtEngine) engineWasm = readFileSync(builtEngine);
+else if (keptEngine) engineWasm = readFileSync(join(assets, keptEngine));
+else throw new Error('no engine: run scripts/build-web-engine, which builds it and then the UI');
+
 rmSync(dist, { recursive: true, force: true });
 mkdirSync(assets, { recursive: true });
 
+const wasm = emit('tsubame-engine.wasm', engineWasm);
+const workerBundle = await build({
+  entryPoints: [join(src, 'engine-worker.ts')],
+  bundle: true,
+  minify: true,
+  format: 'iife',
+  write: false,
+  outfile: 'engine-worker.js',
+  logLevel: 'warning',
+});
+const worker = emit('engine-worker.js', workerBundle.outputFiles[0].contents);
 const bundled = await build({
   entryPoints: [join(src, 'main.ts')],
   bundle: true,
@@ -38,6 +58,10 @@ const bundled = await build({
   write: false,
   outfile: 'app.js',
   logLevel: 'warning',
+  define: {
+    ENGINE_WORKER_URL: JSON.stringify(`/assets/${worker}`),
+    ENGINE_WASM_URL: JSON.stringify(`/assets/${wasm}`),
+  },
 });
 const script = emit('app.js', bundled.outputFiles[0].contents);
 const font = emit('tsubame-pieces.woff2', readFileSync(join(src, 'fonts', 'tsubame-pieces.woff2')));
@@ -56,3 +80,4 @@ for (const name of [script, style, font]) {
 }
 writeFileSync(join(dist, 'index.html'), page);
 console.log(`  dist/assets/${script}  ${(bundled.outputFiles[0].contents.length / 1024).toFixed(1)}kb`);
+console.log(`  dist/assets/${wasm}  ${(engineWasm.length / 1024).toFixed(1)}kb`);

@@ -11,6 +11,8 @@ import { checkMark } from './gameparts';
 import { positionForm } from './import';
 import { app } from './prefs';
 import { t, tn } from './i18n';
+import { analyse, browserCanRun, chooseEnginePlace, enginePlace, findMate } from './engine';
+import type { EngineReply } from './engine';
 
 export const ANALYSIS_DEPTHS = [4, 6, 8, 10, 12, 14, 16, 18, 20];
 
@@ -94,9 +96,13 @@ export function analysisPage() {
     Object.assign(engine, change);
     engineNode = patch(engineNode, engineView());
   }
+  // Where the engine runs: in this browser (the default where it can) or on the server.
+  const placeChoice = browserCanRun() ? el('select', { 'data-engine-place': '', 'aria-label': t('analysis.place-title'), title: t('analysis.place-title') },
+    el('option', { value: 'browser', selected: enginePlace() === 'browser' }, t('analysis.place-browser')),
+    el('option', { value: 'server', selected: enginePlace() === 'server' }, t('analysis.place-server'))) : null;
   const output = el('div', { class: 'panel', 'data-analysis': '' },
     el('div', { class: 'engine-head' }, el('h2', {}, t('analysis.engine')),
-      el('label', { class: 'switch' }, engineOn, t('analysis.analyse')), lineCount),
+      el('label', { class: 'switch' }, engineOn, t('analysis.analyse')), lineCount, placeChoice),
     engineHost);
   showEngine({});
   const treeBox = el('div', { class: 'move-tree', 'data-move-tree': '' });
@@ -214,10 +220,12 @@ export function analysisPage() {
 
 
   /** Asks the mate solver once for the position shown: a mate by checks of up to 15 moves. */
-  async function lookForMate(asked, mine) {
+  async function lookForMate(asked, mine, signal?: AbortSignal) {
     let reply = null;
+    const question = { ...asked, max_moves: 15, movetime_ms: 1500 };
     try {
-      reply = await analyseOneAtATime({ ...asked, max_moves: 15, movetime_ms: 1500 }, '/api/mate');
+      reply = signal ? await findMate(question, { signal, place: 'browser' })
+        : await analyseOneAtATime(question, '/api/mate');
     } catch {
       return;
     }
@@ -225,7 +233,19 @@ export function analysisPage() {
     showEngine({ mate: { moves: reply.moves, text: reply.hodges.join(' '), move: reply.pv[0] } });
   }
 
-  /** Analyses the position now shown, deeper and deeper, until another position is shown. */
+  /** Shows an answer of the engine, the bar with it. */
+  function showReply(reply: EngineReply, senteToMove: boolean, status: string) {
+    bar.set(reply.score, senteToMove);
+    showEngine({
+      lines: reply.lines.map((l) => ({ score: scoreText(l.score, senteToMove), moves: l.hodges.join(' '), move: l.move })),
+      status,
+      depth: reply.depth,
+    });
+  }
+
+  /** Analyses the position now shown until another position is shown: in this browser one
+   * search, deeper and deeper, each depth shown as it completes; on the server one request
+   * per depth. */
   async function think() {
     const mine = ++generation;
     calledOff?.abort();
@@ -241,24 +261,46 @@ export function analysisPage() {
       return;
     }
     const asked = { variant: request.variant, options: request.options, sfen: request.sfen, moves: request.moves };
+    const lines = Number(lineCount.value);
+    if (enginePlace() === 'browser') {
+      const controller = new AbortController();
+      calledOff = controller;
+      showEngine({ status: t('analysis.starting') });
+      let mateAsked = false;
+      try {
+        await analyse({ ...asked, infinite: true, lines }, { signal: controller.signal, place: 'browser', onIteration: (reply) => {
+          if (mine !== generation) return;
+          const speed = Math.round(reply.nodes / Math.max(1, reply.time_ms));
+          showReply(reply, senteToMove, t('analysis.depth-speed', { depth: reply.depth, speed }));
+          // The mate solver's turn comes once the first lines are shown, in a worker of its own.
+          if (!mateAsked && reply.depth >= ANALYSIS_DEPTHS[0]) {
+            mateAsked = true;
+            lookForMate(asked, mine, controller.signal);
+          }
+        } });
+        return;
+      } catch (e) {
+        if (mine !== generation || e.name === 'AbortError') return;
+        // The engine could not start here: the server answers from now on.
+        if (enginePlace() === 'browser') {
+          showEngine({ status: e.message });
+          return;
+        }
+      }
+    }
     for (const depth of ANALYSIS_DEPTHS) {
       showEngine({ status: t('analysis.thinking', { depth }) });
       // A busy engine (other players, or a search of a position left a moment ago that is
       // still stopping) is waited for by `api`, a few times.
       let reply = null;
       try {
-        reply = await analyseOneAtATime({ ...asked, depth, movetime_ms: 3000, lines: Number(lineCount.value) });
+        reply = await analyseOneAtATime({ ...asked, depth, movetime_ms: 3000, lines });
       } catch (e) {
         if (mine === generation && e.name !== 'AbortError') showEngine({ status: e.message });
         return;
       }
       if (mine !== generation) return;
-      bar.set(reply.score, senteToMove);
-      showEngine({
-        lines: reply.lines.map((l) => ({ score: scoreText(l.score, senteToMove), moves: l.hodges.join(' '), move: l.move })),
-        status: t('analysis.depth', { depth: reply.depth }),
-        depth: reply.depth,
-      });
+      showReply(reply, senteToMove, t('analysis.depth', { depth: reply.depth }));
       // The mate solver's turn comes once the first lines are shown.
       if (depth === ANALYSIS_DEPTHS[0]) {
         await lookForMate(asked, mine);
@@ -278,6 +320,10 @@ export function analysisPage() {
   }
 
   engineOn.addEventListener('change', () => think());
+  placeChoice?.addEventListener('change', () => {
+    chooseEnginePlace((placeChoice as HTMLSelectElement).value === 'server' ? 'server' : 'browser');
+    think();
+  });
   lineCount.addEventListener('change', () => think());
   function onKey(event) {
     if (event.target.closest?.('input, textarea, select')) return;

@@ -1,6 +1,7 @@
 // A finished game's analysis: the engine's evaluation at each ply, drawn as a graph.
 
 import { api } from './api';
+import { analyse } from './engine';
 import { el } from './dom';
 import { t } from './i18n';
 import { notation } from './gameparts';
@@ -147,7 +148,7 @@ export function gameAnalysisNode(record, onPick, onJudged: (judged: Judged) => v
       const senteToMove = senteMoves(record.positions[ply]);
       try {
         // Long enough that a good opening move is not marked by the noise of a short search.
-        const reply = await api('/api/analyse', { variant: record.variant, options: record.options,
+        const reply = await analyse({ variant: record.variant, options: record.options,
           sfen: record.start_sfen, moves: record.usi.slice(0, ply), depth: 16, movetime_ms: 300 });
         evals.push(senteCentipawns(reply.score, senteToMove));
         lines.push(reply.pv?.length ? reply.pv : reply.best ? [reply.best] : []);

@@ -3,6 +3,7 @@
 // better move; the engine's move, or any move that keeps the winning chances as well, is right.
 
 import { api } from './api';
+import { analyse } from './engine';
 import { el } from './dom';
 import { senteCentipawns, senteMoves, winningChances } from './evalgraph';
 import type { MoveReview } from './evalgraph';
@@ -88,7 +89,7 @@ export class MistakeTrainer {
       sfen: this.record.start_sfen, moves: [...this.before(item), usi] };
     let after: number;
     try {
-      const reply = await api('/api/analyse', { ...position, depth: 16, movetime_ms: 300 });
+      const reply = await analyse({ ...position, depth: 16, movetime_ms: 300 });
       after = sign * senteCentipawns(reply.score, !moverIsSente);
     } catch (e) {
       // The game is over after the move: right only when the move mated (a drop that mates

@@ -4,6 +4,7 @@
 
 import { page, store, navigate } from './state';
 import { api } from './api';
+import { analyse } from './engine';
 import { Board } from './board';
 import { el } from './dom';
 import { h, patch } from './view';
@@ -287,7 +288,7 @@ export function puzzlePage(variantName?: string, wantedId?: string) {
       }
       const left = puzzle.moves.length - played.length - 1;
       if (left <= 0) return false;
-      const reply = await api('/api/analyse', { ...position, depth: Math.min(30, left + 4), movetime_ms: 1500 });
+      const reply = await analyse({ ...position, depth: Math.min(30, left + 4), movetime_ms: 1500 });
       const mated = /^mate -(\d+)$/.exec(reply.score || '');
       const plies = mated ? Number(mated[1]) : Infinity;
       if (plies > left || reply.pv.length < plies) return false;
@@ -333,7 +334,7 @@ export function puzzlePage(variantName?: string, wantedId?: string) {
   async function whatItAllows(moves: string[]): Promise<string> {
     try {
       const position = { variant: puzzle.variant, options: puzzle.options, sfen: puzzle.sfen, moves };
-      const reply = await api('/api/analyse', { ...position, depth: 8, movetime_ms: 700 });
+      const reply = await analyse({ ...position, depth: 8, movetime_ms: 700 });
       if (!reply.best) return '';
       const after = await api('/api/replay', { ...position, moves: [...moves, reply.best] });
       const texts = after[notation()] || after.hodges;

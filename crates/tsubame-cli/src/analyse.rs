@@ -45,6 +45,37 @@ pub struct AnalyseArgs {
     /// Search threads.
     #[arg(long, default_value_t = 1)]
     threads: usize,
+    /// Answers one question as the web's engine does, JSON in and out: the body of the play
+    /// server's `POST /api/analyse` or `POST /api/mate` with `"type": "analyse"` or `"mate"`
+    /// (`-` reads it from standard input). Each iteration of an analysis is printed as a line,
+    /// the answer last.
+    #[arg(long, value_name = "QUESTION", conflicts_with_all = ["variant", "sfen", "record", "movetime", "depth"])]
+    json: Option<String>,
+}
+
+/// `--json`: the question answered by the code the browser's engine runs; a refusal is printed
+/// as its JSON and the exit status is 1.
+fn answer_json(question: &str) -> Result<()> {
+    let question = if question == "-" {
+        std::io::read_to_string(std::io::stdin()).context("cannot read the question")?
+    } else {
+        question.to_string()
+    };
+    let mut out = std::io::stdout().lock();
+    let answered = tsubame_analysis::request::answer(&question, &mut |so_far| {
+        // A closed pipe ends the printing, not the search.
+        let _ = writeln!(out, "{so_far}");
+    });
+    match answered {
+        Ok(text) => {
+            writeln!(out, "{text}")?;
+            Ok(())
+        }
+        Err(refusal) => {
+            writeln!(out, "{}", refusal.to_json())?;
+            bail!("{refusal}")
+        }
+    }
 }
 
 /// What one analysed position gave.
@@ -122,6 +153,9 @@ fn think(session: &mut Session, limits: Limits, progress: &ProgressBar) -> Resul
 }
 
 pub fn run(args: &AnalyseArgs) -> Result<()> {
+    if let Some(question) = &args.json {
+        return answer_json(question);
+    }
     let limits = Limits {
         depth: args.depth,
         move_time: match (args.movetime, args.depth) {

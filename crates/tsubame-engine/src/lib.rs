@@ -24,6 +24,7 @@
 #![deny(missing_docs)]
 
 pub mod bench;
+pub mod clock;
 pub mod eval;
 pub mod game;
 mod history;

@@ -1,7 +1,8 @@
 //! What a search may spend: depth, nodes, time, and how time on the clock becomes a budget.
 
+use crate::clock::Instant;
 use crate::search_params::SearchParams;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The clock situation of the side to move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]

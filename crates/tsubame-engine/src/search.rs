@@ -5,6 +5,7 @@
 //! own rules for mates, stalemates, mating drops and repetitions. Several threads share the
 //! table (lazy SMP).
 
+use crate::clock::Instant;
 use crate::eval::EvalParams;
 use crate::game::SearchPosition;
 use crate::history::{self, HISTORY_MAX};
@@ -18,7 +19,7 @@ use crate::search_params::SearchParams;
 use crate::tt::{Bound, Entry, TranspositionTable};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use tsubame_rules::tenjiku::TenjikuPosition;
 use tsubame_rules::{AnyPosition, Bitboard, Move, Position, PositionVisitor, RepetitionRule, Role};
 

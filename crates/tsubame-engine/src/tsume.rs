@@ -32,9 +32,10 @@
 //! }
 //! ```
 
+use crate::clock::Instant;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use tsubame_rules::tenjiku::TenjikuPosition;
 use tsubame_rules::{
     AnyPosition, Bitboard, Color, DropMateRule, GamePosition, Move, MoveKind, Position,

@@ -5,18 +5,12 @@
 use serde::Serialize;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
-use tsubame_engine::eval::EvalParams;
 use tsubame_engine::limits::Limits;
-use tsubame_engine::search::{Score, SearchRequest, search_any};
 use tsubame_engine::strength::Level;
-use tsubame_engine::tsume::{MateLimits, MateResult, solve_any};
-use tsubame_engine::tt::TranspositionTable;
 use tsubame_notation::record::write_kif_move;
 use tsubame_notation::{write_hodges_any, write_short};
 use tsubame_rules::tenjiku::TenjikuPosition;
-use tsubame_rules::{
-    AnyGame, AnyGameError, AnyPosition, Color, MoveError, OptionError, Options, Variant,
-};
+use tsubame_rules::{AnyGame, AnyGameError, Color, MoveError, OptionError, Options, Variant};
 use tsubame_rules::{Bitboard, Move, Position, PositionVisitor, Square};
 use utoipa::ToSchema;
 
@@ -69,79 +63,7 @@ pub struct HostedGame {
     game: AnyGame,
 }
 
-/// The engine's answer for a position.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
-pub struct EngineReply {
-    /// The move it plays, USI text.
-    pub best: String,
-    /// Its evaluation for the side to move: `cp 35` (centipawns) or `mate 3` (plies; negative
-    /// when the side to move is mated).
-    pub score: Option<String>,
-    /// The line it expects, USI text.
-    pub pv: Vec<String>,
-    /// The depth searched.
-    pub depth: u32,
-    /// The best lines, best first, when several were asked for (`Limits::lines`); the first
-    /// is the move above.
-    pub lines: Vec<EngineLine>,
-}
-
-/// What the mate solver found for the side to move: a forced mate in which every attacking
-/// move gives check (a tsume), with the defender's longest resistance.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
-pub struct MateReply {
-    /// `mate`, `none` (no such mate within `max_moves`) or `unknown` (the time ran out first).
-    pub result: String,
-    /// The mate's length in the attacker's moves, with a mate.
-    pub moves: Option<u32>,
-    /// The mate's moves, USI text (`2 * moves - 1` of them); empty without a mate.
-    pub pv: Vec<String>,
-    /// The same moves in Hodges notation, as the site writes moves.
-    pub hodges: Vec<String>,
-    /// The longest mate looked for.
-    pub max_moves: u32,
-    /// Positions searched.
-    pub nodes: u64,
-    /// Milliseconds taken.
-    pub time_ms: u64,
-}
-
-/// One of several best lines.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, ToSchema)]
-pub struct EngineLine {
-    /// Its first move, USI text.
-    #[serde(rename = "move")]
-    pub first: String,
-    /// Its evaluation for the side to move, as in [`EngineReply::score`].
-    pub score: String,
-    /// The line, USI text.
-    pub pv: Vec<String>,
-    /// The same line in Hodges notation, as the site writes moves: a page shows it without
-    /// replaying it.
-    pub hodges: Vec<String>,
-}
-
-/// The legal moves at the start of `line`, played from `position`, in Hodges notation (a line
-/// is cut where a move is not legal, as [`AnyPosition::line_to_usi`] cuts it).
-fn hodges_line(position: &AnyPosition, line: &[Move]) -> Vec<String> {
-    let mut walk = position.clone();
-    let mut out = Vec::with_capacity(line.len());
-    for &mv in line {
-        if !walk.is_legal(mv) {
-            break;
-        }
-        out.push(write_hodges_any(&walk, mv));
-        walk.play_unchecked(mv);
-    }
-    out
-}
-
-fn score_text(score: Score) -> String {
-    match score {
-        Score::Centipawns(cp) => format!("cp {cp}"),
-        Score::Mate(plies) => format!("mate {plies}"),
-    }
-}
+pub use tsubame_analysis::{EngineLine, EngineReply, MateReply};
 
 /// Why the rules refused to start a game or play a move.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -287,34 +209,7 @@ impl HostedGame {
         table_mib: usize,
         stop: Arc<AtomicBool>,
     ) -> MateReply {
-        let position = self.game.position();
-        let limits = MateLimits {
-            max_moves,
-            time: Some(time),
-            nodes: None,
-            stop: Some(stop),
-            table_mib,
-        };
-        let report = solve_any(&position, &limits, &mut |_| {});
-        let (result, moves, pv, hodges) = match &report.result {
-            MateResult::Mate(line) => (
-                "mate",
-                Some(line.len().div_ceil(2) as u32),
-                position.line_to_usi(line),
-                hodges_line(&position, line),
-            ),
-            MateResult::NoMate(_) => ("none", None, Vec::new(), Vec::new()),
-            MateResult::Unknown(_) => ("unknown", None, Vec::new(), Vec::new()),
-        };
-        MateReply {
-            result: result.to_string(),
-            moves,
-            pv,
-            hodges,
-            max_moves,
-            nodes: report.nodes,
-            time_ms: report.elapsed.as_millis().min(u128::from(u64::MAX)) as u64,
-        }
+        tsubame_analysis::mate(&self.game.position(), max_moves, time, table_mib, stop)
     }
 
     /// Searches the current position; `None` when the side to move has no move. Setting
@@ -326,73 +221,7 @@ impl HostedGame {
         level: Option<Level>,
         stop: Arc<AtomicBool>,
     ) -> Option<EngineReply> {
-        let level = level.map(|level| level.for_variant(self.game.variant()));
-        let limits = &match level {
-            Some(level) => level.limits(*limits),
-            None => *limits,
-        };
-        // The keys and checks of the positions before this one, for repetition; the game's
-        // own moves are legal, so they are replayed unchecked.
-        let mut walk = self.game.start();
-        let mut keys = Vec::new();
-        let mut checks = Vec::new();
-        for mv in self.game.moves() {
-            keys.push(walk.key());
-            checks.push(walk.in_check());
-            walk.play_unchecked(mv);
-        }
-        let position = self.game.position();
-        // As the engine plays by default: Tori with its network.
-        let params = EvalParams::engine_default(self.game.variant());
-        // A small table per search: many games search side by side and none keeps one alive.
-        let tt = Arc::new(TranspositionTable::new(8));
-        let mut score = None;
-        let mut pv = Vec::new();
-        let mut depth = 0;
-        let outcome = search_any(
-            SearchRequest {
-                position: &position,
-                history_keys: &keys,
-                history_checks: &checks,
-                limits,
-                eval: &params,
-                search: None,
-                tt,
-                stop,
-                threads: 1,
-                memory: None,
-            },
-            &mut |info| {
-                if info.multipv == 1 {
-                    score = Some(score_text(info.score));
-                    pv = position.line_to_usi(&info.pv);
-                    depth = info.depth;
-                }
-            },
-        );
-        let best = match level {
-            Some(level) => level.choose(&outcome, rand::random())?,
-            None => outcome.best?,
-        };
-        let lines = outcome
-            .lines
-            .iter()
-            .filter_map(|line| {
-                let usi = position.line_to_usi(&line.pv);
-                Some(EngineLine {
-                    first: usi.first()?.clone(),
-                    score: score_text(line.score),
-                    pv: usi,
-                    hodges: hodges_line(&position, &line.pv),
-                })
-            })
-            .collect();
-        Some(EngineReply {
-            best: position.to_usi(best),
-            score,
-            pv,
-            depth,
-            lines,
-        })
+        let level = level.map(|level| (level, rand::random()));
+        tsubame_analysis::analyse(&self.game, limits, level, stop, &mut |_| {})
     }
 }

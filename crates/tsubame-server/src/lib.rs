@@ -138,10 +138,11 @@ async fn readyz(State(hub): State<Arc<hub::Hub>>) -> Response {
     }
 }
 
-/// The security headers of every response: the page runs only its own scripts and talks only
+/// The security headers of every response: the page runs only its own scripts (and compiles
+/// its own engine's WebAssembly: `wasm-unsafe-eval` allows that and no `eval`) and talks only
 /// to its own server (WebSockets included), is never framed, and no type is guessed.
 fn security_headers(router: Router) -> Router {
-    let csp = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; \
+    let csp = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; \
                img-src 'self' data:; font-src 'self'; connect-src 'self'; \
                frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
     let headers = [

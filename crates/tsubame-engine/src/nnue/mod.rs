@@ -1309,8 +1309,8 @@ impl Touch {
     }
 }
 
-/// The two inner loops, in a portable form and, where the processor has them, with AVX2. Both
-/// compute exactly the same integers.
+/// The two inner loops, in a portable form and, where the processor has them, with AVX2 or
+/// WebAssembly's SIMD (the browser's engine). All compute exactly the same integers.
 pub mod simd {
     use super::{HIDDEN, QA};
 
@@ -1333,6 +1333,12 @@ pub mod simd {
             unsafe { add_sub_avx2(out, parent, added, removed) };
             return;
         }
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        {
+            add_sub_wasm(out, parent, added, removed);
+            return;
+        }
+        #[allow(unreachable_code)]
         add_sub_portable(out, parent, added, removed);
     }
 
@@ -1424,6 +1430,9 @@ pub mod simd {
             // SAFETY: the processor has AVX2, checked just above.
             return unsafe { output_sum_avx2(us, them, weights) };
         }
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        return output_sum_wasm(us, them, weights);
+        #[allow(unreachable_code)]
         output_sum_portable(us, them, weights)
     }
 
@@ -1486,6 +1495,92 @@ pub mod simd {
         // SAFETY: `parts` holds exactly 32 bytes.
         unsafe { _mm256_storeu_si256(parts.as_mut_ptr().cast(), lanes) };
         parts.iter().map(|&p| i64::from(p)).sum()
+    }
+    /// [`add_sub`] with WebAssembly's 128-bit SIMD (a module built with `+simd128`, as the
+    /// browser's engine is): as the AVX2 path, a block of lanes loaded once, every column added
+    /// to it, stored once.
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    fn add_sub_wasm(
+        out: &mut [i16; HIDDEN],
+        parent: &[i16; HIDDEN],
+        added: &[&[i16]],
+        removed: &[&[i16]],
+    ) {
+        use std::arch::wasm32::*;
+        const BLOCK: usize = 128;
+        const VECTORS: usize = BLOCK / 8;
+        if added
+            .iter()
+            .chain(removed)
+            .any(|column| column.len() < HIDDEN)
+        {
+            add_sub_portable(out, parent, added, removed);
+            return;
+        }
+        for block in (0..HIDDEN).step_by(BLOCK) {
+            let mut sums = [i16x8_splat(0); VECTORS];
+            for (r, sum) in sums.iter_mut().enumerate() {
+                // SAFETY: `block + 8 * r + 8 <= HIDDEN`, the length of `parent`.
+                *sum = unsafe { v128_load(parent.as_ptr().add(block + 8 * r).cast()) };
+            }
+            for column in added {
+                for (r, sum) in sums.iter_mut().enumerate() {
+                    // SAFETY: every column holds at least HIDDEN values, checked above.
+                    let w = unsafe { v128_load(column.as_ptr().add(block + 8 * r).cast()) };
+                    *sum = i16x8_add(*sum, w);
+                }
+            }
+            for column in removed {
+                for (r, sum) in sums.iter_mut().enumerate() {
+                    // SAFETY: as for the added columns.
+                    let w = unsafe { v128_load(column.as_ptr().add(block + 8 * r).cast()) };
+                    *sum = i16x8_sub(*sum, w);
+                }
+            }
+            for (r, sum) in sums.iter().enumerate() {
+                // SAFETY: `block + 8 * r + 8 <= HIDDEN`, the length of `out`.
+                unsafe { v128_store(out.as_mut_ptr().add(block + 8 * r).cast(), *sum) };
+            }
+        }
+    }
+
+    /// [`output_sum`] with WebAssembly's 128-bit SIMD: `clamp(v) * w` fits 16 bits, the dot
+    /// product multiplies it by `clamp(v)` again and adds pairs into 32-bit lanes, each summing
+    /// at most HIDDEN / 4 products of at most 255 * 255 * 127 per side (inside 32 bits for
+    /// both widths of network); each side's lanes are added in 64 bits. Equal to the portable
+    /// sum whenever every output weight lies within +-127, which the trainer guarantees.
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    fn output_sum_wasm(
+        us: &[i16; HIDDEN],
+        them: &[i16; HIDDEN],
+        weights: &[i16; 2 * HIDDEN],
+    ) -> i64 {
+        use std::arch::wasm32::*;
+        let (w_us, w_them) = weights.split_at(HIDDEN);
+        let zero = i16x8_splat(0);
+        let ceiling = i16x8_splat(QA as i16);
+        let mut total = 0i64;
+        for (values, w) in [(us, w_us), (them, w_them)] {
+            let mut lanes = i32x4_splat(0);
+            for i in (0..HIDDEN).step_by(8) {
+                // SAFETY: `i + 8 <= HIDDEN`, and `values` and `w` (a half of the 2 * HIDDEN
+                // weights) hold HIDDEN values each; wasm loads need no alignment.
+                let (v, w) = unsafe {
+                    (
+                        v128_load(values.as_ptr().add(i).cast()),
+                        v128_load(w.as_ptr().add(i).cast()),
+                    )
+                };
+                let clipped = i16x8_min(i16x8_max(v, zero), ceiling);
+                let product = i16x8_mul(clipped, w);
+                lanes = i32x4_add(lanes, i32x4_dot_i16x8(product, clipped));
+            }
+            total += i64::from(i32x4_extract_lane::<0>(lanes))
+                + i64::from(i32x4_extract_lane::<1>(lanes))
+                + i64::from(i32x4_extract_lane::<2>(lanes))
+                + i64::from(i32x4_extract_lane::<3>(lanes));
+        }
+        total
     }
 }
 

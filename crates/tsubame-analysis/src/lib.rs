@@ -1,0 +1,278 @@
+//! The engine's answers about a position of a game, as the play site gives them: the best move
+//! and lines with their scores as text and their moves in USI and Hodges notation
+//! ([`EngineReply`]), and the shortest mate by checks ([`MateReply`]).
+//!
+//! One code path for every place that asks: the server's `POST /api/analyse` and
+//! `POST /api/mate`, the browser's WebAssembly engine and `tsubame analyse --json`, so that the
+//! same position at the same depth gives the same answer wherever it is searched.
+//!
+//! ```
+//! use std::sync::{Arc, atomic::AtomicBool};
+//! use tsubame_analysis::analyse;
+//! use tsubame_engine::limits::Limits;
+//! use tsubame_rules::{AnyGame, Options, tori};
+//!
+//! let game = AnyGame::new(Options::defaults(tori::spec())).unwrap();
+//! let limits = Limits { depth: Some(3), lines: 2, ..Limits::default() };
+//! let reply = analyse(&game, &limits, None, Arc::new(AtomicBool::new(false)), &mut |_| {}).unwrap();
+//! assert_eq!(reply.depth, 3);
+//! assert_eq!(reply.lines.len(), 2);
+//! assert_eq!(reply.lines[0].pv.first(), Some(&reply.best));
+//! ```
+
+#![deny(missing_docs)]
+
+pub mod request;
+
+use serde::Serialize;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+use tsubame_engine::eval::EvalParams;
+use tsubame_engine::limits::Limits;
+use tsubame_engine::search::{Info, Score, SearchRequest, search_any};
+use tsubame_engine::strength::Level;
+use tsubame_engine::tsume::{MateLimits, MateResult, solve_any};
+use tsubame_engine::tt::TranspositionTable;
+use tsubame_notation::write_hodges_any;
+use tsubame_rules::{AnyGame, AnyPosition, Move};
+
+/// The transposition table of one search, in MiB: small, since a server runs many searches
+/// side by side and keeps none alive, and the same everywhere, so that a search at a fixed
+/// depth gives the same answer in the browser as on the server.
+pub const TABLE_MIB: usize = 8;
+
+/// The most best lines one analysis gives.
+pub const MAX_LINES: u32 = 10;
+
+/// The most moves a position asked about may be reached by.
+pub const MAX_MOVES: usize = 5000;
+
+/// The longest mate by checks looked for, in the attacker's moves.
+pub const MAX_MATE_MOVES: u32 = 31;
+
+/// The engine's answer for a position.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
+pub struct EngineReply {
+    /// The move it plays, USI text.
+    pub best: String,
+    /// Its evaluation for the side to move: `cp 35` (centipawns) or `mate 3` (plies; negative
+    /// when the side to move is mated).
+    pub score: Option<String>,
+    /// The line it expects, USI text.
+    pub pv: Vec<String>,
+    /// The depth searched.
+    pub depth: u32,
+    /// The best lines, best first, when several were asked for (`Limits::lines`); the first
+    /// is the move above.
+    pub lines: Vec<EngineLine>,
+    /// Positions searched.
+    pub nodes: u64,
+    /// Milliseconds taken.
+    pub time_ms: u64,
+}
+
+/// One of several best lines.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
+pub struct EngineLine {
+    /// Its first move, USI text.
+    #[serde(rename = "move")]
+    pub first: String,
+    /// Its evaluation for the side to move, as in [`EngineReply::score`].
+    pub score: String,
+    /// The line, USI text.
+    pub pv: Vec<String>,
+    /// The same line in Hodges notation, as the site writes moves: a page shows it without
+    /// replaying it.
+    pub hodges: Vec<String>,
+}
+
+/// What the mate solver found for the side to move: a forced mate in which every attacking
+/// move gives check (a tsume), with the defender's longest resistance.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
+pub struct MateReply {
+    /// `mate`, `none` (no such mate within `max_moves`) or `unknown` (the time ran out first).
+    pub result: String,
+    /// The mate's length in the attacker's moves, with a mate.
+    pub moves: Option<u32>,
+    /// The mate's moves, USI text (`2 * moves - 1` of them); empty without a mate.
+    pub pv: Vec<String>,
+    /// The same moves in Hodges notation, as the site writes moves.
+    pub hodges: Vec<String>,
+    /// The longest mate looked for.
+    pub max_moves: u32,
+    /// Positions searched.
+    pub nodes: u64,
+    /// Milliseconds taken.
+    pub time_ms: u64,
+}
+
+/// The legal moves at the start of `line`, played from `position`, in Hodges notation (a line
+/// is cut where a move is not legal, as [`AnyPosition::line_to_usi`] cuts it).
+pub fn hodges_line(position: &AnyPosition, line: &[Move]) -> Vec<String> {
+    let mut walk = position.clone();
+    let mut out = Vec::with_capacity(line.len());
+    for &mv in line {
+        if !walk.is_legal(mv) {
+            break;
+        }
+        out.push(write_hodges_any(&walk, mv));
+        walk.play_unchecked(mv);
+    }
+    out
+}
+
+/// A score as the answers write it: `cp 35` or `mate 3`.
+pub fn score_text(score: Score) -> String {
+    match score {
+        Score::Centipawns(cp) => format!("cp {cp}"),
+        Score::Mate(plies) => format!("mate {plies}"),
+    }
+}
+
+fn millis(time: Duration) -> u64 {
+    time.as_millis().min(u128::from(u64::MAX)) as u64
+}
+
+fn line_of(position: &AnyPosition, info: &Info) -> Option<EngineLine> {
+    let usi = position.line_to_usi(&info.pv);
+    Some(EngineLine {
+        first: usi.first()?.clone(),
+        score: score_text(info.score),
+        pv: usi,
+        hodges: hodges_line(position, &info.pv),
+    })
+}
+
+/// Searches the game's current position with the engine as it plays by default (Tori with its
+/// network), the game's earlier positions counting for repetition. `None` when the side to move
+/// has no move. Setting `stop` ends the search early (with the best move found so far).
+///
+/// `on_iteration` hears each completed iteration as the answer so far: its depth, and all its
+/// lines once the last of them is in. With a `level` (and a fresh random number for each
+/// move), the search is held to that computer level and `best` is the move the level chooses.
+pub fn analyse(
+    game: &AnyGame,
+    limits: &Limits,
+    level: Option<(Level, u64)>,
+    stop: Arc<AtomicBool>,
+    on_iteration: &mut dyn FnMut(&EngineReply),
+) -> Option<EngineReply> {
+    let level = level.map(|(level, random)| (level.for_variant(game.variant()), random));
+    let limits = &match level {
+        Some((level, _)) => level.limits(*limits),
+        None => *limits,
+    };
+    // The keys and checks of the positions before this one, for repetition; the game's own
+    // moves are legal, so they are replayed unchecked.
+    let mut walk = game.start();
+    let mut keys = Vec::new();
+    let mut checks = Vec::new();
+    for mv in game.moves() {
+        keys.push(walk.key());
+        checks.push(walk.in_check());
+        walk.play_unchecked(mv);
+    }
+    let position = game.position();
+    let wanted_lines = (limits.lines.max(1) as usize).min(position.legal_moves().len());
+    let params = EvalParams::engine_default(game.variant());
+    let tt = Arc::new(TranspositionTable::new(TABLE_MIB));
+    let mut so_far = EngineReply {
+        best: String::new(),
+        score: None,
+        pv: Vec::new(),
+        depth: 0,
+        lines: Vec::new(),
+        nodes: 0,
+        time_ms: 0,
+    };
+    let outcome = search_any(
+        SearchRequest {
+            position: &position,
+            history_keys: &keys,
+            history_checks: &checks,
+            limits,
+            eval: &params,
+            search: None,
+            tt,
+            stop,
+            threads: 1,
+            memory: None,
+        },
+        &mut |info| {
+            let index = info.multipv.max(1) as usize - 1;
+            if index == 0 {
+                so_far.score = Some(score_text(info.score));
+                so_far.pv = position.line_to_usi(&info.pv);
+                so_far.depth = info.depth;
+                so_far.best = so_far.pv.first().cloned().unwrap_or_default();
+            }
+            so_far.nodes = info.nodes;
+            so_far.time_ms = millis(info.time);
+            so_far.lines.truncate(index);
+            so_far.lines.extend(line_of(&position, info));
+            if index + 1 >= wanted_lines && !so_far.best.is_empty() {
+                on_iteration(&so_far);
+            }
+        },
+    );
+    let best = match level {
+        Some((level, random)) => level.choose(&outcome, random)?,
+        None => outcome.best?,
+    };
+    Some(EngineReply {
+        best: position.to_usi(best),
+        score: so_far.score,
+        pv: so_far.pv,
+        depth: so_far.depth,
+        lines: outcome
+            .lines
+            .iter()
+            .filter_map(|line| line_of(&position, line))
+            .collect(),
+        // The last line's report counts every line's nodes; the outcome's is the first line's.
+        nodes: so_far.nodes.max(outcome.info.nodes),
+        time_ms: so_far.time_ms.max(millis(outcome.info.time)),
+    })
+}
+
+/// Looks for a mate by checks for the side to move within `max_moves` and `time`, in a table
+/// of `table_mib`; setting `stop` ends the search (an `unknown` answer).
+pub fn mate(
+    position: &AnyPosition,
+    max_moves: u32,
+    time: Duration,
+    table_mib: usize,
+    stop: Arc<AtomicBool>,
+) -> MateReply {
+    let limits = MateLimits {
+        max_moves,
+        time: Some(time),
+        nodes: None,
+        stop: Some(stop),
+        table_mib,
+    };
+    let report = solve_any(position, &limits, &mut |_| {});
+    let (result, moves, pv, hodges) = match &report.result {
+        MateResult::Mate(line) => (
+            "mate",
+            Some(line.len().div_ceil(2) as u32),
+            position.line_to_usi(line),
+            hodges_line(position, line),
+        ),
+        MateResult::NoMate(_) => ("none", None, Vec::new(), Vec::new()),
+        MateResult::Unknown(_) => ("unknown", None, Vec::new(), Vec::new()),
+    };
+    MateReply {
+        result: result.to_string(),
+        moves,
+        pv,
+        hodges,
+        max_moves,
+        nodes: report.nodes,
+        time_ms: millis(report.elapsed),
+    }
+}

@@ -1,0 +1,375 @@
+//! Questions and answers as JSON text, for the hosts that have no server around the engine:
+//! the browser's WebAssembly engine (a Web Worker posts the text in and the answers out) and
+//! `tsubame analyse --json`. The questions are those of the server's `POST /api/analyse` and
+//! `POST /api/mate`, with a `type` saying which, and the answers are the same JSON.
+//!
+//! ```
+//! use tsubame_analysis::request::answer;
+//!
+//! let mut depths = Vec::new();
+//! let text = answer(
+//!     r#"{"type": "analyse", "variant": "tori", "moves": ["3d3c"], "depth": 4}"#,
+//!     &mut |iteration| depths.push(iteration.to_string()),
+//! )
+//! .unwrap();
+//! assert!(text.contains(r#""depth":4"#));
+//! assert_eq!(depths.len(), 4);
+//! ```
+
+use crate::{MAX_LINES, MAX_MATE_MOVES, MAX_MOVES, TABLE_MIB, analyse, mate};
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+use tsubame_engine::limits::Limits;
+use tsubame_rules::{AnyGame, Options, Variant};
+
+/// The deepest iteration a question may ask for.
+pub const MAX_DEPTH: u32 = 64;
+
+/// The largest question taken, in bytes: a game of [`MAX_MOVES`] moves fits.
+pub const MAX_REQUEST_BYTES: usize = 64 * 1024;
+
+/// A question about a position.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase", deny_unknown_fields)]
+enum Question {
+    /// The best move and lines, as `POST /api/analyse` answers.
+    Analyse {
+        #[serde(flatten)]
+        position: PositionText,
+        /// Deepest iteration (default 8 unless `infinite`).
+        #[serde(default)]
+        depth: Option<u32>,
+        /// Time for the search in milliseconds (none by default).
+        #[serde(default)]
+        movetime_ms: Option<u64>,
+        /// How many best lines (1 to [`MAX_LINES`]; default 1).
+        #[serde(default)]
+        lines: Option<u32>,
+        /// Deeper and deeper until the host stops it: every iteration is an answer so far.
+        #[serde(default)]
+        infinite: bool,
+    },
+    /// The shortest mate by checks, as `POST /api/mate` answers.
+    Mate {
+        #[serde(flatten)]
+        position: PositionText,
+        /// The longest mate looked for (1 to [`MAX_MATE_MOVES`]; default 15).
+        #[serde(default)]
+        max_moves: Option<u32>,
+        /// Time for the search in milliseconds (default 1,000).
+        #[serde(default)]
+        movetime_ms: Option<u64>,
+    },
+}
+
+/// A position as the site names one: a game, its rule options as text (`drops=off`), a start
+/// position (the game's own without one) and the moves played from it.
+#[derive(Debug, Deserialize)]
+struct PositionText {
+    variant: String,
+    #[serde(default)]
+    options: String,
+    #[serde(default)]
+    sfen: Option<String>,
+    #[serde(default)]
+    moves: Vec<String>,
+}
+
+/// Why a question got no answer; [`RequestError::code`] names it for the site's catalogue of
+/// refusals, as the server's refusals do.
+#[derive(Debug, thiserror::Error)]
+pub enum RequestError {
+    /// Not JSON, or not a question.
+    #[error("not a question: {0}")]
+    Malformed(String),
+    /// A limit out of its range.
+    #[error("{0}")]
+    OutOfRange(String),
+    /// The rules refused the position or one of its moves.
+    #[error("{0}")]
+    Rules(String),
+    /// The game is already over in the position.
+    #[error("the game is over in this position")]
+    GameOver,
+    /// The side to move has no legal move.
+    #[error("the side to move has no legal move")]
+    NoMove,
+}
+
+impl RequestError {
+    /// The refusal's code in the site's catalogue of refusals, where it has one.
+    pub fn code(&self) -> Option<&'static str> {
+        match self {
+            RequestError::GameOver => Some("analysis.game-over"),
+            RequestError::NoMove => Some("analysis.no-move"),
+            _ => None,
+        }
+    }
+
+    /// The HTTP status the server answers the same refusal with.
+    pub fn status(&self) -> u16 {
+        match self {
+            RequestError::Malformed(_) | RequestError::OutOfRange(_) => 400,
+            RequestError::Rules(_) => 422,
+            RequestError::GameOver | RequestError::NoMove => 409,
+        }
+    }
+
+    /// The refusal as the server writes one, with the status it would have answered with:
+    /// `{"error": ..., "code": ..., "status": ...}`.
+    pub fn to_json(&self) -> String {
+        let mut body = serde_json::json!({ "error": self.to_string(), "status": self.status() });
+        if let Some(code) = self.code() {
+            body["code"] = code.into();
+        }
+        body.to_string()
+    }
+}
+
+impl PositionText {
+    fn game(&self) -> Result<AnyGame, RequestError> {
+        let variant: Variant = self
+            .variant
+            .parse()
+            .map_err(|e: tsubame_rules::UnknownVariant| RequestError::Rules(e.to_string()))?;
+        if self.moves.len() > MAX_MOVES {
+            return Err(RequestError::OutOfRange(format!(
+                "at most {MAX_MOVES} moves"
+            )));
+        }
+        let options = Options::parse(variant.spec(), &self.options)
+            .map_err(|e| RequestError::Rules(format!("bad rule options: {e}")))?;
+        let mut game = match self.sfen.as_deref().map(str::trim) {
+            Some(sfen) => AnyGame::from_sfen(sfen, options),
+            None => AnyGame::new(options),
+        }
+        .map_err(|e| RequestError::Rules(format!("bad start position: {e}")))?;
+        for (index, usi) in self.moves.iter().enumerate() {
+            let refused = |e: &dyn std::fmt::Display| {
+                RequestError::Rules(format!("move {} ({usi}): {e}", index + 1))
+            };
+            let mv = game.position().parse_usi(usi).map_err(|e| refused(&e))?;
+            game.play(mv).map_err(|e| refused(&e))?;
+        }
+        if game.outcome().is_some() {
+            return Err(RequestError::GameOver);
+        }
+        Ok(game)
+    }
+}
+
+/// An answer as JSON text. Serialising the answers (strings and numbers) cannot fail.
+fn json<T: Serialize>(value: &T) -> String {
+    serde_json::to_string(value).unwrap_or_default()
+}
+
+/// Answers one question given as JSON text with the answer as JSON text. An analysis tells
+/// `on_iteration` each completed iteration as the answer so far (JSON of the same shape), so a
+/// host that shows them live can stop it at any time and keep the last.
+pub fn answer(text: &str, on_iteration: &mut dyn FnMut(&str)) -> Result<String, RequestError> {
+    if text.len() > MAX_REQUEST_BYTES {
+        return Err(RequestError::Malformed(format!(
+            "{} bytes, at most {MAX_REQUEST_BYTES}",
+            text.len()
+        )));
+    }
+    let question: Question =
+        serde_json::from_str(text).map_err(|e| RequestError::Malformed(e.to_string()))?;
+    let never = Arc::new(AtomicBool::new(false));
+    match question {
+        Question::Analyse {
+            position,
+            depth,
+            movetime_ms,
+            lines,
+            infinite,
+        } => {
+            let lines = lines.unwrap_or(1);
+            if !(1..=MAX_LINES).contains(&lines) {
+                return Err(RequestError::OutOfRange(format!(
+                    "lines must be 1 to {MAX_LINES}"
+                )));
+            }
+            let depth = depth.unwrap_or(8);
+            if !(1..=MAX_DEPTH).contains(&depth) {
+                return Err(RequestError::OutOfRange(format!(
+                    "depth must be 1 to {MAX_DEPTH}"
+                )));
+            }
+            let limits = Limits {
+                depth: (!infinite).then_some(depth),
+                move_time: movetime_ms.filter(|_| !infinite).map(Duration::from_millis),
+                lines,
+                ..Limits::default()
+            };
+            let game = position.game()?;
+            let reply = analyse(&game, &limits, None, never, &mut |so_far| {
+                on_iteration(&json(so_far));
+            })
+            .ok_or(RequestError::NoMove)?;
+            Ok(json(&reply))
+        }
+        Question::Mate {
+            position,
+            max_moves,
+            movetime_ms,
+        } => {
+            let max_moves = max_moves.unwrap_or(15);
+            if !(1..=MAX_MATE_MOVES).contains(&max_moves) {
+                return Err(RequestError::OutOfRange(format!(
+                    "max_moves must be 1 to {MAX_MATE_MOVES}"
+                )));
+            }
+            let time = Duration::from_millis(movetime_ms.unwrap_or(1000).clamp(10, 60_000));
+            let game = position.game()?;
+            Ok(json(&mate(
+                &game.position(),
+                max_moves,
+                time,
+                TABLE_MIB * 2,
+                never,
+            )))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn asked(text: &str) -> Result<serde_json::Value, RequestError> {
+        answer(text, &mut |_| {}).map(|text| untimed(&text))
+    }
+
+    /// An answer without its time, the one part that differs from run to run.
+    fn untimed(text: &str) -> serde_json::Value {
+        let mut value: serde_json::Value = serde_json::from_str(text).unwrap();
+        value.as_object_mut().unwrap().remove("time_ms");
+        value
+    }
+
+    #[test]
+    fn an_analysis_reports_every_iteration_and_ends_with_the_last() {
+        let mut iterations = Vec::new();
+        let text = answer(
+            r#"{"type": "analyse", "variant": "wa", "options": "drops=off", "depth": 3, "lines": 3}"#,
+            &mut |so_far| iterations.push(untimed(so_far)),
+        )
+        .unwrap();
+        let last = untimed(&text);
+        let depths: Vec<_> = iterations
+            .iter()
+            .map(|i| i["depth"].as_u64().unwrap())
+            .collect();
+        assert_eq!(depths, [1, 2, 3]);
+        for iteration in &iterations {
+            assert_eq!(
+                iteration["lines"].as_array().unwrap().len(),
+                3,
+                "{iteration}"
+            );
+        }
+        assert_eq!(iterations.last(), Some(&last));
+        let firsts: std::collections::HashSet<_> = last["lines"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|line| line["move"].as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(firsts.len(), 3);
+    }
+
+    #[test]
+    fn the_same_question_gets_the_same_answer() {
+        let question =
+            r#"{"type": "analyse", "variant": "tori", "moves": ["3d3c", "4b3c"], "depth": 6}"#;
+        assert_eq!(asked(question).unwrap(), asked(question).unwrap());
+    }
+
+    #[test]
+    fn a_mate_by_checks_is_found_with_its_notation() {
+        let reply = asked(
+            r#"{"type": "mate", "variant": "tori", "sfen": "5sk/5s1/6C/7/7/7/K6 b F 1", "max_moves": 3}"#,
+        )
+        .unwrap();
+        assert_eq!(reply["result"], "mate");
+        assert_eq!(reply["moves"], 1);
+        assert_eq!(reply["pv"], serde_json::json!(["F*1b"]));
+        assert_eq!(reply["hodges"], serde_json::json!(["Fa*1b"]));
+    }
+
+    #[test]
+    fn refusals_name_what_was_wrong_with_the_servers_status() {
+        let refused = |text: &str| answer(text, &mut |_| {}).unwrap_err();
+        let cases = [
+            ("not json", 400, "not a question"),
+            (
+                r#"{"type": "guess", "variant": "tori"}"#,
+                400,
+                "unknown variant",
+            ),
+            (
+                r#"{"type": "analyse", "variant": "tori", "depth": 0}"#,
+                400,
+                "depth must be 1 to 64",
+            ),
+            (
+                r#"{"type": "analyse", "variant": "tori", "lines": 11}"#,
+                400,
+                "lines must be 1 to 10",
+            ),
+            (
+                r#"{"type": "analyse", "variant": "tori", "cheat": true}"#,
+                400,
+                "unknown field",
+            ),
+            (
+                r#"{"type": "mate", "variant": "tori", "max_moves": 32}"#,
+                400,
+                "max_moves must be 1 to 31",
+            ),
+            (r#"{"type": "analyse", "variant": "chess"}"#, 422, "chess"),
+            (
+                r#"{"type": "analyse", "variant": "wa", "options": "drops=maybe"}"#,
+                422,
+                "bad rule options",
+            ),
+            (
+                r#"{"type": "analyse", "variant": "tori", "sfen": "7/7 b - 1"}"#,
+                422,
+                "bad start position",
+            ),
+            (
+                r#"{"type": "analyse", "variant": "tori", "moves": ["3d3c", "3c3b"]}"#,
+                422,
+                "move 2 (3c3b)",
+            ),
+        ];
+        for (question, status, said) in cases {
+            let error = refused(question);
+            assert_eq!(error.status(), status, "{question}: {error}");
+            assert!(error.to_string().contains(said), "{question}: {error}");
+            let json: serde_json::Value = serde_json::from_str(&error.to_json()).unwrap();
+            assert_eq!(json["status"], status);
+        }
+        let long = format!(
+            r#"{{"type": "analyse", "variant": "tori", "sfen": "{}"}}"#,
+            "x".repeat(MAX_REQUEST_BYTES)
+        );
+        assert_eq!(refused(&long).status(), 400);
+    }
+
+    #[test]
+    fn a_finished_game_is_not_analysed() {
+        // Gote's phoenix mated by a falcon dropped on 1b.
+        let error = answer(
+            r#"{"type": "analyse", "variant": "tori", "sfen": "5sk/5s1/6C/7/7/7/K6 b F 1", "moves": ["F*1b"]}"#,
+            &mut |_| {},
+        )
+        .unwrap_err();
+        assert_eq!(error.code(), Some("analysis.game-over"));
+        assert_eq!(error.status(), 409);
+    }
+}

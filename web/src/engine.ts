@@ -1,0 +1,193 @@
+// The engine the pages ask: our engine compiled to WebAssembly, in Web Workers of the player's
+// own browser, or the server's (`POST /api/analyse`, `POST /api/mate`) where the browser cannot
+// run it or the player chose the server. Both answer the same questions with the same JSON.
+
+import { api, refusalText } from './api';
+
+declare const ENGINE_WORKER_URL: string;
+declare const ENGINE_WASM_URL: string;
+
+/** The engine's answer for a position (the server's `EngineReply`). */
+export interface EngineReply {
+  best: string;
+  score: string | null;
+  pv: string[];
+  depth: number;
+  lines: { move: string; score: string; pv: string[]; hodges: string[] }[];
+  nodes: number;
+  time_ms: number;
+}
+
+/** The mate solver's answer (the server's `MateReply`). */
+export interface MateReply {
+  result: 'mate' | 'none' | 'unknown';
+  moves: number | null;
+  pv: string[];
+  hodges: string[];
+  max_moves: number;
+  nodes: number;
+  time_ms: number;
+}
+
+/** A position as the questions name one. */
+export interface PositionQuestion {
+  variant: string;
+  options?: string;
+  sfen?: string | null;
+  moves?: string[];
+}
+
+const CHOICE_KEY = 'tsubame.engine';
+/** Idle workers kept ready: the analysis board's search and its mate search run side by side. */
+const KEPT_WORKERS = 2;
+
+/** Where the engine runs: `browser` (the default where it can) or `server`. */
+export type EnginePlace = 'browser' | 'server';
+
+/** Whether this browser can run the engine: WebAssembly with SIMD, and Web Workers. */
+export function browserCanRun(): boolean {
+  try {
+    if (typeof Worker !== 'function' || typeof WebAssembly !== 'object') return false;
+    // The smallest module that uses a SIMD instruction (v128.const, drop).
+    return WebAssembly.validate(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 4, 1, 96, 0, 0, 3, 2, 1, 0,
+      10, 23, 1, 21, 0, 253, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 26, 11]));
+  } catch {
+    return false;
+  }
+}
+
+/** Where the player wants the engine, where the browser can run it. */
+export function enginePlace(): EnginePlace {
+  if (!browserCanRun() || broken) return 'server';
+  try {
+    return localStorage.getItem(CHOICE_KEY) === 'server' ? 'server' : 'browser';
+  } catch {
+    return 'browser';
+  }
+}
+
+/** Keeps the player's choice for every page. */
+export function chooseEnginePlace(place: EnginePlace) {
+  try {
+    localStorage.setItem(CHOICE_KEY, place);
+  } catch { /* a browser without storage keeps the default */ }
+}
+
+/** Set when the module could not be loaded or started here: the server answers from then on. */
+let broken = false;
+let compiled: Promise<WebAssembly.Module> | null = null;
+const idle: Worker[] = [];
+
+function engineModule(): Promise<WebAssembly.Module> {
+  compiled ??= (async () => {
+    const response = await fetch(ENGINE_WASM_URL);
+    if (!response.ok) throw new Error(`the engine could not be loaded (HTTP ${response.status})`);
+    return WebAssembly.compile(await response.arrayBuffer());
+  })();
+  return compiled;
+}
+
+/** A worker with the engine started in it. */
+async function startedWorker(): Promise<Worker> {
+  const kept = idle.pop();
+  if (kept) return kept;
+  const module = await engineModule();
+  const worker = new Worker(ENGINE_WORKER_URL);
+  await new Promise<void>((ready, fail) => {
+    worker.onmessage = (event) => {
+      if (event.data.ready) ready();
+      else fail(new Error(`the engine did not start: ${event.data.failed}`));
+    };
+    worker.onerror = (event) => fail(new Error(`the engine did not start: ${event.message}`));
+    worker.postMessage({ module });
+  });
+  return worker;
+}
+
+function calledOff(): DOMException {
+  return new DOMException('The search was called off', 'AbortError');
+}
+
+/** Asks a worker one question; each iteration goes to `onIteration`. Aborting `signal` ends
+ * the worker at once (a search cannot be interrupted otherwise) and rejects with AbortError. */
+async function askWorker<T>(question: object, signal?: AbortSignal, onIteration?: (so_far: T) => void): Promise<T> {
+  if (signal?.aborted) throw calledOff();
+  let worker: Worker;
+  try {
+    worker = await startedWorker();
+  } catch (e) {
+    broken = true;
+    compiled = null;
+    throw e;
+  }
+  if (signal?.aborted) {
+    idle.push(worker);
+    throw calledOff();
+  }
+  return new Promise<T>((done, fail) => {
+    const onAbort = () => {
+      worker.terminate();
+      fail(calledOff());
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const finish = () => {
+      signal?.removeEventListener('abort', onAbort);
+      worker.onmessage = null;
+      worker.onerror = null;
+    };
+    worker.onmessage = (event) => {
+      const message = event.data;
+      if (message.iteration !== undefined) {
+        onIteration?.(JSON.parse(message.iteration));
+        return;
+      }
+      finish();
+      if (message.broken) worker.terminate();
+      else if (idle.length < KEPT_WORKERS) idle.push(worker);
+      else worker.terminate();
+      const answer = JSON.parse(message.answer);
+      if (message.ok) done(answer);
+      else fail(Object.assign(new Error(refusalText(answer)), { code: answer.code, status: answer.status }));
+    };
+    worker.onerror = (event) => {
+      finish();
+      worker.terminate();
+      fail(new Error(`the engine stopped: ${event.message}`));
+    };
+    worker.postMessage({ question: JSON.stringify(question) });
+  });
+}
+
+/** The best move and lines of a position: in this browser, each iteration told to
+ * `onIteration` as it completes, or by the server (whose answer is its last iteration).
+ * `infinite` searches on until `signal` calls it off (in the browser; the server stops at the
+ * depth or time given). */
+export async function analyse(question: PositionQuestion & { depth?: number; movetime_ms?: number; lines?: number; infinite?: boolean },
+  options: { signal?: AbortSignal; onIteration?: (so_far: EngineReply) => void; place?: EnginePlace } = {}): Promise<EngineReply> {
+  if ((options.place ?? enginePlace()) === 'browser') {
+    try {
+      return await askWorker<EngineReply>({ type: 'analyse', ...question }, options.signal, options.onIteration);
+    } catch (e) {
+      // An engine that could not start here: the server answers instead, but not an endless
+      // search, which it does not take (the caller asks it depth by depth).
+      if (!broken || e.name === 'AbortError' || question.infinite) throw e;
+    }
+  }
+  const { infinite: _, ...asked } = question;
+  const reply: EngineReply = await api('/api/analyse', asked, options.signal);
+  options.onIteration?.(reply);
+  return reply;
+}
+
+/** The shortest mate by checks of up to `max_moves` moves, in this browser or by the server. */
+export async function findMate(question: PositionQuestion & { max_moves?: number; movetime_ms?: number },
+  options: { signal?: AbortSignal; place?: EnginePlace } = {}): Promise<MateReply> {
+  if ((options.place ?? enginePlace()) === 'browser') {
+    try {
+      return await askWorker<MateReply>({ type: 'mate', ...question }, options.signal);
+    } catch (e) {
+      if (!broken || e.name === 'AbortError') throw e;
+    }
+  }
+  return api('/api/mate', question, options.signal);
+}
