@@ -77,16 +77,19 @@ enum Command {
         after_help = "Examples:\n  tsubame nnue generate --variant tori --games 20000 --nodes 5000 --out tori.games\n  tsubame nnue convert --variant tori --data old.data --out old.games\n  tsubame nnue train --variant tori --data tori.games --data old.games --epochs 20 --out nets/\n  tsubame engine usi   # then: setoption name EvalFile value nets/best.nnue"
     )]
     Nnue(nnue::NnueArgs),
+    #[cfg(feature = "server")]
     /// Serve the web UI and the play API (HTTP, WebSocket) with games stored in a database.
     #[command(
         after_help = "Examples:\n  tsubame serve\n  tsubame serve --listen 0.0.0.0:8080 --database postgres://tsubame@localhost/tsubame"
     )]
     Serve(tsubame_server::cli::ServeArgs),
+    #[cfg(feature = "server")]
     /// Copy the server's SQLite database while it runs, checked before it is named.
     #[command(
         after_help = "Examples:\n  tsubame backup --database sqlite:///var/lib/tsubame/tsubame.db --out /backups/tsubame-$(date +%F).db\n\nPostgreSQL databases are backed up with PostgreSQL's own tools (pg_dump)."
     )]
     Backup(tsubame_server::cli::BackupArgs),
+    #[cfg(feature = "server")]
     /// Give or take the administrator role of a site's account.
     #[command(
         after_help = "Examples:\n  tsubame admin grant alice --database sqlite:///var/lib/tsubame/tsubame.db\n  tsubame admin revoke alice --database postgres://tsubame@localhost/tsubame"
@@ -553,8 +556,11 @@ fn main() -> ExitCode {
         Command::Convert(args) => convert::run(args),
         Command::Engine(args) => engine(args),
         Command::Match(args) => run_match(args),
+        #[cfg(feature = "server")]
         Command::Serve(args) => tsubame_server::cli::run(args),
+        #[cfg(feature = "server")]
         Command::Backup(args) => tsubame_server::cli::run_backup(args),
+        #[cfg(feature = "server")]
         Command::Admin(args) => tsubame_server::cli::run_admin(args),
         Command::Tune(args) => tune::run(args),
         Command::Nnue(args) => nnue::run(args),

@@ -433,10 +433,11 @@ fn run_train(a: &TrainArgs) -> Result<()> {
         let added = add_mirror_images(&mut records, a.variant, a.validation_every)?;
         println!("{added} mirror images of training positions added");
     }
-    if let Some(buckets) = a.output_buckets {
-        if buckets != 1 && buckets != OUTPUT_BUCKETS {
-            bail!("--output-buckets must be 1 or {OUTPUT_BUCKETS}, not {buckets}");
-        }
+    if let Some(buckets) = a.output_buckets
+        && buckets != 1
+        && buckets != OUTPUT_BUCKETS
+    {
+        bail!("--output-buckets must be 1 or {OUTPUT_BUCKETS}, not {buckets}");
     }
     let mut network = match &a.init {
         Some(path) => {
@@ -474,10 +475,10 @@ fn run_train(a: &TrainArgs) -> Result<()> {
         kind: a.kind_factors,
         lines: a.line_factors,
     });
-    if let Some(scale) = a.score_scale {
-        if !(scale.is_finite() && (1.0..=100_000.0).contains(&scale)) {
-            bail!("--score-scale must be a number of centipawns from 1 to 100000, not {scale}");
-        }
+    if let Some(scale) = a.score_scale
+        && !(scale.is_finite() && (1.0..=100_000.0).contains(&scale))
+    {
+        bail!("--score-scale must be a number of centipawns from 1 to 100000, not {scale}");
     }
     std::fs::create_dir_all(&a.out)
         .with_context(|| format!("cannot create {}", a.out.display()))?;

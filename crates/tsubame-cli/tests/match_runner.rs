@@ -88,6 +88,11 @@ fn self_play_between(variant: &str, option: &str, protocols: [&str; 2], time: &s
         "2",
         "--max-plies",
         "300",
+        // The test run shares two cores between several test binaries: an answer can wait
+        // hundreds of milliseconds for a core. The clock is kept all the same; only the
+        // scheduling slack is wider than a match's.
+        "--time-margin",
+        "1500",
         "--records",
         records_dir.to_str().unwrap(),
     ]);
@@ -441,6 +446,10 @@ fn the_sprt_stops_a_hopeless_match_early() {
         "200",
         "--time",
         "movetime=20",
+        // The good engine must not lose on time while the test run's other binaries hold the
+        // cores: every game is the broken engine's loss.
+        "--time-margin",
+        "1500",
         "--sprt",
         "0,10,0.05,0.05",
     ]);

@@ -170,10 +170,10 @@ impl MovePicker {
     fn append<O: MoveOrdering>(&mut self, ordering: &O, generate: impl Fn(&O, &mut Vec<Move>)) {
         let start = self.moves.len();
         generate(ordering, &mut self.moves);
-        if let Some(table_move) = self.table_move {
-            if let Some(at) = self.moves[start..].iter().position(|&mv| mv == table_move) {
-                self.moves.remove(start + at);
-            }
+        if let Some(table_move) = self.table_move
+            && let Some(at) = self.moves[start..].iter().position(|&mv| mv == table_move)
+        {
+            self.moves.remove(start + at);
         }
         self.scores.extend(
             self.moves[start..]

@@ -790,12 +790,14 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
         // Set while this node is searched without its table move, to test that move for the
         // singular extension: the table's result is then not this search's.
         let excluded = self.singular_excluded[ply];
-        if let Some(e) = entry {
-            if !pv_node && ply > 0 && e.depth >= depth && excluded.is_none() {
-                if let Some(score) = table_cutoff(&e, ply, alpha, beta) {
-                    return score;
-                }
-            }
+        if let Some(e) = entry
+            && !pv_node
+            && ply > 0
+            && e.depth >= depth
+            && excluded.is_none()
+            && let Some(score) = table_cutoff(&e, ply, alpha, beta)
+        {
+            return score;
         }
 
         let correction = if in_check {
@@ -861,33 +863,32 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
         // Singular extension: when every other move falls well short of the table's score, the
         // table's move is the only good one here and is searched a ply deeper.
         let mut singular = None;
-        if let (Some(e), Some(mv)) = (entry, tt_move) {
-            if ply > 0
-                && depth >= search.singular_depth
-                && excluded.is_none()
-                && e.depth >= depth - 3
-                && e.bound != Bound::Upper
-                && e.score.abs() < MATE_BOUND
-            {
-                let singular_beta = score_from_tt(e.score, ply) - search.singular_margin * depth;
-                self.singular_excluded[ply] = Some(mv);
-                let score = self.search(
-                    (depth - 1) / 2,
-                    singular_beta - 1,
-                    singular_beta,
-                    ply,
-                    previous,
-                );
-                self.singular_excluded[ply] = None;
-                if self.stopped() {
-                    return 0;
-                }
-                if score < singular_beta {
-                    singular = Some(mv);
-                } else if singular_beta >= beta {
-                    // Another move also clears beta: two moves do, so this node is a cut.
-                    return singular_beta;
-                }
+        if let (Some(e), Some(mv)) = (entry, tt_move)
+            && ply > 0
+            && depth >= search.singular_depth
+            && excluded.is_none()
+            && e.depth >= depth - 3
+            && e.bound != Bound::Upper
+            && e.score.abs() < MATE_BOUND
+        {
+            let singular_beta = score_from_tt(e.score, ply) - search.singular_margin * depth;
+            self.singular_excluded[ply] = Some(mv);
+            let score = self.search(
+                (depth - 1) / 2,
+                singular_beta - 1,
+                singular_beta,
+                ply,
+                previous,
+            );
+            self.singular_excluded[ply] = None;
+            if self.stopped() {
+                return 0;
+            }
+            if score < singular_beta {
+                singular = Some(mv);
+            } else if singular_beta >= beta {
+                // Another move also clears beta: two moves do, so this node is a cut.
+                return singular_beta;
             }
         }
 
@@ -1692,7 +1693,7 @@ mod tests {
             leaves += perft_through_picker(worker, depth - 1, ply + 1, random);
             worker.unmake(mv, undo);
             // What the search learns between two picks changes the order of the moves left.
-            if next_random(random) % 3 == 0 && !worker.is_capture(mv) {
+            if next_random(random).is_multiple_of(3) && !worker.is_capture(mv) {
                 worker.update_quiet_history(mv, &[], 3);
                 worker.killers[ply] = [Some(mv), worker.killers[ply][0]];
                 if let Some(&Some(before)) = worker.played.last() {
@@ -2079,11 +2080,11 @@ mod tests {
             );
             let moves = worker.position.legal_moves();
             // Now and then back one move, so that unmaking is exercised as well.
-            if ply % 7 == 6 {
-                if let Some((mv, undo)) = line.pop() {
-                    worker.unmake(mv, undo);
-                    continue;
-                }
+            if ply % 7 == 6
+                && let Some((mv, undo)) = line.pop()
+            {
+                worker.unmake(mv, undo);
+                continue;
             }
             let Some(&mv) = moves.choose(&mut rng) else {
                 break;

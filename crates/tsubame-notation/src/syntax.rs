@@ -126,15 +126,15 @@ pub(crate) fn parse<'t>(
             rest: quoted(rest(pos)),
         });
     }
-    if marker == Marker::Drop {
-        if let Some(mark) = mark {
-            return Err(HodgesError::PromotionMarkOnDrop {
-                mark: match mark {
-                    PromotionMark::Promote => '+',
-                    PromotionMark::Decline => '=',
-                },
-            });
-        }
+    if marker == Marker::Drop
+        && let Some(mark) = mark
+    {
+        return Err(HodgesError::PromotionMarkOnDrop {
+            mark: match mark {
+                PromotionMark::Promote => '+',
+                PromotionMark::Decline => '=',
+            },
+        });
     }
     Ok(Written {
         text,

@@ -41,7 +41,7 @@ fn check_position(position: &Position<u64>, seen: &mut Seen) {
     seen.positions += 1;
     // The lenient readings are tried in every fourth position only, to keep the test quick
     // without optimisation.
-    let lenient = seen.positions % 4 == 0;
+    let lenient = seen.positions.is_multiple_of(4);
     for &mv in notator.legal_moves() {
         seen.moves += 1;
         let text = notator.hodges(mv);

@@ -200,7 +200,7 @@ pub fn check(puzzle: &Puzzle) -> Result<(), PuzzleError> {
     };
     let options = puzzle.rule_options()?;
     let start = puzzle.position()?;
-    if puzzle.moves.is_empty() || puzzle.moves.len() % 2 == 0 {
+    if puzzle.moves.is_empty() || puzzle.moves.len().is_multiple_of(2) {
         return Err(PuzzleError::Move {
             id: puzzle.id.clone(),
             index: puzzle.moves.len(),

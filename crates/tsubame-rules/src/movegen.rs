@@ -438,14 +438,15 @@ impl<B: Bitboard> Position<B> {
                     }
                 }
             }
-            if rule.mate_restricted && self.rules.drop_mate == DropMateRule::Illegal {
-                if let Some(enemy_royal) = self.royal_square(!us) {
-                    let checking = targets & t.attacks(!us, role, enemy_royal, self.occupied());
-                    for to in checking.iter() {
-                        let mv = Move::drop(role, Square::from_index(to as u8));
-                        if self.move_mates(mv) {
-                            targets &= !B::single(to);
-                        }
+            if rule.mate_restricted
+                && self.rules.drop_mate == DropMateRule::Illegal
+                && let Some(enemy_royal) = self.royal_square(!us)
+            {
+                let checking = targets & t.attacks(!us, role, enemy_royal, self.occupied());
+                for to in checking.iter() {
+                    let mv = Move::drop(role, Square::from_index(to as u8));
+                    if self.move_mates(mv) {
+                        targets &= !B::single(to);
                     }
                 }
             }

@@ -29,13 +29,13 @@ impl<B: Bitboard> Position<B> {
                     }
                 }
                 Effect::ReplaceAtStart(name, role) => {
-                    if let Some(square) = tables.geometry.parse_square(name) {
-                        if let Some(piece) = setup.board[square.index()] {
-                            setup.board[square.index()] = Some(Piece {
-                                color: piece.color,
-                                role,
-                            });
-                        }
+                    if let Some(square) = tables.geometry.parse_square(name)
+                        && let Some(piece) = setup.board[square.index()]
+                    {
+                        setup.board[square.index()] = Some(Piece {
+                            color: piece.color,
+                            role,
+                        });
                     }
                 }
                 Effect::HandAtStart(role, count) => {

@@ -984,12 +984,12 @@ impl Checker<'_> {
                             if in_check { "" } else { "not " }
                         )));
                     }
-                    if let Some(value) = immediate {
-                        if fsf_winner(value, side) != outcome.winner {
-                            return Err(describe(&format!(
-                                "we end the game by {outcome}; FSF is_immediate_game_end {value}"
-                            )));
-                        }
+                    if let Some(value) = immediate
+                        && fsf_winner(value, side) != outcome.winner
+                    {
+                        return Err(describe(&format!(
+                            "we end the game by {outcome}; FSF is_immediate_game_end {value}"
+                        )));
                     }
                     match outcome.reason {
                         EndReason::Checkmate => self.tally.checkmate += 1,
@@ -1070,7 +1070,7 @@ impl Checker<'_> {
             .unwrap_or(0);
         let checked = |k: usize| r.positions[k].in_check();
         let mover = (first + 1..=ply)
-            .filter(|k| (ply - k) % 2 == 0)
+            .filter(|k| (ply - k).is_multiple_of(2))
             .all(checked);
         let opponent = (first + 1..=ply)
             .filter(|k| (ply - k) % 2 == 1)

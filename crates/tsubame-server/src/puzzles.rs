@@ -194,7 +194,7 @@ impl PuzzleRow {
         }
         if !self.themes.iter().any(|theme| theme == "mate")
             || moves.len() > self.moves.len()
-            || moves.len() % 2 == 0
+            || moves.len().is_multiple_of(2)
         {
             return false;
         }

@@ -47,14 +47,13 @@ impl ChallengeStream {
                 let Ok(line) = line else { return };
                 if let Some(name) = line.strip_prefix("event: ") {
                     event = name.to_string();
-                } else if let Some(data) = line.strip_prefix("data: ") {
-                    if event == "challenges"
-                        && send
-                            .send(serde_json::from_str(data).expect("a JSON list"))
-                            .is_err()
-                    {
-                        return;
-                    }
+                } else if let Some(data) = line.strip_prefix("data: ")
+                    && event == "challenges"
+                    && send
+                        .send(serde_json::from_str(data).expect("a JSON list"))
+                        .is_err()
+                {
+                    return;
                 }
             }
         });

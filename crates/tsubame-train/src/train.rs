@@ -625,7 +625,7 @@ pub fn train(
         .score_scale
         .unwrap_or_else(|| data.fit_score_scale());
     let (mut train_set, validation): (Vec<usize>, Vec<usize>) = (0..data.len()).partition(|&i| {
-        settings.validation_every == 0 || data.games[i] % settings.validation_every != 0
+        settings.validation_every == 0 || !data.games[i].is_multiple_of(settings.validation_every)
     });
     let threads = settings.threads.clamp(1, 64);
     let mut parts: Vec<Gradients> = (0..threads).map(|_| Gradients::new(network)).collect();
@@ -1013,7 +1013,7 @@ mod tests {
                 ..TrainSettings::default()
             };
             let held_out: Vec<usize> = (0..data.len())
-                .filter(|&i| data.games[i] % settings.validation_every == 0)
+                .filter(|&i| data.games[i].is_multiple_of(settings.validation_every))
                 .collect();
             let untrained_loss = loss(
                 &network,

@@ -665,7 +665,8 @@ pub fn fit<P: TunedPosition>(
     // In blocks, because the positions of one game follow each other and share its result:
     // kept-aside positions from the games trained on would flatter the fit.
     let kept_aside = |i: usize| {
-        settings.validation_every > 0 && (i / VALIDATION_BLOCK + 1) % settings.validation_every == 0
+        settings.validation_every > 0
+            && (i / VALIDATION_BLOCK + 1).is_multiple_of(settings.validation_every)
     };
     let mut training: Vec<&Sample<P>> = Vec::with_capacity(samples.len());
     let mut validation: Vec<&Sample<P>> = Vec::new();

@@ -593,7 +593,7 @@ fn prepare(
 /// Plays game `index`. Engine failures end the game with a loss for that engine and drop it,
 /// so the next game starts a fresh process.
 fn play_game(config: &MatchConfig, index: u32, engines: &mut [Option<Engine>; 2]) -> GameReport {
-    let engine1_sente = index % 2 == 0;
+    let engine1_sente = index.is_multiple_of(2);
     let (start_sfen, opening_moves) = opening(config, index);
     let spec = config.options.variant();
     let seat_of = |color: Color| usize::from((color == Color::Sente) != engine1_sente);

@@ -35,7 +35,7 @@ const OFF_TURN_RESIGNATION: &str = "投了";
 fn kif_time_control(control: &str) -> String {
     let seconds = |text: &str| text.parse::<u64>().ok();
     let minutes = |total: u64| {
-        if total % 60 == 0 {
+        if total.is_multiple_of(60) {
             format!("{}分", total / 60)
         } else {
             format!("{total}秒")

@@ -63,7 +63,7 @@ pub(crate) struct Resolved {
 pub(crate) fn number_label(index: usize, sente_first: bool) -> String {
     let offset = usize::from(!sente_first);
     let number = (index + offset) / 2 + 1;
-    if (index + offset) % 2 == 0 {
+    if (index + offset).is_multiple_of(2) {
         format!("{number}.")
     } else {
         format!("{number}...")

@@ -145,7 +145,7 @@ impl FromStr for TimeControl {
 /// Seconds as written in a control: whole seconds bare, else up to milliseconds.
 fn seconds_text(duration: Duration) -> String {
     let ms = duration.as_millis();
-    if ms % 1000 == 0 {
+    if ms.is_multiple_of(1000) {
         (ms / 1000).to_string()
     } else {
         format!("{:.3}", duration.as_secs_f64())

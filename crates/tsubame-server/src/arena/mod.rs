@@ -51,7 +51,7 @@ pub async fn run_director(hub: Arc<Hub>) {
             }
             Err(e) => {
                 failures += 1;
-                if failures == 1 || failures % 300 == 0 {
+                if failures == 1 || failures.is_multiple_of(300) {
                     tracing::warn!("cannot claim the tournaments: {e:#}");
                 }
                 continue;

@@ -491,7 +491,7 @@ impl LiveGame {
     /// The side that made the first move.
     pub(super) fn first_mover(&self) -> Side {
         let to_move = self.side_to_move();
-        if self.moves.len() % 2 == 0 {
+        if self.moves.len().is_multiple_of(2) {
             to_move
         } else {
             1 - to_move

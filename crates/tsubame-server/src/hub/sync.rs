@@ -29,7 +29,7 @@ pub(super) async fn follow_other_instances(rooms: Arc<Rooms>, mut opened: Option
             Ok(None) => return,
             Err(e) => {
                 failures += 1;
-                if failures == 1 || failures % 60 == 0 {
+                if failures == 1 || failures.is_multiple_of(60) {
                     tracing::warn!("cannot listen to the other instances: {e:#}");
                 }
                 tokio::time::sleep(Duration::from_secs(1)).await;
