@@ -239,6 +239,29 @@ pub fn analyse(
     })
 }
 
+/// The computer opponent's move at `level` (1 to [`Level::MAX`]; others are held to the nearest)
+/// with `time_left` on its clock (none for a game without one), which the level's own caps
+/// shorten further; `random` picks among the moves a weaker level may choose. `None` when the
+/// side to move has no move. The server's own engine slots and its workers both play a
+/// computer's move through this.
+pub fn computer_move(
+    game: &AnyGame,
+    level: u8,
+    time_left: Option<Duration>,
+    random: u64,
+    stop: Arc<AtomicBool>,
+) -> Option<EngineReply> {
+    let level = Level::new(level.clamp(1, Level::MAX))?;
+    let limits = Limits {
+        clock: time_left.map(|remaining| tsubame_engine::limits::Clock {
+            remaining,
+            ..tsubame_engine::limits::Clock::default()
+        }),
+        ..Limits::default()
+    };
+    analyse(game, &limits, Some((level, random)), stop, &mut |_| {})
+}
+
 /// Looks for a mate by checks for the side to move within `max_moves` and `time`, in a table
 /// of `table_mib`; setting `stop` ends the search (an `unknown` answer).
 pub fn mate(

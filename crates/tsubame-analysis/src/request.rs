@@ -16,13 +16,14 @@
 //! assert_eq!(depths.len(), 4);
 //! ```
 
-use crate::{MAX_LINES, MAX_MATE_MOVES, MAX_MOVES, TABLE_MIB, analyse, mate};
+use crate::{MAX_LINES, MAX_MATE_MOVES, MAX_MOVES, TABLE_MIB, analyse, computer_move, mate};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 use tsubame_engine::limits::Limits;
-use tsubame_rules::{AnyGame, Options, Variant};
+use tsubame_engine::strength::Level;
+use tsubame_rules::{AnyGame, AnyPosition, Options, Variant};
 
 /// The deepest iteration a question may ask for.
 pub const MAX_DEPTH: u32 = 64;
@@ -50,6 +51,21 @@ enum Question {
         /// Deeper and deeper until the host stops it: every iteration is an answer so far.
         #[serde(default)]
         infinite: bool,
+    },
+    /// The computer opponent's move, as the server's workers play it: the answer is an
+    /// analysis whose `best` is the move the level chooses.
+    Move {
+        #[serde(flatten)]
+        position: PositionText,
+        /// The computer's level, 1 to [`Level::MAX`].
+        level: u8,
+        /// The time on the computer's clock, in milliseconds (none without a clock).
+        #[serde(default)]
+        time_left_ms: Option<u64>,
+        /// Picks among the moves a weaker level may choose: the asker draws it, so that the
+        /// same question gets the same move wherever it is answered.
+        #[serde(default)]
+        random: u64,
     },
     /// The shortest mate by checks, as `POST /api/mate` answers.
     Mate {
@@ -169,6 +185,16 @@ fn json<T: Serialize>(value: &T) -> String {
 /// `on_iteration` each completed iteration as the answer so far (JSON of the same shape), so a
 /// host that shows them live can stop it at any time and keep the last.
 pub fn answer(text: &str, on_iteration: &mut dyn FnMut(&str)) -> Result<String, RequestError> {
+    answer_until(text, on_iteration, Arc::new(AtomicBool::new(false)))
+}
+
+/// [`answer`], ended early once `stop` is set (a search then answers with what it has found;
+/// a mate search answers `unknown`): what a server's worker uses when its job is taken away.
+pub fn answer_until(
+    text: &str,
+    on_iteration: &mut dyn FnMut(&str),
+    stop: Arc<AtomicBool>,
+) -> Result<String, RequestError> {
     if text.len() > MAX_REQUEST_BYTES {
         return Err(RequestError::Malformed(format!(
             "{} bytes, at most {MAX_REQUEST_BYTES}",
@@ -177,7 +203,6 @@ pub fn answer(text: &str, on_iteration: &mut dyn FnMut(&str)) -> Result<String, 
     }
     let question: Question =
         serde_json::from_str(text).map_err(|e| RequestError::Malformed(e.to_string()))?;
-    let never = Arc::new(AtomicBool::new(false));
     match question {
         Question::Analyse {
             position,
@@ -205,9 +230,32 @@ pub fn answer(text: &str, on_iteration: &mut dyn FnMut(&str)) -> Result<String, 
                 ..Limits::default()
             };
             let game = position.game()?;
-            let reply = analyse(&game, &limits, None, never, &mut |so_far| {
+            let reply = analyse(&game, &limits, None, stop, &mut |so_far| {
                 on_iteration(&json(so_far));
             })
+            .ok_or(RequestError::NoMove)?;
+            Ok(json(&reply))
+        }
+        Question::Move {
+            position,
+            level,
+            time_left_ms,
+            random,
+        } => {
+            if !(1..=Level::MAX).contains(&level) {
+                return Err(RequestError::OutOfRange(format!(
+                    "level must be 1 to {}",
+                    Level::MAX
+                )));
+            }
+            let game = position.game()?;
+            let reply = computer_move(
+                &game,
+                level,
+                time_left_ms.map(Duration::from_millis),
+                random,
+                stop,
+            )
             .ok_or(RequestError::NoMove)?;
             Ok(json(&reply))
         }
@@ -229,8 +277,136 @@ pub fn answer(text: &str, on_iteration: &mut dyn FnMut(&str)) -> Result<String, 
                 max_moves,
                 time,
                 TABLE_MIB * 2,
-                never,
+                stop,
             )))
+        }
+    }
+}
+
+/// What a checked answer must hold of an analysis or a computer's move.
+#[derive(Deserialize)]
+struct SearchAnswer {
+    best: String,
+    #[serde(default)]
+    score: Option<String>,
+    #[serde(default)]
+    pv: Vec<String>,
+    depth: u32,
+    #[serde(default)]
+    lines: Vec<LineAnswer>,
+}
+
+#[derive(Deserialize)]
+struct LineAnswer {
+    #[serde(rename = "move")]
+    first: String,
+    score: String,
+    pv: Vec<String>,
+}
+
+/// What a checked answer must hold of a mate search.
+#[derive(Deserialize)]
+struct MateAnswer {
+    result: String,
+    moves: Option<u32>,
+    pv: Vec<String>,
+    max_moves: u32,
+}
+
+/// Checks that `line` is legal from the game's position; the position at its end.
+fn replay_line(game: &AnyGame, line: &[String], what: &str) -> Result<AnyPosition, String> {
+    let mut walk = game.position();
+    for (index, usi) in line.iter().enumerate() {
+        let mv = walk
+            .parse_usi(usi)
+            .map_err(|e| format!("{what}, move {} ({usi}): {e}", index + 1))?;
+        if !walk.is_legal(mv) {
+            return Err(format!("{what}, move {} ({usi}) is not legal", index + 1));
+        }
+        walk.play_unchecked(mv);
+    }
+    Ok(walk)
+}
+
+fn check_score(score: &str, what: &str) -> Result<(), String> {
+    let number = score
+        .strip_prefix("cp ")
+        .or_else(|| score.strip_prefix("mate "))
+        .ok_or_else(|| format!("{what}: the score {score:?} is neither `cp N` nor `mate N`"))?;
+    number
+        .parse::<i32>()
+        .map(|_| ())
+        .map_err(|_| format!("{what}: the score {score:?} has no number"))
+}
+
+/// Checks an answer given by someone else (a server's worker) to `question`: that it is an
+/// answer of the kind asked, and of the position asked: the best move legal there, every line
+/// legal from there, a mate found a mate that ends the game. `Err` says what is wrong.
+///
+/// ```
+/// use tsubame_analysis::request::{answer, check_answer};
+///
+/// let question = r#"{"type": "analyse", "variant": "tori", "depth": 3}"#;
+/// let good = answer(question, &mut |_| {}).unwrap();
+/// assert_eq!(check_answer(question, &good), Ok(()));
+/// let other = r#"{"best": "5a5b", "pv": ["5a5b"], "depth": 3}"#;
+/// assert!(check_answer(question, other).is_err());
+/// ```
+pub fn check_answer(question: &str, answer: &str) -> Result<(), String> {
+    let question: Question =
+        serde_json::from_str(question).map_err(|e| format!("not a question: {e}"))?;
+    match question {
+        Question::Analyse { position, .. } | Question::Move { position, .. } => {
+            let game = position.game().map_err(|e| e.to_string())?;
+            let reply: SearchAnswer =
+                serde_json::from_str(answer).map_err(|e| format!("not an analysis: {e}"))?;
+            replay_line(&game, std::slice::from_ref(&reply.best), "the best move")?;
+            replay_line(&game, &reply.pv, "the line")?;
+            if reply.depth == 0 {
+                return Err("a search of depth 0".into());
+            }
+            if let Some(score) = &reply.score {
+                check_score(score, "the best move")?;
+            }
+            for (index, line) in reply.lines.iter().enumerate() {
+                let what = format!("line {}", index + 1);
+                if line.pv.first() != Some(&line.first) {
+                    return Err(format!("{what} does not start with its move"));
+                }
+                check_score(&line.score, &what)?;
+                replay_line(&game, &line.pv, &what)?;
+            }
+            Ok(())
+        }
+        Question::Mate {
+            position,
+            max_moves,
+            ..
+        } => {
+            let game = position.game().map_err(|e| e.to_string())?;
+            let reply: MateAnswer =
+                serde_json::from_str(answer).map_err(|e| format!("not a mate search: {e}"))?;
+            if reply.max_moves != max_moves.unwrap_or(15) {
+                return Err(format!(
+                    "a mate search within {} moves, not the {} asked",
+                    reply.max_moves,
+                    max_moves.unwrap_or(15)
+                ));
+            }
+            let end = replay_line(&game, &reply.pv, "the mate")?;
+            match (reply.result.as_str(), reply.moves) {
+                ("mate", Some(moves)) => {
+                    if moves == 0 || reply.pv.len() as u64 != 2 * u64::from(moves) - 1 {
+                        return Err(format!("a mate in {moves} of {} plies", reply.pv.len()));
+                    }
+                    if !(end.in_check() && end.legal_moves().is_empty()) {
+                        return Err("the mate's line does not end in checkmate".into());
+                    }
+                    Ok(())
+                }
+                ("none" | "unknown", None) if reply.pv.is_empty() => Ok(()),
+                (result, _) => Err(format!("not a mate search's answer: {result:?}")),
+            }
         }
     }
 }
@@ -279,6 +455,43 @@ mod tests {
             .map(|line| line["move"].as_str().unwrap().to_string())
             .collect();
         assert_eq!(firsts.len(), 3);
+    }
+
+    #[test]
+    fn a_computer_move_is_the_levels_and_passes_the_check() {
+        let question = r#"{"type": "move", "variant": "wa", "options": "drops=off", "moves": ["6k5j"], "level": 2, "random": 7}"#;
+        let text = answer(question, &mut |_| {}).unwrap();
+        assert_eq!(check_answer(question, &text), Ok(()));
+        let refused = answer(
+            r#"{"type": "move", "variant": "tori", "level": 0}"#,
+            &mut |_| {},
+        )
+        .unwrap_err();
+        assert!(
+            refused.to_string().contains("level must be 1 to"),
+            "{refused}"
+        );
+    }
+
+    #[test]
+    fn answers_not_of_the_position_asked_are_refused() {
+        let mate = r#"{"type": "mate", "variant": "tori", "sfen": "5sk/5s1/6C/7/7/7/K6 b F 1", "max_moves": 3}"#;
+        let good = answer(mate, &mut |_| {}).unwrap();
+        assert_eq!(check_answer(mate, &good), Ok(()));
+        let not_mate = r#"{"result": "mate", "moves": 1, "pv": ["1c1b+"], "hodges": [], "max_moves": 3, "nodes": 1, "time_ms": 1}"#;
+        assert!(check_answer(mate, not_mate).is_err());
+        let other_depth = good.replace(r#""max_moves":3"#, r#""max_moves":5"#);
+        assert!(check_answer(mate, &other_depth).is_err());
+        let search = r#"{"type": "analyse", "variant": "tori", "depth": 2}"#;
+        for wrong in [
+            r#"{"best": "3d3c", "pv": ["3d3c", "3d3c"], "depth": 2}"#,
+            r#"{"best": "3d3c", "pv": ["3d3c"], "depth": 0}"#,
+            r#"{"best": "3d3c", "pv": ["3d3c"], "depth": 2, "score": "lots"}"#,
+            r#"{"best": "3d3c", "pv": [], "depth": 2, "lines": [{"move": "3d3c", "score": "cp 1", "pv": ["4g3f"]}]}"#,
+            "[]",
+        ] {
+            assert!(check_answer(search, wrong).is_err(), "{wrong}");
+        }
     }
 
     #[test]

@@ -9,6 +9,7 @@ mod play;
 mod puzzles;
 mod tsume;
 mod tune;
+mod worker;
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
@@ -77,6 +78,11 @@ enum Command {
         after_help = "Examples:\n  tsubame nnue generate --variant tori --games 20000 --nodes 5000 --out tori.games\n  tsubame nnue convert --variant tori --data old.data --out old.games\n  tsubame nnue train --variant tori --data tori.games --data old.games --epochs 20 --out nets/\n  tsubame engine usi   # then: setoption name EvalFile value nets/best.nnue"
     )]
     Nnue(nnue::NnueArgs),
+    /// Take a play server's engine jobs (computer moves) and answer them with the engine.
+    #[command(
+        after_help = "Examples:\n  TSUBAME_WORKER_KEY=tsw_... tsubame worker --server https://shogi.example.org --threads 4\n\nThe server runs with --engine-workers; `tsubame admin worker-key add NAME` there makes the key."
+    )]
+    Worker(worker::WorkerArgs),
     #[cfg(feature = "server")]
     /// Serve the web UI and the play API (HTTP, WebSocket) with games stored in a database.
     #[command(
@@ -562,6 +568,7 @@ fn main() -> ExitCode {
         Command::Backup(args) => tsubame_server::cli::run_backup(args),
         #[cfg(feature = "server")]
         Command::Admin(args) => tsubame_server::cli::run_admin(args),
+        Command::Worker(args) => worker::run(args),
         Command::Tune(args) => tune::run(args),
         Command::Nnue(args) => nnue::run(args),
         Command::Moves(args) => moves(args),

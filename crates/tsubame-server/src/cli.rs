@@ -40,6 +40,16 @@ pub struct ServeArgs {
     /// core).
     #[arg(long, env = "TSUBAME_ENGINE_SLOTS")]
     pub engine_slots: Option<usize>,
+    /// The computer's moves are jobs for `tsubame worker` processes (on this machine or
+    /// others, with keys from `tsubame admin worker-key add`) instead of searches in the
+    /// server's own slots.
+    #[arg(long, env = "TSUBAME_ENGINE_WORKERS")]
+    pub engine_workers: bool,
+    /// Seconds a worker's lease on a job lasts unless the worker renews it: how soon a job
+    /// of a worker that died goes to another.
+    #[arg(long, env = "TSUBAME_WORKER_LEASE_SECONDS", default_value_t = 6.0,
+          value_parser = parse_lease_seconds)]
+    pub worker_lease_seconds: f64,
     /// Analysis requests that may wait for an engine slot; more get 429 with Retry-After.
     #[arg(long, env = "TSUBAME_ENGINE_QUEUE", default_value_t = 32)]
     pub engine_queue: usize,
@@ -141,6 +151,27 @@ pub enum AdminAction {
         /// The account's user name (any case).
         name: String,
     },
+    /// The keys of `tsubame worker` processes (for a server started with --engine-workers).
+    #[command(subcommand)]
+    WorkerKey(WorkerKeyAction),
+}
+
+/// What `tsubame admin worker-key` does.
+#[derive(Clone, Debug, clap::Subcommand)]
+pub enum WorkerKeyAction {
+    /// Make a key for a worker and print it (it is shown only this once).
+    Add {
+        /// The worker's name: letters, digits, `-`, `_` and `.`, 1 to 40 of them.
+        name: String,
+    },
+    /// Revoke a worker's key: its next request is refused, and its leased jobs go to other
+    /// workers when their leases run out.
+    Revoke {
+        /// The worker's name.
+        name: String,
+    },
+    /// List the keys: name, made, last seen, revoked.
+    List,
 }
 
 /// Gives or takes the role and says what was done; an unknown name is an error.
@@ -156,6 +187,9 @@ pub fn run_admin(args: &AdminArgs) -> Result<()> {
             crate::store::ROLE_PLAYER,
             "is no longer an administrator",
         ),
+        AdminAction::WorkerKey(action) => {
+            return runtime.block_on(worker_key(&args.database, action));
+        }
     };
     runtime.block_on(async {
         let store = crate::store::Store::open(&args.database).await?;
@@ -168,6 +202,74 @@ pub fn run_admin(args: &AdminArgs) -> Result<()> {
         println!("{} {done}", account.name);
         Ok(())
     })
+}
+
+/// Makes, revokes or lists worker keys.
+async fn worker_key(database: &str, action: &WorkerKeyAction) -> Result<()> {
+    let store = crate::store::Store::open(database).await?;
+    let jobs = crate::workers::jobs::Jobs::new(store);
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |since| since.as_millis() as i64);
+    match action {
+        WorkerKeyAction::Add { name } => {
+            let valid = (1..=40).contains(&name.len())
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c));
+            if !valid {
+                anyhow::bail!(
+                    "{name:?} is not a worker's name: 1 to 40 letters, digits, `-`, `_` or `.`"
+                );
+            }
+            let key = crate::workers::new_key();
+            if !jobs
+                .add_key(name, &crate::workers::key_hash(&key), now)
+                .await?
+            {
+                anyhow::bail!(
+                    "a worker is called {name:?} already (revoke it, or pick another name)"
+                );
+            }
+            println!("{key}");
+            eprintln!(
+                "the key of worker {name}: give it to `tsubame worker --key` (or                  TSUBAME_WORKER_KEY); it is not shown again"
+            );
+        }
+        WorkerKeyAction::Revoke { name } => {
+            if !jobs.revoke_key(name, now).await? {
+                anyhow::bail!("no worker called {name:?} holds a key");
+            }
+            println!("the key of worker {name} is revoked");
+        }
+        WorkerKeyAction::List => {
+            let keys = jobs.keys().await?;
+            if keys.is_empty() {
+                println!("no worker keys");
+            }
+            for key in keys {
+                let when = |ms: i64| {
+                    if ms == 0 {
+                        "never".to_string()
+                    } else {
+                        format!("{} s ago", (now - ms).max(0) / 1000)
+                    }
+                };
+                println!(
+                    "{}\tmade {}\tlast seen {}{}",
+                    key.name,
+                    when(key.created_at),
+                    when(key.last_seen),
+                    if key.revoked_at > 0 {
+                        format!("\trevoked {}", when(key.revoked_at))
+                    } else {
+                        String::new()
+                    }
+                );
+            }
+        }
+    }
+    Ok(())
 }
 
 /// How log lines are written.
@@ -227,6 +329,15 @@ fn parse_session_seconds(text: &str) -> Result<f64, String> {
     parse_positive(text, "seconds", 366.0 * 86_400.0)
 }
 
+/// A lease: 1 to 600 seconds.
+fn parse_lease_seconds(text: &str) -> Result<f64, String> {
+    let seconds = parse_positive(text, "seconds", 600.0)?;
+    if seconds < 1.0 {
+        return Err(format!("{text:?}: a lease lasts at least 1 second"));
+    }
+    Ok(seconds)
+}
+
 /// A positive number of seconds, at most a day.
 fn parse_seconds(text: &str) -> Result<f64, String> {
     parse_positive(text, "seconds", 86_400.0)
@@ -262,6 +373,10 @@ pub fn run(args: &ServeArgs) -> Result<()> {
                 ..AccountLimits::default()
             },
             arenas: args.arenas.clone(),
+            workers: args.engine_workers.then(|| crate::workers::WorkerSettings {
+                lease: std::time::Duration::from_secs_f64(args.worker_lease_seconds),
+                ..crate::workers::WorkerSettings::default()
+            }),
             connections: ConnectionLimits {
                 per_address: args.connections_per_address.max(1),
                 idle: std::time::Duration::from_secs_f64(args.idle_seconds),

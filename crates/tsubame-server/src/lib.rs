@@ -37,6 +37,8 @@ pub mod request;
 pub mod responses;
 pub mod routes;
 pub mod store;
+pub mod worker_api;
+pub mod workers;
 
 use anyhow::{Context, Result};
 use axum::Router;

@@ -81,6 +81,10 @@ use utoipa::OpenApi;
         crate::moderation_api::mute,
         crate::learn::progress,
         crate::learn::record_progress,
+        crate::worker_api::lease,
+        crate::worker_api::renew,
+        crate::worker_api::answer,
+        crate::worker_api::give_back,
         openapi_json,
     ),
     components(schemas(
@@ -98,6 +102,7 @@ use utoipa::OpenApi;
         (name = "puzzles", description = "Puzzles and rated attempts"),
         (name = "tournaments", description = "Arena tournaments"),
         (name = "accounts", description = "Accounts and players"),
+        (name = "workers", description = "Engine jobs for `tsubame worker` (a server started with `--engine-workers`)"),
         (name = "meta", description = "This document"),
     )
 )]

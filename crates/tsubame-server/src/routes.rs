@@ -27,6 +27,7 @@ pub fn routes(hub: Arc<Hub>) -> Router {
         .merge(crate::learn::routes())
         .merge(crate::challenge_api::routes())
         .merge(crate::arena::api::routes())
+        .merge(crate::worker_api::routes())
         .route("/api/{*rest}", get(api_not_found).post(api_not_found))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .layer(axum::middleware::map_response(errors_as_json))

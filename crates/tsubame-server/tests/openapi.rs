@@ -19,6 +19,7 @@ fn routed() -> BTreeSet<(String, String)> {
         include_str!("../src/challenge_api.rs"),
         include_str!("../src/arena/api.rs"),
         include_str!("../src/learn.rs"),
+        include_str!("../src/worker_api.rs"),
         include_str!("../src/lib.rs"),
     ];
     let mut routes = BTreeSet::new();

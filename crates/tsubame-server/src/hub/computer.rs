@@ -1,10 +1,11 @@
-//! The computer opponent: when it is its turn, a search in one of the engine's slots, then
-//! its move played like a person's.
+//! The computer opponent: when it is its turn, a search in one of the engine's slots (or, with
+//! workers, a job for one of them), then its move played like a person's.
 
 use super::room::{GameRoom, LiveGame, Phase, Player, STALE, Side};
 use super::services::GameServices;
 use crate::engine_work::EngineWork;
 use crate::metrics::GaugeGuard;
+use crate::workers::EngineJobs;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
@@ -40,12 +41,27 @@ fn engine_limits(time_left: Option<u64>) -> Limits {
 pub(super) struct Computer {
     services: Arc<GameServices>,
     engine: Arc<EngineWork>,
+    /// With workers, the queue their jobs go to.
+    jobs: Option<Arc<EngineJobs>>,
 }
 
 impl Computer {
-    /// A computer searching in these slots.
-    pub(super) fn new(services: Arc<GameServices>, engine: Arc<EngineWork>) -> Computer {
-        Computer { services, engine }
+    /// A computer searching in these slots, or with workers through this queue.
+    pub(super) fn new(
+        services: Arc<GameServices>,
+        engine: Arc<EngineWork>,
+        jobs: Option<Arc<EngineJobs>>,
+    ) -> Computer {
+        Computer {
+            services,
+            engine,
+            jobs,
+        }
+    }
+
+    /// The queue of the workers' jobs, when the server takes workers.
+    pub(super) fn jobs(&self) -> Option<&Arc<EngineJobs>> {
+        self.jobs.as_ref()
     }
 
     /// The scheduler of engine searches.
@@ -93,6 +109,9 @@ impl Computer {
     /// Searches and plays the computer's move at `ply`; `false` when this instance did not
     /// (the game moved on, another instance searches it, or the search failed).
     async fn play(&self, room: &Arc<GameRoom>, side: Side, ply: usize) -> bool {
+        if let Some(jobs) = &self.jobs {
+            return self.play_by_worker(jobs, room, side, ply).await;
+        }
         let svc = &*self.services;
         let waiting = GaugeGuard::hold(&svc.metrics.engine_waiting);
         let Some(permit) = self.engine.slot().await else {
@@ -138,8 +157,26 @@ impl Computer {
         drop(running);
         // The slot is free for other searches while this move waits for its pace.
         drop(permit);
-        // The lower levels answer at a person's pace, not at once; never with more than a
-        // quarter of the clock's time left.
+        self.play_at_pace(room, side, ply, &reply.best, level, time_left, started)
+            .await
+    }
+
+    /// Plays the computer's move found at `started`, at its level's pace: the lower levels
+    /// answer at a person's pace, not at once, never with more than a quarter of the clock's
+    /// time left. The move is played only at its ply (the game may have moved on: a
+    /// resignation, an abort, a flag), so never twice; `false` when the rules refused it.
+    #[allow(clippy::too_many_arguments)]
+    async fn play_at_pace(
+        &self,
+        room: &Arc<GameRoom>,
+        side: Side,
+        ply: usize,
+        best: &str,
+        level: Level,
+        time_left: Option<u64>,
+        started: std::time::Instant,
+    ) -> bool {
+        let svc = &*self.services;
         let pace = time_left.map_or(level.pace(), |left| {
             level.pace().min(Duration::from_millis(left / 4))
         });
@@ -147,19 +184,98 @@ impl Computer {
             tokio::time::sleep(wait).await;
         }
         let mut live = room.game.lock().await;
-        // The game may have moved on (resignation, abort, flag) while the engine thought.
         if live.moves.len() != ply || live.phase != Phase::Playing {
             return true;
         }
-        if let Err(e) = room.play_locked(svc, &mut live, side, &reply.best).await {
-            tracing::error!(
-                game = %live.id,
-                "engine move {} refused: {}",
-                reply.best,
-                e.message
-            );
+        if let Err(e) = room.play_locked(svc, &mut live, side, best).await {
+            tracing::error!(game = %live.id, "the computer's move {best} refused: {}", e.message);
             return false;
         }
         true
+    }
+
+    /// The computer's move at `ply` as a job for the workers: asked once under the game's id
+    /// and ply (however often, and on whichever instance, it is asked again), its clock
+    /// started when a worker takes it, and the checked answer played if the game is still
+    /// where it was.
+    async fn play_by_worker(
+        &self,
+        jobs: &EngineJobs,
+        room: &Arc<GameRoom>,
+        side: Side,
+        ply: usize,
+    ) -> bool {
+        let svc = &*self.services;
+        let (id, question, level, time_left) = {
+            let live = room.game.lock().await;
+            if live.moves.len() != ply || live.phase != Phase::Playing {
+                return false;
+            }
+            let time_left = live.clock.time_left(&live.control, side, 0);
+            let question = serde_json::json!({
+                "type": "move",
+                "variant": live.game.variant().name(),
+                "options": live.game.options_text(),
+                "sfen": live.game.start_sfen(),
+                "moves": live.moves.iter().map(|m| m.played.usi.as_str()).collect::<Vec<_>>(),
+                "level": live.engine_level.clamp(1, Level::MAX),
+                "time_left_ms": time_left,
+                "random": rand::random::<u64>(),
+            });
+            (
+                format!("move:{}:{ply}", live.id),
+                question.to_string(),
+                engine_level(live.engine_level).for_variant(live.game.variant()),
+                time_left,
+            )
+        };
+        let waiting = GaugeGuard::hold(&svc.metrics.engine_waiting);
+        let taken = match jobs.submit(&id, "move", &question, svc.now()).await {
+            Ok(()) => jobs.wait(&id, true, || svc.now()).await,
+            Err(e) => Err(e),
+        };
+        drop(waiting);
+        if let Err(e) = taken {
+            tracing::error!(job = %id, "no computer move: {e}");
+            return false;
+        }
+        let started = std::time::Instant::now();
+        let running = GaugeGuard::hold(&svc.metrics.engine_running);
+        // The computer's clock starts with the worker's search, not while the job waited for
+        // one.
+        {
+            let mut live = room.game.lock().await;
+            if live.moves.len() != ply || live.phase != Phase::Playing {
+                return false;
+            }
+            if live.engine_waiting {
+                let before = live.clone();
+                live.engine_waiting = false;
+                live.turn_started = svc.now();
+                live.version += 1;
+                if let Err(e) = room.store_state(svc, &mut live, before).await
+                    && e.message != STALE
+                    && !e.is_unavailable()
+                {
+                    tracing::warn!(game = %live.id, "computer's clock not started: {}", e.message);
+                }
+                room.reschedule(&live, &svc.settings);
+            }
+        }
+        let answered = jobs.answer_of(&id, || svc.now()).await;
+        drop(running);
+        let best = match answered.map(|text| serde_json::from_str::<serde_json::Value>(&text)) {
+            Ok(Ok(answer)) => answer["best"].as_str().unwrap_or_default().to_string(),
+            Ok(Err(e)) => {
+                tracing::error!(job = %id, "a worker's answer unread: {e}");
+                return false;
+            }
+            Err(e) => {
+                tracing::error!(job = %id, "no computer move: {e}");
+                return false;
+            }
+        };
+        self.play_at_pace(room, side, ply, &best, level, time_left, started)
+            .await
     }
 }

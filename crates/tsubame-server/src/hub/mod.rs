@@ -113,7 +113,13 @@ impl Hub {
             services.instance.clone(),
         );
         let rooms = Arc::new(Rooms::new(services.clone()));
-        let computer = Computer::new(services.clone(), engine);
+        let engine_jobs = services.settings.workers.map(|workers| {
+            let jobs = crate::workers::EngineJobs::new(services.store.clone(), workers);
+            let clock = services.clone();
+            tokio::spawn(jobs.clone().forget_old_jobs(move || clock.now()));
+            jobs
+        });
+        let computer = Computer::new(services.clone(), engine, engine_jobs);
         let hub = Arc::new(Hub {
             seats: Seats::new(rooms.clone(), computer.clone()),
             computer,
@@ -197,6 +203,11 @@ impl Hub {
     /// The scheduler of engine searches.
     pub fn engine(&self) -> &Arc<EngineWork> {
         self.computer.engine()
+    }
+
+    /// The queue of engine jobs for workers, when the server takes workers.
+    pub fn engine_jobs(&self) -> Option<Arc<crate::workers::EngineJobs>> {
+        self.computer.jobs().cloned()
     }
 
     /// The server's metrics.

@@ -28,6 +28,9 @@ pub struct Settings {
     pub accounts: AccountLimits,
     /// The arenas made from the schedule.
     pub arenas: Vec<crate::arena::schedule::Schedule>,
+    /// With workers (`--engine-workers`), the computer's moves are jobs for `tsubame worker`
+    /// processes, held so; without, the server searches them in its own slots.
+    pub workers: Option<crate::workers::WorkerSettings>,
 }
 
 impl Default for Settings {
@@ -40,6 +43,7 @@ impl Default for Settings {
             games_per_minute: 30,
             accounts: AccountLimits::default(),
             arenas: Vec::new(),
+            workers: None,
         }
     }
 }
