@@ -31,6 +31,7 @@ pub mod presence;
 pub mod puzzle_api;
 pub mod puzzles;
 pub mod query;
+mod random;
 pub mod ratings;
 pub mod records;
 pub mod request;

@@ -6,7 +6,6 @@ use crate::connections::ConnectionLimits;
 use crate::engine_work::EngineLimits;
 use crate::metrics::Metrics;
 use crate::store::Store;
-use rand::Rng;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 /// What a server operator may set for the games it hosts.
@@ -103,10 +102,4 @@ impl GameServices {
     }
 }
 
-/// `bytes` random bytes as hexadecimal text: seat tokens, invites, chat line ids.
-pub(crate) fn random_hex(bytes: usize) -> String {
-    let mut rng = rand::thread_rng();
-    (0..bytes)
-        .map(|_| format!("{:02x}", rng.r#gen::<u8>()))
-        .collect()
-}
+pub(crate) use crate::random::random_hex;

@@ -27,11 +27,8 @@ pub enum JobState {
     Missing,
     /// Waiting for a worker.
     Waiting,
-    /// A worker has it, since this time (server milliseconds).
-    Leased {
-        /// When the lease began.
-        since: i64,
-    },
+    /// A worker has it.
+    Leased,
     /// Answered: the answer, checked.
     Answered(String),
     /// Given up: why.
@@ -179,29 +176,20 @@ impl Jobs {
         Ok(self.store.written(done)?.rows_affected() == 1)
     }
 
-    /// The question and kind of a job.
-    pub async fn question(&self, id: &str) -> Result<Option<(String, String)>> {
+    /// A job's kind, question and leases so far.
+    pub async fn question(&self, id: &str) -> Result<Option<(String, String, i64)>> {
         Ok(
-            sqlx::query_as("SELECT kind, question FROM engine_jobs WHERE id = $1")
+            sqlx::query_as("SELECT kind, question, attempts FROM engine_jobs WHERE id = $1")
                 .bind(id)
                 .fetch_optional(self.store.pool())
                 .await?,
         )
     }
 
-    /// How many leases a job has had.
-    pub async fn attempts(&self, id: &str) -> Result<Option<i64>> {
-        let row: Option<(i64,)> = sqlx::query_as("SELECT attempts FROM engine_jobs WHERE id = $1")
-            .bind(id)
-            .fetch_optional(self.store.pool())
-            .await?;
-        Ok(row.map(|(attempts,)| attempts))
-    }
-
     /// Where a job stands at `now`; one out of leases whose last lease ran out has failed.
     pub async fn state(&self, id: &str, now: i64, max_attempts: i64) -> Result<JobState> {
         let row = sqlx::query(
-            "SELECT answer, failure, leased_at, lease_until, attempts FROM engine_jobs \
+            "SELECT answer, failure, lease_until, attempts FROM engine_jobs \
              WHERE id = $1",
         )
         .bind(id)
@@ -212,13 +200,12 @@ impl Jobs {
         };
         let answer: Option<String> = row.try_get("answer")?;
         let failure: Option<String> = row.try_get("failure")?;
-        let leased_at: i64 = row.try_get("leased_at")?;
         let lease_until: i64 = row.try_get("lease_until")?;
         let attempts: i64 = row.try_get("attempts")?;
         Ok(match (answer, failure) {
             (Some(answer), _) => JobState::Answered(answer),
             (None, Some(failure)) => JobState::Failed(failure),
-            (None, None) if lease_until >= now => JobState::Leased { since: leased_at },
+            (None, None) if lease_until >= now => JobState::Leased,
             (None, None) if attempts >= max_attempts => {
                 JobState::Failed(format!("no worker answered in {attempts} leases"))
             }

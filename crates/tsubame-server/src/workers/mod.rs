@@ -17,6 +17,7 @@
 
 pub mod jobs;
 
+use crate::random::random_hex;
 use crate::store::Store;
 use jobs::{JobState, Jobs, LeasedJob};
 use std::sync::Arc;
@@ -88,15 +89,6 @@ pub fn key_hash(key: &str) -> String {
     crate::store::token_hash(key)
 }
 
-/// `bytes` random bytes as hexadecimal text.
-fn random_hex(bytes: usize) -> String {
-    use rand::Rng;
-    let mut rng = rand::thread_rng();
-    (0..bytes)
-        .map(|_| format!("{:02x}", rng.r#gen::<u8>()))
-        .collect()
-}
-
 /// A new worker key: `tsw_` and 32 random bytes in hex.
 pub fn new_key() -> String {
     format!("tsw_{}", random_hex(32))
@@ -156,8 +148,8 @@ impl EngineJobs {
                 .state(id, now() as i64, i64::from(self.settings.attempts))
                 .await?;
             match state {
-                JobState::Leased { .. } if until_taken => return Ok(state),
-                JobState::Leased { .. } | JobState::Waiting => {}
+                JobState::Leased if until_taken => return Ok(state),
+                JobState::Leased | JobState::Waiting => {}
                 done => return Ok(done),
             }
             // A lease that runs out changes nothing here: the state is read again within a
@@ -250,7 +242,7 @@ impl EngineJobs {
         answer: &str,
         now: u64,
     ) -> Result<(), JobError> {
-        let (_, question) = self.jobs.question(id).await?.ok_or(JobError::NoSuchJob)?;
+        let (_, question, _) = self.jobs.question(id).await?.ok_or(JobError::NoSuchJob)?;
         if let Err(reason) = tsubame_analysis::request::check_answer(&question, answer) {
             self.give_back(id, lease_id, &reason).await?;
             return Err(JobError::Refused(reason));
@@ -267,8 +259,7 @@ impl EngineJobs {
     /// A worker that could not answer (its engine refused the question) gives the job up; so
     /// does one whose answer was refused, on the job's last lease.
     pub async fn give_back(&self, id: &str, lease_id: &str, reason: &str) -> Result<(), JobError> {
-        let (kind, _) = self.jobs.question(id).await?.ok_or(JobError::NoSuchJob)?;
-        let attempts = self.attempts_of(id).await?;
+        let (kind, _, attempts) = self.jobs.question(id).await?.ok_or(JobError::NoSuchJob)?;
         let last = attempts >= i64::from(self.settings.attempts);
         let failure = format!("{kind}: {reason}");
         let released = self
@@ -281,10 +272,6 @@ impl EngineJobs {
         } else {
             Err(JobError::LeaseLost)
         }
-    }
-
-    async fn attempts_of(&self, id: &str) -> Result<i64, JobError> {
-        Ok(self.jobs.attempts(id).await?.unwrap_or(0))
     }
 
     /// Jobs waiting for a worker now.
