@@ -8,7 +8,7 @@ import { el } from './dom';
 import { gameTitle, t } from './i18n';
 import { miniBoard } from './pieces';
 import { RULES_INTRO } from './rules';
-import { computerLevel, levelOptions, rememberComputerLevel } from './levels';
+import { computerLevel, engineQueueNote, levelOptions, rememberComputerLevel } from './levels';
 
 export const QUICK_CONTROLS = {
   tori: [[3, 10], [5, 10], [10, 30]],
@@ -91,7 +91,7 @@ export function homeNode(beside: HTMLElement | null = null) {
   dailyPuzzleNode('tori').then((node) => daily.replaceWith(node), () => daily.remove());
   return el('div', { class: 'home' },
     el('p', { class: 'tagline' }, t('lobby.tagline')),
-    el('div', { class: 'game-cards' }, cards), el('div', { class: 'home-row' }, daily, beside), error);
+    el('div', { class: 'game-cards' }, cards), engineQueueNote(), el('div', { class: 'home-row' }, daily, beside), error);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 // The computer's levels as the pages show them: what each does and its estimated rating, and
 // the level a visitor last chose.
 
+import { api } from './api';
 import { el } from './dom';
 import { t } from './i18n';
 
@@ -70,3 +71,20 @@ export function rememberComputerLevel(level: number) {
   localStorage.setItem('tsubame.computer-level', String(level));
 }
 
+
+/** A note beside the computer's levels, shown only while its moves wait long (the server's
+ * engine work queued: `GET /api/engine/queue`); `showEngineQueue` fills it in. */
+export function engineQueueNote(): HTMLElement {
+  const note = el('p', { class: 'help engine-queue', 'data-engine-queue': '', role: 'status', hidden: '' });
+  showEngineQueue(note);
+  return note;
+}
+
+/** Asks the server how long the computer's moves wait, and shows or hides the note. */
+export async function showEngineQueue(note: HTMLElement) {
+  let queue: { long: boolean, recent_wait_ms: number, oldest_wait_ms: number };
+  try { queue = await api('/api/engine/queue'); } catch { return; }
+  const seconds = Math.max(1, Math.round(Math.max(queue.recent_wait_ms, queue.oldest_wait_ms) / 1000));
+  note.textContent = queue.long ? t('lobby.computer-slow', { seconds }) : '';
+  note.hidden = !queue.long;
+}

@@ -10,7 +10,7 @@ import { optionFields } from './options';
 import { miniBoard } from './pieces';
 import { app } from './prefs';
 import { gameTitle, sideName, t, tn } from './i18n';
-import { computerLevel, levelAbout, levelOptions, rememberComputerLevel } from './levels';
+import { computerLevel, levelAbout, levelOptions, rememberComputerLevel, showEngineQueue } from './levels';
 import { reasonText, statusText } from './player';
 import { tokenFor, variantInfo } from './util';
 import { seekGraph } from './seekgraph';
@@ -118,6 +118,8 @@ export async function lobbyPage() {
     el('h2', {}, t('lobby.own-game')), el('div', { class: 'columns' }, form, lists));
 
   async function refresh() {
+    const queueNote = home.querySelector<HTMLElement>('[data-engine-queue]');
+    if (queueNote) showEngineQueue(queueNote);
     try {
       const [lobby, list, counts, tournaments] = await Promise.all([api('/api/lobby'), api('/api/games?limit=30'),
         api('/api/stats').catch(() => null), api('/api/tournaments').catch(() => null)]);

@@ -24,7 +24,7 @@
 
 pub mod request;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
@@ -50,6 +50,17 @@ pub const MAX_MOVES: usize = 5000;
 
 /// The longest mate by checks looked for, in the attacker's moves.
 pub const MAX_MATE_MOVES: u32 = 31;
+
+/// How deep each position of a game's analysis is searched, at most.
+pub const GAME_ANALYSIS_DEPTH: u32 = 16;
+
+/// How long each position of a game's analysis is searched, at most, in milliseconds: long
+/// enough that a good opening move is not marked by the noise of a short search.
+pub const GAME_ANALYSIS_MOVETIME_MS: u64 = 300;
+
+/// The longest game analysed, in plies: at 300 ms a position, three minutes of a core (a long
+/// Tenjiku game is a few hundred plies).
+pub const GAME_ANALYSIS_MAX_PLIES: usize = 600;
 
 /// The engine's answer for a position.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -108,6 +119,17 @@ pub struct MateReply {
     pub nodes: u64,
     /// Milliseconds taken.
     pub time_ms: u64,
+}
+
+/// One position of an analysed game, as the game's analysis keeps it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
+pub struct AnalysedPosition {
+    /// The engine's score for the side to move (`cp 35`, `mate -3`); none where the side to
+    /// move has no move.
+    pub score: Option<String>,
+    /// The engine's best line from here, USI text; empty where the side to move has no move.
+    pub pv: Vec<String>,
 }
 
 /// The legal moves at the start of `line`, played from `position`, in Hodges notation (a line
@@ -260,6 +282,84 @@ pub fn computer_move(
         ..Limits::default()
     };
     analyse(game, &limits, Some((level, random)), stop, &mut |_| {})
+}
+
+/// Searches the game's current position for its analysis: the score and the line, or neither
+/// where the side to move has no move (or `stop` was set before any move was found).
+pub fn analysed_position(
+    game: &AnyGame,
+    limits: &Limits,
+    stop: Arc<AtomicBool>,
+) -> AnalysedPosition {
+    match analyse(game, limits, None, stop, &mut |_| {}) {
+        Some(reply) => AnalysedPosition {
+            score: reply.score,
+            pv: if reply.pv.is_empty() {
+                vec![reply.best]
+            } else {
+                reply.pv
+            },
+        },
+        None => AnalysedPosition {
+            score: None,
+            pv: Vec::new(),
+        },
+    }
+}
+
+/// Analyses a whole game: every position from `start` through `moves`, each searched with
+/// `limits` by [`analysed_position`], telling `on_position` how many are done after each.
+/// `Err` names a move the rules refuse; `Ok(None)` when `stop` was set before the end (it is
+/// looked at between two positions).
+///
+/// ```
+/// use std::sync::{Arc, atomic::AtomicBool};
+/// use tsubame_analysis::analyse_game;
+/// use tsubame_engine::limits::Limits;
+/// use tsubame_rules::{AnyGame, Options, tori};
+///
+/// let start = AnyGame::new(Options::defaults(tori::spec())).unwrap();
+/// let limits = Limits { depth: Some(2), ..Limits::default() };
+/// let moves = ["3d3c".to_string(), "4b3c".to_string()];
+/// let mut done = Vec::new();
+/// let positions = analyse_game(start, &moves, &limits, Arc::new(AtomicBool::new(false)), &mut |n| done.push(n))
+///     .unwrap()
+///     .unwrap();
+/// assert_eq!(positions.len(), 3);
+/// assert_eq!(done, [1, 2, 3]);
+/// assert!(positions.iter().all(|p| p.score.is_some() && !p.pv.is_empty()));
+/// ```
+pub fn analyse_game(
+    start: AnyGame,
+    moves: &[String],
+    limits: &Limits,
+    stop: Arc<AtomicBool>,
+    on_position: &mut dyn FnMut(usize),
+) -> Result<Option<Vec<AnalysedPosition>>, String> {
+    let mut game = start;
+    let mut positions = Vec::with_capacity(moves.len() + 1);
+    for ply in 0..=moves.len() {
+        if stop.load(std::sync::atomic::Ordering::Relaxed) {
+            return Ok(None);
+        }
+        // A search sets its stop flag when it ends: each has its own, and `stop` is looked
+        // at between them.
+        positions.push(analysed_position(
+            &game,
+            limits,
+            Arc::new(AtomicBool::new(false)),
+        ));
+        on_position(positions.len());
+        if let Some(usi) = moves.get(ply) {
+            let refused = |e: &dyn std::fmt::Display| format!("move {} ({usi}): {e}", ply + 1);
+            let mv = game.position().parse_usi(usi).map_err(|e| refused(&e))?;
+            game.play(mv).map_err(|e| refused(&e))?;
+        }
+    }
+    if stop.load(std::sync::atomic::Ordering::Relaxed) {
+        return Ok(None);
+    }
+    Ok(Some(positions))
 }
 
 /// Looks for a mate by checks for the side to move within `max_moves` and `time`, in a table

@@ -1,7 +1,8 @@
 //! Questions and answers as JSON text, for the hosts that have no server around the engine:
 //! the browser's WebAssembly engine (a Web Worker posts the text in and the answers out) and
-//! `tsubame analyse --json`. The questions are those of the server's `POST /api/analyse` and
-//! `POST /api/mate`, with a `type` saying which, and the answers are the same JSON.
+//! `tsubame analyse --json`, and the server's workers. The questions are those of the server's
+//! `POST /api/analyse` and `POST /api/mate`, a computer's move and a whole game's analysis,
+//! with a `type` saying which, and the answers are the same JSON.
 //!
 //! ```
 //! use tsubame_analysis::request::answer;
@@ -16,7 +17,10 @@
 //! assert_eq!(depths.len(), 4);
 //! ```
 
-use crate::{MAX_LINES, MAX_MATE_MOVES, MAX_MOVES, TABLE_MIB, analyse, computer_move, mate};
+use crate::{
+    AnalysedPosition, GAME_ANALYSIS_DEPTH, GAME_ANALYSIS_MAX_PLIES, GAME_ANALYSIS_MOVETIME_MS,
+    MAX_LINES, MAX_MATE_MOVES, MAX_MOVES, TABLE_MIB, analyse, analyse_game, computer_move, mate,
+};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -78,6 +82,34 @@ enum Question {
         #[serde(default)]
         movetime_ms: Option<u64>,
     },
+    /// A whole game's analysis, as the server keeps it with a finished game: every position
+    /// from the start through the moves, each searched in turn. Its progress is told as each
+    /// position is done (`{"done": 3, "total": 41}`).
+    Game {
+        #[serde(flatten)]
+        position: PositionText,
+        /// Deepest iteration of each search (default 16).
+        #[serde(default)]
+        depth: Option<u32>,
+        /// Time of each search in milliseconds (default 300).
+        #[serde(default)]
+        movetime_ms: Option<u64>,
+    },
+}
+
+/// What a game's analysis answers: every position's score and line, from the start.
+#[derive(Debug, Serialize, Deserialize)]
+struct GameAnswer {
+    positions: Vec<AnalysedPosition>,
+    depth: u32,
+    movetime_ms: u64,
+}
+
+/// A game's progress while it is analysed, told as each position is done.
+#[derive(Debug, Serialize)]
+struct GameProgress {
+    done: usize,
+    total: usize,
 }
 
 /// A position as the site names one: a game, its rule options as text (`drops=off`), a start
@@ -145,23 +177,28 @@ impl RequestError {
 }
 
 impl PositionText {
-    fn game(&self) -> Result<AnyGame, RequestError> {
+    /// The game at its start, its moves not played.
+    fn start(&self) -> Result<AnyGame, RequestError> {
         let variant: Variant = self
             .variant
             .parse()
             .map_err(|e: tsubame_rules::UnknownVariant| RequestError::Rules(e.to_string()))?;
+        let options = Options::parse(variant.spec(), &self.options)
+            .map_err(|e| RequestError::Rules(format!("bad rule options: {e}")))?;
+        match self.sfen.as_deref().map(str::trim) {
+            Some(sfen) => AnyGame::from_sfen(sfen, options),
+            None => AnyGame::new(options),
+        }
+        .map_err(|e| RequestError::Rules(format!("bad start position: {e}")))
+    }
+
+    fn game(&self) -> Result<AnyGame, RequestError> {
         if self.moves.len() > MAX_MOVES {
             return Err(RequestError::OutOfRange(format!(
                 "at most {MAX_MOVES} moves"
             )));
         }
-        let options = Options::parse(variant.spec(), &self.options)
-            .map_err(|e| RequestError::Rules(format!("bad rule options: {e}")))?;
-        let mut game = match self.sfen.as_deref().map(str::trim) {
-            Some(sfen) => AnyGame::from_sfen(sfen, options),
-            None => AnyGame::new(options),
-        }
-        .map_err(|e| RequestError::Rules(format!("bad start position: {e}")))?;
+        let mut game = self.start()?;
         for (index, usi) in self.moves.iter().enumerate() {
             let refused = |e: &dyn std::fmt::Display| {
                 RequestError::Rules(format!("move {} ({usi}): {e}", index + 1))
@@ -280,7 +317,61 @@ pub fn answer_until(
                 stop,
             )))
         }
+        Question::Game {
+            position,
+            depth,
+            movetime_ms,
+        } => {
+            let (depth, movetime_ms) = game_limits(&position, depth, movetime_ms)?;
+            let limits = Limits {
+                depth: Some(depth),
+                move_time: Some(Duration::from_millis(movetime_ms)),
+                ..Limits::default()
+            };
+            let total = position.moves.len() + 1;
+            let positions = analyse_game(
+                position.start()?,
+                &position.moves,
+                &limits,
+                stop,
+                &mut |done| on_iteration(&json(&GameProgress { done, total })),
+            )
+            .map_err(RequestError::Rules)?
+            .ok_or_else(|| RequestError::Malformed("the analysis was stopped".into()))?;
+            Ok(json(&GameAnswer {
+                positions,
+                depth,
+                movetime_ms,
+            }))
+        }
     }
+}
+
+/// A game's analysis's depth and time for each position, checked, with their defaults.
+fn game_limits(
+    position: &PositionText,
+    depth: Option<u32>,
+    movetime_ms: Option<u64>,
+) -> Result<(u32, u64), RequestError> {
+    if position.moves.len() > GAME_ANALYSIS_MAX_PLIES {
+        return Err(RequestError::OutOfRange(format!(
+            "a game of {} plies is longer than the {GAME_ANALYSIS_MAX_PLIES} analysed",
+            position.moves.len()
+        )));
+    }
+    let depth = depth.unwrap_or(GAME_ANALYSIS_DEPTH);
+    if !(1..=MAX_DEPTH).contains(&depth) {
+        return Err(RequestError::OutOfRange(format!(
+            "depth must be 1 to {MAX_DEPTH}"
+        )));
+    }
+    let movetime_ms = movetime_ms.unwrap_or(GAME_ANALYSIS_MOVETIME_MS);
+    if !(1..=60_000).contains(&movetime_ms) {
+        return Err(RequestError::OutOfRange(
+            "movetime_ms must be 1 to 60000".into(),
+        ));
+    }
+    Ok((depth, movetime_ms))
 }
 
 /// What a checked answer must hold of an analysis or a computer's move.
@@ -408,6 +499,53 @@ pub fn check_answer(question: &str, answer: &str) -> Result<(), String> {
                 (result, _) => Err(format!("not a mate search's answer: {result:?}")),
             }
         }
+        Question::Game {
+            position,
+            depth,
+            movetime_ms,
+        } => {
+            let (depth, movetime_ms) =
+                game_limits(&position, depth, movetime_ms).map_err(|e| e.to_string())?;
+            let reply: GameAnswer =
+                serde_json::from_str(answer).map_err(|e| format!("not a game's analysis: {e}"))?;
+            if (reply.depth, reply.movetime_ms) != (depth, movetime_ms) {
+                return Err(format!(
+                    "an analysis at depth {} and {} ms, not the depth {depth} and {movetime_ms} ms asked",
+                    reply.depth, reply.movetime_ms
+                ));
+            }
+            if reply.positions.len() != position.moves.len() + 1 {
+                return Err(format!(
+                    "{} positions analysed of the game's {}",
+                    reply.positions.len(),
+                    position.moves.len() + 1
+                ));
+            }
+            let mut game = position.start().map_err(|e| e.to_string())?;
+            for (ply, analysed) in reply.positions.iter().enumerate() {
+                let what = format!("position {}", ply + 1);
+                match (&analysed.score, analysed.pv.is_empty()) {
+                    (None, true) if game.position().legal_moves().is_empty() => {}
+                    (None, true) => return Err(format!("{what} has moves but no analysis")),
+                    (Some(score), false) => {
+                        check_score(score, &what)?;
+                        replay_line(&game, &analysed.pv, &what)?;
+                    }
+                    _ => {
+                        return Err(format!(
+                            "{what}: a score without a line, or a line without a score"
+                        ));
+                    }
+                }
+                if let Some(usi) = position.moves.get(ply) {
+                    let refused =
+                        |e: &dyn std::fmt::Display| format!("move {} ({usi}): {e}", ply + 1);
+                    let mv = game.position().parse_usi(usi).map_err(|e| refused(&e))?;
+                    game.play(mv).map_err(|e| refused(&e))?;
+                }
+            }
+            Ok(())
+        }
     }
 }
 
@@ -492,6 +630,56 @@ mod tests {
         ] {
             assert!(check_answer(search, wrong).is_err(), "{wrong}");
         }
+    }
+
+    #[test]
+    fn a_games_analysis_covers_every_position_and_passes_the_check() {
+        // Gote's phoenix mated by a falcon dropped on 1b: the last position has no move.
+        let question = r#"{"type": "game", "variant": "tori", "sfen": "5sk/5s1/6C/7/7/7/K6 b F 1", "moves": ["F*1b"], "depth": 3, "movetime_ms": 200}"#;
+        let mut progress = Vec::new();
+        let text = answer(question, &mut |told| progress.push(told.to_string())).unwrap();
+        assert_eq!(
+            progress,
+            [r#"{"done":1,"total":2}"#, r#"{"done":2,"total":2}"#]
+        );
+        let reply: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(reply["depth"], 3);
+        assert_eq!(reply["movetime_ms"], 200);
+        assert_eq!(reply["positions"][0]["pv"][0], "F*1b");
+        assert_eq!(
+            reply["positions"][1],
+            serde_json::json!({"score": null, "pv": []})
+        );
+        assert_eq!(check_answer(question, &text), Ok(()));
+        let wrong = [
+            // A position left out.
+            r#"{"positions": [{"score": "mate 1", "pv": ["F*1b"]}], "depth": 3, "movetime_ms": 200}"#,
+            // Another depth than asked.
+            &text.replace(r#""depth":3"#, r#""depth":4"#),
+            // A line not of its position.
+            r#"{"positions": [{"score": "cp 5", "pv": ["4d4c"]}, {"score": null, "pv": []}], "depth": 3, "movetime_ms": 200}"#,
+            // No analysis of a position that has moves.
+            r#"{"positions": [{"score": null, "pv": []}, {"score": null, "pv": []}], "depth": 3, "movetime_ms": 200}"#,
+            // A line where no move is left.
+            r#"{"positions": [{"score": "mate 1", "pv": ["F*1b"]}, {"score": "cp 0", "pv": ["1a1b"]}], "depth": 3, "movetime_ms": 200}"#,
+        ];
+        for wrong in wrong {
+            assert!(check_answer(question, wrong).is_err(), "{wrong}");
+        }
+        let long = format!(
+            r#"{{"type": "game", "variant": "tori", "moves": [{}]}}"#,
+            vec![r#""3d3c""#; GAME_ANALYSIS_MAX_PLIES + 1].join(",")
+        );
+        let refused = answer(&long, &mut |_| {}).unwrap_err();
+        assert!(
+            refused.to_string().contains("longer than the 600"),
+            "{refused}"
+        );
+        let illegal =
+            r#"{"type": "game", "variant": "tori", "moves": ["3d3c", "3c3b"], "depth": 1}"#;
+        let refused = answer(illegal, &mut |_| {}).unwrap_err();
+        assert_eq!(refused.status(), 422, "{refused}");
+        assert!(refused.to_string().contains("move 2 (3c3b)"), "{refused}");
     }
 
     #[test]

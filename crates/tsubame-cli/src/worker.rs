@@ -1,13 +1,14 @@
-//! `tsubame worker`: takes a play server's engine jobs (the computer's moves) over HTTP and
-//! answers them with the engine, on as many threads as asked. The jobs are questions in the
-//! JSON of `tsubame analyse --json`, answered by the same code; while a job is searched its
-//! lease is renewed, and a job whose lease was lost (the server gave it to another worker) is
-//! stopped and not answered.
+//! `tsubame worker`: takes a play server's engine jobs (the computer's moves, finished games'
+//! analyses, mate searches, the analysis board's searches) over HTTP and answers them with the
+//! engine, on as many threads as asked. The jobs are questions in the JSON of
+//! `tsubame analyse --json`, answered by the same code; while a job is searched its lease is
+//! renewed (with a game's analysis, its progress too), and a job whose lease was lost (the
+//! server gave it to another worker) is stopped and not answered.
 
 use anyhow::{Context, Result, bail};
 use serde_json::{Value, json};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
@@ -125,11 +126,16 @@ fn work_on(server: &Server, job: Job) -> Result<(), Failure> {
         job.id, job.attempt
     );
     let path = format!("/api/worker/jobs/{}", path_part(&job.id));
+    // The search sets `stop` itself when it ends; `lost` is set only when the lease is.
     let stop = Arc::new(AtomicBool::new(false));
+    let lost = Arc::new(AtomicBool::new(false));
+    let progress = Arc::new(AtomicU64::new(0));
     let (done, finished) = mpsc::channel::<()>();
     let renewer = {
         let server = server.clone();
         let stop = stop.clone();
+        let lost = lost.clone();
+        let progress = progress.clone();
         let path = path.clone();
         let lease = job.lease.clone();
         let every = Duration::from_millis(job.lease_ms / 3);
@@ -139,9 +145,14 @@ fn work_on(server: &Server, job: Job) -> Result<(), Failure> {
                     Err(RecvTimeoutError::Timeout) => {}
                     _ => return,
                 }
-                match server.post(&format!("{path}/renew"), json!({ "lease": lease })) {
+                let renewal = match progress.load(Ordering::Relaxed) {
+                    0 => json!({ "lease": lease }),
+                    done => json!({ "lease": lease, "progress": done }),
+                };
+                match server.post(&format!("{path}/renew"), renewal) {
                     Ok(_) => {}
                     Err(Failure::LeaseLost | Failure::Key(_)) => {
+                        lost.store(true, Ordering::Relaxed);
                         stop.store(true, Ordering::Relaxed);
                         return;
                     }
@@ -152,11 +163,20 @@ fn work_on(server: &Server, job: Job) -> Result<(), Failure> {
         })
     };
     let started = Instant::now();
+    // A game's analysis tells its progress (`{"done": 3, ...}`) as each position is done.
+    let mut on_progress = |told: &str| {
+        if let Some(count) = serde_json::from_str::<Value>(told)
+            .ok()
+            .and_then(|told| told["done"].as_u64())
+        {
+            progress.store(count, Ordering::Relaxed);
+        }
+    };
     let answered =
-        tsubame_analysis::request::answer_until(&job.question, &mut |_| {}, stop.clone());
+        tsubame_analysis::request::answer_until(&job.question, &mut on_progress, stop.clone());
     let _ = done.send(());
     let _ = renewer.join();
-    if stop.load(Ordering::Relaxed) {
+    if lost.load(Ordering::Relaxed) {
         eprintln!(
             "tsubame worker: job {} went to another worker; stopped",
             job.id

@@ -482,6 +482,12 @@ pub(crate) async fn lobby(State(hub): State<Arc<Hub>>) -> Response {
     ok(&hub.lobby().await)
 }
 
+/// How long a computer's move waits now: the lobby says so when it is long.
+#[utoipa::path(get, path = "/api/engine/queue", tag = "analysis", responses((status = 200, description = "Searches or jobs waiting, the oldest's and the recent moves' waits, and whether that is long", body = crate::engine_work::EngineQueue)))]
+pub(crate) async fn engine_queue(State(hub): State<Arc<Hub>>) -> Response {
+    ok(&hub.engine_queue().await)
+}
+
 #[utoipa::path(get, path = "/api/stats", tag = "games", responses((status = 200, description = "Players on the site within the last minute, and games being played", body = crate::presence::SiteStats)))]
 pub(crate) async fn site_stats(State(hub): State<Arc<Hub>>) -> Result<Response, ApiError> {
     let stats = hub
@@ -1287,6 +1293,48 @@ impl EngineTurn {
     }
 }
 
+/// How long a search asked of the workers may wait for one, beyond its own time.
+const WORKER_SEARCH_WAIT: Duration = Duration::from_secs(20);
+
+/// On a server that takes workers: asks them `question` (an `analyse` or `mate` question
+/// without its position) about the position of `game`, holding the address's admission until
+/// the answer, which is the reply as is: the workers answer in the JSON the server's own
+/// engine would. A job nobody took in time, or that the client left, is withdrawn.
+async fn ask_workers(
+    hub: &Hub,
+    jobs: &Arc<crate::workers::EngineJobs>,
+    mut question: serde_json::Value,
+    game: &HostedGame,
+    movetime_ms: u64,
+    admitted: Admitted,
+) -> Result<Response, ApiError> {
+    question["variant"] = game.variant().name().into();
+    question["options"] = game.options_text().into();
+    question["sfen"] = game.start_sfen().into();
+    question["moves"] = game.moves_usi().into();
+    let kind = question["type"].as_str().unwrap_or("analyse").to_string();
+    let id = format!("{kind}:{}", crate::random::random_hex(16));
+    let waiting = GaugeGuard::hold(&hub.metrics().engine_waiting);
+    let within = WORKER_SEARCH_WAIT + Duration::from_millis(movetime_ms);
+    let answered = jobs
+        .ask(&id, &kind, &question.to_string(), within, || hub.now())
+        .await;
+    drop(waiting);
+    drop(admitted);
+    match answered {
+        Ok(answer) => Ok((
+            [(axum::http::header::CONTENT_TYPE, "application/json")],
+            answer,
+        )
+            .into_response()),
+        Err(crate::workers::JobError::Failed(reason)) => {
+            tracing::warn!(job = %id, "a search by the workers failed: {reason}");
+            Err(ApiError::busy("the engine is busy: try again shortly").code("engine.busy"))
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
 /// Asks the engine about a position. Searches share the server's engine slots: a request
 /// waits for one, and is refused (429, Retry-After) when its address already has its share
 /// or the queue is full.
@@ -1315,6 +1363,15 @@ pub(crate) async fn analyse(
     // The limits first, then the work: a refused request costs nothing.
     let admitted = Admitted::analysis(&hub, peer, &headers)?;
     let (game, admitted) = position_to_search_off_thread(request, admitted).await?;
+    if let Some(jobs) = hub.engine_jobs() {
+        let question = serde_json::json!({
+            "type": "analyse",
+            "depth": depth,
+            "movetime_ms": movetime,
+            "lines": lines,
+        });
+        return ask_workers(&hub, &jobs, question, &game, movetime, admitted).await;
+    }
     let turn = admitted.turn(&hub).await?;
     let stop = turn.stop.clone();
     let reply = tokio::task::spawn_blocking(move || game.best_move(&limits, None, stop))
@@ -1379,6 +1436,14 @@ pub(crate) async fn mate(
     };
     let admitted = Admitted::analysis(&hub, peer, &headers)?;
     let (game, admitted) = position_to_search_off_thread(position, admitted).await?;
+    if let Some(jobs) = hub.engine_jobs() {
+        let question = serde_json::json!({
+            "type": "mate",
+            "max_moves": max_moves,
+            "movetime_ms": movetime,
+        });
+        return ask_workers(&hub, &jobs, question, &game, movetime, admitted).await;
+    }
     let turn = admitted.turn(&hub).await?;
     let stop = turn.stop.clone();
     // A small table per request, as for the analyses: the slots bound how many there are.
@@ -1740,6 +1805,7 @@ pub fn routes() -> Router<Arc<Hub>> {
         .route("/api/variants", get(variants))
         .route("/api/games", get(list_games).post(create_game))
         .route("/api/lobby", get(lobby))
+        .route("/api/engine/queue", get(engine_queue))
         .route("/api/stats", get(site_stats))
         .route("/api/tv", get(tv))
         .route("/api/games/{id}", get(get_game))

@@ -40,9 +40,9 @@ pub struct ServeArgs {
     /// core).
     #[arg(long, env = "TSUBAME_ENGINE_SLOTS")]
     pub engine_slots: Option<usize>,
-    /// The computer's moves are jobs for `tsubame worker` processes (on this machine or
-    /// others, with keys from `tsubame admin worker-key add`) instead of searches in the
-    /// server's own slots.
+    /// The computer's moves, finished games' analyses, mate searches and the analysis board's
+    /// searches are jobs for `tsubame worker` processes (on this machine or others, with keys
+    /// from `tsubame admin worker-key add`) instead of searches in the server's own slots.
     #[arg(long, env = "TSUBAME_ENGINE_WORKERS")]
     pub engine_workers: bool,
     /// Seconds a worker's lease on a job lasts unless the worker renews it: how soon a job
@@ -233,7 +233,7 @@ async fn worker_key(database: &str, action: &WorkerKeyAction) -> Result<()> {
             }
             println!("{key}");
             eprintln!(
-                "the key of worker {name}: give it to `tsubame worker --key` (or                  TSUBAME_WORKER_KEY); it is not shown again"
+                "the key of worker {name}: give it to `tsubame worker --key` (or TSUBAME_WORKER_KEY); it is not shown again"
             );
         }
         WorkerKeyAction::Revoke { name } => {

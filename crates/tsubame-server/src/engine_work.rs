@@ -6,9 +6,10 @@
 //! the one before is still stopping, and must not be refused by its own search.
 
 use crate::error::ApiError;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 /// Limits of the engine work.
@@ -46,7 +47,64 @@ pub struct EngineWork {
     slots: Arc<Semaphore>,
     /// Requests admitted (waiting or running), by address and share.
     admitted: Mutex<HashMap<(IpAddr, Share), usize>>,
+    /// How long the last computer moves waited for a slot or a worker, and when they began.
+    recent_waits: Mutex<VecDeque<(Instant, Duration)>>,
+    /// The computer moves waiting now, by number, with when each began to wait.
+    waiting_moves: Mutex<(u64, HashMap<u64, Instant>)>,
 }
+
+/// A computer move waiting for a slot or a worker: [`WaitingMove::began`] once its search
+/// begins records its wait; dropped before, it stops counting as waiting.
+pub struct WaitingMove {
+    work: Arc<EngineWork>,
+    number: u64,
+    since: Instant,
+}
+
+impl WaitingMove {
+    /// The move's search began: its wait is remembered; how long it was.
+    pub fn began(self) -> Duration {
+        let waited = self.since.elapsed();
+        if let Ok(mut waits) = self.work.recent_waits.lock() {
+            if waits.len() == RECENT_WAITS {
+                waits.pop_front();
+            }
+            waits.push_back((Instant::now(), waited));
+        }
+        waited
+    }
+}
+
+impl Drop for WaitingMove {
+    fn drop(&mut self) {
+        if let Ok(mut waiting) = self.work.waiting_moves.lock() {
+            waiting.1.remove(&self.number);
+        }
+    }
+}
+
+/// How long a computer's move waits now, as `GET /api/engine/queue` answers.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
+pub struct EngineQueue {
+    /// Computer moves waiting for a slot, or, on a server with workers, jobs of any kind
+    /// waiting for a worker (every instance's).
+    pub waiting: i64,
+    /// How long the oldest of them has waited, in milliseconds.
+    pub oldest_wait_ms: u64,
+    /// The mean wait of the computer's moves begun in the last five minutes, in milliseconds.
+    pub recent_wait_ms: u64,
+    /// Whether either wait is past three seconds: the lobby then says the computer is slow.
+    pub long: bool,
+}
+
+/// The computer moves whose waits are remembered.
+const RECENT_WAITS: usize = 32;
+
+/// How long a computer move's wait is remembered.
+const RECENT_WAIT_SPAN: Duration = Duration::from_secs(300);
+
+/// A wait for a computer's move past which the queue is called long (the lobby says so).
+pub const LONG_WAIT: Duration = Duration::from_secs(3);
 
 /// An admitted request; dropping it gives its place back.
 pub struct AnalysisTicket {
@@ -78,7 +136,58 @@ impl EngineWork {
             limits,
             slots: Arc::new(Semaphore::new(limits.slots)),
             admitted: Mutex::new(HashMap::new()),
+            recent_waits: Mutex::new(VecDeque::new()),
+            waiting_moves: Mutex::new((0, HashMap::new())),
         })
+    }
+
+    /// A computer move begins to wait for a slot or a worker.
+    pub fn computer_move_waits(self: &Arc<Self>) -> WaitingMove {
+        let since = Instant::now();
+        let number = match self.waiting_moves.lock() {
+            Ok(mut waiting) => {
+                waiting.0 += 1;
+                let number = waiting.0;
+                waiting.1.insert(number, since);
+                number
+            }
+            Err(_) => 0,
+        };
+        WaitingMove {
+            work: self.clone(),
+            number,
+            since,
+        }
+    }
+
+    /// The computer moves waiting now on this instance, and how long the oldest has waited.
+    pub fn waiting_moves(&self) -> (usize, Duration) {
+        let Ok(waiting) = self.waiting_moves.lock() else {
+            return (0, Duration::ZERO);
+        };
+        let oldest = waiting
+            .1
+            .values()
+            .map(Instant::elapsed)
+            .max()
+            .unwrap_or(Duration::ZERO);
+        (waiting.1.len(), oldest)
+    }
+
+    /// The mean wait of the computer moves begun in the last five minutes; zero with none.
+    pub fn recent_wait(&self) -> Duration {
+        let Ok(waits) = self.recent_waits.lock() else {
+            return Duration::ZERO;
+        };
+        let recent: Vec<Duration> = waits
+            .iter()
+            .filter(|(at, _)| at.elapsed() <= RECENT_WAIT_SPAN)
+            .map(|&(_, waited)| waited)
+            .collect();
+        match u32::try_from(recent.len()) {
+            Ok(count) if count > 0 => recent.iter().sum::<Duration>() / count,
+            _ => Duration::ZERO,
+        }
     }
 
     /// Admits an analysis request from `client`, or refuses it with 429 when the address
@@ -163,6 +272,30 @@ mod tests {
         drop(first);
         let _fourth = work.admit_analysis(c).unwrap();
         assert_eq!(work.admit_analysis(a).err().map(|e| e.status), Some(429));
+    }
+
+    #[test]
+    fn waiting_moves_are_counted_and_their_waits_remembered() {
+        let work = EngineWork::new(EngineLimits::default());
+        assert_eq!(work.recent_wait(), Duration::ZERO);
+        let first = work.computer_move_waits();
+        std::thread::sleep(Duration::from_millis(30));
+        let second = work.computer_move_waits();
+        let (waiting, oldest) = work.waiting_moves();
+        assert_eq!(waiting, 2);
+        assert!(oldest >= Duration::from_millis(30), "{oldest:?}");
+        let waited = first.began();
+        assert!(waited >= Duration::from_millis(30), "{waited:?}");
+        assert_eq!(work.waiting_moves().0, 1);
+        assert_eq!(work.recent_wait(), waited);
+        // A move that stops waiting without a search (its game ended) is not a wait.
+        drop(second);
+        assert_eq!(work.waiting_moves(), (0, Duration::ZERO));
+        assert_eq!(work.recent_wait(), waited);
+        for _ in 0..RECENT_WAITS {
+            work.computer_move_waits().began();
+        }
+        assert!(work.recent_wait() < Duration::from_millis(5));
     }
 
     #[test]

@@ -118,6 +118,20 @@ impl HostedGame {
         self.game.start().to_sfen()
     }
 
+    /// The moves played, USI text.
+    pub fn moves_usi(&self) -> Vec<String> {
+        let mut walk = self.game.start();
+        self.game
+            .moves()
+            .into_iter()
+            .map(|mv| {
+                let usi = walk.to_usi(mv);
+                walk.play_unchecked(mv);
+                usi
+            })
+            .collect()
+    }
+
     /// The current position as SFEN.
     pub fn sfen(&self) -> String {
         self.game.position().to_sfen()

@@ -1,7 +1,8 @@
 //! A finished game's analysis by the server's engine, made once and kept with the game: every
 //! position searched in turn, each search in one of the engine's slots (so that computer
-//! opponents and the analysis board take their turns between two positions), the whole under
-//! one admission of the address that asked. Anyone opening the game afterwards reads it from
+//! opponents and the analysis board take their turns between two positions), or, on a server
+//! that takes workers, the whole game one job for a worker (its progress told with each
+//! renewal of its lease); the whole under one admission of the address that asked. Anyone opening the game afterwards reads it from
 //! the database; while it is being made, every request sees its progress and none starts a
 //! second one on this instance (two instances over one database may each make it: the first
 //! kept stays).
@@ -10,6 +11,7 @@ use crate::engine_work::{AnalysisTicket, EngineWork};
 use crate::error::ApiError;
 use crate::game::HostedGame;
 use crate::store::{Store, StoredAnalysis};
+use crate::workers::EngineJobs;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
@@ -18,23 +20,18 @@ use std::time::Duration;
 use tsubame_engine::limits::Limits;
 use utoipa::ToSchema;
 
-/// How deep each position is searched, at most.
-pub const GAME_ANALYSIS_DEPTH: u32 = 16;
-/// How long each position is searched, at most: long enough that a good opening move is not
-/// marked by the noise of a short search.
-pub const GAME_ANALYSIS_MOVETIME_MS: u64 = 300;
-/// The longest game analysed, in plies: at 300 ms a position, three minutes of a core (a long
-/// Tenjiku game is a few hundred plies).
-pub const GAME_ANALYSIS_MAX_PLIES: usize = 600;
+pub use tsubame_analysis::{
+    AnalysedPosition, GAME_ANALYSIS_DEPTH, GAME_ANALYSIS_MAX_PLIES, GAME_ANALYSIS_MOVETIME_MS,
+};
 
-/// One position of an analysed game, from the start.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-pub struct AnalysedPosition {
-    /// The engine's score for the side to move (`cp 35`, `mate -3`); none where the game is
-    /// over (the side to move has no move).
-    pub score: Option<String>,
-    /// The engine's best line from here, USI text.
-    pub pv: Vec<String>,
+/// How long a game's analysis may take a worker, waiting included, before it is given up:
+/// [`GAME_ANALYSIS_MAX_PLIES`] positions at [`GAME_ANALYSIS_MOVETIME_MS`] is three minutes.
+const WORKER_ANALYSIS_WITHIN: Duration = Duration::from_secs(15 * 60);
+
+/// What a worker answers for a game's analysis.
+#[derive(Deserialize)]
+struct WorkerAnswer {
+    positions: Vec<AnalysedPosition>,
 }
 
 /// A game's analysis as `GET /api/games/{id}/analysis` answers it.
@@ -105,6 +102,8 @@ impl GameAnalysis {
 pub struct GameAnalyses {
     running: Mutex<HashMap<String, (usize, usize)>>,
     at_once: usize,
+    /// With workers, the queue the analyses go to.
+    jobs: Option<Arc<EngineJobs>>,
 }
 
 /// What holds an analysis's place while it is made: the asking address's admission and its
@@ -134,11 +133,13 @@ pub struct AnalysisJob {
 }
 
 impl GameAnalyses {
-    /// Room for `at_once` analyses at a time (at least one).
-    pub fn new(at_once: usize) -> GameAnalyses {
+    /// Room for `at_once` analyses at a time (at least one), made in the engine's slots, or
+    /// by workers through `jobs`.
+    pub fn new(at_once: usize, jobs: Option<Arc<EngineJobs>>) -> GameAnalyses {
         GameAnalyses {
             running: Mutex::new(HashMap::new()),
             at_once: at_once.max(1),
+            jobs,
         }
     }
 
@@ -194,7 +195,11 @@ impl GameAnalyses {
         };
         tokio::spawn(async move {
             let game_id = making.game_id.clone();
-            match making.analyses.make(job, &engine).await {
+            let made = match &making.analyses.jobs {
+                Some(jobs) => making.analyses.make_by_worker(job, jobs).await,
+                None => making.analyses.make(job, &engine).await,
+            };
+            match made {
                 Some(positions) => {
                     let kept = StoredAnalysis {
                         depth: i64::from(GAME_ANALYSIS_DEPTH),
@@ -211,6 +216,53 @@ impl GameAnalyses {
             drop(making);
         });
         Ok(GameAnalysis::running(0, total))
+    }
+
+    /// Has a worker analyse the game: one job under the game's id (asked again, on any
+    /// instance, it is the same job), its progress read as the worker tells it.
+    async fn make_by_worker(
+        &self,
+        job: AnalysisJob,
+        jobs: &Arc<EngineJobs>,
+    ) -> Option<Vec<AnalysedPosition>> {
+        let id = format!("game:{}", job.game_id);
+        let question = serde_json::json!({
+            "type": "game",
+            "variant": job.start.variant().name(),
+            "options": job.start.options_text(),
+            "sfen": job.start.start_sfen(),
+            "moves": job.moves,
+            "depth": GAME_ANALYSIS_DEPTH,
+            "movetime_ms": GAME_ANALYSIS_MOVETIME_MS,
+        })
+        .to_string();
+        let now = || unix_ms().max(0) as u64;
+        let asked = jobs.ask(&id, "game", &question, WORKER_ANALYSIS_WITHIN, now);
+        tokio::pin!(asked);
+        let answered = loop {
+            tokio::select! {
+                answered = &mut asked => break answered,
+                () = tokio::time::sleep(Duration::from_millis(500)) => {
+                    if let Ok(Some(done)) = jobs.progress(&id).await
+                        && let Ok(mut running) = self.running.lock()
+                        && let Some(progress) = running.get_mut(&job.game_id)
+                    {
+                        progress.0 = usize::try_from(done).unwrap_or(usize::MAX).min(progress.1);
+                    }
+                }
+            }
+        };
+        match answered.map(|text| serde_json::from_str::<WorkerAnswer>(&text)) {
+            Ok(Ok(answer)) => Some(answer.positions),
+            Ok(Err(e)) => {
+                tracing::warn!(job = %id, "a worker's analysis unread: {e}");
+                None
+            }
+            Err(e) => {
+                tracing::warn!(job = %id, "no analysis by a worker: {e}");
+                None
+            }
+        }
     }
 
     /// Searches every position of the game in turn, each in a slot of its own.

@@ -5,8 +5,8 @@
 //! (tests) count separately.
 
 use prometheus::{
-    Encoder, Histogram, HistogramOpts, IntCounter, IntCounterVec, IntGauge, IntGaugeVec, Opts,
-    Registry, TextEncoder,
+    Encoder, Gauge, GaugeVec, Histogram, HistogramOpts, IntCounter, IntCounterVec, IntGauge,
+    IntGaugeVec, Opts, Registry, TextEncoder,
 };
 
 /// The server's counters, gauges and histograms.
@@ -27,6 +27,16 @@ pub struct Metrics {
     pub engine_waiting: IntGauge,
     /// Engine searches running.
     pub engine_running: IntGauge,
+    /// Seconds a computer's move waited for a slot or a worker before its search began.
+    pub engine_wait_seconds: Histogram,
+    /// Jobs waiting for a worker, set when scraped (with workers).
+    pub worker_jobs_waiting: IntGauge,
+    /// Seconds the oldest job waiting for a worker has waited, set when scraped.
+    pub worker_oldest_wait_seconds: Gauge,
+    /// Jobs each worker answered in the last hour, set when scraped.
+    pub worker_jobs_answered: IntGaugeVec,
+    /// Seconds each worker spent on the jobs it answered in the last hour, set when scraped.
+    pub worker_busy_seconds: GaugeVec,
     /// Games ended, by reason.
     pub games_ended: IntCounterVec,
     /// Writes the database refused (a full disk, I/O errors), set from the store when scraped.
@@ -84,6 +94,40 @@ impl Metrics {
         registry.register(Box::new(websockets.clone()))?;
         registry.register(Box::new(engine_waiting.clone()))?;
         registry.register(Box::new(engine_running.clone()))?;
+        let engine_wait_seconds = Histogram::with_opts(
+            HistogramOpts::new(
+                "tsubame_engine_wait_seconds",
+                "Seconds a computer's move waited for a slot or a worker",
+            )
+            .buckets(LATENCY_BUCKETS.to_vec()),
+        )?;
+        let worker_jobs_waiting = IntGauge::new(
+            "tsubame_worker_jobs_waiting",
+            "Engine jobs waiting for a worker",
+        )?;
+        let worker_oldest_wait_seconds = Gauge::new(
+            "tsubame_worker_oldest_wait_seconds",
+            "Seconds the oldest engine job waiting for a worker has waited",
+        )?;
+        let worker_jobs_answered = IntGaugeVec::new(
+            Opts::new(
+                "tsubame_worker_jobs_answered_last_hour",
+                "Engine jobs each worker answered in the last hour",
+            ),
+            &["worker"],
+        )?;
+        let worker_busy_seconds = GaugeVec::new(
+            Opts::new(
+                "tsubame_worker_busy_seconds_last_hour",
+                "Seconds each worker spent on the jobs it answered in the last hour",
+            ),
+            &["worker"],
+        )?;
+        registry.register(Box::new(engine_wait_seconds.clone()))?;
+        registry.register(Box::new(worker_jobs_waiting.clone()))?;
+        registry.register(Box::new(worker_oldest_wait_seconds.clone()))?;
+        registry.register(Box::new(worker_jobs_answered.clone()))?;
+        registry.register(Box::new(worker_busy_seconds.clone()))?;
         let database_write_failures = IntCounter::new(
             "tsubame_database_write_failures_total",
             "Writes the database refused (a full disk, I/O errors)",
@@ -109,6 +153,11 @@ impl Metrics {
             websockets,
             engine_waiting,
             engine_running,
+            engine_wait_seconds,
+            worker_jobs_waiting,
+            worker_oldest_wait_seconds,
+            worker_jobs_answered,
+            worker_busy_seconds,
             games_ended,
             database_write_failures,
             database_writable,

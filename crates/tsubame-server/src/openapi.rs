@@ -25,6 +25,7 @@ use utoipa::OpenApi;
         crate::api::create_game,
         crate::api::lobby,
         crate::api::site_stats,
+        crate::api::engine_queue,
         crate::api::tv,
         crate::api::get_game,
         crate::api::join_game,

@@ -19,7 +19,7 @@ use tokio::sync::{mpsc, oneshot};
 /// The schema's migrations (`migrations/`), built into the binary: version, description and
 /// SQL, as `sqlx migrate` names them from the file names, so databases it migrated carry the
 /// same versions and checksums.
-const MIGRATIONS: [(i64, &str, &str); 16] = [
+const MIGRATIONS: [(i64, &str, &str); 17] = [
     (1, "games", include_str!("../migrations/0001_games.sql")),
     (
         2,
@@ -87,6 +87,11 @@ const MIGRATIONS: [(i64, &str, &str); 16] = [
         16,
         "engine jobs",
         include_str!("../migrations/0016_engine_jobs.sql"),
+    ),
+    (
+        17,
+        "engine job progress",
+        include_str!("../migrations/0017_engine_job_progress.sql"),
     ),
 ];
 

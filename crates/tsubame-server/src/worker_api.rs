@@ -38,7 +38,8 @@ pub struct LeaseAnswer {
 pub struct LeasedJobBody {
     /// The job's id.
     id: String,
-    /// `move`: the computer's move.
+    /// `move` (the computer's move), `game` (a finished game's analysis), `analyse` (the
+    /// analysis board's search) or `mate` (a mate search).
     kind: String,
     /// The question, JSON text in the form `tsubame analyse --json` takes.
     question: String,
@@ -56,6 +57,10 @@ pub struct LeasedJobBody {
 pub struct RenewRequest {
     /// The lease's secret.
     lease: String,
+    /// How far a long job has got (a game's analysis: the positions done), shown to those
+    /// waiting for it.
+    #[serde(default)]
+    progress: Option<u64>,
 }
 
 /// A lease renewed.
@@ -159,7 +164,8 @@ pub(crate) async fn renew(
 ) -> Result<Response, ApiError> {
     let (jobs, _) = worker(&hub, &headers).await?;
     let request: RenewRequest = parse_body(&body)?;
-    jobs.renew(&id, &request.lease, hub.now()).await?;
+    jobs.renew(&id, &request.lease, hub.now(), request.progress)
+        .await?;
     Ok(axum::Json(RenewAnswer {
         lease_ms: jobs.settings().lease.as_millis() as u64,
     })

@@ -1,7 +1,9 @@
 //! With `--engine-workers`, the computer's moves are jobs that workers lease with their keys:
 //! a key unknown or revoked is refused, a worker that stops renewing loses its job to another
 //! once the lease runs out, an answer is kept only from the lease holding the job and only if
-//! it answers the question asked, and the computer's move is played once.
+//! it answers the question asked, and the computer's move is played once. Finished games'
+//! analyses, mate searches and the analysis board's searches are jobs too; the queue and each
+//! worker's throughput are counted, and a long wait is told.
 
 mod common;
 
@@ -166,6 +168,143 @@ fn a_dead_workers_job_goes_to_another_and_is_played_once(db: &Db) {
     assert_eq!(lease(&server, KEY_A, 300), Value::Null);
 }
 
+/// Answers a leased job as `tsubame worker` would, telling its progress with a renewal.
+fn answer_job(server: &Server, key: &str, job: &Value) -> String {
+    let question = job["question"].as_str().expect("question");
+    let answer =
+        tsubame_analysis::request::answer(question, &mut |_| {}).expect("the job is answered");
+    let (status, kept) = post_as(
+        server,
+        Some(key),
+        &format!(
+            "/api/worker/jobs/{}/answer",
+            job["id"].as_str().expect("id")
+        ),
+        json!({"lease": job["lease"], "answer": answer}),
+    );
+    assert_eq!(status, 200, "{kept}");
+    answer
+}
+
+fn analyses_and_mate_searches_go_to_the_workers(db: &Db) {
+    drop(Server::start(db));
+    add_keys(db);
+    let server = Server::start_with(db, &["--engine-workers", "--worker-lease-seconds", "2"]);
+
+    // A finished game's analysis: one job, its progress told as the worker tells it.
+    let (id, sente, gote) = server.two_player_game("tori", long_clock());
+    let played = ["5e5d", "5c5d", "3d3c", "4b3c"];
+    server.play_moves(&id, &sente, &gote, &played);
+    let (status, _) = server.post(&format!("/api/games/{id}/resign"), json!({"token": sente}));
+    assert_eq!(status, 200);
+    let path = format!("/api/games/{id}/analysis");
+    let (status, started) = server.post(&path, json!({}));
+    assert_eq!(status, 200, "{started}");
+    assert_eq!(
+        (&started["status"], &started["total"]),
+        (&json!("running"), &json!(5))
+    );
+    let job = lease(&server, KEY_A, 5_000);
+    assert_eq!(job["kind"], "game", "{job}");
+    assert_eq!(job["id"], format!("game:{id}"), "{job}");
+    let question: Value =
+        serde_json::from_str(job["question"].as_str().expect("question")).expect("JSON");
+    assert_eq!(question["moves"], json!(played), "{question}");
+    assert_eq!(
+        (&question["depth"], &question["movetime_ms"]),
+        (&json!(16), &json!(300))
+    );
+    let (status, _) = post_as(
+        &server,
+        Some(KEY_A),
+        &format!("/api/worker/jobs/game:{id}/renew"),
+        json!({"lease": job["lease"], "progress": 3}),
+    );
+    assert_eq!(status, 200);
+    let until = Instant::now() + Duration::from_secs(5);
+    loop {
+        let (_, running) = server.get(&path);
+        if running["done"] == 3 {
+            break;
+        }
+        assert!(Instant::now() < until, "progress not told: {running}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let answer: Value = serde_json::from_str(&answer_job(&server, KEY_A, &job)).expect("JSON");
+    let until = Instant::now() + Duration::from_secs(5);
+    let done = loop {
+        let (_, analysis) = server.get(&path);
+        if analysis["status"] == "done" {
+            break analysis;
+        }
+        assert!(Instant::now() < until, "not kept: {analysis}");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!(done["positions"], answer["positions"], "{done}");
+    assert_eq!(done["depth"], 16);
+
+    // A mate search and an analysis board's search: the client has the worker's answer.
+    let mate_request =
+        json!({"variant": "tori", "sfen": "5sk/5s1/6C/7/7/7/K6 b F 1", "max_moves": 3});
+    let analyse_request = json!({"variant": "wa", "options": {"drops": false}, "moves": ["6k5j"], "depth": 3, "lines": 2});
+    for (route, request, kind) in [
+        ("/api/mate", mate_request, "mate"),
+        ("/api/analyse", analyse_request, "analyse"),
+    ] {
+        let asking = {
+            let base = server.base.clone();
+            std::thread::spawn(move || {
+                response(ureq::post(&format!("{base}{route}")).send_json(request))
+            })
+        };
+        let job = lease(&server, KEY_B, 5_000);
+        assert_eq!(job["kind"], kind, "{job}");
+        let answer: Value = serde_json::from_str(&answer_job(&server, KEY_B, &job)).expect("JSON");
+        let (status, reply) = asking.join().expect("the request");
+        assert_eq!(status, 200, "{reply}");
+        assert_eq!(reply, answer);
+    }
+    let (_, mate) = server.get("/api/engine/queue");
+    assert_eq!(mate["waiting"], 0, "{mate}");
+
+    // A computer's move nobody takes: the queue is long, and says so.
+    let (status, created) = server.post(
+        "/api/games",
+        json!({"variant": "tori", "opponent": "engine", "side": "gote", "level": 2, "clock": long_clock()}),
+    );
+    assert_eq!(status, 201, "{created}");
+    std::thread::sleep(Duration::from_millis(3_200));
+    let (status, queue) = server.get("/api/engine/queue");
+    assert_eq!(status, 200);
+    assert_eq!(queue["waiting"], 1, "{queue}");
+    assert!(queue["oldest_wait_ms"].as_u64() >= Some(3_000), "{queue}");
+    assert_eq!(queue["long"], true, "{queue}");
+    let job = lease(&server, KEY_A, 5_000);
+    assert_eq!(job["kind"], "move", "{job}");
+    answer_job(&server, KEY_A, &job);
+
+    // What each worker got through, counted from the jobs of every instance.
+    let metrics = ureq::get(&format!("{}/metrics", server.base))
+        .call()
+        .expect("/metrics")
+        .into_string()
+        .expect("text");
+    for line in [
+        "tsubame_worker_jobs_answered_last_hour{worker=\"a\"} 2",
+        "tsubame_worker_jobs_answered_last_hour{worker=\"b\"} 2",
+        "tsubame_worker_jobs_waiting 0",
+    ] {
+        assert!(
+            metrics.lines().any(|l| l == line),
+            "{line} not in {metrics}"
+        );
+    }
+    assert!(
+        metrics.contains("tsubame_engine_wait_seconds_count 1"),
+        "{metrics}"
+    );
+}
+
 fn a_server_without_workers_refuses_them(db: &Db) {
     let server = Server::start(db);
     let (status, answer) = post_as(&server, Some(KEY_A), "/api/worker/lease", json!({}));
@@ -180,5 +319,6 @@ fn a_server_without_workers_refuses_them(db: &Db) {
 
 against_every_database!(
     a_dead_workers_job_goes_to_another_and_is_played_once,
+    analyses_and_mate_searches_go_to_the_workers,
     a_server_without_workers_refuses_them
 );

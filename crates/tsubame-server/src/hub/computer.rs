@@ -69,6 +69,15 @@ impl Computer {
         &self.engine
     }
 
+    /// Counts how long a computer's move waited for a slot or a worker.
+    fn record_wait(&self, asked: crate::engine_work::WaitingMove) {
+        let waited = asked.began();
+        self.services
+            .metrics
+            .engine_wait_seconds
+            .observe(waited.as_secs_f64());
+    }
+
     /// Sets the flag time of a game and starts the engine's search when it is its turn.
     pub(super) fn schedule(&self, room: &Arc<GameRoom>, live: &mut LiveGame) {
         let settings = &self.services.settings;
@@ -114,10 +123,12 @@ impl Computer {
         }
         let svc = &*self.services;
         let waiting = GaugeGuard::hold(&svc.metrics.engine_waiting);
+        let asked = self.engine.computer_move_waits();
         let Some(permit) = self.engine.slot().await else {
             return false;
         };
         drop(waiting);
+        self.record_wait(asked);
         let (game, limits, level, time_left) = {
             let mut live = room.game.lock().await;
             if live.moves.len() != ply || live.phase != Phase::Playing {
@@ -230,11 +241,13 @@ impl Computer {
             )
         };
         let waiting = GaugeGuard::hold(&svc.metrics.engine_waiting);
+        let asked = self.engine.computer_move_waits();
         let taken = match jobs.submit(&id, "move", &question, svc.now()).await {
             Ok(()) => jobs.wait(&id, true, || svc.now()).await,
             Err(e) => Err(e),
         };
         drop(waiting);
+        self.record_wait(asked);
         if let Err(e) = taken {
             tracing::error!(job = %id, "no computer move: {e}");
             return false;

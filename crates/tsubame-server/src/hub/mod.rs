@@ -119,7 +119,7 @@ impl Hub {
             tokio::spawn(jobs.clone().forget_old_jobs(move || clock.now()));
             jobs
         });
-        let computer = Computer::new(services.clone(), engine, engine_jobs);
+        let computer = Computer::new(services.clone(), engine, engine_jobs.clone());
         let hub = Arc::new(Hub {
             seats: Seats::new(rooms.clone(), computer.clone()),
             computer,
@@ -131,7 +131,10 @@ impl Hub {
             shutdown: tokio::sync::watch::Sender::new(false),
             listener: StdMutex::new(None),
             refused_connections: std::sync::OnceLock::new(),
-            game_analyses: Arc::new(crate::game_analysis::GameAnalyses::new(settings_slots / 2)),
+            game_analyses: Arc::new(crate::game_analysis::GameAnalyses::new(
+                settings_slots / 2,
+                engine_jobs.clone(),
+            )),
             services,
         });
         let svc = &*hub.services;
@@ -263,7 +266,63 @@ impl Hub {
             .games
             .with_label_values(&["finished"])
             .set(finished);
+        if let Some(jobs) = self.engine_jobs() {
+            self.set_worker_metrics(&jobs).await;
+        }
         self.services.metrics.render()
+    }
+
+    /// The workers' queue and throughput, read from the database (every instance's jobs).
+    async fn set_worker_metrics(&self, jobs: &crate::workers::EngineJobs) {
+        let metrics = &self.services.metrics;
+        let now = self.now();
+        match jobs.queue(now).await {
+            Ok((waiting, oldest)) => {
+                metrics.worker_jobs_waiting.set(waiting);
+                metrics.worker_oldest_wait_seconds.set(oldest.as_secs_f64());
+            }
+            Err(e) => tracing::warn!("the workers' queue unread: {e}"),
+        }
+        match jobs.answered_by_worker(now.saturating_sub(3_600_000)).await {
+            Ok(workers) => {
+                metrics.worker_jobs_answered.reset();
+                metrics.worker_busy_seconds.reset();
+                for (worker, answered, busy) in workers {
+                    metrics
+                        .worker_jobs_answered
+                        .with_label_values(&[worker.as_str()])
+                        .set(answered);
+                    metrics
+                        .worker_busy_seconds
+                        .with_label_values(&[worker.as_str()])
+                        .set(busy.as_secs_f64());
+                }
+            }
+            Err(e) => tracing::warn!("the workers' throughput unread: {e}"),
+        }
+    }
+
+    /// How long a computer's move waits now: jobs (or searches) waiting, the oldest's wait
+    /// (with workers), the recent moves' mean wait on this instance, and whether that is long.
+    pub async fn engine_queue(&self) -> crate::engine_work::EngineQueue {
+        let recent = self.engine().recent_wait();
+        let (waiting, oldest) = match self.engine_jobs() {
+            Some(jobs) => jobs
+                .queue(self.now())
+                .await
+                .unwrap_or((0, std::time::Duration::ZERO)),
+            None => {
+                let (waiting, oldest) = self.engine().waiting_moves();
+                (waiting as i64, oldest)
+            }
+        };
+        let long_wait = crate::engine_work::LONG_WAIT;
+        crate::engine_work::EngineQueue {
+            waiting,
+            oldest_wait_ms: oldest.as_millis() as u64,
+            recent_wait_ms: recent.as_millis() as u64,
+            long: recent >= long_wait || oldest >= long_wait,
+        }
     }
 
     /// Tells every game socket that the server is stopping.

@@ -65,7 +65,7 @@ impl Jobs {
         let done = sqlx::query(
             "INSERT INTO engine_jobs (id, kind, question, created_at) VALUES ($1, $2, $3, $4) \
              ON CONFLICT (id) DO UPDATE SET failure = NULL, attempts = 0, lease_until = 0, \
-             lease_id = '', created_at = $4 WHERE engine_jobs.failure IS NOT NULL",
+             lease_id = '', progress = 0, created_at = $4 WHERE engine_jobs.failure IS NOT NULL",
         )
         .bind(id)
         .bind(kind)
@@ -125,16 +125,24 @@ impl Jobs {
         }))
     }
 
-    /// Extends a lease that is still the worker's; `false` when another has the job or it is
-    /// done.
-    pub async fn renew(&self, id: &str, lease_id: &str, now: i64, lease_ms: i64) -> Result<bool> {
+    /// Extends a lease that is still the worker's, with the job's progress when told; `false`
+    /// when another has the job or it is done.
+    pub async fn renew(
+        &self,
+        id: &str,
+        lease_id: &str,
+        now: i64,
+        lease_ms: i64,
+        progress: Option<i64>,
+    ) -> Result<bool> {
         let done = sqlx::query(
-            "UPDATE engine_jobs SET lease_until = $1 WHERE id = $2 AND lease_id = $3 \
-             AND answered_at = 0 AND failure IS NULL",
+            "UPDATE engine_jobs SET lease_until = $1, progress = COALESCE($4, progress) \
+             WHERE id = $2 AND lease_id = $3 AND answered_at = 0 AND failure IS NULL",
         )
         .bind(now + lease_ms)
         .bind(id)
         .bind(lease_id)
+        .bind(progress)
         .execute(self.store.pool())
         .await;
         Ok(self.store.written(done)?.rows_affected() == 1)
@@ -176,6 +184,55 @@ impl Jobs {
         Ok(self.store.written(done)?.rows_affected() == 1)
     }
 
+    /// Gives up a job nobody waits for any more (the client that asked left): a worker
+    /// holding it loses its lease. `false` when it was already answered or given up.
+    pub async fn withdraw(&self, id: &str, reason: &str) -> Result<bool> {
+        let done = sqlx::query(
+            "UPDATE engine_jobs SET failure = $1, lease_until = 0 WHERE id = $2 \
+             AND answered_at = 0 AND failure IS NULL",
+        )
+        .bind(reason)
+        .bind(id)
+        .execute(self.store.pool())
+        .await;
+        Ok(self.store.written(done)?.rows_affected() == 1)
+    }
+
+    /// A job's progress as its worker last told it (0 before any).
+    pub async fn progress(&self, id: &str) -> Result<Option<i64>> {
+        let row: Option<(i64,)> = sqlx::query_as("SELECT progress FROM engine_jobs WHERE id = $1")
+            .bind(id)
+            .fetch_optional(self.store.pool())
+            .await?;
+        Ok(row.map(|(progress,)| progress))
+    }
+
+    /// The queue at `now`: jobs waiting for a worker, and how long the oldest of them has
+    /// waited (milliseconds; 0 with none).
+    pub async fn queue(&self, now: i64, max_attempts: i64) -> Result<(i64, i64)> {
+        let (count, oldest): (i64, Option<i64>) = sqlx::query_as(
+            "SELECT COUNT(*), MIN(created_at) FROM engine_jobs WHERE answered_at = 0 \
+             AND failure IS NULL AND lease_until < $1 AND attempts < $2",
+        )
+        .bind(now)
+        .bind(max_attempts)
+        .fetch_one(self.store.pool())
+        .await?;
+        Ok((count, oldest.map_or(0, |oldest| (now - oldest).max(0))))
+    }
+
+    /// Each worker's jobs answered since `since`, with the milliseconds from their leases to
+    /// their answers: what a worker gets through.
+    pub async fn answered_by_worker(&self, since: i64) -> Result<Vec<(String, i64, i64)>> {
+        Ok(sqlx::query_as(
+            "SELECT worker, COUNT(*), CAST(COALESCE(SUM(answered_at - leased_at), 0) AS BIGINT) \
+             FROM engine_jobs WHERE answered_at >= $1 GROUP BY worker ORDER BY worker",
+        )
+        .bind(since)
+        .fetch_all(self.store.pool())
+        .await?)
+    }
+
     /// A job's kind, question and leases so far.
     pub async fn question(&self, id: &str) -> Result<Option<(String, String, i64)>> {
         Ok(
@@ -211,19 +268,6 @@ impl Jobs {
             }
             (None, None) => JobState::Waiting,
         })
-    }
-
-    /// Jobs waiting for a worker at `now`.
-    pub async fn waiting(&self, now: i64, max_attempts: i64) -> Result<i64> {
-        let (count,): (i64,) = sqlx::query_as(
-            "SELECT COUNT(*) FROM engine_jobs WHERE answered_at = 0 AND failure IS NULL \
-             AND lease_until < $1 AND attempts < $2",
-        )
-        .bind(now)
-        .bind(max_attempts)
-        .fetch_one(self.store.pool())
-        .await?;
-        Ok(count)
     }
 
     /// Forgets the jobs answered or given up before `before`.

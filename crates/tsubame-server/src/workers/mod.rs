@@ -1,6 +1,7 @@
 //! Engine work done by worker processes (`tsubame worker`) on any machine, when the server is
-//! started with `--engine-workers`: the computer's moves become jobs in the database, which
-//! workers lease over HTTP (`worker_api.rs`), answer and have checked.
+//! started with `--engine-workers`: the computer's moves, finished games' analyses, mate
+//! searches and the analysis board's searches become jobs in the database, which workers lease
+//! over HTTP (`worker_api.rs`), answer and have checked.
 //!
 //! A job is a question in the JSON of the browser's engine (`tsubame_analysis::request`), so
 //! a worker answers it with the very code the server's own slots and the browser use. Each
@@ -82,6 +83,28 @@ pub struct EngineJobs {
     /// Told of every job added, answered, leased or released on this instance.
     changed: Notify,
     shared: bool,
+}
+
+/// Withdraws a job when its asker stops waiting before the answer (see [`EngineJobs::ask`]).
+struct WithdrawWhenDropped(Option<(Arc<EngineJobs>, String)>);
+
+impl Drop for WithdrawWhenDropped {
+    fn drop(&mut self) {
+        if let Some((jobs, id)) = self.0.take()
+            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+        {
+            runtime.spawn(async move {
+                match jobs
+                    .jobs
+                    .withdraw(&id, "withdrawn: nobody waits for it")
+                    .await
+                {
+                    Ok(_) => jobs.changed.notify_waiters(),
+                    Err(e) => tracing::warn!(job = %id, "a job not withdrawn: {e:#}"),
+                }
+            });
+        }
+    }
 }
 
 /// The SHA-256 of a worker key, the only form of it the database holds.
@@ -220,11 +243,18 @@ impl EngineJobs {
         }
     }
 
-    /// Extends a lease the worker still holds.
-    pub async fn renew(&self, id: &str, lease_id: &str, now: u64) -> Result<(), JobError> {
+    /// Extends a lease the worker still holds, keeping the job's progress when told.
+    pub async fn renew(
+        &self,
+        id: &str,
+        lease_id: &str,
+        now: u64,
+        progress: Option<u64>,
+    ) -> Result<(), JobError> {
+        let progress = progress.map(|done| done.min(i64::MAX as u64) as i64);
         if self
             .jobs
-            .renew(id, lease_id, now as i64, self.lease_ms())
+            .renew(id, lease_id, now as i64, self.lease_ms(), progress)
             .await?
         {
             Ok(())
@@ -274,12 +304,62 @@ impl EngineJobs {
         }
     }
 
-    /// Jobs waiting for a worker now.
-    pub async fn waiting(&self, now: u64) -> Result<i64, JobError> {
+    /// The queue now: jobs waiting for a worker, and how long the oldest has waited.
+    pub async fn queue(&self, now: u64) -> Result<(i64, Duration), JobError> {
+        let (waiting, oldest_ms) = self
+            .jobs
+            .queue(now as i64, i64::from(self.settings.attempts))
+            .await?;
+        Ok((waiting, Duration::from_millis(oldest_ms.max(0) as u64)))
+    }
+
+    /// A job's progress as its worker last told it.
+    pub async fn progress(&self, id: &str) -> Result<Option<u64>, JobError> {
+        Ok(self.jobs.progress(id).await?.map(|done| done.max(0) as u64))
+    }
+
+    /// Asks a question that someone waits for (a request, not a game): its checked answer,
+    /// or [`JobError::Failed`] when no worker answered `within`; a job not answered in time,
+    /// or whose asker leaves (the future dropped), is withdrawn, and a worker searching it
+    /// stops at its next renewal.
+    pub async fn ask(
+        self: &Arc<Self>,
+        id: &str,
+        kind: &str,
+        question: &str,
+        within: Duration,
+        now: impl Fn() -> u64,
+    ) -> Result<String, JobError> {
+        self.submit(id, kind, question, now()).await?;
+        let mut withdraw = WithdrawWhenDropped(Some((self.clone(), id.to_string())));
+        let answered = tokio::time::timeout(within, self.answer_of(id, &now)).await;
+        match answered {
+            Ok(answered) => {
+                withdraw.0 = None;
+                answered
+            }
+            Err(_) => Err(JobError::Failed(format!(
+                "no worker answered within {} s",
+                within.as_secs()
+            ))),
+        }
+    }
+
+    /// Each worker's jobs answered since `since` (Unix milliseconds), with the time they took
+    /// from lease to answer.
+    pub async fn answered_by_worker(
+        &self,
+        since: u64,
+    ) -> Result<Vec<(String, i64, Duration)>, JobError> {
         Ok(self
             .jobs
-            .waiting(now as i64, i64::from(self.settings.attempts))
-            .await?)
+            .answered_by_worker(since as i64)
+            .await?
+            .into_iter()
+            .map(|(worker, jobs, busy_ms)| {
+                (worker, jobs, Duration::from_millis(busy_ms.max(0) as u64))
+            })
+            .collect())
     }
 
     /// Forgets, now and then, the jobs done more than an hour ago.
