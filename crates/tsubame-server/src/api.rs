@@ -753,8 +753,9 @@ pub(crate) async fn game_analysis(
 }
 
 /// Has the server analyse a finished game, once: every position searched in turn (depth 16,
-/// 300 ms each) in the engine's slots, the whole counted as one of the asking address's
-/// analyses until it is kept, and at most half as many games at once as the engine has slots
+/// 300 ms each) in the engine's slots (or by a worker, on a server that takes workers), the
+/// whole counted as one of the asking address's analyses until it is kept, and at most half as
+/// many games at once as the engine has slots (with workers, as many as the engine's queue)
 /// (429 beyond); a game of more than 600 plies is not analysed (409). An analysis made or
 /// being made is answered as it stands.
 #[utoipa::path(post, path = "/api/games/{id}/analysis", tag = "analysis", params(("id" = String, Path, description = "The game's id")), responses((status = 200, description = "The analysis's progress, or the analysis when already made", body = GameAnalysis), (status = 404, description = "No such game", body = ErrorBody), (status = 409, description = "The game is still in play", body = ErrorBody), (status = 429, description = "Too many requests: Retry-After says when to try again", body = ErrorBody)))]

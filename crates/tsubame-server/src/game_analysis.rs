@@ -238,19 +238,23 @@ impl GameAnalyses {
         .to_string();
         let now = || unix_ms().max(0) as u64;
         let asked = jobs.ask(&id, "game", &question, WORKER_ANALYSIS_WITHIN, now);
-        tokio::pin!(asked);
-        let answered = loop {
-            tokio::select! {
-                answered = &mut asked => break answered,
-                () = tokio::time::sleep(Duration::from_millis(500)) => {
-                    if let Ok(Some(done)) = jobs.progress(&id).await
-                        && let Ok(mut running) = self.running.lock()
-                        && let Some(progress) = running.get_mut(&job.game_id)
-                    {
-                        progress.0 = usize::try_from(done).unwrap_or(usize::MAX).min(progress.1);
-                    }
+        // The progress is read beside the wait for the answer, both polled all along: a
+        // read awaited while the wait stood still could wait for the very connection the
+        // wait holds (SQLite's pool has one).
+        let follow_progress = async {
+            loop {
+                tokio::time::sleep(Duration::from_millis(500)).await;
+                if let Ok(Some(done)) = jobs.progress(&id).await
+                    && let Ok(mut running) = self.running.lock()
+                    && let Some(progress) = running.get_mut(&job.game_id)
+                {
+                    progress.0 = usize::try_from(done).unwrap_or(usize::MAX).min(progress.1);
                 }
             }
+        };
+        let answered = tokio::select! {
+            answered = asked => answered,
+            never = follow_progress => never,
         };
         match answered.map(|text| serde_json::from_str::<WorkerAnswer>(&text)) {
             Ok(Ok(answer)) => Some(answer.positions),

@@ -267,7 +267,14 @@ fn analyses_and_mate_searches_go_to_the_workers(db: &Db) {
     let (_, mate) = server.get("/api/engine/queue");
     assert_eq!(mate["waiting"], 0, "{mate}");
 
-    // A computer's move nobody takes: the queue is long, and says so.
+    // Another game's analysis, then a computer's move, and nobody takes either: the queue is
+    // long and says so, and the move goes first though the analysis waited longer.
+    let (id, sente, gote) = server.two_player_game("tori", long_clock());
+    server.play_moves(&id, &sente, &gote, &played[..2]);
+    let (status, _) = server.post(&format!("/api/games/{id}/resign"), json!({"token": gote}));
+    assert_eq!(status, 200);
+    let (status, _) = server.post(&format!("/api/games/{id}/analysis"), json!({}));
+    assert_eq!(status, 200);
     let (status, created) = server.post(
         "/api/games",
         json!({"variant": "tori", "opponent": "engine", "side": "gote", "level": 2, "clock": long_clock()}),
@@ -276,11 +283,14 @@ fn analyses_and_mate_searches_go_to_the_workers(db: &Db) {
     std::thread::sleep(Duration::from_millis(3_200));
     let (status, queue) = server.get("/api/engine/queue");
     assert_eq!(status, 200);
-    assert_eq!(queue["waiting"], 1, "{queue}");
+    assert_eq!(queue["waiting"], 2, "{queue}");
     assert!(queue["oldest_wait_ms"].as_u64() >= Some(3_000), "{queue}");
     assert_eq!(queue["long"], true, "{queue}");
     let job = lease(&server, KEY_A, 5_000);
     assert_eq!(job["kind"], "move", "{job}");
+    answer_job(&server, KEY_A, &job);
+    let job = lease(&server, KEY_A, 5_000);
+    assert_eq!(job["kind"], "game", "{job}");
     answer_job(&server, KEY_A, &job);
 
     // What each worker got through, counted from the jobs of every instance.
@@ -290,7 +300,7 @@ fn analyses_and_mate_searches_go_to_the_workers(db: &Db) {
         .into_string()
         .expect("text");
     for line in [
-        "tsubame_worker_jobs_answered_last_hour{worker=\"a\"} 2",
+        "tsubame_worker_jobs_answered_last_hour{worker=\"a\"} 3",
         "tsubame_worker_jobs_answered_last_hour{worker=\"b\"} 2",
         "tsubame_worker_jobs_waiting 0",
     ] {

@@ -13,6 +13,14 @@
 //! opponent through another. It then also prints how long a move took to reach the opponent's
 //! socket. `--fresh-postgres URL` makes a new database on that server for the run (and drops
 //! it afterwards), so that no earlier run's games are loaded.
+//!
+//! With `--computer-games N` it measures the engine's work instead (see `bench/engine_load.rs`):
+//! people playing the computer and finished games analysed, served by the server's own slots
+//! or, with `--workers W`, by W `tsubame worker` processes (`--cpus` pins them and the server
+//! with `taskset`).
+
+#[path = "bench/engine_load.rs"]
+mod engine_load;
 
 use anyhow::{Context, Result, anyhow, bail};
 use futures_util::{SinkExt, StreamExt};
@@ -70,6 +78,32 @@ struct Args {
     /// Internal: where an attached client writes its samples.
     #[arg(long, hide = true)]
     samples: Option<std::path::PathBuf>,
+    /// Measure the engine's work instead: this many people playing the computer at once.
+    #[arg(long)]
+    computer_games: Option<usize>,
+    /// The computer's level in `--computer-games`.
+    #[arg(long, default_value_t = 8)]
+    level: u8,
+    /// With `--computer-games`: finished games sent for analysis at the start.
+    #[arg(long, default_value_t = 0)]
+    analyses: usize,
+    /// Plies of each game analysed.
+    #[arg(long, default_value_t = 30)]
+    analysed_plies: usize,
+    /// With `--computer-games`: `tsubame worker` processes doing the engine's work (the server
+    /// then runs with `--engine-workers`); 0 for the server's own slots.
+    #[arg(long, default_value_t = 0)]
+    workers: usize,
+    /// The `tsubame` binary the workers run (default: next to this program).
+    #[arg(long)]
+    worker_bin: Option<std::path::PathBuf>,
+    /// The server's own engine slots (`--engine-slots`).
+    #[arg(long)]
+    engine_slots: Option<usize>,
+    /// CPUs to pin to with `taskset`, e.g. `0,1`: the server to the first, worker i to the
+    /// (i+1)-th, around the list.
+    #[arg(long, value_delimiter = ',')]
+    cpus: Vec<usize>,
 }
 
 type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
@@ -83,6 +117,20 @@ async fn post(addr: &str, path: &str, body: &Value) -> Result<Value> {
          Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     );
+    stream.write_all(request.as_bytes()).await?;
+    let mut response = Vec::new();
+    stream.read_to_end(&mut response).await?;
+    let text = String::from_utf8_lossy(&response);
+    let (_, body) = text
+        .split_once("\r\n\r\n")
+        .ok_or_else(|| anyhow!("malformed HTTP response"))?;
+    Ok(serde_json::from_str(body)?)
+}
+
+/// A minimal HTTP/1.1 GET over loopback.
+async fn get(addr: &str, path: &str) -> Result<Value> {
+    let mut stream = TcpStream::connect(addr).await?;
+    let request = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
     stream.write_all(request.as_bytes()).await?;
     let mut response = Vec::new();
     stream.read_to_end(&mut response).await?;
@@ -274,15 +322,37 @@ struct Instance {
     addr: String,
 }
 
+/// A command held to `cpu` by `taskset`, or as it is without one.
+fn pinned(program: &std::path::Path, cpu: Option<usize>) -> Command {
+    match cpu {
+        Some(cpu) => {
+            let mut command = Command::new("taskset");
+            command.args(["-c", &cpu.to_string()]).arg(program);
+            command
+        }
+        None => Command::new(program),
+    }
+}
+
 fn start_instance(server_bin: &std::path::Path, database: &str, args: &Args) -> Result<Instance> {
-    let mut command = Command::new(server_bin);
+    let mut command = pinned(server_bin, args.cpus.first().copied());
     command.args(["--listen", "127.0.0.1:0", "--database", database]);
+    if args.computer_games.is_some() && args.workers > 0 {
+        command.arg("--engine-workers");
+    }
+    if let Some(slots) = args.engine_slots {
+        command.args(["--engine-slots", &slots.to_string()]);
+    }
     // Every simulated player comes from this one address: lift the per-address cap above
     // the two sockets and a request connection per game; the access log would measure itself.
     let connections = (args.games * 3 + 64).to_string();
     command.args(["--connections-per-address", &connections]);
     command.args(["--games-per-minute", &connections]);
-    command.env("TSUBAME_LOG", "warn");
+    // `TSUBAME_BENCH_SERVER_LOG=info` shows the server's access log, to see what is slow.
+    command.env(
+        "TSUBAME_LOG",
+        std::env::var("TSUBAME_BENCH_SERVER_LOG").unwrap_or_else(|_| "warn".into()),
+    );
     if let Some(threads) = args.server_threads {
         command.args(["--threads", &threads.to_string()]);
     }
@@ -385,7 +455,10 @@ fn main() -> Result<()> {
     let result = started.and_then(|()| {
         let addrs: Vec<String> = instances.iter().map(|i| i.addr.clone()).collect();
         let pids: Vec<u32> = instances.iter().map(|i| i.process.id()).collect();
-        runtime.block_on(run(&args, addrs, pids, &temp))
+        match args.computer_games {
+            Some(games) => runtime.block_on(engine_work(&args, games, &database, &addrs[0])),
+            None => runtime.block_on(run(&args, addrs, pids, &temp)),
+        }
     });
     for instance in &mut instances {
         let _ = instance.process.kill();
@@ -397,6 +470,56 @@ fn main() -> Result<()> {
         eprintln!("could not drop the benchmark database {fresh_name}: {e:#}");
     }
     let _ = std::fs::remove_dir_all(&temp);
+    result
+}
+
+/// The engine load (`--computer-games`), with `--workers` worker processes started first,
+/// each with a key of its own made in the database.
+async fn engine_work(args: &Args, games: usize, database: &str, addr: &str) -> Result<()> {
+    let worker_bin = match &args.worker_bin {
+        Some(path) => path.clone(),
+        None => std::env::current_exe()?
+            .parent()
+            .ok_or_else(|| anyhow!("no directory"))?
+            .join("tsubame"),
+    };
+    let mut workers = Vec::new();
+    let mut keys = Vec::new();
+    if args.workers > 0 {
+        // The keys are made, and the database let go of, before the load starts.
+        let store = tsubame_server::store::Store::open(database).await?;
+        let jobs = tsubame_server::workers::jobs::Jobs::new(store);
+        for index in 0..args.workers {
+            let key = tsubame_server::workers::new_key();
+            let name = format!("bench-{}-{index}", std::process::id());
+            jobs.add_key(&name, &tsubame_server::workers::key_hash(&key), 0)
+                .await?;
+            keys.push(key);
+        }
+        drop(jobs);
+    }
+    for (index, key) in keys.iter().enumerate() {
+        let cpu = (!args.cpus.is_empty()).then(|| args.cpus[(index + 1) % args.cpus.len()]);
+        let worker = pinned(&worker_bin, cpu)
+            .args(["worker", "--server", &format!("http://{addr}")])
+            .env("TSUBAME_WORKER_KEY", key)
+            .stderr(Stdio::null())
+            .spawn()
+            .with_context(|| format!("cannot start {}", worker_bin.display()))?;
+        workers.push(worker);
+    }
+    let load = engine_load::EngineLoad {
+        computer_games: games,
+        level: args.level,
+        analyses: args.analyses,
+        analysed_plies: args.analysed_plies,
+        seconds: args.seconds,
+    };
+    let result = engine_load::run(&load, addr, args.workers).await;
+    for worker in &mut workers {
+        let _ = worker.kill();
+        let _ = worker.wait();
+    }
     result
 }
 

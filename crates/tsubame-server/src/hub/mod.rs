@@ -104,6 +104,7 @@ impl Hub {
         let creations = CreationLimit::new(settings.games_per_minute);
         let engine = EngineWork::new(settings.engine);
         let settings_slots = settings.engine.slots;
+        let settings_queue = settings.engine.queue;
         let account_limits = settings.accounts;
         let services = Arc::new(GameServices::new(store.clone(), settings)?);
         let accounts = Accounts::new(
@@ -131,8 +132,15 @@ impl Hub {
             shutdown: tokio::sync::watch::Sender::new(false),
             listener: StdMutex::new(None),
             refused_connections: std::sync::OnceLock::new(),
+            // With workers, analyses queue behind the computer's moves (see `Jobs::lease`), so
+            // as many may wait as analysis requests; in the server's own slots, at most half
+            // of them go to analyses.
             game_analyses: Arc::new(crate::game_analysis::GameAnalyses::new(
-                settings_slots / 2,
+                if engine_jobs.is_some() {
+                    settings_queue
+                } else {
+                    settings_slots / 2
+                },
                 engine_jobs.clone(),
             )),
             services,

@@ -76,8 +76,10 @@ impl Jobs {
         self.store.written(done).map(|_| ())
     }
 
-    /// Leases the oldest waiting job to `worker` until `now + lease_ms`, unless it has had
-    /// `max_attempts` leases already. Rows another instance is leasing are skipped, not waited
+    /// Leases a waiting job to `worker` until `now + lease_ms`, unless it has had
+    /// `max_attempts` leases already: the oldest computer move first (a player waits on its
+    /// clock), then the oldest search someone waits for (a mate search, the analysis board),
+    /// then the oldest game's analysis. Rows another instance is leasing are skipped, not waited
     /// for (PostgreSQL; SQLite has one writer at a time).
     pub async fn lease(
         &self,
@@ -96,7 +98,8 @@ impl Jobs {
             "UPDATE engine_jobs SET lease_id = $1, worker = $2, leased_at = $3, \
              lease_until = $4, attempts = attempts + 1 WHERE id = (SELECT id FROM engine_jobs \
              WHERE answered_at = 0 AND failure IS NULL AND lease_until < $3 AND attempts < $5 \
-             ORDER BY created_at LIMIT 1{skip_locked}) \
+             ORDER BY CASE kind WHEN 'move' THEN 0 WHEN 'game' THEN 2 ELSE 1 END, created_at \
+             LIMIT 1{skip_locked}) \
              RETURNING id, kind, question, attempts"
         );
         let row = sqlx::query(&lease)
