@@ -243,22 +243,6 @@ impl GameText {
             elapsed: report.elapsed,
         }
     }
-
-    fn search(
-        &self,
-        params: (&EvalParams, &SearchParams),
-        setting: SearchSetting,
-        on_info: &mut dyn FnMut(InfoText),
-    ) -> BestMove {
-        run_search(
-            &self.position,
-            &self.keys,
-            &self.checks,
-            params,
-            setting,
-            on_info,
-        )
-    }
 }
 
 /// A destination of a piece, for showing where it may go.
@@ -355,63 +339,68 @@ impl Default for Session {
     }
 }
 
-type SearchSetting = (
-    Limits,
-    Arc<TranspositionTable>,
-    Arc<SearchMemory>,
-    Arc<AtomicBool>,
-    usize,
-    Option<Level>,
-);
+/// A search as `go` hands it to its thread: the game and everything the search is held to,
+/// owned; [`SearchJob::run`] lends it to the engine as its [`SearchRequest`].
+struct SearchJob {
+    game: GameText,
+    eval: EvalParams,
+    search: SearchParams,
+    /// The limits, already held to the level's.
+    limits: Limits,
+    tt: Arc<TranspositionTable>,
+    memory: Arc<SearchMemory>,
+    stop: Arc<AtomicBool>,
+    threads: usize,
+    /// The level that chooses the move played; none at full strength.
+    level: Option<Level>,
+}
 
 /// The most lines a search may be asked for (MultiPV): more than any position has moves
 /// in Tori or Wa, and a bound on the work of one search in Tenjiku.
 pub const MAX_LINES: u32 = 500;
 
-/// Searches `position` (after the game's positions `keys` and `checks`) and reports as text.
-fn run_search(
-    position: &AnyPosition,
-    keys: &[u64],
-    checks: &[bool],
-    (params, search_params): (&EvalParams, &SearchParams),
-    (limits, tt, memory, stop, threads, level): SearchSetting,
-    on_info: &mut dyn FnMut(InfoText),
-) -> BestMove {
-    let outcome = search_any(
-        SearchRequest {
-            position,
-            history_keys: keys,
-            history_checks: checks,
-            limits: &limits,
-            eval: params,
-            search: Some(search_params),
-            tt,
-            stop,
-            threads,
-            memory: Some(memory),
-        },
-        &mut |info| {
-            on_info(InfoText {
-                pv: position.line_to_usi(&info.pv),
-                multipv: (limits.lines > 1).then_some(info.multipv),
-                info: info.clone(),
-            })
-        },
-    );
-    // A level may play another of its best moves than the first; the reply expected is then
-    // unknown.
-    let best = match level {
-        Some(level) => level.choose(&outcome, rand::random()),
-        None => outcome.best,
-    };
-    let ponder = outcome.ponder.filter(|_| best == outcome.best);
-    let ponder_text = match (best, ponder) {
-        (Some(best), Some(ponder)) => position.line_to_usi(&[best, ponder]).get(1).cloned(),
-        _ => None,
-    };
-    BestMove {
-        best: best.map(|m| position.to_usi(m)),
-        ponder: ponder_text,
+impl SearchJob {
+    /// Searches the game's position (its earlier positions counting for repetition) and
+    /// reports as text.
+    fn run(self, on_info: &mut dyn FnMut(InfoText)) -> BestMove {
+        let position = &self.game.position;
+        let limits = &self.limits;
+        let outcome = search_any(
+            SearchRequest {
+                position,
+                history_keys: &self.game.keys,
+                history_checks: &self.game.checks,
+                limits,
+                eval: &self.eval,
+                search: Some(&self.search),
+                tt: self.tt,
+                stop: self.stop,
+                threads: self.threads,
+                memory: Some(self.memory),
+            },
+            &mut |info| {
+                on_info(InfoText {
+                    pv: position.line_to_usi(&info.pv),
+                    multipv: (limits.lines > 1).then_some(info.multipv),
+                    info: info.clone(),
+                })
+            },
+        );
+        // A level may play another of its best moves than the first; the reply expected is
+        // then unknown.
+        let best = match self.level {
+            Some(level) => level.choose(&outcome, rand::random()),
+            None => outcome.best,
+        };
+        let ponder = outcome.ponder.filter(|_| best == outcome.best);
+        let ponder_text = match (best, ponder) {
+            (Some(best), Some(ponder)) => position.line_to_usi(&[best, ponder]).get(1).cloned(),
+            _ => None,
+        };
+        BestMove {
+            best: best.map(|m| position.to_usi(m)),
+            ponder: ponder_text,
+        }
     }
 }
 
@@ -708,20 +697,19 @@ impl Session {
         };
         self.wait();
         self.stop.store(false, Ordering::Relaxed);
-        let game = self.game.clone();
-        let tt = self.tt.clone();
-        let memory = self.memory.clone();
-        let stop = self.stop.clone();
-        let threads = self.threads;
-        let params = self.eval_params();
-        let search_params = self.search_params();
+        let job = SearchJob {
+            game: self.game.clone(),
+            eval: self.eval_params(),
+            search: self.search_params(),
+            limits,
+            tt: self.tt.clone(),
+            memory: self.memory.clone(),
+            stop: self.stop.clone(),
+            threads: self.threads,
+            level,
+        };
         self.running = Some(std::thread::spawn(move || {
-            let result = game.search(
-                (&params, &search_params),
-                (limits, tt, memory, stop, threads, level),
-                &mut on_info,
-            );
-            on_done(result);
+            on_done(job.run(&mut on_info));
         }));
     }
 
