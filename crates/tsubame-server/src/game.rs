@@ -226,6 +226,12 @@ impl HostedGame {
         tsubame_analysis::mate(&self.game.position(), max_moves, time, table_mib, stop)
     }
 
+    /// The position searched as a game's analysis keeps it (see
+    /// [`tsubame_analysis::analysed_position`]).
+    pub fn analysed_position(&self, limits: &Limits) -> tsubame_analysis::AnalysedPosition {
+        tsubame_analysis::analysed_position(&self.game, limits, Arc::new(AtomicBool::new(false)))
+    }
+
     /// Searches the current position; `None` when the side to move has no move. Setting
     /// `stop` ends the search early (with the best move found so far). With a `level`, the
     /// search is held to it and `best` is the move the level chooses.

@@ -14,7 +14,6 @@ use crate::store::{Store, StoredAnalysis};
 use crate::workers::EngineJobs;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
-use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tsubame_engine::limits::Limits;
@@ -281,27 +280,14 @@ impl GameAnalyses {
         for ply in 0..=job.moves.len() {
             let slot = engine.slot().await?;
             let searched = tokio::task::spawn_blocking(move || {
-                let reply = game.best_move(&limits, None, Arc::new(AtomicBool::new(false)));
-                (game, reply)
+                let analysed = game.analysed_position(&limits);
+                (game, analysed)
             })
             .await
             .ok()?;
             drop(slot);
             game = searched.0;
-            positions.push(match searched.1 {
-                Some(reply) => AnalysedPosition {
-                    score: reply.score,
-                    pv: if reply.pv.is_empty() {
-                        vec![reply.best]
-                    } else {
-                        reply.pv
-                    },
-                },
-                None => AnalysedPosition {
-                    score: None,
-                    pv: Vec::new(),
-                },
-            });
+            positions.push(searched.1);
             if let Some(mv) = job.moves.get(ply) {
                 game.play(mv).ok()?;
             }

@@ -108,12 +108,11 @@ struct Args {
 
 type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
-/// A minimal HTTP/1.1 POST over loopback: the benchmark needs only game creation.
-async fn post(addr: &str, path: &str, body: &Value) -> Result<Value> {
-    let body = body.to_string();
+/// One HTTP/1.1 request over loopback, closed after the answer: its JSON body.
+async fn request(addr: &str, head: &str, body: &str) -> Result<Value> {
     let mut stream = TcpStream::connect(addr).await?;
     let request = format!(
-        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+        "{head}\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
          Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     );
@@ -127,18 +126,14 @@ async fn post(addr: &str, path: &str, body: &Value) -> Result<Value> {
     Ok(serde_json::from_str(body)?)
 }
 
-/// A minimal HTTP/1.1 GET over loopback.
+/// A POST of `body` as JSON.
+async fn post(addr: &str, path: &str, body: &Value) -> Result<Value> {
+    request(addr, &format!("POST {path} HTTP/1.1"), &body.to_string()).await
+}
+
+/// A GET.
 async fn get(addr: &str, path: &str) -> Result<Value> {
-    let mut stream = TcpStream::connect(addr).await?;
-    let request = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
-    stream.write_all(request.as_bytes()).await?;
-    let mut response = Vec::new();
-    stream.read_to_end(&mut response).await?;
-    let text = String::from_utf8_lossy(&response);
-    let (_, body) = text
-        .split_once("\r\n\r\n")
-        .ok_or_else(|| anyhow!("malformed HTTP response"))?;
-    Ok(serde_json::from_str(body)?)
+    request(addr, &format!("GET {path} HTTP/1.1"), "").await
 }
 
 /// Reads messages until one satisfies `want`, returning it.
@@ -155,6 +150,19 @@ async fn read_until(socket: &mut Socket, want: impl Fn(&Value) -> bool) -> Resul
             }
         }
     }
+}
+
+/// A seat's socket on a game: connected, the game's state read, the seat's token accepted.
+async fn seat_socket(addr: &str, game: &str, token: &str) -> Result<(Socket, Value)> {
+    let (mut socket, _) = connect_async(format!("ws://{addr}/api/games/{game}/ws")).await?;
+    let state = read_until(&mut socket, |v| v["type"] == "state").await?["game"].take();
+    let auth = json!({"type": "auth", "token": token, "id": "auth"}).to_string();
+    socket.send(Message::Text(auth.into())).await?;
+    let hello = read_until(&mut socket, |v| v["id"] == "auth").await?;
+    if hello["type"] != "hello" {
+        bail!("the seat's token was refused: {hello}");
+    }
+    Ok((socket, state))
 }
 
 struct GamePair {
@@ -186,14 +194,8 @@ async fn new_game(addrs: &[String; 2]) -> Result<GamePair> {
     let mut state = Value::Null;
     for (grant, addr) in [&created, &joined].into_iter().zip(addrs) {
         let token = grant["token"].as_str().ok_or_else(|| anyhow!("no token"))?;
-        let (mut socket, _) = connect_async(format!("ws://{addr}/api/games/{id}/ws")).await?;
-        state = read_until(&mut socket, |v| v["type"] == "state").await?["game"].take();
-        let auth = json!({"type": "auth", "token": token, "id": "auth"}).to_string();
-        socket.send(Message::Text(auth.into())).await?;
-        let hello = read_until(&mut socket, |v| v["id"] == "auth").await?;
-        if hello["type"] != "hello" {
-            return Err(anyhow!("the seat's token was refused: {hello}"));
-        }
+        let socket;
+        (socket, state) = seat_socket(addr, &id, token).await?;
         sockets.push(socket);
     }
     let sockets: [Socket; 2] = sockets

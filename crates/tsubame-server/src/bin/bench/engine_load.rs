@@ -9,7 +9,7 @@
 //! `--cpus 0,1` pins with `taskset`: the server to the first CPU, worker i to the one after it,
 //! around the list.
 
-use super::{Socket, get, percentile, post, read_until};
+use super::{Socket, get, percentile, post, read_until, seat_socket};
 use anyhow::{Context, Result, anyhow, bail};
 use futures_util::SinkExt;
 use rand::seq::SliceRandom;
@@ -17,7 +17,6 @@ use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::Mutex;
-use tokio_tungstenite::connect_async;
 use tokio_tungstenite::tungstenite::Message;
 
 /// What the engine load measures.
@@ -61,15 +60,7 @@ async fn computer_game(addr: &str, level: u8) -> Result<(Socket, Value)> {
     let token = created["token"]
         .as_str()
         .ok_or_else(|| anyhow!("no token"))?;
-    let (mut socket, _) = connect_async(format!("ws://{addr}/api/games/{id}/ws")).await?;
-    let state = read_until(&mut socket, |v| v["type"] == "state").await?["game"].take();
-    let auth = json!({"type": "auth", "token": token, "id": "auth"}).to_string();
-    socket.send(Message::Text(auth.into())).await?;
-    let hello = read_until(&mut socket, |v| v["id"] == "auth").await?;
-    if hello["type"] != "hello" {
-        bail!("the seat's token was refused: {hello}");
-    }
-    Ok((socket, state))
+    seat_socket(addr, id, token).await
 }
 
 fn legal_moves(state: &Value) -> Vec<String> {
