@@ -11,13 +11,16 @@ import { apiGame, bin, newPage, shot, useServer, waitForPly } from './support.js
 const served = useServer({ serverArgs: ['--games-per-minute', '1000', '--engine-workers'] });
 
 test('With no worker running the computer is called slow at laptop and phone size; a worker started plays its move', async () => {
+  // Nothing waits: no note once the page has heard how long the computer's moves wait.
+  const quiet = await newPage(1366, 850);
+  const heard = quiet.waitForResponse((response) => response.url().endsWith('/api/engine/queue'));
+  await quiet.goto(`${served.base}/`);
+  assert.equal((await (await heard).json()).long, false);
+  await quiet.waitForSelector('[data-game="tori"]');
+  assert.equal(await quiet.locator('[data-engine-queue]').isVisible(), false, 'no note while nothing waits');
+  await quiet.close();
   // The computer plays first, and nobody takes its move.
   const grant = await apiGame({ variant: 'tori', opponent: 'engine', side: 'gote', level: 2 });
-  const quiet = await newPage(1366, 850);
-  await quiet.goto(`${served.base}/`);
-  await quiet.waitForSelector('[data-game="tori"]');
-  assert.equal(await quiet.locator('[data-engine-queue]').isVisible(), false, 'no note while the wait is short');
-  await quiet.close();
   await new Promise((resolve) => setTimeout(resolve, 3300));
   for (const [width, height, name] of [[1366, 850, 'laptop'], [390, 844, 'phone']]) {
     const page = await newPage(width, height);

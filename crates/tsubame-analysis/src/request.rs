@@ -549,6 +549,47 @@ pub fn check_answer(question: &str, answer: &str) -> Result<(), String> {
     }
 }
 
+/// An answer checked by [`check_answer`], with its Hodges notation written again from its
+/// USI lines: the notation is not checked, so a host that shows an answer someone else wrote
+/// (a server's worker) takes only its moves and writes the rest itself. `Err` for an answer
+/// that does not read.
+pub fn with_own_notation(question: &str, answer: &str) -> Result<String, String> {
+    let question: Question =
+        serde_json::from_str(question).map_err(|e| format!("not a question: {e}"))?;
+    let mut reply: serde_json::Value =
+        serde_json::from_str(answer).map_err(|e| format!("not an answer: {e}"))?;
+    let position = match &question {
+        Question::Analyse { position, .. }
+        | Question::Move { position, .. }
+        | Question::Mate { position, .. } => position.game().map_err(|e| e.to_string())?.position(),
+        Question::Game { .. } => return Ok(answer.to_string()),
+    };
+    // Each move read in the position it is played from, as far as the line is legal.
+    let hodges_of = |line: &serde_json::Value| -> serde_json::Value {
+        let mut walk = position.clone();
+        let mut moves = Vec::new();
+        for usi in line.as_array().into_iter().flatten() {
+            let Some(mv) = usi.as_str().and_then(|usi| walk.parse_usi(usi).ok()) else {
+                break;
+            };
+            if !walk.is_legal(mv) {
+                break;
+            }
+            moves.push(mv);
+            walk.play_unchecked(mv);
+        }
+        crate::hodges_line(&position, &moves).into()
+    };
+    if let Question::Mate { .. } = question {
+        reply["hodges"] = hodges_of(&reply["pv"]);
+    } else if let Some(lines) = reply["lines"].as_array_mut() {
+        for line in lines {
+            line["hodges"] = hodges_of(&line["pv"]);
+        }
+    }
+    Ok(reply.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -680,6 +721,27 @@ mod tests {
         let refused = answer(illegal, &mut |_| {}).unwrap_err();
         assert_eq!(refused.status(), 422, "{refused}");
         assert!(refused.to_string().contains("move 2 (3c3b)"), "{refused}");
+    }
+
+    #[test]
+    fn an_answer_shown_has_its_notation_written_again() {
+        let mate = r#"{"type": "mate", "variant": "tori", "sfen": "5sk/5s1/6C/7/7/7/K6 b F 1", "max_moves": 3}"#;
+        let good = answer(mate, &mut |_| {}).unwrap();
+        let forged = good.replace("Fa*1b", "<script>");
+        assert_eq!(check_answer(mate, &forged), Ok(()));
+        let shown: serde_json::Value =
+            serde_json::from_str(&with_own_notation(mate, &forged).unwrap()).unwrap();
+        assert_eq!(shown["hodges"], serde_json::json!(["Fa*1b"]));
+        let search = r#"{"type": "analyse", "variant": "tori", "depth": 3, "lines": 2}"#;
+        let good: serde_json::Value =
+            serde_json::from_str(&answer(search, &mut |_| {}).unwrap()).unwrap();
+        let mut forged = good.clone();
+        for line in forged["lines"].as_array_mut().unwrap() {
+            line.as_object_mut().unwrap().remove("hodges");
+        }
+        let shown: serde_json::Value =
+            serde_json::from_str(&with_own_notation(search, &forged.to_string()).unwrap()).unwrap();
+        assert_eq!(shown["lines"], good["lines"]);
     }
 
     #[test]

@@ -33,6 +33,9 @@ enum Failure {
     Key(String),
     /// The lease no longer holds the job.
     LeaseLost,
+    /// The server refused the request as it is (an answer it does not take): sending it
+    /// again changes nothing.
+    Refused(String),
     /// Anything else (the network, the server restarting): tried again later.
     Passing(String),
 }
@@ -76,6 +79,9 @@ impl Server {
                     401 => Failure::Key(text),
                     409 if path.ends_with("/renew") || path.ends_with("/answer") => {
                         Failure::LeaseLost
+                    }
+                    400..=499 if status != 408 && status != 429 => {
+                        Failure::Refused(format!("{url}: {status} {text}"))
                     }
                     _ => Failure::Passing(format!("{url}: {status} {text}")),
                 })
@@ -151,7 +157,7 @@ fn work_on(server: &Server, job: Job) -> Result<(), Failure> {
                 };
                 match server.post(&format!("{path}/renew"), renewal) {
                     Ok(_) => {}
-                    Err(Failure::LeaseLost | Failure::Key(_)) => {
+                    Err(Failure::LeaseLost | Failure::Key(_) | Failure::Refused(_)) => {
                         lost.store(true, Ordering::Relaxed);
                         stop.store(true, Ordering::Relaxed);
                         return;
@@ -214,6 +220,16 @@ fn work_on(server: &Server, job: Job) -> Result<(), Failure> {
                         eprintln!("tsubame worker: job {} went to another worker", job.id);
                         return Ok(());
                     }
+                    Err(Failure::Refused(e)) => {
+                        // A refused answer has ended the lease already; any other refusal
+                        // gives the job to another worker.
+                        eprintln!("tsubame worker: job {}: answer refused: {e}", job.id);
+                        let _ = server.post(
+                            &format!("{path}/give-back"),
+                            json!({ "lease": job.lease, "error": e }),
+                        );
+                        return Ok(());
+                    }
                     Err(e) => return Err(e),
                 }
             }
@@ -244,7 +260,7 @@ fn work(server: &Server) -> Result<()> {
             Ok(()) => pause = Duration::from_secs(1),
             Err(Failure::Key(text)) => bail!("the server refused this worker's key: {text}"),
             Err(Failure::LeaseLost) => {}
-            Err(Failure::Passing(e)) => {
+            Err(Failure::Passing(e) | Failure::Refused(e)) => {
                 eprintln!("tsubame worker: {e}; trying again in {} s", pause.as_secs());
                 std::thread::sleep(pause);
                 pause = (pause * 2).min(Duration::from_secs(30));

@@ -1320,9 +1320,14 @@ async fn ask_workers(
     let answered = jobs
         .ask(&id, &kind, &question.to_string(), within, || hub.now())
         .await;
+    // The moves are checked; the notation shown is written here.
     drop(waiting);
     drop(admitted);
-    match answered {
+    let question = question.to_string();
+    match answered.and_then(|answer| {
+        tsubame_analysis::request::with_own_notation(&question, &answer)
+            .map_err(crate::workers::JobError::Refused)
+    }) {
         Ok(answer) => Ok((
             [(axum::http::header::CONTENT_TYPE, "application/json")],
             answer,

@@ -86,8 +86,8 @@ impl Drop for WaitingMove {
 /// How long a computer's move waits now, as `GET /api/engine/queue` answers.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
 pub struct EngineQueue {
-    /// Computer moves waiting for a slot, or, on a server with workers, jobs of any kind
-    /// waiting for a worker (every instance's).
+    /// Computer moves waiting for a slot, or, on a server with workers, for a worker (every
+    /// instance's).
     pub waiting: i64,
     /// How long the oldest of them has waited, in milliseconds.
     pub oldest_wait_ms: u64,

@@ -8,6 +8,7 @@ use crate::responses::ErrorBody;
 use crate::workers::{EngineJobs, JobError};
 use axum::Router;
 use axum::body::Bytes;
+use axum::extract::DefaultBodyLimit;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
@@ -16,6 +17,9 @@ use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use std::time::Duration;
 use utoipa::ToSchema;
+
+/// The largest answer a worker may send, in bytes.
+pub const ANSWER_BODY_LIMIT: usize = 4 * 1024 * 1024;
 
 /// A worker's request for a job.
 #[derive(Deserialize, ToSchema)]
@@ -213,6 +217,11 @@ pub fn routes() -> Router<Arc<Hub>> {
     Router::new()
         .route("/api/worker/lease", post(lease))
         .route("/api/worker/jobs/{id}/renew", post(renew))
-        .route("/api/worker/jobs/{id}/answer", post(answer))
+        // A game's analysis is every position's line, as JSON text inside JSON: far past
+        // the API's usual limit for a long game.
+        .route(
+            "/api/worker/jobs/{id}/answer",
+            post(answer).layer(DefaultBodyLimit::max(ANSWER_BODY_LIMIT)),
+        )
         .route("/api/worker/jobs/{id}/give-back", post(give_back))
 }

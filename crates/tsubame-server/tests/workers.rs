@@ -267,6 +267,25 @@ fn analyses_and_mate_searches_go_to_the_workers(db: &Db) {
     let (_, mate) = server.get("/api/engine/queue");
     assert_eq!(mate["waiting"], 0, "{mate}");
 
+    // A computer's move whose game is aborted before a worker takes it: withdrawn.
+    let (status, created) = server.post(
+        "/api/games",
+        json!({"variant": "tori", "opponent": "engine", "side": "gote", "level": 2, "clock": long_clock()}),
+    );
+    assert_eq!(status, 201, "{created}");
+    let aborted = created["game_id"].as_str().expect("id").to_string();
+    let (status, view) = server.post(
+        &format!("/api/games/{aborted}/abort"),
+        json!({"token": created["token"]}),
+    );
+    assert_eq!(status, 200, "{view}");
+    std::thread::sleep(Duration::from_millis(1_200));
+    assert_eq!(
+        lease(&server, KEY_A, 300),
+        Value::Null,
+        "a job left for an aborted game"
+    );
+
     // Another game's analysis, then a computer's move, and nobody takes either: the queue is
     // long and says so, and the move goes first though the analysis waited longer.
     let (id, sente, gote) = server.two_player_game("tori", long_clock());
@@ -280,10 +299,11 @@ fn analyses_and_mate_searches_go_to_the_workers(db: &Db) {
         json!({"variant": "tori", "opponent": "engine", "side": "gote", "level": 2, "clock": long_clock()}),
     );
     assert_eq!(status, 201, "{created}");
-    std::thread::sleep(Duration::from_millis(3_200));
+    std::thread::sleep(Duration::from_millis(4_000));
     let (status, queue) = server.get("/api/engine/queue");
     assert_eq!(status, 200);
-    assert_eq!(queue["waiting"], 2, "{queue}");
+    // The page's wait is the computer's moves': the analysis waiting is not counted.
+    assert_eq!(queue["waiting"], 1, "{queue}");
     assert!(queue["oldest_wait_ms"].as_u64() >= Some(3_000), "{queue}");
     assert_eq!(queue["long"], true, "{queue}");
     let job = lease(&server, KEY_A, 5_000);

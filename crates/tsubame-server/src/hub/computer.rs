@@ -12,6 +12,19 @@ use std::time::Duration;
 use tsubame_engine::limits::{Clock, Limits};
 use tsubame_engine::strength::Level;
 
+/// Returns once the game is no longer at `ply` in play (a move made, or the game over),
+/// looking every half second; it takes the game's lock only, never the database, so that it
+/// can wait beside a wait that holds a pooled connection.
+async fn moved_on(room: &GameRoom, ply: usize) {
+    loop {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let live = room.game.lock().await;
+        if live.moves.len() != ply || live.phase != Phase::Playing {
+            return;
+        }
+    }
+}
+
 /// The name shown for the computer at a level.
 pub(super) fn engine_name(level: u8) -> String {
     format!("Computer level {level}")
@@ -243,14 +256,27 @@ impl Computer {
         let waiting = GaugeGuard::hold(&svc.metrics.engine_waiting);
         let asked = self.engine.computer_move_waits();
         let taken = match jobs.submit(&id, "move", &question, svc.now()).await {
-            Ok(()) => jobs.wait(&id, true, || svc.now()).await,
+            // A game that ends meanwhile (a resignation, an abort, a flag) needs the move no
+            // more: its job is withdrawn, and a worker searching it stops.
+            Ok(()) => tokio::select! {
+                taken = jobs.wait(&id, true, || svc.now()) => taken.map(Some),
+                () = moved_on(room, ply) => Ok(None),
+            },
             Err(e) => Err(e),
         };
         drop(waiting);
-        self.record_wait(asked);
-        if let Err(e) = taken {
-            tracing::error!(job = %id, "no computer move: {e}");
-            return false;
+        match taken {
+            Ok(Some(_)) => {
+                self.record_wait(asked);
+            }
+            Ok(None) => {
+                jobs.withdraw(&id, "the game moved on").await;
+                return false;
+            }
+            Err(e) => {
+                tracing::error!(job = %id, "no computer move: {e}");
+                return false;
+            }
         }
         let started = std::time::Instant::now();
         let running = GaugeGuard::hold(&svc.metrics.engine_running);
@@ -275,7 +301,13 @@ impl Computer {
                 room.reschedule(&live, &svc.settings);
             }
         }
-        let answered = jobs.answer_of(&id, || svc.now()).await;
+        let answered = tokio::select! {
+            answered = jobs.answer_of(&id, || svc.now()) => answered,
+            () = moved_on(room, ply) => {
+                jobs.withdraw(&id, "the game moved on").await;
+                return false;
+            }
+        };
         drop(running);
         let best = match answered.map(|text| serde_json::from_str::<serde_json::Value>(&text)) {
             Ok(Ok(answer)) => answer["best"].as_str().unwrap_or_default().to_string(),

@@ -284,7 +284,7 @@ impl Hub {
     async fn set_worker_metrics(&self, jobs: &crate::workers::EngineJobs) {
         let metrics = &self.services.metrics;
         let now = self.now();
-        match jobs.queue(now).await {
+        match jobs.queue(now, None).await {
             Ok((waiting, oldest)) => {
                 metrics.worker_jobs_waiting.set(waiting);
                 metrics.worker_oldest_wait_seconds.set(oldest.as_secs_f64());
@@ -315,8 +315,9 @@ impl Hub {
     pub async fn engine_queue(&self) -> crate::engine_work::EngineQueue {
         let recent = self.engine().recent_wait();
         let (waiting, oldest) = match self.engine_jobs() {
+            // The computer's moves only: what the page says is how long they wait.
             Some(jobs) => jobs
-                .queue(self.now())
+                .queue(self.now(), Some("move"))
                 .await
                 .unwrap_or((0, std::time::Duration::ZERO)),
             None => {

@@ -60,17 +60,28 @@ impl Jobs {
         Jobs { store }
     }
 
-    /// Adds a job, unless one has the id already; one given up on is asked again.
-    pub async fn enqueue(&self, id: &str, kind: &str, question: &str, now: i64) -> Result<()> {
+    /// Adds a job, unless one has the id already; one given up on (failed, withdrawn, or out
+    /// of its `max_attempts` leases) is asked again, with this question.
+    pub async fn enqueue(
+        &self,
+        id: &str,
+        kind: &str,
+        question: &str,
+        now: i64,
+        max_attempts: i64,
+    ) -> Result<()> {
         let done = sqlx::query(
             "INSERT INTO engine_jobs (id, kind, question, created_at) VALUES ($1, $2, $3, $4) \
              ON CONFLICT (id) DO UPDATE SET failure = NULL, attempts = 0, lease_until = 0, \
-             lease_id = '', progress = 0, created_at = $4 WHERE engine_jobs.failure IS NOT NULL",
+             lease_id = '', progress = 0, created_at = $4, kind = $2, question = $3 \
+             WHERE engine_jobs.failure IS NOT NULL OR (engine_jobs.answered_at = 0 \
+             AND engine_jobs.attempts >= $5 AND engine_jobs.lease_until < $4)",
         )
         .bind(id)
         .bind(kind)
         .bind(question)
         .bind(now)
+        .bind(max_attempts)
         .execute(self.store.pool())
         .await;
         self.store.written(done).map(|_| ())
@@ -210,17 +221,25 @@ impl Jobs {
         Ok(row.map(|(progress,)| progress))
     }
 
-    /// The queue at `now`: jobs waiting for a worker, and how long the oldest of them has
-    /// waited (milliseconds; 0 with none).
-    pub async fn queue(&self, now: i64, max_attempts: i64) -> Result<(i64, i64)> {
-        let (count, oldest): (i64, Option<i64>) = sqlx::query_as(
-            "SELECT COUNT(*), MIN(created_at) FROM engine_jobs WHERE answered_at = 0 \
-             AND failure IS NULL AND lease_until < $1 AND attempts < $2",
-        )
-        .bind(now)
-        .bind(max_attempts)
-        .fetch_one(self.store.pool())
-        .await?;
+    /// The queue at `now`: jobs waiting for a worker (of one kind, or all), and how long the
+    /// oldest of them has waited (milliseconds; 0 with none).
+    pub async fn queue(
+        &self,
+        now: i64,
+        max_attempts: i64,
+        kind: Option<&str>,
+    ) -> Result<(i64, i64)> {
+        let waiting = "SELECT COUNT(*), MIN(created_at) FROM engine_jobs WHERE answered_at = 0 \
+             AND failure IS NULL AND lease_until < $1 AND attempts < $2";
+        let of_kind = format!("{waiting} AND kind = $3");
+        let query = sqlx::query_as(if kind.is_some() { &of_kind } else { waiting })
+            .bind(now)
+            .bind(max_attempts);
+        let query = match kind {
+            Some(kind) => query.bind(kind),
+            None => query,
+        };
+        let (count, oldest): (i64, Option<i64>) = query.fetch_one(self.store.pool()).await?;
         Ok((count, oldest.map_or(0, |oldest| (now - oldest).max(0))))
     }
 
@@ -273,13 +292,16 @@ impl Jobs {
         })
     }
 
-    /// Forgets the jobs answered or given up before `before`.
-    pub async fn forget_done(&self, before: i64) -> Result<u64> {
+    /// Forgets the jobs answered, given up or out of their `max_attempts` leases before
+    /// `before`.
+    pub async fn forget_done(&self, before: i64, max_attempts: i64) -> Result<u64> {
         let done = sqlx::query(
             "DELETE FROM engine_jobs WHERE (answered_at > 0 AND answered_at < $1) \
-             OR (failure IS NOT NULL AND created_at < $1)",
+             OR (failure IS NOT NULL AND created_at < $1) \
+             OR (answered_at = 0 AND attempts >= $2 AND lease_until < $1)",
         )
         .bind(before)
+        .bind(max_attempts)
         .execute(self.store.pool())
         .await;
         Ok(self.store.written(done)?.rows_affected())

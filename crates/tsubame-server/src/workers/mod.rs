@@ -94,14 +94,7 @@ impl Drop for WithdrawWhenDropped {
             && let Ok(runtime) = tokio::runtime::Handle::try_current()
         {
             runtime.spawn(async move {
-                match jobs
-                    .jobs
-                    .withdraw(&id, "withdrawn: nobody waits for it")
-                    .await
-                {
-                    Ok(_) => jobs.changed.notify_waiters(),
-                    Err(e) => tracing::warn!(job = %id, "a job not withdrawn: {e:#}"),
-                }
+                jobs.withdraw(&id, "withdrawn: nobody waits for it").await;
             });
         }
     }
@@ -151,7 +144,15 @@ impl EngineJobs {
         question: &str,
         now: u64,
     ) -> Result<(), JobError> {
-        self.jobs.enqueue(id, kind, question, now as i64).await?;
+        self.jobs
+            .enqueue(
+                id,
+                kind,
+                question,
+                now as i64,
+                i64::from(self.settings.attempts),
+            )
+            .await?;
         self.changed.notify_waiters();
         Ok(())
     }
@@ -274,6 +275,8 @@ impl EngineJobs {
     ) -> Result<(), JobError> {
         let (_, question, _) = self.jobs.question(id).await?.ok_or(JobError::NoSuchJob)?;
         if let Err(reason) = tsubame_analysis::request::check_answer(&question, answer) {
+            // The reason may quote the worker's own text: kept short.
+            let reason: String = reason.chars().take(500).collect();
             self.give_back(id, lease_id, &reason).await?;
             return Err(JobError::Refused(reason));
         }
@@ -304,11 +307,12 @@ impl EngineJobs {
         }
     }
 
-    /// The queue now: jobs waiting for a worker, and how long the oldest has waited.
-    pub async fn queue(&self, now: u64) -> Result<(i64, Duration), JobError> {
+    /// The queue now: jobs waiting for a worker (of `kind`, or all), and how long the oldest
+    /// has waited.
+    pub async fn queue(&self, now: u64, kind: Option<&str>) -> Result<(i64, Duration), JobError> {
         let (waiting, oldest_ms) = self
             .jobs
-            .queue(now as i64, i64::from(self.settings.attempts))
+            .queue(now as i64, i64::from(self.settings.attempts), kind)
             .await?;
         Ok((waiting, Duration::from_millis(oldest_ms.max(0) as u64)))
     }
@@ -338,10 +342,25 @@ impl EngineJobs {
                 withdraw.0 = None;
                 answered
             }
-            Err(_) => Err(JobError::Failed(format!(
-                "no worker answered within {} s",
-                within.as_secs()
-            ))),
+            Err(_) => {
+                // Withdrawn before the answer goes back, so that asking again at once finds
+                // the job given up and asks it afresh.
+                withdraw.0 = None;
+                self.withdraw(id, "no worker answered in time").await;
+                Err(JobError::Failed(format!(
+                    "no worker answered within {} s",
+                    within.as_secs()
+                )))
+            }
+        }
+    }
+
+    /// Gives up a job nobody waits for any more; a worker searching it loses its lease at its
+    /// next renewal. A failure to write it is only logged: the job then runs its course.
+    pub async fn withdraw(&self, id: &str, reason: &str) {
+        match self.jobs.withdraw(id, reason).await {
+            Ok(_) => self.changed.notify_waiters(),
+            Err(e) => tracing::warn!(job = %id, "a job not withdrawn: {e:#}"),
         }
     }
 
@@ -368,7 +387,8 @@ impl EngineJobs {
         loop {
             every.tick().await;
             let before = now().saturating_sub(3_600_000) as i64;
-            if let Err(e) = self.jobs.forget_done(before).await {
+            let attempts = i64::from(self.settings.attempts);
+            if let Err(e) = self.jobs.forget_done(before, attempts).await {
                 tracing::warn!("old engine jobs not forgotten: {e:#}");
             }
         }
