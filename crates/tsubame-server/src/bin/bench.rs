@@ -171,11 +171,11 @@ struct GamePair {
     state: Value,
 }
 
-/// A game made on `addrs[0]` and joined on `addrs[1]`, each player's socket on the instance
-/// it used.
-async fn new_game(addrs: &[String; 2]) -> Result<GamePair> {
+/// A Tori game between two people, made on `maker` and joined on `joiner`: its id and both
+/// seats' grants (the maker's, then the joiner's).
+async fn two_player_game(maker: &str, joiner: &str) -> Result<(String, Value, Value)> {
     let created = post(
-        &addrs[0],
+        maker,
         "/api/games",
         &json!({"variant": "tori", "opponent": "human"}),
     )
@@ -185,11 +185,18 @@ async fn new_game(addrs: &[String; 2]) -> Result<GamePair> {
         .ok_or_else(|| anyhow!("create failed: {created}"))?
         .to_string();
     let joined = post(
-        &addrs[1],
+        joiner,
         &format!("/api/games/{id}/join"),
         &json!({"invite": created["invite"]}),
     )
     .await?;
+    Ok((id, created, joined))
+}
+
+/// A game made on `addrs[0]` and joined on `addrs[1]`, each player's socket on the instance
+/// it used.
+async fn new_game(addrs: &[String; 2]) -> Result<GamePair> {
+    let (id, created, joined) = two_player_game(&addrs[0], &addrs[1]).await?;
     let mut sockets = Vec::new();
     let mut state = Value::Null;
     for (grant, addr) in [&created, &joined].into_iter().zip(addrs) {

@@ -9,7 +9,7 @@
 //! `--cpus 0,1` pins with `taskset`: the server to the first CPU, worker i to the one after it,
 //! around the list.
 
-use super::{Socket, get, percentile, post, read_until, seat_socket};
+use super::{Socket, get, percentile, post, read_until, seat_socket, two_player_game};
 use anyhow::{Context, Result, anyhow, bail};
 use futures_util::SinkExt;
 use rand::seq::SliceRandom;
@@ -134,22 +134,7 @@ async fn play_the_computer(
 /// A finished game of `plies` random moves between two people, then its analysis asked for
 /// and waited for; how long the analysis took (none when not done by `until`).
 async fn analyse_a_game(addr: String, plies: usize, until: Instant) -> Result<Option<u64>> {
-    let created = post(
-        &addr,
-        "/api/games",
-        &json!({"variant": "tori", "opponent": "human"}),
-    )
-    .await?;
-    let id = created["game_id"]
-        .as_str()
-        .ok_or_else(|| anyhow!("create failed: {created}"))?
-        .to_string();
-    let joined = post(
-        &addr,
-        &format!("/api/games/{id}/join"),
-        &json!({"invite": created["invite"]}),
-    )
-    .await?;
+    let (id, created, joined) = two_player_game(&addr, &addr).await?;
     let tokens = [created["token"].clone(), joined["token"].clone()];
     for ply in 0..plies {
         let view = get(&addr, &format!("/api/games/{id}")).await?;
