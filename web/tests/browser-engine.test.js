@@ -1,6 +1,6 @@
 // The engine in the browser: our engine compiled to WebAssembly, run by the web UI in Web
-// Workers, against a real `tsubame serve` whose engine has no slots: a search asked of it
-// waits for ever. TSUBAME_BIN names the binary, whose
+// Workers, against a real `tsubame serve` that leaves its engine's work to workers and has none:
+// a search asked of it waits until it gives up. TSUBAME_BIN names the binary, whose
 // `analyse --json` answers the same questions natively.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { bin, shots, useServer, watchPolicy } from './support.js';
 
-const served = useServer({ serverArgs: ['--engine-slots', '0'] });
+const served = useServer({ serverArgs: ['--engine-workers'] });
 
 /** A page that fails the test on a script error or anything the page's policy refuses, and
  * records every engine request that reaches the server. */
@@ -149,7 +149,7 @@ test('The analysis board finds a mate by checks in the browser, and the server i
   assert.equal(await page.getAttribute('[data-mate-line]', 'data-mate-line'), '3');
   assert.deepEqual(serverSearches, []);
   // The server chosen (and kept for the next page): it is asked, and its engine, which has no
-  // slot here, keeps the page waiting.
+  // worker here, keeps the page waiting.
   await page.selectOption('[data-engine-place]', 'server');
   await page.waitForSelector('[data-engine-status]:has-text("Thinking to depth 4")');
   await page.waitForFunction(() => !document.querySelector('[data-mate-line]'));

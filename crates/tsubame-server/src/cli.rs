@@ -37,8 +37,8 @@ pub struct ServeArgs {
           value_parser = parse_minutes)]
     pub seek_expiry_minutes: f64,
     /// Engine searches (computer opponents and analysis) that run at once (default: one per
-    /// core).
-    #[arg(long, env = "TSUBAME_ENGINE_SLOTS")]
+    /// core); at least one: a server that searches nothing itself runs with `--engine-workers`.
+    #[arg(long, env = "TSUBAME_ENGINE_SLOTS", value_parser = parse_engine_slots)]
     pub engine_slots: Option<usize>,
     /// The computer's moves, finished games' analyses, mate searches and the analysis board's
     /// searches are jobs for `tsubame worker` processes (on this machine or others, with keys
@@ -324,6 +324,18 @@ fn parse_minutes(text: &str) -> Result<f64, String> {
     parse_positive(text, "minutes", 10_080.0)
 }
 
+/// Engine slots: 1 to 1,024. None would leave every computer move waiting for ever; workers are
+/// asked for with `--engine-workers` instead.
+fn parse_engine_slots(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(slots @ 1..=1024) => Ok(slots),
+        Ok(0) => Err(
+            "at least one slot: a server that runs no search itself takes --engine-workers".into(),
+        ),
+        _ => Err(format!("{text:?} is not a number of slots from 1 to 1024")),
+    }
+}
+
 /// A positive number of seconds, at most a year.
 fn parse_session_seconds(text: &str) -> Result<f64, String> {
     parse_positive(text, "seconds", 366.0 * 86_400.0)
@@ -360,10 +372,7 @@ pub fn run(args: &ServeArgs) -> Result<()> {
             first_move_ms: (args.first_move_seconds * 1000.0).round() as u64,
             seek_expiry_ms: (args.seek_expiry_minutes * 60_000.0).round() as u64,
             engine: EngineLimits {
-                slots: args
-                    .engine_slots
-                    .unwrap_or(EngineLimits::default().slots)
-                    .max(1),
+                slots: args.engine_slots.unwrap_or(EngineLimits::default().slots),
                 queue: args.engine_queue,
                 per_client: args.analyses_per_client.max(1),
             },
@@ -395,4 +404,32 @@ pub fn run(args: &ServeArgs) -> Result<()> {
         let _ = writeln!(out, "listening on http://{addr}");
         let _ = out.flush();
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Serve {
+        #[command(flatten)]
+        args: ServeArgs,
+    }
+
+    #[test]
+    fn no_engine_slot_is_refused_with_the_option_that_runs_none() {
+        let refused = Serve::try_parse_from(["serve", "--engine-slots", "0"])
+            .err()
+            .map(|error| error.to_string())
+            .unwrap_or_default();
+        assert!(refused.contains("--engine-workers"), "{refused}");
+        let slots = |text: &str| {
+            Serve::try_parse_from(["serve", "--engine-slots", text])
+                .map(|serve| serve.args.engine_slots)
+        };
+        assert_eq!(slots("3").ok(), Some(Some(3)));
+        assert!(slots("1025").is_err());
+        assert!(slots("two").is_err());
+    }
 }
