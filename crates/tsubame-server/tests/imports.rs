@@ -107,8 +107,10 @@ fn imports_are_linear_limited_and_leave_moves_fast() {
         median < Duration::from_millis(50),
         "a move's median latency during the imports: {median:?}"
     );
+    // An import that held the move path would hold a move for as long as the import (seconds);
+    // the bound leaves room for the other tests, which share the cores with this server.
     assert!(
-        slowest < Duration::from_millis(200),
+        slowest < Duration::from_millis(1000),
         "the slowest move during the imports: {slowest:?}"
     );
 }
