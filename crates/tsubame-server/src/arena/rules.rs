@@ -272,7 +272,7 @@ mod tests {
         (a.to_string(), b.to_string())
     }
 
-    /// The six-player arena of the server's test (`tests/arena.rs`), step by step: each
+    /// The six-player arena of the server's test (`tests/integration/arena.rs`), step by step: each
     /// step's waiting players and the games they get, and what each result scores.
     #[test]
     fn the_six_player_worked_example() {
