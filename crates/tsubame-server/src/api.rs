@@ -20,8 +20,7 @@ use crate::records::{
     RecordTags, export_texts_timed, game_address, move_refused, record_end, record_of,
 };
 use crate::request::{
-    BODY_LIMIT, OptionsInput, close_for_broken_frame, close_for_ended_session, creator_side_of,
-    parse_body, variant_of,
+    BODY_LIMIT, OptionsInput, SocketClose, close_socket, creator_side_of, parse_body, variant_of,
 };
 use crate::responses::{
     ChatHistory, CheckedPosition, DropInfo, ErrorBody, GameForViewer, ImportTags, Imported,
@@ -30,7 +29,7 @@ use crate::responses::{
 };
 use axum::Router;
 use axum::body::Bytes;
-use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade, close_code};
+use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{
     ConnectInfo, DefaultBodyLimit, FromRequest, FromRequestParts, Path, Query, State,
 };
@@ -1595,31 +1594,14 @@ async fn serve_socket(
     }
     loop {
         if *shutdown.borrow_and_update() {
-            // 1001 (going away): the client reconnects, to this server once it is back or to
-            // another instance.
-            let close = CloseFrame {
-                code: close_code::AWAY,
-                reason: "the server is restarting".into(),
-            };
-            if sink.send(Message::Close(Some(close))).await.is_ok() {
-                // The closing handshake: wait (briefly) for the client's close, so that the
-                // connection is not cut under a close frame the client has yet to read.
-                let _ = tokio::time::timeout(Duration::from_secs(2), async {
-                    while let Some(Ok(message)) = stream.next().await {
-                        if matches!(message, Message::Close(_)) {
-                            break;
-                        }
-                    }
-                })
-                .await;
-            }
+            close_socket(&mut sink, &mut stream, SocketClose::ServerStopping).await;
             return;
         }
         tokio::select! {
             // The session's end first: a message that arrives with it does not act.
             biased;
             _ = session_ended(&mut session, hub.accounts()) => {
-                close_for_ended_session(&mut sink).await;
+                close_socket(&mut sink, &mut stream, SocketClose::SessionEnded).await;
                 return;
             }
             _ = shutdown.changed() => continue,
@@ -1663,7 +1645,7 @@ async fn serve_socket(
                     Some(Ok(Message::Text(text))) => text,
                     Some(Ok(Message::Close(_))) | None => return,
                     Some(Err(e)) => {
-                        close_for_broken_frame(&mut sink, &e).await;
+                        close_socket(&mut sink, &mut stream, SocketClose::BrokenFrame(&e)).await;
                         return;
                     }
                     Some(Ok(_)) => continue,

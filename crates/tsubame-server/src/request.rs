@@ -6,7 +6,7 @@ use crate::accounts::{SESSION_ENDED_CLOSE, SESSION_ENDED_REASON};
 use crate::error::ApiError;
 use axum::body::Bytes;
 use axum::extract::ws::{CloseFrame, Message, close_code};
-use futures_util::SinkExt;
+use futures_util::{SinkExt, StreamExt};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -74,45 +74,77 @@ pub(crate) fn variant_of(name: &str) -> Result<Variant, ApiError> {
         .map_err(|e: tsubame_rules::UnknownVariant| ApiError::bad_request(e.to_string()))
 }
 
-/// Closes a socket over a frame past the limit (1009) or a broken frame (1002): the client
-/// hears why before the connection closes.
-pub(crate) async fn close_for_broken_frame<S>(sink: &mut S, error: &axum::Error)
-where
-    S: futures_util::Sink<Message> + Unpin,
-{
-    let too_big = error.to_string().contains("Space limit exceeded");
-    let close = CloseFrame {
-        code: if too_big {
-            close_code::SIZE
-        } else {
-            close_code::PROTOCOL
-        },
-        reason: if too_big {
-            "message too big: at most 64 KiB".into()
-        } else {
-            "protocol error".into()
-        },
-    };
-    let _ = tokio::time::timeout(
-        Duration::from_secs(1),
-        sink.send(Message::Close(Some(close))),
-    )
-    .await;
+/// Why the server closes a socket, each with the close frame the client reads.
+pub(crate) enum SocketClose<'a> {
+    /// The session that opened the socket ended (4001): the client logs in again.
+    SessionEnded,
+    /// The server is stopping (1001, going away): the client reconnects, to this server once
+    /// it is back or to another instance.
+    ServerStopping,
+    /// A frame past the limit (1009) or a broken one (1002).
+    BrokenFrame(&'a axum::Error),
 }
 
-/// Closes a socket whose session ended (4001), without waiting long for a client that does
-/// not read.
-pub(crate) async fn close_for_ended_session<S>(sink: &mut S)
+impl SocketClose<'_> {
+    fn frame(&self) -> CloseFrame {
+        match self {
+            SocketClose::SessionEnded => CloseFrame {
+                code: SESSION_ENDED_CLOSE,
+                reason: SESSION_ENDED_REASON.into(),
+            },
+            SocketClose::ServerStopping => CloseFrame {
+                code: close_code::AWAY,
+                reason: "the server is restarting".into(),
+            },
+            SocketClose::BrokenFrame(error) => {
+                if error.to_string().contains("Space limit exceeded") {
+                    CloseFrame {
+                        code: close_code::SIZE,
+                        reason: "message too big: at most 64 KiB".into(),
+                    }
+                } else {
+                    CloseFrame {
+                        code: close_code::PROTOCOL,
+                        reason: "protocol error".into(),
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// How long the server waits for a client to take its close frame.
+const CLOSE_SEND_LIMIT: Duration = Duration::from_secs(1);
+
+/// How long the server reads a closed socket for the client's answering close.
+const CLOSE_HANDSHAKE_LIMIT: Duration = Duration::from_secs(2);
+
+/// Closes a socket with the closing handshake: the close frame, then what the client still
+/// sends read and dropped until its own close comes (briefly). Dropping the connection while
+/// the client's messages lie unread makes the kernel reset it, and a reset can reach the
+/// client before the close frame it has yet to read: it would see a broken connection, not
+/// why it was closed. Nothing read after the close acts; a client that does not read or
+/// answer is waited for a few seconds at most.
+pub(crate) async fn close_socket<S, R, E>(sink: &mut S, stream: &mut R, why: SocketClose<'_>)
 where
     S: futures_util::Sink<Message> + Unpin,
+    R: futures_util::Stream<Item = Result<Message, E>> + Unpin,
 {
-    let close = CloseFrame {
-        code: SESSION_ENDED_CLOSE,
-        reason: SESSION_ENDED_REASON.into(),
-    };
-    let _ = tokio::time::timeout(
-        Duration::from_secs(1),
-        sink.send(Message::Close(Some(close))),
+    let sent = tokio::time::timeout(
+        CLOSE_SEND_LIMIT,
+        sink.send(Message::Close(Some(why.frame()))),
     )
+    .await;
+    if !matches!(sent, Ok(Ok(()))) || matches!(why, SocketClose::BrokenFrame(_)) {
+        // Nothing more comes from a broken stream, and a stuck client is not waited for.
+        return;
+    }
+    let _ = tokio::time::timeout(CLOSE_HANDSHAKE_LIMIT, async {
+        while let Some(Ok(message)) = stream.next().await {
+            if matches!(message, Message::Close(_)) {
+                break;
+            }
+        }
+    })
     .await;
 }

@@ -13,7 +13,7 @@ use crate::error::ApiError;
 use crate::game::HostedGame;
 use crate::hub::Hub;
 use crate::ratings::{Speed, rating_game};
-use crate::request::{OptionsInput, variant_of};
+use crate::request::{OptionsInput, SocketClose, close_socket, variant_of};
 use crate::responses::ErrorBody;
 use axum::Router;
 use axum::body::Bytes;
@@ -561,7 +561,7 @@ async fn serve_socket(
         tokio::select! {
             biased;
             _ = session_ended(&mut session, hub.accounts()) => {
-                crate::request::close_for_ended_session(&mut sink).await;
+                close_socket(&mut sink, &mut stream, SocketClose::SessionEnded).await;
                 break;
             }
             changed = changes.recv() => match changed {
@@ -578,7 +578,7 @@ async fn serve_socket(
             incoming = stream.next() => match incoming {
                 Some(Ok(Message::Close(_))) | None => break,
                 Some(Err(e)) => {
-                    crate::request::close_for_broken_frame(&mut sink, &e).await;
+                    close_socket(&mut sink, &mut stream, SocketClose::BrokenFrame(&e)).await;
                     break;
                 }
                 Some(Ok(_)) => {}
@@ -589,10 +589,7 @@ async fn serve_socket(
                 }
             }
             _ = shutdown.changed() => {
-                let _ = sink.send(Message::Close(Some(axum::extract::ws::CloseFrame {
-                    code: 1001,
-                    reason: "the server is stopping".into(),
-                }))).await;
+                close_socket(&mut sink, &mut stream, SocketClose::ServerStopping).await;
                 break;
             }
         }
