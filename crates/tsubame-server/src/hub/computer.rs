@@ -149,11 +149,10 @@ impl Computer {
             }
             // The computer's clock starts with its search, not while it waited. Storing that
             // is also what keeps a second instance from searching the same move.
-            let before = live.clone();
-            live.engine_waiting = false;
-            live.turn_started = svc.now();
-            live.version += 1;
-            if let Err(e) = room.store_state(svc, &mut live, before).await {
+            let mut next = live.next_version();
+            next.engine_waiting = false;
+            next.turn_started = svc.now();
+            if let Err(e) = room.store_state(svc, &mut live, next).await {
                 if e.message != STALE && !e.is_unavailable() {
                     tracing::warn!(game = %live.id, "computer's search not started: {}", e.message);
                 }
@@ -288,11 +287,10 @@ impl Computer {
                 return false;
             }
             if live.engine_waiting {
-                let before = live.clone();
-                live.engine_waiting = false;
-                live.turn_started = svc.now();
-                live.version += 1;
-                if let Err(e) = room.store_state(svc, &mut live, before).await
+                let mut next = live.next_version();
+                next.engine_waiting = false;
+                next.turn_started = svc.now();
+                if let Err(e) = room.store_state(svc, &mut live, next).await
                     && e.message != STALE
                     && !e.is_unavailable()
                 {

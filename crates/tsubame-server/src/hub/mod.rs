@@ -19,12 +19,17 @@
 //! creation limit (`limits.rs`) are modules of their own over the rooms and the shared
 //! services (`services.rs`), none of which knows the hub.
 
+mod berserk;
 mod challenges;
 mod chat;
 mod computer;
+mod draws;
 mod due;
+mod ends;
 mod limits;
 mod lobby;
+mod moves;
+mod rematch;
 mod room;
 mod rooms;
 mod seats;

@@ -10,15 +10,13 @@ use crate::chat::ChatLine;
 use crate::clock::{ClockState, ClockView, SideClock, TimeControl};
 use crate::error::ApiError;
 use crate::game::{HostedGame, PlayedMove, RulesError};
-use crate::ratings::{SeatRating, Speed, rating_game};
-use crate::store::{Change, GameRow, GameState, MoveRow, RatedEnd, token_hash};
+use crate::ratings::{SeatRating, Speed};
+use crate::store::{Change, GameRow, GameState, MoveRow, token_hash};
 use rand::Rng;
 use serde::Serialize;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Instant;
 use tokio::sync::{Mutex, broadcast};
-use tsubame_rules::Color;
 use tsubame_rules::Variant;
 use utoipa::ToSchema;
 
@@ -386,6 +384,14 @@ impl LiveGame {
         } else {
             deadline
         }
+    }
+
+    /// The game's next version: a copy to change, then to store, and to put in place of this
+    /// one only once it is stored ([`GameRoom::settle`]).
+    pub(super) fn next_version(&self) -> LiveGame {
+        let mut next = self.clone();
+        next.version += 1;
+        next
     }
 
     /// The stored state of the game as it is in memory.
@@ -832,216 +838,39 @@ impl GameRoom {
         })
     }
 
-    pub(super) async fn play_locked(
+    /// Puts `next`, the game's next version made from `live` by [`LiveGame::next_version`],
+    /// in place of `live` once storing it succeeded. Otherwise the game in memory stays as it
+    /// was stored (reloaded when another instance changed it first), and the error says why:
+    /// memory and database never differ, whatever a change touches.
+    pub(super) async fn settle(
         &self,
         svc: &GameServices,
         live: &mut LiveGame,
-        side: Side,
-        text: &str,
-    ) -> Result<GameView, ApiError> {
-        match live.phase {
-            Phase::Waiting => {
-                return Err(ApiError::conflict(
-                    "the game has not started: waiting for the second player",
-                )
-                .code("game.not-started"));
-            }
-            Phase::Finished => {
-                let reason = live.result.as_ref().map_or("", |r| r.reason.as_str());
-                return Err(ApiError::conflict(format!("the game is over ({reason})"))
-                    .code("game.over")
-                    .param("reason", reason));
-            }
-            Phase::Playing => {}
-        }
-        if live.side_to_move() != side {
-            return Err(ApiError::conflict(format!(
-                "it is {}'s turn, not {}'s",
-                side_name(live.side_to_move()),
-                side_name(side)
-            ))
-            .code("game.not-your-turn")
-            .param("turn", side_name(live.side_to_move()))
-            .param("side", side_name(side)));
-        }
-        if text.len() > 32 {
-            return Err(ApiError::bad_request("move text is too long"));
-        }
-        let arrived = Instant::now();
-        let now = svc.now();
-        let think_ms = now.saturating_sub(live.turn_started);
-        let mut clock = live.clock;
-        if live.clock_runs() && !clock.end_turn(&live.control, side, think_ms) {
-            self.finish(svc, live, Some(1 - side), "time").await?;
-            return Err(
-                ApiError::conflict("time is up: the game is lost on time").code("game.time-up")
-            );
-        }
-        let mut game = live.game.clone();
-        let played = game.play(text).map_err(ApiError::from_rules)?;
-        let record = MoveRecord {
-            ply: live.moves.len() + 1,
-            played,
-            played_at: now,
-            think_ms,
-            clocks: clock,
-        };
-        let row = move_row(&record);
-        // The game as the move leaves it, stored with the move; put back if it is not stored.
-        let before = (
-            std::mem::replace(&mut live.game, game),
-            live.clock,
-            live.turn_started,
-            live.draw_offer,
-            live.engine_waiting,
-        );
-        live.clock = clock;
-        live.turn_started = now;
-        live.moves.push(record.clone());
-        live.draw_offer = None;
-        live.engine_waiting = live.phase == Phase::Playing
-            && live.players[live.side_to_move()] == Player::Engine
-            && live.game.outcome().is_none();
-        live.version += 1;
-        let notice = Notice {
-            id: live.id.clone(),
-            version: live.version,
-            moved: Some(MovedNotice {
-                row: row.clone(),
-                turn_started_at: now,
-                engine_waiting: live.engine_waiting,
-            }),
-        };
-        let change = live.change(&svc.settings, live.version - 1, &notice);
-        let write = Instant::now();
-        let stored = svc.store.insert_move(change, &row).await;
-        if !matches!(stored, Ok(true)) {
-            live.version -= 1;
-            live.moves.pop();
-            (
-                live.game,
-                live.clock,
-                live.turn_started,
-                live.draw_offer,
-                live.engine_waiting,
-            ) = before;
-            return Err(match stored {
-                Err(e) => ApiError::storing("the move", e),
-                _ => self.stale(svc, live).await,
-            });
-        }
-        svc.metrics
-            .database_seconds
-            .observe(write.elapsed().as_secs_f64());
-        svc.metrics.moves.inc();
-        // The opponent's turn starts once the move is stored and sent, not when it arrived:
-        // a slow write is charged to nobody.
-        live.turn_started = svc.now();
-        if live.game.outcome().is_some() {
-            self.finish_by_rules(svc, live).await;
-        } else {
-            self.announce(svc, live, "move", Some(record));
-        }
-        svc.metrics
-            .move_seconds
-            .observe(arrived.elapsed().as_secs_f64());
-        Ok(live.view(svc.now(), &svc.settings, false))
-    }
-
-    /// Ends a game: stores the result, then announces it. When the result cannot be stored
-    /// nothing changes and nothing is announced: an end is never acknowledged before it is
-    /// stored.
-    pub(super) async fn finish(
-        &self,
-        svc: &GameServices,
-        live: &mut LiveGame,
-        winner: Option<Side>,
-        reason: &str,
+        next: LiveGame,
+        stored: anyhow::Result<bool>,
+        what: &str,
     ) -> Result<(), ApiError> {
-        let now = svc.now();
-        let write = Instant::now();
-        let game = rating_game(live.game.variant(), &live.game.options_text());
-        let speed = Speed::of(&live.control);
-        // A game that ends before each side has moved changes no rating, however it ends.
-        let rates = live.rated && reason != "aborted" && live.started_by_both();
-        let rated_seats = match (&live.accounts, speed) {
-            ([Some(sente), Some(gote)], Some(speed)) if rates => Some(RatedEnd {
-                accounts: [sente.as_str(), gote.as_str()],
-                game,
-                speed: speed.name(),
-            }),
-            _ => None,
-        };
-        let notice = Notice::of(&live.id, live.version + 1);
-        let change = Change {
-            id: live.id.clone(),
-            from_version: live.version,
-            state: GameState {
-                version: live.version + 1,
-                turn_started_at: live.turn_started as i64,
-                draw_offer: None,
-                rematch_offer: None,
-                engine_waiting: false,
-                due_at: None,
-            },
-            notice: serde_json::to_string(&notice).unwrap_or_default(),
-        };
-        let stored = match rated_seats {
-            Some(rated) => svc
-                .store
-                .finish_rated_game(&change, winner, reason, now as i64, rated)
-                .await
-                .map(|changes| {
-                    let Some(changes) = changes else {
-                        return false;
-                    };
-                    for (seat, change) in live.ratings.iter_mut().zip(changes) {
-                        if let Some(seat) = seat {
-                            seat.change = Some(change);
-                        }
-                    }
-                    true
-                }),
-            None => {
-                svc.store
-                    .finish_game(&change, winner.map(side_name), reason, now as i64)
-                    .await
-            }
-        };
         match stored {
-            Ok(true) => {}
-            Ok(false) => return Err(self.stale(svc, live).await),
-            Err(e) => return Err(ApiError::storing("the result", e)),
+            Ok(true) => {
+                *live = next;
+                Ok(())
+            }
+            Ok(false) => Err(self.stale(svc, live).await),
+            Err(e) => Err(ApiError::storing(what, e)),
         }
-        live.version += 1;
-        svc.metrics
-            .database_seconds
-            .observe(write.elapsed().as_secs_f64());
-        self.finish_stored(svc, live, winner, reason, now);
-        Ok(())
     }
 
-    /// Stores a change made to the game in memory (whose version is already the next),
-    /// one that adds nothing but its state; when it cannot be stored, the game is put back
-    /// as `before` (and reloaded, if another instance changed it).
+    /// Stores `next`, a next version of `live` that adds nothing but its state, and puts it in
+    /// place (see [`GameRoom::settle`]).
     pub(super) async fn store_state(
         &self,
         svc: &GameServices,
         live: &mut LiveGame,
-        before: LiveGame,
+        next: LiveGame,
     ) -> Result<(), ApiError> {
-        let change = live.state_change(&svc.settings, before.version);
-        match svc.store.change_state(&change).await {
-            Ok(true) => Ok(()),
-            Ok(false) => {
-                *live = before;
-                Err(self.stale(svc, live).await)
-            }
-            Err(e) => {
-                *live = before;
-                Err(ApiError::storing("the change", e))
-            }
-        }
+        let change = next.state_change(&svc.settings, live.version);
+        let stored = svc.store.change_state(&change).await;
+        self.settle(svc, live, next, stored, "the change").await
     }
 
     /// Runs `attempt`, and once more when it lost the race with another instance's change
@@ -1143,75 +972,6 @@ impl GameRoom {
         }
     }
 
-    /// Ends a game in memory whose end is stored (or follows from its stored moves), and
-    /// announces it.
-    pub(super) fn finish_stored(
-        &self,
-        svc: &GameServices,
-        live: &mut LiveGame,
-        winner: Option<Side>,
-        reason: &str,
-        now: u64,
-    ) {
-        // The running turn's time is charged so the final clocks show what was used.
-        if live.clock_runs() {
-            let side = live.side_to_move();
-            let elapsed = now.saturating_sub(live.turn_started);
-            let mut clock = live.clock;
-            if clock.end_turn(&live.control, side, elapsed) {
-                live.clock = clock;
-            } else if let Some(c) = live.clock.sides.get_mut(side) {
-                *c = SideClock {
-                    remaining_ms: 0,
-                    periods: 0,
-                };
-            }
-        }
-        live.phase = Phase::Finished;
-        live.draw_offer = None;
-        live.result = Some(GameResult {
-            winner: winner.map(side_name),
-            reason: reason.to_string(),
-        });
-        self.deadline.store(u64::MAX, Ordering::Relaxed);
-        svc.metrics.games_ended.with_label_values(&[reason]).inc();
-        let last = live.moves.last().cloned();
-        self.announce(svc, live, "end", last);
-    }
-
-    /// Ends a game whose last stored move ended it by the rules. The moves are stored, so the
-    /// end is durable even when storing the result fails: a restart replays the moves and
-    /// stores it then.
-    pub(super) async fn finish_by_rules(&self, svc: &GameServices, live: &mut LiveGame) {
-        let Some(outcome) = live.game.outcome() else {
-            return;
-        };
-        let winner = outcome.winner.map(|c| usize::from(c == Color::Gote));
-        let reason = outcome.reason.name();
-        let mut stored = self.finish(svc, live, winner, reason).await;
-        if let Err(e) = &stored
-            && e.message == STALE
-        {
-            // Another instance changed the game first (on a shared database, another instance
-            // resuming it may have stored this very end): the game is reloaded by now.
-            if live.phase == Phase::Finished {
-                return;
-            }
-            stored = self.finish(svc, live, winner, reason).await;
-        }
-        if let Err(e) = stored {
-            if !e.is_unavailable() {
-                tracing::warn!(
-                    game = %live.id,
-                    "ended by {reason}, result not stored yet (stored at the next start): {}",
-                    e.message
-                );
-            }
-            let now = svc.now();
-            self.finish_stored(svc, live, winner, reason, now);
-        }
-    }
-
     pub(super) fn announce(
         &self,
         svc: &GameServices,
@@ -1228,191 +988,5 @@ impl GameRoom {
         if let Some(accounts) = live.waiting_list_accounts() {
             svc.challenge_changed(accounts);
         }
-    }
-
-    /// Resigns for the seat holding `token`. Before each side has made a move, resigning
-    /// aborts the game instead (as on lichess and lishogi): nobody wins, nobody's rating
-    /// moves and an arena counts it as nothing, so two players who agree cannot trade
-    /// points by resigning at the start.
-    pub(super) async fn resign(
-        &self,
-        svc: &GameServices,
-        who: &Credential<'_>,
-    ) -> Result<GameView, ApiError> {
-        self.retry_stale(svc, || async {
-            let mut live = self.game.lock().await;
-            let side = Self::seat(&live, who)?;
-            if live.phase != Phase::Playing {
-                return Err(ApiError::conflict("only a game in play can be resigned")
-                    .code("game.resign-not-in-play"));
-            }
-            if !live.started_by_both() {
-                self.finish(svc, &mut live, None, "aborted").await?;
-                return Ok(live.view(svc.now(), &svc.settings, false));
-            }
-            self.finish(svc, &mut live, Some(1 - side), "resignation")
-                .await?;
-            Ok(live.view(svc.now(), &svc.settings, false))
-        })
-        .await
-    }
-
-    /// Aborts a game before both players have moved (or while a seat is open): an arena's
-    /// game too, which then counts as no game.
-    pub(super) async fn abort(
-        &self,
-        svc: &GameServices,
-        who: &Credential<'_>,
-    ) -> Result<GameView, ApiError> {
-        self.retry_stale(svc, || async {
-            let mut live = self.game.lock().await;
-            Self::seat(&live, who)?;
-            if live.phase == Phase::Finished {
-                return Err(
-                    ApiError::conflict("the game is already over").code("game.already-over")
-                );
-            }
-            if live.started_by_both() {
-                return Err(ApiError::conflict(
-                    "a game can only be aborted before both players have moved",
-                )
-                .code("game.abort-too-late"));
-            }
-            self.finish(svc, &mut live, None, "aborted").await?;
-            Ok(live.view(svc.now(), &svc.settings, false))
-        })
-        .await
-    }
-
-    /// Berserks for the seat the credential holds: in a tournament's game, before the
-    /// player's first move, half their main time for one more point if they win.
-    pub(super) async fn berserk(
-        &self,
-        svc: &GameServices,
-        who: &Credential<'_>,
-    ) -> Result<GameView, ApiError> {
-        self.retry_stale(svc, || async {
-            let mut live = self.game.lock().await;
-            let side = Self::seat(&live, who)?;
-            if live.tournament.is_none() {
-                return Err(ApiError::conflict("only a tournament's game has berserk")
-                    .code("berserk.not-arena"));
-            }
-            if live.phase != Phase::Playing || live.moves_of(side) > 0 {
-                return Err(
-                    ApiError::conflict("berserk is chosen before one's first move")
-                        .code("berserk.too-late"),
-                );
-            }
-            if live.berserk[side] {
-                return Ok(live.view(svc.now(), &svc.settings, false));
-            }
-            let main_ms = match live.control {
-                TimeControl::Byoyomi { main_ms, .. } | TimeControl::Fischer { main_ms, .. } => {
-                    main_ms
-                }
-                _ => 0,
-            };
-            if main_ms < 2_000 {
-                return Err(
-                    ApiError::conflict("this clock has no main time to halve: no berserk")
-                        .code("berserk.no-main-time"),
-                );
-            }
-            let before = live.clone();
-            live.berserk[side] = true;
-            live.settle_berserk();
-            live.version += 1;
-            let change = live.state_change(&svc.settings, before.version);
-            match svc.store.set_berserk(&change, side).await {
-                Ok(true) => {}
-                Ok(false) => {
-                    *live = before;
-                    return Err(self.stale(svc, &mut live).await);
-                }
-                Err(e) => {
-                    *live = before;
-                    return Err(ApiError::storing("the berserk", e));
-                }
-            }
-            self.announce(svc, &live, "state", None);
-            Ok(live.view(svc.now(), &svc.settings, false))
-        })
-        .await
-    }
-
-    /// Offers, accepts or declines a draw. Offering when the opponent already offers accepts.
-    pub(super) async fn draw(
-        &self,
-        svc: &GameServices,
-        who: &Credential<'_>,
-        action: &str,
-    ) -> Result<GameView, ApiError> {
-        self.retry_stale(svc, || self.draw_once(svc, who, action))
-            .await
-    }
-
-    /// One try of the above.
-    pub(super) async fn draw_once(
-        &self,
-        svc: &GameServices,
-        who: &Credential<'_>,
-        action: &str,
-    ) -> Result<GameView, ApiError> {
-        let mut live = self.game.lock().await;
-        let side = Self::seat(&live, who)?;
-        if live.phase != Phase::Playing {
-            return Err(
-                ApiError::conflict("draws are offered only in a game in play")
-                    .code("draw.not-in-play"),
-            );
-        }
-        if !live.started_by_both() && matches!(action, "offer" | "accept") {
-            return Err(ApiError::conflict(
-                "a draw is agreed only once each side has moved: abort the game instead",
-            )
-            .code("draw.too-early"));
-        }
-        let opponent_offers = live.draw_offer == Some(1 - side);
-        match action {
-            "offer" | "accept" if opponent_offers => {
-                self.finish(svc, &mut live, None, "agreement").await?;
-            }
-            "offer" => {
-                if live.players[1 - side] == Player::Engine {
-                    return Err(
-                        ApiError::conflict("the engine does not accept draws").code("draw.engine")
-                    );
-                }
-                if live.draw_offer != Some(side) {
-                    let before = live.clone();
-                    live.draw_offer = Some(side);
-                    live.version += 1;
-                    self.store_state(svc, &mut live, before).await?;
-                    self.announce(svc, &live, "state", None);
-                }
-            }
-            "accept" => {
-                return Err(ApiError::conflict("there is no draw offer to accept")
-                    .code("draw.none-to-accept"));
-            }
-            "decline" => {
-                if !opponent_offers {
-                    return Err(ApiError::conflict("there is no draw offer to decline")
-                        .code("draw.none-to-decline"));
-                }
-                let before = live.clone();
-                live.draw_offer = None;
-                live.version += 1;
-                self.store_state(svc, &mut live, before).await?;
-                self.announce(svc, &live, "state", None);
-            }
-            other => {
-                return Err(ApiError::bad_request(format!(
-                    "draw action {other:?} is not one of offer, accept, decline"
-                )));
-            }
-        }
-        Ok(live.view(svc.now(), &svc.settings, false))
     }
 }

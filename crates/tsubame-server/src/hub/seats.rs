@@ -74,7 +74,7 @@ pub struct Sitter {
 
 /// Seats players in the rooms: creation, joining, rematch.
 pub(super) struct Seats {
-    services: Arc<GameServices>,
+    pub(super) services: Arc<GameServices>,
     rooms: Arc<Rooms>,
     computer: Computer,
 }
@@ -91,7 +91,7 @@ impl Seats {
 
     /// An account's rating for a game's category, as its seat shows it; none for a guest or
     /// a game without a clock. A player with no rated game yet has the starting rating.
-    async fn seat_rating(
+    pub(super) async fn seat_rating(
         &self,
         account: Option<&str>,
         game: &HostedGame,
@@ -293,7 +293,7 @@ impl Seats {
     }
 
     /// Stores a game just made, then hosts it: its clock and, on its turn, the computer.
-    async fn store_new(&self, mut live: LiveGame) -> Result<(), ApiError> {
+    pub(super) async fn store_new(&self, mut live: LiveGame) -> Result<(), ApiError> {
         // The computer's search, when it moves first, has not started.
         live.engine_waiting =
             live.phase == Phase::Playing && live.players[live.side_to_move()] == Player::Engine;
@@ -399,52 +399,31 @@ impl Seats {
         let Some(open) = live.players.iter().position(|&p| p == Player::Open) else {
             return Err(ApiError::conflict("this game has no open seat").code("seat.no-open-seat"));
         };
-        let mut players = live.players;
-        players[open] = Player::Human;
         let joiner_token = random_hex(16);
-        let mut token_hashes = live.token_hashes.clone();
-        token_hashes[open] = token_hash(&joiner_token);
-        let mut accounts = live.accounts.clone();
-        accounts[open] = joiner.account;
-        let mut names = live.names.clone();
-        names[open] = joiner.name;
-        let mut ratings = live.ratings;
-        ratings[open] = joiner_rating;
         let now = self.services.now();
-        let before = live.clone();
-        live.players = players;
-        live.token_hashes = token_hashes;
-        live.accounts = accounts;
-        live.names = names;
-        live.ratings = ratings;
-        live.phase = Phase::Playing;
-        live.turn_started = now;
-        live.version += 1;
-        let change = live.state_change(&self.services.settings, before.version);
-        let stored = {
-            let seats = StartedSeats {
-                players: [live.players[0].name(), live.players[1].name()],
-                token_hashes: [&live.token_hashes[0], &live.token_hashes[1]],
-                accounts: [live.accounts[0].as_deref(), live.accounts[1].as_deref()],
-                names: [&live.names[0], &live.names[1]],
-                ratings: live.ratings,
-            };
-            self.services
-                .store
-                .start_game(&change, &seats, now as i64)
-                .await
+        let mut next = live.next_version();
+        next.players[open] = Player::Human;
+        next.token_hashes[open] = token_hash(&joiner_token);
+        next.accounts[open] = joiner.account;
+        next.names[open] = joiner.name;
+        next.ratings[open] = joiner_rating;
+        next.phase = Phase::Playing;
+        next.turn_started = now;
+        let change = next.state_change(&self.services.settings, live.version);
+        let seats = StartedSeats {
+            players: [next.players[0].name(), next.players[1].name()],
+            token_hashes: [&next.token_hashes[0], &next.token_hashes[1]],
+            accounts: [next.accounts[0].as_deref(), next.accounts[1].as_deref()],
+            names: [&next.names[0], &next.names[1]],
+            ratings: next.ratings,
         };
-        match stored {
-            Ok(true) => {}
-            Ok(false) => {
-                *live = before;
-                return Err(room.stale(&self.services, &mut live).await);
-            }
-            Err(e) => {
-                *live = before;
-                return Err(ApiError::storing("the join", e));
-            }
-        }
+        let stored = self
+            .services
+            .store
+            .start_game(&change, &seats, now as i64)
+            .await;
+        room.settle(&self.services, &mut live, next, stored, "the join")
+            .await?;
         let grant = SeatGrant {
             game_id: live.id.clone(),
             seat: side_name(open),
@@ -480,130 +459,5 @@ impl Seats {
             Ok(live.view(self.services.now(), &self.services.settings, false))
         })
         .await
-    }
-
-    /// Offers, accepts or declines a rematch after a game between people. When both want one,
-    /// a new game starts with the same rules, clock and rating, colours swapped; each player's
-    /// seat token (and login) of this game holds their seat in the new one.
-    pub(super) async fn rematch(
-        &self,
-        room: &Arc<GameRoom>,
-        who: &Credential<'_>,
-        action: &str,
-    ) -> Result<GameView, ApiError> {
-        room.retry_stale(&self.services, || self.rematch_once(room, who, action))
-            .await
-    }
-
-    /// One try of the above.
-    async fn rematch_once(
-        &self,
-        room: &Arc<GameRoom>,
-        who: &Credential<'_>,
-        action: &str,
-    ) -> Result<GameView, ApiError> {
-        let mut live = room.game.lock().await;
-        let side = GameRoom::seat(&live, who)?;
-        if live.phase != Phase::Finished {
-            return Err(
-                ApiError::conflict("a rematch is offered once the game is over")
-                    .code("rematch.not-over"),
-            );
-        }
-        if live.players.contains(&Player::Engine) {
-            return Err(
-                ApiError::conflict("against the computer, start a new game instead")
-                    .code("rematch.computer"),
-            );
-        }
-        if live.rematch_id.is_some() {
-            return Ok(live.view(self.services.now(), &self.services.settings, false));
-        }
-        let opponent_offers = live.rematch_offer == Some(1 - side);
-        match action {
-            "offer" | "accept" if opponent_offers => {
-                let rematch = self.start_rematch(&live).await?;
-                let before = live.clone();
-                live.rematch_id = Some(rematch.clone());
-                live.rematch_offer = None;
-                live.version += 1;
-                let change = live.state_change(&self.services.settings, before.version);
-                match self.services.store.set_rematch(&change, &rematch).await {
-                    Ok(true) => {}
-                    Ok(false) => {
-                        // The new game stays unplayed and is aborted after its first-move
-                        // time: the other instance's change (the other player's own accept,
-                        // say) decides which rematch the players see.
-                        *live = before;
-                        return Err(room.stale(&self.services, &mut live).await);
-                    }
-                    Err(e) => {
-                        *live = before;
-                        return Err(ApiError::storing("the rematch", e));
-                    }
-                }
-            }
-            "offer" => {
-                let before = live.clone();
-                live.rematch_offer = Some(side);
-                live.version += 1;
-                room.store_state(&self.services, &mut live, before).await?;
-            }
-            "accept" => {
-                return Err(ApiError::conflict("there is no rematch offer to accept")
-                    .code("rematch.none-to-accept"));
-            }
-            "decline" => {
-                if !opponent_offers {
-                    return Err(ApiError::conflict("there is no rematch offer to decline")
-                        .code("rematch.none-to-decline"));
-                }
-                let before = live.clone();
-                live.rematch_offer = None;
-                live.version += 1;
-                room.store_state(&self.services, &mut live, before).await?;
-            }
-            other => {
-                return Err(ApiError::bad_request(format!(
-                    "rematch action {other:?} is not one of offer, accept, decline"
-                )));
-            }
-        }
-        room.announce(&self.services, &live, "state", None);
-        Ok(live.view(self.services.now(), &self.services.settings, false))
-    }
-
-    /// Stores and starts the rematch of a finished game; its id.
-    async fn start_rematch(&self, old: &LiveGame) -> Result<String, ApiError> {
-        let game = HostedGame::new(
-            old.game.variant(),
-            &old.game.options_text(),
-            Some(&old.game.start_sfen()),
-        )
-        .map_err(ApiError::from_rules)?;
-        let swap = |pair: &[Option<String>; 2]| [pair[1].clone(), pair[0].clone()];
-        let accounts = swap(&old.accounts);
-        let mut ratings = [None, None];
-        for (side, account) in accounts.iter().enumerate() {
-            ratings[side] = self
-                .seat_rating(account.as_deref(), &game, &old.control)
-                .await?;
-        }
-        let now = self.services.now();
-        let live = LiveGame {
-            phase: Phase::Playing,
-            players: [Player::Human, Player::Human],
-            token_hashes: [old.token_hashes[1].clone(), old.token_hashes[0].clone()],
-            accounts,
-            names: [old.names[1].clone(), old.names[0].clone()],
-            rated: old.rated,
-            ratings,
-            engine_level: old.engine_level,
-            public: old.public,
-            ..LiveGame::made(game, old.control, now)
-        };
-        let id = live.id.clone();
-        self.store_new(live).await?;
-        Ok(id)
     }
 }

@@ -1,0 +1,57 @@
+//! Berserk: in a tournament's game, before one's first move, half one's main time for one
+//! more point on a win.
+
+use super::room::{Credential, GameRoom, GameView, Phase};
+use super::services::GameServices;
+use crate::clock::TimeControl;
+use crate::error::ApiError;
+
+impl GameRoom {
+    /// Berserks for the seat the credential holds: in a tournament's game, before the
+    /// player's first move, half their main time for one more point if they win.
+    pub(super) async fn berserk(
+        &self,
+        svc: &GameServices,
+        who: &Credential<'_>,
+    ) -> Result<GameView, ApiError> {
+        self.retry_stale(svc, || async {
+            let mut live = self.game.lock().await;
+            let side = Self::seat(&live, who)?;
+            if live.tournament.is_none() {
+                return Err(ApiError::conflict("only a tournament's game has berserk")
+                    .code("berserk.not-arena"));
+            }
+            if live.phase != Phase::Playing || live.moves_of(side) > 0 {
+                return Err(
+                    ApiError::conflict("berserk is chosen before one's first move")
+                        .code("berserk.too-late"),
+                );
+            }
+            if live.berserk[side] {
+                return Ok(live.view(svc.now(), &svc.settings, false));
+            }
+            let main_ms = match live.control {
+                TimeControl::Byoyomi { main_ms, .. } | TimeControl::Fischer { main_ms, .. } => {
+                    main_ms
+                }
+                _ => 0,
+            };
+            if main_ms < 2_000 {
+                return Err(
+                    ApiError::conflict("this clock has no main time to halve: no berserk")
+                        .code("berserk.no-main-time"),
+                );
+            }
+            let mut next = live.next_version();
+            next.berserk[side] = true;
+            next.settle_berserk();
+            let change = next.state_change(&svc.settings, live.version);
+            let stored = svc.store.set_berserk(&change, side).await;
+            self.settle(svc, &mut live, next, stored, "the berserk")
+                .await?;
+            self.announce(svc, &live, "state", None);
+            Ok(live.view(svc.now(), &svc.settings, false))
+        })
+        .await
+    }
+}

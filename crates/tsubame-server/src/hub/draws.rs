@@ -1,0 +1,81 @@
+//! Draw offers: offered, accepted (the game ends by agreement) or declined, each change the
+//! game's next version, stored before it is put in place.
+
+use super::room::{Credential, GameRoom, GameView, Phase, Player};
+use super::services::GameServices;
+use crate::error::ApiError;
+
+impl GameRoom {
+    /// Offers, accepts or declines a draw. Offering when the opponent already offers accepts.
+    pub(super) async fn draw(
+        &self,
+        svc: &GameServices,
+        who: &Credential<'_>,
+        action: &str,
+    ) -> Result<GameView, ApiError> {
+        self.retry_stale(svc, || self.draw_once(svc, who, action))
+            .await
+    }
+
+    /// One try of the above.
+    pub(super) async fn draw_once(
+        &self,
+        svc: &GameServices,
+        who: &Credential<'_>,
+        action: &str,
+    ) -> Result<GameView, ApiError> {
+        let mut live = self.game.lock().await;
+        let side = Self::seat(&live, who)?;
+        if live.phase != Phase::Playing {
+            return Err(
+                ApiError::conflict("draws are offered only in a game in play")
+                    .code("draw.not-in-play"),
+            );
+        }
+        if !live.started_by_both() && matches!(action, "offer" | "accept") {
+            return Err(ApiError::conflict(
+                "a draw is agreed only once each side has moved: abort the game instead",
+            )
+            .code("draw.too-early"));
+        }
+        let opponent_offers = live.draw_offer == Some(1 - side);
+        match action {
+            "offer" | "accept" if opponent_offers => {
+                self.finish(svc, &mut live, None, "agreement").await?;
+            }
+            "offer" => {
+                if live.players[1 - side] == Player::Engine {
+                    return Err(
+                        ApiError::conflict("the engine does not accept draws").code("draw.engine")
+                    );
+                }
+                if live.draw_offer != Some(side) {
+                    let mut next = live.next_version();
+                    next.draw_offer = Some(side);
+                    self.store_state(svc, &mut live, next).await?;
+                    self.announce(svc, &live, "state", None);
+                }
+            }
+            "accept" => {
+                return Err(ApiError::conflict("there is no draw offer to accept")
+                    .code("draw.none-to-accept"));
+            }
+            "decline" => {
+                if !opponent_offers {
+                    return Err(ApiError::conflict("there is no draw offer to decline")
+                        .code("draw.none-to-decline"));
+                }
+                let mut next = live.next_version();
+                next.draw_offer = None;
+                self.store_state(svc, &mut live, next).await?;
+                self.announce(svc, &live, "state", None);
+            }
+            other => {
+                return Err(ApiError::bad_request(format!(
+                    "draw action {other:?} is not one of offer, accept, decline"
+                )));
+            }
+        }
+        Ok(live.view(svc.now(), &svc.settings, false))
+    }
+}

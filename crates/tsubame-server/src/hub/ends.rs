@@ -1,0 +1,200 @@
+//! How a game ends: the end computed as the game's next version, stored (with the ratings
+//! it changes), then put in place and announced; resignations, aborts, flags, agreements and
+//! the rules' own ends all come here.
+
+use super::room::{
+    Credential, GameResult, GameRoom, GameView, LiveGame, Phase, STALE, Side, side_name,
+};
+use super::services::GameServices;
+use crate::clock::SideClock;
+use crate::error::ApiError;
+use crate::ratings::{Speed, rating_game};
+use crate::store::RatedEnd;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+use tsubame_rules::Color;
+
+impl LiveGame {
+    /// The game as an end at `now` leaves it (same version): finished with its result, the
+    /// running turn's time charged so that the final clocks show what was used, no offer
+    /// left open and no computer's move awaited.
+    pub(super) fn ended(&self, winner: Option<Side>, reason: &str, now: u64) -> LiveGame {
+        let mut ended = self.clone();
+        if ended.clock_runs() {
+            let side = ended.side_to_move();
+            let elapsed = now.saturating_sub(ended.turn_started);
+            let mut clock = ended.clock;
+            if clock.end_turn(&ended.control, side, elapsed) {
+                ended.clock = clock;
+            } else if let Some(c) = ended.clock.sides.get_mut(side) {
+                *c = SideClock {
+                    remaining_ms: 0,
+                    periods: 0,
+                };
+            }
+        }
+        ended.phase = Phase::Finished;
+        ended.draw_offer = None;
+        ended.rematch_offer = None;
+        ended.engine_waiting = false;
+        ended.result = Some(GameResult {
+            winner: winner.map(side_name),
+            reason: reason.to_string(),
+        });
+        ended
+    }
+}
+
+impl GameRoom {
+    /// Ends a game: stores the result, then puts the ended game in place and announces it.
+    /// When the result cannot be stored nothing changes and nothing is announced: an end is
+    /// never acknowledged before it is stored.
+    pub(super) async fn finish(
+        &self,
+        svc: &GameServices,
+        live: &mut LiveGame,
+        winner: Option<Side>,
+        reason: &str,
+    ) -> Result<(), ApiError> {
+        let now = svc.now();
+        let write = Instant::now();
+        let mut next = live.ended(winner, reason, now);
+        next.version += 1;
+        let game = rating_game(live.game.variant(), &live.game.options_text());
+        let speed = Speed::of(&live.control);
+        // A game that ends before each side has moved changes no rating, however it ends.
+        let rates = live.rated && reason != "aborted" && live.started_by_both();
+        let rated_seats = match (&live.accounts, speed) {
+            ([Some(sente), Some(gote)], Some(speed)) if rates => Some(RatedEnd {
+                accounts: [sente.as_str(), gote.as_str()],
+                game,
+                speed: speed.name(),
+            }),
+            _ => None,
+        };
+        let change = next.state_change(&svc.settings, live.version);
+        let stored = match rated_seats {
+            Some(rated) => svc
+                .store
+                .finish_rated_game(&change, winner, reason, now as i64, rated)
+                .await
+                .map(|changes| {
+                    let Some(changes) = changes else {
+                        return false;
+                    };
+                    for (seat, change) in next.ratings.iter_mut().zip(changes) {
+                        if let Some(seat) = seat {
+                            seat.change = Some(change);
+                        }
+                    }
+                    true
+                }),
+            None => {
+                svc.store
+                    .finish_game(&change, winner.map(side_name), reason, now as i64)
+                    .await
+            }
+        };
+        self.settle(svc, live, next, stored, "the result").await?;
+        svc.metrics
+            .database_seconds
+            .observe(write.elapsed().as_secs_f64());
+        self.announce_end(svc, live, reason);
+        Ok(())
+    }
+
+    /// Tells everyone of a game's end, now in place: no flag to watch, the metric, the
+    /// announcement.
+    fn announce_end(&self, svc: &GameServices, live: &LiveGame, reason: &str) {
+        self.deadline.store(u64::MAX, Ordering::Relaxed);
+        svc.metrics.games_ended.with_label_values(&[reason]).inc();
+        self.announce(svc, live, "end", live.moves.last().cloned());
+    }
+
+    /// Ends a game whose last stored move ended it by the rules. The moves are stored, so the
+    /// end is durable even when storing the result fails: a restart replays the moves and
+    /// stores it then; meanwhile the game ends in memory.
+    pub(super) async fn finish_by_rules(&self, svc: &GameServices, live: &mut LiveGame) {
+        let Some(outcome) = live.game.outcome() else {
+            return;
+        };
+        let winner = outcome.winner.map(|c| usize::from(c == Color::Gote));
+        let reason = outcome.reason.name();
+        let mut stored = self.finish(svc, live, winner, reason).await;
+        if let Err(e) = &stored
+            && e.message == STALE
+        {
+            // Another instance changed the game first (on a shared database, another instance
+            // resuming it may have stored this very end): the game is reloaded by now.
+            if live.phase == Phase::Finished {
+                return;
+            }
+            stored = self.finish(svc, live, winner, reason).await;
+        }
+        if let Err(e) = stored {
+            if !e.is_unavailable() {
+                tracing::warn!(
+                    game = %live.id,
+                    "ended by {reason}, result not stored yet (stored at the next start): {}",
+                    e.message
+                );
+            }
+            *live = live.ended(winner, reason, svc.now());
+            self.announce_end(svc, live, reason);
+        }
+    }
+
+    /// Resigns for the seat holding `token`. Before each side has made a move, resigning
+    /// aborts the game instead (as on lichess and lishogi): nobody wins, nobody's rating
+    /// moves and an arena counts it as nothing, so two players who agree cannot trade
+    /// points by resigning at the start.
+    pub(super) async fn resign(
+        &self,
+        svc: &GameServices,
+        who: &Credential<'_>,
+    ) -> Result<GameView, ApiError> {
+        self.retry_stale(svc, || async {
+            let mut live = self.game.lock().await;
+            let side = Self::seat(&live, who)?;
+            if live.phase != Phase::Playing {
+                return Err(ApiError::conflict("only a game in play can be resigned")
+                    .code("game.resign-not-in-play"));
+            }
+            if !live.started_by_both() {
+                self.finish(svc, &mut live, None, "aborted").await?;
+                return Ok(live.view(svc.now(), &svc.settings, false));
+            }
+            self.finish(svc, &mut live, Some(1 - side), "resignation")
+                .await?;
+            Ok(live.view(svc.now(), &svc.settings, false))
+        })
+        .await
+    }
+
+    /// Aborts a game before both players have moved (or while a seat is open): an arena's
+    /// game too, which then counts as no game.
+    pub(super) async fn abort(
+        &self,
+        svc: &GameServices,
+        who: &Credential<'_>,
+    ) -> Result<GameView, ApiError> {
+        self.retry_stale(svc, || async {
+            let mut live = self.game.lock().await;
+            Self::seat(&live, who)?;
+            if live.phase == Phase::Finished {
+                return Err(
+                    ApiError::conflict("the game is already over").code("game.already-over")
+                );
+            }
+            if live.started_by_both() {
+                return Err(ApiError::conflict(
+                    "a game can only be aborted before both players have moved",
+                )
+                .code("game.abort-too-late"));
+            }
+            self.finish(svc, &mut live, None, "aborted").await?;
+            Ok(live.view(svc.now(), &svc.settings, false))
+        })
+        .await
+    }
+}

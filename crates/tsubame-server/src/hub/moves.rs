@@ -1,0 +1,106 @@
+//! A player's move: checked, the next game computed as a value, stored with the move, then
+//! put in place and announced.
+
+use super::room::{GameRoom, LiveGame, MoveRecord, Notice, Phase, Player, Side, move_row};
+use super::room::{MovedNotice, side_name};
+use super::services::GameServices;
+use crate::error::ApiError;
+use std::time::Instant;
+
+impl GameRoom {
+    /// Plays `text` for `side` on the game behind the held lock: the game as the move leaves
+    /// it is stored with the move before it replaces the game in memory, so a move that is not
+    /// stored changes nothing.
+    pub(super) async fn play_locked(
+        &self,
+        svc: &GameServices,
+        live: &mut LiveGame,
+        side: Side,
+        text: &str,
+    ) -> Result<super::GameView, ApiError> {
+        match live.phase {
+            Phase::Waiting => {
+                return Err(ApiError::conflict(
+                    "the game has not started: waiting for the second player",
+                )
+                .code("game.not-started"));
+            }
+            Phase::Finished => {
+                let reason = live.result.as_ref().map_or("", |r| r.reason.as_str());
+                return Err(ApiError::conflict(format!("the game is over ({reason})"))
+                    .code("game.over")
+                    .param("reason", reason));
+            }
+            Phase::Playing => {}
+        }
+        if live.side_to_move() != side {
+            return Err(ApiError::conflict(format!(
+                "it is {}'s turn, not {}'s",
+                side_name(live.side_to_move()),
+                side_name(side)
+            ))
+            .code("game.not-your-turn")
+            .param("turn", side_name(live.side_to_move()))
+            .param("side", side_name(side)));
+        }
+        if text.len() > 32 {
+            return Err(ApiError::bad_request("move text is too long"));
+        }
+        let arrived = Instant::now();
+        let now = svc.now();
+        let think_ms = now.saturating_sub(live.turn_started);
+        let mut clock = live.clock;
+        if live.clock_runs() && !clock.end_turn(&live.control, side, think_ms) {
+            self.finish(svc, live, Some(1 - side), "time").await?;
+            return Err(
+                ApiError::conflict("time is up: the game is lost on time").code("game.time-up")
+            );
+        }
+        let mut next = live.next_version();
+        let played = next.game.play(text).map_err(ApiError::from_rules)?;
+        let record = MoveRecord {
+            ply: live.moves.len() + 1,
+            played,
+            played_at: now,
+            think_ms,
+            clocks: clock,
+        };
+        let row = move_row(&record);
+        next.clock = clock;
+        next.turn_started = now;
+        next.moves.push(record.clone());
+        next.draw_offer = None;
+        next.engine_waiting = next.phase == Phase::Playing
+            && next.players[next.side_to_move()] == Player::Engine
+            && next.game.outcome().is_none();
+        let notice = Notice {
+            id: next.id.clone(),
+            version: next.version,
+            moved: Some(MovedNotice {
+                row: row.clone(),
+                turn_started_at: now,
+                engine_waiting: next.engine_waiting,
+            }),
+        };
+        let change = next.change(&svc.settings, live.version, &notice);
+        let write = Instant::now();
+        let stored = svc.store.insert_move(change, &row).await;
+        self.settle(svc, live, next, stored, "the move").await?;
+        svc.metrics
+            .database_seconds
+            .observe(write.elapsed().as_secs_f64());
+        svc.metrics.moves.inc();
+        // The opponent's turn starts once the move is stored and sent, not when it arrived:
+        // a slow write is charged to nobody.
+        live.turn_started = svc.now();
+        if live.game.outcome().is_some() {
+            self.finish_by_rules(svc, live).await;
+        } else {
+            self.announce(svc, live, "move", Some(record));
+        }
+        svc.metrics
+            .move_seconds
+            .observe(arrived.elapsed().as_secs_f64());
+        Ok(live.view(svc.now(), &svc.settings, false))
+    }
+}
