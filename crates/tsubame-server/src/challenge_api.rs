@@ -3,7 +3,6 @@
 //! `GET /api/challenges` and streamed to their players, wherever they are on the site, at
 //! `GET /api/challenges/events`.
 
-use crate::account_api::{Viewer, account_named, logged_in_account};
 use crate::accounts::{SessionWatch, session_ended};
 use crate::clock::TimeControl;
 use crate::connections::PeerAddr;
@@ -11,6 +10,7 @@ use crate::error::ApiError;
 use crate::hub::{ChallengeList, GameView, Hub, NewGame, SeatGrant, Sitter};
 use crate::request::{OptionsInput, creator_side_of, parse_body, variant_of};
 use crate::responses::ErrorBody;
+use crate::viewer::{Viewer, account_named, logged_in_account};
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{ConnectInfo, Path, State};

@@ -3,12 +3,12 @@
 //! every exercise is one the rules let a player solve and also get wrong; and an account's
 //! progress on the path, kept with the account so that it follows the player to any browser.
 
-use crate::account_api::{Viewer, logged_in_account};
 use crate::error::ApiError;
 use crate::hub::Hub;
 use crate::request::{parse_body, variant_of};
 use crate::responses::{ErrorBody, LearnProgress};
 use crate::store::Store;
+use crate::viewer::{Viewer, logged_in_account};
 use anyhow::Result;
 use axum::Router;
 use axum::body::Bytes;

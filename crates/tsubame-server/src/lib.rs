@@ -38,6 +38,7 @@ pub mod request;
 pub mod responses;
 pub mod routes;
 pub mod store;
+pub mod viewer;
 pub mod worker_api;
 pub mod workers;
 

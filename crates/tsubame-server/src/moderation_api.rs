@@ -2,17 +2,18 @@
 //! `/api/account/blocks`) and the administrators' tools (`/api/admin/…`): reading and resolving
 //! reports, closing and reopening accounts, muting chat.
 
-use crate::account_api::{Viewer, account_named, logged_in_account, parse_json};
 use crate::accounts::Account;
 use crate::error::ApiError;
 use crate::hub::Hub;
 use crate::moderation::{
     Limited, MAX_BLOCKS, MAX_OPEN_REPORTS, MAX_REPORT_CHARS, NewReport, REPORT_REASONS,
 };
+use crate::request::parse_json;
 use crate::responses::{
     BlockAnswer, BlockList, BlockedPlayer, ErrorBody, ModeratedAccount, ReportFiled, ReportList,
     ReportView,
 };
+use crate::viewer::{Viewer, account_named, administrator, logged_in_account};
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
@@ -216,15 +217,6 @@ pub(crate) async fn report(
         "player reported"
     );
     Ok((StatusCode::CREATED, axum::Json(ReportFiled { id })).into_response())
-}
-
-/// The viewer, if an administrator; else 403.
-pub(crate) fn administrator(viewer: &Viewer) -> Result<&Account, ApiError> {
-    let me = logged_in_account(viewer, "use the administrators' tools")?;
-    if !me.admin {
-        return Err(ApiError::forbidden("only administrators may do this").code("admin.only"));
-    }
-    Ok(me)
 }
 
 #[utoipa::path(get, path = "/api/admin/reports", tag = "accounts", params(("status" = Option<String>, Query, description = "open (the default) or resolved"), ("limit" = Option<usize>, Query, description = "At most this many (200)")), responses((status = 200, description = "Reports: open ones oldest first, resolved ones newest first", body = ReportList), (status = 400, description = "A malformed request", body = ErrorBody), (status = 403, description = "Not an administrator", body = ErrorBody)))]

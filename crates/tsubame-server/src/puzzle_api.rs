@@ -4,7 +4,6 @@
 //! puzzle the server handed it (the next, the day's), solved no sooner than a person could
 //! play the solution, and at most so many a minute.
 
-use crate::account_api::Viewer;
 use crate::error::ApiError;
 use crate::hub::Hub;
 use crate::puzzles::{AttemptOutcome, AttemptRules, PuzzleFilter, PuzzleRow};
@@ -12,6 +11,7 @@ use crate::responses::{
     AttemptAnswer, ErrorBody, OtherAnswer, PuzzleAnswer, PuzzleList, PuzzleRatingChange,
     PuzzleSummary,
 };
+use crate::viewer::Viewer;
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{Path, Query, State};

@@ -5,6 +5,7 @@
 use crate::error::ApiError;
 use crate::game::HostedGame;
 use crate::hub::Hub;
+use crate::hub::LiveGame;
 use crate::request::variant_of;
 use crate::responses::{Exports, ReplayedGame, RulesOutcome};
 use axum::http::HeaderMap;
@@ -334,6 +335,19 @@ pub(crate) fn stored_record_exports(
         record_end(result.as_ref()),
         &tags,
     ))
+}
+
+/// A live game's start, as a hosted game of its variant and options, and its moves as USI
+/// text: what a record or an analysis replays.
+pub(crate) fn start_and_moves(live: &LiveGame) -> Result<(HostedGame, Vec<String>), ApiError> {
+    let start = HostedGame::new(
+        live.rules_game().variant(),
+        &live.rules_game().options_text(),
+        Some(&live.rules_game().start_sfen()),
+    )
+    .map_err(|e| ApiError::internal(e.to_string()))?;
+    let moves = live.moves().iter().map(|m| m.played.usi.clone()).collect();
+    Ok((start, moves))
 }
 
 #[cfg(test)]

@@ -4,13 +4,21 @@
 
 use crate::accounts::{SESSION_ENDED_CLOSE, SESSION_ENDED_REASON};
 use crate::error::ApiError;
+use crate::game::HostedGame;
+use crate::hub::{Credential, GameRoom, Hub};
+use crate::viewer::Viewer;
 use axum::body::Bytes;
 use axum::extract::ws::{CloseFrame, Message, close_code};
+use axum::extract::{FromRequest, FromRequestParts, Path};
+use axum::http::{HeaderMap, header};
+use axum::response::{IntoResponse, Response};
 use futures_util::{SinkExt, StreamExt};
 use serde::Deserialize;
+use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::Duration;
 use tsubame_rules::Variant;
 use utoipa::ToSchema;
@@ -147,4 +155,124 @@ where
         }
     })
     .await;
+}
+
+/// A JSON body of the `shape` named, or 400 saying what is wrong with it.
+pub(crate) fn parse_json<T: serde::de::DeserializeOwned>(
+    body: &Bytes,
+    shape: &str,
+) -> Result<T, ApiError> {
+    serde_json::from_slice(body)
+        .map_err(|e| ApiError::bad_request(format!("bad request body: {e} (expected {shape})")))
+}
+
+pub(crate) fn ok<T: Serialize>(value: &T) -> Response {
+    axum::Json(value).into_response()
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct PositionRequest {
+    pub(crate) variant: String,
+    #[serde(default)]
+    pub(crate) options: OptionsInput,
+    #[serde(default)]
+    pub(crate) sfen: Option<String>,
+    #[serde(default)]
+    pub(crate) moves: Vec<String>,
+    #[serde(default)]
+    pub(crate) depth: Option<u32>,
+    #[serde(default)]
+    pub(crate) movetime_ms: Option<u64>,
+    /// How many best lines to return (1 to 10).
+    #[serde(default)]
+    pub(crate) lines: Option<u32>,
+}
+
+/// A token from the `Authorization: Bearer` header or the body.
+pub(crate) fn token_of(headers: &HeaderMap, body_token: Option<String>) -> Option<String> {
+    body_token.or_else(|| {
+        headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .map(str::to_string)
+    })
+}
+
+/// A request body that may carry the seat token (else it comes as `Authorization: Bearer`).
+pub(crate) trait CarriesToken {
+    /// The token in the body, taken out of it.
+    fn take_token(&mut self) -> Option<String>;
+}
+
+macro_rules! carries_token {
+    ($($request:ty),*) => {
+        $(impl CarriesToken for $request {
+            fn take_token(&mut self) -> Option<String> {
+                self.token.take()
+            }
+        })*
+    };
+}
+pub(crate) use carries_token;
+
+/// A request that acts in a game for whoever holds a seat: the game (found in memory or the
+/// database), who asks (the login, and a seat token from the body or `Authorization`) and the
+/// body's other fields. Taken in the order the answers depend on: the path, the login (a
+/// cross-site request is refused), the body (malformed: 400), then the game (404).
+pub(crate) struct SeatRequest<T> {
+    pub(crate) hub: Arc<Hub>,
+    pub(crate) slot: Arc<GameRoom>,
+    pub(crate) viewer: Viewer,
+    pub(crate) token: Option<String>,
+    pub(crate) body: T,
+}
+
+impl<T> SeatRequest<T> {
+    /// What the request presents to act for a seat.
+    pub(crate) fn credential(&self) -> Credential<'_> {
+        self.viewer.credential(self.token.as_deref())
+    }
+}
+
+impl<T: DeserializeOwned + CarriesToken + Send> FromRequest<Arc<Hub>> for SeatRequest<T> {
+    type Rejection = Response;
+
+    async fn from_request(
+        request: axum::extract::Request,
+        hub: &Arc<Hub>,
+    ) -> Result<SeatRequest<T>, Response> {
+        let (mut parts, body) = request.into_parts();
+        let Path(id) = Path::<String>::from_request_parts(&mut parts, hub)
+            .await
+            .map_err(IntoResponse::into_response)?;
+        let viewer = Viewer::from_request_parts(&mut parts, hub)
+            .await
+            .map_err(IntoResponse::into_response)?;
+        let headers = parts.headers.clone();
+        let bytes = Bytes::from_request(axum::extract::Request::from_parts(parts, body), hub)
+            .await
+            .map_err(IntoResponse::into_response)?;
+        let mut body: T = parse_body(&bytes).map_err(IntoResponse::into_response)?;
+        let token = token_of(&headers, body.take_token());
+        let slot = hub.find(&id).await.map_err(IntoResponse::into_response)?;
+        Ok(SeatRequest {
+            hub: hub.clone(),
+            slot,
+            viewer,
+            token,
+            body,
+        })
+    }
+}
+
+pub(crate) fn game_for(request: &PositionRequest) -> Result<HostedGame, ApiError> {
+    let variant = variant_of(&request.variant)?;
+    let options = request.options.to_text()?;
+    if request.moves.len() > 5000 {
+        return Err(ApiError::bad_request("at most 5000 moves"));
+    }
+    HostedGame::new(variant, &options, request.sfen.as_deref().map(str::trim))
+        .map_err(ApiError::from_rules)
 }

@@ -5,7 +5,6 @@
 
 use super::rules;
 use super::store::{EntrantRow, PairingRow, TournamentRow};
-use crate::account_api::{Viewer, logged_in_account, parse_json};
 use crate::accounts::{SessionWatch, session_ended};
 use crate::clock::TimeControl;
 use crate::connections::PeerAddr;
@@ -13,8 +12,10 @@ use crate::error::ApiError;
 use crate::game::HostedGame;
 use crate::hub::Hub;
 use crate::ratings::{Speed, rating_game};
+use crate::request::parse_json;
 use crate::request::{OptionsInput, SocketClose, close_socket, variant_of};
 use crate::responses::ErrorBody;
+use crate::viewer::{Viewer, logged_in_account};
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
@@ -332,7 +333,7 @@ pub(crate) async fn create(
     viewer: Viewer,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    let me = crate::moderation_api::administrator(&viewer)?;
+    let me = crate::viewer::administrator(&viewer)?;
     let request: NewTournament = parse_json(
         &body,
         "{\"name\", \"variant\", \"options\", \"clock\", \"minutes\", \"starts_in_seconds\", \"rated\"}",

@@ -10,7 +10,7 @@ use std::time::Duration;
 /// The `(method, path)` pairs the routers serve, read from their sources.
 fn routed() -> BTreeSet<(String, String)> {
     let sources = [
-        include_str!("../../src/api.rs"),
+        include_str!("../../src/api/mod.rs"),
         include_str!("../../src/account_api.rs"),
         include_str!("../../src/puzzle_api.rs"),
         include_str!("../../src/moderation_api.rs"),
