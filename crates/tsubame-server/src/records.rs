@@ -4,8 +4,8 @@
 
 use crate::error::ApiError;
 use crate::game::HostedGame;
-use crate::hub::Hub;
 use crate::hub::LiveGame;
+use crate::hub::{GameEndReason, Hub};
 use crate::request::variant_of;
 use crate::responses::{Exports, ReplayedGame, RulesOutcome};
 use axum::http::HeaderMap;
@@ -286,7 +286,7 @@ pub(crate) fn record_end(
     result: Option<&crate::hub::GameResult>,
 ) -> Option<(GameResult, Option<EndReason>)> {
     let result = result?;
-    if result.reason == "aborted" {
+    if result.reason == GameEndReason::Aborted.name() {
         return None;
     }
     let reason = end_reason_from_name(&result.reason);

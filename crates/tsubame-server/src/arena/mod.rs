@@ -11,7 +11,7 @@ pub mod rules;
 pub mod schedule;
 pub mod store;
 
-use crate::hub::{Hub, Sitter};
+use crate::hub::{GameEndReason, Hub, Sitter};
 use rules::{GameEnd, Outcome, Waiting};
 use std::sync::Arc;
 use std::time::Duration;
@@ -137,7 +137,7 @@ async fn direct(hub: &Hub, id: &str) -> anyhow::Result<()> {
 /// before each side moved) counts as no game at all: no points, no game played, streaks as
 /// they were.
 fn score(finished: &FinishedPairing, entrants: &[EntrantRow]) -> [ScoredSide; 2] {
-    let aborted = finished.reason == "aborted";
+    let aborted = finished.reason == GameEndReason::Aborted.name();
     let plies = u32::try_from(finished.plies).unwrap_or(0);
     let winner = match finished.winner.as_deref() {
         Some("sente") => Some(0),
@@ -184,7 +184,7 @@ fn score(finished: &FinishedPairing, entrants: &[EntrantRow]) -> [ScoredSide; 2]
             streak: i64::from(streak),
             opponent: finished.accounts[1 - side].clone(),
             // Who lost without making a first move is not paired again until they rejoin.
-            withdraw: finished.reason == "absent" && outcome == Outcome::Loss,
+            withdraw: finished.reason == GameEndReason::Absent.name() && outcome == Outcome::Loss,
         }
     };
     [side(0), side(1)]

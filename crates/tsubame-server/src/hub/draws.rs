@@ -1,6 +1,7 @@
 //! Draw offers: offered, accepted (the game ends by agreement) or declined, each change the
 //! game's next version, stored before it is put in place.
 
+use super::ends::GameEndReason;
 use super::room::{Credential, GameRoom, GameView, Phase, Player};
 use super::services::GameServices;
 use crate::error::ApiError;
@@ -41,7 +42,8 @@ impl GameRoom {
         let opponent_offers = live.draw_offer == Some(1 - side);
         match action {
             "offer" | "accept" if opponent_offers => {
-                self.finish(svc, &mut live, None, "agreement").await?;
+                self.finish(svc, &mut live, None, GameEndReason::Agreement)
+                    .await?;
             }
             "offer" => {
                 if live.players[1 - side] == Player::Engine {

@@ -4,6 +4,7 @@
 //! each.
 
 use super::computer::Computer;
+use super::ends::GameEndReason;
 use super::room::{ENGINE_OVERDUE_MS, GameRoom, LiveGame, Phase, Player, STALE, Side};
 use super::rooms::Rooms;
 use crate::store::WritesRefused;
@@ -93,10 +94,11 @@ impl Sweeper {
                 // In a tournament the player who did not make their first move loses.
                 if live.tournament.is_some() && live.phase == Phase::Playing {
                     let absent = live.side_to_move();
-                    self.finish_or_retry(room, &mut live, Some(1 - absent), "absent")
+                    self.finish_or_retry(room, &mut live, Some(1 - absent), GameEndReason::Absent)
                         .await;
                 } else {
-                    self.finish_or_retry(room, &mut live, None, "aborted").await;
+                    self.finish_or_retry(room, &mut live, None, GameEndReason::Aborted)
+                        .await;
                 }
             } else {
                 room.reschedule(&live, &svc.settings);
@@ -112,7 +114,7 @@ impl Sweeper {
         // On a shared database an overdue computer move is the searching instance's loss,
         // not the computer's: another instance searches it again.
         if flag_fell && !(overdue && svc.store.shared()) {
-            self.finish_or_retry(room, &mut live, Some(1 - side), "time")
+            self.finish_or_retry(room, &mut live, Some(1 - side), GameEndReason::TIME)
                 .await;
         } else if overdue && live.engine_search_ply != Some(live.moves.len()) {
             tracing::warn!(game = %live.id, "the computer's move is overdue: searching it here");
@@ -133,7 +135,7 @@ impl Sweeper {
         room: &GameRoom,
         live: &mut LiveGame,
         winner: Option<Side>,
-        reason: &str,
+        reason: GameEndReason,
     ) {
         let svc = self.rooms.services();
         if let Err(e) = room.finish(svc, live, winner, reason).await {
@@ -143,7 +145,8 @@ impl Sweeper {
             if !e.is_unavailable() {
                 tracing::warn!(
                     game = %live.id,
-                    "not ended by {reason} yet, retrying in a second: {}",
+                    "not ended by {} yet, retrying in a second: {}",
+                    reason.name(),
                     e.message
                 );
             }

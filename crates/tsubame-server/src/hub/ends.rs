@@ -12,13 +12,48 @@ use crate::ratings::{Speed, rating_game};
 use crate::store::RatedEnd;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
-use tsubame_rules::Color;
+use tsubame_rules::{Color, EndReason};
+
+/// Why a game ended: the rules' own ends (time and resignation among them), or one of the
+/// site's. Its name is what the database, the API, records and metrics say.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GameEndReason {
+    /// By the rules: checkmate, repetition, ..., and also time and resignation.
+    Rules(EndReason),
+    /// The players agreed a draw.
+    Agreement,
+    /// Nobody really started it: aborted, a seek that expired, a first move not made; counts
+    /// as no game.
+    Aborted,
+    /// The challenged player declined the challenge.
+    Declined,
+    /// An arena player who did not come to their game lost it.
+    Absent,
+}
+
+impl GameEndReason {
+    /// Lost on time.
+    pub const TIME: GameEndReason = GameEndReason::Rules(EndReason::Time);
+    /// Resigned.
+    pub const RESIGNATION: GameEndReason = GameEndReason::Rules(EndReason::Resignation);
+
+    /// The end as one lower-case word.
+    pub fn name(self) -> &'static str {
+        match self {
+            GameEndReason::Rules(reason) => reason.name(),
+            GameEndReason::Agreement => "agreement",
+            GameEndReason::Aborted => "aborted",
+            GameEndReason::Declined => "declined",
+            GameEndReason::Absent => "absent",
+        }
+    }
+}
 
 impl LiveGame {
     /// The game as an end at `now` leaves it (same version): finished with its result, the
     /// running turn's time charged so that the final clocks show what was used, no offer
     /// left open and no computer's move awaited.
-    pub(super) fn ended(&self, winner: Option<Side>, reason: &str, now: u64) -> LiveGame {
+    pub(super) fn ended(&self, winner: Option<Side>, reason: GameEndReason, now: u64) -> LiveGame {
         let mut ended = self.clone();
         if ended.clock_runs() {
             let side = ended.side_to_move();
@@ -39,7 +74,7 @@ impl LiveGame {
         ended.engine_waiting = false;
         ended.result = Some(GameResult {
             winner: winner.map(side_name),
-            reason: reason.to_string(),
+            reason: reason.name().to_string(),
         });
         ended
     }
@@ -54,7 +89,7 @@ impl GameRoom {
         svc: &GameServices,
         live: &mut LiveGame,
         winner: Option<Side>,
-        reason: &str,
+        reason: GameEndReason,
     ) -> Result<(), ApiError> {
         let now = svc.now();
         let write = Instant::now();
@@ -63,7 +98,7 @@ impl GameRoom {
         let game = rating_game(live.game.variant(), &live.game.options_text());
         let speed = Speed::of(&live.control);
         // A game that ends before each side has moved changes no rating, however it ends.
-        let rates = live.rated && reason != "aborted" && live.started_by_both();
+        let rates = live.rated && reason != GameEndReason::Aborted && live.started_by_both();
         let rated_seats = match (&live.accounts, speed) {
             ([Some(sente), Some(gote)], Some(speed)) if rates => Some(RatedEnd {
                 accounts: [sente.as_str(), gote.as_str()],
@@ -76,7 +111,7 @@ impl GameRoom {
         let stored = match rated_seats {
             Some(rated) => svc
                 .store
-                .finish_rated_game(&change, winner, reason, now as i64, rated)
+                .finish_rated_game(&change, winner, reason.name(), now as i64, rated)
                 .await
                 .map(|changes| {
                     let Some(changes) = changes else {
@@ -91,7 +126,7 @@ impl GameRoom {
                 }),
             None => {
                 svc.store
-                    .finish_game(&change, winner.map(side_name), reason, now as i64)
+                    .finish_game(&change, winner.map(side_name), reason.name(), now as i64)
                     .await
             }
         };
@@ -105,9 +140,12 @@ impl GameRoom {
 
     /// Tells everyone of a game's end, now in place: no flag to watch, the metric, the
     /// announcement.
-    fn announce_end(&self, svc: &GameServices, live: &LiveGame, reason: &str) {
+    fn announce_end(&self, svc: &GameServices, live: &LiveGame, reason: GameEndReason) {
         self.deadline.store(u64::MAX, Ordering::Relaxed);
-        svc.metrics.games_ended.with_label_values(&[reason]).inc();
+        svc.metrics
+            .games_ended
+            .with_label_values(&[reason.name()])
+            .inc();
         self.announce(svc, live, "end", live.moves.last().cloned());
     }
 
@@ -119,7 +157,7 @@ impl GameRoom {
             return;
         };
         let winner = outcome.winner.map(|c| usize::from(c == Color::Gote));
-        let reason = outcome.reason.name();
+        let reason = GameEndReason::Rules(outcome.reason);
         let mut stored = self.finish(svc, live, winner, reason).await;
         if let Err(e) = &stored
             && e.message == STALE
@@ -135,7 +173,8 @@ impl GameRoom {
             if !e.is_unavailable() {
                 tracing::warn!(
                     game = %live.id,
-                    "ended by {reason}, result not stored yet (stored at the next start): {}",
+                    "ended by {}, result not stored yet (stored at the next start): {}",
+                    reason.name(),
                     e.message
                 );
             }
@@ -161,10 +200,11 @@ impl GameRoom {
                     .code("game.resign-not-in-play"));
             }
             if !live.started_by_both() {
-                self.finish(svc, &mut live, None, "aborted").await?;
+                self.finish(svc, &mut live, None, GameEndReason::Aborted)
+                    .await?;
                 return Ok(live.view(svc.now(), &svc.settings, false));
             }
-            self.finish(svc, &mut live, Some(1 - side), "resignation")
+            self.finish(svc, &mut live, Some(1 - side), GameEndReason::RESIGNATION)
                 .await?;
             Ok(live.view(svc.now(), &svc.settings, false))
         })
@@ -192,7 +232,8 @@ impl GameRoom {
                 )
                 .code("game.abort-too-late"));
             }
-            self.finish(svc, &mut live, None, "aborted").await?;
+            self.finish(svc, &mut live, None, GameEndReason::Aborted)
+                .await?;
             Ok(live.view(svc.now(), &svc.settings, false))
         })
         .await

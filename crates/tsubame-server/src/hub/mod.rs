@@ -37,6 +37,7 @@ mod services;
 mod sync;
 
 pub use challenges::{ChallengeList, ChallengeView, MAX_WAITING_CHALLENGES};
+pub use ends::GameEndReason;
 pub use room::{
     Credential, GameResult, GameRoom, GameView, LiveGame, MoveRecord, Phase, Player, Side,
 };
@@ -854,13 +855,25 @@ mod tests {
         };
         let first = hub
             .store()
-            .finish_rated_game(&end_from(version), Some(1), "resignation", 1, rated)
+            .finish_rated_game(
+                &end_from(version),
+                Some(1),
+                GameEndReason::RESIGNATION.name(),
+                1,
+                rated,
+            )
             .await
             .expect("stored");
         assert_eq!(first, Some([-162, 162]));
         let second = hub
             .store()
-            .finish_rated_game(&end_from(version), Some(0), "resignation", 2, rated)
+            .finish_rated_game(
+                &end_from(version),
+                Some(0),
+                GameEndReason::RESIGNATION.name(),
+                2,
+                rated,
+            )
             .await
             .expect("answered");
         assert_eq!(
@@ -869,7 +882,13 @@ mod tests {
         );
         let third = hub
             .store()
-            .finish_rated_game(&end_from(version + 1), Some(0), "resignation", 2, rated)
+            .finish_rated_game(
+                &end_from(version + 1),
+                Some(0),
+                GameEndReason::RESIGNATION.name(),
+                2,
+                rated,
+            )
             .await
             .expect("answered");
         assert_eq!(third, None, "a finished game is not rated again");

@@ -1,6 +1,7 @@
 //! A player's move: checked, the next game computed as a value, stored with the move, then
 //! put in place and announced.
 
+use super::ends::GameEndReason;
 use super::room::{GameRoom, LiveGame, MoveRecord, Notice, Phase, Player, Side, move_row};
 use super::room::{MovedNotice, side_name};
 use super::services::GameServices;
@@ -51,7 +52,8 @@ impl GameRoom {
         let think_ms = now.saturating_sub(live.turn_started);
         let mut clock = live.clock;
         if live.clock_runs() && !clock.end_turn(&live.control, side, think_ms) {
-            self.finish(svc, live, Some(1 - side), "time").await?;
+            self.finish(svc, live, Some(1 - side), GameEndReason::TIME)
+                .await?;
             return Err(
                 ApiError::conflict("time is up: the game is lost on time").code("game.time-up")
             );

@@ -3,6 +3,7 @@
 
 use super::challenges::MAX_WAITING_CHALLENGES;
 use super::computer::{Computer, engine_name};
+use super::ends::GameEndReason;
 use super::room::{
     Credential, GameRoom, GameView, LiveGame, Notice, Phase, Player, Side, constant_time_eq,
     side_name,
@@ -454,7 +455,7 @@ impl Seats {
                 )
                 .code("challenge.answered"));
             }
-            room.finish(&self.services, &mut live, None, "declined")
+            room.finish(&self.services, &mut live, None, GameEndReason::Declined)
                 .await?;
             Ok(live.view(self.services.now(), &self.services.settings, false))
         })
