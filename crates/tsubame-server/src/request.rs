@@ -20,7 +20,7 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
-use tsubame_rules::Variant;
+use tsubame_rules::{Color, Variant};
 use utoipa::ToSchema;
 
 /// Largest request body accepted.
@@ -65,11 +65,11 @@ impl OptionsInput {
 }
 
 /// The creator's seat a request asks for: `sente`, `gote`, or `random` (drawn now).
-pub(crate) fn creator_side_of(text: &str) -> Result<usize, ApiError> {
+pub(crate) fn creator_side_of(text: &str) -> Result<Color, ApiError> {
     match text {
-        "sente" => Ok(0),
-        "gote" => Ok(1),
-        "random" => Ok(usize::from(rand::random::<bool>())),
+        "sente" => Ok(Color::Sente),
+        "gote" => Ok(Color::Gote),
+        "random" => Ok(Color::ALL[usize::from(rand::random::<bool>())]),
         other => Err(ApiError::bad_request(format!(
             "side {other:?} is not one of sente, gote, random"
         ))),

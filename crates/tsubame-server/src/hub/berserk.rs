@@ -27,7 +27,7 @@ impl GameRoom {
                         .code("berserk.too-late"),
                 );
             }
-            if live.berserk[side] {
+            if live.berserk[side.index()] {
                 return Ok(live.view(svc.now(), &svc.settings, false));
             }
             let main_ms = match live.control {
@@ -43,10 +43,10 @@ impl GameRoom {
                 );
             }
             let mut next = live.next_version();
-            next.berserk[side] = true;
+            next.berserk[side.index()] = true;
             next.settle_berserk();
             let change = next.state_change(&svc.settings, live.version);
-            let stored = svc.store.set_berserk(&change, side).await;
+            let stored = svc.store.set_berserk(&change, side.index()).await;
             self.settle(svc, &mut live, next, stored, "the berserk")
                 .await?;
             self.announce(svc, &live, "state", None);

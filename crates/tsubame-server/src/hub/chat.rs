@@ -1,7 +1,7 @@
 //! A game's chat: who may speak in which room, how often, and the lines stored and passed on
 //! to every instance.
 
-use super::room::{Credential, GameRoom, side_name};
+use super::room::{Credential, GameRoom};
 use super::services::{GameServices, random_hex};
 use crate::chat::{ChatLine, HISTORY_LINES, Room, clean_line};
 use crate::error::ApiError;
@@ -62,10 +62,10 @@ impl GameChat {
                 Some(side) => (
                     live.id.clone(),
                     Room::Players,
-                    live.names[side].clone(),
-                    live.accounts[side]
+                    live.names[side.index()].clone(),
+                    live.accounts[side.index()]
                         .clone()
-                        .unwrap_or_else(|| format!("{}:{}", live.id, side_name(side))),
+                        .unwrap_or_else(|| format!("{}:{}", live.id, side.name())),
                 ),
                 None => match (who.account, account_name) {
                     (Some(account), Some(name)) => (

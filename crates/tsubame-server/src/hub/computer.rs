@@ -1,7 +1,7 @@
 //! The computer opponent: when it is its turn, a search in one of the engine's slots (or, with
 //! workers, a job for one of them), then its move played like a person's.
 
-use super::room::{GameRoom, LiveGame, Phase, Player, STALE, Side};
+use super::room::{GameRoom, LiveGame, Phase, Player, STALE};
 use super::services::GameServices;
 use crate::engine_work::EngineWork;
 use crate::metrics::GaugeGuard;
@@ -11,6 +11,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 use tsubame_engine::limits::{Clock, Limits};
 use tsubame_engine::strength::Level;
+use tsubame_rules::Color;
 
 /// Returns once the game is no longer at `ply` in play (a move made, or the game over),
 /// looking every half second; it takes the game's lock only, never the database, so that it
@@ -94,8 +95,8 @@ impl Computer {
     /// Sets the flag time of a game and starts the engine's search when it is its turn.
     pub(super) fn schedule(&self, room: &Arc<GameRoom>, live: &mut LiveGame) {
         let settings = &self.services.settings;
-        let engine_to_move =
-            live.phase == Phase::Playing && live.players[live.side_to_move()] == Player::Engine;
+        let engine_to_move = live.phase == Phase::Playing
+            && live.players[live.side_to_move().index()] == Player::Engine;
         let ply = live.moves.len();
         // One search per turn, however often the game is looked at.
         let start_search = engine_to_move && live.engine_search_ply != Some(ply);
@@ -130,7 +131,7 @@ impl Computer {
 
     /// Searches and plays the computer's move at `ply`; `false` when this instance did not
     /// (the game moved on, another instance searches it, or the search failed).
-    async fn play(&self, room: &Arc<GameRoom>, side: Side, ply: usize) -> bool {
+    async fn play(&self, room: &Arc<GameRoom>, side: Color, ply: usize) -> bool {
         if let Some(jobs) = &self.jobs {
             return self.play_by_worker(jobs, room, side, ply).await;
         }
@@ -159,7 +160,7 @@ impl Computer {
                 return false;
             }
             room.reschedule(&live, &svc.settings);
-            let time_left = live.clock.time_left(&live.control, side, 0);
+            let time_left = live.clock.time_left(&live.control, side.index(), 0);
             (
                 live.game.clone(),
                 engine_limits(time_left),
@@ -192,7 +193,7 @@ impl Computer {
     async fn play_at_pace(
         &self,
         room: &Arc<GameRoom>,
-        side: Side,
+        side: Color,
         ply: usize,
         best: &str,
         level: Level,
@@ -225,7 +226,7 @@ impl Computer {
         &self,
         jobs: &EngineJobs,
         room: &Arc<GameRoom>,
-        side: Side,
+        side: Color,
         ply: usize,
     ) -> bool {
         let svc = &*self.services;
@@ -234,7 +235,7 @@ impl Computer {
             if live.moves.len() != ply || live.phase != Phase::Playing {
                 return false;
             }
-            let time_left = live.clock.time_left(&live.control, side, 0);
+            let time_left = live.clock.time_left(&live.control, side.index(), 0);
             let question = serde_json::json!({
                 "type": "move",
                 "variant": live.game.variant().name(),

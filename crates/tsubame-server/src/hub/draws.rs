@@ -39,14 +39,14 @@ impl GameRoom {
             )
             .code("draw.too-early"));
         }
-        let opponent_offers = live.draw_offer == Some(1 - side);
+        let opponent_offers = live.draw_offer == Some(!side);
         match action {
             "offer" | "accept" if opponent_offers => {
                 self.finish(svc, &mut live, None, GameEndReason::Agreement)
                     .await?;
             }
             "offer" => {
-                if live.players[1 - side] == Player::Engine {
+                if live.players[(!side).index()] == Player::Engine {
                     return Err(
                         ApiError::conflict("the engine does not accept draws").code("draw.engine")
                     );

@@ -5,12 +5,13 @@
 
 use super::computer::Computer;
 use super::ends::GameEndReason;
-use super::room::{ENGINE_OVERDUE_MS, GameRoom, LiveGame, Phase, Player, STALE, Side};
+use super::room::{ENGINE_OVERDUE_MS, GameRoom, LiveGame, Phase, Player, STALE};
 use super::rooms::Rooms;
 use crate::store::WritesRefused;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
+use tsubame_rules::Color;
 
 /// How long an instance keeps the due games it claims: long enough to act at the exact time
 /// its own clocks say (they may be a little later than the stored due time).
@@ -94,7 +95,7 @@ impl Sweeper {
                 // In a tournament the player who did not make their first move loses.
                 if live.tournament.is_some() && live.phase == Phase::Playing {
                     let absent = live.side_to_move();
-                    self.finish_or_retry(room, &mut live, Some(1 - absent), GameEndReason::Absent)
+                    self.finish_or_retry(room, &mut live, Some(!absent), GameEndReason::Absent)
                         .await;
                 } else {
                     self.finish_or_retry(room, &mut live, None, GameEndReason::Aborted)
@@ -106,15 +107,15 @@ impl Sweeper {
             return;
         }
         let side = live.side_to_move();
-        let engine_turn = live.players[side] == Player::Engine;
+        let engine_turn = live.players[side.index()] == Player::Engine;
         let elapsed = now.saturating_sub(live.turn_started);
-        let flag_fell =
-            live.clock_runs() && live.clock.time_left(&live.control, side, elapsed) == Some(0);
+        let flag_fell = live.clock_runs()
+            && live.clock.time_left(&live.control, side.index(), elapsed) == Some(0);
         let overdue = engine_turn && elapsed >= ENGINE_OVERDUE_MS;
         // On a shared database an overdue computer move is the searching instance's loss,
         // not the computer's: another instance searches it again.
         if flag_fell && !(overdue && svc.store.shared()) {
-            self.finish_or_retry(room, &mut live, Some(1 - side), GameEndReason::TIME)
+            self.finish_or_retry(room, &mut live, Some(!side), GameEndReason::TIME)
                 .await;
         } else if overdue && live.engine_search_ply != Some(live.moves.len()) {
             tracing::warn!(game = %live.id, "the computer's move is overdue: searching it here");
@@ -134,7 +135,7 @@ impl Sweeper {
         &self,
         room: &GameRoom,
         live: &mut LiveGame,
-        winner: Option<Side>,
+        winner: Option<Color>,
         reason: GameEndReason,
     ) {
         let svc = self.rooms.services();

@@ -2,9 +2,7 @@
 //! it changes), then put in place and announced; resignations, aborts, flags, agreements and
 //! the rules' own ends all come here.
 
-use super::room::{
-    Credential, GameResult, GameRoom, GameView, LiveGame, Phase, STALE, Side, side_name,
-};
+use super::room::{Credential, GameResult, GameRoom, GameView, LiveGame, Phase, STALE};
 use super::services::GameServices;
 use crate::clock::SideClock;
 use crate::error::ApiError;
@@ -53,15 +51,15 @@ impl LiveGame {
     /// The game as an end at `now` leaves it (same version): finished with its result, the
     /// running turn's time charged so that the final clocks show what was used, no offer
     /// left open and no computer's move awaited.
-    pub(super) fn ended(&self, winner: Option<Side>, reason: GameEndReason, now: u64) -> LiveGame {
+    pub(super) fn ended(&self, winner: Option<Color>, reason: GameEndReason, now: u64) -> LiveGame {
         let mut ended = self.clone();
         if ended.clock_runs() {
             let side = ended.side_to_move();
             let elapsed = now.saturating_sub(ended.turn_started);
             let mut clock = ended.clock;
-            if clock.end_turn(&ended.control, side, elapsed) {
+            if clock.end_turn(&ended.control, side.index(), elapsed) {
                 ended.clock = clock;
-            } else if let Some(c) = ended.clock.sides.get_mut(side) {
+            } else if let Some(c) = ended.clock.sides.get_mut(side.index()) {
                 *c = SideClock {
                     remaining_ms: 0,
                     periods: 0,
@@ -73,7 +71,7 @@ impl LiveGame {
         ended.rematch_offer = None;
         ended.engine_waiting = false;
         ended.result = Some(GameResult {
-            winner: winner.map(side_name),
+            winner: winner.map(Color::name),
             reason: reason.name().to_string(),
         });
         ended
@@ -88,7 +86,7 @@ impl GameRoom {
         &self,
         svc: &GameServices,
         live: &mut LiveGame,
-        winner: Option<Side>,
+        winner: Option<Color>,
         reason: GameEndReason,
     ) -> Result<(), ApiError> {
         let now = svc.now();
@@ -111,7 +109,13 @@ impl GameRoom {
         let stored = match rated_seats {
             Some(rated) => svc
                 .store
-                .finish_rated_game(&change, winner, reason.name(), now as i64, rated)
+                .finish_rated_game(
+                    &change,
+                    winner.map(Color::index),
+                    reason.name(),
+                    now as i64,
+                    rated,
+                )
                 .await
                 .map(|changes| {
                     let Some(changes) = changes else {
@@ -126,7 +130,7 @@ impl GameRoom {
                 }),
             None => {
                 svc.store
-                    .finish_game(&change, winner.map(side_name), reason.name(), now as i64)
+                    .finish_game(&change, winner.map(Color::name), reason.name(), now as i64)
                     .await
             }
         };
@@ -156,7 +160,7 @@ impl GameRoom {
         let Some(outcome) = live.game.outcome() else {
             return;
         };
-        let winner = outcome.winner.map(|c| usize::from(c == Color::Gote));
+        let winner = outcome.winner;
         let reason = GameEndReason::Rules(outcome.reason);
         let mut stored = self.finish(svc, live, winner, reason).await;
         if let Err(e) = &stored
@@ -204,7 +208,7 @@ impl GameRoom {
                     .await?;
                 return Ok(live.view(svc.now(), &svc.settings, false));
             }
-            self.finish(svc, &mut live, Some(1 - side), GameEndReason::RESIGNATION)
+            self.finish(svc, &mut live, Some(!side), GameEndReason::RESIGNATION)
                 .await?;
             Ok(live.view(svc.now(), &svc.settings, false))
         })

@@ -105,7 +105,9 @@ pub(super) async fn your_turn_count(rooms: &Rooms, account_id: &str) -> usize {
         let Some(room) = rooms.get(&id) else { continue };
         let live = room.game.lock().await;
         let to_move = live.side_to_move();
-        if live.phase == Phase::Playing && live.accounts[to_move].as_deref() == Some(account_id) {
+        if live.phase == Phase::Playing
+            && live.accounts[to_move.index()].as_deref() == Some(account_id)
+        {
             count += 1;
         }
     }

@@ -38,9 +38,7 @@ mod sync;
 
 pub use challenges::{ChallengeList, ChallengeView, MAX_WAITING_CHALLENGES};
 pub use ends::GameEndReason;
-pub use room::{
-    Credential, GameResult, GameRoom, GameView, LiveGame, MoveRecord, Phase, Player, Side,
-};
+pub use room::{Credential, GameResult, GameRoom, GameView, LiveGame, MoveRecord, Phase, Player};
 pub use seats::{NewGame, SeatGrant, Sitter};
 pub use services::Settings;
 
@@ -785,7 +783,7 @@ mod tests {
             control: TimeControl::Unlimited,
             against_engine: false,
             engine_level: 1,
-            creator_side: 0,
+            creator_side: tsubame_rules::Color::Sente,
             creator: Sitter {
                 account: None,
                 name: "Guest-sente".into(),
@@ -825,7 +823,7 @@ mod tests {
                 control: TimeControl::Correspondence { days_per_move: 3 },
                 against_engine: false,
                 engine_level: 1,
-                creator_side: 0,
+                creator_side: tsubame_rules::Color::Sente,
                 creator: sitter("a1"),
                 rated: true,
                 rating_range: None,

@@ -2,11 +2,12 @@
 //! put in place and announced.
 
 use super::ends::GameEndReason;
-use super::room::{GameRoom, LiveGame, MoveRecord, Notice, Phase, Player, Side, move_row};
-use super::room::{MovedNotice, side_name};
+use super::room::MovedNotice;
+use super::room::{GameRoom, LiveGame, MoveRecord, Notice, Phase, Player, move_row};
 use super::services::GameServices;
 use crate::error::ApiError;
 use std::time::Instant;
+use tsubame_rules::Color;
 
 impl GameRoom {
     /// Plays `text` for `side` on the game behind the held lock: the game as the move leaves
@@ -16,7 +17,7 @@ impl GameRoom {
         &self,
         svc: &GameServices,
         live: &mut LiveGame,
-        side: Side,
+        side: Color,
         text: &str,
     ) -> Result<super::GameView, ApiError> {
         match live.phase {
@@ -37,12 +38,12 @@ impl GameRoom {
         if live.side_to_move() != side {
             return Err(ApiError::conflict(format!(
                 "it is {}'s turn, not {}'s",
-                side_name(live.side_to_move()),
-                side_name(side)
+                live.side_to_move().name(),
+                side.name()
             ))
             .code("game.not-your-turn")
-            .param("turn", side_name(live.side_to_move()))
-            .param("side", side_name(side)));
+            .param("turn", live.side_to_move().name())
+            .param("side", side.name()));
         }
         if text.len() > 32 {
             return Err(ApiError::bad_request("move text is too long"));
@@ -51,8 +52,8 @@ impl GameRoom {
         let now = svc.now();
         let think_ms = now.saturating_sub(live.turn_started);
         let mut clock = live.clock;
-        if live.clock_runs() && !clock.end_turn(&live.control, side, think_ms) {
-            self.finish(svc, live, Some(1 - side), GameEndReason::TIME)
+        if live.clock_runs() && !clock.end_turn(&live.control, side.index(), think_ms) {
+            self.finish(svc, live, Some(!side), GameEndReason::TIME)
                 .await?;
             return Err(
                 ApiError::conflict("time is up: the game is lost on time").code("game.time-up")
@@ -73,7 +74,7 @@ impl GameRoom {
         next.moves.push(record.clone());
         next.draw_offer = None;
         next.engine_waiting = next.phase == Phase::Playing
-            && next.players[next.side_to_move()] == Player::Engine
+            && next.players[next.side_to_move().index()] == Player::Engine
             && next.game.outcome().is_none();
         let notice = Notice {
             id: next.id.clone(),

@@ -45,7 +45,7 @@ impl Seats {
         if live.rematch_id.is_some() {
             return Ok(live.view(self.services.now(), &self.services.settings, false));
         }
-        let opponent_offers = live.rematch_offer == Some(1 - side);
+        let opponent_offers = live.rematch_offer == Some(!side);
         match action {
             "offer" | "accept" if opponent_offers => {
                 let rematch = self.start_rematch(&live).await?;

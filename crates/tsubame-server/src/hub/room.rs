@@ -17,22 +17,12 @@ use serde::Serialize;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use tokio::sync::{Mutex, broadcast};
-use tsubame_rules::Variant;
+use tsubame_rules::{Color, Variant};
 use utoipa::ToSchema;
 
-/// A seat: sente is 0, gote 1.
-pub type Side = usize;
-
-pub(super) fn side_name(side: Side) -> &'static str {
-    if side == 0 { "sente" } else { "gote" }
-}
-
-pub(super) fn side_from_name(name: &str) -> Option<Side> {
-    match name {
-        "sente" => Some(0),
-        "gote" => Some(1),
-        _ => None,
-    }
+/// The side a name (`sente`, `gote`) stands for.
+pub(super) fn side_from_name(name: &str) -> Option<Color> {
+    Color::ALL.into_iter().find(|side| side.name() == name)
 }
 
 /// Who sits on a seat.
@@ -142,14 +132,14 @@ pub struct LiveGame {
     pub(super) public: bool,
     pub(super) created_at: u64,
     pub(super) moves: Vec<MoveRecord>,
-    pub(super) draw_offer: Option<Side>,
+    pub(super) draw_offer: Option<Color>,
     /// The computer's search waits for a slot: its clock does not run meanwhile, since a
     /// computer opponent must not lose on time because the server is busy.
     pub(super) engine_waiting: bool,
     /// The ply for which a computer's search was started.
     pub(super) engine_search_ply: Option<usize>,
     /// After the game, the side that offers a rematch.
-    pub(super) rematch_offer: Option<Side>,
+    pub(super) rematch_offer: Option<Color>,
     /// The rematch, once both agreed.
     pub(super) rematch_id: Option<String>,
     /// A challenge's account: the only one that may take the open seat, or decline it.
@@ -303,8 +293,12 @@ impl LiveGame {
         self.public || self.players.contains(&Player::Engine)
     }
 
-    pub(super) fn side_to_move(&self) -> Side {
-        if self.game.sente_to_move() { 0 } else { 1 }
+    pub(super) fn side_to_move(&self) -> Color {
+        if self.game.sente_to_move() {
+            Color::Sente
+        } else {
+            Color::Gote
+        }
     }
 
     /// Whether the side to move's clock runs: as on the play sites, each side's first move is
@@ -341,7 +335,7 @@ impl LiveGame {
             Phase::Finished => None,
             Phase::Playing if self.moves.len() >= 2 => None,
             Phase::Playing => self.first_move_deadline(settings).or_else(|| {
-                (self.players[self.side_to_move()] == Player::Human)
+                (self.players[self.side_to_move().index()] == Player::Human)
                     .then(|| self.turn_started.saturating_add(settings.seek_expiry_ms))
             }),
         }
@@ -356,7 +350,10 @@ impl LiveGame {
         if !self.clock_runs() {
             return u64::MAX;
         }
-        match self.clock.time_left(&self.control, self.side_to_move(), 0) {
+        match self
+            .clock
+            .time_left(&self.control, self.side_to_move().index(), 0)
+        {
             Some(left) => self.turn_started.saturating_add(left),
             None => u64::MAX,
         }
@@ -366,7 +363,9 @@ impl LiveGame {
     /// computer's turn when its move is overdue (the instance searching it has stopped), so
     /// that another instance takes the search up.
     pub(super) fn due_at(&self, settings: &Settings) -> Option<i64> {
-        if self.phase == Phase::Playing && self.players[self.side_to_move()] == Player::Engine {
+        if self.phase == Phase::Playing
+            && self.players[self.side_to_move().index()] == Player::Engine
+        {
             return i64::try_from(self.turn_started.saturating_add(ENGINE_OVERDUE_MS)).ok();
         }
         match self.deadline(settings) {
@@ -379,7 +378,9 @@ impl LiveGame {
     /// also when its move is overdue.
     pub(super) fn sweep_deadline(&self, settings: &Settings) -> u64 {
         let deadline = self.deadline(settings);
-        if self.phase == Phase::Playing && self.players[self.side_to_move()] == Player::Engine {
+        if self.phase == Phase::Playing
+            && self.players[self.side_to_move().index()] == Player::Engine
+        {
             deadline.min(self.turn_started.saturating_add(ENGINE_OVERDUE_MS))
         } else {
             deadline
@@ -399,8 +400,8 @@ impl LiveGame {
         GameState {
             version: self.version,
             turn_started_at: i64::try_from(self.turn_started).unwrap_or(i64::MAX),
-            draw_offer: self.draw_offer.map(side_name),
-            rematch_offer: self.rematch_offer.map(side_name),
+            draw_offer: self.draw_offer.map(Color::name),
+            rematch_offer: self.rematch_offer.map(Color::name),
             engine_waiting: self.engine_waiting,
             due_at: self.due_at(settings),
         }
@@ -435,7 +436,7 @@ impl LiveGame {
                 .winner
                 .as_deref()
                 .and_then(side_from_name)
-                .map(side_name),
+                .map(Color::name),
             reason: reason.clone(),
         });
         self.players = [
@@ -495,17 +496,17 @@ impl LiveGame {
     }
 
     /// The side that made the first move.
-    pub(super) fn first_mover(&self) -> Side {
+    pub(super) fn first_mover(&self) -> Color {
         let to_move = self.side_to_move();
         if self.moves.len().is_multiple_of(2) {
             to_move
         } else {
-            1 - to_move
+            !to_move
         }
     }
 
     /// The moves `side` has made.
-    pub(super) fn moves_of(&self, side: Side) -> usize {
+    pub(super) fn moves_of(&self, side: Color) -> usize {
         let plies = self.moves.len();
         if side == self.first_mover() {
             plies.div_ceil(2)
@@ -522,14 +523,14 @@ impl LiveGame {
             _ => return,
         };
         for side in 0..2 {
-            if self.berserk[side] && self.moves_of(side) == 0 {
+            if self.berserk[side] && self.moves_of(Color::ALL[side]) == 0 {
                 let clock = &mut self.clock.sides[side];
                 clock.remaining_ms = clock.remaining_ms.min(main_ms / 2);
             }
         }
     }
 
-    pub(super) fn seat_of(&self, token: &str) -> Option<Side> {
+    pub(super) fn seat_of(&self, token: &str) -> Option<Color> {
         let presented = token_hash(token);
         // Both seats are compared every time so the answer takes the same time either way.
         // An empty hash (a seat nobody holds) never equals a 64-digit one.
@@ -538,7 +539,7 @@ impl LiveGame {
             .iter()
             .map(|hash| constant_time_eq(hash.as_bytes(), presented.as_bytes()))
             .collect();
-        matches.iter().position(|&m| m)
+        matches.iter().position(|&m| m).map(|seat| Color::ALL[seat])
     }
 
     /// A game just made at `now`, with no seat taken, no move and no offer: the caller sets
@@ -614,23 +615,24 @@ impl LiveGame {
 
     /// The seat a credential acts for: the token's, else the logged-in account's. Only a
     /// person's seat can be acted for.
-    pub(super) fn seat_for(&self, who: &Credential) -> Option<Side> {
+    pub(super) fn seat_for(&self, who: &Credential) -> Option<Color> {
         let by_token = who.token.and_then(|token| self.seat_of(token));
         let by_account = || {
             who.account.and_then(|account| {
                 self.accounts
                     .iter()
                     .position(|seated| seated.as_deref() == Some(account))
+                    .map(|seat| Color::ALL[seat])
             })
         };
         by_token
             .or_else(by_account)
-            .filter(|&side| self.players[side] == Player::Human)
+            .filter(|&side| self.players[side.index()] == Player::Human)
     }
 
     /// The seat the viewer holds, if any: what a page shows as "you".
     pub fn viewer_seat(&self, who: &Credential) -> Option<&'static str> {
-        self.seat_for(who).map(side_name)
+        self.seat_for(who).map(Color::name)
     }
 
     /// The client's view at server time `now`; `with_moves` includes the move list.
@@ -639,13 +641,13 @@ impl LiveGame {
         let running = self.clock_runs();
         let to_move = self.side_to_move();
         let elapsed = now.saturating_sub(self.turn_started);
-        let clock_of = |side: Side| {
+        let clock_of = |side: Color| {
             let spent = if running && side == to_move {
                 elapsed
             } else {
                 0
             };
-            self.clock.display(&self.control, side, spent)
+            self.clock.display(&self.control, side.index(), spent)
         };
         GameView {
             id: self.id.clone(),
@@ -657,7 +659,7 @@ impl LiveGame {
             sfen: self.game.sfen(),
             status: self.phase,
             result: self.result.clone(),
-            side_to_move: side_name(to_move),
+            side_to_move: to_move.name(),
             ply: self.game.ply_count(),
             moves: with_moves.then(|| self.moves.clone()),
             last: None,
@@ -668,9 +670,9 @@ impl LiveGame {
             },
             check_square: self.game.check_square(),
             time_control: self.control,
-            sente_clock: clock_of(0),
-            gote_clock: clock_of(1),
-            clock_running: running.then(|| side_name(to_move)),
+            sente_clock: clock_of(Color::Sente),
+            gote_clock: clock_of(Color::Gote),
+            clock_running: running.then(|| to_move.name()),
             first_move_ms_left: self
                 .first_move_deadline(settings)
                 .map(|deadline| deadline.saturating_sub(now)),
@@ -683,7 +685,7 @@ impl LiveGame {
             gote_rating: self.ratings[1],
             speed: Speed::of(&self.control),
             rating_range: self.rating_range,
-            rematch_offer: self.rematch_offer.map(side_name),
+            rematch_offer: self.rematch_offer.map(Color::name),
             rematch_id: self.rematch_id.clone(),
             challenge_to: self.challenged.as_ref().and_then(|_| {
                 let open = self.players.iter().position(|&p| p == Player::Open)?;
@@ -693,7 +695,7 @@ impl LiveGame {
             sente_berserk: self.berserk[0],
             gote_berserk: self.berserk[1],
             engine_level: self.engine_level,
-            draw_offer: self.draw_offer.map(side_name),
+            draw_offer: self.draw_offer.map(Color::name),
             public: self.public,
             created_at: self.created_at,
         }
@@ -820,7 +822,7 @@ impl GameRoom {
     }
 
     /// The seat a credential acts for, or an error naming what is wrong.
-    pub(super) fn seat(live: &LiveGame, who: &Credential) -> Result<Side, ApiError> {
+    pub(super) fn seat(live: &LiveGame, who: &Credential) -> Result<Color, ApiError> {
         if who.token.is_none() && who.account.is_none() {
             return Err(
                 ApiError::forbidden("a seat token or a login holding a seat is required")

@@ -5,8 +5,7 @@ use super::challenges::MAX_WAITING_CHALLENGES;
 use super::computer::{Computer, engine_name};
 use super::ends::GameEndReason;
 use super::room::{
-    Credential, GameRoom, GameView, LiveGame, Notice, Phase, Player, Side, constant_time_eq,
-    side_name,
+    Credential, GameRoom, GameView, LiveGame, Notice, Phase, Player, constant_time_eq,
 };
 use super::rooms::Rooms;
 use super::services::{GameServices, random_hex};
@@ -18,6 +17,7 @@ use crate::store::{ChallengeStored, StartedSeats, token_hash};
 use serde::Serialize;
 use std::sync::Arc;
 use tsubame_engine::strength::Level;
+use tsubame_rules::Color;
 use tsubame_rules::Variant;
 use utoipa::ToSchema;
 
@@ -51,7 +51,7 @@ pub struct NewGame {
     /// Engine strength 1 to 5.
     pub engine_level: u8,
     /// The creator's seat: 0 for sente, 1 for gote.
-    pub creator_side: Side,
+    pub creator_side: Color,
     /// Who creates it.
     pub creator: Sitter,
     /// Whether the result changes the players' ratings (only between two accounts).
@@ -152,27 +152,27 @@ impl Seats {
                 "a challenge is from one logged-in player to another, without a rating range",
             ));
         }
-        let creator = new.creator_side.min(1);
+        let creator = new.creator_side;
         // A challenge's seat is taken by its account, not by whoever has a link.
         let invitable = !new.against_engine && new.challenged.is_none();
         let engine_level = new.engine_level.clamp(1, Level::MAX);
         let mut accounts = [None, None];
-        accounts[creator] = new.creator.account.clone();
+        accounts[creator.index()] = new.creator.account.clone();
         let mut names = [String::new(), String::new()];
-        names[creator] = new.creator.name.clone();
+        names[creator.index()] = new.creator.name.clone();
         let mut ratings = [None, None];
-        ratings[creator] = self
+        ratings[creator.index()] = self
             .seat_rating(new.creator.account.as_deref(), &game, &new.control)
             .await?;
         if new.against_engine {
-            names[1 - creator] = engine_name(engine_level);
+            names[(!creator).index()] = engine_name(engine_level);
         }
         if let Some(challenged) = &new.challenged {
-            names[1 - creator] = challenged.name.clone();
+            names[(!creator).index()] = challenged.name.clone();
         }
         let mut players = [Player::Open, Player::Open];
-        players[creator] = Player::Human;
-        players[1 - creator] = if new.against_engine {
+        players[creator.index()] = Player::Human;
+        players[(!creator).index()] = if new.against_engine {
             Player::Engine
         } else {
             Player::Open
@@ -180,7 +180,7 @@ impl Seats {
         // Only the creator's seat gets a token now; an open seat's is made when it is taken.
         let creator_token = random_hex(16);
         let mut token_hashes = [String::new(), String::new()];
-        token_hashes[creator] = token_hash(&creator_token);
+        token_hashes[creator.index()] = token_hash(&creator_token);
         let now = self.services.now();
         let phase = if new.against_engine {
             Phase::Playing
@@ -203,14 +203,14 @@ impl Seats {
         };
         let grant = SeatGrant {
             game_id: live.id.clone(),
-            seat: side_name(creator),
+            seat: creator.name(),
             token: creator_token,
             invite: invitable.then(|| live.invite.clone()),
         };
         match live
             .challenged
             .is_some()
-            .then(|| live.accounts[creator].clone())
+            .then(|| live.accounts[creator.index()].clone())
         {
             Some(Some(challenger)) => self.store_new_challenge(live, &challenger).await?,
             _ => self.store_new(live).await?,
@@ -296,8 +296,8 @@ impl Seats {
     /// Stores a game just made, then hosts it: its clock and, on its turn, the computer.
     pub(super) async fn store_new(&self, mut live: LiveGame) -> Result<(), ApiError> {
         // The computer's search, when it moves first, has not started.
-        live.engine_waiting =
-            live.phase == Phase::Playing && live.players[live.side_to_move()] == Player::Engine;
+        live.engine_waiting = live.phase == Phase::Playing
+            && live.players[live.side_to_move().index()] == Player::Engine;
         let row = live.new_row(&self.services.settings)?;
         let notice = serde_json::to_string(&Notice::of(&live.id, live.version)).unwrap_or_default();
         self.services
@@ -427,7 +427,7 @@ impl Seats {
             .await?;
         let grant = SeatGrant {
             game_id: live.id.clone(),
-            seat: side_name(open),
+            seat: Color::ALL[open].name(),
             token: joiner_token,
             invite: None,
         };
