@@ -213,6 +213,7 @@ pub(crate) async fn account_named(hub: &Hub, name: &str) -> Result<Account, ApiE
             .param("name", name)
     })
 }
+
 /// The viewer, if an administrator; else 403.
 pub(crate) fn administrator(viewer: &Viewer) -> Result<&Account, ApiError> {
     let me = logged_in_account(viewer, "use the administrators' tools")?;

@@ -843,7 +843,7 @@ impl GameRoom {
     /// Puts `next`, the game's next version made from `live` by [`LiveGame::next_version`],
     /// in place of `live` once storing it succeeded. Otherwise the game in memory stays as it
     /// was stored (reloaded when another instance changed it first), and the error says why:
-    /// memory and database never differ, whatever a change touches.
+    /// no change can leave memory ahead of the database, whatever fields it touches.
     pub(super) async fn settle(
         &self,
         svc: &GameServices,

@@ -50,7 +50,7 @@ pub struct NewGame {
     pub against_engine: bool,
     /// Engine strength 1 to 5.
     pub engine_level: u8,
-    /// The creator's seat: 0 for sente, 1 for gote.
+    /// The creator's seat.
     pub creator_side: Color,
     /// Who creates it.
     pub creator: Sitter,
