@@ -3,7 +3,6 @@
 //!
 //! Lines are plain text, checked and bounded here; pages show them as text, never as markup.
 
-use crate::error::ApiError;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -110,22 +109,31 @@ fn is_invisible(c: char) -> bool {
 
 /// A line as it will be stored: trimmed, control characters (line breaks included) turned into
 /// spaces, or why it cannot be said.
-pub fn clean_line(text: &str) -> Result<String, ApiError> {
+pub fn clean_line(text: &str) -> Result<String, LineError> {
     let cleaned = clean_text(text);
     let cleaned = cleaned.as_str();
     if cleaned.is_empty() {
-        return Err(ApiError::bad_request("a chat line cannot be empty").code("chat.empty"));
+        return Err(LineError::Empty);
     }
     let length = cleaned.chars().count();
     if length > MAX_CHARS {
-        return Err(ApiError::bad_request(format!(
-            "a chat line has at most {MAX_CHARS} characters (this one has {length})"
-        ))
-        .code("chat.too-long")
-        .param("max", MAX_CHARS)
-        .param("length", length));
+        return Err(LineError::TooLong { length });
     }
     Ok(cleaned.to_string())
+}
+
+/// Why a chat line cannot be said.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LineError {
+    /// Nothing but spaces and control characters.
+    #[error("a chat line cannot be empty")]
+    Empty,
+    /// Longer than [`MAX_CHARS`].
+    #[error("a chat line has at most {MAX_CHARS} characters (this one has {length})")]
+    TooLong {
+        /// Its length in characters, cleaned.
+        length: usize,
+    },
 }
 
 #[cfg(test)]

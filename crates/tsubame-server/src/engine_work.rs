@@ -5,12 +5,36 @@
 //! each address: the analysis board replays the position it is shown while its search of
 //! the one before is still stopping, and must not be refused by its own search.
 
-use crate::error::ApiError;
 use std::collections::{HashMap, VecDeque};
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+
+/// Why the engine's scheduler refuses work now (the status and code are given at the edge,
+/// `crate::refusals`).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum EngineRefusal {
+    /// The address already has its share of this kind of work waiting or running.
+    #[error(
+        "this address already has {waiting} {share} waiting or running: wait for one to finish \
+         before more {what}"
+    )]
+    ShareFull {
+        /// How many it has.
+        waiting: usize,
+        /// The kind of work (`analyses and mate searches`, `replays and imports`).
+        share: &'static str,
+        /// What was asked for (`analyses`, `replays`).
+        what: &'static str,
+    },
+    /// Every slot and the queue are full.
+    #[error("the engine is busy: try again shortly")]
+    Busy,
+    /// The scheduler's bookkeeping failed.
+    #[error("the engine scheduler failed")]
+    Failed,
+}
 
 /// Limits of the engine work.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -192,7 +216,10 @@ impl EngineWork {
 
     /// Admits an analysis request from `client`, or refuses it with 429 when the address
     /// already has its share or the queue is full.
-    pub fn admit_analysis(self: &Arc<Self>, client: IpAddr) -> Result<AnalysisTicket, ApiError> {
+    pub fn admit_analysis(
+        self: &Arc<Self>,
+        client: IpAddr,
+    ) -> Result<AnalysisTicket, EngineRefusal> {
         self.admit(
             (client, Share::Searches),
             "analyses and mate searches",
@@ -205,35 +232,29 @@ impl EngineWork {
     pub fn admit_work(
         self: &Arc<Self>,
         client: IpAddr,
-        what: &str,
-    ) -> Result<AnalysisTicket, ApiError> {
+        what: &'static str,
+    ) -> Result<AnalysisTicket, EngineRefusal> {
         self.admit((client, Share::Records), "replays and imports", what)
     }
 
     fn admit(
         self: &Arc<Self>,
         client: (IpAddr, Share),
-        share: &str,
-        what: &str,
-    ) -> Result<AnalysisTicket, ApiError> {
-        let mut admitted = self
-            .admitted
-            .lock()
-            .map_err(|_| ApiError::internal("the engine scheduler failed"))?;
+        share: &'static str,
+        what: &'static str,
+    ) -> Result<AnalysisTicket, EngineRefusal> {
+        let mut admitted = self.admitted.lock().map_err(|_| EngineRefusal::Failed)?;
         let from_client = admitted.get(&client).copied().unwrap_or(0);
         if from_client >= self.limits.per_client {
-            return Err(ApiError::busy(format!(
-                "this address already has {from_client} {share} waiting or running: wait \
-                 for one to finish before more {what}"
-            ))
-            .code("engine.share-full")
-            .param("count", from_client)
-            .param("share", share)
-            .param("what", what));
+            return Err(EngineRefusal::ShareFull {
+                waiting: from_client,
+                share,
+                what,
+            });
         }
         let total: usize = admitted.values().sum();
         if total >= self.limits.slots + self.limits.queue {
-            return Err(ApiError::busy("the engine is busy: try again shortly").code("engine.busy"));
+            return Err(EngineRefusal::Busy);
         }
         *admitted.entry(client).or_insert(0) += 1;
         Ok(AnalysisTicket {
@@ -265,13 +286,16 @@ mod tests {
         let c = IpAddr::V4(Ipv4Addr::new(10, 0, 0, 3));
         let first = work.admit_analysis(a).unwrap();
         let _second = work.admit_analysis(a).unwrap();
-        assert_eq!(work.admit_analysis(a).err().map(|e| e.status), Some(429));
+        assert!(matches!(
+            work.admit_analysis(a),
+            Err(EngineRefusal::ShareFull { waiting: 2, .. })
+        ));
         let _third = work.admit_analysis(b).unwrap();
         // One slot and a queue of two: three are admitted in all.
-        assert_eq!(work.admit_analysis(c).err().map(|e| e.status), Some(429));
+        assert_eq!(work.admit_analysis(c).err(), Some(EngineRefusal::Busy));
         drop(first);
         let _fourth = work.admit_analysis(c).unwrap();
-        assert_eq!(work.admit_analysis(a).err().map(|e| e.status), Some(429));
+        assert_eq!(work.admit_analysis(a).err(), Some(EngineRefusal::Busy));
     }
 
     #[test]
@@ -316,14 +340,25 @@ mod tests {
             .admit_work(a, "replays")
             .err()
             .expect("a third refused");
-        assert_eq!(refused.status, 429);
         assert!(
-            refused.message.contains("replays and imports"),
-            "{}",
-            refused.message
+            matches!(
+                refused,
+                EngineRefusal::ShareFull {
+                    waiting: 2,
+                    share: "replays and imports",
+                    what: "replays"
+                }
+            ),
+            "{refused}"
         );
         drop(first);
         assert!(work.admit_work(a, "replays").is_ok());
-        assert_eq!(work.admit_analysis(a).err().map(|e| e.status), Some(429));
+        assert!(matches!(
+            work.admit_analysis(a),
+            Err(EngineRefusal::ShareFull {
+                share: "analyses and mate searches",
+                ..
+            })
+        ));
     }
 }

@@ -119,6 +119,15 @@ impl ApiError {
         }
     }
 
+    /// A failed read or write of `what` (`"your progress"`): 503 while the database refuses
+    /// writes ([`WritesRefused`]), else 500.
+    pub fn database(what: &str, error: anyhow::Error) -> ApiError {
+        if error.is::<WritesRefused>() {
+            return ApiError::storing(what, error);
+        }
+        ApiError::internal(format!("database: {error}"))
+    }
+
     /// 429 with the real wait: the limiter lets the same request through after `wait`
     /// (rounded up to whole seconds, at least one).
     pub fn busy_for(message: impl Into<String>, wait: std::time::Duration) -> ApiError {

@@ -8,7 +8,6 @@
 //! kept stays).
 
 use crate::engine_work::{AnalysisTicket, EngineWork};
-use crate::error::ApiError;
 use crate::game::HostedGame;
 use crate::store::{Store, StoredAnalysis};
 use crate::workers::EngineJobs;
@@ -22,6 +21,24 @@ use utoipa::ToSchema;
 pub use tsubame_analysis::{
     AnalysedPosition, GAME_ANALYSIS_DEPTH, GAME_ANALYSIS_MAX_PLIES, GAME_ANALYSIS_MOVETIME_MS,
 };
+
+/// Why a game's analysis is not started (the status and code are given at the edge,
+/// `crate::refusals`).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum AnalysisRefusal {
+    /// A game longer than [`GAME_ANALYSIS_MAX_PLIES`].
+    #[error("a game of {plies} plies is longer than the {GAME_ANALYSIS_MAX_PLIES} analysed")]
+    TooLong {
+        /// The game's length.
+        plies: usize,
+    },
+    /// As many analyses as this instance makes at once are being made.
+    #[error("the server is analysing as many games as it can: try again shortly")]
+    Busy,
+    /// The analyses' bookkeeping failed.
+    #[error("the game analyses failed")]
+    Failed,
+}
 
 /// How long a game's analysis may take a worker, waiting included, before it is given up:
 /// [`GAME_ANALYSIS_MAX_PLIES`] positions at [`GAME_ANALYSIS_MOVETIME_MS`] is three minutes.
@@ -160,30 +177,20 @@ impl GameAnalyses {
         ticket: AnalysisTicket,
         engine: Arc<EngineWork>,
         store: Store,
-    ) -> Result<GameAnalysis, ApiError> {
+    ) -> Result<GameAnalysis, AnalysisRefusal> {
         if job.moves.len() > GAME_ANALYSIS_MAX_PLIES {
-            return Err(ApiError::conflict(format!(
-                "a game of {} plies is longer than the {GAME_ANALYSIS_MAX_PLIES} analysed",
-                job.moves.len()
-            ))
-            .code("analysis.too-long")
-            .param("plies", job.moves.len())
-            .param("max", GAME_ANALYSIS_MAX_PLIES));
+            return Err(AnalysisRefusal::TooLong {
+                plies: job.moves.len(),
+            });
         }
         let total = job.moves.len() + 1;
         {
-            let mut running = self
-                .running
-                .lock()
-                .map_err(|_| ApiError::internal("the game analyses failed"))?;
+            let mut running = self.running.lock().map_err(|_| AnalysisRefusal::Failed)?;
             if let Some(&(done, total)) = running.get(&job.game_id) {
                 return Ok(GameAnalysis::running(done, total));
             }
             if running.len() >= self.at_once {
-                return Err(ApiError::busy(
-                    "the server is analysing as many games as it can: try again shortly",
-                )
-                .code("analysis.busy"));
+                return Err(AnalysisRefusal::Busy);
             }
             running.insert(job.game_id.clone(), (0, total));
         }

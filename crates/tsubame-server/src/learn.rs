@@ -204,7 +204,7 @@ impl ProgressRepository<'_> {
 }
 
 fn database(error: anyhow::Error) -> ApiError {
-    crate::accounts::database_error("your progress", error)
+    ApiError::database("your progress", error)
 }
 
 #[utoipa::path(get, path = "/api/account/learn/{variant}", tag = "accounts", params(("variant" = String, Path, description = "The game")), responses((status = 200, description = "The account's lessons done and drill stars on the game's learn path", body = LearnProgress), (status = 400, description = "No such game", body = ErrorBody), (status = 403, description = "Not logged in", body = ErrorBody)))]

@@ -34,6 +34,7 @@ pub mod query;
 mod random;
 pub mod ratings;
 pub mod records;
+mod refusals;
 pub mod request;
 pub mod responses;
 pub mod routes;

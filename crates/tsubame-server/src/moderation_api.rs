@@ -32,7 +32,7 @@ const MAX_MUTE_MINUTES: u64 = 525_600;
 const MAX_REPORT_LIST: i64 = 200;
 
 fn database(error: anyhow::Error) -> ApiError {
-    crate::accounts::database_error("the change", error)
+    ApiError::database("the change", error)
 }
 
 /// Another player than the viewer, by name: 404 for nobody, 400 for oneself.

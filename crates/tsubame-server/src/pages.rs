@@ -77,7 +77,7 @@ pub async fn status(hub: &Hub, path: &str) -> StatusCode {
         Page::Static => StatusCode::OK,
         Page::Unknown => StatusCode::NOT_FOUND,
         Page::Game(id) => match hub.find(id).await {
-            Err(e) if e.status == 404 => StatusCode::NOT_FOUND,
+            Err(crate::hub::GameError::UnknownGame { .. }) => StatusCode::NOT_FOUND,
             _ => StatusCode::OK,
         },
         Page::Tournament(id) => {

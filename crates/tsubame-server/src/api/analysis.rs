@@ -161,6 +161,7 @@ impl Admitted {
         hub.engine()
             .admit_analysis(hub.settings().connections.client_address(peer, headers))
             .map(Admitted)
+            .map_err(ApiError::from)
     }
 
     /// Waits for a slot.

@@ -296,21 +296,21 @@ async fn socket_command(
             Err(e) => refused(id, e),
         };
     }
-    let result = match command.kind.as_str() {
+    let result: Result<_, ApiError> = match command.kind.as_str() {
         "move" => match command.usi.as_deref() {
-            Some(usi) => hub.play(slot, &who, usi.trim()).await,
+            Some(usi) => hub.play(slot, &who, usi.trim()).await.map_err(Into::into),
             None => Err(ApiError::bad_request("a move message needs \"move\"")),
         },
-        "resign" => hub.resign(slot, &who).await,
-        "abort" => hub.abort(slot, &who).await,
-        "draw" => {
-            hub.draw(slot, &who, command.action.as_deref().unwrap_or("offer"))
-                .await
-        }
-        "rematch" => {
-            hub.rematch(slot, &who, command.action.as_deref().unwrap_or("offer"))
-                .await
-        }
+        "resign" => hub.resign(slot, &who).await.map_err(Into::into),
+        "abort" => hub.abort(slot, &who).await.map_err(Into::into),
+        "draw" => hub
+            .draw(slot, &who, command.action.as_deref().unwrap_or("offer"))
+            .await
+            .map_err(Into::into),
+        "rematch" => hub
+            .rematch(slot, &who, command.action.as_deref().unwrap_or("offer"))
+            .await
+            .map_err(Into::into),
         "ping" => {
             return SocketMessage::Pong {
                 id,
@@ -334,7 +334,8 @@ async fn socket_command(
 }
 
 /// The socket's answer to a refused message.
-fn refused(id: Value, e: ApiError) -> SocketMessage {
+fn refused(id: Value, e: impl Into<ApiError>) -> SocketMessage {
+    let e: ApiError = e.into();
     let (code, params) = e.code_and_params();
     SocketMessage::Error {
         id: Some(id),

@@ -45,7 +45,7 @@ const FINISHED_LISTED: i64 = 20;
 const GAMES_SHOWN: i64 = 100;
 
 fn database(error: anyhow::Error) -> ApiError {
-    crate::accounts::database_error("the tournament", error)
+    ApiError::database("the tournament", error)
 }
 
 /// What making a tournament takes.

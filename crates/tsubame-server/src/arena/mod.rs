@@ -230,10 +230,7 @@ async fn pair(
         .iter()
         .map(|&(sente, gote)| [sitter(waiting[sente]), sitter(waiting[gote])])
         .collect();
-    let started = hub
-        .start_tournament_games(tournament, games)
-        .await
-        .map_err(|e| anyhow::anyhow!(e.message))?;
+    let started = hub.start_tournament_games(tournament, games).await?;
     if started > 0 {
         tracing::debug!(tournament = %tournament.id, games = started, "paired");
         hub.tournament_changed(&tournament.id);

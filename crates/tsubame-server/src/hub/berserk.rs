@@ -1,10 +1,10 @@
 //! Berserk: in a tournament's game, before one's first move, half one's main time for one
 //! more point on a win.
 
+use super::error::GameError;
 use super::room::{Credential, GameRoom, GameView, Phase};
 use super::services::GameServices;
 use crate::clock::TimeControl;
-use crate::error::ApiError;
 
 impl GameRoom {
     /// Berserks for the seat the credential holds: in a tournament's game, before the
@@ -13,19 +13,15 @@ impl GameRoom {
         &self,
         svc: &GameServices,
         who: &Credential<'_>,
-    ) -> Result<GameView, ApiError> {
+    ) -> Result<GameView, GameError> {
         self.retry_stale(svc, || async {
             let mut live = self.game.lock().await;
             let side = Self::seat(&live, who)?;
             if live.tournament.is_none() {
-                return Err(ApiError::conflict("only a tournament's game has berserk")
-                    .code("berserk.not-arena"));
+                return Err(GameError::BerserkNotArena);
             }
             if live.phase != Phase::Playing || live.moves_of(side) > 0 {
-                return Err(
-                    ApiError::conflict("berserk is chosen before one's first move")
-                        .code("berserk.too-late"),
-                );
+                return Err(GameError::BerserkTooLate);
             }
             if live.berserk[side.index()] {
                 return Ok(live.view(svc.now(), &svc.settings, false));
@@ -37,10 +33,7 @@ impl GameRoom {
                 _ => 0,
             };
             if main_ms < 2_000 {
-                return Err(
-                    ApiError::conflict("this clock has no main time to halve: no berserk")
-                        .code("berserk.no-main-time"),
-                );
+                return Err(GameError::BerserkWithoutMainTime);
             }
             let mut next = live.next_version();
             next.berserk[side.index()] = true;

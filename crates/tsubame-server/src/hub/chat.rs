@@ -1,10 +1,10 @@
 //! A game's chat: who may speak in which room, how often, and the lines stored and passed on
 //! to every instance.
 
+use super::error::GameError;
 use super::room::{Credential, GameRoom};
 use super::services::{GameServices, random_hex};
 use crate::chat::{ChatLine, HISTORY_LINES, Room, clean_line};
-use crate::error::ApiError;
 use governor::clock::{Clock as _, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use serde::Serialize;
@@ -54,7 +54,7 @@ impl GameChat {
         who: &Credential<'_>,
         account_name: Option<&str>,
         text: &str,
-    ) -> Result<ChatLine, ApiError> {
+    ) -> Result<ChatLine, GameError> {
         let text = clean_line(text)?;
         let (game_id, chat_room, author, sender) = {
             let live = room.game.lock().await;
@@ -75,10 +75,7 @@ impl GameChat {
                         account.to_string(),
                     ),
                     _ => {
-                        return Err(ApiError::forbidden(
-                            "only the players and logged-in spectators can chat",
-                        )
-                        .code("chat.not-allowed"));
+                        return Err(GameError::ChatNotAllowed);
                     }
                 },
             }
@@ -88,27 +85,21 @@ impl GameChat {
                 .store
                 .muted_until(account)
                 .await
-                .map_err(|e| ApiError::internal(format!("database: {e}")))?;
+                .map_err(GameError::Database)?;
             let now = svc.now() as i64;
             if until > now {
                 let minutes = (until - now + 59_999) / 60_000;
-                return Err(ApiError::forbidden(format!(
-                    "an administrator muted your chat: {minutes} minutes to go"
-                ))
-                .code("chat.muted")
-                .param("minutes", minutes));
+                return Err(GameError::ChatMuted { minutes });
             }
         }
         if self.senders.len() > 10_000 {
             self.senders.retain_recent();
         }
-        self.senders.check_key(&sender).map_err(|refused| {
-            ApiError::busy_for(
-                "too many chat lines",
-                refused.wait_time_from(DefaultClock::default().now()),
-            )
-            .code("chat.too-fast")
-        })?;
+        self.senders
+            .check_key(&sender)
+            .map_err(|refused| GameError::ChatTooFast {
+                wait: refused.wait_time_from(DefaultClock::default().now()),
+            })?;
         let line = ChatLine {
             id: random_hex(8),
             room: chat_room,
@@ -130,9 +121,12 @@ impl GameChat {
             .store
             .insert_chat(&game_id, &line, account, &notice)
             .await
-            .map_err(|e| ApiError::storing("the chat line", e))?;
+            .map_err(|e| GameError::Storing {
+                what: "the chat line",
+                error: e,
+            })?;
         if !stored {
-            return Err(ApiError::conflict("this game's chat is full").code("chat.full"));
+            return Err(GameError::ChatFull);
         }
         let _ = room.chat.send(Arc::new(line.clone()));
         Ok(line)
@@ -144,7 +138,7 @@ impl GameChat {
         svc: &GameServices,
         room: &GameRoom,
         who: &Credential<'_>,
-    ) -> Result<(Room, Vec<ChatLine>), ApiError> {
+    ) -> Result<(Room, Vec<ChatLine>), GameError> {
         let (game_id, chat_room) = {
             let live = room.game.lock().await;
             let chat_room = if live.seat_for(who).is_some() {
@@ -154,15 +148,18 @@ impl GameChat {
             };
             (live.id.clone(), chat_room)
         };
-        let database = |e: anyhow::Error| ApiError::internal(format!("database: {e}"));
         let mut lines = svc
             .store
             .chat_lines(&game_id, chat_room, HISTORY_LINES)
             .await
-            .map_err(database)?;
+            .map_err(GameError::Database)?;
         // The lines of players the viewer blocks are not shown to them.
         if let Some(account) = who.account {
-            let blocked = svc.store.blocked_names(account).await.map_err(database)?;
+            let blocked = svc
+                .store
+                .blocked_names(account)
+                .await
+                .map_err(GameError::Database)?;
             if !blocked.is_empty() {
                 lines.retain(|line| !blocked.iter().any(|(name, _)| *name == line.author));
             }

@@ -1,7 +1,8 @@
 //! The computer opponent: when it is its turn, a search in one of the engine's slots (or, with
 //! workers, a job for one of them), then its move played like a person's.
 
-use super::room::{GameRoom, LiveGame, Phase, Player, STALE};
+use super::error::GameError;
+use super::room::{GameRoom, LiveGame, Phase, Player};
 use super::services::GameServices;
 use crate::engine_work::EngineWork;
 use crate::metrics::GaugeGuard;
@@ -154,8 +155,8 @@ impl Computer {
             next.engine_waiting = false;
             next.turn_started = svc.now();
             if let Err(e) = room.store_state(svc, &mut live, next).await {
-                if e.message != STALE && !e.is_unavailable() {
-                    tracing::warn!(game = %live.id, "computer's search not started: {}", e.message);
+                if !matches!(e, GameError::Stale) && !e.is_unavailable() {
+                    tracing::warn!(game = %live.id, "computer's search not started: {e}");
                 }
                 return false;
             }
@@ -212,7 +213,7 @@ impl Computer {
             return true;
         }
         if let Err(e) = room.play_locked(svc, &mut live, side, best).await {
-            tracing::error!(game = %live.id, "the computer's move {best} refused: {}", e.message);
+            tracing::error!(game = %live.id, "the computer's move {best} refused: {e}");
             return false;
         }
         true
@@ -292,10 +293,10 @@ impl Computer {
                 next.engine_waiting = false;
                 next.turn_started = svc.now();
                 if let Err(e) = room.store_state(svc, &mut live, next).await
-                    && e.message != STALE
+                    && !matches!(e, GameError::Stale)
                     && !e.is_unavailable()
                 {
-                    tracing::warn!(game = %live.id, "computer's clock not started: {}", e.message);
+                    tracing::warn!(game = %live.id, "computer's clock not started: {e}");
                 }
                 room.reschedule(&live, &svc.settings);
             }

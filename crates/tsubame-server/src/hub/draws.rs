@@ -2,9 +2,9 @@
 //! game's next version, stored before it is put in place.
 
 use super::ends::GameEndReason;
+use super::error::GameError;
 use super::room::{Credential, GameRoom, GameView, Phase, Player};
 use super::services::GameServices;
-use crate::error::ApiError;
 
 impl GameRoom {
     /// Offers, accepts or declines a draw. Offering when the opponent already offers accepts.
@@ -13,7 +13,7 @@ impl GameRoom {
         svc: &GameServices,
         who: &Credential<'_>,
         action: &str,
-    ) -> Result<GameView, ApiError> {
+    ) -> Result<GameView, GameError> {
         self.retry_stale(svc, || self.draw_once(svc, who, action))
             .await
     }
@@ -24,20 +24,14 @@ impl GameRoom {
         svc: &GameServices,
         who: &Credential<'_>,
         action: &str,
-    ) -> Result<GameView, ApiError> {
+    ) -> Result<GameView, GameError> {
         let mut live = self.game.lock().await;
         let side = Self::seat(&live, who)?;
         if live.phase != Phase::Playing {
-            return Err(
-                ApiError::conflict("draws are offered only in a game in play")
-                    .code("draw.not-in-play"),
-            );
+            return Err(GameError::DrawNotInPlay);
         }
         if !live.started_by_both() && matches!(action, "offer" | "accept") {
-            return Err(ApiError::conflict(
-                "a draw is agreed only once each side has moved: abort the game instead",
-            )
-            .code("draw.too-early"));
+            return Err(GameError::DrawTooEarly);
         }
         let opponent_offers = live.draw_offer == Some(!side);
         match action {
@@ -47,9 +41,7 @@ impl GameRoom {
             }
             "offer" => {
                 if live.players[(!side).index()] == Player::Engine {
-                    return Err(
-                        ApiError::conflict("the engine does not accept draws").code("draw.engine")
-                    );
+                    return Err(GameError::DrawWithEngine);
                 }
                 if live.draw_offer != Some(side) {
                     let mut next = live.next_version();
@@ -59,13 +51,11 @@ impl GameRoom {
                 }
             }
             "accept" => {
-                return Err(ApiError::conflict("there is no draw offer to accept")
-                    .code("draw.none-to-accept"));
+                return Err(GameError::NoDrawToAccept);
             }
             "decline" => {
                 if !opponent_offers {
-                    return Err(ApiError::conflict("there is no draw offer to decline")
-                        .code("draw.none-to-decline"));
+                    return Err(GameError::NoDrawToDecline);
                 }
                 let mut next = live.next_version();
                 next.draw_offer = None;
@@ -73,9 +63,10 @@ impl GameRoom {
                 self.announce(svc, &live, "state", None);
             }
             other => {
-                return Err(ApiError::bad_request(format!(
-                    "draw action {other:?} is not one of offer, accept, decline"
-                )));
+                return Err(GameError::UnknownOfferAction {
+                    offer: "draw",
+                    action: other.to_string(),
+                });
             }
         }
         Ok(live.view(svc.now(), &svc.settings, false))

@@ -5,7 +5,8 @@
 
 use super::computer::Computer;
 use super::ends::GameEndReason;
-use super::room::{ENGINE_OVERDUE_MS, GameRoom, LiveGame, Phase, Player, STALE};
+use super::error::GameError;
+use super::room::{ENGINE_OVERDUE_MS, GameRoom, LiveGame, Phase, Player};
 use super::rooms::Rooms;
 use crate::store::WritesRefused;
 use std::sync::Arc;
@@ -140,7 +141,7 @@ impl Sweeper {
     ) {
         let svc = self.rooms.services();
         if let Err(e) = room.finish(svc, live, winner, reason).await {
-            if e.message == STALE {
+            if matches!(e, GameError::Stale) {
                 return;
             }
             if !e.is_unavailable() {
@@ -148,7 +149,7 @@ impl Sweeper {
                     game = %live.id,
                     "not ended by {} yet, retrying in a second: {}",
                     reason.name(),
-                    e.message
+                    e
                 );
             }
             room.deadline
@@ -182,10 +183,10 @@ impl Sweeper {
                     // Memory may be behind the row that made the game due.
                     let mut live = room.game.lock().await;
                     if let Err(e) = room.refresh(svc, &mut live).await {
-                        tracing::warn!(game = %id, "cannot reload a due game: {}", e.message);
+                        tracing::warn!(game = %id, "cannot reload a due game: {e}");
                     }
                 }
-                Err(e) => tracing::warn!(game = %id, "cannot load a due game: {}", e.message),
+                Err(e) => tracing::warn!(game = %id, "cannot load a due game: {e}"),
             }
         }
     }

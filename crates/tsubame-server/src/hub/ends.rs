@@ -2,10 +2,10 @@
 //! it changes), then put in place and announced; resignations, aborts, flags, agreements and
 //! the rules' own ends all come here.
 
-use super::room::{Credential, GameResult, GameRoom, GameView, LiveGame, Phase, STALE};
+use super::error::GameError;
+use super::room::{Credential, GameResult, GameRoom, GameView, LiveGame, Phase};
 use super::services::GameServices;
 use crate::clock::SideClock;
-use crate::error::ApiError;
 use crate::ratings::{Speed, rating_game};
 use crate::store::RatedEnd;
 use std::sync::atomic::Ordering;
@@ -88,7 +88,7 @@ impl GameRoom {
         live: &mut LiveGame,
         winner: Option<Color>,
         reason: GameEndReason,
-    ) -> Result<(), ApiError> {
+    ) -> Result<(), GameError> {
         let now = svc.now();
         let write = Instant::now();
         let mut next = live.ended(winner, reason, now);
@@ -164,7 +164,7 @@ impl GameRoom {
         let reason = GameEndReason::Rules(outcome.reason);
         let mut stored = self.finish(svc, live, winner, reason).await;
         if let Err(e) = &stored
-            && e.message == STALE
+            && matches!(e, GameError::Stale)
         {
             // Another instance changed the game first (on a shared database, another instance
             // resuming it may have stored this very end): the game is reloaded by now.
@@ -179,7 +179,7 @@ impl GameRoom {
                     game = %live.id,
                     "ended by {}, result not stored yet (stored at the next start): {}",
                     reason.name(),
-                    e.message
+                    e
                 );
             }
             *live = live.ended(winner, reason, svc.now());
@@ -195,13 +195,12 @@ impl GameRoom {
         &self,
         svc: &GameServices,
         who: &Credential<'_>,
-    ) -> Result<GameView, ApiError> {
+    ) -> Result<GameView, GameError> {
         self.retry_stale(svc, || async {
             let mut live = self.game.lock().await;
             let side = Self::seat(&live, who)?;
             if live.phase != Phase::Playing {
-                return Err(ApiError::conflict("only a game in play can be resigned")
-                    .code("game.resign-not-in-play"));
+                return Err(GameError::ResignNotInPlay);
             }
             if !live.started_by_both() {
                 self.finish(svc, &mut live, None, GameEndReason::Aborted)
@@ -221,20 +220,15 @@ impl GameRoom {
         &self,
         svc: &GameServices,
         who: &Credential<'_>,
-    ) -> Result<GameView, ApiError> {
+    ) -> Result<GameView, GameError> {
         self.retry_stale(svc, || async {
             let mut live = self.game.lock().await;
             Self::seat(&live, who)?;
             if live.phase == Phase::Finished {
-                return Err(
-                    ApiError::conflict("the game is already over").code("game.already-over")
-                );
+                return Err(GameError::AlreadyOver);
             }
             if live.started_by_both() {
-                return Err(ApiError::conflict(
-                    "a game can only be aborted before both players have moved",
-                )
-                .code("game.abort-too-late"));
+                return Err(GameError::AbortTooLate);
             }
             self.finish(svc, &mut live, None, GameEndReason::Aborted)
                 .await?;

@@ -1,9 +1,9 @@
 //! What lists games: the lobby's open seeks, the games in play and finished, a player's
 //! games, and the count of games waiting for a player's move.
 
+use super::error::GameError;
 use super::room::{GameView, Phase};
 use super::rooms::Rooms;
-use crate::error::ApiError;
 
 /// Public games with an open seat, newest first.
 pub(super) async fn open_seeks(rooms: &Rooms) -> Vec<GameView> {
@@ -25,7 +25,7 @@ pub(super) async fn listed_games(
     rooms: &Rooms,
     status: Option<&str>,
     limit: usize,
-) -> Result<Vec<GameView>, ApiError> {
+) -> Result<Vec<GameView>, GameError> {
     let svc = rooms.services();
     let now = svc.now();
     let mut out = Vec::new();
@@ -45,7 +45,7 @@ pub(super) async fn listed_games(
             .store
             .finished_games(limit as i64)
             .await
-            .map_err(|e| ApiError::internal(format!("database: {e}")))?;
+            .map_err(GameError::Database)?;
         for row in rows {
             if let Ok(room) = rooms.find(&row.id).await {
                 let live = room.game.lock().await;
@@ -66,13 +66,13 @@ pub(super) async fn account_games(
     account_id: &str,
     status: Option<&str>,
     limit: usize,
-) -> Result<Vec<GameView>, ApiError> {
+) -> Result<Vec<GameView>, GameError> {
     let svc = rooms.services();
     let ids = svc
         .store
         .account_game_ids(account_id, status, limit as i64)
         .await
-        .map_err(|e| ApiError::internal(format!("database: {e}")))?;
+        .map_err(GameError::Database)?;
     let now = svc.now();
     let mut out = Vec::with_capacity(ids.len());
     for id in ids {

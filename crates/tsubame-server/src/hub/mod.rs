@@ -26,6 +26,7 @@ mod computer;
 mod draws;
 mod due;
 mod ends;
+mod error;
 mod limits;
 mod lobby;
 mod moves;
@@ -38,6 +39,7 @@ mod sync;
 
 pub use challenges::{ChallengeList, ChallengeView, MAX_WAITING_CHALLENGES};
 pub use ends::GameEndReason;
+pub use error::{GameError, Refusal};
 pub use room::{Credential, GameResult, GameRoom, GameView, LiveGame, MoveRecord, Phase, Player};
 pub use seats::{NewGame, SeatGrant, Sitter};
 pub use services::Settings;
@@ -45,7 +47,6 @@ pub use services::Settings;
 use crate::accounts::Accounts;
 use crate::chat::{ChatLine, Room};
 use crate::engine_work::EngineWork;
-use crate::error::ApiError;
 use crate::metrics::Metrics;
 use crate::store::Store;
 use chat::GameChat;
@@ -191,7 +192,7 @@ impl Hub {
     }
 
     /// Counts a game creation from `client`, or refuses it (429) past the address's rate.
-    pub fn admit_creation(&self, client: IpAddr) -> Result<(), ApiError> {
+    pub fn admit_creation(&self, client: IpAddr) -> Result<(), GameError> {
         self.creations.admit(client)
     }
 
@@ -414,56 +415,44 @@ impl Hub {
                 continue;
             };
             if let Err(e) = ended {
-                tracing::warn!(
-                    account = account_id,
-                    "cannot end a challenge: {}",
-                    e.message
-                );
+                tracing::warn!(account = account_id, "cannot end a challenge: {}", e);
             }
         }
     }
 
     /// A game, live or loaded from the database (finished games are loaded on demand and kept).
-    pub async fn find(&self, id: &str) -> Result<Arc<GameRoom>, ApiError> {
+    pub async fn find(&self, id: &str) -> Result<Arc<GameRoom>, GameError> {
         self.rooms.find(id).await
     }
 
     /// Creates a game and returns the creator's seat.
-    pub async fn create(&self, new: NewGame) -> Result<SeatGrant, ApiError> {
+    pub async fn create(&self, new: NewGame) -> Result<SeatGrant, GameError> {
         self.seats.create(new).await
     }
 
     /// Challenges a named player: `new.challenged` is the account the game is for. Refused
     /// when that player blocks the challenger, when one challenge between the two already
     /// waits, or when the challenger has [`MAX_WAITING_CHALLENGES`] waiting.
-    pub async fn challenge(&self, new: NewGame) -> Result<SeatGrant, ApiError> {
+    pub async fn challenge(&self, new: NewGame) -> Result<SeatGrant, GameError> {
         let (Some(challenger), Some(challenged)) = (
             new.creator.account.clone(),
             new.challenged.as_ref().and_then(|c| c.account.clone()),
         ) else {
-            return Err(ApiError::bad_request(
-                "a challenge is from one logged-in player to another",
-            )
-            .code("challenge.login"));
+            return Err(GameError::ChallengeNeedsLogins);
         };
         let blocked = self
             .store()
             .blocks(&challenged, &challenger)
             .await
-            .map_err(|e| ApiError::internal(format!("database: {e}")))?;
+            .map_err(GameError::Database)?;
         if blocked {
-            return Err(
-                ApiError::forbidden("this player does not take challenges from you")
-                    .code("challenge.blocked"),
-            );
+            return Err(GameError::ChallengeBlocked);
         }
         let waiting = self.challenges_of(&challenger).await;
         if waiting.outgoing.len() >= MAX_WAITING_CHALLENGES {
-            return Err(ApiError::conflict(format!(
-                "you have {MAX_WAITING_CHALLENGES} challenges waiting: withdraw one first"
-            ))
-            .code("challenge.too-many")
-            .param("count", MAX_WAITING_CHALLENGES));
+            return Err(GameError::TooManyChallenges {
+                count: MAX_WAITING_CHALLENGES,
+            });
         }
         let name = new.challenged.as_ref().map_or("", |c| c.name.as_str());
         if waiting
@@ -472,11 +461,9 @@ impl Hub {
             .chain(&waiting.incoming)
             .any(|c| c.to.eq_ignore_ascii_case(name) || c.from.eq_ignore_ascii_case(name))
         {
-            return Err(ApiError::conflict(format!(
-                "a challenge between you and {name} is already waiting"
-            ))
-            .code("challenge.already-waiting")
-            .param("name", name));
+            return Err(GameError::ChallengeAlreadyWaiting {
+                name: name.to_string(),
+            });
         }
         self.seats.create(new).await
     }
@@ -489,13 +476,13 @@ impl Hub {
         &self,
         tournament: &crate::arena::store::TournamentRow,
         pairs: Vec<[Sitter; 2]>,
-    ) -> Result<usize, ApiError> {
+    ) -> Result<usize, GameError> {
         let variant: tsubame_rules::Variant = tournament
             .variant
             .parse()
-            .map_err(|e: tsubame_rules::UnknownVariant| ApiError::internal(e.to_string()))?;
+            .map_err(|e: tsubame_rules::UnknownVariant| GameError::Corrupt(e.to_string()))?;
         let control: crate::clock::TimeControl = serde_json::from_str(&tournament.time_control)
-            .map_err(|e| ApiError::internal(format!("the tournament's clock: {e}")))?;
+            .map_err(|e| GameError::Corrupt(format!("the tournament's clock: {e}")))?;
         let mut games = Vec::with_capacity(pairs.len());
         let mut pairings = Vec::with_capacity(pairs.len());
         for players in pairs {
@@ -504,7 +491,7 @@ impl Hub {
                 players[1].account.clone().unwrap_or_default(),
             ];
             let game = crate::game::HostedGame::new(variant, &tournament.options, None)
-                .map_err(ApiError::from_rules)?;
+                .map_err(GameError::Rules)?;
             let live = self
                 .seats
                 .paired(game, control, tournament.rated, &tournament.id, players)
@@ -528,7 +515,10 @@ impl Hub {
                 &pairings,
             )
             .await
-            .map_err(|e| ApiError::storing("the pairing", e))?;
+            .map_err(|e| GameError::Storing {
+                what: "the pairing",
+                error: e,
+            })?;
         if !started {
             return Ok(0);
         }
@@ -557,7 +547,7 @@ impl Hub {
         &self,
         room: &Arc<GameRoom>,
         account_id: &str,
-    ) -> Result<GameView, ApiError> {
+    ) -> Result<GameView, GameError> {
         self.seats.decline(room, account_id).await
     }
 
@@ -581,7 +571,7 @@ impl Hub {
         invite: Option<&str>,
         joiner: Sitter,
         who: &Credential<'_>,
-    ) -> Result<SeatGrant, ApiError> {
+    ) -> Result<SeatGrant, GameError> {
         // A player who blocks the joiner takes no game from them.
         if let Some(joining) = &joiner.account {
             let seated: Vec<String> = {
@@ -593,12 +583,9 @@ impl Hub {
                     .store()
                     .blocks(&account, joining)
                     .await
-                    .map_err(|e| ApiError::internal(format!("database: {e}")))?;
+                    .map_err(GameError::Database)?;
                 if blocks {
-                    return Err(
-                        ApiError::forbidden("this player does not take games from you")
-                            .code("seat.blocked"),
-                    );
+                    return Err(GameError::CreatorBlocksYou);
                 }
             }
         }
@@ -611,7 +598,7 @@ impl Hub {
         room: &Arc<GameRoom>,
         who: &Credential<'_>,
         text: &str,
-    ) -> Result<GameView, ApiError> {
+    ) -> Result<GameView, GameError> {
         let svc = &*self.services;
         let view = room
             .retry_stale(svc, || async {
@@ -629,7 +616,7 @@ impl Hub {
         &self,
         room: &Arc<GameRoom>,
         who: &Credential<'_>,
-    ) -> Result<GameView, ApiError> {
+    ) -> Result<GameView, GameError> {
         room.resign(&self.services, who).await
     }
 
@@ -638,7 +625,7 @@ impl Hub {
         &self,
         room: &Arc<GameRoom>,
         who: &Credential<'_>,
-    ) -> Result<GameView, ApiError> {
+    ) -> Result<GameView, GameError> {
         room.abort(&self.services, who).await
     }
 
@@ -647,7 +634,7 @@ impl Hub {
         &self,
         room: &Arc<GameRoom>,
         who: &Credential<'_>,
-    ) -> Result<GameView, ApiError> {
+    ) -> Result<GameView, GameError> {
         room.berserk(&self.services, who).await
     }
 
@@ -657,7 +644,7 @@ impl Hub {
         room: &Arc<GameRoom>,
         who: &Credential<'_>,
         action: &str,
-    ) -> Result<GameView, ApiError> {
+    ) -> Result<GameView, GameError> {
         room.draw(&self.services, who, action).await
     }
 
@@ -682,7 +669,7 @@ impl Hub {
         who: &Credential<'_>,
         account_name: Option<&str>,
         text: &str,
-    ) -> Result<ChatLine, ApiError> {
+    ) -> Result<ChatLine, GameError> {
         self.chat
             .say(&self.services, room, who, account_name, text)
             .await
@@ -693,7 +680,7 @@ impl Hub {
         &self,
         room: &GameRoom,
         who: &Credential<'_>,
-    ) -> Result<(Room, Vec<ChatLine>), ApiError> {
+    ) -> Result<(Room, Vec<ChatLine>), GameError> {
         self.chat.history(&self.services, room, who).await
     }
 
@@ -704,7 +691,7 @@ impl Hub {
         room: &Arc<GameRoom>,
         who: &Credential<'_>,
         action: &str,
-    ) -> Result<GameView, ApiError> {
+    ) -> Result<GameView, GameError> {
         self.seats.rematch(room, who, action).await
     }
 
@@ -718,7 +705,7 @@ impl Hub {
         &self,
         status: Option<&str>,
         limit: usize,
-    ) -> Result<Vec<GameView>, ApiError> {
+    ) -> Result<Vec<GameView>, GameError> {
         lobby::listed_games(&self.rooms, status, limit).await
     }
 
@@ -728,7 +715,7 @@ impl Hub {
         account_id: &str,
         status: Option<&str>,
         limit: usize,
-    ) -> Result<Vec<GameView>, ApiError> {
+    ) -> Result<Vec<GameView>, GameError> {
         lobby::account_games(&self.rooms, account_id, status, limit).await
     }
 

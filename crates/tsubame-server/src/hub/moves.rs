@@ -2,10 +2,10 @@
 //! put in place and announced.
 
 use super::ends::GameEndReason;
+use super::error::GameError;
 use super::room::MovedNotice;
 use super::room::{GameRoom, LiveGame, MoveRecord, Notice, Phase, Player, move_row};
 use super::services::GameServices;
-use crate::error::ApiError;
 use std::time::Instant;
 use tsubame_rules::Color;
 
@@ -19,34 +19,27 @@ impl GameRoom {
         live: &mut LiveGame,
         side: Color,
         text: &str,
-    ) -> Result<super::GameView, ApiError> {
+    ) -> Result<super::GameView, GameError> {
         match live.phase {
             Phase::Waiting => {
-                return Err(ApiError::conflict(
-                    "the game has not started: waiting for the second player",
-                )
-                .code("game.not-started"));
+                return Err(GameError::NotStarted);
             }
             Phase::Finished => {
                 let reason = live.result.as_ref().map_or("", |r| r.reason.as_str());
-                return Err(ApiError::conflict(format!("the game is over ({reason})"))
-                    .code("game.over")
-                    .param("reason", reason));
+                return Err(GameError::Over {
+                    reason: reason.to_string(),
+                });
             }
             Phase::Playing => {}
         }
         if live.side_to_move() != side {
-            return Err(ApiError::conflict(format!(
-                "it is {}'s turn, not {}'s",
-                live.side_to_move().name(),
-                side.name()
-            ))
-            .code("game.not-your-turn")
-            .param("turn", live.side_to_move().name())
-            .param("side", side.name()));
+            return Err(GameError::NotYourTurn {
+                turn: live.side_to_move(),
+                side,
+            });
         }
         if text.len() > 32 {
-            return Err(ApiError::bad_request("move text is too long"));
+            return Err(GameError::MoveTooLong);
         }
         let arrived = Instant::now();
         let now = svc.now();
@@ -55,12 +48,10 @@ impl GameRoom {
         if live.clock_runs() && !clock.end_turn(&live.control, side.index(), think_ms) {
             self.finish(svc, live, Some(!side), GameEndReason::TIME)
                 .await?;
-            return Err(
-                ApiError::conflict("time is up: the game is lost on time").code("game.time-up")
-            );
+            return Err(GameError::TimeUp);
         }
         let mut next = live.next_version();
-        let played = next.game.play(text).map_err(ApiError::from_rules)?;
+        let played = next.game.play(text).map_err(GameError::Rules)?;
         let record = MoveRecord {
             ply: live.moves.len() + 1,
             played,

@@ -1,9 +1,9 @@
 //! Rematches after a game between people: offered, declined, or agreed, when a new game
 //! starts with the same rules, clock and rating, colours swapped.
 
+use super::error::GameError;
 use super::room::{Credential, GameRoom, GameView, LiveGame, Phase, Player};
 use super::seats::Seats;
-use crate::error::ApiError;
 use crate::game::HostedGame;
 use std::sync::Arc;
 
@@ -16,7 +16,7 @@ impl Seats {
         room: &Arc<GameRoom>,
         who: &Credential<'_>,
         action: &str,
-    ) -> Result<GameView, ApiError> {
+    ) -> Result<GameView, GameError> {
         room.retry_stale(&self.services, || self.rematch_once(room, who, action))
             .await
     }
@@ -27,20 +27,14 @@ impl Seats {
         room: &Arc<GameRoom>,
         who: &Credential<'_>,
         action: &str,
-    ) -> Result<GameView, ApiError> {
+    ) -> Result<GameView, GameError> {
         let mut live = room.game.lock().await;
         let side = GameRoom::seat(&live, who)?;
         if live.phase != Phase::Finished {
-            return Err(
-                ApiError::conflict("a rematch is offered once the game is over")
-                    .code("rematch.not-over"),
-            );
+            return Err(GameError::RematchNotOver);
         }
         if live.players.contains(&Player::Engine) {
-            return Err(
-                ApiError::conflict("against the computer, start a new game instead")
-                    .code("rematch.computer"),
-            );
+            return Err(GameError::RematchWithComputer);
         }
         if live.rematch_id.is_some() {
             return Ok(live.view(self.services.now(), &self.services.settings, false));
@@ -66,22 +60,21 @@ impl Seats {
                 room.store_state(&self.services, &mut live, next).await?;
             }
             "accept" => {
-                return Err(ApiError::conflict("there is no rematch offer to accept")
-                    .code("rematch.none-to-accept"));
+                return Err(GameError::NoRematchToAccept);
             }
             "decline" => {
                 if !opponent_offers {
-                    return Err(ApiError::conflict("there is no rematch offer to decline")
-                        .code("rematch.none-to-decline"));
+                    return Err(GameError::NoRematchToDecline);
                 }
                 let mut next = live.next_version();
                 next.rematch_offer = None;
                 room.store_state(&self.services, &mut live, next).await?;
             }
             other => {
-                return Err(ApiError::bad_request(format!(
-                    "rematch action {other:?} is not one of offer, accept, decline"
-                )));
+                return Err(GameError::UnknownOfferAction {
+                    offer: "rematch",
+                    action: other.to_string(),
+                });
             }
         }
         room.announce(&self.services, &live, "state", None);
@@ -89,13 +82,13 @@ impl Seats {
     }
 
     /// Stores and starts the rematch of a finished game; its id.
-    async fn start_rematch(&self, old: &LiveGame) -> Result<String, ApiError> {
+    async fn start_rematch(&self, old: &LiveGame) -> Result<String, GameError> {
         let game = HostedGame::new(
             old.game.variant(),
             &old.game.options_text(),
             Some(&old.game.start_sfen()),
         )
-        .map_err(ApiError::from_rules)?;
+        .map_err(GameError::Rules)?;
         let swap = |pair: &[Option<String>; 2]| [pair[1].clone(), pair[0].clone()];
         let accounts = swap(&old.accounts);
         let mut ratings = [None, None];

@@ -5,10 +5,10 @@
 //! the version of the game it was made from: of two instances changing a game at once, one
 //! wins and the other reloads the game and checks the request again.
 
+use super::error::GameError;
 use super::services::{GameServices, Settings, random_hex};
 use crate::chat::ChatLine;
 use crate::clock::{ClockState, ClockView, SideClock, TimeControl};
-use crate::error::ApiError;
 use crate::game::{HostedGame, PlayedMove, RulesError};
 use crate::ratings::{SeatRating, Speed};
 use crate::store::{Change, GameRow, GameState, MoveRow, token_hash};
@@ -276,9 +276,6 @@ pub(super) fn random_id() -> String {
         .map(|_| ALPHABET[rng.gen_range(0..ALPHABET.len())] as char)
         .collect()
 }
-
-/// The error of a change that lost the race with another instance's change to the game.
-pub(super) const STALE: &str = "the game changed meanwhile (on another server): look at it again";
 
 /// After how long a computer's move that has not come counts as lost with the instance that
 /// was searching it, and another instance searches it: well past the longest level's search
@@ -578,7 +575,7 @@ impl LiveGame {
     }
 
     /// The row of a game that has just been made (no move played yet).
-    pub(super) fn new_row(&self, settings: &Settings) -> Result<GameRow, ApiError> {
+    pub(super) fn new_row(&self, settings: &Settings) -> Result<GameRow, GameError> {
         let started = self.phase == Phase::Playing;
         Ok(GameRow {
             id: self.id.clone(),
@@ -586,7 +583,7 @@ impl LiveGame {
             options: self.game.options_text(),
             start_sfen: self.game.start_sfen(),
             time_control: serde_json::to_string(&self.control)
-                .map_err(|e| ApiError::internal(e.to_string()))?,
+                .map_err(|e| GameError::Corrupt(e.to_string()))?,
             sente_player: self.players[0].name().to_string(),
             gote_player: self.players[1].name().to_string(),
             engine_level: i64::from(self.engine_level),
@@ -822,20 +819,15 @@ impl GameRoom {
     }
 
     /// The seat a credential acts for, or an error naming what is wrong.
-    pub(super) fn seat(live: &LiveGame, who: &Credential) -> Result<Color, ApiError> {
+    pub(super) fn seat(live: &LiveGame, who: &Credential) -> Result<Color, GameError> {
         if who.token.is_none() && who.account.is_none() {
-            return Err(
-                ApiError::forbidden("a seat token or a login holding a seat is required")
-                    .code("seat.none"),
-            );
+            return Err(GameError::NoCredential);
         }
         live.seat_for(who).ok_or_else(|| {
             if who.token.is_some() {
-                ApiError::forbidden("the token does not hold a seat in this game")
-                    .code("seat.token-holds-none")
+                GameError::TokenHoldsNoSeat
             } else {
-                ApiError::forbidden("your account does not hold a seat in this game")
-                    .code("seat.account-holds-none")
+                GameError::AccountHoldsNoSeat
             }
         })
     }
@@ -850,15 +842,15 @@ impl GameRoom {
         live: &mut LiveGame,
         next: LiveGame,
         stored: anyhow::Result<bool>,
-        what: &str,
-    ) -> Result<(), ApiError> {
+        what: &'static str,
+    ) -> Result<(), GameError> {
         match stored {
             Ok(true) => {
                 *live = next;
                 Ok(())
             }
             Ok(false) => Err(self.stale(svc, live).await),
-            Err(e) => Err(ApiError::storing(what, e)),
+            Err(e) => Err(GameError::Storing { what, error: e }),
         }
     }
 
@@ -869,7 +861,7 @@ impl GameRoom {
         svc: &GameServices,
         live: &mut LiveGame,
         next: LiveGame,
-    ) -> Result<(), ApiError> {
+    ) -> Result<(), GameError> {
         let change = next.state_change(&svc.settings, live.version);
         let stored = svc.store.change_state(&change).await;
         self.settle(svc, live, next, stored, "the change").await
@@ -886,13 +878,13 @@ impl GameRoom {
         &self,
         svc: &GameServices,
         mut attempt: impl FnMut() -> Attempt,
-    ) -> Result<T, ApiError>
+    ) -> Result<T, GameError>
     where
-        Attempt: std::future::Future<Output = Result<T, ApiError>>,
+        Attempt: std::future::Future<Output = Result<T, GameError>>,
     {
         match attempt().await {
-            Err(e) if e.message == STALE => attempt().await,
-            Err(e) if svc.store.shared() && matches!(e.status, 403 | 409 | 422) => {
+            Err(GameError::Stale) => attempt().await,
+            Err(e) if svc.store.shared() && e.depends_on_the_game() => {
                 {
                     let mut live = self.game.lock().await;
                     let version = live.version;
@@ -908,9 +900,9 @@ impl GameRoom {
 
     /// After another instance changed the game first: the game is reloaded (and the change
     /// announced); the error says to look again.
-    pub(super) async fn stale(&self, svc: &GameServices, live: &mut LiveGame) -> ApiError {
+    pub(super) async fn stale(&self, svc: &GameServices, live: &mut LiveGame) -> GameError {
         match self.refresh(svc, live).await {
-            Ok(()) => ApiError::conflict(STALE).code("game.stale"),
+            Ok(()) => GameError::Stale,
             Err(e) => e,
         }
     }
@@ -921,22 +913,21 @@ impl GameRoom {
         &self,
         svc: &GameServices,
         live: &mut LiveGame,
-    ) -> Result<(), ApiError> {
+    ) -> Result<(), GameError> {
         let (row, moves) = svc
             .store
             .game_since(&live.id, live.moves.len() as i64)
             .await
-            .map_err(|e| ApiError::internal(format!("database: {e}")))?
-            .ok_or_else(|| {
-                ApiError::not_found(format!("no game with id {:?}", live.id)).code("game.unknown")
-            })?;
+            .map_err(GameError::Database)?
+            .ok_or_else(|| GameError::unknown_game(&live.id))?;
         if row.state.version <= live.version && moves.is_empty() {
             return Ok(());
         }
         let (plies, phase) = (live.moves.len(), live.phase);
         for mv in &moves {
-            live.take_move(mv).map_err(|e| {
-                ApiError::internal(format!("stored game {} is damaged: {e}", live.id))
+            live.take_move(mv).map_err(|e| GameError::Damaged {
+                id: live.id.clone(),
+                error: e.to_string(),
             })?;
         }
         live.take_row(&row);

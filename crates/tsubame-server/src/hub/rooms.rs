@@ -1,10 +1,10 @@
 //! The index of live games: each game's room by id, loaded from the database on demand and
 //! dropped from memory once finished and forgotten.
 
+use super::error::GameError;
 use super::room::{GameRoom, LiveGame, Phase};
 use super::services::GameServices;
 use crate::clock::TimeControl;
-use crate::error::ApiError;
 use crate::game::{HostedGame, RulesError};
 use crate::store::{GameRow, MoveRow};
 use std::collections::HashMap;
@@ -133,17 +133,11 @@ impl Rooms {
     }
 
     /// A game, live or loaded from the database (finished games are loaded on demand and kept).
-    pub(super) async fn find(&self, id: &str) -> Result<Arc<GameRoom>, ApiError> {
+    pub(super) async fn find(&self, id: &str) -> Result<Arc<GameRoom>, GameError> {
         if let Some(room) = self.get(id) {
             return Ok(room);
         }
-        // The id as asked, cut short: a 5,000-character path is not echoed back.
-        let not_found = || {
-            ApiError::not_found(format!(
-                "no game with id {:?}",
-                id.chars().take(64).collect::<String>()
-            ))
-        };
+        let not_found = || GameError::unknown_game(id);
         if id.len() > 64 {
             return Err(not_found());
         }
@@ -151,15 +145,13 @@ impl Rooms {
         let row = store
             .game(id)
             .await
-            .map_err(|e| ApiError::internal(format!("database: {e}")))?
+            .map_err(GameError::Database)?
             .ok_or_else(not_found)?;
-        let moves = store
-            .moves(id)
-            .await
-            .map_err(|e| ApiError::internal(format!("database: {e}")))?;
-        let live = self
-            .rebuild(&row, &moves)
-            .map_err(|e| ApiError::internal(format!("stored game {id} is damaged: {e}")))?;
+        let moves = store.moves(id).await.map_err(GameError::Database)?;
+        let live = self.rebuild(&row, &moves).map_err(|e| GameError::Damaged {
+            id: id.to_string(),
+            error: e.to_string(),
+        })?;
         // Another request may have loaded it meanwhile: keep the first.
         if let Some(room) = self.get(id) {
             return Ok(room);

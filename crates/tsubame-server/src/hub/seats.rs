@@ -4,13 +4,13 @@
 use super::challenges::MAX_WAITING_CHALLENGES;
 use super::computer::{Computer, engine_name};
 use super::ends::GameEndReason;
+use super::error::GameError;
 use super::room::{
     Credential, GameRoom, GameView, LiveGame, Notice, Phase, Player, constant_time_eq,
 };
 use super::rooms::Rooms;
 use super::services::{GameServices, random_hex};
 use crate::clock::TimeControl;
-use crate::error::ApiError;
 use crate::game::HostedGame;
 use crate::ratings::{SeatRating, Speed, rating_game};
 use crate::store::{ChallengeStored, StartedSeats, token_hash};
@@ -97,7 +97,7 @@ impl Seats {
         account: Option<&str>,
         game: &HostedGame,
         control: &TimeControl,
-    ) -> Result<Option<SeatRating>, ApiError> {
+    ) -> Result<Option<SeatRating>, GameError> {
         let (Some(account), Some(speed)) = (account, Speed::of(control)) else {
             return Ok(None);
         };
@@ -110,47 +110,34 @@ impl Seats {
                 speed.name(),
             )
             .await
-            .map_err(|e| ApiError::internal(format!("database: {e}")))?
+            .map_err(GameError::Database)?
             .unwrap_or_default();
         Ok(Some(SeatRating::of(&rating)))
     }
 
     /// Creates a game and returns the creator's seat.
-    pub(super) async fn create(&self, new: NewGame) -> Result<SeatGrant, ApiError> {
-        new.control
-            .validate()
-            .map_err(|e| ApiError::bad_request(e.to_string()))?;
+    pub(super) async fn create(&self, new: NewGame) -> Result<SeatGrant, GameError> {
+        new.control.validate()?;
         let game = HostedGame::new(new.variant, &new.options, new.start_sfen.as_deref())
-            .map_err(ApiError::from_rules)?;
+            .map_err(GameError::Rules)?;
         if game.outcome().is_some() {
-            return Err(ApiError::bad_request(
-                "the start position is already decided",
-            ));
+            return Err(GameError::StartDecided);
         }
         if new.rated && (new.against_engine || new.creator.account.is_none()) {
-            return Err(ApiError::bad_request(
-                "only games between two logged-in players can be rated",
-            )
-            .code("game.rated-needs-accounts"));
+            return Err(GameError::RatedNeedsAccounts);
         }
         if new.rated && Speed::of(&new.control).is_none() {
-            return Err(
-                ApiError::bad_request("a rated game needs a clock").code("game.rated-needs-clock")
-            );
+            return Err(GameError::RatedNeedsClock);
         }
         if let Some((min, max)) = new.rating_range
             && (min > max || new.against_engine)
         {
-            return Err(ApiError::bad_request(
-                "a rating range is from a lower to a higher rating, for a seek",
-            ));
+            return Err(GameError::RatingRangeReversed);
         }
         if new.challenged.is_some()
             && (new.against_engine || new.creator.account.is_none() || new.rating_range.is_some())
         {
-            return Err(ApiError::bad_request(
-                "a challenge is from one logged-in player to another, without a rating range",
-            ));
+            return Err(GameError::ChallengeShape);
         }
         let creator = new.creator_side;
         // A challenge's seat is taken by its account, not by whoever has a link.
@@ -220,7 +207,7 @@ impl Seats {
 
     /// Stores a challenge just made, if its limits allow (checked in the transaction that
     /// stores it), then hosts it.
-    async fn store_new_challenge(&self, live: LiveGame, challenger: &str) -> Result<(), ApiError> {
+    async fn store_new_challenge(&self, live: LiveGame, challenger: &str) -> Result<(), GameError> {
         let row = live.new_row(&self.services.settings)?;
         let notice = serde_json::to_string(&Notice::of(&live.id, live.version)).unwrap_or_default();
         let stored = self
@@ -228,7 +215,10 @@ impl Seats {
             .store
             .insert_challenge(&row, &notice, challenger, MAX_WAITING_CHALLENGES as i64)
             .await
-            .map_err(|e| ApiError::storing("the challenge", e))?;
+            .map_err(|e| GameError::Storing {
+                what: "the challenge",
+                error: e,
+            })?;
         match stored {
             ChallengeStored::Made => {
                 self.rooms.insert(live);
@@ -240,17 +230,11 @@ impl Seats {
                     .and_then(|side| live.names.get(side))
                     .cloned()
                     .unwrap_or_default();
-                Err(ApiError::conflict(format!(
-                    "a challenge between you and {name} is already waiting"
-                ))
-                .code("challenge.already-waiting")
-                .param("name", name))
+                Err(GameError::ChallengeAlreadyWaiting { name })
             }
-            ChallengeStored::TooMany => Err(ApiError::conflict(format!(
-                "you have {MAX_WAITING_CHALLENGES} challenges waiting: withdraw one first"
-            ))
-            .code("challenge.too-many")
-            .param("count", MAX_WAITING_CHALLENGES)),
+            ChallengeStored::TooMany => Err(GameError::TooManyChallenges {
+                count: MAX_WAITING_CHALLENGES,
+            }),
         }
     }
 
@@ -263,7 +247,7 @@ impl Seats {
         rated: bool,
         tournament_id: &str,
         players: [Sitter; 2],
-    ) -> Result<LiveGame, ApiError> {
+    ) -> Result<LiveGame, GameError> {
         let mut ratings = [None, None];
         for (side, player) in players.iter().enumerate() {
             ratings[side] = self
@@ -294,7 +278,7 @@ impl Seats {
     }
 
     /// Stores a game just made, then hosts it: its clock and, on its turn, the computer.
-    pub(super) async fn store_new(&self, mut live: LiveGame) -> Result<(), ApiError> {
+    pub(super) async fn store_new(&self, mut live: LiveGame) -> Result<(), GameError> {
         // The computer's search, when it moves first, has not started.
         live.engine_waiting = live.phase == Phase::Playing
             && live.players[live.side_to_move().index()] == Player::Engine;
@@ -304,7 +288,10 @@ impl Seats {
             .store
             .insert_game(&row, &notice)
             .await
-            .map_err(|e| ApiError::storing("the new game", e))?;
+            .map_err(|e| GameError::Storing {
+                what: "the new game",
+                error: e,
+            })?;
         let room = self.rooms.insert(live);
         self.computer.after_change(&room).await;
         Ok(())
@@ -319,7 +306,7 @@ impl Seats {
         invite: Option<&str>,
         joiner: Sitter,
         who: &Credential<'_>,
-    ) -> Result<SeatGrant, ApiError> {
+    ) -> Result<SeatGrant, GameError> {
         room.retry_stale(&self.services, || {
             self.join_once(room, invite, joiner.clone(), who)
         })
@@ -333,21 +320,16 @@ impl Seats {
         invite: Option<&str>,
         joiner: Sitter,
         who: &Credential<'_>,
-    ) -> Result<SeatGrant, ApiError> {
+    ) -> Result<SeatGrant, GameError> {
         let mut live = room.game.lock().await;
         if live.phase != Phase::Waiting {
-            return Err(ApiError::conflict("this game has no open seat").code("seat.no-open-seat"));
+            return Err(GameError::NoOpenSeat);
         }
         if live.seat_for(who).is_some() {
-            return Err(ApiError::conflict(
-                "this is your own game: you cannot join it (cancel it instead)",
-            )
-            .code("seat.own-game"));
+            return Err(GameError::OwnGame);
         }
         if live.rated && joiner.account.is_none() {
-            return Err(
-                ApiError::forbidden("log in to play a rated game").code("login.needed-rated-play")
-            );
+            return Err(GameError::RatedPlayNeedsLogin);
         }
         let joiner_rating = self
             .seat_rating(joiner.account.as_deref(), &live.game, &live.control)
@@ -356,22 +338,14 @@ impl Seats {
             match joiner_rating {
                 Some(seat) if (min..=max).contains(&seat.rating) => {}
                 Some(seat) => {
-                    return Err(ApiError::forbidden(format!(
-                        "this seek is for ratings {min} to {max}; yours is {}",
-                        seat.rating
-                    ))
-                    .code("seat.rating-range")
-                    .param("min", min)
-                    .param("max", max)
-                    .param("rating", seat.rating));
+                    return Err(GameError::OutsideRatingRange {
+                        min,
+                        max,
+                        rating: seat.rating,
+                    });
                 }
                 None => {
-                    return Err(ApiError::forbidden(format!(
-                        "this seek is for ratings {min} to {max}: log in to join it"
-                    ))
-                    .code("seat.rating-range-login")
-                    .param("min", min)
-                    .param("max", max));
+                    return Err(GameError::RatingRangeNeedsLogin { min, max });
                 }
             }
         }
@@ -383,22 +357,15 @@ impl Seats {
                 .and_then(|side| live.names.get(side))
                 .cloned()
                 .unwrap_or_default();
-            return Err(ApiError::forbidden(format!(
-                "this challenge is for {name}: only they can accept it"
-            ))
-            .code("challenge.not-yours")
-            .param("name", name));
+            return Err(GameError::ChallengeNotYours { name });
         }
         let invited = live.challenged.is_some()
             || invite.is_some_and(|i| constant_time_eq(i.as_bytes(), live.invite.as_bytes()));
         if !invited && !live.public {
-            return Err(ApiError::forbidden(
-                "this game is private: the invite code is missing or wrong",
-            )
-            .code("seat.private"));
+            return Err(GameError::Private);
         }
         let Some(open) = live.players.iter().position(|&p| p == Player::Open) else {
-            return Err(ApiError::conflict("this game has no open seat").code("seat.no-open-seat"));
+            return Err(GameError::NoOpenSeat);
         };
         let joiner_token = random_hex(16);
         let now = self.services.now();
@@ -442,18 +409,14 @@ impl Seats {
         &self,
         room: &Arc<GameRoom>,
         account: &str,
-    ) -> Result<GameView, ApiError> {
+    ) -> Result<GameView, GameError> {
         room.retry_stale(&self.services, || async {
             let mut live = room.game.lock().await;
             if live.challenged.as_deref() != Some(account) {
-                return Err(ApiError::forbidden("this game is not a challenge to you")
-                    .code("challenge.not-to-you"));
+                return Err(GameError::ChallengeNotToYou);
             }
             if live.phase != Phase::Waiting {
-                return Err(ApiError::conflict(
-                    "this challenge has already been answered or withdrawn",
-                )
-                .code("challenge.answered"));
+                return Err(GameError::ChallengeAnswered);
             }
             room.finish(&self.services, &mut live, None, GameEndReason::Declined)
                 .await?;

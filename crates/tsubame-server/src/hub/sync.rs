@@ -109,7 +109,7 @@ async fn take_notice(rooms: &Rooms, channel: &str, payload: &str) {
     let Some(room) = rooms.get(&notice.id) else {
         // A game this instance does not hold yet: a new one, one being played elsewhere.
         if let Err(e) = rooms.find(&notice.id).await {
-            tracing::warn!(game = %notice.id, "cannot load an announced game: {}", e.message);
+            tracing::warn!(game = %notice.id, "cannot load an announced game: {e}");
         }
         return;
     };
@@ -134,7 +134,7 @@ async fn take_notice(rooms: &Rooms, channel: &str, payload: &str) {
         }
     }
     if let Err(e) = room.refresh(svc, &mut live).await {
-        tracing::warn!(game = %notice.id, "cannot reload a changed game: {}", e.message);
+        tracing::warn!(game = %notice.id, "cannot reload a changed game: {e}");
     }
 }
 
@@ -158,7 +158,7 @@ async fn catch_up_with_database(rooms: &Rooms) {
             && !unfinished.contains(live.id.as_str())
             && let Err(e) = room.refresh(svc, &mut live).await
         {
-            tracing::warn!(game = %live.id, "cannot reload an ended game: {}", e.message);
+            tracing::warn!(game = %live.id, "cannot reload an ended game: {e}");
         }
     }
     for (id, version) in versions {
@@ -168,12 +168,12 @@ async fn catch_up_with_database(rooms: &Rooms) {
                 if live.version < version
                     && let Err(e) = room.refresh(svc, &mut live).await
                 {
-                    tracing::warn!(game = %id, "cannot reload a changed game: {}", e.message);
+                    tracing::warn!(game = %id, "cannot reload a changed game: {e}");
                 }
             }
             None => {
                 if let Err(e) = rooms.find(&id).await {
-                    tracing::warn!(game = %id, "cannot load a game: {}", e.message);
+                    tracing::warn!(game = %id, "cannot load a game: {e}");
                 }
             }
         }

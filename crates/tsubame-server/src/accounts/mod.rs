@@ -6,7 +6,9 @@
 //! per user name and per address, and a wrong name and a wrong password get the same answer
 //! after the same work.
 
-use crate::error::ApiError;
+pub use error::AccountError;
+mod error;
+
 use crate::store::{AccountRow, Store, token_hash};
 use argon2::password_hash::rand_core::OsRng;
 use argon2::password_hash::{Output, ParamsString, PasswordHash, SaltString};
@@ -153,9 +155,6 @@ pub fn verify_password_in(memory: &HashingMemory, password: &[u8], phc: &str) ->
     hashed.is_ok() && Output::new(&computed).is_ok_and(|computed| computed == expected)
 }
 
-/// The same answer for a wrong name and a wrong password.
-const WRONG_LOGIN: &str = "wrong user name or password";
-
 /// A logged-in player, as requests see them.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
 pub struct Account {
@@ -186,57 +185,33 @@ impl From<AccountRow> for Account {
 }
 
 /// Why a name cannot be an account's, or `Ok`.
-pub fn check_username(name: &str) -> Result<(), ApiError> {
+pub fn check_username(name: &str) -> Result<(), AccountError> {
     let length = name.chars().count();
     if !NAME_LENGTH.contains(&length) {
-        return Err(ApiError::bad_request(format!(
-            "a user name has {} to {} characters (this one has {length})",
-            NAME_LENGTH.start(),
-            NAME_LENGTH.end()
-        ))
-        .code("signup.name-length")
-        .param("min", NAME_LENGTH.start())
-        .param("max", NAME_LENGTH.end())
-        .param("length", length));
+        return Err(AccountError::NameLength { length });
     }
     if let Some(bad) = name
         .chars()
         .find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'))
     {
-        return Err(ApiError::bad_request(format!(
-            "a user name has only letters a-z, digits, _ and - (not {bad:?})"
-        ))
-        .code("signup.name-characters")
-        .param("bad", bad));
+        return Err(AccountError::NameCharacters { bad });
     }
     if name
         .to_ascii_lowercase()
         .starts_with(&GUEST_PREFIX.to_ascii_lowercase())
     {
-        return Err(ApiError::bad_request(format!(
-            "names starting with {GUEST_PREFIX} are guests' names"
-        ))
-        .code("signup.name-guest")
-        .param("prefix", GUEST_PREFIX));
+        return Err(AccountError::GuestName);
     }
     Ok(())
 }
 
 /// Why a password cannot be used, or `Ok`.
-pub fn check_password(password: &str) -> Result<(), ApiError> {
+pub fn check_password(password: &str) -> Result<(), AccountError> {
     if password.chars().count() < PASSWORD_MIN_CHARS {
-        return Err(ApiError::bad_request(format!(
-            "a password has at least {PASSWORD_MIN_CHARS} characters"
-        ))
-        .code("password.too-short")
-        .param("count", PASSWORD_MIN_CHARS));
+        return Err(AccountError::PasswordTooShort);
     }
     if password.len() > PASSWORD_MAX_BYTES {
-        return Err(ApiError::bad_request(format!(
-            "a password has at most {PASSWORD_MAX_BYTES} bytes"
-        ))
-        .code("password.too-long")
-        .param("count", PASSWORD_MAX_BYTES));
+        return Err(AccountError::PasswordTooLong);
     }
     Ok(())
 }
@@ -291,20 +266,6 @@ fn random_hex(bytes: usize) -> String {
     (0..bytes)
         .map(|_| format!("{:02x}", rng.r#gen::<u8>()))
         .collect()
-}
-
-/// A failed read or write of accounts and sessions: 503 while the database refuses writes,
-/// else 500.
-fn internal(e: anyhow::Error) -> ApiError {
-    database_error("your account or login", e)
-}
-
-/// A failed read or write of `what`: 503 while the database refuses writes, else 500.
-pub(crate) fn database_error(what: &str, e: anyhow::Error) -> ApiError {
-    if e.downcast_ref::<crate::store::WritesRefused>().is_some() {
-        return ApiError::storing(what, e);
-    }
-    ApiError::internal(format!("database: {e}"))
 }
 
 /// A new session: its value (for the cookie, shown once) and the account.
@@ -511,7 +472,7 @@ impl Accounts {
     async fn hashing<T: Send + 'static>(
         &self,
         work: impl FnOnce() -> T + Send + 'static,
-    ) -> Result<T, ApiError> {
+    ) -> Result<T, AccountError> {
         /// Counts a waiting hash until dropped: also when the request that waits goes away.
         struct Waiting<'a>(&'a AtomicUsize);
         impl Drop for Waiting<'_> {
@@ -521,34 +482,33 @@ impl Accounts {
         }
         let waiting = Waiting(&self.hashing_waiting);
         if self.hashing_waiting.fetch_add(1, Ordering::SeqCst) >= HASHING_QUEUE {
-            return Err(
-                ApiError::busy("too many logins at once: try again shortly").code("login.busy")
-            );
+            return Err(AccountError::HashingBusy);
         }
         let permit = self.hashing.acquire().await;
         drop(waiting);
-        let _permit = permit.map_err(|_| ApiError::internal("password hashing stopped"))?;
+        let _permit =
+            permit.map_err(|_| AccountError::Hashing("password hashing stopped".into()))?;
         tokio::task::spawn_blocking(work)
             .await
-            .map_err(|e| ApiError::internal(format!("password hashing failed: {e}")))
+            .map_err(|e| AccountError::Hashing(format!("password hashing failed: {e}")))
     }
 
-    async fn hash_password(&self, password: String) -> Result<String, ApiError> {
+    async fn hash_password(&self, password: String) -> Result<String, AccountError> {
         let memory = self.memory.clone();
         self.hashing(move || {
             hash_password_in(&memory, password.as_bytes())
-                .map_err(|e| ApiError::internal(format!("password hashing failed: {e}")))
+                .map_err(|e| AccountError::Hashing(format!("password hashing failed: {e}")))
         })
         .await?
     }
 
-    async fn verify_password(&self, password: String, hash: String) -> Result<bool, ApiError> {
+    async fn verify_password(&self, password: String, hash: String) -> Result<bool, AccountError> {
         let memory = self.memory.clone();
         self.hashing(move || verify_password_in(&memory, password.as_bytes(), &hash))
             .await
     }
 
-    async fn decoy(&self) -> Result<String, ApiError> {
+    async fn decoy(&self) -> Result<String, AccountError> {
         if let Some(hash) = self.decoy_hash.get() {
             return Ok(hash.clone());
         }
@@ -556,13 +516,13 @@ impl Accounts {
         Ok(self.decoy_hash.get_or_init(|| hash).clone())
     }
 
-    async fn open_session(&self, account: Account, now: u64) -> Result<NewSession, ApiError> {
+    async fn open_session(&self, account: Account, now: u64) -> Result<NewSession, AccountError> {
         let token = random_hex(32);
         let expires = now.saturating_add(self.session_ttl_ms);
         self.store
             .insert_session(&token_hash(&token), &account.id, now as i64, expires as i64)
             .await
-            .map_err(internal)?;
+            .map_err(AccountError::database)?;
         Ok(NewSession { token, account })
     }
 
@@ -573,7 +533,7 @@ impl Accounts {
         password: &str,
         client: IpAddr,
         now: u64,
-    ) -> Result<NewSession, ApiError> {
+    ) -> Result<NewSession, AccountError> {
         check_username(name)?;
         check_password(password)?;
         if self.signups_by_address.len() > 10_000 {
@@ -581,23 +541,19 @@ impl Accounts {
         }
         self.signups_by_address
             .check_key(&client)
-            .map_err(|refused| {
-                ApiError::busy_for(
-                    "too many new accounts from this address",
-                    refused.wait_time_from(DefaultClock::default().now()),
-                )
-                .code("signup.too-many")
+            .map_err(|refused| AccountError::TooManySignups {
+                wait: refused.wait_time_from(DefaultClock::default().now()),
             })?;
         if self
             .store
             .account_by_name(name)
             .await
-            .map_err(internal)?
+            .map_err(AccountError::database)?
             .is_some()
         {
-            return Err(ApiError::conflict(format!("the name {name} is taken"))
-                .code("signup.name-taken")
-                .param("name", name));
+            return Err(AccountError::NameTaken {
+                name: name.to_string(),
+            });
         }
         let row = AccountRow::player(
             random_hex(12),
@@ -606,10 +562,15 @@ impl Accounts {
             now as i64,
         );
         // Two sign-ups for one name at once: the database's unique key decides.
-        if !self.store.insert_account(&row).await.map_err(internal)? {
-            return Err(ApiError::conflict(format!("the name {name} is taken"))
-                .code("signup.name-taken")
-                .param("name", name));
+        if !self
+            .store
+            .insert_account(&row)
+            .await
+            .map_err(AccountError::database)?
+        {
+            return Err(AccountError::NameTaken {
+                name: name.to_string(),
+            });
         }
         tracing::info!(name, "new account");
         self.open_session(row.into(), now).await
@@ -622,7 +583,7 @@ impl Accounts {
         password: &str,
         client: IpAddr,
         now: u64,
-    ) -> Result<NewSession, ApiError> {
+    ) -> Result<NewSession, AccountError> {
         if self.logins_by_name.len() > 10_000 {
             self.logins_by_name.retain_recent();
         }
@@ -631,12 +592,8 @@ impl Accounts {
         }
         self.logins_by_address
             .check_key(&client)
-            .map_err(|refused| {
-                ApiError::busy_for(
-                    "too many login attempts from this address",
-                    refused.wait_time_from(DefaultClock::default().now()),
-                )
-                .code("login.too-many-address")
+            .map_err(|refused| AccountError::TooManyLoginsFromAddress {
+                wait: refused.wait_time_from(DefaultClock::default().now()),
             })?;
         // Names too long to be anyone's share one key, so they cannot fill the limiter.
         let key: String = crate::store::name_key(name)
@@ -644,21 +601,19 @@ impl Accounts {
             .take(*NAME_LENGTH.end() + 1)
             .collect();
         self.logins_by_name.check_key(&key).map_err(|refused| {
-            ApiError::busy_for(
-                "too many login attempts for this name",
-                refused.wait_time_from(DefaultClock::default().now()),
-            )
-            .code("login.too-many-name")
+            AccountError::TooManyLoginsForName {
+                wait: refused.wait_time_from(DefaultClock::default().now()),
+            }
         })?;
         if password.len() > PASSWORD_MAX_BYTES {
-            return Err(ApiError::forbidden(WRONG_LOGIN).code("login.wrong"));
+            return Err(AccountError::WrongLogin);
         }
         // A deleted account is no one's: its name gets the answer an unknown name gets.
         let account = if NAME_LENGTH.contains(&name.chars().count()) {
             self.store
                 .account_by_name(name)
                 .await
-                .map_err(internal)?
+                .map_err(AccountError::database)?
                 .filter(|row| row.deleted_at == 0)
         } else {
             None
@@ -669,10 +624,7 @@ impl Accounts {
         };
         let matches = self.verify_password(password.to_string(), hash).await?;
         match account {
-            Some(row) if matches && row.closed_at != 0 => Err(ApiError::forbidden(
-                "this account was closed by the site's administrators",
-            )
-            .code("login.closed")),
+            Some(row) if matches && row.closed_at != 0 => Err(AccountError::Closed),
             Some(row) if matches => {
                 // A good moment to forget old sessions; failing to is no reason to refuse.
                 if let Err(e) = self.store.delete_expired_sessions(now as i64).await {
@@ -680,12 +632,12 @@ impl Accounts {
                 }
                 self.open_session(row.into(), now).await
             }
-            _ => Err(ApiError::forbidden(WRONG_LOGIN).code("login.wrong")),
+            _ => Err(AccountError::WrongLogin),
         }
     }
 
     /// Ends the session with this cookie value (nothing when there is none).
-    pub async fn logout(&self, token: &str) -> Result<(), ApiError> {
+    pub async fn logout(&self, token: &str) -> Result<(), AccountError> {
         // Only a session that was there is announced: a flood of made-up cookies wakes nobody.
         if token.len() != 64 {
             return Ok(());
@@ -695,7 +647,7 @@ impl Accounts {
             .store
             .delete_session(&token_hash(token), &notice_text(&end))
             .await
-            .map_err(internal)?;
+            .map_err(AccountError::database)?;
         if ended {
             self.told_ended(end);
         }
@@ -703,7 +655,7 @@ impl Accounts {
     }
 
     /// The account logged in with this cookie value, unless the session ended or expired.
-    pub async fn session(&self, token: &str, now: u64) -> Result<Option<Account>, ApiError> {
+    pub async fn session(&self, token: &str, now: u64) -> Result<Option<Account>, AccountError> {
         Ok(self
             .session_until(token, now)
             .await?
@@ -716,7 +668,7 @@ impl Accounts {
         &self,
         token: &str,
         now: u64,
-    ) -> Result<Option<(Account, u64)>, ApiError> {
+    ) -> Result<Option<(Account, u64)>, AccountError> {
         if token.len() != 64 {
             return Ok(None);
         }
@@ -724,7 +676,7 @@ impl Accounts {
             .store
             .session_account(&token_hash(token), now as i64)
             .await
-            .map_err(internal)?
+            .map_err(AccountError::database)?
             .map(|(row, expires)| (Account::from(row), expires.max(0) as u64)))
     }
 
@@ -766,14 +718,14 @@ impl Accounts {
     }
 
     /// Ends every session of an account an administrator closed, and tells its sockets.
-    pub async fn close_by_administrator(&self, name: &str, now: u64) -> Result<bool, ApiError> {
+    pub async fn close_by_administrator(&self, name: &str, now: u64) -> Result<bool, AccountError> {
         let account = self.by_name(name).await?;
         let end = self.session_end(None, account.as_ref(), None);
         let closed = self
             .store
             .set_closed(name, now.max(1) as i64, &notice_text(&end))
             .await
-            .map_err(internal)?;
+            .map_err(AccountError::database)?;
         if closed {
             self.told_ended(end);
         }
@@ -781,7 +733,7 @@ impl Accounts {
     }
 
     /// The account of a name, without regard to case (none for a deleted account).
-    pub async fn by_name(&self, name: &str) -> Result<Option<Account>, ApiError> {
+    pub async fn by_name(&self, name: &str) -> Result<Option<Account>, AccountError> {
         if !NAME_LENGTH.contains(&name.chars().count()) {
             return Ok(None);
         }
@@ -789,7 +741,7 @@ impl Accounts {
             .store
             .account_by_name(name)
             .await
-            .map_err(internal)?
+            .map_err(AccountError::database)?
             .filter(|row| row.deleted_at == 0)
             .map(Account::from))
     }
@@ -797,36 +749,34 @@ impl Accounts {
     /// Checks that a logged-in player knows their password before a change that needs it,
     /// with the limit of login attempts on their name: a session left open on someone else's
     /// screen cannot be used to guess it.
-    async fn confirm_password(&self, account: &Account, password: &str) -> Result<(), ApiError> {
+    async fn confirm_password(
+        &self,
+        account: &Account,
+        password: &str,
+    ) -> Result<(), AccountError> {
         let key = crate::store::name_key(&account.username);
         self.logins_by_name.check_key(&key).map_err(|refused| {
-            ApiError::busy_for(
-                "too many password attempts for this account",
-                refused.wait_time_from(DefaultClock::default().now()),
-            )
-            .code("password.too-many")
+            AccountError::TooManyPasswordAttempts {
+                wait: refused.wait_time_from(DefaultClock::default().now()),
+            }
         })?;
-        let wrong =
-            || ApiError::forbidden("the password is not this account's").code("password.wrong");
         if password.len() > PASSWORD_MAX_BYTES {
-            return Err(wrong());
+            return Err(AccountError::WrongPassword);
         }
         let row = self
             .store
             .account_by_name(&account.username)
             .await
-            .map_err(internal)?
+            .map_err(AccountError::database)?
             .filter(|row| row.id == account.id && row.deleted_at == 0)
-            .ok_or_else(|| {
-                ApiError::not_found("this account no longer exists").code("account.gone")
-            })?;
+            .ok_or(AccountError::Gone)?;
         if self
             .verify_password(password.to_string(), row.password_hash)
             .await?
         {
             Ok(())
         } else {
-            Err(wrong())
+            Err(AccountError::WrongPassword)
         }
     }
 
@@ -838,7 +788,7 @@ impl Accounts {
         session: &str,
         current: &str,
         new: &str,
-    ) -> Result<(), ApiError> {
+    ) -> Result<(), AccountError> {
         check_password(new)?;
         self.confirm_password(account, current).await?;
         let hash = self.hash_password(new.to_string()).await?;
@@ -846,20 +796,20 @@ impl Accounts {
         self.store
             .change_password(&account.id, &hash, &token_hash(session), &notice_text(&end))
             .await
-            .map_err(internal)?;
+            .map_err(AccountError::database)?;
         self.told_ended(end);
         tracing::info!(name = account.username, "password changed");
         Ok(())
     }
 
     /// Ends every session of an account, the asking one included; returns how many ended.
-    pub async fn logout_everywhere(&self, account: &Account) -> Result<u64, ApiError> {
+    pub async fn logout_everywhere(&self, account: &Account) -> Result<u64, AccountError> {
         let end = self.session_end(None, Some(account), None);
         let ended = self
             .store
             .delete_sessions_of(&account.id, &notice_text(&end))
             .await
-            .map_err(internal)?;
+            .map_err(AccountError::database)?;
         self.told_ended(end);
         Ok(ended)
     }
@@ -873,25 +823,21 @@ impl Accounts {
         account: &Account,
         password: &str,
         now: u64,
-    ) -> Result<(), ApiError> {
+    ) -> Result<(), AccountError> {
         self.confirm_password(account, password).await?;
         let unfinished = self
             .store
             .account_unfinished_game_count(&account.id)
             .await
-            .map_err(internal)?;
+            .map_err(AccountError::database)?;
         if unfinished > 0 {
-            return Err(ApiError::conflict(format!(
-                "{unfinished} of your games are not over: finish, resign or abort them first"
-            ))
-            .code("account.games-unfinished")
-            .param("count", unfinished));
+            return Err(AccountError::GamesUnfinished { count: unfinished });
         }
         let end = self.session_end(None, Some(account), None);
         self.store
             .delete_account(&account.id, now as i64, &notice_text(&end))
             .await
-            .map_err(internal)?;
+            .map_err(AccountError::database)?;
         self.told_ended(end);
         tracing::info!(name = account.username, "account deleted");
         Ok(())
@@ -977,28 +923,40 @@ mod tests {
     #[test]
     fn user_names_follow_the_rules() {
         for good in ["abc", "Sente_2", "a-b", "x".repeat(20).as_str()] {
-            assert_eq!(check_username(good), Ok(()), "{good}");
+            assert!(check_username(good).is_ok(), "{good}");
         }
-        for bad in [
-            "ab",
-            "",
-            &"x".repeat(21),
-            "a b",
-            "名人名人",
-            "<script>",
-            "guest-abc",
-            "GUEST-x1",
-        ] {
-            assert!(check_username(bad).is_err(), "{bad}");
+        for (bad, length) in [("ab", 2), ("", 0), (&"x".repeat(21), 21)] {
+            assert!(
+                matches!(check_username(bad), Err(AccountError::NameLength { length: l }) if l == length),
+                "{bad}"
+            );
+        }
+        for (bad, character) in [("a b", ' '), ("名人名人", '名'), ("<script>", '<')] {
+            assert!(
+                matches!(check_username(bad), Err(AccountError::NameCharacters { bad: c }) if c == character),
+                "{bad}"
+            );
+        }
+        for bad in ["guest-abc", "GUEST-x1"] {
+            assert!(
+                matches!(check_username(bad), Err(AccountError::GuestName)),
+                "{bad}"
+            );
         }
     }
 
     #[test]
     fn passwords_are_long_enough_and_bounded() {
-        assert!(check_password("1234567").is_err());
-        assert_eq!(check_password("12345678"), Ok(()));
-        assert_eq!(check_password("駒駒駒駒駒駒駒駒"), Ok(()));
-        assert!(check_password(&"x".repeat(PASSWORD_MAX_BYTES + 1)).is_err());
+        assert!(matches!(
+            check_password("1234567"),
+            Err(AccountError::PasswordTooShort)
+        ));
+        assert!(check_password("12345678").is_ok());
+        assert!(check_password("駒駒駒駒駒駒駒駒").is_ok());
+        assert!(matches!(
+            check_password(&"x".repeat(PASSWORD_MAX_BYTES + 1)),
+            Err(AccountError::PasswordTooLong)
+        ));
     }
 
     #[test]
