@@ -37,6 +37,19 @@ impl Color {
             Color::Gote => "gote",
         }
     }
+
+    /// The side a [`Color::name`] stands for, or none for any other text.
+    ///
+    /// ```
+    /// use tsubame_rules::Color;
+    ///
+    /// assert_eq!(Color::from_name("gote"), Some(Color::Gote));
+    /// assert_eq!(Color::from_name(Color::Sente.name()), Some(Color::Sente));
+    /// assert_eq!(Color::from_name("black"), None);
+    /// ```
+    pub fn from_name(name: &str) -> Option<Color> {
+        Color::ALL.into_iter().find(|side| side.name() == name)
+    }
 }
 
 impl Not for Color {

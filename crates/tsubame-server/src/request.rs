@@ -66,14 +66,12 @@ impl OptionsInput {
 
 /// The creator's seat a request asks for: `sente`, `gote`, or `random` (drawn now).
 pub(crate) fn creator_side_of(text: &str) -> Result<Color, ApiError> {
-    match text {
-        "sente" => Ok(Color::Sente),
-        "gote" => Ok(Color::Gote),
-        "random" => Ok(Color::ALL[usize::from(rand::random::<bool>())]),
-        other => Err(ApiError::bad_request(format!(
-            "side {other:?} is not one of sente, gote, random"
-        ))),
+    if text == "random" {
+        return Ok(Color::ALL[usize::from(rand::random::<bool>())]);
     }
+    Color::from_name(text).ok_or_else(|| {
+        ApiError::bad_request(format!("side {text:?} is not one of sente, gote, random"))
+    })
 }
 
 /// The game a request names, or 400 listing the games.

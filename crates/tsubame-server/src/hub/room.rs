@@ -20,11 +20,6 @@ use tokio::sync::{Mutex, broadcast};
 use tsubame_rules::{Color, Variant};
 use utoipa::ToSchema;
 
-/// The side a name (`sente`, `gote`) stands for.
-pub(super) fn side_from_name(name: &str) -> Option<Color> {
-    Color::ALL.into_iter().find(|side| side.name() == name)
-}
-
 /// Who sits on a seat.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
@@ -432,7 +427,7 @@ impl LiveGame {
             winner: row
                 .winner
                 .as_deref()
-                .and_then(side_from_name)
+                .and_then(Color::from_name)
                 .map(Color::name),
             reason: reason.clone(),
         });
@@ -452,8 +447,8 @@ impl LiveGame {
         self.berserk = row.berserk;
         self.settle_berserk();
         self.version = row.state.version;
-        self.draw_offer = row.state.draw_offer.and_then(side_from_name);
-        self.rematch_offer = row.state.rematch_offer.and_then(side_from_name);
+        self.draw_offer = row.state.draw_offer.and_then(Color::from_name);
+        self.rematch_offer = row.state.rematch_offer.and_then(Color::from_name);
         self.engine_waiting = row.state.engine_waiting;
     }
 
