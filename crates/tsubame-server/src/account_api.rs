@@ -12,6 +12,7 @@ use crate::request::parse_json;
 use crate::responses::{
     AccountAnswer, ErrorBody, PlayerPage, PlayerPuzzleRating, PlayerRating, RatingChange, WhoAmI,
 };
+use crate::viewer::ClientAddress;
 use crate::viewer::{Viewer, account_named, is_cross_site, logged_in_account, over_https};
 use axum::Router;
 use axum::body::Bytes;
@@ -155,12 +156,10 @@ pub(crate) async fn logout(
 #[utoipa::path(get, path = "/api/account", tag = "accounts", responses((status = 200, description = "Who is logged in, and their games waiting for a move", body = WhoAmI)))]
 pub(crate) async fn who_am_i(
     State(hub): State<Arc<Hub>>,
-    ConnectInfo(PeerAddr(peer)): ConnectInfo<PeerAddr>,
-    headers: HeaderMap,
+    ClientAddress(client): ClientAddress,
     viewer: Viewer,
 ) -> Response {
     // Every page asks this when it opens and every 15 s: the visitor is on the site.
-    let client = hub.settings().connections.client_address(peer, &headers);
     let account_id = viewer.account.as_ref().map(|a| a.id.as_str());
     let visitor = crate::presence::visitor_key(account_id, client);
     if let Err(e) = hub

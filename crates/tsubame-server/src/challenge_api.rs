@@ -5,16 +5,16 @@
 
 use crate::accounts::{SessionWatch, session_ended};
 use crate::clock::TimeControl;
-use crate::connections::PeerAddr;
 use crate::error::ApiError;
 use crate::hub::{ChallengeList, GameView, Hub, NewGame, SeatGrant, Sitter};
 use crate::request::{OptionsInput, creator_side_of, parse_body, variant_of};
 use crate::responses::ErrorBody;
+use crate::viewer::ClientAddress;
 use crate::viewer::{Viewer, account_named, logged_in_account};
 use axum::Router;
 use axum::body::Bytes;
-use axum::extract::{ConnectInfo, Path, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -56,8 +56,7 @@ fn random_side() -> String {
 #[utoipa::path(post, path = "/api/players/{name}/challenge", tag = "play", params(("name" = String, Path, description = "The player challenged")), request_body = ChallengeRequest, responses((status = 201, description = "The challenger's seat in the game made for the player: it starts when they accept", body = SeatGrant), (status = 400, description = "A malformed request, or oneself", body = ErrorBody), (status = 403, description = "Not logged in, or the player takes no challenges from the challenger", body = ErrorBody), (status = 404, description = "No such player", body = ErrorBody), (status = 409, description = "A challenge between the two already waits, or too many of the challenger's do", body = ErrorBody), (status = 429, description = "Too many games made from this address", body = ErrorBody)))]
 pub(crate) async fn challenge(
     State(hub): State<Arc<Hub>>,
-    ConnectInfo(PeerAddr(peer)): ConnectInfo<PeerAddr>,
-    headers: HeaderMap,
+    ClientAddress(client): ClientAddress,
     Path(name): Path<String>,
     viewer: Viewer,
     body: Bytes,
@@ -81,7 +80,7 @@ pub(crate) async fn challenge(
         .code("challenge.account-closed")
         .param("name", &other.username));
     }
-    hub.admit_creation(hub.settings().connections.client_address(peer, &headers))?;
+    hub.admit_creation(client)?;
     let grant = hub
         .challenge(NewGame {
             variant,

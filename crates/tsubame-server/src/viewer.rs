@@ -184,6 +184,33 @@ impl FromRequestParts<Arc<Hub>> for Viewer {
     }
 }
 
+/// The address a request comes from, as [`ConnectionLimits::client_address`] reads it (the
+/// peer's, or behind a trusted proxy the address the proxy forwards): what the per-address
+/// limits count.
+///
+/// [`ConnectionLimits::client_address`]: crate::connections::ConnectionLimits::client_address
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClientAddress(pub std::net::IpAddr);
+
+impl FromRequestParts<Arc<Hub>> for ClientAddress {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        hub: &Arc<Hub>,
+    ) -> Result<ClientAddress, ApiError> {
+        let Some(ConnectInfo(PeerAddr(peer))) = parts.extensions.get::<ConnectInfo<PeerAddr>>()
+        else {
+            return Err(ApiError::internal("the connection's address is unknown"));
+        };
+        Ok(ClientAddress(
+            hub.settings()
+                .connections
+                .client_address(*peer, &parts.headers),
+        ))
+    }
+}
+
 /// Whether the client reached the server over HTTPS (through a trusted proxy that says so):
 /// the cookie is then marked `Secure`.
 pub(crate) fn over_https(hub: &Hub, peer: std::net::SocketAddr, headers: &HeaderMap) -> bool {

@@ -1,7 +1,6 @@
 //! The engine's answers: a finished game's analysis, and searches of a position (best lines,
 //! mates) in the server's slots or by workers.
 
-use crate::connections::PeerAddr;
 use crate::error::ApiError;
 use crate::game::EngineReply;
 use crate::game::HostedGame;
@@ -14,9 +13,9 @@ use crate::records::start_and_moves;
 use crate::request::{OptionsInput, parse_body};
 use crate::request::{PositionRequest, game_for, ok};
 use crate::responses::ErrorBody;
+use crate::viewer::ClientAddress;
 use axum::body::Bytes;
-use axum::extract::{ConnectInfo, Path, State};
-use axum::http::HeaderMap;
+use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use std::sync::Arc;
@@ -64,8 +63,7 @@ pub(crate) async fn game_analysis(
 #[utoipa::path(post, path = "/api/games/{id}/analysis", tag = "analysis", params(("id" = String, Path, description = "The game's id")), responses((status = 200, description = "The analysis's progress, or the analysis when already made", body = GameAnalysis), (status = 404, description = "No such game", body = ErrorBody), (status = 409, description = "The game is still in play", body = ErrorBody), (status = 429, description = "Too many requests: Retry-After says when to try again", body = ErrorBody)))]
 pub(crate) async fn analyse_game(
     State(hub): State<Arc<Hub>>,
-    ConnectInfo(PeerAddr(peer)): ConnectInfo<PeerAddr>,
-    headers: HeaderMap,
+    ClientAddress(client): ClientAddress,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
     let slot = hub.find(&id).await?;
@@ -82,9 +80,7 @@ pub(crate) async fn analyse_game(
     }
     let (start, moves) = start_and_moves(&live)?;
     drop(live);
-    let ticket = hub
-        .engine()
-        .admit_analysis(hub.settings().connections.client_address(peer, &headers))?;
+    let ticket = hub.engine().admit_analysis(client)?;
     let job = AnalysisJob {
         game_id: id,
         start,
@@ -153,13 +149,9 @@ struct Admitted(crate::engine_work::AnalysisTicket);
 
 impl Admitted {
     /// Admits an analysis; 429 when the address already has its share or the queue is full.
-    fn analysis(
-        hub: &Hub,
-        peer: std::net::SocketAddr,
-        headers: &HeaderMap,
-    ) -> Result<Admitted, ApiError> {
+    fn analysis(hub: &Hub, client: ClientAddress) -> Result<Admitted, ApiError> {
         hub.engine()
-            .admit_analysis(hub.settings().connections.client_address(peer, headers))
+            .admit_analysis(client.0)
             .map(Admitted)
             .map_err(ApiError::from)
     }
@@ -248,8 +240,7 @@ async fn ask_workers(
 #[utoipa::path(post, path = "/api/analyse", tag = "analysis", request_body = PositionRequest, responses((status = 200, description = "The engine's best move, score and lines", body = EngineReply), (status = 400, description = "A malformed request", body = ErrorBody), (status = 409, description = "Not possible in the game as it stands", body = ErrorBody), (status = 422, description = "Refused by the rules", body = ErrorBody), (status = 429, description = "Too many requests: Retry-After says when to try again", body = ErrorBody)))]
 pub(crate) async fn analyse(
     State(hub): State<Arc<Hub>>,
-    ConnectInfo(PeerAddr(peer)): ConnectInfo<PeerAddr>,
-    headers: HeaderMap,
+    client: ClientAddress,
     body: Bytes,
 ) -> Result<Response, ApiError> {
     let request: PositionRequest = parse_body(&body)?;
@@ -268,7 +259,7 @@ pub(crate) async fn analyse(
         ..Limits::default()
     };
     // The limits first, then the work: a refused request costs nothing.
-    let admitted = Admitted::analysis(&hub, peer, &headers)?;
+    let admitted = Admitted::analysis(&hub, client)?;
     let (game, admitted) = position_to_search_off_thread(request, admitted).await?;
     if let Some(jobs) = hub.engine_jobs() {
         let question = serde_json::json!({
@@ -320,8 +311,7 @@ pub const MAX_MATE_MOVES: u32 = 31;
 #[utoipa::path(post, path = "/api/mate", tag = "analysis", request_body = MateRequest, responses((status = 200, description = "The shortest mate by checks found, none, or unknown when the time ran out", body = MateReply), (status = 400, description = "A malformed request", body = ErrorBody), (status = 409, description = "Not possible in the game as it stands", body = ErrorBody), (status = 422, description = "Refused by the rules", body = ErrorBody), (status = 429, description = "Too many requests: Retry-After says when to try again", body = ErrorBody)))]
 pub(crate) async fn mate(
     State(hub): State<Arc<Hub>>,
-    ConnectInfo(PeerAddr(peer)): ConnectInfo<PeerAddr>,
-    headers: HeaderMap,
+    client: ClientAddress,
     body: Bytes,
 ) -> Result<Response, ApiError> {
     let request: MateRequest = parse_body(&body)?;
@@ -341,7 +331,7 @@ pub(crate) async fn mate(
         movetime_ms: None,
         lines: None,
     };
-    let admitted = Admitted::analysis(&hub, peer, &headers)?;
+    let admitted = Admitted::analysis(&hub, client)?;
     let (game, admitted) = position_to_search_off_thread(position, admitted).await?;
     if let Some(jobs) = hub.engine_jobs() {
         let question = serde_json::json!({

@@ -3,15 +3,15 @@
 
 use crate::chat::ChatLine;
 use crate::clock::TimeControl;
-use crate::connections::PeerAddr;
 use crate::error::ApiError;
 use crate::hub::{GameView, Hub, NewGame, SeatGrant};
 use crate::request::{CarriesToken, SeatRequest, carries_token, ok, token_of};
 use crate::request::{OptionsInput, creator_side_of, parse_body, variant_of};
 use crate::responses::{ChatHistory, ErrorBody, GameForViewer};
+use crate::viewer::ClientAddress;
 use crate::viewer::Viewer;
 use axum::body::Bytes;
-use axum::extract::{ConnectInfo, Path, Query, State};
+use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
@@ -116,12 +116,11 @@ carries_token!(
 #[utoipa::path(post, path = "/api/games", tag = "games", request_body = CreateRequest, responses((status = 201, description = "The creator's seat", body = SeatGrant), (status = 400, description = "A malformed request", body = ErrorBody), (status = 422, description = "Refused by the rules", body = ErrorBody), (status = 429, description = "Too many requests: Retry-After says when to try again", body = ErrorBody), (status = 503, description = "The database cannot save now: nothing was changed", body = ErrorBody)))]
 pub(crate) async fn create_game(
     State(hub): State<Arc<Hub>>,
-    ConnectInfo(PeerAddr(peer)): ConnectInfo<PeerAddr>,
-    headers: HeaderMap,
+    ClientAddress(client): ClientAddress,
     viewer: Viewer,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    hub.admit_creation(hub.settings().connections.client_address(peer, &headers))?;
+    hub.admit_creation(client)?;
     let request: CreateRequest = parse_body(&body)?;
     let variant = variant_of(&request.variant)?;
     let mut options = request.options.to_text()?;

@@ -12,6 +12,7 @@ use crate::request::{parse_body, variant_of};
 use crate::responses::{
     ErrorBody, ImportTags, Imported, ImportedGame, ReplayedGame, StoredGameRecord,
 };
+use crate::viewer::ClientAddress;
 use axum::body::Bytes;
 use axum::extract::{ConnectInfo, Path, Query, State};
 use axum::http::HeaderMap;
@@ -69,17 +70,13 @@ pub(crate) async fn game_record(
 #[utoipa::path(post, path = "/api/replay", tag = "records", request_body = PositionRequest, responses((status = 200, description = "Every position, the moves in each notation and the export forms", body = ReplayedGame), (status = 400, description = "A malformed request", body = ErrorBody), (status = 422, description = "Refused by the rules", body = ErrorBody)))]
 pub(crate) async fn replay(
     State(hub): State<Arc<Hub>>,
-    ConnectInfo(PeerAddr(peer)): ConnectInfo<PeerAddr>,
-    headers: HeaderMap,
+    ClientAddress(client): ClientAddress,
     body: Bytes,
 ) -> Result<Response, ApiError> {
     let request: PositionRequest = parse_body(&body)?;
     // The address's share first, then the work, on the blocking pool: a long record of a big
     // game is seconds of work that must not hold the server's own threads.
-    let ticket = hub.engine().admit_work(
-        hub.settings().connections.client_address(peer, &headers),
-        "replays",
-    )?;
+    let ticket = hub.engine().admit_work(client, "replays")?;
     // The ticket goes with the work: a client that leaves does not free its place while the
     // replay still runs.
     let replayed = tokio::task::spawn_blocking(move || {
@@ -142,12 +139,10 @@ fn detect_format(text: &str) -> &'static str {
 #[utoipa::path(post, path = "/api/import", tag = "records", params(("format" = Option<String>, Query, description = "auto, record, kif, pgn or hodges"), ("variant" = Option<String>, Query, description = "For Hodges text: the game"), ("options" = Option<String>, Query, description = "For Hodges text: its rule options")), request_body(content = String, description = "The record file (KIF may be Shift-JIS)", content_type = "text/plain"), responses((status = 200, description = "Each game of the file, replayed", body = Imported), (status = 400, description = "A malformed request", body = ErrorBody), (status = 413, description = "Too large or too slow to read", body = ErrorBody), (status = 422, description = "Refused by the rules", body = ErrorBody), (status = 429, description = "Too many requests: Retry-After says when to try again", body = ErrorBody)))]
 pub(crate) async fn import(
     State(hub): State<Arc<Hub>>,
-    ConnectInfo(PeerAddr(peer)): ConnectInfo<PeerAddr>,
-    headers: HeaderMap,
+    ClientAddress(client): ClientAddress,
     Query(query): Query<ImportQuery>,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    let client = hub.settings().connections.client_address(peer, &headers);
     let ticket = hub.engine().admit_work(client, "imports")?;
     let waiting = GaugeGuard::hold(&hub.metrics().engine_waiting);
     let slot = hub

@@ -7,7 +7,6 @@ use super::rules;
 use super::store::{EntrantRow, PairingRow, TournamentRow};
 use crate::accounts::{SessionWatch, session_ended};
 use crate::clock::TimeControl;
-use crate::connections::PeerAddr;
 use crate::error::ApiError;
 use crate::game::HostedGame;
 use crate::hub::Hub;
@@ -15,11 +14,12 @@ use crate::ratings::{Speed, rating_game};
 use crate::request::parse_json;
 use crate::request::{OptionsInput, SocketClose, close_socket, variant_of};
 use crate::responses::ErrorBody;
+use crate::viewer::ClientAddress;
 use crate::viewer::{Viewer, logged_in_account};
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
-use axum::extract::{ConnectInfo, Path, State};
+use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -428,14 +428,13 @@ pub(crate) async fn show(
 #[utoipa::path(post, path = "/api/tournaments/{id}/join", tag = "tournaments", params(("id" = String, Path, description = "The tournament")), responses((status = 200, description = "Joined (or back after withdrawing): paired as soon as it runs and another player waits", body = TournamentView), (status = 403, description = "Not logged in, or a closed account", body = ErrorBody), (status = 404, description = "No such tournament", body = ErrorBody), (status = 409, description = "Finished", body = ErrorBody), (status = 429, description = "Too many joins, withdrawals and games made from this address", body = ErrorBody)))]
 pub(crate) async fn join(
     State(hub): State<Arc<Hub>>,
-    ConnectInfo(PeerAddr(peer)): ConnectInfo<PeerAddr>,
-    headers: axum::http::HeaderMap,
+    ClientAddress(client): ClientAddress,
     Path(id): Path<String>,
     viewer: Viewer,
 ) -> Result<Response, ApiError> {
     let me = logged_in_account(&viewer, "join a tournament")?;
     // Each join is written and sent to every watcher: it counts as a game made.
-    hub.admit_creation(hub.settings().connections.client_address(peer, &headers))?;
+    hub.admit_creation(client)?;
     let store = hub.store();
     let t = store
         .tournament(&id)
@@ -474,13 +473,12 @@ pub(crate) async fn join(
 #[utoipa::path(post, path = "/api/tournaments/{id}/withdraw", tag = "tournaments", params(("id" = String, Path, description = "The tournament")), responses((status = 200, description = "Withdrawn: not paired again (a game in play goes on and counts); join again to come back", body = TournamentView), (status = 403, description = "Not logged in", body = ErrorBody), (status = 404, description = "No such tournament, or not in it", body = ErrorBody), (status = 429, description = "Too many joins, withdrawals and games made from this address", body = ErrorBody)))]
 pub(crate) async fn withdraw(
     State(hub): State<Arc<Hub>>,
-    ConnectInfo(PeerAddr(peer)): ConnectInfo<PeerAddr>,
-    headers: axum::http::HeaderMap,
+    ClientAddress(client): ClientAddress,
     Path(id): Path<String>,
     viewer: Viewer,
 ) -> Result<Response, ApiError> {
     let me = logged_in_account(&viewer, "withdraw from a tournament")?;
-    hub.admit_creation(hub.settings().connections.client_address(peer, &headers))?;
+    hub.admit_creation(client)?;
     if !hub
         .store()
         .withdraw_from_tournament(&id, &me.id)
