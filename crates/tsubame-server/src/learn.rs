@@ -178,28 +178,27 @@ impl ProgressRepository<'_> {
         items: &BTreeMap<String, u8>,
         now: i64,
     ) -> Result<()> {
-        let written = async {
-            let mut tx = self.store.pool().begin().await?;
-            for (item, stars) in items {
-                sqlx::query(
-                    "INSERT INTO learn_progress (account_id, variant, item, stars, updated_at) \
+        self.store
+            .in_transaction(async |tx| {
+                for (item, stars) in items {
+                    sqlx::query(
+                        "INSERT INTO learn_progress (account_id, variant, item, stars, updated_at) \
                      VALUES ($1, $2, $3, $4, $5) \
                      ON CONFLICT (account_id, variant, item) DO UPDATE SET \
                      stars = excluded.stars, updated_at = excluded.updated_at \
                      WHERE excluded.stars > learn_progress.stars",
-                )
-                .bind(account_id)
-                .bind(variant)
-                .bind(item)
-                .bind(i64::from(*stars))
-                .bind(now)
-                .execute(&mut *tx)
-                .await?;
-            }
-            tx.commit().await
-        }
-        .await;
-        self.store.written(written)
+                    )
+                    .bind(account_id)
+                    .bind(variant)
+                    .bind(item)
+                    .bind(i64::from(*stars))
+                    .bind(now)
+                    .execute(&mut *tx)
+                    .await?;
+                }
+                Ok(())
+            })
+            .await
     }
 }
 

@@ -73,9 +73,8 @@ impl Store {
         now: i64,
         max_blocks: i64,
     ) -> Result<Limited> {
-        let done = async {
-            let mut tx = self.pool().begin().await?;
-            lock_accounts(&mut tx, &[account_id]).await?;
+        self.in_transaction(async |tx| {
+            lock_accounts(&mut *tx, &[account_id]).await?;
             let (already,): (i64,) = sqlx::query_as(
                 "SELECT COUNT(*) FROM blocks WHERE account_id = $1 AND blocked_id = $2",
             )
@@ -102,11 +101,9 @@ impl Store {
             .bind(now)
             .execute(&mut *tx)
             .await?;
-            tx.commit().await?;
             Ok(Limited::Done)
-        }
-        .await;
-        self.written(done)
+        })
+        .await
     }
 
     /// `account_id` no longer blocks `blocked_id`; `false` when it did not.
@@ -166,9 +163,8 @@ impl Store {
     /// `max_open` open reports (counted with the reporter's row locked, in the transaction
     /// that writes: the limits hold however many reports are sent at once).
     pub async fn insert_report(&self, report: &NewReport<'_>, max_open: i64) -> Result<Limited> {
-        let done = async {
-            let mut tx = self.pool().begin().await?;
-            lock_accounts(&mut tx, &[report.reporter_id]).await?;
+        self.in_transaction(async |tx| {
+            lock_accounts(&mut *tx, &[report.reporter_id]).await?;
             let (of_this,): (i64,) = sqlx::query_as(
                 "SELECT COUNT(*) FROM reports \
                  WHERE reporter_id = $1 AND reported_id = $2 AND resolved_at = 0",
@@ -202,11 +198,9 @@ impl Store {
             .bind(report.now)
             .execute(&mut *tx)
             .await?;
-            tx.commit().await?;
             Ok(Limited::Done)
-        }
-        .await;
-        self.written(done)
+        })
+        .await
     }
 
     /// How many of a reporter's reports wait for an administrator.
@@ -269,8 +263,7 @@ impl Store {
     /// ([`SessionEnd`](crate::accounts::SessionEnd)), or opens it again (`now` 0); `false`
     /// when there is no such account.
     pub async fn set_closed(&self, name: &str, now: i64, notice: &str) -> Result<bool> {
-        let done = async {
-            let mut tx = self.pool().begin().await?;
+        self.in_transaction(async |tx| {
             let changed = sqlx::query(
                 "UPDATE accounts SET closed_at = $1 WHERE name_key = $2 AND deleted_at = 0",
             )
@@ -287,12 +280,11 @@ impl Store {
                 .bind(name_key(name))
                 .execute(&mut *tx)
                 .await?;
-                self.announce_session_end(&mut tx, notice).await?;
+                self.announce_session_end(&mut *tx, notice).await?;
             }
-            tx.commit().await.map(|_| changed > 0)
-        }
-        .await;
-        self.written(done)
+            Ok(changed > 0)
+        })
+        .await
     }
 
     /// Mutes an account's chat (by name) until `until` (0: unmuted); `false` when there is no

@@ -508,11 +508,10 @@ impl Store {
         now: i64,
         rules: &AttemptRules,
     ) -> Result<AttemptOutcome> {
-        let result = async {
-            let mut tx = self.pool().begin().await?;
+        self.in_transaction(async |tx| {
             // Two attempts at once would read the same ratings, and the later write would undo
             // the earlier; and the limits are counted: the account's row is locked first.
-            lock_accounts(&mut tx, &[account_id]).await?;
+            lock_accounts(&mut *tx, &[account_id]).await?;
             let handed: Option<(i64,)> = sqlx::query_as(
                 "SELECT handed_at FROM puzzle_handouts WHERE account_id = $1 AND puzzle_id = $2",
             )
@@ -556,7 +555,6 @@ impl Store {
             let too_fast = solved && now - handed_at < rules.solving_ms(puzzle);
             if too_fast {
                 // The attempt is spent, unrated: trying fast, then again, earns nothing.
-                tx.commit().await?;
                 return Ok(AttemptOutcome::Unrated(Unrated::TooFast));
             }
             let player: Option<(i64, i64, i64)> = sqlx::query_as(
@@ -615,15 +613,13 @@ impl Store {
             .bind(&puzzle.id)
             .execute(&mut *tx)
             .await?;
-            tx.commit().await?;
             Ok(AttemptOutcome::Rated(RatedAttempt {
                 before,
                 after,
                 puzzle: puzzle_after,
             }))
-        }
-        .await;
-        self.written(result)
+        })
+        .await
     }
 }
 
