@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// A tmpfs of a few MiB, unmounted (and its directory removed) when dropped.
 struct TinyDisk {
@@ -260,15 +260,6 @@ fn metric(server: &Server, name: &str) -> f64 {
     text.lines()
         .find_map(|line| line.strip_prefix(name)?.trim().parse().ok())
         .unwrap_or_else(|| panic!("no metric {name}"))
-}
-
-/// Waits (at most `limit`) until `done` holds.
-fn wait_until(limit: Duration, what: &str, mut done: impl FnMut() -> bool) {
-    let until = Instant::now() + limit;
-    while !done() {
-        assert!(Instant::now() < until, "not within {limit:?}: {what}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
 }
 
 /// Plays games over HTTP and WebSockets while `disk` fills and empties again, then restarts

@@ -573,8 +573,13 @@ fn abandoned_games_expire(db: &Db) {
     let late_id = late_seek["game_id"].as_str().expect("id").to_string();
     server.kill9();
     let server = Server::start_with(db, &args);
-    std::thread::sleep(Duration::from_millis(1600));
+    // Each expires 1.2 s after it was made; the sweep after the restart aborts them.
     for id in [&seek_id, &engine_id, &late_id] {
+        wait_until(
+            Duration::from_secs(15),
+            &format!("game {id} aborted"),
+            || db.stored_result(id).0 == "finished",
+        );
         let (status, winner, reason) = db.stored_result(id);
         assert_eq!(
             (status.as_str(), winner.as_deref(), reason.as_deref()),

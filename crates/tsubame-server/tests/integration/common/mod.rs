@@ -623,3 +623,13 @@ pub fn stored_texts(db: &Db, table: &str) -> Vec<String> {
         texts
     })
 }
+
+/// Waits (at most `limit`) until `done` holds: for what the server does by itself in its own
+/// time (a sweep, an expiry), which a loaded machine may delay.
+pub fn wait_until(limit: Duration, what: &str, mut done: impl FnMut() -> bool) {
+    let until = Instant::now() + limit;
+    while !done() {
+        assert!(Instant::now() < until, "not within {limit:?}: {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
