@@ -1,8 +1,7 @@
 //! A game's row: made, changed over the version it was read at, claimed when due, ended.
 
-use super::moves::{MOVE_COLUMNS, move_from_row};
 use super::ratings::seat_rating_from_row;
-use super::{GAME_CHANNEL, MoveRow, Store, lock_accounts, notify};
+use super::{GAME_CHANNEL, Store, lock_accounts, notify};
 use crate::ratings::SeatRating;
 use anyhow::Result;
 use sqlx::Row;
@@ -393,42 +392,6 @@ impl Store {
             .fetch_all(&self.pool)
             .await;
         Ok(self.written(rows)?.into_iter().map(|(id,)| id).collect())
-    }
-
-    /// A game's row and its moves after ply `after`, read together: the moves are exactly
-    /// those of the row's version.
-    pub async fn game_since(
-        &self,
-        id: &str,
-        after: i64,
-    ) -> Result<Option<(GameRow, Vec<MoveRow>)>> {
-        let mut tx = self.pool.begin().await?;
-        if self.postgres {
-            // Both reads see one snapshot (SQLite's read transaction does so already).
-            sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
-                .execute(&mut *tx)
-                .await?;
-        }
-        let row = sqlx::query(&format!("SELECT {GAME_COLUMNS} FROM games WHERE id = $1"))
-            .bind(id)
-            .fetch_optional(&mut *tx)
-            .await?;
-        let Some(row) = row.as_ref().map(game_from_row).transpose()? else {
-            tx.rollback().await?;
-            return Ok(None);
-        };
-        let moves = sqlx::query(&format!(
-            "SELECT {MOVE_COLUMNS} FROM moves WHERE game_id = $1 AND ply > $2 ORDER BY ply"
-        ))
-        .bind(id)
-        .bind(after)
-        .fetch_all(&mut *tx)
-        .await?;
-        tx.commit().await?;
-        Ok(Some((
-            row,
-            moves.iter().map(move_from_row).collect::<Result<_>>()?,
-        )))
     }
 
     /// Records that the open seat was taken and the game started, with both seats' token

@@ -1,7 +1,8 @@
-//! Moves: stored in batches by the move writer (one flush serves many games), read back.
+//! Moves: stored in batches by the move writer (one flush serves many games), read back, and a
+//! game read with the moves since a ply.
 
-use super::games::write_state;
-use super::{Change, Store};
+use super::games::{GAME_COLUMNS, game_from_row, write_state};
+use super::{Change, GameRow, Store};
 use anyhow::Result;
 use sqlx::{AnyPool, Row};
 use std::collections::HashMap;
@@ -142,6 +143,42 @@ pub(super) async fn move_writer(
 }
 
 impl Store {
+    /// A game's row and its moves after ply `after`, read together: the moves are exactly
+    /// those of the row's version.
+    pub async fn game_since(
+        &self,
+        id: &str,
+        after: i64,
+    ) -> Result<Option<(GameRow, Vec<MoveRow>)>> {
+        let mut tx = self.pool.begin().await?;
+        if self.postgres {
+            // Both reads see one snapshot (SQLite's read transaction does so already).
+            sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+                .execute(&mut *tx)
+                .await?;
+        }
+        let row = sqlx::query(&format!("SELECT {GAME_COLUMNS} FROM games WHERE id = $1"))
+            .bind(id)
+            .fetch_optional(&mut *tx)
+            .await?;
+        let Some(row) = row.as_ref().map(game_from_row).transpose()? else {
+            tx.rollback().await?;
+            return Ok(None);
+        };
+        let moves = sqlx::query(&format!(
+            "SELECT {MOVE_COLUMNS} FROM moves WHERE game_id = $1 AND ply > $2 ORDER BY ply"
+        ))
+        .bind(id)
+        .bind(after)
+        .fetch_all(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(Some((
+            row,
+            moves.iter().map(move_from_row).collect::<Result<_>>()?,
+        )))
+    }
+
     /// Stores one move with its game's new state; it counts as played once this returns
     /// `true`. `false`: the game changed since the move was checked, and nothing was stored.
     pub async fn insert_move(&self, change: Change, mv: &MoveRow) -> Result<bool> {
