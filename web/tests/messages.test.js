@@ -50,13 +50,20 @@ test('every key the code and the page ask for is in the catalogue', () => {
   assert.ok(asked.size >= 20, `${asked.size} keys asked for`);
 });
 
-test('every position problem the server names by code has its text in the catalogue', () => {
-  // The codes are listed in the doc comment of the server's PositionProblem.
-  const responses = readFileSync(join(src, '..', '..', 'crates', 'tsubame-server', 'src', 'responses.rs'), 'utf8');
+test('every position problem the rules name by code has its text in the catalogue, and the API document lists each', () => {
+  // The codes are those SetupError::problem gives in the rules crate; the doc comment of the
+  // server's PositionProblem lists them for the API document.
+  const crates = join(src, '..', '..', 'crates');
+  const runtime = readFileSync(join(crates, 'tsubame-rules', 'src', 'runtime.rs'), 'utf8');
+  const body = runtime.match(/pub fn problem\(&self\) -> SetupProblem \{([\s\S]*?)\n {4}\}\n\}/);
+  assert.ok(body, 'SetupError::problem');
+  const codes = [...new Set([...body[1].matchAll(/of\("([a-z-]+)"\)/g)].map((m) => m[1]))].sort();
+  assert.ok(codes.length >= 10, `${codes.length} codes`);
+  const responses = readFileSync(join(crates, 'tsubame-server', 'src', 'responses.rs'), 'utf8');
   const doc = responses.match(/((?:\/\/\/.*\n)+)#\[derive[^\n]*\]\npub struct PositionProblem/);
   assert.ok(doc, 'PositionProblem and its doc comment');
-  const codes = [...doc[1].matchAll(/`([a-z-]+)`/g)].map((m) => m[1]);
-  assert.ok(codes.length >= 10, `${codes.length} codes`);
+  const documented = [...new Set([...doc[1].matchAll(/`([a-z-]+)`/g)].map((m) => m[1]))].sort();
+  assert.deepEqual(documented, codes, 'the codes PositionProblem documents');
   const missing = codes.filter((code) => !areas.editor.en[`problem-${code}`] || !areas.editor.ja[`problem-${code}`]);
   assert.deepEqual(missing, [], 'problem codes without a text');
 });

@@ -42,8 +42,8 @@ pub use game::{EndReason, Game, GameError, Outcome, Status};
 pub use moves::{Move, MoveKind};
 pub use position::{Position, PositionError, Setup, Undo};
 pub use runtime::{
-    AnyGame, AnyGameError, AnyPosition, GamePosition, PositionVisitor, SetupError, UnknownVariant,
-    Variant,
+    AnyGame, AnyGameError, AnyPosition, GamePosition, PositionVisitor, SetupError, SetupProblem,
+    UnknownVariant, Variant,
 };
 pub use sfen::{SfenError, parse_fen_setup, parse_sfen_setup};
 pub use square::{Geometry, Square, SquareName};

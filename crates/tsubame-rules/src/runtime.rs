@@ -477,6 +477,154 @@ pub enum SetupError {
     NoFen(&'static str),
 }
 
+/// A setup problem as a program reads it: a code that stays the same from release to release,
+/// and the particulars that code speaks of, for a board editor that names the problem in its
+/// own language (a [`SetupError`]'s message is English).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SetupProblem {
+    /// What kind of problem: `missing-royal`, `several-royals`, `impossible-hand-piece`,
+    /// `hand-without-drops`, `too-many-pieces`, `too-many-of-family`, `impossible-square`,
+    /// `dead-piece`, `deferral-on-unpromotable`, `too-many-on-file`, `opponent-in-check`,
+    /// `zero-ply`, `syntax` (the text does not read as a position) or `other`.
+    pub code: &'static str,
+    /// The side concerned.
+    pub side: Option<Color>,
+    /// The piece kind, by the name the game gives it.
+    pub piece: Option<String>,
+    /// The square, as the game names squares.
+    pub square: Option<String>,
+    /// The file's number.
+    pub file: Option<u32>,
+    /// How many there are.
+    pub count: Option<u64>,
+    /// How many there may be.
+    pub limit: Option<u64>,
+}
+
+impl SetupError {
+    /// The problem as a code and its particulars.
+    ///
+    /// ```
+    /// use tsubame_rules::{AnyPosition, Color, Variant};
+    /// let options = Variant::Tori.default_options();
+    /// let problems = AnyPosition::sfen_problems(&options, "S2k3/6S/6S/6S/7/7/2K1K2 b - 1");
+    /// let first = problems[0].problem();
+    /// assert_eq!(first.code, "several-royals");
+    /// assert_eq!((first.side, first.count, first.limit), (Some(Color::Sente), Some(2), Some(1)));
+    /// assert_eq!(problems[2].problem().code, "too-many-on-file");
+    /// assert_eq!(problems[2].problem().file, Some(1));
+    /// ```
+    pub fn problem(&self) -> SetupProblem {
+        use crate::tenjiku::TenjikuSetupError as Tenjiku;
+        let of = |code| SetupProblem {
+            code,
+            ..SetupProblem::default()
+        };
+        match self {
+            SetupError::Position(board) => match board {
+                PositionError::MissingRoyal { color, royal } => SetupProblem {
+                    side: Some(*color),
+                    piece: Some(royal.to_string()),
+                    ..of("missing-royal")
+                },
+                PositionError::SeveralRoyals {
+                    color,
+                    count,
+                    royal,
+                } => SetupProblem {
+                    side: Some(*color),
+                    piece: Some(royal.to_string()),
+                    count: Some(u64::from(*count)),
+                    limit: Some(1),
+                    ..of("several-royals")
+                },
+                PositionError::ImpossibleHandPiece { color, piece } => SetupProblem {
+                    side: Some(*color),
+                    piece: Some(piece.to_string()),
+                    ..of("impossible-hand-piece")
+                },
+                PositionError::HandWithoutDrops { color } => SetupProblem {
+                    side: Some(*color),
+                    ..of("hand-without-drops")
+                },
+                PositionError::TooManyPieces { piece, count, max } => SetupProblem {
+                    piece: Some(piece.to_string()),
+                    count: Some(*count),
+                    limit: Some(u64::from(*max)),
+                    ..of("too-many-pieces")
+                },
+                PositionError::ImpossibleSquare {
+                    color,
+                    piece,
+                    square,
+                } => SetupProblem {
+                    side: Some(*color),
+                    piece: Some(piece.to_string()),
+                    square: Some(square.clone()),
+                    ..of("impossible-square")
+                },
+                PositionError::TooManyOnFile {
+                    color,
+                    piece,
+                    file,
+                    count,
+                    max,
+                } => SetupProblem {
+                    side: Some(*color),
+                    piece: Some(piece.to_string()),
+                    file: Some(u32::from(*file)),
+                    count: Some(u64::from(*count)),
+                    limit: Some(u64::from(*max)),
+                    ..of("too-many-on-file")
+                },
+                PositionError::OpponentInCheck(color) => SetupProblem {
+                    side: Some(*color),
+                    ..of("opponent-in-check")
+                },
+                PositionError::ZeroPly => of("zero-ply"),
+                PositionError::ShapeMismatch { .. } | PositionError::InvalidStart(_) => of("other"),
+            },
+            SetupError::Tenjiku(tenjiku) => match tenjiku {
+                Tenjiku::DeadPiece { square, piece } => SetupProblem {
+                    piece: Some(piece.to_string()),
+                    square: Some(square.clone()),
+                    ..of("dead-piece")
+                },
+                Tenjiku::DeferralOnUnpromotable { square, piece } => SetupProblem {
+                    piece: Some(piece.to_string()),
+                    square: Some(square.clone()),
+                    ..of("deferral-on-unpromotable")
+                },
+                Tenjiku::TooMany {
+                    color,
+                    piece,
+                    count,
+                    limit,
+                } => SetupProblem {
+                    side: Some(*color),
+                    piece: Some(piece.to_string()),
+                    count: Some(*count as u64),
+                    limit: Some(*limit as u64),
+                    ..of("too-many-of-family")
+                },
+                Tenjiku::BoardSize(_) | Tenjiku::UnknownKind(_) => of("other"),
+                Tenjiku::Empty
+                | Tenjiku::FieldCount(_)
+                | Tenjiku::RankCount(_)
+                | Tenjiku::RankWidth { .. }
+                | Tenjiku::UnknownPiece { .. }
+                | Tenjiku::UnexpectedCharacter { .. }
+                | Tenjiku::BadCount { .. }
+                | Tenjiku::BadSide(_)
+                | Tenjiku::HandNotEmpty(_)
+                | Tenjiku::BadPly(_) => of("syntax"),
+            },
+            SetupError::Sfen(_) => of("syntax"),
+            SetupError::NoFen(_) => of("other"),
+        }
+    }
+}
+
 /// Runs `$body` with `$position` bound to the concrete position, whatever the game.
 macro_rules! each_position {
     ($value:expr, $position:ident => $body:expr) => {

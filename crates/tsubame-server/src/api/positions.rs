@@ -78,109 +78,18 @@ pub(crate) async fn check_position(body: Bytes) -> Result<Response, ApiError> {
     ))
 }
 
-/// A setup problem as a code and its particulars (see [`PositionProblem`]).
+/// A setup problem as a code and its particulars (see [`PositionProblem`]): the rules' own
+/// ([`tsubame_rules::SetupProblem`]), with the problem in words.
 fn position_problem(error: &tsubame_rules::SetupError) -> PositionProblem {
-    use tsubame_rules::tenjiku::TenjikuSetupError as Tenjiku;
-    use tsubame_rules::{PositionError as Board, SetupError};
-    let text = error.to_string();
-    let side = |color: &tsubame_rules::Color| Some(color.to_string());
-    let name = |piece: &str| Some(piece.to_string());
-    let problem = |code| PositionProblem {
-        code,
-        text: text.clone(),
-        ..PositionProblem::default()
-    };
-    match error {
-        SetupError::Position(board) => match board {
-            Board::MissingRoyal { color, royal } => PositionProblem {
-                side: side(color),
-                piece: name(royal),
-                ..problem("missing-royal")
-            },
-            Board::SeveralRoyals {
-                color,
-                count,
-                royal,
-            } => PositionProblem {
-                side: side(color),
-                piece: name(royal),
-                count: Some(u64::from(*count)),
-                limit: Some(1),
-                ..problem("several-royals")
-            },
-            Board::ImpossibleHandPiece { color, piece } => PositionProblem {
-                side: side(color),
-                piece: name(piece),
-                ..problem("impossible-hand-piece")
-            },
-            Board::HandWithoutDrops { color } => PositionProblem {
-                side: side(color),
-                ..problem("hand-without-drops")
-            },
-            Board::TooManyPieces { piece, count, max } => PositionProblem {
-                piece: name(piece),
-                count: Some(*count),
-                limit: Some(u64::from(*max)),
-                ..problem("too-many-pieces")
-            },
-            Board::ImpossibleSquare {
-                color,
-                piece,
-                square,
-            } => PositionProblem {
-                side: side(color),
-                piece: name(piece),
-                square: Some(square.clone()),
-                ..problem("impossible-square")
-            },
-            Board::TooManyOnFile {
-                color,
-                piece,
-                file,
-                count,
-                max,
-            } => PositionProblem {
-                side: side(color),
-                piece: name(piece),
-                file: Some(u32::from(*file)),
-                count: Some(u64::from(*count)),
-                limit: Some(u64::from(*max)),
-                ..problem("too-many-on-file")
-            },
-            Board::OpponentInCheck(color) => PositionProblem {
-                side: side(color),
-                ..problem("opponent-in-check")
-            },
-            Board::ZeroPly => problem("zero-ply"),
-            Board::ShapeMismatch { .. } | Board::InvalidStart(_) => problem("other"),
-        },
-        SetupError::Tenjiku(tenjiku) => match tenjiku {
-            Tenjiku::DeadPiece { square, piece } => PositionProblem {
-                piece: name(piece),
-                square: Some(square.clone()),
-                ..problem("dead-piece")
-            },
-            Tenjiku::DeferralOnUnpromotable { square, piece } => PositionProblem {
-                piece: name(piece),
-                square: Some(square.clone()),
-                ..problem("deferral-on-unpromotable")
-            },
-            Tenjiku::TooMany {
-                color,
-                piece,
-                count,
-                limit,
-            } => PositionProblem {
-                side: side(color),
-                piece: name(piece),
-                count: Some(*count as u64),
-                limit: Some(*limit as u64),
-                ..problem("too-many-of-family")
-            },
-            Tenjiku::BoardSize(_) | Tenjiku::UnknownKind(_) => problem("other"),
-            _ => problem("syntax"),
-        },
-        SetupError::Sfen(_) => problem("syntax"),
-        SetupError::NoFen(_) => problem("other"),
+    let problem = error.problem();
+    PositionProblem {
+        code: problem.code,
+        text: error.to_string(),
+        side: problem.side.map(|side| side.to_string()),
+        piece: problem.piece,
+        square: problem.square,
+        file: problem.file,
+        count: problem.count,
+        limit: problem.limit,
     }
 }
