@@ -15,7 +15,6 @@ use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use governor::clock::{Clock as _, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use serde::Deserialize;
 use std::collections::{BTreeMap, HashMap};
@@ -248,15 +247,8 @@ pub(crate) async fn record_progress(
             "{item:?}: stars are 1 to 3, not {stars}"
         )));
     }
-    if RECORDERS.len() > 10_000 {
-        RECORDERS.retain_recent();
-    }
-    RECORDERS.check_key(&me.id).map_err(|refused| {
-        ApiError::busy_for(
-            "too many progress records",
-            refused.wait_time_from(DefaultClock::default().now()),
-        )
-        .code("learn.too-fast")
+    crate::rate::admit(&RECORDERS, &me.id).map_err(|wait| {
+        ApiError::busy_for("too many progress records", wait).code("learn.too-fast")
     })?;
     // What the path no longer has (a lesson renamed since a browser kept it) is named, not
     // refused: the rest is recorded.

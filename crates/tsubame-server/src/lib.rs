@@ -32,6 +32,7 @@ pub mod puzzle_api;
 pub mod puzzles;
 pub mod query;
 mod random;
+mod rate;
 pub mod ratings;
 pub mod records;
 mod refusals;

@@ -9,11 +9,11 @@
 pub use error::AccountError;
 mod error;
 
+use crate::rate::admit;
 use crate::store::{AccountRow, Store, token_hash};
 use argon2::password_hash::rand_core::OsRng;
 use argon2::password_hash::{Output, ParamsString, PasswordHash, SaltString};
 use argon2::{Algorithm, Argon2, Block, Params, Version};
-use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
@@ -536,14 +536,8 @@ impl Accounts {
     ) -> Result<NewSession, AccountError> {
         check_username(name)?;
         check_password(password)?;
-        if self.signups_by_address.len() > 10_000 {
-            self.signups_by_address.retain_recent();
-        }
-        self.signups_by_address
-            .check_key(&client)
-            .map_err(|refused| AccountError::TooManySignups {
-                wait: refused.wait_time_from(DefaultClock::default().now()),
-            })?;
+        admit(&self.signups_by_address, &client)
+            .map_err(|wait| AccountError::TooManySignups { wait })?;
         if self
             .store
             .account_by_name(name)
@@ -584,27 +578,15 @@ impl Accounts {
         client: IpAddr,
         now: u64,
     ) -> Result<NewSession, AccountError> {
-        if self.logins_by_name.len() > 10_000 {
-            self.logins_by_name.retain_recent();
-        }
-        if self.logins_by_address.len() > 10_000 {
-            self.logins_by_address.retain_recent();
-        }
-        self.logins_by_address
-            .check_key(&client)
-            .map_err(|refused| AccountError::TooManyLoginsFromAddress {
-                wait: refused.wait_time_from(DefaultClock::default().now()),
-            })?;
+        admit(&self.logins_by_address, &client)
+            .map_err(|wait| AccountError::TooManyLoginsFromAddress { wait })?;
         // Names too long to be anyone's share one key, so they cannot fill the limiter.
         let key: String = crate::store::name_key(name)
             .chars()
             .take(*NAME_LENGTH.end() + 1)
             .collect();
-        self.logins_by_name.check_key(&key).map_err(|refused| {
-            AccountError::TooManyLoginsForName {
-                wait: refused.wait_time_from(DefaultClock::default().now()),
-            }
-        })?;
+        admit(&self.logins_by_name, &key)
+            .map_err(|wait| AccountError::TooManyLoginsForName { wait })?;
         if password.len() > PASSWORD_MAX_BYTES {
             return Err(AccountError::WrongLogin);
         }
@@ -755,11 +737,8 @@ impl Accounts {
         password: &str,
     ) -> Result<(), AccountError> {
         let key = crate::store::name_key(&account.username);
-        self.logins_by_name.check_key(&key).map_err(|refused| {
-            AccountError::TooManyPasswordAttempts {
-                wait: refused.wait_time_from(DefaultClock::default().now()),
-            }
-        })?;
+        admit(&self.logins_by_name, &key)
+            .map_err(|wait| AccountError::TooManyPasswordAttempts { wait })?;
         if password.len() > PASSWORD_MAX_BYTES {
             return Err(AccountError::WrongPassword);
         }

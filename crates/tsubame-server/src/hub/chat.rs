@@ -5,7 +5,6 @@ use super::error::GameError;
 use super::room::{Credential, GameRoom};
 use super::services::{GameServices, random_hex};
 use crate::chat::{ChatLine, HISTORY_LINES, Room, clean_line};
-use governor::clock::{Clock as _, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use serde::Serialize;
 use std::num::NonZeroU32;
@@ -92,14 +91,8 @@ impl GameChat {
                 return Err(GameError::ChatMuted { minutes });
             }
         }
-        if self.senders.len() > 10_000 {
-            self.senders.retain_recent();
-        }
-        self.senders
-            .check_key(&sender)
-            .map_err(|refused| GameError::ChatTooFast {
-                wait: refused.wait_time_from(DefaultClock::default().now()),
-            })?;
+        crate::rate::admit(&self.senders, &sender)
+            .map_err(|wait| GameError::ChatTooFast { wait })?;
         let line = ChatLine {
             id: random_hex(8),
             room: chat_room,

@@ -1,7 +1,6 @@
 //! How many games one address may create.
 
 use super::error::GameError;
-use governor::clock::{Clock as _, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use std::net::IpAddr;
 use std::num::NonZeroU32;
@@ -24,15 +23,9 @@ impl CreationLimit {
 
     /// Counts a game creation from `client`, or refuses it (429) past the address's rate.
     pub(super) fn admit(&self, client: IpAddr) -> Result<(), GameError> {
-        // Addresses that have been quiet for a minute are forgotten, so the table stays small.
-        if self.creations.len() > 10_000 {
-            self.creations.retain_recent();
-        }
-        self.creations
-            .check_key(&client)
-            .map_err(|refused| GameError::TooManyCreated {
-                per_minute: self.per_minute,
-                wait: refused.wait_time_from(DefaultClock::default().now()),
-            })
+        crate::rate::admit(&self.creations, &client).map_err(|wait| GameError::TooManyCreated {
+            per_minute: self.per_minute,
+            wait,
+        })
     }
 }

@@ -341,8 +341,23 @@ impl Store {
     /// Stores a change that adds nothing but its state (an offer, the computer's search
     /// starting); `false` when the game changed meanwhile.
     pub async fn change_state(&self, change: &Change) -> Result<bool> {
-        let written = self.in_change(change, async |_| Ok(Some(()))).await;
-        self.written(written).map(|stored| stored.is_some())
+        self.store_change(change, async |_| Ok(())).await
+    }
+
+    /// Stores `change` and what `also` writes beside it (columns of the game's row), in one
+    /// transaction; `false`, with nothing written, when the game changed meanwhile.
+    async fn store_change(
+        &self,
+        change: &Change,
+        also: impl AsyncFnOnce(&mut sqlx::AnyConnection) -> Result<(), sqlx::Error>,
+    ) -> Result<bool> {
+        let stored = self
+            .in_change(change, async |tx| {
+                also(tx).await?;
+                Ok(Some(()))
+            })
+            .await;
+        self.written(stored).map(|stored| stored.is_some())
     }
 
     /// Stores `change` over the version it was made from and runs `then` in the same
@@ -402,7 +417,7 @@ impl Store {
         seats: &StartedSeats<'_>,
         started_at: i64,
     ) -> Result<bool> {
-        let started = self.in_change(change, async |tx| {
+        self.store_change(change, async |tx| {
             sqlx::query(
                 "UPDATE games SET sente_player = $1, gote_player = $2, sente_token_hash = $3, \
              gote_token_hash = $4, status = 'playing', started_at = $5, sente_account = $6, \
@@ -424,25 +439,23 @@ impl Store {
             .bind(seats.ratings[1].map_or(0, |r| i64::from(r.provisional)))
             .bind(&change.id)
             .execute(&mut *tx)
-            .await?;
-            Ok(Some(()))
-        });
-        self.written(started.await).map(|stored| stored.is_some())
+            .await
+            .map(drop)
+        })
+        .await
     }
 
     /// Records the rematch a finished game led to; `false` when the game changed meanwhile.
     pub async fn set_rematch(&self, change: &Change, rematch_id: &str) -> Result<bool> {
-        let written = self
-            .in_change(change, async |tx| {
-                sqlx::query("UPDATE games SET rematch_id = $1 WHERE id = $2")
-                    .bind(rematch_id)
-                    .bind(&change.id)
-                    .execute(&mut *tx)
-                    .await?;
-                Ok(Some(()))
-            })
-            .await;
-        self.written(written).map(|stored| stored.is_some())
+        self.store_change(change, async |tx| {
+            sqlx::query("UPDATE games SET rematch_id = $1 WHERE id = $2")
+                .bind(rematch_id)
+                .bind(&change.id)
+                .execute(&mut *tx)
+                .await
+                .map(drop)
+        })
+        .await
     }
 
     /// Stores that a side (0 sente, 1 gote) berserked; `false` when the game changed
@@ -453,16 +466,14 @@ impl Store {
         } else {
             "gote_berserk"
         };
-        let written = self
-            .in_change(change, async |tx| {
-                sqlx::query(&format!("UPDATE games SET {column} = 1 WHERE id = $1"))
-                    .bind(&change.id)
-                    .execute(&mut *tx)
-                    .await?;
-                Ok(Some(()))
-            })
-            .await;
-        self.written(written).map(|stored| stored.is_some())
+        self.store_change(change, async |tx| {
+            sqlx::query(&format!("UPDATE games SET {column} = 1 WHERE id = $1"))
+                .bind(&change.id)
+                .execute(&mut *tx)
+                .await
+                .map(drop)
+        })
+        .await
     }
 
     /// Stores the result; `false` when the game changed meanwhile (or was already over).
