@@ -91,6 +91,7 @@ use utoipa::OpenApi;
     components(schemas(
         ErrorBody,
         SocketMessage,
+        crate::account_api::DownloadFormat,
         crate::api::socket::SocketCommand,
         crate::arena::api::TournamentMessage
     )),
@@ -117,4 +118,92 @@ pub(crate) async fn openapi_json() -> Response {
     static DOCUMENT: OnceLock<String> = OnceLock::new();
     let text = DOCUMENT.get_or_init(|| ApiDoc::openapi().to_json().unwrap_or_default());
     ([(header::CONTENT_TYPE, "application/json")], text.as_str()).into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ApiDoc;
+    use serde_json::Value;
+    use std::path::Path;
+    use utoipa::OpenApi;
+
+    /// Every `$ref` in `value`, with where it is.
+    fn references<'a>(value: &'a Value, at: String, found: &mut Vec<(String, &'a str)>) {
+        match value {
+            Value::Object(map) => {
+                for (key, inner) in map {
+                    match (key.as_str(), inner) {
+                        ("$ref", Value::String(target)) => found.push((at.clone(), target)),
+                        _ => references(inner, format!("{at}/{key}"), found),
+                    }
+                }
+            }
+            Value::Array(items) => {
+                for (index, inner) in items.iter().enumerate() {
+                    references(inner, format!("{at}/{index}"), found);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn every_reference_names_a_schema_of_the_document() {
+        let document = serde_json::to_value(ApiDoc::openapi()).expect("the document is JSON");
+        let mut found = Vec::new();
+        references(&document, String::new(), &mut found);
+        assert!(found.len() > 100, "{} references", found.len());
+        let dangling: Vec<_> = found
+            .iter()
+            .filter(|(_, target)| {
+                let name = target.strip_prefix("#/components/schemas/");
+                name.is_none_or(|name| document["components"]["schemas"].get(name).is_none())
+            })
+            .collect();
+        assert!(dangling.is_empty(), "references to no schema: {dangling:?}");
+    }
+
+    #[test]
+    fn every_operation_has_its_own_id() {
+        let document = serde_json::to_value(ApiDoc::openapi()).expect("the document is JSON");
+        let mut ids = std::collections::BTreeMap::<String, Vec<String>>::new();
+        for (path, methods) in document["paths"].as_object().into_iter().flatten() {
+            for (method, operation) in methods.as_object().into_iter().flatten() {
+                let id = operation["operationId"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string();
+                ids.entry(id).or_default().push(format!("{method} {path}"));
+            }
+        }
+        assert!(ids.len() > 50, "{} operations", ids.len());
+        let shared: Vec<_> = ids
+            .iter()
+            .filter(|(id, operations)| id.is_empty() || operations.len() > 1)
+            .collect();
+        assert!(shared.is_empty(), "ids missing or shared: {shared:?}");
+    }
+
+    /// The web UI's types are generated from `web/openapi.json` (`npm run api-types` in web/);
+    /// that copy must be the document the server serves, so that an answer that changes shape
+    /// changes the UI's types, and the UI's type check fails where the UI does not follow.
+    /// `TSUBAME_WRITE_API_DOCUMENT=1` writes the copy instead of comparing it
+    /// (`scripts/api-types` does both steps).
+    #[test]
+    fn the_web_ui_is_typed_from_the_document_the_server_serves() {
+        let document = ApiDoc::openapi()
+            .to_pretty_json()
+            .expect("the document is JSON")
+            + "\n";
+        let copy = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../web/openapi.json");
+        if std::env::var_os("TSUBAME_WRITE_API_DOCUMENT").is_some() {
+            std::fs::write(&copy, &document).expect("web/openapi.json is writable");
+        }
+        let committed = std::fs::read_to_string(&copy).unwrap_or_default();
+        assert!(
+            committed == document,
+            "web/openapi.json is not the API document the server serves: run scripts/api-types \
+             and make the web UI follow the types it changes"
+        );
+    }
 }

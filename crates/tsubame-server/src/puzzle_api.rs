@@ -131,7 +131,7 @@ pub(crate) struct ListQuery {
 }
 
 /// Puzzles by rating, easiest first.
-#[utoipa::path(get, path = "/api/puzzles", tag = "puzzles", params(("variant" = Option<String>, Query, description = "Only this game's"), ("theme" = Option<String>, Query, description = "Only those with this theme"), ("limit" = Option<i64>, Query, description = "At most this many (1 to 100, default 20)"), ("offset" = Option<i64>, Query, description = "Skip this many")), responses((status = 200, description = "The puzzles and how many match", body = PuzzleList), (status = 400, description = "A malformed request", body = ErrorBody)))]
+#[utoipa::path(get, path = "/api/puzzles", operation_id = "list_puzzles", tag = "puzzles", params(("variant" = Option<String>, Query, description = "Only this game's"), ("theme" = Option<String>, Query, description = "Only those with this theme"), ("limit" = Option<i64>, Query, description = "At most this many (1 to 100, default 20)"), ("offset" = Option<i64>, Query, description = "Skip this many")), responses((status = 200, description = "The puzzles and how many match", body = PuzzleList), (status = 400, description = "A malformed request", body = ErrorBody)))]
 pub(crate) async fn list(
     State(hub): State<Arc<Hub>>,
     Query(query): Query<ListQuery>,

@@ -176,6 +176,7 @@ pub struct GameForViewer {
     #[serde(flatten)]
     pub game: GameView,
     /// `sente` or `gote` when the viewer's account holds that seat.
+    #[schema(value_type = Option<crate::hub::Side>)]
     pub you: Option<&'static str>,
 }
 
@@ -221,6 +222,7 @@ pub struct PositionProblem {
     pub text: String,
     /// The side concerned, `sente` or `gote`.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<crate::hub::Side>)]
     pub side: Option<String>,
     /// The piece kind's name, as in the game's `roles`.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -543,13 +545,24 @@ pub enum SocketMessage {
     Hello {
         /// The `auth` message's id.
         #[serde(skip_serializing_if = "Option::is_none")]
-        #[schema(value_type = Option<Object>)]
         id: Option<Value>,
         /// `sente`, `gote`, or none.
+        #[schema(value_type = Option<crate::hub::Side>)]
         seat: Option<&'static str>,
     },
     /// The whole game, with its moves.
     State {
+        /// The game.
+        game: Box<GameView>,
+    },
+    /// A move played: the game without its moves, the new one in `last` (the game's room
+    /// announces it to every watcher).
+    Move {
+        /// The game.
+        game: Box<GameView>,
+    },
+    /// The game ended: the game without its moves, with its result (announced as `Move`).
+    End {
         /// The game.
         game: Box<GameView>,
     },
@@ -568,7 +581,6 @@ pub enum SocketMessage {
     /// A move, resignation, offer or chat line stored.
     Ack {
         /// The message's id.
-        #[schema(value_type = Option<Object>)]
         id: Value,
         /// After a game action: the game's ply.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -581,7 +593,6 @@ pub enum SocketMessage {
     Error {
         /// The message's id; absent for a message that could not be read.
         #[serde(skip_serializing_if = "Option::is_none")]
-        #[schema(value_type = Option<Object>)]
         id: Option<Value>,
         /// The HTTP status the same request would get.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -599,7 +610,6 @@ pub enum SocketMessage {
     /// The answer to `ping`, with the server's clock.
     Pong {
         /// The ping's id.
-        #[schema(value_type = Option<Object>)]
         id: Value,
         /// Server time, unix milliseconds.
         server_time_ms: u64,

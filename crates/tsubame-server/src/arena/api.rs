@@ -156,6 +156,7 @@ pub struct TournamentGame {
     /// `playing` or `finished`.
     pub status: String,
     /// `sente`, `gote` or none.
+    #[schema(value_type = Option<crate::hub::Side>)]
     pub winner: Option<String>,
     /// Why it ended.
     pub reason: Option<String>,
@@ -391,7 +392,7 @@ pub(crate) async fn create(
         .into_response())
 }
 
-#[utoipa::path(get, path = "/api/tournaments", tag = "tournaments", responses((status = 200, description = "Upcoming, running and the newest finished tournaments", body = TournamentList)))]
+#[utoipa::path(get, path = "/api/tournaments", operation_id = "list_tournaments", tag = "tournaments", responses((status = 200, description = "Upcoming, running and the newest finished tournaments", body = TournamentList)))]
 pub(crate) async fn list(State(hub): State<Arc<Hub>>) -> Result<Response, ApiError> {
     let rows = hub
         .store()

@@ -42,6 +42,7 @@ pub struct ChallengeView {
     /// Who is challenged.
     pub to: String,
     /// The challenger's seat: `sente` or `gote`.
+    #[schema(value_type = super::Side)]
     pub from_side: &'static str,
     /// The game: variant, rules, clock, rating.
     pub game: GameView,

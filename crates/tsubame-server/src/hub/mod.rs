@@ -40,7 +40,9 @@ mod sync;
 pub use challenges::{ChallengeList, ChallengeView, MAX_WAITING_CHALLENGES};
 pub use ends::GameEndReason;
 pub use error::{GameError, Refusal};
-pub use room::{Credential, GameResult, GameRoom, GameView, LiveGame, MoveRecord, Phase, Player};
+pub use room::{
+    Credential, GameResult, GameRoom, GameView, LiveGame, MoveRecord, Phase, Player, Side,
+};
 pub use seats::{NewGame, SeatGrant, Sitter};
 pub use services::Settings;
 

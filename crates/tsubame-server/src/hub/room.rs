@@ -75,6 +75,7 @@ impl Phase {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
 pub struct GameResult {
     /// `sente`, `gote`, or none for a draw or an aborted game.
+    #[schema(value_type = Option<Side>)]
     pub winner: Option<&'static str>,
     /// `checkmate`, `resignation`, `time`, `agreement`, `aborted`, ...
     pub reason: String,
@@ -166,6 +167,17 @@ pub struct GameRoom {
     pub(super) claimed_until: AtomicU64,
 }
 
+/// A side of the board as the API names it: the schema of the fields that hold one (the
+/// server writes them from the rules' `Color::name`).
+#[derive(Clone, Copy, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Side {
+    /// The first to move.
+    Sente,
+    /// The second.
+    Gote,
+}
+
 /// Everything a client sees of a game (no secrets).
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct GameView {
@@ -189,6 +201,7 @@ pub struct GameView {
     /// The result once finished.
     pub result: Option<GameResult>,
     /// `sente` or `gote`.
+    #[schema(value_type = Side)]
     pub side_to_move: &'static str,
     /// Moves played.
     pub ply: usize,
@@ -209,6 +222,7 @@ pub struct GameView {
     /// Gote's clock now.
     pub gote_clock: ClockView,
     /// Whose clock runs: nobody's until each side has made its first move.
+    #[schema(value_type = Option<Side>)]
     pub clock_running: Option<&'static str>,
     /// Between people, before each side's first move: how long the side to move has left to
     /// make it before the game is aborted.
@@ -232,6 +246,7 @@ pub struct GameView {
     /// A seek's rating range: the least and most rating of who may join.
     pub rating_range: Option<(i64, i64)>,
     /// After the game: the side that offers a rematch.
+    #[schema(value_type = Option<Side>)]
     pub rematch_offer: Option<&'static str>,
     /// The rematch's game id, once both players agreed.
     pub rematch_id: Option<String>,
@@ -248,6 +263,7 @@ pub struct GameView {
     /// Engine strength (1 to 5) when an engine plays.
     pub engine_level: u8,
     /// The side that offers a draw.
+    #[schema(value_type = Option<Side>)]
     pub draw_offer: Option<&'static str>,
     /// Listed in the lobby.
     pub public: bool,

@@ -27,6 +27,7 @@ pub struct SeatGrant {
     /// The game's id.
     pub game_id: String,
     /// `sente` or `gote`.
+    #[schema(value_type = super::Side)]
     pub seat: &'static str,
     /// The seat's secret: needed to move, resign, offer a draw or abort.
     pub token: String,

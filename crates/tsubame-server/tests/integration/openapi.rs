@@ -146,6 +146,16 @@ fn differences(doc: &Value, schema: &Value, value: &Value, at: &str) -> Result<(
         Value::String(_) if schema["type"] == "object" => {
             return Err(format!("{at}: {value} where the document has an object"));
         }
+        Value::String(_)
+            if schema["enum"]
+                .as_array()
+                .is_some_and(|names| !names.contains(value)) =>
+        {
+            return Err(format!(
+                "{at}: {value} is none of the document's {}",
+                schema["enum"]
+            ));
+        }
         _ => {}
     }
     Ok(())
@@ -467,4 +477,15 @@ fn the_document_lists_every_endpoint_and_the_answers_match_it() {
     for kind in kinds {
         assert!(seen.contains(kind), "no {kind} message among {seen:?}");
     }
+
+    // A move and the end reach a watcher as `move` and `end`, documented messages too.
+    let (live, sente, gote) = server.two_player_game("tori", long_clock());
+    let mut watcher = server.socket(&live, None);
+    server.play_moves(&live, &sente, &gote, &["3d3c"]);
+    let moved = watcher.wait_for(Duration::from_secs(5), |m| m["type"] == "move");
+    check(&doc, &message_schema, &moved, "move announcement");
+    let (status, _) = server.post(&format!("/api/games/{live}/resign"), json!({"token": gote}));
+    assert_eq!(status, 200);
+    let ended = watcher.wait_for(Duration::from_secs(5), |m| m["type"] == "end");
+    check(&doc, &message_schema, &ended, "end announcement");
 }
