@@ -3,12 +3,14 @@
 
 import { page, store, navigate } from './state';
 import { followChallenges } from './challenges';
-import { api } from './api';
+import { api, errorText } from './api';
 import { el } from './dom';
 import { app } from './prefs';
 import { sideName, t, tParts } from './i18n';
+import type { GameView, SeatRating, Side, WhoAmI } from './types';
+import type { AccountAnswer, Player } from './api-types';
 
-export const accountBox = document.getElementById('account');
+export const accountBox = document.getElementById('account') as HTMLElement;
 /** `{account, your_turn}` from the server: who is logged in, and how many games wait for them. */
 
 export function myName() {
@@ -17,7 +19,7 @@ export function myName() {
 
 export async function refreshAccount() {
   try {
-    store.me = await api('/api/account');
+    store.me = await api<WhoAmI>('/api/account');
   } catch {
     store.me = { account: null, your_turn: 0 };
   }
@@ -39,24 +41,24 @@ export function showAccount() {
       el('a', { href: '/account', class: 'settings-link wide-only', 'data-action': 'settings', title: t('account.settings'), 'aria-label': t('account.settings') }, '⚙'),
       el('button', { type: 'button', class: 'link wide-only', 'data-action': 'logout', onclick: logout }, t('account.log-out'))]
     : [el('a', { href: '/login', 'data-action': 'login' }, t('account.log-in')),
-      el('a', { href: '/signup', 'data-action': 'signup' }, t('account.sign-up'))]).filter(Boolean));
+      el('a', { href: '/signup', 'data-action': 'signup' }, t('account.sign-up'))]).filter((node) => node !== null));
   accountMenu.replaceChildren(...(name
     ? [store.me.account?.admin ? el('a', { href: '/admin', 'data-menu-action': 'admin' }, t('account.admin')) : null,
       el('a', { href: '/account', 'data-menu-action': 'settings' }, t('account.settings')),
       el('button', { type: 'button', class: 'link', 'data-menu-action': 'logout', onclick: logout }, t('account.log-out'))]
-    : []).filter(Boolean));
+    : []).filter((node) => node !== null));
 }
 
 const accountMenu = document.getElementById('account-menu') as HTMLElement;
 
 export async function logout() {
-  try { await api('/api/account/logout', {}); } catch { /* the cookie is cleared either way */ }
+  try { await api<AccountAnswer>('/api/account/logout', {}); } catch { /* the cookie is cleared either way */ }
   await refreshAccount();
   page.route();
 }
 
 /** The sign-up and login pages: one form, a name and a password. */
-export function accountPage(kind) {
+export function accountPage(kind: 'login' | 'signup') {
   const signup = kind === 'signup';
   const error = el('div', { class: 'error', 'data-account-error': '' });
   const username = el('input', { name: 'username', autocomplete: 'username', required: true,
@@ -64,16 +66,16 @@ export function accountPage(kind) {
   const password = el('input', { name: 'password', type: 'password', required: true,
     autocomplete: signup ? 'new-password' : 'current-password', minlength: signup ? 8 : undefined });
   const back = sessionStorage.getItem('tsubame.after-login') || '/';
-  const form = el('form', { class: 'panel account-form', onsubmit: async (event) => {
+  const form = el('form', { class: 'panel account-form', onsubmit: async (event: SubmitEvent) => {
     event.preventDefault();
     error.textContent = '';
     try {
-      await api(`/api/account/${kind}`, { username: username.value.trim(), password: password.value });
+      await api<AccountAnswer>(`/api/account/${kind}`, { username: username.value.trim(), password: password.value });
       sessionStorage.removeItem('tsubame.after-login');
       await refreshAccount();
       navigate(back);
     } catch (e) {
-      error.textContent = e.message;
+      error.textContent = errorText(e);
     }
   } },
   el('h2', {}, signup ? t('account.sign-up') : t('account.log-in')),
@@ -92,16 +94,16 @@ export function accountPage(kind) {
 }
 
 /** A rating as shown: `1662?` while provisional. */
-export function ratingText(rating) {
+export function ratingText(rating: SeatRating | null | undefined): string {
   return rating ? `${rating.rating}${rating.provisional ? '?' : ''}` : '';
 }
 
-export function changeText(change) {
+export function changeText(change: number): string {
   return change > 0 ? `+${change}` : String(change);
 }
 
 /** Whether a name is an account's (guests' and the computer's are not). */
-export function isAccountName(name, player) {
+export function isAccountName(name: string, player: Player) {
   return player === 'human' && name && !name.startsWith('Guest-') && name !== DELETED_NAME;
 }
 
@@ -110,7 +112,7 @@ export const DELETED_NAME = '[deleted]';
 
 /** A seat's player as shown on boards and lists: the name (a link to their page for an
  * account), the rating when the game started, and once rated, its change. */
-export function playerNode(game, side) {
+export function playerNode(game: GameView, side: Side): HTMLElement {
   const name = game[`${side}_name`] || (game[`${side}_player`] === 'open' ? 'waiting…' : side);
   // A seat without a name, and the computer's (named by the server in English), shows the
   // words for it in the visitor's language; the data keeps the English.
@@ -127,6 +129,6 @@ export function playerNode(game, side) {
       ` ${changeText(rating.change)}`) : null);
 }
 
-export function playersNode(game) {
+export function playersNode(game: GameView): HTMLElement {
   return el('span', { class: 'players' }, playerNode(game, 'sente'), ' – ', playerNode(game, 'gote'));
 }

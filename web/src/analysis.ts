@@ -1,7 +1,7 @@
 // The analysis board: set up a position, ask the engine.
 
 import { page, store } from './state';
-import { api } from './api';
+import { api, errorText, isAborted } from './api';
 import { Board } from './board';
 import { el } from './dom';
 import { h, patch } from './view';
@@ -12,7 +12,8 @@ import { positionForm } from './import';
 import { app } from './prefs';
 import { t, tn } from './i18n';
 import { analyse, browserCanRun, chooseEnginePlace, enginePlace, findMate } from './engine';
-import type { EngineReply } from './engine';
+import type { PositionQuestion } from './engine';
+import type { EngineReply, MateReply, MateRequest, PositionRequest, ReplayedGame } from './api-types';
 
 export const ANALYSIS_DEPTHS = [4, 6, 8, 10, 12, 14, 16, 18, 20];
 
@@ -23,7 +24,7 @@ export function evalBarNode() {
   const root = el('div', { class: 'eval-bar', 'data-eval-bar': '', title: t('analysis.eval-title') }, fill, label);
   return {
     root,
-    set(score, senteToMove?: boolean) {
+    set(score: string | null, senteToMove?: boolean) {
       if (score === null) {
         root.classList.add('idle');
         label.textContent = '';
@@ -31,7 +32,8 @@ export function evalBarNode() {
         return;
       }
       root.classList.remove('idle');
-      const cp = senteCentipawns(score, senteToMove);
+      // A score comes with its side to move.
+      const cp = senteCentipawns(score, senteToMove!);
       const [kind, value] = score.split(' ');
       const mate = kind === 'mate';
       // The share grows quickly near equality and flattens out, as a winning chance does.
@@ -45,7 +47,7 @@ export function evalBarNode() {
 }
 
 /** A score as sente sees it, in pawns or moves to mate. */
-export function scoreText(score, senteToMove) {
+export function scoreText(score: string, senteToMove: boolean): string {
   const [kind, value] = score.split(' ');
   const own = Number(value);
   const sente = senteToMove ? own : -own;
@@ -53,13 +55,25 @@ export function scoreText(score, senteToMove) {
   return `${sente > 0 ? '+' : ''}${(sente / 100).toFixed(2)}`;
 }
 
+/** A position of the analysis board's tree: the move that reached it (none at the root) with its
+ * text and whether it gives check, and the lines that go on from it, the main one first.
+ * `fresh`: a move just made, taken back out when its position cannot be had. */
+interface TreeNode {
+  usi: string | null;
+  text: string;
+  check: boolean;
+  children: TreeNode[];
+  parent: TreeNode | null;
+  fresh: boolean;
+}
+
 /** The analysis board: moves played on it grow a tree of lines (a move that differs from the
  * one played before starts a variation), and the engine, when on, analyses each position as it
  * is reached, deeper and deeper, showing its best lines and the evaluation bar. */
 export function analysisPage() {
-  let request = null;
-  let record = null;
-  const tree = { usi: null, text: '', check: false, children: [], parent: null, fresh: false };
+  let request: PositionQuestion | null = null;
+  let record: ReplayedGame | null = null;
+  const tree: TreeNode = { usi: null, text: '', check: false, children: [], parent: null, fresh: false };
   let current = tree;
   let generation = 0;
   const board = new Board({ onMove: (usi) => go(usi) });
@@ -83,7 +97,7 @@ export function analysisPage() {
       h('small.help', { attrs: { 'data-engine-status': '', ...(engine.depth === null ? {} : { 'data-depth': engine.depth }) } }, engine.status),
       engine.mate ? h('div.engine-line.mate-line', {
         attrs: { 'data-mate-line': engine.mate.moves, title: t('analysis.mate-title') },
-        on: { click: () => go(engine.mate.move) } }, [
+        on: { click: () => go(engine.mate!.move) } }, [
         h('span.line-score', t('analysis.mate', { moves: engine.mate.moves })), ' ',
         h('span.line-moves', engine.mate.text)]) : null,
       h('div.engine-lines', { attrs: { 'data-engine-lines': '' } }, engine.lines.map((line, i) =>
@@ -114,13 +128,14 @@ export function analysisPage() {
       onclick: () => deleteCurrent() }, t('analysis.delete')));
   const treePanel = el('div', { class: 'panel' }, el('h2', {}, t('analysis.moves')), treeBox, nav);
 
-  function pathOf(node) {
-    const moves = [];
-    for (let n = node; n.parent; n = n.parent) moves.unshift(n.usi);
+  function pathOf(node: TreeNode): string[] {
+    const moves: string[] = [];
+    // A node with a parent was reached by a move.
+    for (let n = node; n.parent; n = n.parent) moves.unshift(n.usi!);
     return moves;
   }
 
-  async function go(usi) {
+  async function go(usi: string) {
     let child = current.children.find((c) => c.usi === usi);
     if (!child) {
       child = { usi, text: usi, check: false, children: [], parent: current, fresh: true };
@@ -132,7 +147,7 @@ export function analysisPage() {
   /** Shows `node`; when its position cannot be had (the server refused or is gone), the
    * position shown stays, a new move is taken back out of the tree, and the status says why. */
   let jumps = 0;
-  async function jump(node) {
+  async function jump(node: TreeNode) {
     const before = current;
     const mine = ++jumps;
     current = node;
@@ -142,11 +157,11 @@ export function analysisPage() {
       // A later jump has taken over: what it shows stands.
       if (mine !== jumps) return;
       current = before;
-      if (node.fresh) node.parent.children = node.parent.children.filter((c) => c !== node);
+      if (node.fresh) node.parent!.children = node.parent!.children.filter((c) => c !== node);
       // A move made on the board goes back where it came from.
       board.render();
       drawTree();
-      showEngine({ status: e.message });
+      showEngine({ status: errorText(e) });
     }
   }
 
@@ -160,18 +175,18 @@ export function analysisPage() {
   function drawTree() {
     // The main line of each node is its first child; the others are variations, in brackets.
     // Sente's moves carry their number, and so does a variation's first move of gote.
-    const moveNode = (node, ply, first) => el('span', {
+    const moveNode = (node: TreeNode, ply: number, first: boolean) => el('span', {
       class: `tree-move${node === current ? ' current' : ''}`, 'data-tree-move': pathOf(node).join(' '),
       onclick: () => jump(node) },
     `${ply % 2 === 1 ? `${(ply + 1) / 2}. ` : first ? `${ply / 2}… ` : ''}${node.text}`,
     node.check ? checkMark() : null);
     // A node and its main continuation; after each main move, its sibling variations.
-    function line(first, ply) {
-      const parts = [];
+    function line(first: TreeNode, ply: number): (HTMLElement | string)[] {
+      const parts: (HTMLElement | string)[] = [];
       for (let node = first, depth = ply; node; node = node.children[0], depth += 1) {
         parts.push(moveNode(node, depth, depth === ply), ' ');
-        if (node.parent.children[0] === node) {
-          for (const variation of node.parent.children.slice(1)) {
+        if (node.parent!.children[0] === node) {
+          for (const variation of node.parent!.children.slice(1)) {
             parts.push(el('span', { class: 'variation', 'data-variation': '' }, '(', line(variation, depth), ')'), ' ');
           }
         }
@@ -187,13 +202,13 @@ export function analysisPage() {
   async function load(mine = ++jumps) {
     const node = current;
     const moves = pathOf(node);
-    const replayed = await api('/api/replay', { ...request, moves });
+    const replayed = await api<ReplayedGame>('/api/replay', { ...request, moves });
     if (mine !== jumps) return;
     record = replayed;
-    request.moves = moves;
+    request!.moves = moves;
     node.fresh = false;
     if (current.parent) {
-      current.text = record.hodges[record.hodges.length - 1] || current.usi;
+      current.text = record.hodges[record.hodges.length - 1] || current.usi!;
       current.check = record.gives_check[record.gives_check.length - 1];
     }
     board.setState({ variant: record.variant, sfen: record.sfen, legal: record.legal_moves,
@@ -207,35 +222,38 @@ export function analysisPage() {
   // One search at a time from this page: the search of a position left behind is called off
   // (the server stops it when its request goes away) before the next one is asked for, so the
   // page never holds more than its share of the engine.
-  let inFlight = Promise.resolve();
-  let calledOff = null;
-  function analyseOneAtATime(body, path = '/api/analyse') {
+  let inFlight: Promise<unknown> = Promise.resolve();
+  let calledOff: AbortController | null = null;
+  /** `Answer`: what `path` answers (`EngineReply` for `/api/analyse`, `MateReply` for `/api/mate`). */
+  function analyseOneAtATime<Answer>(body: PositionRequest | MateRequest, path = '/api/analyse'): Promise<Answer> {
     calledOff?.abort();
     const controller = new AbortController();
     calledOff = controller;
-    const run = inFlight.then(() => api(path, body, controller.signal));
+    const run = inFlight.then(() => api<Answer>(path, body, controller.signal));
     inFlight = run.catch(() => {});
     return run;
   }
 
 
   /** Asks the mate solver once for the position shown: a mate by checks of up to 15 moves. */
-  async function lookForMate(asked, mine, signal?: AbortSignal) {
-    let reply = null;
+  async function lookForMate(asked: PositionQuestion, mine: number, signal?: AbortSignal) {
+    let reply: MateReply | null = null;
     const question = { ...asked, max_moves: 15, movetime_ms: 1500 };
     try {
       reply = signal ? await findMate(question, { signal, place: 'browser' })
-        : await analyseOneAtATime(question, '/api/mate');
+        : await analyseOneAtATime<MateReply>(question, '/api/mate');
     } catch {
       return;
     }
     if (mine !== generation || reply.result !== 'mate') return;
-    showEngine({ mate: { moves: reply.moves, text: reply.hodges.join(' '), move: reply.pv[0] } });
+    // A mate found has its length.
+    showEngine({ mate: { moves: reply.moves!, text: reply.hodges.join(' '), move: reply.pv[0] } });
   }
 
   /** Shows an answer of the engine, the bar with it. */
   function showReply(reply: EngineReply, senteToMove: boolean, status: string) {
-    bar.set(reply.score, senteToMove);
+    // The engine always tells the score, null when it has none; the schema has it optional.
+    bar.set(reply.score as string | null, senteToMove);
     showEngine({
       lines: reply.lines.map((l) => ({ score: scoreText(l.score, senteToMove), moves: l.hodges.join(' '), move: l.move })),
       status,
@@ -260,7 +278,7 @@ export function analysisPage() {
       showEngine({ status: t('analysis.no-legal-move') });
       return;
     }
-    const asked = { variant: request.variant, options: request.options, sfen: request.sfen, moves: request.moves };
+    const asked = { variant: request!.variant, options: request!.options, sfen: request!.sfen, moves: request!.moves };
     const lines = Number(lineCount.value);
     if (enginePlace() === 'browser') {
       const controller = new AbortController();
@@ -280,10 +298,10 @@ export function analysisPage() {
         } });
         return;
       } catch (e) {
-        if (mine !== generation || e.name === 'AbortError') return;
+        if (mine !== generation || isAborted(e)) return;
         // The engine could not start here: the server answers from now on.
         if (enginePlace() === 'browser') {
-          showEngine({ status: e.message });
+          showEngine({ status: errorText(e) });
           return;
         }
       }
@@ -292,11 +310,11 @@ export function analysisPage() {
       showEngine({ status: t('analysis.thinking', { depth }) });
       // A busy engine (other players, or a search of a position left a moment ago that is
       // still stopping) is waited for by `api`, a few times.
-      let reply = null;
+      let reply: EngineReply | null = null;
       try {
-        reply = await analyseOneAtATime({ ...asked, depth, movetime_ms: 3000, lines });
+        reply = await analyseOneAtATime<EngineReply>({ ...asked, depth, movetime_ms: 3000, lines });
       } catch (e) {
-        if (mine === generation && e.name !== 'AbortError') showEngine({ status: e.message });
+        if (mine === generation && !isAborted(e)) showEngine({ status: errorText(e) });
         return;
       }
       if (mine !== generation) return;
@@ -325,8 +343,8 @@ export function analysisPage() {
     think();
   });
   lineCount.addEventListener('change', () => think());
-  function onKey(event) {
-    if (event.target.closest?.('input, textarea, select')) return;
+  function onKey(event: KeyboardEvent) {
+    if ((event.target as Element).closest?.('input, textarea, select')) return;
     if (event.key === 'ArrowLeft' && current.parent) { event.preventDefault(); jump(current.parent); }
     if (event.key === 'ArrowRight' && current.children[0]) { event.preventDefault(); jump(current.children[0]); }
   }
@@ -343,7 +361,7 @@ export function analysisPage() {
       node = child;
     }
     current = node;
-    const replay = await api('/api/replay', { ...request, moves: r.moves });
+    const replay = await api<ReplayedGame>('/api/replay', { ...request, moves: r.moves });
     let walk = tree.children[0];
     for (const text of replay.hodges) { if (walk) { walk.text = text; walk = walk.children[0]; } }
     await load();
@@ -352,14 +370,14 @@ export function analysisPage() {
     el('div', { class: 'side-area' }, output, treePanel, form)));
   // Zoom and the size of the game change the board's height: the bar follows.
   const resize = new ResizeObserver(() => fitBar());
-  resize.observe(board.root.querySelector('.board-wrap'));
-  request = { variant: store.variants.find((v) => v.available).name, options: '', moves: [] };
+  resize.observe(board.root.querySelector('.board-wrap')!);
+  request = { variant: store.variants.find((v) => v.available)!.name, options: '', moves: [] };
   // A position sent here (from the board editor): `?variant=…&sfen=…&options=…`.
   const sent = new URLSearchParams(location.search);
   if (sent.get('sfen') && store.variants.some((v) => v.name === sent.get('variant'))) {
-    (form.querySelector('[name="variant"]') as HTMLSelectElement).value = sent.get('variant');
+    (form.querySelector('[name="variant"]') as HTMLSelectElement).value = sent.get('variant')!;
     (form.querySelector('[name="options"]') as HTMLInputElement).value = sent.get('options') || '';
-    (form.querySelector('[name="sfen"]') as HTMLInputElement).value = sent.get('sfen');
+    (form.querySelector('[name="sfen"]') as HTMLInputElement).value = sent.get('sfen')!;
     form.requestSubmit();
   } else {
     load();

@@ -2,7 +2,12 @@
 // the piece inspector.
 
 import { Shogiground } from 'shogiground';
+import type { Api } from 'shogiground/api';
+import type { Config } from 'shogiground/config';
+import type { SquareHighlight } from 'shogiground/draw';
+import type { Color, DropDests, Key, MoveDests, PieceName, PieceNode, Pieces, PiecesDiff, SquareNode } from 'shogiground/types';
 import { parseSfen, parseMove, squareName, squareOf } from './sfen.js';
+import type { SfenCell, SfenPosition, UsiMove } from './sfen.js';
 import type { VariantInfo } from './types';
 import { el } from './dom';
 import { diagramRadius, moveDiagram, powerNotes } from './pieceinfo';
@@ -14,6 +19,20 @@ import { lang, pieceName, t } from './i18n';
 /** The width of the column of bars and tools beside the board, with its gap (style.css). */
 const BESIDE_COLUMN = 236;
 
+export type { SfenCell, SfenPosition, UsiMove } from './sfen.js';
+
+/** What a page shows on the board: the variant by name, the position, the legal moves and the
+ * last move in USI, the square of a king in check. */
+export type BoardState = {
+  variant: string,
+  sfen: string,
+  legal?: string[],
+  lastMove?: string | null,
+  check?: string | null,
+  interactive?: boolean,
+  premoveFor?: Color | null,
+};
+
 export class Board {
   /** Plays a move the player chose: USI text. */
   onMove: (usi: string) => void;
@@ -23,7 +42,7 @@ export class Board {
   flippedFor: string | null = null;
   /** The square size chosen, in pixels; none: the size that fits the window. */
   zoom: number | null = null;
-  ground: any = null;
+  ground: Api | null = null;
   groundVariant: string | null = null;
   root: HTMLElement;
   boardNode: HTMLElement;
@@ -43,21 +62,21 @@ export class Board {
   toolsHeight = 34;
   onWindowResize: () => void;
   onEscape: (event: KeyboardEvent) => void;
-  premoveFor: string | null = null;
+  premoveFor: Color | null = null;
   variant: VariantInfo | undefined;
   sfen = '';
-  position: any = null;
-  legal: any[] = [];
-  lastMove: any = null;
-  check: string | null = null;
+  position: SfenPosition | null = null;
+  legal: UsiMove[] = [];
+  lastMove: UsiMove | null = null;
+  check: Key | null = null;
   interactive = true;
-  codeToRole: Map<string, any> = new Map();
+  codeToRole: Map<string, string> = new Map();
   roleToCode: Map<string, string> = new Map();
   handRoles: string[] = [];
-  passes: Map<string, any[]> = new Map();
-  shown: any = null;
+  passes: Map<Key, UsiMove[]> = new Map();
+  shown: string | null = null;
   /** The keyboard's cursor as square marks. */
-  cursorMarks: { key: string, className: string }[] = [];
+  cursorMarks: SquareHighlight[] = [];
   keys: BoardKeys;
 
   /** Called after the player turned the board round. */
@@ -75,7 +94,7 @@ export class Board {
     this.topHand = el('div', { class: 'hand top-hand' });
     this.bottomHand = el('div', { class: 'hand bottom-hand' });
     this.zoomInput = <HTMLInputElement>el('input', { type: 'range', min: 20, max: 72, class: 'zoom', 'aria-label': t('board.zoom-label'),
-      oninput: (e) => this.zoomTo(Number(e.target.value)) });
+      oninput: (e: Event) => this.zoomTo(Number((e.target as HTMLInputElement).value)) });
     // The piece inspector: touching any piece (either side's, on the board or in hand) shows
     // its name and how it moves.
     this.inspector = el('section', { class: 'inspector', hidden: true, 'aria-label': t('board.piece-card') });
@@ -116,16 +135,17 @@ export class Board {
 
   /** `premoveFor`: the player's colour while the other side is to move, to let them premove
    * (and predrop); the premove is played once their turn comes, if it is legal then. */
-  setState({ variant, sfen, legal = [], lastMove = null, check = null, interactive = true, premoveFor = null }) {
+  setState({ variant, sfen, legal = [], lastMove = null, check = null, interactive = true,
+    premoveFor = null }: BoardState): void {
     this.premoveFor = premoveFor;
     this.variant = variantInfo(variant);
     // Every move closes the piece card: it was about the position before.
     if (this.sfen !== undefined && sfen !== this.sfen) this.closeInspector();
     this.sfen = sfen;
     this.position = parseSfen(sfen);
-    this.legal = legal.map(parseMove).filter(Boolean);
+    this.legal = legal.map(parseMove).filter((move) => move !== null);
     this.lastMove = lastMove ? parseMove(lastMove) : null;
-    this.check = check;
+    this.check = check as Key | null;
     this.interactive = interactive;
     this.render();
   }
@@ -138,7 +158,7 @@ export class Board {
    * whose height is the window's; any board on a phone held sideways), as the clocks stand
    * beside the board on lishogi. */
   layout(): { size: number, beside: boolean } {
-    const { files, ranks } = this.position;
+    const { files, ranks } = this.position!;
     const hands = (this.handRoles || []).length > 0;
     const header = document.querySelector<HTMLElement>('.top')?.offsetHeight || 40;
     // The players' bars, when a page fills them, with the gaps beside them. The tools are a
@@ -166,8 +186,8 @@ export class Board {
 
   /** How much taller than wide a square is: a little, as on a real board (11:12), but square
    * on the big boards, whose height is what the window lacks. */
-  squareRatio() {
-    return this.position.ranks >= 12 ? 1 : 12 / 11;
+  squareRatio(): number {
+    return this.position!.ranks >= 12 ? 1 : 12 / 11;
   }
 
   /** Zooms to squares of `size` pixels (none: the size that fits), keeping in view the place
@@ -207,7 +227,7 @@ export class Board {
   setArrow(usi: string | null | undefined) {
     const mv = usi ? parseMove(usi) : null;
     const to = mv?.squares[mv.squares.length - 1];
-    this.boardNode.dataset.arrow = mv ? usi : '';
+    this.boardNode.dataset.arrow = mv ? mv.text : '';
     this.ground?.setAutoShapes(mv && to ? [{ orig: mv.drop ? to : mv.squares[0], dest: to, brush: 'primary' }] : []);
   }
 
@@ -226,8 +246,8 @@ export class Board {
     // Pieces that can be held in hand: unpromoted and not royal, in the variant's order. Tenjiku
     // has no drops (captured pieces leave the game), so its board has no hands.
     this.handRoles = (this.variant?.roles || [])
-      .filter((info) => !info.royal && !info.sfen.startsWith('+') && this.variant.name !== 'tenjiku')
-      .map((info) => this.codeToRole.get(info.sfen));
+      .filter((info) => !info.royal && !info.sfen.startsWith('+') && this.variant!.name !== 'tenjiku')
+      .map((info) => this.codeToRole.get(info.sfen)!);
     const styleId = `pieces-${name}`;
     if (this.variant && !document.getElementById(styleId)) {
       document.head.append(el('style', { id: styleId }, pieceStyles(this.variant, this.codeToRole)));
@@ -237,29 +257,29 @@ export class Board {
   }
 
   /** The role of a piece code, adding one for a code the variant list does not name. */
-  roleOf(code) {
+  roleOf(code: string): string {
     if (!this.codeToRole.has(code)) {
       const role = `code-${[...code].map((c) => c.charCodeAt(0)).join('-')}`;
       this.codeToRole.set(code, role);
       this.roleToCode.set(role, code);
       document.head.append(el('style', {}, `piece.${role}::after { content: "${code.replace(/["\\]/g, '')}"; }`));
     }
-    return this.codeToRole.get(code);
+    return this.codeToRole.get(code)!;
   }
 
-  pieces() {
-    const { files, squares } = this.position;
-    const pieces = new Map();
+  pieces(): Pieces {
+    const { files, squares } = this.position!;
+    const pieces: Pieces = new Map();
     squares.forEach((row, rank) => row.forEach((cell, column) => {
       if (cell) pieces.set(squareName(files - column, rank), { role: this.roleOf(cell.code), color: cell.color });
     }));
     return pieces;
   }
 
-  handsSfen() {
+  handsSfen(): string {
     const parts = [];
-    for (const color of ['sente', 'gote']) {
-      for (const [code, count] of Object.entries(this.position.hands[color]) as [string, number][]) {
+    for (const color of ['sente', 'gote'] as const) {
+      for (const [code, count] of Object.entries(this.position!.hands[color])) {
         parts.push(`${count > 1 ? count : ''}${color === 'sente' ? code : code.toLowerCase()}`);
       }
     }
@@ -267,15 +287,15 @@ export class Board {
   }
 
   /** Legal moves grouped by where they start: board squares, and `color role` for drops. */
-  destinations() {
-    const moves = new Map();
-    const drops = new Map();
+  destinations(): { moves: MoveDests, drops: DropDests } {
+    const moves: MoveDests = new Map();
+    const drops: DropDests = new Map();
     this.passes = new Map();
     if (!this.interactive) return { moves, drops };
     for (const mv of this.legal) {
       const to = mv.squares[mv.squares.length - 1];
       if (mv.drop) {
-        const key = `${this.position.turn} ${this.roleOf(mv.drop)}`;
+        const key: PieceName = `${this.position!.turn} ${this.roleOf(mv.drop)}`;
         drops.set(key, [...new Set([...(drops.get(key) || []), to])]);
       } else if (mv.squares[0] === to) {
         // A move back to its own square (a lion's pass, igui): picked by clicking the piece
@@ -288,21 +308,21 @@ export class Board {
     return { moves, drops };
   }
 
-  candidates(from, to) {
+  candidates(from: string, to: Key): UsiMove[] {
     return this.legal.filter((mv) => (mv.drop ? `${mv.drop}*` : mv.squares[0]) === from
       && mv.squares[mv.squares.length - 1] === to);
   }
 
-  render() {
+  render(): void {
     if (!this.position) return;
     this.prepareVariant();
     this.resize();
     const { files, ranks } = this.position;
     const { moves, drops } = this.destinations();
     const orientation: 'sente' | 'gote' = this.flipped ? 'gote' : 'sente';
-    // Shogiground types squares and pieces as literal unions; the server's strings are checked
-    // by the server and by `parseMove`, so the config is built untyped.
-    const config: any = {
+    // Shogiground types squares as literal unions: the server's square names are typed as its
+    // keys where they are read (`UsiMove`, `check`).
+    const config: Config = {
       sfen: { hands: this.handsSfen() },
       orientation,
       turnColor: this.position.turn,
@@ -319,8 +339,8 @@ export class Board {
       predroppable: { enabled: Boolean(this.premoveFor) && this.handRoles.length > 0 },
     };
     this.boardNode.dataset.sfen = this.sfen;
-    this.boardNode.style.setProperty('--files', files);
-    this.boardNode.style.setProperty('--ranks', ranks);
+    this.boardNode.style.setProperty('--files', String(files));
+    this.boardNode.style.setProperty('--ranks', String(ranks));
     // Shogiground keeps classes of its own on these elements: only ours are changed.
     for (const node of [this.boardNode, this.topHand, this.bottomHand]) {
       for (const name of [...node.classList]) if (name.startsWith('pieces-')) node.classList.remove(name);
@@ -361,7 +381,7 @@ export class Board {
         events: {
           insert: () => this.label(),
           select: () => setTimeout(() => this.showPass(), 0),
-          unselect: (key) => { if (this.passes.has(key)) this.choose(this.passes.get(key)); },
+          unselect: (key) => { if (this.passes.has(key)) this.choose(this.passes.get(key)!); },
         },
       }, { board: this.boardNode, hands: { top: this.topHand, bottom: this.bottomHand } });
     } else {
@@ -373,7 +393,7 @@ export class Board {
     // The board's own sfen is only the size: the pieces (whose codes shogiground's parser
     // cannot read in Tenjiku) are set directly, as a difference so that moves animate.
     const wanted = this.pieces();
-    const change = new Map();
+    const change: PiecesDiff = new Map();
     for (const [key, piece] of wanted) {
       const have = this.ground.state.pieces.get(key);
       if (!have || have.role !== piece.role || have.color !== piece.color) change.set(key, piece);
@@ -391,15 +411,15 @@ export class Board {
 
   /** Squares a piece of the premoving side could reach from `key`, by its move vectors and
    * powers, whatever stands in the way. */
-  premoveDests(key: string): any[] {
-    const { files, ranks } = this.position;
+  premoveDests(key: string): Key[] {
+    const { files, ranks } = this.position!;
     const { file, rank } = squareOf(key);
     const cell = this.cellAt(key);
-    const role = cell && this.variant.roles.find((r) => r.sfen === cell.code);
-    if (!role) return [];
+    const role = cell && this.variant!.roles.find((r) => r.sfen === cell.code);
+    if (!cell || !role) return [];
     const sign = cell.color === 'sente' ? 1 : -1;
-    const out = new Set();
-    const add = (left, forward) => {
+    const out = new Set<Key>();
+    const add = (left: number, forward: number) => {
       const f = file + sign * left;
       const r = rank - sign * forward;
       if (f >= 1 && f <= files && r >= 0 && r < ranks && !(left === 0 && forward === 0)) out.add(squareName(f, r));
@@ -411,7 +431,7 @@ export class Board {
     }
     const powers = role.powers;
     if (powers) {
-      const around = (d) => { for (let l = -d; l <= d; l++) for (let f = -d; f <= d; f++) add(l, f); };
+      const around = (d: number) => { for (let l = -d; l <= d; l++) for (let f = -d; f <= d; f++) add(l, f); };
       if (powers.lion === 'full' || powers.lion === 'lion-hawk') around(2);
       const lines = typeof powers.lion === 'object' && powers.lion ? powers.lion.line : [];
       for (const [l, f] of lines) { add(l, f); add(2 * l, 2 * f); }
@@ -423,31 +443,34 @@ export class Board {
   }
 
   /** Every empty square: a predrop may go anywhere now empty. */
-  predropDests(): any[] {
-    const { files, ranks, squares } = this.position;
-    const out = [];
-    for (let r = 0; r < ranks; r++) for (let f = 1; f <= files; f++) if (!squares[r][files - f]) out.push(squareName(f, r));
+  predropDests(): Key[] {
+    const { files, ranks, squares } = this.position!;
+    const out: Key[] = [];
+    for (let r = 0; r < ranks; r++) {
+      for (let f = 1; f <= files; f++) if (!squares[r][files - f]) out.push(squareName(f, r));
+    }
     return out;
   }
 
   /** Marks the board's squares and hand pieces with their names, for people and tests. */
   label() {
-    for (const square of this.boardNode.querySelectorAll<HTMLElement>('sq')) square.dataset.square = (square as any).sgKey;
+    for (const square of this.boardNode.querySelectorAll<SquareNode>('sq')) square.dataset.square = square.sgKey;
     for (const hand of [this.topHand, this.bottomHand]) {
       for (const wrap of hand.querySelectorAll<HTMLElement>('sg-hp-wrap')) {
-        const piece: any = wrap.firstElementChild;
+        const piece = wrap.firstElementChild as PieceNode | null;
         if (piece) wrap.dataset.drop = this.roleToCode.get(piece.sgRole) || '';
       }
     }
   }
 
   /** Shows the piece under a pointer in the inspector. */
-  inspectAt(event) {
+  inspectAt(event: PointerEvent): void {
     if (!this.position || !this.variant) return;
-    const handPiece = event.target.closest?.('.hand piece');
+    const handPiece = (event.target as Element).closest?.<PieceNode>('.hand piece');
     if (handPiece) {
-      const hand = handPiece.closest('.hand');
-      if (this.opensCard(hand.dataset.hand)) this.inspect(this.roleToCode.get(handPiece.sgRole), hand.dataset.hand);
+      // A hand's pieces are the variant's (`handRoles`), and render names each hand's side.
+      const hand = handPiece.closest<HTMLElement>('.hand')!;
+      if (this.opensCard(hand.dataset.hand!)) this.inspect(this.roleToCode.get(handPiece.sgRole)!, hand.dataset.hand!);
       return;
     }
     const square = [...this.boardNode.querySelectorAll<HTMLElement>('sq[data-square]')].find((sq) => {
@@ -455,29 +478,29 @@ export class Board {
       return event.clientX >= r.left && event.clientX < r.right && event.clientY >= r.top && event.clientY < r.bottom;
     });
     if (!square) return;
-    const cell = this.cellAt(square.dataset.square);
+    const cell = this.cellAt(square.dataset.square!);
     // An empty square is a destination or a miss, and a piece taken is a move: the card has
     // done its work.
-    if (!cell || this.isMoveTo(square.dataset.square)) this.closeInspector();
+    if (!cell || this.isMoveTo(square.dataset.square!)) this.closeInspector();
     else if (this.opensCard(cell.color)) this.inspect(cell.code, cell.color);
   }
 
   /** Whether touching `square` now moves the piece picked up (on the board or in hand) there,
    * or through it (a lion's first step). */
   isMoveTo(square: string): boolean {
-    const state: any = this.ground?.state;
+    const state = this.ground?.state;
     if (!state) return false;
     const from = state.selected || (state.selectedPiece ? `${this.roleToCode.get(state.selectedPiece.role)}*` : null);
     if (!from) return false;
     return this.legal.some((mv) => (mv.drop ? `${mv.drop}*` : mv.squares[0]) === from
-      && (mv.drop ? mv.squares : mv.squares.slice(1)).includes(square));
+      && (mv.drop ? mv.squares : mv.squares.slice(1)).includes(square as Key));
   }
 
   /** Whether touching a piece of `color` shows its card. On a phone the card covers the
    * lower board, where a piece being moved may be going: a piece picked up to move (the
    * destinations show its moves) opens no card, and only changes one already open. */
   opensCard(color: string): boolean {
-    const beingMoved = this.interactive && color === this.position.turn;
+    const beingMoved = this.interactive && color === this.position!.turn;
     return !beingMoved || !this.inspector.hidden || !window.matchMedia('(max-width: 600px)').matches;
   }
 
@@ -486,11 +509,13 @@ export class Board {
     this.inspector.hidden = true;
   }
 
-  inspect(code, color) {
-    const role = this.variant.roles.find((r) => r.sfen === code);
+  inspect(code: string, color: string): void {
+    // Only ever called with a variant set (`inspectAt`).
+    const variant = this.variant!;
+    const role = variant.roles.find((r) => r.sfen === code);
     if (!role) return;
-    const radius = diagramRadius(this.variant);
-    const named = (sfen) => { const found = this.variant.roles.find((r) => r.sfen === sfen); return String(found && pieceName(found)); };
+    const radius = diagramRadius(variant);
+    const named = (sfen: string) => { const found = variant.roles.find((r) => r.sfen === sfen); return String(found && pieceName(found)); };
     // In Japanese the kanji is the piece's name, and the English name goes beside it.
     const [name, other] = lang() === 'ja' ? [role.kanji, title(role.name)] : [title(role.name), role.kanji];
     this.inspector.replaceChildren(
@@ -498,13 +523,13 @@ export class Board {
         el('h3', {}, name, ' ', el('small', {}, `${other} · ${role.hodges}`)),
         el('button', { type: 'button', class: 'secondary small', 'data-action': 'close-inspector', 'aria-label': t('board.close-card'),
           onclick: () => this.closeInspector() }, '×')),
-      el('div', { class: 'inspector-body' }, moveDiagram(this.variant, role, radius),
+      el('div', { class: 'inspector-body' }, moveDiagram(variant, role, radius),
         el('div', {},
           powerNotes(role).map((note) => el('p', { class: 'note' }, note)),
           role.promotes_to ? el('p', { class: 'note' }, t('board.promotes-to', { piece: named(role.promotes_to) })) : null,
           role.promoted_from ? el('p', { class: 'note' }, t('board.promoted-from', { piece: named(role.promoted_from) })) : null,
           el('p', { class: 'note' }, t('board.piece-of', { side: color === 'gote' ? t('frame.Gote') : t('frame.Sente') }),
-            el('a', { href: `/rules/${this.variant.name}` }, t('board.all-rules'))))));
+            el('a', { href: `/rules/${variant.name}` }, t('board.all-rules'))))));
     this.inspector.dataset.inspector = code;
     this.inspector.dataset.color = color;
     this.inspector.hidden = false;
@@ -517,7 +542,7 @@ export class Board {
 
   /** The board's own square marks: the pass back to a selected piece's square, and the
    * keyboard's cursor (`cursor`, kept until changed). */
-  highlight(cursor = this.cursorMarks) {
+  highlight(cursor: SquareHighlight[] = this.cursorMarks): void {
     this.cursorMarks = cursor;
     const selected = this.ground?.state.selected;
     const pass = selected && this.passes.has(selected) ? [{ key: selected, className: 'dest pass' }] : [];
@@ -526,12 +551,12 @@ export class Board {
 
   /** The piece on `from` drawn as it would stand after moving: promoted or as it is. */
   /** The piece on a square (`{ code, color }`), or nothing. */
-  cellAt(name) {
+  cellAt(name: string): SfenCell | null | undefined {
     const { file, rank } = squareOf(name);
-    return this.position.squares[rank]?.[this.position.files - file];
+    return this.position!.squares[rank]?.[this.position!.files - file];
   }
 
-  pieceAfter(from, promote) {
+  pieceAfter(from: string, promote: boolean): HTMLElement | null {
     const cell = this.cellAt(from);
     if (!cell) return null;
     const info = this.variant?.roles.find((r) => r.sfen === cell.code);
@@ -544,7 +569,7 @@ export class Board {
   }
 
   /** Several moves reach the square (promotion or not, a lion's routes): ask which. */
-  choose(candidates) {
+  choose(candidates: UsiMove[]): void {
     this.ground?.setSquareHighlights([]);
     if (candidates.length === 0) { this.render(); return; }
     if (candidates.length === 1) {

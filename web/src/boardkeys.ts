@@ -4,6 +4,7 @@
 // on the board. Each step is said in words in a live region for screen readers.
 
 import { squareName, squareOf } from './sfen.js';
+import type { Color, Key } from 'shogiground/types';
 import type { Board } from './board';
 import { el } from './dom';
 import { pieceName, sideName, t, tn } from './i18n';
@@ -24,7 +25,7 @@ function pieceWords(board: Board, code: string, color: string): string {
 export class BoardKeys {
   board: Board;
   /** The square the cursor is on; none until the board has had the focus. */
-  cursor: string | null = null;
+  cursor: Key | null = null;
   /** Which of a hand's pieces the hand's cursor is on. */
   handIndex = 0;
   announcer: HTMLElement;
@@ -82,8 +83,8 @@ export class BoardKeys {
   }
 
   /** Where the cursor starts: the middle of the player's side of the board. */
-  startSquare(): string {
-    const { files, ranks } = this.board.position;
+  startSquare(): Key {
+    const { files, ranks } = this.board.position!;
     const rank = this.board.flipped ? Math.floor(ranks / 4) : ranks - 1 - Math.floor(ranks / 4);
     return squareName(Math.ceil(files / 2), rank);
   }
@@ -145,7 +146,7 @@ export class BoardKeys {
   handPieces(hand: HTMLElement): { wrap: HTMLElement, code: string }[] {
     return [...hand.querySelectorAll<HTMLElement>('sg-hp-wrap')]
       .filter((wrap) => wrap.dataset.nb && wrap.dataset.nb !== '0' && wrap.dataset.drop)
-      .map((wrap) => ({ wrap, code: wrap.dataset.drop }));
+      .map((wrap) => ({ wrap, code: wrap.dataset.drop! }));
   }
 
   showHand(hand: HTMLElement) {
@@ -158,7 +159,7 @@ export class BoardKeys {
     const pieces = this.handPieces(hand);
     const color = hand.dataset.hand || '';
     const piece = pieces[this.handIndex];
-    this.say(piece ? t('board.hand-piece', { side: sideName(color), piece: kindName(this.board, piece.code), number: piece.wrap.dataset.nb })
+    this.say(piece ? t('board.hand-piece', { side: sideName(color), piece: kindName(this.board, piece.code), number: piece.wrap.dataset.nb! })
       : t('board.hand-empty', { side: sideName(color) }));
   }
 
@@ -173,7 +174,8 @@ export class BoardKeys {
       const piece = pieces[this.handIndex];
       const role = piece && board.codeToRole.get(piece.code);
       if (!role) { this.sayHand(hand); return; }
-      board.ground.selectPiece({ role, color: hand.dataset.hand });
+      // Board.render names each hand's side.
+      board.ground.selectPiece({ role, color: hand.dataset.hand as Color });
       if (board.ground.state.selectedPiece) {
         // On to the board, to choose where it goes.
         this.cursor ??= this.startSquare();

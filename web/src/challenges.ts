@@ -2,7 +2,7 @@
 // and the tray that shows a logged-in player their challenges on every page, at once, from
 // the server's stream of them.
 
-import { api } from './api';
+import { api, errorText } from './api';
 import { takeToArenaGame } from './arenagame';
 import { answerLine, el } from './dom';
 import { clockFields } from './clockform';
@@ -11,6 +11,8 @@ import { gameTitle, t } from './i18n';
 import { optionFields } from './options';
 import { navigate, store } from './state';
 import { variantInfo } from './util';
+import type { GameView } from './types';
+import type { ChallengeList, SeatGrant } from './api-types';
 
 /** The challenge form under another player's name; `open`: shown at once (the page was opened
  * to challenge them). */
@@ -31,19 +33,19 @@ export function challengeForm(name: string, open = false) {
     el('option', { value: 'gote' }, t('lobby.side-gote'))) as HTMLSelectElement;
   const form = el('form', { class: 'challenge-form', hidden: !open, 'data-challenge-form': '', onsubmit: async (event: Event) => {
     event.preventDefault();
-    const options = {};
+    const options: Record<string, string | undefined> = {};
     for (const field of optionBox.querySelectorAll<HTMLInputElement | HTMLSelectElement>('[data-option]')) {
-      options[field.dataset.option] = field.tagName === 'INPUT' && field.value.trim() === ''
+      options[field.dataset.option!] = field.tagName === 'INPUT' && field.value.trim() === ''
         ? field.dataset.none : field.value.trim();
     }
     try {
-      const grant = await api(`/api/players/${encodeURIComponent(name)}/challenge`, {
+      const grant = await api<SeatGrant>(`/api/players/${encodeURIComponent(name)}/challenge`, {
         variant: variant.value, options, clock: clock.value(), side: side.value, rated: rated.checked,
       });
       localStorage.setItem(`tsubame.token.${grant.game_id}`, grant.token);
       navigate(`/game/${grant.game_id}`);
     } catch (e) {
-      say(e.message, false);
+      say(errorText(e), false);
     }
   } },
   el('label', {}, `${t('lobby.game')} `, variant),
@@ -63,7 +65,7 @@ export function challengeForm(name: string, open = false) {
 }
 
 /** A challenge's game in words: which game, its clock, rated or not. */
-function terms(game): string {
+function terms(game: GameView): string {
   const parts = [gameTitle(variantInfo(game.variant), game.variant), clockText(game.time_control)];
   parts.push(game.rated ? t('lobby.seek-rated') : t('lobby.seek-casual'));
   return parts.join(' · ');
@@ -97,7 +99,7 @@ export function followChallenges() {
     retryDelay = Math.min(retryDelay * 2, 60_000);
   };
   stream.addEventListener('challenges', (event) => {
-    let list;
+    let list: ChallengeList;
     try {
       list = JSON.parse((event as MessageEvent).data);
     } catch { return; /* a malformed event changes nothing */ }
@@ -107,7 +109,7 @@ export function followChallenges() {
   });
 }
 
-function showTray(list) {
+function showTray(list: Pick<ChallengeList, 'incoming' | 'outgoing'>) {
   const { node: answer, say } = answerLine({ 'data-challenge-tray-answer': '' });
   const incoming = list.incoming.map((c) => el('div', { class: 'challenge', 'data-incoming-challenge': c.game_id },
     el('strong', {}, t('challenge.from', { name: c.from })),
@@ -116,15 +118,15 @@ function showTray(list) {
     el('div', { class: 'row' },
       el('button', { type: 'button', 'data-action': 'accept-challenge', onclick: async () => {
         try {
-          const grant = await api(`/api/games/${c.game_id}/join`, {});
+          const grant = await api<SeatGrant>(`/api/games/${c.game_id}/join`, {});
           localStorage.setItem(`tsubame.token.${c.game_id}`, grant.token);
           navigate(`/game/${c.game_id}`);
-        } catch (e) { say(e.message, false); }
+        } catch (e) { say(errorText(e), false); }
       } }, t('challenge.accept')),
       el('button', { type: 'button', class: 'secondary', 'data-action': 'decline-challenge', onclick: async () => {
         try {
           await api(`/api/games/${c.game_id}/decline`, {});
-        } catch (e) { say(e.message, false); }
+        } catch (e) { say(errorText(e), false); }
       } }, t('challenge.decline')))));
   const outgoing = list.outgoing.map((c) => el('div', { class: 'challenge outgoing', 'data-outgoing-challenge': c.game_id },
     el('a', { href: `/game/${c.game_id}` }, t('challenge.waiting-for', { name: c.to })),

@@ -49,7 +49,8 @@ export function clockFields(onChange: (kind: string) => void = () => {}) {
     byoyomiFields.hidden = kind.value !== 'byoyomi';
     fischerFields.hidden = kind.value !== 'fischer';
     daysField.hidden = kind.value !== 'correspondence';
-    help.textContent = CLOCK_WORDS[kind.value];
+    // The select's values are the four kinds.
+    help.textContent = CLOCK_WORDS[kind.value as keyof typeof CLOCK_WORDS];
     onChange(kind.value);
   }
   function value(): TimeControl {

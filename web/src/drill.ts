@@ -5,12 +5,14 @@
 // position: the rules library decides, the page keeps no table of moves. Stars and lessons
 // done are kept in the browser.
 
-import { api } from './api';
+import { api, errorStatus } from './api';
 import { store } from './state';
 import { el } from './dom';
 import { parseMove, parseSfen, squareName, squareOf } from './sfen.js';
 import { ensurePieceStyles, roleClass } from './pieces';
-import type { RoleInfo, VariantInfo } from './types';
+import type { RoleInfo, VariantInfo, WhoAmI } from './types';
+import type { LearnProgress, ReplayedGame } from './api-types';
+import type { UsiMove } from './board';
 import { gameTitle, pieceName, sideName, t } from './i18n';
 
 export type Stage = 'alone' | 'blocked' | 'promotion' | 'drops';
@@ -79,9 +81,9 @@ export async function syncProgress(variant: string): Promise<boolean> {
   let name: string | undefined;
   let remote: { items: Record<string, number> };
   try {
-    name = (await api('/api/account')).account?.username;
+    name = (await api<WhoAmI>('/api/account')).account?.username;
     if (!name) return false;
-    remote = await api(`/api/account/learn/${variant}`);
+    remote = await api<LearnProgress>(`/api/account/learn/${variant}`);
   } catch {
     // A server that cannot say: the browser's copy stands.
     return false;
@@ -100,7 +102,7 @@ export async function syncProgress(variant: string): Promise<boolean> {
   if (Object.keys(send).length) {
     try {
       // The server records what the path has and names what it ignored.
-      remote = await api(`/api/account/learn/${variant}`, { items: send });
+      remote = await api<LearnProgress>(`/api/account/learn/${variant}`, { items: send });
     } catch {
       sent = false;
     }
@@ -115,7 +117,7 @@ export async function syncProgress(variant: string): Promise<boolean> {
 /** The pieces of the game's usual set, and the promoted forms of those that promote. */
 export function lessonRoles(variant: VariantInfo): RoleInfo[] {
   const start = parseSfen(variant.start_sfen);
-  const present = new Set(start.squares.flat().filter(Boolean).map((p) => p.code));
+  const present = new Set(start.squares.flat().filter((p) => p !== null).map((p) => p.code));
   return variant.roles.filter((r) => present.has(r.sfen) || (r.promoted_from && present.has(r.promoted_from)));
 }
 
@@ -146,10 +148,10 @@ function gote(code: string) {
  * (the server busy, the network gone) is thrown, for the page to say and offer again. */
 async function legalMoves(variant: VariantInfo, sfen: string): Promise<string[] | null> {
   try {
-    const record = await api('/api/replay', { variant: variant.name, options: '', sfen, moves: [] });
+    const record = await api<ReplayedGame>('/api/replay', { variant: variant.name, options: '', sfen, moves: [] });
     return record.legal_moves;
   } catch (e) {
-    if (e.status === 422) return null;
+    if (errorStatus(e) === 422) return null;
     throw e;
   }
 }
@@ -157,7 +159,8 @@ async function legalMoves(variant: VariantInfo, sfen: string): Promise<string[] 
 /** Builds a drill: the piece on a square with room around it, the royals in corners where
  * nothing attacks them, tried until the rules accept the position. */
 export async function buildDrill(variant: VariantInfo, role: RoleInfo, stage: Stage): Promise<Drill | null> {
-  const royal = variant.roles.find((r) => r.royal);
+  // Every game has its royal piece.
+  const royal = variant.roles.find((r) => r.royal)!;
   // The game's humblest piece stands in the way: the swallow, the sparrow pawn, the pawn.
   const pawn = variant.roles.find((r) => !r.promoted_from && /\b(pawn|swallow)$/.test(r.name));
   const file = Math.ceil(variant.files / 2);
@@ -188,14 +191,16 @@ export async function buildDrill(variant: VariantInfo, role: RoleInfo, stage: St
       const sfen = boardSfen(variant, placed);
       const legal = await legalMoves(variant, sfen);
       if (!legal) continue;
-      const answer = new Set(legal.map(parseMove).filter((m) => m && !m.drop && m.promote && m.squares[0] === edge)
+      const answer = new Set((legal.map(parseMove) as (UsiMove | null)[])
+        .filter((m): m is UsiMove => m !== null && !m.drop && m.promote && m.squares[0] === edge)
         .map((m) => m.squares[m.squares.length - 1]));
       if (answer.size) return { role, stage, sfen, answer, square: edge };
     } else if (stage === 'alone') {
       const sfen = boardSfen(variant, pieces);
       const legal = await legalMoves(variant, sfen);
       if (!legal) continue;
-      const answer = new Set(legal.map(parseMove).filter((m) => m && !m.drop && m.squares[0] === square)
+      const answer = new Set((legal.map(parseMove) as (UsiMove | null)[])
+        .filter((m): m is UsiMove => m !== null && !m.drop && m.squares[0] === square)
         .map((m) => m.squares[m.squares.length - 1]).filter((to) => to !== square));
       if (answer.size) return { role, stage, sfen, answer, square };
     } else if (stage === 'blocked') {
@@ -208,7 +213,8 @@ export async function buildDrill(variant: VariantInfo, role: RoleInfo, stage: St
       const sfen = boardSfen(variant, placed);
       const legal = await legalMoves(variant, sfen);
       if (!legal) continue;
-      const answer = new Set(legal.map(parseMove).filter((m) => m && !m.drop && m.squares[0] === square)
+      const answer = new Set((legal.map(parseMove) as (UsiMove | null)[])
+        .filter((m): m is UsiMove => m !== null && !m.drop && m.squares[0] === square)
         .map((m) => m.squares[m.squares.length - 1]).filter((to) => to !== square));
       return { role, stage, sfen, answer, square };
     } else {
@@ -220,9 +226,10 @@ export async function buildDrill(variant: VariantInfo, role: RoleInfo, stage: St
       const sfen = boardSfen(variant, placed, role.sfen);
       const legal = await legalMoves(variant, sfen);
       if (!legal) continue;
-      const allowed = new Set(legal.map(parseMove).filter((m) => m && m.drop === role.sfen).map((m) => m.squares[0]));
+      const allowed = new Set<string>((legal.map(parseMove) as (UsiMove | null)[])
+        .filter((m): m is UsiMove => m !== null && m.drop === role.sfen).map((m) => m.squares[0]));
       const position = parseSfen(sfen);
-      const empty = [];
+      const empty: string[] = [];
       position.squares.forEach((row, r) => row.forEach((cell, c) => {
         if (!cell) empty.push(squareName(variant.files - c, r));
       }));

@@ -3,7 +3,8 @@
 // the computer or a friend from it, analyse it, or copy it as SFEN, FEN and a link that opens
 // it here again.
 
-import { api } from './api';
+import { api, errorText } from './api';
+import type { CheckedPosition, PositionProblem, SeatGrant } from './api-types';
 import { el } from './dom';
 import { clockFields } from './clockform';
 import { computerLevel, levelOptions, rememberComputerLevel } from './levels';
@@ -27,29 +28,12 @@ interface Setup {
   turn: Side;
 }
 
-/** What `POST /api/positions/check` answers. */
-interface Checked {
-  playable: boolean;
-  problems: string[];
-  /** The same problems by code and particulars, named here in the visitor's language. */
-  details?: Problem[];
-  sfen: string | null;
-  fen: string | null;
-  legal_moves: number;
-  check: boolean;
-}
+/** What `POST /api/positions/check` answers, or a refusal shown as one: that has no
+ * `details` (the same problems by code and particulars, named here in the visitor's language). */
+type Checked = Omit<CheckedPosition, 'details'> & { details?: Problem[] };
 
 /** One problem of a position as the server names it: a code and the particulars it speaks of. */
-interface Problem {
-  code: string;
-  text: string;
-  side?: string;
-  piece?: string;
-  square?: string;
-  file?: number;
-  count?: number;
-  limit?: number;
-}
+type Problem = PositionProblem;
 
 /** A problem in the visitor's language: its code's text from the catalogue, the side and the
  * piece named as the language names them; the server's own words for a code the catalogue lacks. */
@@ -77,10 +61,11 @@ function keepFocus(container: HTMLElement, draw: () => void) {
   const active = document.activeElement;
   const key = active instanceof HTMLElement && container.contains(active)
     ? FOCUS_KEYS.find((name) => active.hasAttribute(name)) : undefined;
-  const value = key ? active.getAttribute(key) : null;
+  // `key` is one `active` has, so both are there.
+  const value = key ? active!.getAttribute(key)! : null;
   draw();
   if (!key) return;
-  const find = (name: string) => container.querySelector<HTMLElement>(`[${name}="${CSS.escape(value)}"]`);
+  const find = (name: string) => container.querySelector<HTMLElement>(`[${name}="${CSS.escape(value!)}"]`);
   (find(key) ?? (key === 'data-hand-less' ? find('data-hand-more') : null))?.focus();
 }
 
@@ -131,7 +116,8 @@ export function sfenOf(variant: VariantInfo, setup: Setup): string {
 
 export function editorPage(variantName?: string) {
   const params = new URLSearchParams(location.search);
-  let variant = store.variants.find((v) => v.name === variantName) || store.variants.find((v) => v.available);
+  // The server lists at least one game to play.
+  let variant: VariantInfo = store.variants.find((v) => v.name === variantName) || store.variants.find((v) => v.available)!;
   let options = params.get('options') || '';
   let setup = setupOf(variant, params.get('sfen') || variant.start_sfen);
   /** What a click on the board puts there: a piece, or nothing (the eraser). */
@@ -179,7 +165,8 @@ export function editorPage(variantName?: string) {
   }
 
   function pieceNode(cell: Cell) {
-    const info = variant.roles.find((r) => r.sfen === cell.code);
+    // Every piece placed is one of the variant's (`setupOf`, the palette).
+    const info = variant.roles.find((r) => r.sfen === cell.code)!;
     return el('piece', { class: `${roleClass(info, variant.roles.indexOf(info))} ${cell.color}` });
   }
 
@@ -196,7 +183,7 @@ export function editorPage(variantName?: string) {
       return [name, value];
     }));
     for (const field of optionBox.querySelectorAll<HTMLInputElement | HTMLSelectElement>('[data-option]')) {
-      const value = chosen.get(field.dataset.option);
+      const value = chosen.get(field.dataset.option!);
       if (value !== undefined) field.value = field.tagName === 'INPUT' && value === field.dataset.none ? '' : value;
     }
     levelSelect.replaceChildren(...levelOptions(Number(levelSelect.value) || computerLevel(), '', variant.name));
@@ -323,13 +310,13 @@ export function editorPage(variantName?: string) {
   async function check(sfen: string) {
     const mine = ++asked;
     try {
-      const answer: Checked = await api('/api/positions/check', { variant: variant.name, options, sfen });
+      const answer = await api<CheckedPosition>('/api/positions/check', { variant: variant.name, options, sfen });
       if (mine !== asked) return;
       checked = answer;
       error.textContent = '';
     } catch (e) {
       if (mine !== asked) return;
-      checked = { playable: false, problems: [e.message], sfen: null, fen: null, legal_moves: 0, check: false };
+      checked = { playable: false, problems: [errorText(e)], sfen: null, fen: null, legal_moves: 0, check: false };
     }
     showVerdict();
   }
@@ -374,13 +361,13 @@ export function editorPage(variantName?: string) {
     const level = Number(levelSelect.value);
     if (opponent === 'engine') rememberComputerLevel(level);
     try {
-      const grant = await api('/api/games', { variant: variant.name, options, sfen: checked.sfen, opponent,
+      const grant = await api<SeatGrant>('/api/games', { variant: variant.name, options, sfen: checked.sfen, opponent,
         level, side: sideSelect.value === 'other' ? other : setup.turn, clock: clock.value() });
       localStorage.setItem(`tsubame.token.${grant.game_id}`, grant.token);
       if (grant.invite) localStorage.setItem(`tsubame.invite.${grant.game_id}`, grant.invite);
       navigate(`/game/${grant.game_id}`);
     } catch (e) {
-      error.textContent = e.message;
+      error.textContent = errorText(e);
     }
   }
 

@@ -2,31 +2,23 @@
 // own browser, or the server's (`POST /api/analyse`, `POST /api/mate`) where the browser cannot
 // run it or the player chose the server. Both answer the same questions with the same JSON.
 
-import { api, refusalText } from './api';
+import { api, isAborted, refusalText } from './api';
+import type { EngineReply as ServerEngineReply, MateReply as ServerMateReply } from './api-types';
 
 declare const ENGINE_WORKER_URL: string;
 declare const ENGINE_WASM_URL: string;
 
-/** The engine's answer for a position (the server's `EngineReply`). */
-export interface EngineReply {
-  best: string;
+/** The engine's answer for a position (the server's `EngineReply`, the same JSON from the
+ * browser's engine): `score` is always sent, null without one. */
+export interface EngineReply extends ServerEngineReply {
   score: string | null;
-  pv: string[];
-  depth: number;
-  lines: { move: string; score: string; pv: string[]; hodges: string[] }[];
-  nodes: number;
-  time_ms: number;
 }
 
-/** The mate solver's answer (the server's `MateReply`). */
-export interface MateReply {
+/** The mate solver's answer (the server's `MateReply`): its result one of three words, and
+ * `moves` always sent, null without a mate. */
+export interface MateReply extends ServerMateReply {
   result: 'mate' | 'none' | 'unknown';
   moves: number | null;
-  pv: string[];
-  hodges: string[];
-  max_moves: number;
-  nodes: number;
-  time_ms: number;
 }
 
 /** A position as the questions name one. */
@@ -170,11 +162,11 @@ export async function analyse(question: PositionQuestion & { depth?: number; mov
     } catch (e) {
       // An engine that could not start here: the server answers instead, but not an endless
       // search, which it does not take (the caller asks it depth by depth).
-      if (!broken || e.name === 'AbortError' || question.infinite) throw e;
+      if (!broken || isAborted(e) || question.infinite) throw e;
     }
   }
   const { infinite: _, ...asked } = question;
-  const reply: EngineReply = await api('/api/analyse', asked, options.signal);
+  const reply = await api<EngineReply>('/api/analyse', asked, options.signal);
   options.onIteration?.(reply);
   return reply;
 }
@@ -186,8 +178,8 @@ export async function findMate(question: PositionQuestion & { max_moves?: number
     try {
       return await askWorker<MateReply>({ type: 'mate', ...question }, options.signal);
     } catch (e) {
-      if (!broken || e.name === 'AbortError') throw e;
+      if (!broken || isAborted(e)) throw e;
     }
   }
-  return api('/api/mate', question, options.signal);
+  return api<MateReply>('/api/mate', question, options.signal);
 }

@@ -1,15 +1,23 @@
 // A finished game's analysis: the engine's evaluation at each ply, drawn as a graph.
 
-import { api } from './api';
+import { api, errorText } from './api';
 import { analyse } from './engine';
 import { el } from './dom';
 import { t } from './i18n';
 import { notation } from './gameparts';
+import type { GameAnalysis, ReplayedGame, StoredGameRecord } from './api-types';
 
 export const EVAL_CAP = 2000;
 
+/** A record as the analysis reads it: replayed (an imported record), or kept with its game,
+ * which adds the game's result. */
+export type AnalysedRecord = ReplayedGame & Partial<Pick<StoredGameRecord, 'result'>>;
+
+/** A record's move lists that `notation()` names. */
+export type NotationKey = 'hodges' | 'short' | 'japanese' | 'usi';
+
 /** A score for the side to move (`cp 35`, `mate -3`) as centipawns for sente, capped. */
-export function senteCentipawns(score, senteToMove) {
+export function senteCentipawns(score: string | null | undefined, senteToMove: boolean): number {
   const [kind, value] = String(score || 'cp 0').split(' ');
   const n = Number(value) || 0;
   const own = kind === 'mate' ? (n > 0 ? EVAL_CAP : -EVAL_CAP) : Math.max(-EVAL_CAP, Math.min(EVAL_CAP, n));
@@ -47,7 +55,7 @@ export function senteMoves(sfen: string): boolean {
  * for sente) and the engine's best line in each: one measure, the mover's winning chances,
  * for the marks, the list and the graph. The engine's own choice is never marked: what it
  * loses is the noise of two short searches. */
-export function reviews(record, evals: number[], lines: string[][] = []): MoveReview[] {
+export function reviews(record: AnalysedRecord, evals: number[], lines: string[][] = []): MoveReview[] {
   const found: MoveReview[] = [];
   record.usi.forEach((usi: string, i: number) => {
     if (evals.length <= i + 1) return;
@@ -62,7 +70,7 @@ export function reviews(record, evals: number[], lines: string[][] = []): MoveRe
 }
 
 /** Each move's mark (`??`, `?`, `?!`), keyed by ply (see `reviews`). */
-export function judgements(record, evals: number[], lines: string[][] = []): Map<number, string> {
+export function judgements(record: AnalysedRecord, evals: number[], lines: string[][] = []): Map<number, string> {
   return new Map(reviews(record, evals, lines).map((r) => [r.ply, r.mark]));
 }
 
@@ -78,7 +86,7 @@ export interface Judged {
 
 /** The evaluation (centipawns for sente) of a position where the game is over: the side to
  * move has lost, or nobody won. */
-function endEval(record, evals: number[]): number {
+function endEval(record: AnalysedRecord, evals: number[]): number {
   const winner = record.outcome?.winner || record.result?.winner;
   return winner === 'sente' ? EVAL_CAP : winner === 'gote' ? -EVAL_CAP : evals[evals.length - 1] || 0;
 }
@@ -88,7 +96,8 @@ function endEval(record, evals: number[]): number {
  * kept with the game: shown at once when made, its progress while it is made, else a button
  * that asks for it. Without (an imported record), a button that has the page search each
  * position in turn. */
-export function gameAnalysisNode(record, onPick, onJudged: (judged: Judged) => void = () => {}, gameId: string | null = null) {
+export function gameAnalysisNode(record: AnalysedRecord, onPick: (ply: number) => void,
+  onJudged: (judged: Judged) => void = () => {}, gameId: string | null = null) {
   const box = el('div', { class: 'game-analysis' });
   const button = el('button', { type: 'button', class: 'secondary', 'data-action': 'analyse-game' }, t('analysis.analyse-game'));
   const status = el('small', { class: 'help', 'data-analysis-status': '' });
@@ -99,15 +108,16 @@ export function gameAnalysisNode(record, onPick, onJudged: (judged: Judged) => v
     const found = reviews(record, evals, lines);
     box.replaceChildren(evalGraph(record, evals, found, onPick));
     onJudged({ marks: new Map(found.map((r) => [r.ply, r.mark])),
-      better: new Map(found.filter((r) => r.better).map((r) => [r.ply - 1, r.better])), reviews: found, evals });
+      better: new Map(found.filter((r) => r.better).map((r) => [r.ply - 1, r.better!])), reviews: found, evals });
     box.append(await reviewList(record, found, onPick));
   }
 
   /** The server's analysis, once done: each position's evaluation and line. */
-  function fromServer(analysis) {
-    const evals = [];
+  function fromServer(analysis: GameAnalysis) {
+    const evals: number[] = [];
     const lines: string[][] = [];
-    analysis.positions.forEach((position, ply) => {
+    // A done analysis has every position.
+    analysis.positions!.forEach((position, ply) => {
       evals.push(position.score == null ? endEval(record, evals) : senteCentipawns(position.score, senteMoves(record.positions[ply])));
       lines.push(position.pv || []);
     });
@@ -115,12 +125,14 @@ export function gameAnalysisNode(record, onPick, onJudged: (judged: Judged) => v
   }
 
   /** Follows the server's analysis until it is done, showing its progress. */
-  async function follow(analysis) {
+  async function follow(analysis: GameAnalysis) {
     button.disabled = true;
+    // A running analysis tells its progress: `done` of `total`.
     while (analysis.status === 'running' && box.isConnected) {
-      status.textContent = t('analysis.analysing', { position: Math.min(analysis.done + 1, analysis.total), positions: analysis.total });
+      status.textContent = t('analysis.analysing', { position: Math.min(analysis.done! + 1, analysis.total!),
+        positions: analysis.total! });
       await new Promise((done) => setTimeout(done, 1000));
-      analysis = await api(`/api/games/${gameId}/analysis`);
+      analysis = await api<GameAnalysis>(`/api/games/${gameId}/analysis`);
     }
     if (analysis.status === 'done') return fromServer(analysis);
     // It stopped without being kept (the server restarted): it can be asked for again.
@@ -130,17 +142,17 @@ export function gameAnalysisNode(record, onPick, onJudged: (judged: Judged) => v
 
   async function onServer(asking: boolean) {
     try {
-      const analysis = await api(`/api/games/${gameId}/analysis`, asking ? {} : undefined);
+      const analysis = await api<GameAnalysis>(`/api/games/${gameId}/analysis`, asking ? {} : undefined);
       if (analysis.status !== 'none') await follow(analysis);
     } catch (e) {
       button.disabled = false;
-      status.textContent = e.message;
+      status.textContent = errorText(e);
     }
   }
 
   async function inThePage() {
     button.disabled = true;
-    const evals = [];
+    const evals: number[] = [];
     const lines: string[][] = [];
     const plies = record.usi.length;
     for (let ply = 0; ply <= plies; ply++) {
@@ -171,7 +183,7 @@ export function gameAnalysisNode(record, onPick, onJudged: (judged: Judged) => v
 
 /** The marked moves as a list: each with its mark and what it gave away, and the better move
  * with its line, each a click from its position on the board. */
-async function reviewList(record, found: MoveReview[], onPick) {
+async function reviewList(record: AnalysedRecord, found: MoveReview[], onPick: (ply: number) => void) {
   if (!found.length) return el('p', { class: 'help', 'data-no-mistakes': '' }, t('analysis.no-marked-move'));
   const number = (ply: number) => `${Math.ceil(ply / 2)}${ply % 2 ? '.' : '…'}`;
   const items = await Promise.all(found.map(async (r) => {
@@ -181,16 +193,16 @@ async function reviewList(record, found: MoveReview[], onPick) {
       // The line in the page's notation, replayed from the position before the move.
       try {
         const before = record.usi.slice(0, r.ply - 1);
-        const replayed = await api('/api/replay', { variant: record.variant, options: record.options, sfen: record.start_sfen,
-          moves: [...before, ...r.line.slice(0, 6)] });
-        const texts = (replayed[notation()] || replayed.hodges).slice(before.length);
+        const replayed = await api<ReplayedGame>('/api/replay', { variant: record.variant, options: record.options,
+          sfen: record.start_sfen, moves: [...before, ...r.line.slice(0, 6)] });
+        const texts = (replayed[notation() as NotationKey] || replayed.hodges).slice(before.length);
         better = texts[0] || better;
         line = texts.slice(1).join(' ');
       } catch { /* the engine's line did not replay: the move alone */ }
     }
     const link = (ply: number, text: string, attrs = {}) => el('a', { href: '#', ...attrs,
       onclick: (e: Event) => { e.preventDefault(); onPick(ply); } }, text);
-    const moveText = record[notation()]?.[r.ply - 1] || record.hodges[r.ply - 1];
+    const moveText = record[notation() as NotationKey]?.[r.ply - 1] || record.hodges[r.ply - 1];
     return el('li', { 'data-mistake': r.ply, 'data-mark': r.mark },
       link(r.ply, `${number(r.ply)} ${moveText}${r.mark}`), ' ',
       t('analysis.lost-chances', { percent: Math.round(r.lost * 50) }),
@@ -200,20 +212,20 @@ async function reviewList(record, found: MoveReview[], onPick) {
   return el('ol', { class: 'mistakes' }, items);
 }
 
-export function evalGraph(record, evals, found: MoveReview[], onPick) {
+export function evalGraph(record: AnalysedRecord, evals: number[], found: MoveReview[], onPick: (ply: number) => void) {
   const width = 300;
   const height = 120;
-  const x = (ply) => (evals.length > 1 ? (ply / (evals.length - 1)) * width : 0);
-  const y = (cp) => height / 2 - (cp / EVAL_CAP) * (height / 2);
+  const x = (ply: number) => (evals.length > 1 ? (ply / (evals.length - 1)) * width : 0);
+  const y = (cp: number) => height / 2 - (cp / EVAL_CAP) * (height / 2);
   const svgNs = 'http://www.w3.org/2000/svg';
   const svg = document.createElementNS(svgNs, 'svg');
   svg.setAttribute('viewBox', `-4 -4 ${width + 8} ${height + 8}`);
   svg.setAttribute('class', 'eval-graph');
   svg.setAttribute('role', 'img');
   svg.setAttribute('aria-label', t('analysis.graph-label'));
-  const shape = (tag, attrs) => {
+  const shape = (tag: string, attrs: Record<string, string | number>) => {
     const node = document.createElementNS(svgNs, tag);
-    for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+    for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
     svg.append(node);
     return node;
   };

@@ -5,8 +5,9 @@ import { el } from './dom';
 import { formatMs } from './util';
 import { store } from './state';
 import { lang, t, tn } from './i18n';
+import type { ChatLine, GameView, MoveRecord, ReplayedGame, Room, Side, TimeControl } from './api-types';
 
-export function clockText(control) {
+export function clockText(control: TimeControl | null | undefined): string {
   if (!control || control.kind === 'unlimited') return t('game.clock-unlimited');
   if (control.kind === 'fischer') return t('game.clock-fischer', { main: formatMs(control.main_ms), seconds: control.increment_ms / 1000 });
   if (control.kind === 'correspondence') return tn('game.clock-days', control.days_per_move);
@@ -18,7 +19,9 @@ export function clockText(control) {
 
 // The notations a move list can be read in; the Japanese (KIF) and play-site forms exist for
 // Tori only, other games show Hodges there.
-export const NOTATIONS = [['hodges', 'Hodges'], ['short', 'Play site'], ['japanese', '日本式'], ['usi', 'USI']];
+export type Notation = 'hodges' | 'short' | 'japanese' | 'usi';
+export const NOTATIONS: [Notation, string][] = [
+  ['hodges', 'Hodges'], ['short', 'Play site'], ['japanese', '日本式'], ['usi', 'USI']];
 
 /** A notation's name in the visitor's language (the play sites' form is the one in words). */
 function notationLabel(key: string, label: string): string {
@@ -27,24 +30,37 @@ function notationLabel(key: string, label: string): string {
 
 /** The notation the visitor chose, else their language's: 日本式 (as KIF writes it) in
  * Japanese, Hodges in English. */
-export function notation() {
+export function notation(): Notation {
   const chosen = localStorage.getItem('tsubame.notation');
-  if (NOTATIONS.some(([key]) => key === chosen)) return chosen;
+  const known = NOTATIONS.find(([key]) => key === chosen);
+  if (known) return known[0];
   return lang() === 'ja' ? 'japanese' : 'hodges';
 }
 
-export function moveText(m) {
+/** A move as a move list shows it: its text in each notation, whether it gives check, and the
+ * analysis's mark (`??`, `?`, `?!`) if any. */
+export type ListedMove = Pick<MoveRecord, 'ply' | 'hodges' | 'usi' | 'japanese' | 'short' | 'check'> & {
+  judgement?: string | null,
+};
+
+export function moveText(m: Pick<MoveRecord, 'hodges' | 'usi' | 'japanese' | 'short'>): string {
   return m[notation()] || m.hodges;
 }
 
 /** The mark after a move that gives check: apart from the move's text, where a `+` means a
  * promotion. */
-export function checkMark() {
+export function checkMark(): HTMLElement {
   return el('span', { class: 'check-mark', 'data-check': '', title: t('game.check'), 'aria-label': t('game.check') }, '+');
 }
 
+/** The analysis's marks in words, in the visitor's language at the time. */
+function judgementWords(): Partial<Record<string, string>> {
+  return { '??': t('game.blunder'), '?': t('game.mistake'), '?!': t('game.inaccuracy') };
+}
+
 /** A move list with a choice of notation (remembered); `onNotation` redraws it. */
-export function moveListNode(moves, current, onPick, onNotation) {
+export function moveListNode(moves: ListedMove[], current: number, onPick: (ply: number) => void,
+  onNotation?: () => void): HTMLElement {
   const list = el('div', { class: 'moves', 'data-moves': moves.length, 'data-notation': notation() });
   for (let i = 0; i < moves.length; i += 2) {
     list.append(el('span', {}, `${i / 2 + 1}.`));
@@ -53,12 +69,12 @@ export function moveListNode(moves, current, onPick, onNotation) {
       list.append(el('span', { class: `mv${m.ply === current ? ' cur' : ''}`, 'data-ply': m.ply,
         onclick: () => onPick(m.ply) }, moveText(m), m.check ? checkMark() : null,
         m.judgement ? el('span', { class: `judgement j${m.judgement.length}${m.judgement === '?!' ? 'i' : ''}`, 'data-judgement': m.judgement,
-          title: { '??': t('game.blunder'), '?': t('game.mistake'), '?!': t('game.inaccuracy') }[m.judgement] }, m.judgement) : null));
+          title: judgementWords()[m.judgement] }, m.judgement) : null));
     }
   }
   if (!onNotation) return list;
-  const choice = el('select', { name: 'notation', 'aria-label': t('game.notation-label'), onchange: (e) => {
-    localStorage.setItem('tsubame.notation', e.target.value);
+  const choice = el('select', { name: 'notation', 'aria-label': t('game.notation-label'), onchange: (e: Event) => {
+    localStorage.setItem('tsubame.notation', (e.target as HTMLSelectElement).value);
     onNotation();
   } }, NOTATIONS.map(([key, label]) => el('option', { value: key, selected: key === notation() }, notationLabel(key, label))));
   return el('div', { class: 'move-list' }, el('label', { class: 'notation' }, t('game.notation'), choice), list);
@@ -76,25 +92,27 @@ export const REPLAY_BUTTONS: [string, string][] = ([
 });
 
 /** Scrolls a move list so that its current move (or its end) is visible. */
-export function keepInView(container) {
-  const list = container.querySelector('.moves');
+export function keepInView(container: HTMLElement): void {
+  const list = container.querySelector<HTMLElement>('.moves');
   if (!list) return;
-  const current = list.querySelector('.mv.cur');
+  const current = list.querySelector<HTMLElement>('.mv.cur');
   list.scrollTop = current ? current.offsetTop - list.offsetTop - list.clientHeight / 2 : list.scrollHeight;
   // On a phone the list is one row that scrolls sideways.
   list.scrollLeft = current ? current.offsetLeft - list.offsetLeft - list.clientWidth / 2 : list.scrollWidth;
 }
 
 /** Export: every form the game has, each with Copy and Download. */
-export function exportNode(record, name = 'game') {
-  const forms = [
+export function exportNode(record: Pick<ReplayedGame, 'usi_record' | 'hodges_text' | 'exports' | 'fen' | 'variant'>,
+  name = 'game'): HTMLElement {
+  const forms = ([
     ['usi', t('game.export-usi'), record.usi_record, 'usi.txt'],
     ['hodges', 'Hodges', record.hodges_text, 'hodges.txt'],
     ['kif', 'KIF', record.exports?.kif, 'kif'],
     ['pgn', t('game.export-pgn'), record.exports?.pgn, 'pgn'],
     ['record', t('game.export-record'), record.exports?.record, 'tsr'],
     ['fen', t('game.export-fen'), record.fen, 'fen.txt'],
-  ].filter(([, , text]) => text);
+  ] as [string, string, string | null | undefined, string][])
+    .filter((form): form is [string, string, string, string] => Boolean(form[2]));
   const status = el('small', { class: 'help', 'aria-live': 'polite', 'data-export-status': '' });
   const parts = forms.map(([key, label, text, extension]) => {
     const copy = async () => {
@@ -126,14 +144,14 @@ export function exportNode(record, name = 'game') {
 }
 
 /** The tab's icon carries a red dot while it is the player's move, as the title does. */
-export function showTurnIcon(myTurn) {
+export function showTurnIcon(myTurn: boolean): void {
   const icon = document.querySelector('link[rel="icon"]');
   const href = myTurn ? '/favicon-turn.svg' : '/favicon.svg';
   if (icon && icon.getAttribute('href') !== href) icon.setAttribute('href', href);
 }
 
 /** A correspondence clock: days and hours, hours and minutes, then the usual clock. */
-export function formatDays(ms) {
+export function formatDays(ms: number): string {
   const hours = Math.floor(ms / 3_600_000);
   if (hours >= 24) return t('game.days-hours', { days: Math.floor(hours / 24), hours: hours % 24 });
   if (hours >= 1) return t('game.hours-minutes', { hours, minutes: Math.floor((ms % 3_600_000) / 60_000) });
@@ -142,7 +160,7 @@ export function formatDays(ms) {
 
 /** A game's chat: the room this page sees, lines shown as text, a box to write, and for a
  * player, a switch that mutes the opponent (remembered for the game). */
-export function chatPanel(id, say) {
+export function chatPanel(id: string, say: (text: string) => void) {
   const lines = el('div', { class: 'chat-lines', 'data-chat-lines': '', role: 'log', 'aria-live': 'polite' });
   const input = el('input', { maxlength: 300, placeholder: t('game.chat-placeholder'), 'aria-label': t('game.chat-message'), 'data-chat-input': '' });
   const heading = el('h2', {}, t('game.chat'));
@@ -150,16 +168,16 @@ export function chatPanel(id, say) {
   const muteKey = `tsubame.mute.${id}`;
   const mute = el('input', { type: 'checkbox', 'data-chat-mute': '', checked: localStorage.getItem(muteKey) === '1' });
   const muteLabel = el('label', { class: 'help' }, mute, t('game.chat-mute'));
-  const form = el('form', { class: 'chat-form', onsubmit: (event) => {
+  const form = el('form', { class: 'chat-form', onsubmit: (event: SubmitEvent) => {
     event.preventDefault();
     const text = input.value.trim();
     if (text) say(text);
     input.value = '';
   } }, input, el('button', { type: 'submit', class: 'small', 'data-action': 'chat-send' }, t('game.chat-send')));
   const root = el('div', { class: 'panel chat', 'data-chat': '' }, heading, lines, form, note, muteLabel);
-  let room = null;
-  let all = [];
-  let opponentName = null;
+  let room: Room | null = null;
+  let all: ChatLine[] = [];
+  let opponentName: string | null = null;
   let canWrite = false;
   function draw() {
     const hidden = room === 'players' && mute.checked && opponentName;
@@ -170,19 +188,19 @@ export function chatPanel(id, say) {
   mute.addEventListener('change', () => { localStorage.setItem(muteKey, mute.checked ? '1' : '0'); draw(); });
   return {
     root,
-    history(newRoom, newLines) {
+    history(newRoom: Room, newLines: ChatLine[]) {
       room = newRoom;
       all = newLines;
       heading.textContent = room === 'players' ? t('game.chat-players') : t('game.chat-spectators');
       draw();
     },
-    add(line) {
+    add(line: ChatLine) {
       if (all.some((l) => l.id === line.id)) return;
       all = [...all, line].slice(-200);
       draw();
     },
-    setGame(game, seat) {
-      opponentName = seat ? game[`${seat === 'sente' ? 'gote' : 'sente'}_name`] : null;
+    setGame(game: Pick<GameView, 'sente_name' | 'gote_name'>, seat: Side | null) {
+      opponentName = seat ? game[`${seat === 'sente' ? 'gote' : 'sente'}_name` as const] : null;
       canWrite = Boolean(seat) || Boolean(store.me.account);
       muteLabel.hidden = !seat;
       form.hidden = !canWrite;

@@ -111,7 +111,7 @@ export function tParts<N>(key: string, nodes: Record<string, N>, params: Record<
 /** The words written into the page itself (the top bar): elements with `data-i18n` take the
  * key's text, `data-i18n-title` and `data-i18n-label` their title and accessible name. */
 export function translateStatic(root: ParentNode = document) {
-  for (const node of root.querySelectorAll<HTMLElement>('[data-i18n]')) node.textContent = t(node.dataset.i18n);
-  for (const node of root.querySelectorAll<HTMLElement>('[data-i18n-title]')) node.title = t(node.dataset.i18nTitle);
-  for (const node of root.querySelectorAll<HTMLElement>('[data-i18n-label]')) node.setAttribute('aria-label', t(node.dataset.i18nLabel));
+  for (const node of root.querySelectorAll<HTMLElement>('[data-i18n]')) node.textContent = t(node.dataset.i18n ?? '');
+  for (const node of root.querySelectorAll<HTMLElement>('[data-i18n-title]')) node.title = t(node.dataset.i18nTitle ?? '');
+  for (const node of root.querySelectorAll<HTMLElement>('[data-i18n-label]')) node.setAttribute('aria-label', t(node.dataset.i18nLabel ?? ''));
 }

@@ -7,7 +7,7 @@
 
 import LESSONS from './lessons.json';
 import { store, navigate, page } from './state';
-import { api } from './api';
+import { api, errorText } from './api';
 import { el } from './dom';
 import { app } from './prefs';
 import { Board } from './board';
@@ -18,6 +18,7 @@ import { notFoundPage } from './notfound';
 import { playComputer } from './home';
 import { buildDrill, drillNode, lessonRoles, progress, saveStars, stageName, stagesOf, syncProgress, tapBoard, type Drill, type Stage } from './drill';
 import type { RoleInfo, VariantInfo } from './types';
+import type { ReplayedGame } from './api-types';
 import { gameTitle, pieceName, t } from './i18n';
 
 /** What a move must do to solve an exercise. */
@@ -87,7 +88,7 @@ function isDone(variant: VariantInfo, lesson: Lesson) {
 /** A piece lesson's stars: the fewest of its drills', none until every drill is done. */
 function pieceStars(variant: VariantInfo, lesson: Lesson): number {
   const stars = progress(variant.name);
-  const drills = lesson.steps.filter((s) => s.drill).map((s) => stars[s.drill] || 0);
+  const drills = lesson.steps.filter((s) => s.drill).map((s) => stars[s.drill!] || 0);
   return drills.length ? Math.min(...drills) : 0;
 }
 
@@ -292,7 +293,7 @@ function lessonPage(variant: VariantInfo, lesson: Lesson) {
       // The drill could not be set up now: said, and offered again; the lesson does not go on.
       if (mine !== shown) return;
       body.replaceChildren(el('section', { class: 'panel lesson-step' },
-        el('p', { class: 'error', 'data-lesson-error': '' }, t('lesson.no-position', { error: e.message })),
+        el('p', { class: 'error', 'data-lesson-error': '' }, t('lesson.no-position', { error: errorText(e) })),
         actions(el('button', { type: 'button', 'data-lesson-retry': '', onclick: () => showStep(stepIndex) }, t('lesson.try-again')))));
       return;
     }
@@ -313,12 +314,13 @@ function lessonPage(variant: VariantInfo, lesson: Lesson) {
     const taskWords = () => t(`lesson.task-${step.task}`, { royal: royalName, piece: subject ? pieceName(subject) : '' });
     const message = el('p', { class: 'lesson-message', role: 'status', 'data-lesson-message': '' }, taskWords());
     const next = actions();
-    let record;
+    let record: ReplayedGame;
     try {
-      record = await api('/api/replay', { variant: variant.name, options: '', sfen: step.sfen, moves: before });
+      record = await api<ReplayedGame>('/api/replay', { variant: variant.name, options: '', sfen: step.sfen, moves: before });
     } catch (e) {
       if (mine !== shown) return;
-      body.replaceChildren(el('section', { class: 'panel lesson-step' }, el('p', { class: 'error' }, t('lesson.no-position', { error: e.message }))));
+      body.replaceChildren(el('section', { class: 'panel lesson-step' },
+        el('p', { class: 'error' }, t('lesson.no-position', { error: errorText(e) }))));
       return;
     }
     if (mine !== shown) return;
@@ -338,23 +340,25 @@ function lessonPage(variant: VariantInfo, lesson: Lesson) {
     async function tryMove(usi: string) {
       if (busy) return;
       busy = true;
-      let after;
+      let after: ReplayedGame;
       try {
-        after = await api('/api/replay', { variant: variant.name, options: '', sfen: step.sfen, moves: [...before, usi] });
+        after = await api<ReplayedGame>('/api/replay',
+          { variant: variant.name, options: '', sfen: step.sfen, moves: [...before, usi] });
       } catch (e) {
         busy = false;
         if (mine !== shown) return;
         // The move could not be judged: the position as it was, and why.
         reset();
         message.className = 'lesson-message wrong';
-        message.textContent = e.message;
+        message.textContent = errorText(e);
         return;
       }
       busy = false;
       if (mine !== shown) return;
       taskBoard.setState({ variant: variant.name, sfen: after.sfen, legal: [], lastMove: usi,
         check: after.checks[after.checks.length - 1], interactive: false });
-      const verdict = judge(step.goal, usi, after, mover);
+      // A task names its goal (lessons.json, checked by the server's tests).
+      const verdict = judge(step.goal!, usi, after, mover);
       message.className = `lesson-message ${verdict.right ? 'right' : 'wrong'}`;
       message.dataset.verdict = verdict.right ? 'right' : 'wrong';
       message.textContent = verdict.words;
@@ -367,7 +371,7 @@ function lessonPage(variant: VariantInfo, lesson: Lesson) {
   }
 
   /** Whether a move does what the exercise asks, and the words for it. */
-  function judge(goal: Goal, usi: string, after, mover: string): { right: boolean, words: string } {
+  function judge(goal: Goal, usi: string, after: ReplayedGame, mover: string): { right: boolean, words: string } {
     const removed: string[] = after.removed[after.removed.length - 1] || [];
     const check = Boolean(after.gives_check[after.gives_check.length - 1]);
     const outcome = after.outcome;
@@ -379,7 +383,8 @@ function lessonPage(variant: VariantInfo, lesson: Lesson) {
         const count = goal.count || 1;
         return right(removed.length >= count, count > 1 ? 'wrong-capture-count' : 'wrong-capture', { removed: removed.length, count });
       }
-      case 'capture-on': return right(removed.includes(goal.on), 'wrong-capture-on', { square: goal.on });
+      // A goal to capture on a square names it.
+      case 'capture-on': return right(removed.includes(goal.on!), 'wrong-capture-on', { square: goal.on! });
       case 'check': return right(check, 'wrong-check');
       case 'drop': return usi.includes('*') ? right(!goal.check || check, 'wrong-drop-check') : right(false, 'wrong-drop');
       case 'promote': return right(usi.endsWith('+'), 'wrong-promote');
@@ -397,7 +402,7 @@ function lessonPage(variant: VariantInfo, lesson: Lesson) {
         el('a', { class: 'button', href: `/puzzles/${variant.name}?theme=beginner`, 'data-lesson-puzzles': '' }, t('lesson.puzzles-link')),
         el('button', { type: 'button', class: 'secondary', 'data-lesson-computer': '', onclick: async () => {
           error.textContent = '';
-          try { await playComputer(variant.name, 1); } catch (e) { error.textContent = e.message; }
+          try { await playComputer(variant.name, 1); } catch (e) { error.textContent = errorText(e); }
         } }, t('lesson.computer-link'))),
       error));
   }

@@ -4,6 +4,7 @@
 import { api } from './api';
 import { el } from './dom';
 import { t } from './i18n';
+import type { EngineQueue } from './api-types';
 
 /** Each level's estimated rating by game: from the levels' ladders (`scripts/strength-levels`,
  * each level against the next, in docs/engine.md), placed so that level 4 is a newcomer's 1500.
@@ -82,8 +83,8 @@ export function engineQueueNote(): HTMLElement {
 
 /** Asks the server how long the computer's moves wait, and shows or hides the note. */
 export async function showEngineQueue(note: HTMLElement) {
-  let queue: { long: boolean, recent_wait_ms: number, oldest_wait_ms: number };
-  try { queue = await api('/api/engine/queue'); } catch { return; }
+  let queue: EngineQueue;
+  try { queue = await api<EngineQueue>('/api/engine/queue'); } catch { return; }
   const seconds = Math.max(1, Math.round(Math.max(queue.recent_wait_ms, queue.oldest_wait_ms) / 1000));
   note.textContent = queue.long ? t('lobby.computer-slow', { seconds }) : '';
   note.hidden = !queue.long;

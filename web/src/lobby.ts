@@ -2,7 +2,7 @@
 
 import { page, store, navigate } from './state';
 import { myName, playerNode, playersNode } from './account';
-import { api } from './api';
+import { api, errorText } from './api';
 import { el } from './dom';
 import { clockText } from './gameparts';
 import { homeNode, isOwnSeek } from './home';
@@ -16,6 +16,8 @@ import { tokenFor, variantInfo } from './util';
 import { seekGraph } from './seekgraph';
 import { clockFields } from './clockform';
 import { tournamentLine } from './tournaments';
+import type { GameView } from './types';
+import type { SeatGrant, SiteStats, TournamentList } from './api-types';
 
 export async function lobbyPage() {
   const optionBox = el('div');
@@ -48,19 +50,19 @@ export async function lobbyPage() {
         : kind === 'unlimited' ? t('lobby.rated-clock') : t('lobby.rated-help');
   }
   const error = el('div', { class: 'error' });
-  const form: HTMLFormElement = el('form', { class: 'create panel', onsubmit: async (event) => {
+  const form: HTMLFormElement = el('form', { class: 'create panel', onsubmit: async (event: SubmitEvent) => {
     event.preventDefault();
     error.textContent = '';
     const data = new FormData(form);
-    const options = {};
+    const options: Record<string, string | undefined> = {};
     for (const field of optionBox.querySelectorAll<HTMLInputElement | HTMLSelectElement>('[data-option]')) {
-      options[field.dataset.option] = field.tagName === 'INPUT' && field.value.trim() === ''
+      options[field.dataset.option!] = field.tagName === 'INPUT' && field.value.trim() === ''
         ? field.dataset.none : field.value.trim();
     }
     const range = rangeMin.value !== '' || rangeMax.value !== ''
       ? [rangeMin.value === '' ? 0 : Number(rangeMin.value), rangeMax.value === '' ? 4000 : Number(rangeMax.value)] : undefined;
     try {
-      const grant = await api('/api/games', {
+      const grant = await api<SeatGrant>('/api/games', {
         variant: variantSelect.value, options, opponent: data.get('opponent'),
         level: Number(data.get('level')), side: data.get('side'), clock: clock.value(), public: data.get('public') === 'on',
         rated: rated.checked, rating_range: data.get('opponent') === 'human' ? range : undefined,
@@ -69,7 +71,7 @@ export async function lobbyPage() {
       if (grant.invite) localStorage.setItem(`tsubame.invite.${grant.game_id}`, grant.invite);
       navigate(`/game/${grant.game_id}`);
     } catch (e) {
-      error.textContent = e.message;
+      error.textContent = errorText(e);
     }
   } },
   el('h2', {}, t('lobby.new-game')),
@@ -121,8 +123,9 @@ export async function lobbyPage() {
     const queueNote = home.querySelector<HTMLElement>('[data-engine-queue]');
     if (queueNote) showEngineQueue(queueNote);
     try {
-      const [lobby, list, counts, tournaments] = await Promise.all([api('/api/lobby'), api('/api/games?limit=30'),
-        api('/api/stats').catch(() => null), api('/api/tournaments').catch(() => null)]);
+      const [lobby, list, counts, tournaments] = await Promise.all([
+        api<GameView[]>('/api/lobby'), api<GameView[]>('/api/games?limit=30'),
+        api<SiteStats>('/api/stats').catch(() => null), api<TournamentList>('/api/tournaments').catch(() => null)]);
       if (tournaments) {
         const shown = [...tournaments.running, ...tournaments.upcoming].slice(0, 4);
         arenas.replaceChildren(...(shown.length ? shown.map(tournamentLine)
@@ -158,14 +161,14 @@ export async function lobbyPage() {
                 try {
                   await api(`/api/games/${g.id}/abort`, { token: tokenFor(g.id) || undefined });
                   refresh();
-                } catch (e) { seekError.textContent = e.message; }
+                } catch (e) { seekError.textContent = errorText(e); }
               } }, t('lobby.cancel'))]
             : el('button', { 'data-join': g.id, onclick: async () => {
               try {
-                const grant = await api(`/api/games/${g.id}/join`, {});
+                const grant = await api<SeatGrant>(`/api/games/${g.id}/join`, {});
                 localStorage.setItem(`tsubame.token.${g.id}`, grant.token);
                 navigate(`/game/${g.id}`);
-              } catch (e) { seekError.textContent = e.message; }
+              } catch (e) { seekError.textContent = errorText(e); }
             } }, t('lobby.join')), seekError));
       }) : [el('tr', {}, el('td', {}, t('lobby.no-seeks')))]));
       const live = list.filter((g) => g.status === 'playing').slice(0, 6);
@@ -182,7 +185,7 @@ export async function lobbyPage() {
           ? t('lobby.result-win', { side: sideName(g.result.winner), reason: reasonText(g.result.reason) })
           : t('lobby.result-none', { reason: reasonText(g.result.reason) })) : statusText(g.status)))));
     } catch (e) {
-      seeks.replaceChildren(el('tr', {}, el('td', { class: 'error' }, e.message)));
+      seeks.replaceChildren(el('tr', {}, el('td', { class: 'error' }, errorText(e))));
     }
   }
   refresh();

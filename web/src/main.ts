@@ -7,7 +7,7 @@ import { page, store, navigate } from './state';
 import { accountPage, refreshAccount } from './account';
 import { analysisPage } from './analysis';
 import { editorPage } from './editor';
-import { api } from './api';
+import { api, errorText } from './api';
 import { el } from './dom';
 import { gamePage, joinPage } from './game';
 import { importPage } from './import';
@@ -23,6 +23,7 @@ import { tvPage } from './tv';
 import { tournamentPage, tournamentsPage } from './tournaments';
 import { gameTitle, t } from './i18n';
 import { notFoundPage } from './notfound';
+import type { VariantInfo } from './types';
 
 export async function route() {
   page.cleanup();
@@ -42,8 +43,8 @@ export async function route() {
     try { return decodeURIComponent(part); } catch { return part; }
   });
   const [first, second, third] = parts;
-  const game = (name) => name === undefined || store.variants.some((v) => v.name === name);
-  const title = (name) => gameTitle(store.variants.find((v) => v.name === name), name);
+  const game = (name: string | undefined) => name === undefined || store.variants.some((v) => v.name === name);
+  const title = (name: string) => gameTitle(store.variants.find((v) => v.name === name), name);
   // Every page has its heading for screen readers, whatever the page draws.
   const heading = (text: string) => { pageHeading.textContent = text; };
   if (parts.length === 1 && first === '') { heading(t('frame.heading-home')); return lobbyPage(); }
@@ -82,9 +83,9 @@ function followLink(event: MouseEvent) {
 
 export async function start() {
   try {
-    store.variants = await api('/api/variants');
+    store.variants = await api<VariantInfo[]>('/api/variants');
   } catch (e) {
-    app.replaceChildren(el('p', { class: 'error' }, t('frame.no-server', { error: e.message })));
+    app.replaceChildren(el('p', { class: 'error' }, t('frame.no-server', { error: errorText(e) })));
     return;
   }
   await refreshAccount();

@@ -48,7 +48,7 @@ function waysOf(role: RoleInfo): Map<string, Way> {
     const [left, forward] = [move.left / divisor, move.forward / divisor];
     const key = `${left},${forward}`;
     if (!ways.has(key)) ways.set(key, { left, forward, steps: new Set(), jumps: new Set(), slides: false });
-    const way = ways.get(key);
+    const way = ways.get(key)!;
     if (!move.slide) (divisor === 1 ? way.steps : way.jumps).add(divisor);
     else if (!move.limit) way.slides = true;
     else for (let n = 1; n <= move.limit; n++) way.steps.add(n * divisor);

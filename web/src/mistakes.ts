@@ -2,13 +2,14 @@
 // marked move of the player's in turn, shown as the position before it, in which to find a
 // better move; the engine's move, or any move that keeps the winning chances as well, is right.
 
-import { api } from './api';
+import { api, errorStatus, errorText } from './api';
 import { analyse } from './engine';
 import { el } from './dom';
 import { senteCentipawns, senteMoves, winningChances } from './evalgraph';
-import type { MoveReview } from './evalgraph';
+import type { MoveReview, NotationKey } from './evalgraph';
 import { notation } from './gameparts';
 import { sideName, t } from './i18n';
+import type { ReplayedGame } from './api-types';
 
 /** A move that gives away less than this share of the mover's winning chances (on the -1 to 1
  * scale) than the engine's move is as good: the threshold of the mildest mark, `?!`. */
@@ -24,7 +25,7 @@ export interface DrillView {
 }
 
 /** The marked moves of `side` with a better move known: what there is to learn from. */
-export function mistakesOf(record, reviews: MoveReview[], side: string): MoveReview[] {
+export function mistakesOf(record: ReplayedGame, reviews: MoveReview[], side: string): MoveReview[] {
   return reviews.filter((r) => r.better && (senteMoves(record.positions[r.ply - 1]) ? 'sente' : 'gote') === side);
 }
 
@@ -49,7 +50,7 @@ export class MistakeTrainer {
   private betterText = '';
 
   /** `onChange`: the board should show `view()` again; `onStop`: the player is done. */
-  constructor(private record, private items: MoveReview[], private evals: number[],
+  constructor(private record: ReplayedGame, private items: MoveReview[], private evals: number[],
     private onChange: () => void, private onStop: () => void) {
     this.load();
   }
@@ -94,12 +95,13 @@ export class MistakeTrainer {
     } catch (e) {
       // The game is over after the move: right only when the move mated (a drop that mates
       // with a swallow, a repetition or the move limit are not).
-      const over = e.status === 409 ? await api('/api/replay', position).catch(() => null) : null;
+      const over = errorStatus(e) === 409
+        ? await api<ReplayedGame>('/api/replay', position).catch(() => null) : null;
       if (!current()) return;
       const mated = over?.outcome?.reason === 'checkmate' && over.outcome.winner === (moverIsSente ? 'sente' : 'gote');
       if (!over) {
         this.state = 'find';
-        this.say(e.message);
+        this.say(errorText(e));
         return;
       }
       after = mated ? Infinity : -Infinity;
@@ -123,9 +125,9 @@ export class MistakeTrainer {
   private async textOf(item: MoveReview, usi: string): Promise<string> {
     try {
       const before = this.before(item);
-      const replayed = await api('/api/replay', { variant: this.record.variant, options: this.record.options,
+      const replayed = await api<ReplayedGame>('/api/replay', { variant: this.record.variant, options: this.record.options,
         sfen: this.record.start_sfen, moves: [...before, usi] });
-      return (replayed[notation()] || replayed.hodges)[before.length] || usi;
+      return (replayed[notation() as NotationKey] || replayed.hodges)[before.length] || usi;
     } catch {
       return usi;
     }
@@ -143,19 +145,20 @@ export class MistakeTrainer {
     this.state = 'loading';
     this.render();
     try {
-      const position = await api('/api/replay', { variant: this.record.variant, options: this.record.options,
+      const position = await api<ReplayedGame>('/api/replay', { variant: this.record.variant, options: this.record.options,
         sfen: this.record.start_sfen, moves: this.before(item) });
       this.legal = position.legal_moves;
-      this.betterText = await this.textOf(item, item.better);
+      // The items are moves with a better move known.
+      this.betterText = await this.textOf(item, item.better!);
     } catch (e) {
       if (shown !== this.shownCount) return;
       // The position could not be had (the server is busy or gone): try it again, or skip it.
       this.state = 'failed';
-      this.say(e.message, 'wrong');
+      this.say(errorText(e), 'wrong');
       return;
     }
     if (shown !== this.shownCount) return;
-    const played = this.record[notation()]?.[item.ply - 1] || this.record.hodges[item.ply - 1];
+    const played = this.record[notation() as NotationKey]?.[item.ply - 1] || this.record.hodges[item.ply - 1];
     const side = senteMoves(this.record.positions[item.ply - 1]) ? 'sente' : 'gote';
     this.state = 'find';
     this.say(t('analysis.learn-find', { number: moveNumber(item.ply), played, side: sideName(side) }));

@@ -1,11 +1,12 @@
 // Keeping the site civil: blocking and reporting a player from their page, the list of
 // blocked players in the settings, and the administrators' page of reports and measures.
 
-import { api } from './api';
+import { api, errorText } from './api';
 import { answerLine, el } from './dom';
 import { lang, t } from './i18n';
 import { app } from './prefs';
 import { store } from './state';
+import type { BlockAnswer, BlockList, ReportList, ReportView } from './api-types';
 
 const REASONS = ['cheating', 'abuse', 'name', 'other'];
 
@@ -25,12 +26,12 @@ export function playerActions(player: { username: string; blocked: boolean }) {
   showBlock();
   blockButton.onclick = async () => {
     try {
-      const done = await api(`/api/players/${encodeURIComponent(name)}/${blocked ? 'unblock' : 'block'}`, {});
+      const done = await api<BlockAnswer>(`/api/players/${encodeURIComponent(name)}/${blocked ? 'unblock' : 'block'}`, {});
       blocked = done.blocked;
       showBlock();
       say(blocked ? t('moderation.blocked', { name }) : t('moderation.unblocked', { name }), true);
     } catch (e) {
-      say(e.message, false);
+      say(errorText(e), false);
     }
   };
   const reason = el('select', { name: 'reason' },
@@ -45,7 +46,7 @@ export function playerActions(player: { username: string; blocked: boolean }) {
       text.value = '';
       say(t('moderation.reported', { name }), true);
     } catch (e) {
-      say(e.message, false);
+      say(errorText(e), false);
     }
   } },
   el('label', {}, t('moderation.reason'), reason),
@@ -64,7 +65,7 @@ export function blockedSection() {
     el('p', { class: 'help' }, t('moderation.blocked-help')), list);
   const fill = async () => {
     try {
-      const { blocked } = await api('/api/account/blocks');
+      const { blocked } = await api<BlockList>('/api/account/blocks');
       list.replaceChildren(...(blocked.length ? blocked.map((b) => el('li', { 'data-blocked': b.username },
         el('a', { href: `/@/${b.username}` }, b.username), ' ',
         el('button', { type: 'button', class: 'secondary small', 'data-action': 'unblock', onclick: async () => {
@@ -73,7 +74,7 @@ export function blockedSection() {
         } }, t('moderation.unblock'))))
         : [el('li', { class: 'help' }, t('moderation.none-blocked'))]));
     } catch (e) {
-      list.replaceChildren(el('li', { class: 'error' }, e.message));
+      list.replaceChildren(el('li', { class: 'error' }, errorText(e)));
     }
   };
   fill();
@@ -96,7 +97,7 @@ export async function adminPage(status = 'open', notice: { text: string; ok: boo
     try {
       await api(path, body);
     } catch (e) {
-      say(e.message, false);
+      say(errorText(e), false);
       return;
     }
     await adminPage(status, { text: done, ok: true });
@@ -116,11 +117,11 @@ export async function adminPage(status = 'open', notice: { text: string; ok: boo
       onclick: () => act(`/api/admin/players/${encodeURIComponent(name)}/reopen`, {}, t('moderation.reopened', { name })) },
     t('moderation.reopen')),
   ];
-  let reports = [];
+  let reports: ReportView[] = [];
   try {
-    ({ reports } = await api(`/api/admin/reports?status=${status}`));
+    ({ reports } = await api<ReportList>(`/api/admin/reports?status=${status}`));
   } catch (e) {
-    say(e.message, false);
+    say(errorText(e), false);
   }
   const rows = reports.map((r) => {
     const resolution = el('input', { name: 'resolution', maxlength: 300, placeholder: t('moderation.resolution-placeholder'),
@@ -132,8 +133,10 @@ export async function adminPage(status = 'open', notice: { text: string; ok: boo
       el('blockquote', { 'data-report-text': '' }, r.text),
       el('p', { class: 'help' }, r.reported_closed ? t('moderation.is-closed') : '',
         r.reported_muted_until ? t('moderation.is-muted', { until: when(r.reported_muted_until) }) : ''),
+      // The server records who resolved a report together with when.
       r.resolved_at
-        ? el('p', { 'data-resolution': '' }, t('moderation.resolved-by', { name: r.resolved_by, when: when(r.resolved_at) }), ': ', r.resolution)
+        ? el('p', { 'data-resolution': '' },
+          t('moderation.resolved-by', { name: r.resolved_by!, when: when(r.resolved_at) }), ': ', r.resolution)
         : el('div', { class: 'row' }, ...measures(r.reported)),
       r.resolved_at ? null : el('form', { class: 'row', onsubmit: (event: Event) => {
         event.preventDefault();

@@ -4,8 +4,14 @@ import { el } from './dom';
 import { gameTitle, t } from './i18n';
 import { variantInfo } from './util';
 
+/** An option's words: its title, and its values' words or a number field's help. */
+export type OptionWords = {
+  readonly title: string; readonly values?: Readonly<Record<string, string>>; readonly number?: string;
+};
+
 // Each word is read in the visitor's language when asked, so a redrawn page follows the choice.
-export const OPTION_WORDS = {
+// An option the catalogue does not know has none.
+export const OPTION_WORDS: Readonly<Record<string, OptionWords | undefined>> = {
   'drop-mate': { get title() { return t('options.drop-mate'); }, values: {
     get loses() { return t('options.drop-mate-loses'); },
     get illegal() { return t('options.drop-mate-illegal'); } } },
@@ -42,7 +48,7 @@ export const OPTION_WORDS = {
     get ends() { return t('options.mate-ends'); }, get 'play-on'() { return t('options.mate-play-on'); } } },
 };
 
-export function optionFields(variantName, container) {
+export function optionFields(variantName: string, container: HTMLElement) {
   container.replaceChildren();
   const info = variantInfo(variantName);
   if (!info || !info.available) {
@@ -50,7 +56,7 @@ export function optionFields(variantName, container) {
     return;
   }
   for (const option of info.options) {
-    const words = OPTION_WORDS[option.name] || {};
+    const words: Partial<OptionWords> = OPTION_WORDS[option.name] || {};
     const title = words.title || option.name;
     if (option.number) {
       // A limit: a number, or empty for the option's word (`off`).

@@ -1,12 +1,13 @@
 // A piece's moves as a diagram and in words.
 
 import { el } from './dom';
-import type { VariantInfo } from './types';
+import type { RoleInfo, VariantInfo } from './types';
 import { roleClass } from './pieces';
 import { pieceName, t } from './i18n';
 
 // Read through the catalogue each time a page draws them, so that they follow the language.
-export const PROMOTION_WORDS = {
+// Looked up by the variant's name: other games have none.
+export const PROMOTION_WORDS: Partial<Record<string, string>> = {
   get tori() { return t('rules.promotion-tori'); },
   get wa() { return t('rules.promotion-wa'); },
   get tenjiku() { return t('rules.promotion-tenjiku'); },
@@ -17,9 +18,9 @@ export const POWER_WORDS = {
   get lion() { return t('rules.power-lion'); },
   get 'lion-hawk'() { return t('rules.power-lion-hawk'); },
   get line() { return t('rules.power-line'); },
-  area: (n) => t('rules.power-area', { n }),
+  area: (n: number) => t('rules.power-area', { n }),
   get burns() { return t('rules.power-burns'); },
-  jump: (level) => t('rules.power-jump', { level }),
+  jump: (level: number) => t('rules.power-jump', { level }),
   get tetrarch() { return t('rules.power-tetrarch'); },
   get free_eagle() { return t('rules.power-free-eagle'); },
 };
@@ -50,10 +51,13 @@ export function diagramLegend(variant: VariantInfo): HTMLElement {
       el('span', { class: 'cell jump' }), ` ${t('rules.legend-jump')}  `, el('span', { class: 'cell burn' }), ` ${t('rules.legend-burn')}`] : null);
 }
 
+/** What reaches a square of a diagram: a step, a slide, or one of the Tenjiku powers. */
+export type MarkKind = 'step' | 'slide' | 'lion' | 'area' | 'jump' | 'burn';
+
 /** The squares a diagram marks, keyed `left,forward`, with what reaches them. */
-export function diagramMarks(role, radius) {
-  const marks = new Map();
-  const mark = (left, forward, kind) => {
+export function diagramMarks(role: RoleInfo, radius: number): Map<string, MarkKind[]> {
+  const marks = new Map<string, MarkKind[]>();
+  const mark = (left: number, forward: number, kind: MarkKind) => {
     if (Math.max(Math.abs(left), Math.abs(forward)) > radius || (left === 0 && forward === 0)) return;
     const key = `${left},${forward}`;
     marks.set(key, [...(marks.get(key) || []), kind]);
@@ -65,11 +69,13 @@ export function diagramMarks(role, radius) {
   }
   const powers = role.powers;
   if (powers) {
-    const around = (reach, kind) => {
+    const around = (reach: number, kind: MarkKind) => {
       for (let l = -reach; l <= reach; l++) for (let f = -reach; f <= reach; f++) mark(l, f, kind);
     };
     if (powers.lion === 'full' || powers.lion === 'lion-hawk') around(2, 'lion');
-    for (const [l, f] of powers.lion?.line || []) { mark(l, f, 'lion'); mark(2 * l, 2 * f, 'lion'); }
+    // A lion power is a word ('full', 'lion-hawk') or the lines of its steps.
+    const lines = (typeof powers.lion === 'object' && powers.lion?.line) || [];
+    for (const [l, f] of lines) { mark(l, f, 'lion'); mark(2 * l, 2 * f, 'lion'); }
     if (powers.area) around(powers.area, 'area');
     for (const [l, f] of powers.range_jump?.directions || []) for (let n = 1; n <= radius; n++) mark(l * n, f * n, 'jump');
     if (powers.burns) around(1, 'burn');
@@ -78,7 +84,7 @@ export function diagramMarks(role, radius) {
 }
 
 /** A movement diagram: the piece in the middle, every square it reaches marked. */
-export function moveDiagram(variant, role, radius) {
+export function moveDiagram(variant: VariantInfo, role: RoleInfo, radius: number): HTMLElement {
   const marks = diagramMarks(role, radius);
   const grid = el('div', { class: 'diagram', style: `--cells:${2 * radius + 1}`, role: 'img',
     'aria-label': t('rules.diagram-label', { piece: pieceName(role) }) });
@@ -96,20 +102,20 @@ export function moveDiagram(variant, role, radius) {
 }
 
 /** A piece drawn as on the board, outside any board. */
-export function pieceFace(variant, role) {
+export function pieceFace(variant: VariantInfo, role: RoleInfo): HTMLElement {
   const index = variant.roles.indexOf(role);
   return el('span', { class: `pieces-${variant.name} rule-piece` },
     el('piece', { class: `${roleClass(role, index)} sente` }));
 }
 
 /** The notes under a Tenjiku piece's diagram. */
-export function powerNotes(role) {
+export function powerNotes(role: RoleInfo): string[] {
   const p = role.powers;
   if (!p) return [];
   const notes = [];
   if (p.lion === 'full') notes.push(POWER_WORDS.lion);
   if (p.lion === 'lion-hawk') notes.push(POWER_WORDS['lion-hawk']);
-  if (p.lion?.line) notes.push(POWER_WORDS.line);
+  if (typeof p.lion === 'object' && p.lion?.line) notes.push(POWER_WORDS.line);
   if (p.area) notes.push(POWER_WORDS.area(p.area));
   if (p.range_jump) notes.push(POWER_WORDS.jump(p.range_jump.level));
   if (p.burns) notes.push(POWER_WORDS.burns);

@@ -2,21 +2,22 @@
 
 import { parseSfen } from './sfen.js';
 import { el } from './dom';
+import type { RoleInfo, VariantInfo } from './types';
 import { variantInfo } from './util';
 import { birdUrl } from './birds';
 import { marksUrl } from './marks';
 
-export function roleClass(info, index) {
+export function roleClass(info: Pick<RoleInfo, 'name'>, index: number): string {
   return `${info.name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '')}-${index}`;
 }
 
 /** Shogiground's piece faces come from CSS: one rule per piece kind and variant, kanji by
  * default, Hodges letters when the page's pieces are Latin, and when they are pictures, Tori's
  * birds and Wa's and Tenjiku's kanji with move marks. Built once per variant. */
-export function pieceStyles(variant, roles) {
+export function pieceStyles(variant: VariantInfo, roles: Map<string, string>): string {
   // Each character is escaped; `\A ` between two kanji starts a new line (they stand one above
   // the other, as written on a real piece).
-  const quote = (parts) => `"${parts.map((part) => part.replace(/["\\]/g, '\\$&')).join('\\A ')}"`;
+  const quote = (parts: string[]) => `"${parts.map((part) => part.replace(/["\\]/g, '\\$&')).join('\\A ')}"`;
   const rules = [];
   for (const [code, role] of roles) {
     const info = variant.roles.find((r) => r.sfen === code);
@@ -40,7 +41,7 @@ export function pieceStyles(variant, roles) {
 
 /** A board widget on shogiground: position, selection, legal destinations (with the choice
  * between moves that reach the same square), hands and drops, flip, zoom, last move, check. */
-export function ensurePieceStyles(variant) {
+export function ensurePieceStyles(variant: VariantInfo): void {
   const styleId = `pieces-${variant.name}`;
   if (document.getElementById(styleId)) return;
   const roles = new Map(variant.roles.map((info, index) => [info.sfen, roleClass(info, index)]));
@@ -48,8 +49,10 @@ export function ensurePieceStyles(variant) {
 }
 
 /** A small picture of a position: squares and pieces, no hands, not interactive. */
-export function miniBoard(variantName, sfen, cell) {
-  const variant = variantInfo(variantName);
+export function miniBoard(variantName: string, sfen: string, cell: number): HTMLElement {
+  // A game the server does not list has no board to draw: this throws, as it always did.
+  const variant = variantInfo(variantName)!;
+  // sfen.js is plain JavaScript: what it reads is typed in board.ts.
   const position = parseSfen(sfen);
   ensurePieceStyles(variant);
   const grid = el('div', { class: `mini-board pieces-${variant.name} orientation-sente`,

@@ -2,7 +2,7 @@
 
 import { store } from './state';
 import { changeText, myName, playerNode } from './account';
-import { api } from './api';
+import { api, errorStatus, errorText } from './api';
 import { el } from './dom';
 import { clockText } from './gameparts';
 import { app } from './prefs';
@@ -11,25 +11,27 @@ import { gameTitle, lang, t, tn } from './i18n';
 import { variantInfo } from './util';
 import { playerActions } from './moderation';
 import { challengeForm } from './challenges';
+import type { GameView, Side } from './types';
+import type { PlayerPage, RatingChange } from './api-types';
 
 
 /** A rating history as a small line chart: one line per speed, rating against game number. */
-export function ratingChart(points) {
+export function ratingChart(points: RatingChange[]): SVGSVGElement {
   const width = 320;
   const height = 120;
   const pad = 6;
   const ratings = points.map((p) => p.rating);
   const low = Math.min(...ratings) - 20;
   const high = Math.max(...ratings) + 20;
-  const x = (i) => pad + (points.length > 1 ? (i / (points.length - 1)) * (width - 2 * pad) : (width - 2 * pad) / 2);
-  const y = (r) => height - pad - ((r - low) / (high - low)) * (height - 2 * pad);
+  const x = (i: number) => pad + (points.length > 1 ? (i / (points.length - 1)) * (width - 2 * pad) : (width - 2 * pad) / 2);
+  const y = (r: number) => height - pad - ((r - low) / (high - low)) * (height - 2 * pad);
   const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
   svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
   svg.setAttribute('class', 'rating-chart');
   const speeds = [...new Set(points.map((p) => p.speed))];
-  const add = (tag, attrs) => {
+  const add = (tag: string, attrs: Record<string, string | number>) => {
     const node = document.createElementNS('http://www.w3.org/2000/svg', tag);
-    for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+    for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
     svg.append(node);
     return node;
   };
@@ -38,7 +40,7 @@ export function ratingChart(points) {
     add('text', { x: pad, y: y(level) - 2, class: 'axis' }).textContent = String(Math.round(level));
   }
   speeds.forEach((speed) => {
-    const mine = points.map((p, i) => [p, i]).filter(([p]) => p.speed === speed);
+    const mine = points.map((p, i): [RatingChange, number] => [p, i]).filter(([p]) => p.speed === speed);
     add('polyline', { points: mine.map(([p, i]) => `${x(i)},${y(p.rating)}`).join(' '), class: `line speed-${speed}` });
     for (const [p, i] of mine) add('circle', { cx: x(i), cy: y(p.rating), r: 2.5, class: `dot speed-${speed}` });
   });
@@ -75,7 +77,7 @@ function poolTitle(name: string, title: string): string {
 
 /** What a finished game was for `name`, as the page's data records it: won, lost, drawn or
  * aborted, in the server's words. */
-export function outcomeFor(game, name) {
+export function outcomeFor(game: GameView, name: string): string {
   if (!game.result) return game.status;
   if (game.result.reason === 'aborted') return 'aborted';
   if (!game.result.winner) return `draw (${game.result.reason})`;
@@ -84,7 +86,7 @@ export function outcomeFor(game, name) {
 }
 
 /** What a finished game was for `name`, in the visitor's language. */
-export function outcomeText(game, name) {
+export function outcomeText(game: GameView, name: string): string {
   if (!game.result) return statusText(game.status);
   if (game.result.reason === 'aborted') return t('account.outcome-aborted');
   const reason = reasonText(game.result.reason);
@@ -93,18 +95,18 @@ export function outcomeText(game, name) {
   return game.result.winner === mine ? t('account.outcome-won', { reason }) : t('account.outcome-lost', { reason });
 }
 
-export async function playerPage(name) {
-  let player;
-  let games;
+export async function playerPage(name: string) {
+  let player: PlayerPage;
+  let games: GameView[];
   try {
     [player, games] = await Promise.all([
-      api(`/api/players/${encodeURIComponent(name)}`),
-      api(`/api/players/${encodeURIComponent(name)}/games?limit=100`),
+      api<PlayerPage>(`/api/players/${encodeURIComponent(name)}`),
+      api<GameView[]>(`/api/players/${encodeURIComponent(name)}/games?limit=100`),
     ]);
   } catch (e) {
     // No such player: the site's "not found" page, as the server's 404 says.
-    if (e.status === 404) notFoundPage();
-    else app.replaceChildren(el('p', { class: 'error' }, e.message));
+    if (errorStatus(e) === 404) notFoundPage();
+    else app.replaceChildren(el('p', { class: 'error' }, errorText(e)));
     return;
   }
   // The rating pools' titles, in the order the server lists them.
@@ -122,12 +124,12 @@ export async function playerPage(name) {
     return points.length ? el('figure', { class: 'chart', 'data-chart': g },
       el('figcaption', {}, `${poolTitles.get(g)}: ${[...new Set(points.map((p) => speedText(p.speed)))].join(t('account.list-separator'))}`), ratingChart(points)) : null;
   });
-  const sideOf = (g) => (g.sente_name?.toLowerCase() === player.username.toLowerCase() ? 'sente' : 'gote');
+  const sideOf = (g: GameView): Side => (g.sente_name?.toLowerCase() === player.username.toLowerCase() ? 'sente' : 'gote');
   const ongoing = games.filter((g) => g.status !== 'finished')
     .map((g) => ({ g, turn: g.status === 'playing' && g.side_to_move === sideOf(g) }))
     .sort((a, b) => Number(b.turn) - Number(a.turn));
   const finished = games.filter((g) => g.status === 'finished');
-  const opponent = (g) => playerNode(g, sideOf(g) === 'sente' ? 'gote' : 'sente');
+  const opponent = (g: GameView) => playerNode(g, sideOf(g) === 'sente' ? 'gote' : 'sente');
   // `/@/name?challenge` (a game's end links there) opens the challenge form at once.
   const challenge = challengeForm(player.username, new URLSearchParams(location.search).has('challenge'));
   app.replaceChildren(el('div', { class: 'profile', 'data-profile': player.username },
@@ -170,7 +172,7 @@ export async function playerPage(name) {
         el('td', {}, clockText(g.time_control)),
         el('td', {}, `${t('account.versus')} `, opponent(g)),
         el('td', { 'data-outcome': outcomeFor(g, g[`${sideOf(g)}_name`]) }, outcomeText(g, g[`${sideOf(g)}_name`]),
-          g[`${sideOf(g)}_rating`]?.change != null ? ` ${changeText(g[`${sideOf(g)}_rating`].change)}` : ''),
+          g[`${sideOf(g)}_rating`]?.change != null ? ` ${changeText(g[`${sideOf(g)}_rating`]!.change!)}` : ''),
         el('td', {}, el('a', { href: `/game/${g.id}` }, t('account.replay'))))))
         : el('p', { class: 'help' }, t('account.none-yet')))));
 }

@@ -2,6 +2,7 @@
 // language.
 
 import { play as playSound, setMuted } from './sound.js';
+import type { SoundName } from './sound.js';
 import { LANGS, type Lang, lang, setLang, translateStatic } from './i18n';
 import { page } from './state';
 
@@ -14,18 +15,22 @@ soundBox.addEventListener('change', () => {
   setMuted(!soundBox.checked);
 });
 
+/** The game sounds sound.js plays. */
+export type { SoundName };
+
 /** Plays a game sound; the switch keeps the name of the last one played. */
-export function sound(name) {
-  if (playSound(name)) soundBox.parentElement.dataset.played = name;
+export function sound(name: SoundName) {
+  if (playSound(name)) soundBox.parentElement!.dataset.played = name;
 }
 
 // The theme: the system's (auto), light or dark, remembered.
 export const themeSelect = document.getElementById('theme') as HTMLSelectElement;
-export function applyTheme(choice) {
+export function applyTheme(choice: string) {
   if (choice === 'light' || choice === 'dark') document.documentElement.dataset.theme = choice;
   else delete document.documentElement.dataset.theme;
 }
-themeSelect.value = ['light', 'dark'].includes(localStorage.getItem('tsubame.theme')) ? localStorage.getItem('tsubame.theme') : 'auto';
+const storedTheme = localStorage.getItem('tsubame.theme');
+themeSelect.value = storedTheme === 'light' || storedTheme === 'dark' ? storedTheme : 'auto';
 applyTheme(themeSelect.value);
 themeSelect.addEventListener('change', () => {
   localStorage.setItem('tsubame.theme', themeSelect.value);
@@ -39,7 +44,7 @@ export type PieceSet = typeof PIECE_SETS[number];
 export const pieceSetSelect = document.getElementById('pieces') as HTMLSelectElement;
 function storedPieceSet(): PieceSet {
   const stored = localStorage.getItem('tsubame.pieces');
-  if ((PIECE_SETS as readonly string[]).includes(stored)) return stored as PieceSet;
+  if (stored !== null && (PIECE_SETS as readonly string[]).includes(stored)) return stored as PieceSet;
   // The earlier switch kept only whether Latin letters were wanted: a visitor who had it (on or
   // off) keeps Latin letters or kanji; a new one gets pictures.
   const latin = localStorage.getItem('tsubame.latin');

@@ -3,7 +3,7 @@
 // rating. Accounts are rated by the server; a guest's rating and progress stay in the browser.
 
 import { page, store, navigate } from './state';
-import { api } from './api';
+import { api, errorStatus, errorText } from './api';
 import { analyse } from './engine';
 import { Board } from './board';
 import { el } from './dom';
@@ -15,6 +15,7 @@ import { app } from './prefs';
 import { notFoundPage } from './notfound';
 import { gameTitle, pieceName, sideName, t, lang, tParts } from './i18n';
 import { notation } from './gameparts';
+import type { AttemptAnswer, PuzzleAnswer, ReplayedGame } from './api-types';
 
 /** A theme's entry: its value, and its words read in the visitor's language when used. */
 function themed(value: string, words: () => string): [string, string] {
@@ -76,7 +77,7 @@ function saveLocal(variant: string, local: Local) {
 
 /** The day's puzzle for the home page: a small board that opens it. */
 export async function dailyPuzzleNode(variant = 'tori') {
-  const puzzle: Puzzle = await api(`/api/puzzles/daily?variant=${variant}`);
+  const puzzle: Puzzle = await api<PuzzleAnswer>(`/api/puzzles/daily?variant=${variant}`);
   const info = store.variants.find((v) => v.name === variant);
   const toMove = puzzle.sfen.split(' ')[1] === 'b' ? t('frame.Sente') : t('frame.Gote');
   return el('a', { class: 'panel daily-puzzle', href: `/puzzles/${variant}/${puzzle.id}`, 'data-daily-puzzle': puzzle.id },
@@ -157,7 +158,9 @@ export function puzzlePage(variantName?: string, wantedId?: string) {
 
   /** The position after the first `count` moves of `moves`, from the server's rules. */
   async function showPosition(moves: string[], interactive: boolean) {
-    const record = await api('/api/replay', { variant: puzzle.variant, options: puzzle.options, sfen: puzzle.sfen, moves });
+    // Asked only once a puzzle is loaded.
+    const record = await api<ReplayedGame>('/api/replay',
+      { variant: puzzle!.variant, options: puzzle!.options, sfen: puzzle!.sfen, moves });
     board.setState({ variant: record.variant, sfen: record.sfen, legal: interactive ? record.legal_moves : [],
       lastMove: moves[moves.length - 1] || null, interactive, check: record.checks[record.checks.length - 1] });
     return record;
@@ -172,7 +175,7 @@ export function puzzlePage(variantName?: string, wantedId?: string) {
     const local = localProgress(variant);
     try {
       if (wanted) {
-        puzzle = await api(`/api/puzzles/${encodeURIComponent(wanted)}`);
+        puzzle = await api<PuzzleAnswer>(`/api/puzzles/${encodeURIComponent(wanted)}`);
       } else {
         const query = new URLSearchParams({ variant });
         if (theme) query.set('theme', theme);
@@ -181,17 +184,17 @@ export function puzzlePage(variantName?: string, wantedId?: string) {
           query.set('seen', local.seen.slice(-100).join(','));
           query.set('attempts', String(local.solved + local.failed));
         }
-        puzzle = await api(`/api/puzzles/next?${query}`);
+        puzzle = await api<PuzzleAnswer>(`/api/puzzles/next?${query}`);
       }
     } catch (e) {
       busy = false;
       // A puzzle's address that names none: the site's "not found" page, as the server's
       // 404 says.
-      if (wanted && e.status === 404) {
+      if (wanted && errorStatus(e) === 404) {
         notFoundPage();
         return;
       }
-      show({ status: e.message, tone: 'failed' });
+      show({ status: errorText(e), tone: 'failed' });
       return;
     }
     if (mine !== shown) return;
@@ -278,25 +281,27 @@ export function puzzlePage(variantName?: string, wantedId?: string) {
    * engine's line from it (the defender's best replies), and that line is the solution the
    * server is shown. `null` when the server could not tell now. */
   async function matesAsFast(played: string[], usi: string): Promise<boolean | null> {
-    const position = { variant: puzzle.variant, options: puzzle.options, sfen: puzzle.sfen, moves: [...played, usi] };
+    // Asked while a puzzle is being solved; once loaded, the page always has one.
+    const position = { variant: puzzle!.variant, options: puzzle!.options, sfen: puzzle!.sfen, moves: [...played, usi] };
     try {
-      const after = await api('/api/replay', position);
+      const after = await api<ReplayedGame>('/api/replay', position);
       if (after.outcome) {
         const mates = after.outcome.reason === 'checkmate' && after.outcome.winner === sideToMove();
-        if (mates) puzzle.moves = position.moves;
+        if (mates) puzzle!.moves = position.moves;
         return mates;
       }
-      const left = puzzle.moves.length - played.length - 1;
+      const left = puzzle!.moves.length - played.length - 1;
       if (left <= 0) return false;
       const reply = await analyse({ ...position, depth: Math.min(30, left + 4), movetime_ms: 1500 });
       const mated = /^mate -(\d+)$/.exec(reply.score || '');
       const plies = mated ? Number(mated[1]) : Infinity;
       if (plies > left || reply.pv.length < plies) return false;
-      puzzle.moves = [...position.moves, ...reply.pv.slice(0, plies)];
+      puzzle!.moves = [...position.moves, ...reply.pv.slice(0, plies)];
       return true;
     } catch (e) {
       // A move the rules refuse is simply wrong; anything else leaves it undecided.
-      return e.status === 422 || e.status === 400 ? false : null;
+      const status = errorStatus(e);
+      return status === 422 || status === 400 ? false : null;
     }
   }
 
@@ -306,7 +311,8 @@ export function puzzlePage(variantName?: string, wantedId?: string) {
     sent = true;
     const local = localProgress(variant);
     try {
-      const answer = await api(`/api/puzzles/${puzzle.id}/attempt`, { solved, moves: solved ? puzzle.moves : puzzle.moves.slice(0, step) });
+      const answer = await api<AttemptAnswer>(`/api/puzzles/${puzzle.id}/attempt`,
+        { solved, moves: solved ? puzzle.moves : puzzle.moves.slice(0, step) });
       if (answer.rated && answer.rating) {
         const { before, after } = answer.rating;
         const change = after - before;
@@ -316,7 +322,7 @@ export function puzzlePage(variantName?: string, wantedId?: string) {
         show({ result: t(`puzzles.unrated-${answer.unrated}`) });
       }
     } catch (e) {
-      show({ result: e.message });
+      show({ result: errorText(e) });
     }
     if (!store.me.account) {
       // An Elo step against the puzzle's rating, for a guest's own count.
@@ -333,10 +339,11 @@ export function puzzlePage(variantName?: string, wantedId?: string) {
    * it leads to when there is one; nothing when the engine cannot say now. */
   async function whatItAllows(moves: string[]): Promise<string> {
     try {
-      const position = { variant: puzzle.variant, options: puzzle.options, sfen: puzzle.sfen, moves };
+      // Asked once a wrong move is shown, so a puzzle is loaded.
+      const position = { variant: puzzle!.variant, options: puzzle!.options, sfen: puzzle!.sfen, moves };
       const reply = await analyse({ ...position, depth: 8, movetime_ms: 700 });
       if (!reply.best) return '';
-      const after = await api('/api/replay', { ...position, moves: [...moves, reply.best] });
+      const after = await api<ReplayedGame>('/api/replay', { ...position, moves: [...moves, reply.best] });
       const texts = after[notation()] || after.hodges;
       const move = texts?.[texts.length - 1] || reply.best;
       const mate = /^mate (\d+)$/.exec(reply.score || '');
@@ -369,10 +376,11 @@ export function puzzlePage(variantName?: string, wantedId?: string) {
     }
     helped = true;
     const usi = puzzle.moves[step];
-    const roles = store.variants.find((v) => v.name === puzzle.variant)?.roles || [];
+    const roles = store.variants.find((v) => v.name === puzzle!.variant)?.roles || [];
     const dropped = usi.includes('*') ? roles.find((r) => r.sfen === usi.split('*')[0]) : null;
     const from = usi.match(/^\d+[a-z]/)?.[0];
-    const text = !usi.includes('*') ? t('puzzles.hint-move', { square: from })
+    // A move that is no drop starts with the square it leaves.
+    const text = !usi.includes('*') ? t('puzzles.hint-move', { square: from! })
       : dropped ? t('puzzles.hint-drop', { piece: pieceName(dropped).toLowerCase() }) : t('puzzles.hint-drop-any');
     show({ hint: text });
     await finish(false);

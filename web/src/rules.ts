@@ -4,14 +4,16 @@ import { parseSfen } from './sfen.js';
 import { page, store } from './state';
 import { Board } from './board';
 import { el } from './dom';
-import { OPTION_WORDS } from './options';
+import { OPTION_WORDS, type OptionWords } from './options';
 import { PROMOTION_WORDS, diagramLegend, diagramRadius, moveDiagram, pieceFace, powerNotes } from './pieceinfo';
 import { app } from './prefs';
 import { title, variantInfo } from './util';
 import { gameTitle, lang, pieceName, t, tn } from './i18n';
+import type { RoleInfo } from './types';
 
 // Read through the catalogue each time a page draws them, so that they follow the language.
-export const RULES_INTRO = {
+// Looked up by the variant's name: a game without an intro has none.
+export const RULES_INTRO: Partial<Record<string, string>> = {
   get tori() { return t('rules.intro-tori'); },
   get wa() { return t('rules.intro-wa'); },
   get tenjiku() { return t('rules.intro-tenjiku'); },
@@ -24,9 +26,9 @@ function pictureLegend(which: 'tori' | 'marks'): string {
 }
 
 /** A piece's name as a card or a rule starts it: "Swallow", 燕. */
-const named = (r) => pieceName({ name: title(r.name), kanji: r.kanji });
+const named = (r: Pick<RoleInfo, 'name' | 'kanji'>) => pieceName({ name: title(r.name), kanji: r.kanji });
 
-export function rulesPage(name) {
+export function rulesPage(name: string): void {
   const variant = variantInfo(name) || store.variants[0];
   const radius = diagramRadius(variant);
   const setup = new Board({ onMove: () => {} });
@@ -53,7 +55,7 @@ export function rulesPage(name) {
   ].filter(Boolean);
   const cards = variant.roles.filter((r) => !r.promoted_from).map((role) => {
     const promoted = role.promotes_to ? variant.roles.find((r) => r.sfen === role.promotes_to) : null;
-    const side = (r) => el('div', { class: 'piece-rule', 'data-piece': r.sfen },
+    const side = (r: RoleInfo) => el('div', { class: 'piece-rule', 'data-piece': r.sfen },
       el('h3', {}, el('span', { class: 'card-face' }, pieceFace(variant, r)), named(r), ' ',
         el('small', {}, lang() === 'ja' ? r.hodges : `${r.kanji} · ${r.hodges}`)),
       moveDiagram(variant, r, radius),
@@ -62,9 +64,9 @@ export function rulesPage(name) {
       promoted ? el('div', { class: 'promotes' }, el('p', { class: 'note' }, t('rules.promotes-to', { piece: pieceName(promoted) })), side(promoted)) : null);
   });
   const options = variant.options.map((option) => {
-    const words = OPTION_WORDS[option.name] || {};
+    const words: Partial<OptionWords> = OPTION_WORDS[option.name] || {};
     return el('li', {}, el('strong', {}, `${words.title || option.name}: `),
-      words.values ? option.values.map((v) => `${v === option.values[0] ? '' : '; '}${words.values[v] || v}`).join('')
+      words.values ? option.values.map((v) => `${v === option.values[0] ? '' : '; '}${words.values![v] || v}`).join('')
         : (words.number || option.help));
   });
   app.replaceChildren(el('div', { class: 'rules' },

@@ -2,7 +2,7 @@
 // delete the account. Each change that could lock a player out asks for the password or a
 // confirmation first, and says what happened.
 
-import { api } from './api';
+import { api, errorText } from './api';
 import { answerLine, el } from './dom';
 import { t } from './i18n';
 import { refreshAccount, myName } from './account';
@@ -22,7 +22,7 @@ function section(name: string, heading: string, help: string, fields: HTMLElemen
     try {
       await submit(say);
     } catch (e) {
-      say(e.message, false);
+      say(errorText(e), false);
     } finally {
       button.disabled = false;
     }

@@ -3,7 +3,7 @@
 // socket, the player's own games in it, and the podium at the end. A player whose new game
 // starts is taken to it.
 
-import { api } from './api';
+import { api, errorStatus, errorText } from './api';
 import { takeToArenaGame } from './arenagame';
 import { myName, refreshAccount } from './account';
 import { answerLine, el } from './dom';
@@ -16,6 +16,10 @@ import { app } from './prefs';
 import { notFoundPage } from './notfound';
 import { navigate, page, store } from './state';
 import { variantInfo } from './util';
+import type { Side } from './types';
+import type {
+  TournamentGame, TournamentList, TournamentMade, TournamentMessage, TournamentSummary, TournamentView,
+} from './api-types';
 
 const when = (ms: number) => new Date(ms).toLocaleString(lang() === 'ja' ? 'ja-JP' : undefined,
   { dateStyle: 'medium', timeStyle: 'short' });
@@ -30,7 +34,7 @@ export function countdownText(ms: number): string {
 }
 
 /** A tournament in a list: its name as a link, its game, clock and when. */
-export function tournamentLine(tournament) {
+export function tournamentLine(tournament: TournamentSummary): HTMLLIElement {
   const time = tournament.status === 'created' ? t('arena.starts-at', { when: when(tournament.starts_at) })
     : tournament.status === 'started' ? t('arena.ends-at', { when: when(tournament.ends_at) })
       : t('arena.ended-at', { when: when(tournament.ends_at) });
@@ -54,16 +58,18 @@ function newArenaForm() {
   const rated = el('input', { type: 'checkbox', name: 'rated', checked: true }) as HTMLInputElement;
   const form = el('form', { class: 'panel arena-form', 'data-arena-form': '', onsubmit: async (event: Event) => {
     event.preventDefault();
-    const options = {};
+    const options: Record<string, string | undefined> = {};
     for (const field of optionBox.querySelectorAll<HTMLInputElement | HTMLSelectElement>('[data-option]')) {
-      options[field.dataset.option] = field.tagName === 'INPUT' && field.value.trim() === '' ? field.dataset.none : field.value.trim();
+      options[field.dataset.option!] = field.tagName === 'INPUT' && field.value.trim() === ''
+        ? field.dataset.none : field.value.trim();
     }
     try {
-      const made = await api('/api/tournaments', { name: name.value, variant: variant.value, options, clock: clock.value(),
+      const made = await api<TournamentMade>('/api/tournaments', {
+        name: name.value, variant: variant.value, options, clock: clock.value(),
         minutes: Number(minutes.value), starts_in_seconds: Number(startsIn.value) * 60, rated: rated.checked });
       navigate(`/tournament/${made.id}`);
     } catch (e) {
-      say(e.message, false);
+      say(errorText(e), false);
     }
   } },
   el('h2', {}, t('arena.new')),
@@ -86,14 +92,15 @@ function newArenaForm() {
 /** `/tournaments`: the arenas to come, being played and finished. */
 export async function tournamentsPage() {
   document.title = `${t('arena.title')} · Tsubame`;
-  let list;
+  let list: TournamentList;
   try {
-    list = await api('/api/tournaments');
+    list = await api<TournamentList>('/api/tournaments');
   } catch (e) {
-    app.replaceChildren(el('p', { class: 'error' }, e.message));
+    app.replaceChildren(el('p', { class: 'error' }, errorText(e)));
     return;
   }
-  const section = (heading: string, items, key: string) => el('section', { class: 'panel', [`data-arenas-${key}`]: '' },
+  const section = (heading: string, items: TournamentSummary[], key: string) => el('section',
+    { class: 'panel', [`data-arenas-${key}`]: '' },
     el('h2', {}, heading),
     items.length ? el('ul', { class: 'arena-list' }, items.map(tournamentLine)) : el('p', { class: 'help' }, t('arena.none')));
   app.replaceChildren(el('div', { class: 'arenas' },
@@ -106,7 +113,7 @@ export async function tournamentsPage() {
 
 /** `/tournament/<id>`: one arena, live. */
 export async function tournamentPage(id: string) {
-  let tournament = null;
+  let tournament: TournamentView | null = null;
   let socket: WebSocket | null = null;
   let closed = false;
   let retry = 0;
@@ -128,11 +135,11 @@ export async function tournamentPage(id: string) {
 
   async function act(action: 'join' | 'withdraw') {
     try {
-      tournament = await api(`/api/tournaments/${id}/${action}`, {});
+      tournament = await api<TournamentView>(`/api/tournaments/${id}/${action}`, {});
       say(action === 'join' ? t('arena.joined') : t('arena.withdrawn'), true);
       show();
     } catch (e) {
-      say(e.message, false);
+      say(errorText(e), false);
     }
   }
 
@@ -141,7 +148,9 @@ export async function tournamentPage(id: string) {
     return el('table', { class: 'games standings', 'data-standings': '' },
       el('tr', {}, el('th', {}, '#'), el('th', {}, t('arena.player')), el('th', { class: 'num' }, t('arena.points')),
         el('th', { class: 'num' }, t('arena.games'))),
-      tournament.standings.map((s) => el('tr', { 'data-standing': s.username, class: s.username.toLowerCase() === me ? 'mine' : '' },
+      // Drawn by show(), once the tournament is known.
+      tournament!.standings.map((s) => el('tr',
+        { 'data-standing': s.username, class: s.username.toLowerCase() === me ? 'mine' : '' },
         el('td', { class: 'num' }, s.rank),
         el('td', {}, el('a', { href: `/@/${encodeURIComponent(s.username)}` }, s.username), ` (${s.rating})`,
           s.streak >= 2 ? el('span', { class: 'fire', title: t('arena.on-fire'), 'data-on-fire': '' }, '×2') : null,
@@ -151,12 +160,14 @@ export async function tournamentPage(id: string) {
         el('td', { class: 'num' }, s.games))));
   }
 
-  function gameLines(games) {
+  function gameLines(games: TournamentGame[]) {
     return games.map((g) => {
       const result = g.status === 'playing' ? t('arena.in-play')
-        : g.winner ? t('lobby.result-win', { side: g.winner === 'sente' ? g.sente : g.gote, reason: reasonText(g.reason) })
-          : t('lobby.result-none', { reason: reasonText(g.reason) });
-      const berserk = (side) => (g[`${side}_berserk`] ? el('span', { class: 'berserk-mark', title: t('arena.berserked') }, ' ⚡') : null);
+        // A game no longer in play has ended, and the server records why.
+        : g.winner ? t('lobby.result-win', { side: g.winner === 'sente' ? g.sente : g.gote, reason: reasonText(g.reason!) })
+          : t('lobby.result-none', { reason: reasonText(g.reason!) });
+      const berserk = (side: Side) =>
+        (g[`${side}_berserk`] ? el('span', { class: 'berserk-mark', title: t('arena.berserked') }, ' ⚡') : null);
       return el('tr', { 'data-arena-game': g.game_id },
         el('td', {}, g.sente, berserk('sente'), ' – ', g.gote, berserk('gote')),
         el('td', {}, el('a', { href: `/game/${g.game_id}` }, result)),
@@ -205,7 +216,7 @@ export async function tournamentPage(id: string) {
     const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
     socket = new WebSocket(`${scheme}://${location.host}/api/tournaments/${id}/ws`);
     socket.onmessage = (event) => {
-      let message;
+      let message: TournamentMessage;
       try { message = JSON.parse(event.data); } catch { return; }
       if (message.type !== 'tournament') return;
       retry = 0;
@@ -224,17 +235,17 @@ export async function tournamentPage(id: string) {
   }
 
   try {
-    tournament = await api(`/api/tournaments/${id}`);
+    tournament = await api<TournamentView>(`/api/tournaments/${id}`);
     offset = tournament.now - Date.now();
   } catch (e) {
     window.clearInterval(ticker);
     // No such arena: the site's "not found" page, as the server's 404 says.
-    if (e.status === 404) {
+    if (errorStatus(e) === 404) {
       notFoundPage();
       return;
     }
     root.replaceChildren(el('div', { class: 'panel', 'data-missing-arena': '' }, el('h2', {}, t('arena.missing')),
-      el('p', {}, e.message), el('p', {}, el('a', { href: '/tournaments' }, t('arena.all')))));
+      el('p', {}, errorText(e)), el('p', {}, el('a', { href: '/tournaments' }, t('arena.all')))));
     return;
   }
   show();

@@ -1,13 +1,14 @@
 // TV: the highest-rated public game being played, of one game or of any, watched as a
 // spectator; when it ends, the next one comes after a moment. The address stays `/tv`.
 
-import { api } from './api';
+import { api, errorStatus } from './api';
 import { el } from './dom';
 import { gamePage } from './game';
 import { gameTitle, t } from './i18n';
 import { app } from './prefs';
 import { page, store } from './state';
 import { variantInfo } from './util';
+import type { GameForViewer, TvGame } from './api-types';
 
 /** How often TV asks whether the game it shows is over and which game is next. */
 const POLL_MS = 4000;
@@ -31,16 +32,16 @@ export async function tvPage(variant?: string) {
   }
 
   async function check() {
-    let pick = null;
+    let pick: TvGame | null = null;
     try {
-      pick = await api(`/api/tv${variant ? `?variant=${encodeURIComponent(variant)}` : ''}`);
+      pick = await api<TvGame>(`/api/tv${variant ? `?variant=${encodeURIComponent(variant)}` : ''}`);
     } catch (e) {
-      if (e.status !== 404) return;
+      if (errorStatus(e) !== 404) return;
     }
     if (stopped || (pick && pick.game_id === showing)) return;
     // The game being watched is watched to its end.
     if (showing) {
-      const current = await api(`/api/games/${showing}`).catch(() => null);
+      const current = await api<GameForViewer>(`/api/games/${showing}`).catch(() => null);
       if (stopped || current?.status === 'playing' || !pick) return;
     }
     if (!pick) {

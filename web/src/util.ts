@@ -1,17 +1,18 @@
 // Small shared helpers: a game's facts by name, a seat's stored token, times as text.
 
 import { store } from './state';
+import type { VariantInfo } from './types';
 
-export function variantInfo(name) {
+export function variantInfo(name: string): VariantInfo | undefined {
   return store.variants.find((v) => v.name === name);
 }
 
-export function tokenFor(id) {
+export function tokenFor(id: string): string | null {
   return localStorage.getItem(`tsubame.token.${id}`);
 }
 
 /** A time control's main time: `10:00`, `0:30`. */
-export function formatMs(ms) {
+export function formatMs(ms: number): string {
   const total = Math.max(0, Math.ceil(ms / 1000));
   const h = Math.floor(total / 3600);
   const m = Math.floor((total % 3600) / 60);
@@ -25,6 +26,6 @@ export function formatMs(ms) {
 
 /** A CSS class name for a piece kind: shogiground names pieces by role strings that it also
  * uses as classes, so the variant's SFEN codes (`Q!`, `+D'`) are turned into safe words. */
-export function title(name) {
+export function title(name: string): string {
   return name.charAt(0).toUpperCase() + name.slice(1);
 }
