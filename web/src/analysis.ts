@@ -252,8 +252,7 @@ export function analysisPage() {
 
   /** Shows an answer of the engine, the bar with it. */
   function showReply(reply: EngineReply, senteToMove: boolean, status: string) {
-    // The engine always tells the score, null when it has none; the schema has it optional.
-    bar.set(reply.score as string | null, senteToMove);
+    bar.set(reply.score, senteToMove);
     showEngine({
       lines: reply.lines.map((l) => ({ score: scoreText(l.score, senteToMove), moves: l.hodges.join(' '), move: l.move })),
       status,

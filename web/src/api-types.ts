@@ -1084,7 +1084,7 @@ export interface components {
         };
         /** @description Who is logged in, after a sign-up, login or logout. */
         AccountAnswer: {
-            account?: null | components["schemas"]["Account"];
+            account: null | components["schemas"]["Account"];
         };
         AccountDeletion: {
             password: string;
@@ -1097,7 +1097,7 @@ export interface components {
              * @description The engine's score for the side to move (`cp 35`, `mate -3`); none where the side to
              *     move has no move.
              */
-            score?: string | null;
+            score: string | null;
         };
         /** @description A job's answer. */
         AnswerRequest: {
@@ -1122,7 +1122,7 @@ export interface components {
             puzzle_rating: number;
             /** @description Whether it was rated (an account's first attempt at a puzzle the server handed it). */
             rated: boolean;
-            rating?: null | components["schemas"]["PuzzleRatingChange"];
+            rating: null | components["schemas"]["PuzzleRatingChange"];
             /** @description Whether it was solved. */
             solved: boolean;
             /**
@@ -1130,9 +1130,9 @@ export interface components {
              *     list or a link), `tried-before`, `too-fast` (solved sooner than a person could play
              *     it), `too-many` (past the rated attempts a minute); none when rated, and for a guest.
              */
-            unrated?: string | null;
+            unrated: string | null;
             /** @description The same in a sentence. */
-            unrated_reason?: string | null;
+            unrated_reason: string | null;
         };
         AttemptRequest: {
             /** @description The moves the player made, USI (for a solved attempt, the whole solution). */
@@ -1249,7 +1249,7 @@ export interface components {
              */
             details: components["schemas"]["PositionProblem"][];
             /** @description The play site's FEN (Tori and Wa), when playable. */
-            fen?: string | null;
+            fen: string | null;
             /** @description How many legal moves the side to move has (none: the game is over at once). */
             legal_moves: number;
             /** @description Whether it is a position a game can start from. */
@@ -1257,7 +1257,7 @@ export interface components {
             /** @description Every rule it breaks, or why it cannot be read, in words; empty when playable. */
             problems: string[];
             /** @description The position as SFEN, written canonically, when playable. */
-            sfen?: string | null;
+            sfen: string | null;
         };
         /** @description Both players' clocks between turns: index 0 is sente, 1 gote. */
         ClockState: {
@@ -1328,7 +1328,7 @@ export interface components {
              * Format: int32
              * @description The most of its kind one side may have on a file; none: no limit.
              */
-            max_per_file?: number | null;
+            max_per_file: number | null;
         };
         /** @description One of several best lines. */
         EngineLine: {
@@ -1390,7 +1390,7 @@ export interface components {
              * @description Its evaluation for the side to move: `cp 35` (centipawns) or `mate 3` (plies; negative
              *     when the side to move is mated).
              */
-            score?: string | null;
+            score: string | null;
             /**
              * Format: int64
              * @description Milliseconds taken.
@@ -1414,11 +1414,11 @@ export interface components {
         /** @description A game in the notation library's record formats; a form a format cannot hold is null. */
         Exports: {
             /** @description KIF (Tori). */
-            kif?: string | null;
+            kif: string | null;
             /** @description The play site's PGN (Tori). */
-            pgn?: string | null;
+            pgn: string | null;
             /** @description The canonical record. */
-            record?: string | null;
+            record: string | null;
         };
         /** @description A game's analysis as `GET /api/games/{id}/analysis` answers it. */
         GameAnalysis: {
@@ -1448,27 +1448,27 @@ export interface components {
         };
         /** @description A game with the seat the logged-in viewer's account holds in it. */
         GameForViewer: components["schemas"]["GameView"] & {
-            you?: null | components["schemas"]["Side"];
+            you: null | components["schemas"]["Side"];
         };
         /** @description How a game ended. */
         GameResult: {
             /** @description `checkmate`, `resignation`, `time`, `agreement`, `aborted`, ... */
             reason: string;
-            winner?: null | components["schemas"]["Side"];
+            winner: null | components["schemas"]["Side"];
         };
         /** @description Everything a client sees of a game (no secrets). */
         GameView: {
             /** @description A challenge: the name of the player it is for (who alone may accept or decline it). */
             challenge_to?: string | null;
             /** @description The checked royal piece's square. */
-            check_square?: string | null;
-            clock_running?: null | components["schemas"]["Side"];
+            check_square: string | null;
+            clock_running: null | components["schemas"]["Side"];
             /**
              * Format: int64
              * @description Unix milliseconds.
              */
             created_at: number;
-            draw_offer?: null | components["schemas"]["Side"];
+            draw_offer: null | components["schemas"]["Side"];
             /**
              * Format: int32
              * @description Engine strength (1 to 5) when an engine plays.
@@ -1484,7 +1484,7 @@ export interface components {
              * @description Between people, before each side's first move: how long the side to move has left to
              *     make it before the game is aborted.
              */
-            first_move_ms_left?: number | null;
+            first_move_ms_left: number | null;
             /** @description Whether gote berserked. */
             gote_berserk: boolean;
             /** @description Gote's clock now. */
@@ -1493,7 +1493,7 @@ export interface components {
             gote_name: string;
             /** @description Who sits where. */
             gote_player: components["schemas"]["Player"];
-            gote_rating?: null | components["schemas"]["SeatRating"];
+            gote_rating: null | components["schemas"]["SeatRating"];
             /** @description The game's id. */
             id: string;
             last?: null | components["schemas"]["MoveRecord"];
@@ -1515,14 +1515,14 @@ export interface components {
             /** @description Whether the result changes the players' ratings. */
             rated: boolean;
             /** @description A seek's rating range: the least and most rating of who may join. */
-            rating_range?: [
+            rating_range: [
                 number,
                 number
             ] | null;
             /** @description The rematch's game id, once both players agreed. */
-            rematch_id?: string | null;
-            rematch_offer?: null | components["schemas"]["Side"];
-            result?: null | components["schemas"]["GameResult"];
+            rematch_id: string | null;
+            rematch_offer: null | components["schemas"]["Side"];
+            result: null | components["schemas"]["GameResult"];
             /** @description Whether sente berserked (half the main time, for one more tournament point). */
             sente_berserk: boolean;
             /** @description Sente's clock now. */
@@ -1531,12 +1531,12 @@ export interface components {
             sente_name: string;
             /** @description Who sits where. */
             sente_player: components["schemas"]["Player"];
-            sente_rating?: null | components["schemas"]["SeatRating"];
+            sente_rating: null | components["schemas"]["SeatRating"];
             /** @description Current position. */
             sfen: string;
             /** @description `sente` or `gote`. */
             side_to_move: components["schemas"]["Side"];
-            speed?: null | components["schemas"]["Speed"];
+            speed: null | components["schemas"]["Speed"];
             /** @description Start position. */
             start_sfen: string;
             /** @description Waiting, playing or finished. */
@@ -1561,19 +1561,19 @@ export interface components {
         /** @description What a record says about its game. */
         ImportTags: {
             /** @description When it was played. */
-            date?: string | null;
+            date: string | null;
             /** @description The format read. */
             format: string;
             /** @description Gote's name. */
-            gote?: string | null;
+            gote: string | null;
             /** @description Why it ended. */
-            reason?: string | null;
+            reason: string | null;
             /** @description The result token (`1-0`, `0-1`, `1/2-1/2`, `*`). */
             result: string;
             /** @description Sente's name. */
-            sente?: string | null;
+            sente: string | null;
             /** @description Its clock, as written. */
-            time_control?: string | null;
+            time_control: string | null;
         };
         /** @description The games of an imported file. */
         Imported: {
@@ -1611,7 +1611,7 @@ export interface components {
         };
         /** @description A job leased to the worker, or none within the wait. */
         LeaseAnswer: {
-            job?: null | components["schemas"]["LeasedJobBody"];
+            job: null | components["schemas"]["LeasedJobBody"];
         };
         /** @description A worker's request for a job. */
         LeaseRequest: {
@@ -1670,7 +1670,7 @@ export interface components {
              * Format: int32
              * @description The mate's length in the attacker's moves, with a mate.
              */
-            moves?: number | null;
+            moves: number | null;
             /**
              * Format: int64
              * @description Positions searched.
@@ -1711,7 +1711,7 @@ export interface components {
              * Format: int64
              * @description Until when its chat is muted, unix milliseconds; none when not.
              */
-            muted_until?: number | null;
+            muted_until: number | null;
             /** @description The player. */
             username: string;
         };
@@ -1785,7 +1785,7 @@ export interface components {
             help: string;
             /** @description Its name. */
             name: string;
-            number?: null | components["schemas"]["NumberRange"];
+            number: null | components["schemas"]["NumberRange"];
             /** @description Its values, the first the default. */
             values: string[];
         };
@@ -2102,7 +2102,7 @@ export interface components {
             /** @description The game in the record formats. */
             exports: components["schemas"]["Exports"];
             /** @description The last position as Fairy-Stockfish's FEN (Tori). */
-            fen?: string | null;
+            fen: string | null;
             /**
              * Format: int32
              * @description Board files.
@@ -2115,12 +2115,12 @@ export interface components {
             /** @description The moves numbered in pairs, as books print them. */
             hodges_text: string;
             /** @description The moves in Japanese notation (Tori). */
-            japanese?: string[] | null;
+            japanese: string[] | null;
             /** @description The legal moves in the last position. */
             legal_moves: string[];
             /** @description Rule options, `name=value,...`. */
             options: string;
-            outcome?: null | components["schemas"]["RulesOutcome"];
+            outcome: null | components["schemas"]["RulesOutcome"];
             /** @description Every position, the start first. */
             positions: string[];
             /**
@@ -2133,9 +2133,9 @@ export interface components {
             /** @description The last position. */
             sfen: string;
             /** @description The moves in the play site's short form (Tori). */
-            short?: string[] | null;
+            short: string[] | null;
             /** @description The start as FEN (Tori). */
-            start_fen?: string | null;
+            start_fen: string | null;
             /** @description The start position. */
             start_sfen: string;
             /** @description The moves, USI text. */
@@ -2171,7 +2171,7 @@ export interface components {
              */
             created_at: number;
             /** @description The game it is about. */
-            game_id?: string | null;
+            game_id: string | null;
             /** @description The report's id. */
             id: string;
             /** @description `cheating`, `abuse`, `name` or `other`. */
@@ -2184,18 +2184,18 @@ export interface components {
              * Format: int64
              * @description Until when the reported account's chat is muted, unix milliseconds; none when not.
              */
-            reported_muted_until?: number | null;
+            reported_muted_until: number | null;
             /** @description Who reported (`[deleted]` for a deleted account). */
             reporter: string;
             /** @description What was done. */
-            resolution?: string | null;
+            resolution: string | null;
             /**
              * Format: int64
              * @description When it was resolved, unix milliseconds; none while open.
              */
-            resolved_at?: number | null;
+            resolved_at: number | null;
             /** @description The administrator who resolved it. */
-            resolved_by?: string | null;
+            resolved_by: string | null;
             /** @description What the reporter wrote. */
             text: string;
         };
@@ -2217,11 +2217,11 @@ export interface components {
             moves: components["schemas"]["RoleMove"][];
             /** @description Its English name. */
             name: string;
-            powers?: null | components["schemas"]["TenjikuPowers"];
+            powers: null | components["schemas"]["TenjikuPowers"];
             /** @description The SFEN of the kind it promotes from. */
-            promoted_from?: string | null;
+            promoted_from: string | null;
             /** @description The SFEN of the kind it promotes to. */
-            promotes_to?: string | null;
+            promotes_to: string | null;
             /** @description Whether losing it loses the game. */
             royal: boolean;
             /** @description Its SFEN letters (sente's). */
@@ -2256,8 +2256,7 @@ export interface components {
         RulesOutcome: {
             /** @description Why (`checkmate`, `repetition`, ...). */
             reason: string;
-            /** @description `sente` or `gote`; none for a draw. */
-            winner?: string | null;
+            winner: null | components["schemas"]["Side"];
         };
         /** @description What a seat gets when it creates or joins a game. */
         SeatGrant: {
@@ -2279,7 +2278,7 @@ export interface components {
              * Format: int64
              * @description The change the result made, once the game is over.
              */
-            change?: number | null;
+            change: number | null;
             /** @description Shown with `?`. */
             provisional: boolean;
             /**
@@ -2448,7 +2447,7 @@ export interface components {
         StoredGameRecord: components["schemas"]["ReplayedGame"] & {
             /** @description The game's id. */
             id: string;
-            result?: null | components["schemas"]["GameResult"];
+            result: null | components["schemas"]["GameResult"];
         };
         /** @description What a Tenjiku kind does beyond its Betza moves, from the rules library's own table. */
         TenjikuPowers: {
@@ -2461,8 +2460,8 @@ export interface components {
             burns: boolean;
             /** @description Whether it has the free eagle's extra moves. */
             free_eagle: boolean;
-            lion?: null | components["schemas"]["LionPower"];
-            range_jump?: null | components["schemas"]["RangeJump"];
+            lion: null | components["schemas"]["LionPower"];
+            range_jump: null | components["schemas"]["RangeJump"];
             /**
              * Format: int32
              * @description Its rank among the jumping generals.
@@ -2532,7 +2531,7 @@ export interface components {
              */
             gote_points: number;
             /** @description Why it ended. */
-            reason?: string | null;
+            reason: string | null;
             /** @description Whether it has been scored (a game that ended after the tournament is not). */
             scored: boolean;
             /** @description Sente's name. */
@@ -2546,7 +2545,7 @@ export interface components {
             sente_points: number;
             /** @description `playing` or `finished`. */
             status: string;
-            winner?: null | components["schemas"]["Side"];
+            winner: null | components["schemas"]["Side"];
         };
         /** @description The tournaments: those to come, those being played, the newest finished. */
         TournamentList: {
@@ -2621,7 +2620,7 @@ export interface components {
             /** @description Whether they take part now. */
             active: boolean;
             /** @description Their game, if they are in one. */
-            playing?: string | null;
+            playing: string | null;
         };
         /** @description The game TV shows. */
         TvGame: {
@@ -2676,7 +2675,7 @@ export interface components {
         };
         /** @description Who is logged in, and how many of their games wait for their move. */
         WhoAmI: {
-            account?: null | components["schemas"]["Account"];
+            account: null | components["schemas"]["Account"];
             /** @description Games in play waiting for the account's move. */
             your_turn: number;
         };

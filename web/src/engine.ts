@@ -8,17 +8,13 @@ import type { EngineReply as ServerEngineReply, MateReply as ServerMateReply } f
 declare const ENGINE_WORKER_URL: string;
 declare const ENGINE_WASM_URL: string;
 
-/** The engine's answer for a position (the server's `EngineReply`, the same JSON from the
- * browser's engine): `score` is always sent, null without one. */
-export interface EngineReply extends ServerEngineReply {
-  score: string | null;
-}
+/** The engine's answer for a position (the server's `EngineReply`; the browser's engine
+ * answers the same JSON). */
+export type EngineReply = ServerEngineReply;
 
-/** The mate solver's answer (the server's `MateReply`): its result one of three words, and
- * `moves` always sent, null without a mate. */
+/** The mate solver's answer (the server's `MateReply`): its result one of three words. */
 export interface MateReply extends ServerMateReply {
   result: 'mate' | 'none' | 'unknown';
-  moves: number | null;
 }
 
 /** A position as the questions name one. */

@@ -70,6 +70,7 @@ pub struct EngineReply {
     pub best: String,
     /// Its evaluation for the side to move: `cp 35` (centipawns) or `mate 3` (plies; negative
     /// when the side to move is mated).
+    #[cfg_attr(feature = "schema", schema(required = true))]
     pub score: Option<String>,
     /// The line it expects, USI text.
     pub pv: Vec<String>,
@@ -108,6 +109,7 @@ pub struct MateReply {
     /// `mate`, `none` (no such mate within `max_moves`) or `unknown` (the time ran out first).
     pub result: String,
     /// The mate's length in the attacker's moves, with a mate.
+    #[cfg_attr(feature = "schema", schema(required = true))]
     pub moves: Option<u32>,
     /// The mate's moves, USI text (`2 * moves - 1` of them); empty without a mate.
     pub pv: Vec<String>,
@@ -127,6 +129,7 @@ pub struct MateReply {
 pub struct AnalysedPosition {
     /// The engine's score for the side to move (`cp 35`, `mate -3`); none where the side to
     /// move has no move.
+    #[cfg_attr(feature = "schema", schema(required = true))]
     pub score: Option<String>,
     /// The engine's best line from here, USI text; empty where the side to move has no move.
     pub pv: Vec<String>,

@@ -218,6 +218,7 @@ pub struct SeatRating {
     /// Shown with `?`.
     pub provisional: bool,
     /// The change the result made, once the game is over.
+    #[schema(required = true)]
     pub change: Option<i64>,
 }
 

@@ -68,14 +68,17 @@ pub struct RoleInfo {
     /// Whether losing it loses the game.
     pub royal: bool,
     /// The SFEN of the kind it promotes to.
+    #[schema(required = true)]
     pub promotes_to: Option<&'static str>,
     /// The SFEN of the kind it promotes from.
+    #[schema(required = true)]
     pub promoted_from: Option<&'static str>,
     /// Its moves as a Betza string.
     pub betza: &'static str,
     /// Its ordinary moves, read from the Betza string.
     pub moves: Vec<RoleMove>,
     /// What a Tenjiku kind does beyond them; none elsewhere.
+    #[schema(required = true)]
     pub powers: Option<TenjikuPowers>,
     /// Where it may be dropped.
     pub drop: DropInfo,
@@ -99,10 +102,12 @@ pub struct RoleMove {
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct TenjikuPowers {
     /// Its lion power: `full`, `lion-hawk`, or lion moves along some lines.
+    #[schema(required = true)]
     pub lion: Option<LionPower>,
     /// The reach of its area move (0: none).
     pub area: u8,
     /// Its range jump.
+    #[schema(required = true)]
     pub range_jump: Option<RangeJump>,
     /// Whether it moves as the tetrarch (chariot soldier's) does.
     pub tetrarch: bool,
@@ -142,6 +147,7 @@ pub struct DropInfo {
     /// The far ranks it may not be dropped on.
     pub barred_far_ranks: u8,
     /// The most of its kind one side may have on a file; none: no limit.
+    #[schema(required = true)]
     pub max_per_file: Option<u8>,
     /// Whether a drop of it may not mate.
     pub mate_restricted: bool,
@@ -157,6 +163,7 @@ pub struct OptionInfo {
     /// Its values, the first the default.
     pub values: Vec<&'static str>,
     /// For a number option, its range.
+    #[schema(required = true)]
     pub number: Option<NumberRange>,
 }
 
@@ -176,7 +183,7 @@ pub struct GameForViewer {
     #[serde(flatten)]
     pub game: GameView,
     /// `sente` or `gote` when the viewer's account holds that seat.
-    #[schema(value_type = Option<crate::hub::Side>)]
+    #[schema(required = true, value_type = Option<crate::hub::Side>)]
     pub you: Option<&'static str>,
 }
 
@@ -200,8 +207,10 @@ pub struct CheckedPosition {
     /// them in its own language.
     pub details: Vec<PositionProblem>,
     /// The position as SFEN, written canonically, when playable.
+    #[schema(required = true)]
     pub sfen: Option<String>,
     /// The play site's FEN (Tori and Wa), when playable.
+    #[schema(required = true)]
     pub fen: Option<String>,
     /// How many legal moves the side to move has (none: the game is over at once).
     pub legal_moves: usize,
@@ -263,8 +272,10 @@ pub struct ReplayedGame {
     /// The moves numbered in pairs, as books print them.
     pub hodges_text: String,
     /// The moves in Japanese notation (Tori).
+    #[schema(required = true)]
     pub japanese: Option<Vec<String>>,
     /// The moves in the play site's short form (Tori).
+    #[schema(required = true)]
     pub short: Option<Vec<String>>,
     /// The squares each move removed pieces from.
     pub removed: Vec<Vec<String>>,
@@ -275,10 +286,13 @@ pub struct ReplayedGame {
     /// Whether each move gives check.
     pub gives_check: Vec<bool>,
     /// The last position as Fairy-Stockfish's FEN (Tori).
+    #[schema(required = true)]
     pub fen: Option<String>,
     /// The start as FEN (Tori).
+    #[schema(required = true)]
     pub start_fen: Option<String>,
     /// How the game ended by the rules, if it did.
+    #[schema(required = true)]
     pub outcome: Option<RulesOutcome>,
     /// The legal moves in the last position.
     pub legal_moves: Vec<String>,
@@ -292,6 +306,7 @@ pub struct ReplayedGame {
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct RulesOutcome {
     /// `sente` or `gote`; none for a draw.
+    #[schema(required = true, value_type = Option<crate::hub::Side>)]
     pub winner: Option<&'static str>,
     /// Why (`checkmate`, `repetition`, ...).
     pub reason: &'static str,
@@ -301,10 +316,13 @@ pub struct RulesOutcome {
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct Exports {
     /// The canonical record.
+    #[schema(required = true)]
     pub record: Option<String>,
     /// KIF (Tori).
+    #[schema(required = true)]
     pub kif: Option<String>,
     /// The play site's PGN (Tori).
+    #[schema(required = true)]
     pub pgn: Option<String>,
 }
 
@@ -317,6 +335,7 @@ pub struct StoredGameRecord {
     /// The game's id.
     pub id: String,
     /// The result, once over.
+    #[schema(required = true)]
     pub result: Option<GameResult>,
 }
 
@@ -343,16 +362,21 @@ pub struct ImportedGame {
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct ImportTags {
     /// Sente's name.
+    #[schema(required = true)]
     pub sente: Option<String>,
     /// Gote's name.
+    #[schema(required = true)]
     pub gote: Option<String>,
     /// When it was played.
+    #[schema(required = true)]
     pub date: Option<String>,
     /// Its clock, as written.
+    #[schema(required = true)]
     pub time_control: Option<String>,
     /// The result token (`1-0`, `0-1`, `1/2-1/2`, `*`).
     pub result: &'static str,
     /// Why it ended.
+    #[schema(required = true)]
     pub reason: Option<&'static str>,
     /// The format read.
     pub format: &'static str,
@@ -362,6 +386,7 @@ pub struct ImportTags {
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct AccountAnswer {
     /// The account; none when logged out.
+    #[schema(required = true)]
     pub account: Option<Account>,
 }
 
@@ -369,6 +394,7 @@ pub struct AccountAnswer {
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct WhoAmI {
     /// The account; none for a visitor.
+    #[schema(required = true)]
     pub account: Option<Account>,
     /// Games in play waiting for the account's move.
     pub your_turn: usize,
@@ -463,18 +489,23 @@ pub struct ReportView {
     /// What the reporter wrote.
     pub text: String,
     /// The game it is about.
+    #[schema(required = true)]
     pub game_id: Option<String>,
     /// Unix milliseconds.
     pub created_at: i64,
     /// When it was resolved, unix milliseconds; none while open.
+    #[schema(required = true)]
     pub resolved_at: Option<i64>,
     /// The administrator who resolved it.
+    #[schema(required = true)]
     pub resolved_by: Option<String>,
     /// What was done.
+    #[schema(required = true)]
     pub resolution: Option<String>,
     /// Whether the reported account is closed now.
     pub reported_closed: bool,
     /// Until when the reported account's chat is muted, unix milliseconds; none when not.
+    #[schema(required = true)]
     pub reported_muted_until: Option<i64>,
 }
 
@@ -486,6 +517,7 @@ pub struct ModeratedAccount {
     /// Whether the account is closed.
     pub closed: bool,
     /// Until when its chat is muted, unix milliseconds; none when not.
+    #[schema(required = true)]
     pub muted_until: Option<i64>,
 }
 
@@ -561,7 +593,7 @@ pub enum SocketMessage {
         /// The game.
         game: Box<GameView>,
     },
-    /// The game ended: the game without its moves, with its result (announced as `Move`).
+    /// The game ended: the whole game with its moves and result, the last move in `last`.
     End {
         /// The game.
         game: Box<GameView>,
@@ -707,12 +739,15 @@ pub struct AttemptAnswer {
     /// Whether it was rated (an account's first attempt at a puzzle the server handed it).
     pub rated: bool,
     /// The player's puzzle rating change, when rated.
+    #[schema(required = true)]
     pub rating: Option<PuzzleRatingChange>,
     /// Why an account's attempt was not rated: `not-handed-out` (a puzzle opened from a
     /// list or a link), `tried-before`, `too-fast` (solved sooner than a person could play
     /// it), `too-many` (past the rated attempts a minute); none when rated, and for a guest.
+    #[schema(required = true)]
     pub unrated: Option<&'static str>,
     /// The same in a sentence.
+    #[schema(required = true)]
     pub unrated_reason: Option<&'static str>,
     /// The puzzle's rating now.
     pub puzzle_rating: i64,

@@ -34,6 +34,7 @@ pub struct LeaseRequest {
 #[derive(Serialize, ToSchema)]
 pub struct LeaseAnswer {
     /// The job; none when no job came within the wait.
+    #[schema(required = true)]
     job: Option<LeasedJobBody>,
 }
 

@@ -156,9 +156,10 @@ pub struct TournamentGame {
     /// `playing` or `finished`.
     pub status: String,
     /// `sente`, `gote` or none.
-    #[schema(value_type = Option<crate::hub::Side>)]
+    #[schema(required = true, value_type = Option<crate::hub::Side>)]
     pub winner: Option<String>,
     /// Why it ended.
+    #[schema(required = true)]
     pub reason: Option<String>,
     /// Points it earned sente and gote, once scored.
     pub sente_points: i64,
@@ -178,6 +179,7 @@ pub struct TournamentYou {
     /// Whether they take part now.
     pub active: bool,
     /// Their game, if they are in one.
+    #[schema(required = true)]
     pub playing: Option<String>,
 }
 

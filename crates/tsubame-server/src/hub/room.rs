@@ -75,7 +75,7 @@ impl Phase {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
 pub struct GameResult {
     /// `sente`, `gote`, or none for a draw or an aborted game.
-    #[schema(value_type = Option<Side>)]
+    #[schema(required = true, value_type = Option<Side>)]
     pub winner: Option<&'static str>,
     /// `checkmate`, `resignation`, `time`, `agreement`, `aborted`, ...
     pub reason: String,
@@ -199,6 +199,7 @@ pub struct GameView {
     /// Waiting, playing or finished.
     pub status: Phase,
     /// The result once finished.
+    #[schema(required = true)]
     pub result: Option<GameResult>,
     /// `sente` or `gote`.
     #[schema(value_type = Side)]
@@ -214,6 +215,7 @@ pub struct GameView {
     /// Legal moves, USI text (empty unless in play).
     pub legal_moves: Vec<String>,
     /// The checked royal piece's square.
+    #[schema(required = true)]
     pub check_square: Option<String>,
     /// The time control.
     pub time_control: TimeControl,
@@ -222,10 +224,11 @@ pub struct GameView {
     /// Gote's clock now.
     pub gote_clock: ClockView,
     /// Whose clock runs: nobody's until each side has made its first move.
-    #[schema(value_type = Option<Side>)]
+    #[schema(required = true, value_type = Option<Side>)]
     pub clock_running: Option<&'static str>,
     /// Between people, before each side's first move: how long the side to move has left to
     /// make it before the game is aborted.
+    #[schema(required = true)]
     pub first_move_ms_left: Option<u64>,
     /// Who sits where.
     pub sente_player: Player,
@@ -238,17 +241,22 @@ pub struct GameView {
     /// Whether the result changes the players' ratings.
     pub rated: bool,
     /// Sente's rating when the game started, and its change once rated.
+    #[schema(required = true)]
     pub sente_rating: Option<SeatRating>,
     /// Gote's rating.
+    #[schema(required = true)]
     pub gote_rating: Option<SeatRating>,
     /// The game's speed (from its clock): what it is rated as.
+    #[schema(required = true)]
     pub speed: Option<Speed>,
     /// A seek's rating range: the least and most rating of who may join.
+    #[schema(required = true)]
     pub rating_range: Option<(i64, i64)>,
     /// After the game: the side that offers a rematch.
-    #[schema(value_type = Option<Side>)]
+    #[schema(required = true, value_type = Option<Side>)]
     pub rematch_offer: Option<&'static str>,
     /// The rematch's game id, once both players agreed.
+    #[schema(required = true)]
     pub rematch_id: Option<String>,
     /// A challenge: the name of the player it is for (who alone may accept or decline it).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -263,7 +271,7 @@ pub struct GameView {
     /// Engine strength (1 to 5) when an engine plays.
     pub engine_level: u8,
     /// The side that offers a draw.
-    #[schema(value_type = Option<Side>)]
+    #[schema(required = true, value_type = Option<Side>)]
     pub draw_offer: Option<&'static str>,
     /// Listed in the lobby.
     pub public: bool,
