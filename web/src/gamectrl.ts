@@ -62,6 +62,8 @@ export class GameCtrl {
   errorText = '';
   /** Whether the resign button asks again. */
   confirmingResign = false;
+  /** The seat the last greeting named: the logged-in account's, if it holds one. */
+  private greeted: Side | null = null;
   private lowTimeWarned = false;
   private socket: WebSocket | null = null;
   private closed = false;
@@ -126,6 +128,7 @@ export class GameCtrl {
         // On every (re)connection the greeting comes first, then the answer to `auth`: a page
         // with a token keeps the seat it holds until that answer, so that a move made as the
         // socket comes back is not lost to a board the greeting made a spectator's.
+        if (message.id !== 'auth') this.greeted = message.seat ?? null;
         if (message.id === 'auth' || !this.token || message.seat) this.seat = message.seat ?? null;
         this.redraw.show();
         return;
@@ -137,6 +140,8 @@ export class GameCtrl {
       case 'pong':
         return;
       case 'error':
+        // The token holds no seat (any more): the seat is the greeting's, the account's.
+        if (message.id === 'auth') this.seat = this.greeted;
         this.errorText = refusalText(message);
         // The board showed the refused move already: put the position back.
         this.redraw.show();

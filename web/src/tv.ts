@@ -16,6 +16,9 @@ const POLL_MS = 4000;
 export async function tvPage(variant?: string) {
   const title = variant ? gameTitle(variantInfo(variant), variant) : '';
   let showing: string | null = null;
+  /** The cleanup of the game page shown (its socket, clock timer and keys), called before the
+   * next game's page or TV's own notice replaces it. */
+  let leaveGame: (() => void) | null = null;
   let stopped = false;
   const stop = () => { stopped = true; window.clearInterval(timer); };
   const timer = window.setInterval(() => { check(); }, POLL_MS);
@@ -45,16 +48,20 @@ export async function tvPage(variant?: string) {
       if (stopped || current?.status === 'playing' || !pick) return;
     }
     if (!pick) {
+      leaveGame?.();
+      leaveGame = null;
+      page.cleanup = stop;
       app.replaceChildren(el('div', { class: 'panel tv-none', 'data-tv-none': '' },
         el('h2', {}, variant ? t('lobby.tv-title', { game: title }) : t('lobby.tv')),
         el('p', {}, t('lobby.tv-nothing')), el('p', {}, el('a', { href: '/' }, t('lobby.tv-start')))));
       return;
     }
     showing = pick.game_id;
+    leaveGame?.();
     await gamePage(showing);
     // The game page's own cleanup, and then TV's.
-    const inner = page.cleanup;
-    page.cleanup = () => { inner(); stop(); };
+    leaveGame = page.cleanup;
+    page.cleanup = () => { leaveGame?.(); stop(); };
     app.prepend(banner(pick.variant));
   }
   await check();

@@ -176,6 +176,8 @@ test('TV shows the highest-rated public game being played, and the next one when
   const rated = await postAs(annCookie, '/api/games', { variant: 'tori', opponent: 'human', public: true, rated: true, clock });
   await postAs(benCookie, `/api/games/${rated.game_id}/join`, {});
   const page = await newPage(1366, 850);
+  const sockets = [];
+  page.on('websocket', (ws) => sockets.push(ws));
   await page.goto(`${base}/tv/tori`);
   await page.waitForSelector('[data-tv="tori"]');
   await page.waitForSelector(`.board-bar [data-player-name="${ann}"], [data-player-name="${ann}"]`);
@@ -187,6 +189,14 @@ test('TV shows the highest-rated public game being played, and the next one when
   await page.waitForFunction((name) => !document.querySelector(`[data-player-name="${name}"]`), ann, { timeout: 20000 });
   await page.waitForSelector('[data-tv="tori"]');
   assert.equal(new URL(page.url()).pathname, '/tv/tori');
+  // The page of the game that ended was left: its socket is closed (with its clock timer and
+  // keys), not kept open beside the next game's.
+  const open = (ended) => sockets.filter((ws) => ws.url().includes(rated.game_id) === ended && !ws.isClosed()).length;
+  assert.ok(sockets.some((ws) => ws.url().includes(rated.game_id)));
+  for (let waited = 0; open(true) > 0 || open(false) === 0; waited += 100) {
+    assert.ok(waited < 10000, `sockets open after the switch: ${open(true)} of the ended game, ${open(false)} of the next`);
+    await new Promise((done) => setTimeout(done, 100));
+  }
   const phone = await newPage(390, 844);
   await phone.goto(`${base}/tv`);
   await phone.waitForSelector('[data-tv]');
