@@ -191,7 +191,7 @@ export async function buildDrill(variant: VariantInfo, role: RoleInfo, stage: St
       const sfen = boardSfen(variant, placed);
       const legal = await legalMoves(variant, sfen);
       if (!legal) continue;
-      const answer = new Set((legal.map(parseMove) as (UsiMove | null)[])
+      const answer = new Set(legal.map(parseMove)
         .filter((m): m is UsiMove => m !== null && !m.drop && m.promote && m.squares[0] === edge)
         .map((m) => m.squares[m.squares.length - 1]));
       if (answer.size) return { role, stage, sfen, answer, square: edge };
@@ -199,7 +199,7 @@ export async function buildDrill(variant: VariantInfo, role: RoleInfo, stage: St
       const sfen = boardSfen(variant, pieces);
       const legal = await legalMoves(variant, sfen);
       if (!legal) continue;
-      const answer = new Set((legal.map(parseMove) as (UsiMove | null)[])
+      const answer = new Set(legal.map(parseMove)
         .filter((m): m is UsiMove => m !== null && !m.drop && m.squares[0] === square)
         .map((m) => m.squares[m.squares.length - 1]).filter((to) => to !== square));
       if (answer.size) return { role, stage, sfen, answer, square };
@@ -213,7 +213,7 @@ export async function buildDrill(variant: VariantInfo, role: RoleInfo, stage: St
       const sfen = boardSfen(variant, placed);
       const legal = await legalMoves(variant, sfen);
       if (!legal) continue;
-      const answer = new Set((legal.map(parseMove) as (UsiMove | null)[])
+      const answer = new Set(legal.map(parseMove)
         .filter((m): m is UsiMove => m !== null && !m.drop && m.squares[0] === square)
         .map((m) => m.squares[m.squares.length - 1]).filter((to) => to !== square));
       return { role, stage, sfen, answer, square };
@@ -226,7 +226,7 @@ export async function buildDrill(variant: VariantInfo, role: RoleInfo, stage: St
       const sfen = boardSfen(variant, placed, role.sfen);
       const legal = await legalMoves(variant, sfen);
       if (!legal) continue;
-      const allowed = new Set<string>((legal.map(parseMove) as (UsiMove | null)[])
+      const allowed = new Set<string>(legal.map(parseMove)
         .filter((m): m is UsiMove => m !== null && m.drop === role.sfen).map((m) => m.squares[0]));
       const position = parseSfen(sfen);
       const empty: string[] = [];

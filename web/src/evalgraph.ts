@@ -13,9 +13,6 @@ export const EVAL_CAP = 2000;
  * which adds the game's result. */
 export type AnalysedRecord = ReplayedGame & Partial<Pick<StoredGameRecord, 'result'>>;
 
-/** A record's move lists that `notation()` names. */
-export type NotationKey = 'hodges' | 'short' | 'japanese' | 'usi';
-
 /** A score for the side to move (`cp 35`, `mate -3`) as centipawns for sente, capped. */
 export function senteCentipawns(score: string | null | undefined, senteToMove: boolean): number {
   const [kind, value] = String(score || 'cp 0').split(' ');
@@ -195,14 +192,14 @@ async function reviewList(record: AnalysedRecord, found: MoveReview[], onPick: (
         const before = record.usi.slice(0, r.ply - 1);
         const replayed = await api<ReplayedGame>('/api/replay', { variant: record.variant, options: record.options,
           sfen: record.start_sfen, moves: [...before, ...r.line.slice(0, 6)] });
-        const texts = (replayed[notation() as NotationKey] || replayed.hodges).slice(before.length);
+        const texts = (replayed[notation()] || replayed.hodges).slice(before.length);
         better = texts[0] || better;
         line = texts.slice(1).join(' ');
       } catch { /* the engine's line did not replay: the move alone */ }
     }
     const link = (ply: number, text: string, attrs = {}) => el('a', { href: '#', ...attrs,
       onclick: (e: Event) => { e.preventDefault(); onPick(ply); } }, text);
-    const moveText = record[notation() as NotationKey]?.[r.ply - 1] || record.hodges[r.ply - 1];
+    const moveText = record[notation()]?.[r.ply - 1] || record.hodges[r.ply - 1];
     return el('li', { 'data-mistake': r.ply, 'data-mark': r.mark },
       link(r.ply, `${number(r.ply)} ${moveText}${r.mark}`), ' ',
       t('analysis.lost-chances', { percent: Math.round(r.lost * 50) }),

@@ -6,7 +6,7 @@ import { api, errorStatus, errorText } from './api';
 import { analyse } from './engine';
 import { el } from './dom';
 import { senteCentipawns, senteMoves, winningChances } from './evalgraph';
-import type { MoveReview, NotationKey } from './evalgraph';
+import type { MoveReview } from './evalgraph';
 import { notation } from './gameparts';
 import { sideName, t } from './i18n';
 import type { ReplayedGame } from './api-types';
@@ -127,7 +127,7 @@ export class MistakeTrainer {
       const before = this.before(item);
       const replayed = await api<ReplayedGame>('/api/replay', { variant: this.record.variant, options: this.record.options,
         sfen: this.record.start_sfen, moves: [...before, usi] });
-      return (replayed[notation() as NotationKey] || replayed.hodges)[before.length] || usi;
+      return (replayed[notation()] || replayed.hodges)[before.length] || usi;
     } catch {
       return usi;
     }
@@ -158,7 +158,7 @@ export class MistakeTrainer {
       return;
     }
     if (shown !== this.shownCount) return;
-    const played = this.record[notation() as NotationKey]?.[item.ply - 1] || this.record.hodges[item.ply - 1];
+    const played = this.record[notation()]?.[item.ply - 1] || this.record.hodges[item.ply - 1];
     const side = senteMoves(this.record.positions[item.ply - 1]) ? 'sente' : 'gote';
     this.state = 'find';
     this.say(t('analysis.learn-find', { number: moveNumber(item.ply), played, side: sideName(side) }));
