@@ -2,6 +2,7 @@
 //! more point on a win.
 
 use super::error::GameError;
+use super::room::Announcement;
 use super::room::{Credential, GameRoom, GameView, Phase};
 use super::services::GameServices;
 use crate::clock::TimeControl;
@@ -42,7 +43,7 @@ impl GameRoom {
             let stored = svc.store.set_berserk(&change, side.index()).await;
             self.settle(svc, &mut live, next, stored, "the berserk")
                 .await?;
-            self.announce(svc, &live, "state", None);
+            self.announce(svc, &live, Announcement::State, None);
             Ok(live.view(svc.now(), &svc.settings, false))
         })
         .await

@@ -3,6 +3,7 @@
 
 use super::ends::GameEndReason;
 use super::error::GameError;
+use super::room::Announcement;
 use super::room::{Credential, GameRoom, GameView, Phase, Player};
 use super::services::GameServices;
 
@@ -47,7 +48,7 @@ impl GameRoom {
                     let mut next = live.next_version();
                     next.draw_offer = Some(side);
                     self.store_state(svc, &mut live, next).await?;
-                    self.announce(svc, &live, "state", None);
+                    self.announce(svc, &live, Announcement::State, None);
                 }
             }
             "accept" => {
@@ -60,7 +61,7 @@ impl GameRoom {
                 let mut next = live.next_version();
                 next.draw_offer = None;
                 self.store_state(svc, &mut live, next).await?;
-                self.announce(svc, &live, "state", None);
+                self.announce(svc, &live, Announcement::State, None);
             }
             other => {
                 return Err(GameError::UnknownOfferAction {

@@ -3,6 +3,7 @@
 //! the rules' own ends all come here.
 
 use super::error::GameError;
+use super::room::Announcement;
 use super::room::{Credential, GameResult, GameRoom, GameView, LiveGame, Phase};
 use super::services::GameServices;
 use crate::clock::SideClock;
@@ -150,7 +151,7 @@ impl GameRoom {
             .games_ended
             .with_label_values(&[reason.name()])
             .inc();
-        self.announce(svc, live, "end", live.moves.last().cloned());
+        self.announce(svc, live, Announcement::End, live.moves.last().cloned());
     }
 
     /// Ends a game whose last stored move ended it by the rules. The moves are stored, so the

@@ -29,6 +29,7 @@ mod ends;
 mod error;
 mod limits;
 mod lobby;
+mod messages;
 mod moves;
 mod rematch;
 mod room;
@@ -40,6 +41,7 @@ mod sync;
 pub use challenges::{ChallengeList, ChallengeView, MAX_WAITING_CHALLENGES};
 pub use ends::GameEndReason;
 pub use error::{GameError, Refusal};
+pub use messages::SocketMessage;
 pub use room::{
     Credential, GameResult, GameRoom, GameView, LiveGame, MoveRecord, Phase, Player, Side,
 };

@@ -3,6 +3,7 @@
 
 use super::ends::GameEndReason;
 use super::error::GameError;
+use super::room::Announcement;
 use super::room::MovedNotice;
 use super::room::{GameRoom, LiveGame, MoveRecord, Notice, Phase, Player, move_row};
 use super::services::GameServices;
@@ -90,7 +91,7 @@ impl GameRoom {
         if live.game.outcome().is_some() {
             self.finish_by_rules(svc, live).await;
         } else {
-            self.announce(svc, live, "move", Some(record));
+            self.announce(svc, live, Announcement::Move, Some(record));
         }
         svc.metrics
             .move_seconds

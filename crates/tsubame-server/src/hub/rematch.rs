@@ -2,6 +2,7 @@
 //! starts with the same rules, clock and rating, colours swapped.
 
 use super::error::GameError;
+use super::room::Announcement;
 use super::room::{Credential, GameRoom, GameView, LiveGame, Phase, Player};
 use super::seats::Seats;
 use crate::game::HostedGame;
@@ -77,7 +78,7 @@ impl Seats {
                 });
             }
         }
-        room.announce(&self.services, &live, "state", None);
+        room.announce(&self.services, &live, Announcement::State, None);
         Ok(live.view(self.services.now(), &self.services.settings, false))
     }
 

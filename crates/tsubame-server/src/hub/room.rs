@@ -6,6 +6,7 @@
 //! wins and the other reloads the game and checks the request again.
 
 use super::error::GameError;
+use super::messages::SocketMessage;
 use super::services::{GameServices, Settings, random_hex};
 use crate::chat::ChatLine;
 use crate::clock::{ClockState, ClockView, SideClock, TimeControl};
@@ -808,12 +809,26 @@ pub(super) fn move_row(record: &MoveRecord) -> MoveRow {
     }
 }
 
-/// A message to every watcher of a game.
-#[derive(Serialize)]
-struct Event<'a> {
-    #[serde(rename = "type")]
-    kind: &'a str,
-    game: &'a GameView,
+/// What a change of a game is announced as to its watchers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Announcement {
+    /// The whole game, with its moves.
+    State,
+    /// One move: the game without its moves, the move in `last`.
+    Move,
+    /// The end: the whole game, the last move in `last`.
+    End,
+}
+
+impl Announcement {
+    fn message(self, game: GameView) -> SocketMessage {
+        let game = Box::new(game);
+        match self {
+            Announcement::State => SocketMessage::State { game },
+            Announcement::Move => SocketMessage::Move { game },
+            Announcement::End => SocketMessage::End { game },
+        }
+    }
 }
 
 impl GameRoom {
@@ -976,11 +991,11 @@ impl GameRoom {
         }
         // The games_ended metric counts the ends this instance stored, not those it hears of.
         if live.phase == Phase::Finished && phase != Phase::Finished {
-            self.announce(svc, live, "end", live.moves.last().cloned());
+            self.announce(svc, live, Announcement::End, live.moves.last().cloned());
         } else if live.moves.len() == plies + 1 && live.phase == phase {
-            self.announce(svc, live, "move", live.moves.last().cloned());
+            self.announce(svc, live, Announcement::Move, live.moves.last().cloned());
         } else {
-            self.announce(svc, live, "state", None);
+            self.announce(svc, live, Announcement::State, None);
         }
     }
 
@@ -988,15 +1003,13 @@ impl GameRoom {
         &self,
         svc: &GameServices,
         live: &LiveGame,
-        kind: &str,
+        kind: Announcement,
         last: Option<MoveRecord>,
     ) {
-        let mut view = live.view(svc.now(), &svc.settings, kind != "move");
+        let mut view = live.view(svc.now(), &svc.settings, kind != Announcement::Move);
         view.last = last;
-        if let Ok(text) = serde_json::to_string(&Event { kind, game: &view }) {
-            // Nobody listening is fine.
-            let _ = self.events.send(Arc::from(text));
-        }
+        // Nobody listening is fine.
+        let _ = self.events.send(Arc::from(kind.message(view).text()));
         if let Some(accounts) = live.waiting_list_accounts() {
             svc.challenge_changed(accounts);
         }

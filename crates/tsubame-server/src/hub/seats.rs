@@ -5,6 +5,7 @@ use super::challenges::MAX_WAITING_CHALLENGES;
 use super::computer::{Computer, engine_name};
 use super::ends::GameEndReason;
 use super::error::GameError;
+use super::room::Announcement;
 use super::room::{
     Credential, GameRoom, GameView, LiveGame, Notice, Phase, Player, constant_time_eq,
 };
@@ -399,7 +400,7 @@ impl Seats {
             token: joiner_token,
             invite: None,
         };
-        room.announce(&self.services, &live, "state", None);
+        room.announce(&self.services, &live, Announcement::State, None);
         drop(live);
         self.computer.after_change(room).await;
         Ok(grant)
