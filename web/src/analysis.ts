@@ -392,7 +392,3 @@ export function analysisPage() {
   page.holdsWork = () => tree.children.length > 0;
 }
 
-
-// ---------------------------------------------------------------------------------------------
-// Rules pages: everything about pieces is drawn from the server's rules data (the move
-// vectors the move generator itself reads), so a diagram cannot disagree with play.
