@@ -6,7 +6,10 @@ use crate::games::{
     GameRecord, GamesFile, Ply, game_numbers, header as games_header, is_games_file, is_quiet_move,
     read_games, read_positions, stored_position_count, stored_score,
 };
-pub use crate::positions::{DataError, MAX_SCORE, Record, add_mirror_images};
+pub use crate::positions::{
+    DataError, MAX_SCORE, Record, SHARE_BLOCK, TrainingShare, add_mirror_images,
+    keep_training_share,
+};
 use crate::positions::{io_error, is_position_file, read_position_file};
 use rand::Rng;
 use rand::SeedableRng;
@@ -780,6 +783,41 @@ mod tests {
         );
         assert_eq!(records.len(), 3);
         assert_eq!(records[2], image);
+    }
+
+    #[test]
+    fn a_training_share_keeps_whole_blocks_and_every_held_out_game() {
+        let record_of_game = |game| Record {
+            game,
+            game_records: 1,
+            ply: 0,
+            side: Color::Sente,
+            result: 0,
+            score: 0,
+            board: vec![0; 49],
+            hands: vec![0; 22],
+        };
+        let mut records: Vec<Record> = (0..40).map(record_of_game).collect();
+        let half: TrainingShare = "1/2".parse().unwrap();
+        assert_eq!(keep_training_share(&mut records, half, 10), 18);
+        let kept: Vec<u32> = records.iter().map(|r| r.game).collect();
+        let expected: Vec<u32> = (0..10).chain([10]).chain(20..30).chain([30]).collect();
+        assert_eq!(kept, expected);
+        // Held out: 0, 10, 20 and 30 whatever the share; trained on: blocks 0 and 2.
+        assert_eq!(kept.iter().filter(|&&g| !g.is_multiple_of(10)).count(), 18);
+
+        let mut all: Vec<Record> = (0..40).map(record_of_game).collect();
+        assert_eq!(keep_training_share(&mut all, TrainingShare::ALL, 10), 0);
+        let mut none_held: Vec<Record> = (0..40).map(record_of_game).collect();
+        assert_eq!(keep_training_share(&mut none_held, half, 0), 20);
+
+        for bad in ["", "1", "0/2", "3/2", "a/2", "1/b", "1/0"] {
+            assert!(bad.parse::<TrainingShare>().is_err(), "{bad}");
+        }
+        assert_eq!(
+            "2/3".parse::<TrainingShare>(),
+            Ok(TrainingShare { kept: 2, of: 3 })
+        );
     }
 
     #[test]

@@ -366,6 +366,66 @@ pub fn add_mirror_images(
     Ok(added)
 }
 
+/// Consecutive game numbers that [`TrainingShare`] keeps or drops together: as many as the
+/// usual validation spacing, so that every block holds the same count of held-out games.
+pub const SHARE_BLOCK: u32 = 10;
+
+/// A share of the training games, `kept` of every `of` blocks of [`SHARE_BLOCK`] consecutive
+/// game numbers: what a network trained on less of the same data learns. The games kept aside
+/// for validation stay whatever the share, so two shares are measured on the same games.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TrainingShare {
+    /// Blocks kept of every `of`.
+    pub kept: u32,
+    /// The blocks counted.
+    pub of: u32,
+}
+
+impl TrainingShare {
+    /// Every training game.
+    pub const ALL: TrainingShare = TrainingShare { kept: 1, of: 1 };
+
+    /// Whether training uses game number `game`.
+    pub fn keeps(self, game: u32) -> bool {
+        (game / SHARE_BLOCK) % self.of < self.kept
+    }
+}
+
+impl std::str::FromStr for TrainingShare {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        let (kept, of) = text
+            .split_once('/')
+            .ok_or_else(|| format!("a share is written K/N (such as 1/2), not `{text}`"))?;
+        let number = |part: &str| {
+            part.trim()
+                .parse::<u32>()
+                .map_err(|_| format!("`{part}` in the share `{text}` is not a whole number"))
+        };
+        let (kept, of) = (number(kept)?, number(of)?);
+        if kept == 0 || kept > of {
+            return Err(format!("a share K/N needs 1 <= K <= N, not {kept}/{of}"));
+        }
+        Ok(TrainingShare { kept, of })
+    }
+}
+
+/// Drops the records of training games outside `share` (those kept aside for validation,
+/// `validation_every` as in [`crate::train::TrainSettings`], all stay) and returns how many
+/// were dropped.
+pub fn keep_training_share(
+    records: &mut Vec<Record>,
+    share: TrainingShare,
+    validation_every: u32,
+) -> usize {
+    let before = records.len();
+    records.retain(|r| {
+        (validation_every != 0 && r.game.is_multiple_of(validation_every)) || share.keeps(r.game)
+    });
+    before - records.len()
+}
+
 /// Checks the header and returns where the records start.
 fn check_header(
     bytes: &[u8],

@@ -64,7 +64,7 @@ fn generation_stops_its_games_at_the_given_ply() {
 
 /// `tsubame nnue train` on a Wa file with kind and line factors and a fixed score scale: it
 /// writes a network per epoch and the best one, which load as Wa networks; a scale that is no
-/// number of centipawns is refused by name.
+/// number of centipawns, or a training share that is no share, is refused by name.
 #[test]
 fn training_with_factors_writes_wa_networks_and_refuses_a_bad_scale() {
     let dir = std::env::temp_dir().join(format!("tsubame-train-test-{}", std::process::id()));
@@ -74,16 +74,17 @@ fn training_with_factors_writes_wa_networks_and_refuses_a_bad_scale() {
     let nets = dir.join("nets");
     let path = |p: &std::path::Path| p.to_str().unwrap_or_else(|| panic!("path")).to_string();
     generate_wa(&path(&data), 4, 40);
-    let train = |scale: &str| {
+    let train = |scale: &str, share: &str| {
         Command::new(BINARY)
             .args(["nnue", "train", "--variant", "wa", "--data", &path(&data)])
             .args(["--epochs", "2", "--batch-size", "64", "--threads", "1"])
             .args(["--kind-factors", "--line-factors", "--score-scale", scale])
-            .args(["--out", &path(&nets)])
+            .args(["--training-share", share, "--out", &path(&nets)])
             .output()
             .unwrap_or_else(|e| panic!("cannot run tsubame: {e}"))
     };
-    let trained = train("600");
+    // Games 0 to 3 are all in the first block of ten, which the share 1/2 keeps.
+    let trained = train("600", "1/2");
     let stdout = String::from_utf8_lossy(&trained.stdout);
     assert!(
         trained.status.success(),
@@ -91,15 +92,26 @@ fn training_with_factors_writes_wa_networks_and_refuses_a_bad_scale() {
         String::from_utf8_lossy(&trained.stderr)
     );
     assert!(stdout.contains("score scale 600\n"), "{stdout}");
+    assert!(
+        stdout.contains("0 positions of training games outside the share 1/2 left out"),
+        "{stdout}"
+    );
     for name in ["epoch-01.nnue", "epoch-02.nnue", "best.nnue"] {
         let network = tsubame_engine::nnue::Network::load(&path(&nets.join(name)))
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(network.variant(), Variant::Wa);
     }
-    let refused = train("0");
+    let refused = train("0", "1/1");
     assert!(!refused.status.success());
     let stderr = String::from_utf8_lossy(&refused.stderr);
     assert!(stderr.contains("--score-scale"), "{stderr}");
+    let refused = train("600", "3/2");
+    assert!(!refused.status.success());
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("--training-share") && stderr.contains("1 <= K <= N, not 3/2"),
+        "{stderr}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
