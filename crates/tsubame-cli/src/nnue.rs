@@ -535,8 +535,12 @@ fn run_train(a: &TrainArgs) -> Result<()> {
             }
         }
         println!(
-            "epoch {:2}: train loss {:.6}, validation loss {:.6}{mark}, {:.1} s",
-            report.epoch, report.train_loss, report.validation_loss, report.seconds
+            "epoch {:2}: train loss {:.6}, validation loss {:.6}{mark} (against the results alone {:.6}), {:.1} s",
+            report.epoch,
+            report.train_loss,
+            report.validation_loss,
+            report.validation_result_loss,
+            report.seconds
         );
     });
     if let Some(failure) = failure {

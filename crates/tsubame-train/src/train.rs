@@ -81,6 +81,10 @@ pub struct EpochReport {
     pub train_loss: f64,
     /// Mean loss over the kept-aside games after the epoch (`NaN` with none).
     pub validation_loss: f64,
+    /// Mean loss over the kept-aside games against their results alone, whatever the score
+    /// weight: how well the network foretells who wins games it never saw. Unlike
+    /// `validation_loss`, it compares runs of different score weights (at one score scale).
+    pub validation_result_loss: f64,
     /// Seconds the epoch took.
     pub seconds: f64,
 }
@@ -706,6 +710,7 @@ pub fn train(
                 settings.score_weight,
                 threads,
             ),
+            validation_result_loss: loss(network, data, &validation, scale, 0.0, threads),
             seconds: started.elapsed().as_secs_f64(),
         };
         on_epoch(&report, network);
@@ -1024,7 +1029,15 @@ mod tests {
                 1,
             );
             let mut reports = Vec::new();
-            train(&mut network, &data, &settings, &mut |report, _| {
+            let scale = data.fit_score_scale();
+            train(&mut network, &data, &settings, &mut |report, net| {
+                // The result-only loss is the loss with no weight on the search's scores.
+                let result_loss = loss(net, &data, &held_out, scale, 0.0, 1);
+                assert!(
+                    (report.validation_result_loss - result_loss).abs() < 1e-9,
+                    "{report:?}: {result_loss}"
+                );
+                assert_ne!(report.validation_result_loss, report.validation_loss);
                 reports.push(report.clone())
             });
             assert_eq!(reports.len(), 6);
