@@ -358,12 +358,18 @@ pub fn add_mirror_images(
     let width = usize::from(variant.spec().width);
     let images: Vec<Record> = records
         .iter()
-        .filter(|r| validation_every == 0 || r.game % validation_every != 0)
+        .filter(|r| !is_held_out(r.game, validation_every))
         .map(|r| r.mirrored(layout, width, &mirror))
         .collect();
     let added = images.len();
     records.extend(images);
     Ok(added)
+}
+
+/// Whether game number `game` is kept aside for validation: every `validation_every`-th game
+/// (none with 0), as [`crate::train::TrainSettings`] says.
+pub fn is_held_out(game: u32, validation_every: u32) -> bool {
+    validation_every != 0 && game.is_multiple_of(validation_every)
 }
 
 /// Consecutive game numbers that [`TrainingShare`] keeps or drops together: as many as the
@@ -420,9 +426,7 @@ pub fn keep_training_share(
     validation_every: u32,
 ) -> usize {
     let before = records.len();
-    records.retain(|r| {
-        (validation_every != 0 && r.game.is_multiple_of(validation_every)) || share.keeps(r.game)
-    });
+    records.retain(|r| is_held_out(r.game, validation_every) || share.keeps(r.game));
     before - records.len()
 }
 

@@ -9,6 +9,7 @@
 //! two cores costs more than the whole of this.
 
 use crate::data::Record;
+use crate::positions::is_held_out;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -628,9 +629,8 @@ pub fn train(
     let scale = settings
         .score_scale
         .unwrap_or_else(|| data.fit_score_scale());
-    let (mut train_set, validation): (Vec<usize>, Vec<usize>) = (0..data.len()).partition(|&i| {
-        settings.validation_every == 0 || !data.games[i].is_multiple_of(settings.validation_every)
-    });
+    let (mut train_set, validation): (Vec<usize>, Vec<usize>) =
+        (0..data.len()).partition(|&i| !is_held_out(data.games[i], settings.validation_every));
     let threads = settings.threads.clamp(1, 64);
     let mut parts: Vec<Gradients> = (0..threads).map(|_| Gradients::new(network)).collect();
     let mut moments = [
