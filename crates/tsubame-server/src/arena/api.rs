@@ -281,8 +281,10 @@ pub async fn tournament_view(
         ))
         .code("arena.unknown")
     })?;
-    let entrants = store.entrants(id).await.map_err(database)?;
-    let games = store.pairings(id, GAMES_SHOWN).await.map_err(database)?;
+    let (entrants, games) = store
+        .standings_and_pairings(id, GAMES_SHOWN)
+        .await
+        .map_err(database)?;
     let you = viewer.and_then(|account| {
         entrants
             .iter()

@@ -317,49 +317,23 @@ impl Store {
 
     /// A tournament's players, in no order.
     pub async fn entrants(&self, id: &str) -> Result<Vec<EntrantRow>> {
-        let rows = sqlx::query(&format!(
-            "SELECT {ENTRANT_COLUMNS} FROM tournament_players WHERE tournament_id = $1"
-        ))
-        .bind(id)
-        .fetch_all(self.pool())
-        .await?;
-        rows.iter().map(entrant_from_row).collect()
+        let mut connection = self.pool().acquire().await?;
+        entrants_in(&mut connection, id).await
     }
 
-    /// A tournament's games, newest first, at most `limit`.
-    pub async fn pairings(&self, id: &str, limit: i64) -> Result<Vec<PairingRow>> {
-        let rows = sqlx::query(
-            "SELECT p.game_id, p.sente_account, p.gote_account, p.created_at, p.scored, \
-             p.counted, p.sente_points, p.gote_points, g.sente_name, g.gote_name, g.status, \
-             g.winner, g.reason, g.sente_berserk, g.gote_berserk \
-             FROM tournament_games p JOIN games g ON g.id = p.game_id \
-             WHERE p.tournament_id = $1 ORDER BY p.created_at DESC, p.game_id LIMIT $2",
-        )
-        .bind(id)
-        .bind(limit)
-        .fetch_all(self.pool())
-        .await?;
-        rows.iter()
-            .map(|row| {
-                Ok(PairingRow {
-                    game_id: row.try_get("game_id")?,
-                    sente_account: row.try_get("sente_account")?,
-                    gote_account: row.try_get("gote_account")?,
-                    created_at: row.try_get("created_at")?,
-                    scored: row.try_get::<i64, _>("scored")? != 0,
-                    counted: row.try_get::<i64, _>("counted")? != 0,
-                    points: [row.try_get("sente_points")?, row.try_get("gote_points")?],
-                    names: [row.try_get("sente_name")?, row.try_get("gote_name")?],
-                    status: row.try_get("status")?,
-                    winner: row.try_get("winner")?,
-                    reason: row.try_get("reason")?,
-                    berserk: [
-                        row.try_get::<i64, _>("sente_berserk")? != 0,
-                        row.try_get::<i64, _>("gote_berserk")? != 0,
-                    ],
-                })
-            })
-            .collect()
+    /// A tournament's players (in no order) and its games (newest first, at most `limit`),
+    /// read together: the standings count exactly the games shown as scored, where two
+    /// separate reads could fall either side of a game's scoring.
+    pub async fn standings_and_pairings(
+        &self,
+        id: &str,
+        limit: i64,
+    ) -> Result<(Vec<EntrantRow>, Vec<PairingRow>)> {
+        let mut tx = self.read_snapshot().await?;
+        let entrants = entrants_in(&mut tx, id).await?;
+        let pairings = pairings_in(&mut tx, id, limit).await?;
+        tx.commit().await?;
+        Ok((entrants, pairings))
     }
 
     /// Joins a player to a tournament, or takes a withdrawn one back.
@@ -653,4 +627,55 @@ impl Store {
             .await?;
         Ok(written.unwrap_or(false))
     }
+}
+
+/// A tournament's players, in no order, read on `connection`.
+async fn entrants_in(connection: &mut sqlx::AnyConnection, id: &str) -> Result<Vec<EntrantRow>> {
+    let rows = sqlx::query(&format!(
+        "SELECT {ENTRANT_COLUMNS} FROM tournament_players WHERE tournament_id = $1"
+    ))
+    .bind(id)
+    .fetch_all(&mut *connection)
+    .await?;
+    rows.iter().map(entrant_from_row).collect()
+}
+
+/// A tournament's games, newest first, at most `limit`, read on `connection`.
+async fn pairings_in(
+    connection: &mut sqlx::AnyConnection,
+    id: &str,
+    limit: i64,
+) -> Result<Vec<PairingRow>> {
+    let rows = sqlx::query(
+        "SELECT p.game_id, p.sente_account, p.gote_account, p.created_at, p.scored, \
+         p.counted, p.sente_points, p.gote_points, g.sente_name, g.gote_name, g.status, \
+         g.winner, g.reason, g.sente_berserk, g.gote_berserk \
+         FROM tournament_games p JOIN games g ON g.id = p.game_id \
+         WHERE p.tournament_id = $1 ORDER BY p.created_at DESC, p.game_id LIMIT $2",
+    )
+    .bind(id)
+    .bind(limit)
+    .fetch_all(&mut *connection)
+    .await?;
+    rows.iter()
+        .map(|row| {
+            Ok(PairingRow {
+                game_id: row.try_get("game_id")?,
+                sente_account: row.try_get("sente_account")?,
+                gote_account: row.try_get("gote_account")?,
+                created_at: row.try_get("created_at")?,
+                scored: row.try_get::<i64, _>("scored")? != 0,
+                counted: row.try_get::<i64, _>("counted")? != 0,
+                points: [row.try_get("sente_points")?, row.try_get("gote_points")?],
+                names: [row.try_get("sente_name")?, row.try_get("gote_name")?],
+                status: row.try_get("status")?,
+                winner: row.try_get("winner")?,
+                reason: row.try_get("reason")?,
+                berserk: [
+                    row.try_get::<i64, _>("sente_berserk")? != 0,
+                    row.try_get::<i64, _>("gote_berserk")? != 0,
+                ],
+            })
+        })
+        .collect()
 }

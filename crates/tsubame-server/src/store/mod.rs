@@ -467,6 +467,21 @@ impl Store {
         self.written(written).map(|_| ())
     }
 
+    /// A transaction whose reads all see one snapshot of the database, for an answer made of
+    /// several reads that one change writes together (SQLite's read transaction does so
+    /// already; PostgreSQL's default level gives each statement a snapshot of its own).
+    pub(crate) async fn read_snapshot(
+        &self,
+    ) -> Result<sqlx::Transaction<'static, sqlx::Any>, sqlx::Error> {
+        let mut tx = self.pool.begin().await?;
+        if self.postgres {
+            sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+                .execute(&mut *tx)
+                .await?;
+        }
+        Ok(tx)
+    }
+
     /// Whether this is PostgreSQL, which several instances may share: changes are then
     /// announced to the other instances, and due games are claimed by one of them.
     pub fn shared(&self) -> bool {

@@ -150,13 +150,7 @@ impl Store {
         id: &str,
         after: i64,
     ) -> Result<Option<(GameRow, Vec<MoveRow>)>> {
-        let mut tx = self.pool.begin().await?;
-        if self.postgres {
-            // Both reads see one snapshot (SQLite's read transaction does so already).
-            sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
-                .execute(&mut *tx)
-                .await?;
-        }
+        let mut tx = self.read_snapshot().await?;
         let row = sqlx::query(&format!("SELECT {GAME_COLUMNS} FROM games WHERE id = $1"))
             .bind(id)
             .fetch_optional(&mut *tx)
