@@ -12,7 +12,7 @@ use axum::http::HeaderMap;
 use tsubame_notation::record::{
     GameResult, Record, RecordMove, end_reason_from_name, write_kif, write_pgn,
 };
-use tsubame_rules::{EndReason, Variant};
+use tsubame_rules::{EndReason, Outcome, Variant};
 
 /// The refusal of a line's move by the rules: which move (counted from 1) and why.
 pub(crate) fn move_refused(index: usize, usi: &str, error: &impl std::fmt::Display) -> ApiError {
@@ -27,6 +27,24 @@ pub(crate) fn move_refused(index: usize, usi: &str, error: &impl std::fmt::Displ
 pub(crate) fn record_of(
     game_start: &HostedGame,
     moves: &[String],
+) -> Result<ReplayedGame, ApiError> {
+    record_exported(game_start, moves, |outcome| {
+        export_texts(
+            game_start,
+            moves,
+            outcome.map(|o| (GameResult::from_outcome(o), Some(o.reason))),
+            &RecordTags::default(),
+        )
+    })
+}
+
+/// [`record_of`] with the export forms `exports` writes, given how the rules ended the game
+/// (if they did): for a record whose result, players and times say more than its moves. Each
+/// form is written once: writing them is most of a replay's work.
+pub(crate) fn record_exported(
+    game_start: &HostedGame,
+    moves: &[String],
+    exports: impl FnOnce(Option<Outcome>) -> Exports,
 ) -> Result<ReplayedGame, ApiError> {
     let mut walk = game_start.clone();
     let mut positions = vec![walk.sfen()];
@@ -60,6 +78,7 @@ pub(crate) fn record_of(
         .join("\n");
     let variant = game_start.variant();
     let (files, ranks) = variant.board_size();
+    let outcome = walk.outcome();
     Ok(ReplayedGame {
         variant: variant.name().to_string(),
         files,
@@ -78,7 +97,7 @@ pub(crate) fn record_of(
         gives_check,
         fen: (variant == Variant::Tori).then(|| walk.fen()),
         start_fen: (variant == Variant::Tori).then(|| game_start.start_fen()),
-        outcome: walk.outcome().map(|o| RulesOutcome {
+        outcome: outcome.map(|o| RulesOutcome {
             winner: o.winner.map(|c| {
                 if c == tsubame_rules::Color::Sente {
                     "sente"
@@ -90,13 +109,7 @@ pub(crate) fn record_of(
         }),
         legal_moves: walk.legal_moves(),
         sfen: walk.sfen(),
-        exports: export_texts(
-            game_start,
-            moves,
-            walk.outcome()
-                .map(|o| (GameResult::from_outcome(o), Some(o.reason))),
-            &RecordTags::default(),
-        ),
+        exports: exports(outcome),
     })
 }
 

@@ -172,19 +172,21 @@ pub fn write_kif(record: &Record) -> Result<String, RecordError> {
     out.push('\n');
     let mut previous_to = None;
     let mut totals = [0u64; 2];
+    // The replay has checked every move: walking them again needs only the board.
+    let mut position = tsubame_rules::Position::from_sfen(
+        tori::tables(),
+        &replay.start_sfen,
+        record.options.rule_set(),
+    )
+    .map_err(|e| unsupported(&e.to_string()))?;
     for (index, step) in replay.steps.iter().enumerate() {
-        let position = tsubame_rules::Position::from_sfen(
-            tori::tables(),
-            &step.sfen_before,
-            record.options.rule_set(),
-        )
-        .map_err(|e| unsupported(&e.to_string()))?;
         let mv = position
             .parse_usi(&step.usi)
             .map_err(|e| unsupported(&e.to_string()))?;
         let text = write_kif_move(&position, mv, previous_to)
             .ok_or_else(|| unsupported("KIF squares go up to 9"))?;
         previous_to = Some(mv.to());
+        position.make_move(mv);
         match record.moves.get(index).and_then(|m| m.think_ms) {
             Some(think) => {
                 // Each player's total so far beside the move's own time, as KIF writes them.

@@ -15,8 +15,6 @@ pub struct Step {
     pub usi: String,
     /// The move in Hodges notation.
     pub hodges: String,
-    /// The position the move is played in, as SFEN.
-    pub sfen_before: String,
     /// Whether the move gives check.
     pub gives_check: bool,
 }
@@ -148,7 +146,6 @@ impl<'a> PositionVisitor<'a> for Resolve<'_> {
             steps.push(Step {
                 usi: text,
                 hodges,
-                sfen_before: position.to_sfen(),
                 gives_check: game.position().in_check(),
             });
         }
@@ -274,7 +271,6 @@ fn resolve_tenjiku(work: Resolve<'_>, start: TenjikuPosition) -> Result<Resolved
         steps.push(Step {
             usi: text,
             hodges,
-            sfen_before: position.to_sfen(),
             gives_check: tenjiku_threatens_royal(game.position()),
         });
     }

@@ -113,9 +113,12 @@ pub(crate) fn parse_san<B: Bitboard>(position: &Position<B>, text: &str) -> Resu
         return Err(SanError::Empty);
     }
     let legal = position.legal_moves();
+    // Every SAN names the destination square: writing only the moves that go to a square the
+    // text names keeps reading a move from costing a SAN for every legal move.
     let found: Vec<Move> = legal
         .iter()
         .copied()
+        .filter(|&m| core.contains(san_square(position, m.to()).as_str()))
         .filter(|&m| san_body(position, &legal, m) == core)
         .collect();
     match found.as_slice() {

@@ -6,7 +6,9 @@ use crate::game::HostedGame;
 use crate::hub::Hub;
 use crate::metrics::GaugeGuard;
 use crate::records::start_and_moves;
-use crate::records::{RecordTags, export_texts_timed, game_address, record_end, record_of};
+use crate::records::{
+    RecordTags, export_texts_timed, game_address, record_end, record_exported, record_of,
+};
 use crate::request::{PositionRequest, game_for, ok};
 use crate::request::{parse_body, variant_of};
 use crate::responses::{
@@ -41,7 +43,6 @@ pub(crate) async fn game_record(
     let live = slot.game.lock().await;
     let (start, moves) = start_and_moves(&live)?;
     let thinks: Vec<u64> = live.moves().iter().map(|m| m.think_ms).collect();
-    let mut game = record_of(&start, &moves)?;
     let view = hub.view_of(&live, false);
     drop(live);
     // When a finished game ended is the stored row's to say: asked only once it has.
@@ -62,7 +63,9 @@ pub(crate) async fn game_record(
         finished_at,
     );
     let result = view.result;
-    game.exports = export_texts_timed(&start, &moves, &thinks, record_end(result.as_ref()), &tags);
+    let game = record_exported(&start, &moves, |_| {
+        export_texts_timed(&start, &moves, &thinks, record_end(result.as_ref()), &tags)
+    })?;
     Ok(ok(&StoredGameRecord { game, id, result }))
 }
 
@@ -249,7 +252,6 @@ fn import_records(query: &ImportQuery, body: &[u8]) -> Result<Imported, ApiError
         )
         .map_err(ApiError::from_rules)?;
         let moves: Vec<String> = record.moves.iter().map(|m| m.usi.clone()).collect();
-        let mut game = record_of(&start, &moves)?;
         let kept = RecordTags {
             sente: record.sente.clone(),
             gote: record.gote.clone(),
@@ -258,13 +260,16 @@ fn import_records(query: &ImportQuery, body: &[u8]) -> Result<Imported, ApiError
             more: record.extra_tags.clone(),
         };
         let thinks: Vec<u64> = record.moves.iter().map_while(|m| m.think_ms).collect();
-        game.exports = export_texts_timed(
-            &start,
-            &moves,
-            &thinks,
-            Some((record.result, record.reason)),
-            &kept,
-        );
+        // The file's own result and tags, not the rules' outcome alone, are what it exports.
+        let game = record_exported(&start, &moves, |_| {
+            export_texts_timed(
+                &start,
+                &moves,
+                &thinks,
+                Some((record.result, record.reason)),
+                &kept,
+            )
+        })?;
         let tags = ImportTags {
             sente: record.sente.clone(),
             gote: record.gote.clone(),
