@@ -181,10 +181,11 @@ test('Against the computer the end says "You won" or "You lost" and offers the s
 });
 
 test('Byo-yomi: after a reload in the middle of a period the clock goes on as the server\'s does', async () => {
-  // No main time, four periods of 3 s; the clocks start once both sides have made a first move.
+  // No main time, ten periods of 3 s (room for a slow page to open and reload before the
+  // last); the clocks start once both sides have made a first move.
   const grant = await apiGame({
     variant: 'tori', opponent: 'engine', side: 'sente', level: 1,
-    clock: { kind: 'byoyomi', main_ms: 0, periods: 4, period_ms: 3000 },
+    clock: { kind: 'byoyomi', main_ms: 0, periods: 10, period_ms: 3000 },
   });
   await apiMove(grant, '3d3c');
   await waitForPly(grant.game_id, 2);
@@ -218,25 +219,37 @@ test('Byo-yomi: after a reload in the middle of a period the clock goes on as th
 });
 
 test('Low time shows tenths in red, the tab tells whose move it is, keys replay and flip, resigning asks in the page', async () => {
-  const grant = await apiGame({
+  const low = await apiGame({
     variant: 'tori', opponent: 'engine', side: 'sente', level: 1,
     clock: { kind: 'fischer', main_ms: 9500, increment_ms: 0 },
+  });
+  await apiMove(low, '3d3c');
+  await waitForPly(low.game_id, 2);
+  const lowPage = await newPage();
+  await openWithToken(lowPage, low);
+  await lowPage.waitForSelector('[data-clock="sente"].running.low');
+  assert.match(await lowPage.textContent('[data-clock="sente"] .t'), /^0:0\d\.\d$/);
+  // The low-time warning sounds once the player's own clock is under ten seconds.
+  await lowPage.waitForSelector('.toggle.sound[data-played="low-time"]', { state: 'attached' });
+  await shot(lowPage, 'low-time.png');
+  await lowPage.close();
+  // The rest in a game on a long clock: a page slow to answer must not lose the game on time
+  // before it gets to resign.
+  const grant = await apiGame({
+    variant: 'tori', opponent: 'engine', side: 'sente', level: 1,
+    clock: { kind: 'fischer', main_ms: 600000, increment_ms: 0 },
   });
   await apiMove(grant, '3d3c');
   await waitForPly(grant.game_id, 2);
   const page = await newPage();
   await openWithToken(page, grant);
-  await page.waitForSelector('[data-clock="sente"].running.low');
-  assert.match(await page.textContent('[data-clock="sente"] .t'), /^0:0\d\.\d$/);
-  // The low-time warning sounds once the player's own clock is under ten seconds.
-  await page.waitForSelector('.toggle.sound[data-played="low-time"]', { state: 'attached' });
+  await page.waitForSelector('[data-clock="sente"].running');
   assert.match(await page.title(), /^● Your move · Tori shogi/);
   // So does the tab's icon, with a red dot.
   assert.equal(await page.getAttribute('link[rel="icon"]', 'href'), '/favicon-turn.svg');
   const icon = await fetch(`${base}/favicon-turn.svg`);
   assert.equal(icon.status, 200);
   assert.equal(icon.headers.get('content-type'), 'image/svg+xml');
-  await shot(page, 'low-time.png');
   await page.keyboard.press('ArrowLeft');
   await page.waitForSelector('[data-moves] [data-ply="1"].cur');
   await page.keyboard.press('End');
