@@ -301,6 +301,8 @@ export function editorPage(variantName?: string) {
     const link = linkFor(sfen);
     linkBox.value = `${location.origin}${link}`;
     history.replaceState(null, '', link);
+    // An answer already on its way is for an earlier position: it must not be shown for this one.
+    asked += 1;
     checked = null;
     showVerdict();
     window.clearTimeout(timer);

@@ -251,6 +251,42 @@ test('Board editor: a position set up by clicking, every problem named, then ana
   await page.close();
 });
 
+test('Board editor: an answer about a position no longer on the board is never shown as its verdict', async () => {
+  const page = await newPage(1366, 850);
+  await page.goto(`${base}/editor/tori?sfen=${encodeURIComponent('3k3/7/7/7/7/7/3K3 b - 1')}`);
+  await page.waitForSelector('[data-editor-status][data-verdict="playable"]');
+  // Every check from here waits for the test's word: the answer about a swallow in sente's hand
+  // is held until gote's swallow has been added, then arrives before the next check is asked.
+  const held = [];
+  const asked = [];
+  const waitUntil = async (done, what) => {
+    for (let tries = 0; tries < 200 && !done(); tries += 1) await new Promise((wake) => setTimeout(wake, 50));
+    assert.ok(done(), `waited 10 s for: ${what}`);
+  };
+  await page.route('**/api/positions/check', async (route) => {
+    const answer = await route.fetch();
+    asked.push(route.request().postDataJSON().sfen);
+    held.push(() => route.fulfill({ response: answer }));
+  });
+  await page.click('[data-editor-hand="sente"] [data-hand-more="S"]');
+  await page.waitForFunction(() => document.querySelector('[data-editor-sfen]').value === '3k3/7/7/7/7/7/3K3 b S 1');
+  await waitUntil(() => held.length === 1, 'the first check is asked');
+  await page.click('[data-editor-hand="gote"] [data-hand-more="S"]');
+  const stale = page.waitForResponse('**/api/positions/check');
+  await held[0]();
+  await stale;
+  // The page has had the stale answer; the verdict still waits for the position shown.
+  await page.waitForTimeout(300);
+  assert.equal(await page.getAttribute('[data-editor-status]', 'data-verdict'), 'checking');
+  assert.equal(await page.inputValue('[data-editor-fen]'), '');
+  await waitUntil(() => held.length === 2, 'the second check is asked');
+  assert.deepEqual(asked, ['3k3/7/7/7/7/7/3K3 b S 1', '3k3/7/7/7/7/7/3K3 b Ss 1']);
+  await held[1]();
+  await page.waitForSelector('[data-editor-status][data-verdict="playable"]');
+  assert.match(await page.inputValue('[data-editor-fen]'), /\[Ss\] w /);
+  await page.close();
+});
+
 test('The piece inspector: touching any piece, either side\'s, shows its name and moves', async () => {
   const page = await newPage(390, 844);
   await page.goto(`${base}/analysis`);
