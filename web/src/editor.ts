@@ -310,7 +310,7 @@ export function editorPage(variantName?: string) {
   }
 
   async function check(sfen: string) {
-    const mine = ++asked;
+    const mine = asked;
     try {
       const answer = await api<CheckedPosition>('/api/positions/check', { variant: variant.name, options, sfen });
       if (mine !== asked) return;
