@@ -203,7 +203,7 @@ pub fn analyse(
     }
     let position = game.position();
     let wanted_lines = (limits.lines.max(1) as usize).min(position.legal_moves().len());
-    let params = EvalParams::engine_default(game.variant());
+    let params = EvalParams::engine_default(game.options());
     let tt = Arc::new(TranspositionTable::new(TABLE_MIB));
     let mut so_far = EngineReply {
         best: String::new(),

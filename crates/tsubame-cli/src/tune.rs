@@ -414,13 +414,11 @@ fn run_spsa<B: Bitboard>(
     for pair in &a.game.options {
         options.set_pair(pair)?;
     }
-    // The evaluation the engine plays with (Tori's network) unless a file says otherwise.
+    // The evaluation the engine plays with (the game's built-in network) unless a file says
+    // otherwise.
     let eval = match &a.game.params {
         Some(_) => start_params(tables.spec, protocol_name, &a.game)?,
-        None => match Variant::from_spec(tables.spec) {
-            Some(variant) => EvalParams::engine_default(variant),
-            None => EvalParams::for_variant(tables.spec),
-        },
+        None => EvalParams::engine_default(&options),
     };
     // The game's own set (Tori's tuned one), with the pairs given over it.
     let own =

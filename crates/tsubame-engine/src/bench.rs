@@ -325,7 +325,7 @@ pub fn run(depth: u32) -> Result<Vec<Row>, BenchError> {
     let mut rows = Vec::new();
     for (variant, positions, depth) in games {
         let options = variant.default_options();
-        let params = EvalParams::engine_default(variant);
+        let params = EvalParams::engine_default(&options);
         for sfen in positions {
             let position = AnyPosition::from_sfen(&options, sfen).map_err(|error| BenchError {
                 sfen: sfen.to_string(),

@@ -6,7 +6,8 @@ use crate::nnue::Network;
 use std::sync::Arc;
 use tsubame_rules::tenjiku::{self, Lion, TenjikuPosition};
 use tsubame_rules::{
-    Bitboard, Color, Geometry, Move, Position, Role, Square, Variant, VariantSpec, betza, tori,
+    Bitboard, Color, Geometry, Move, Options, Position, Role, Square, Variant, VariantSpec, betza,
+    tori,
 };
 
 /// Evaluation weights of one game, in centipawns (a Tori swallow is 100). Parameter files
@@ -456,16 +457,18 @@ impl EvalParams {
         }
     }
 
-    /// What the engine plays a game with when nothing is set ([`Evaluation::default`]): the
-    /// game's built-in network where it has one, with [`EvalParams::for_variant`] behind it.
-    pub fn engine_default(variant: Variant) -> EvalParams {
-        let classical = EvalParams::for_variant(variant.spec());
+    /// What the engine plays a game under these rules with when nothing is set
+    /// ([`Evaluation::default`]): the built-in network where the game has one
+    /// ([`Network::built_in`]), with [`EvalParams::for_variant`] behind it.
+    pub fn engine_default(options: &Options) -> EvalParams {
+        let spec = options.variant();
+        let classical = EvalParams::for_variant(spec);
         match Evaluation::default() {
             Evaluation::Network => EvalParams {
-                network: Network::built_in(variant),
+                network: Network::built_in(options),
                 ..classical
             },
-            Evaluation::Material => EvalParams::material_baseline(variant.spec()),
+            Evaluation::Material => EvalParams::material_baseline(spec),
             Evaluation::Classical => classical,
         }
     }

@@ -601,7 +601,7 @@ impl Session {
                     .network_file
                     .clone()
                     .filter(|n| n.variant() == self.variant())
-                    .or_else(|| Network::built_in(self.variant())),
+                    .or_else(|| Network::built_in(&self.options)),
                 ..full()
             },
         }
@@ -813,9 +813,14 @@ mod tests {
         session.set_eval_file(&path).unwrap();
         assert_eq!(session.evaluation(), Evaluation::Network);
         assert_eq!(session.eval_params().network.as_deref(), Some(&network));
-        // Wa has no network: its classical evaluation plays.
+        // Wa with drops (its default) has no network: its classical evaluation plays. Wa
+        // without drops plays its built-in network, the Tori file notwithstanding.
         session.set_options(Variant::Wa.default_options()).unwrap();
         assert_eq!(session.eval_params().network, None);
+        let without_drops = Options::parse(Variant::Wa.spec(), "drops=off").unwrap();
+        session.set_options(without_drops.clone()).unwrap();
+        let wa_network = session.eval_params().network.expect("Wa's network");
+        assert_eq!(Some(wa_network), Network::built_in(&without_drops));
         session
             .set_options(Variant::Tori.default_options())
             .unwrap();
@@ -826,7 +831,7 @@ mod tests {
         session.set_evaluation(Evaluation::Network);
         assert_eq!(
             session.eval_params().network,
-            Network::built_in(Variant::Tori)
+            Network::built_in(&Variant::Tori.default_options())
         );
         assert!(session.eval_params().network.is_some());
         let _ = std::fs::remove_file(path);

@@ -311,7 +311,8 @@ pub fn rate_tactic(puzzle: &Puzzle, find_depth: u32) -> Result<Option<u32>, Puzz
         return Ok(None);
     }
     let position = puzzle.position()?;
-    let variant = Variant::of(&puzzle.rule_options()?).ok_or_else(|| PuzzleError::Setup {
+    let options = puzzle.rule_options()?;
+    Variant::of(&options).ok_or_else(|| PuzzleError::Setup {
         id: puzzle.id.clone(),
         what: "no game".to_string(),
     })?;
@@ -324,7 +325,7 @@ pub fn rate_tactic(puzzle: &Puzzle, find_depth: u32) -> Result<Option<u32>, Puzz
         index: 1,
         what: e.to_string(),
     })?;
-    let params = EvalParams::engine_default(variant);
+    let params = EvalParams::engine_default(&options);
     let depth = depth_to_find(&position, &params, answer, find_depth);
     let rating = rating_of_tactic(depth, puzzle.moves.len(), puzzle.has_theme("defence"));
     Ok(Some(rating.clamp(600, 2600)))
@@ -391,7 +392,7 @@ impl<'a> PuzzleMaker<'a> {
     fn new(source: &'a Source) -> PuzzleMaker<'a> {
         PuzzleMaker {
             source,
-            params: EvalParams::engine_default(source.variant),
+            params: EvalParams::engine_default(&source.options),
             start_pieces: AnyPosition::start(&source.options)
                 .map(|p| pieces_on_board(&p))
                 .unwrap_or(usize::MAX),

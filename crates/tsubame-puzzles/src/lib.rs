@@ -148,11 +148,11 @@ impl Puzzle {
     /// The evaluation the engine plays its game with.
     pub fn engine_params(&self) -> Result<tsubame_engine::eval::EvalParams, PuzzleError> {
         let options = self.rule_options()?;
-        let variant = Variant::of(&options).ok_or_else(|| PuzzleError::Setup {
+        Variant::of(&options).ok_or_else(|| PuzzleError::Setup {
             id: self.id.clone(),
             what: "no game".to_string(),
         })?;
-        Ok(tsubame_engine::eval::EvalParams::engine_default(variant))
+        Ok(tsubame_engine::eval::EvalParams::engine_default(&options))
     }
 
     /// The line's move at `index` (from 0), read in `position`, the position before it.

@@ -839,7 +839,8 @@ mod tests {
 
     #[test]
     fn training_from_a_network_with_buckets_starts_from_a_copy_of_its_layer_in_each() {
-        let built_in = Network::built_in(Variant::Tori).expect("Tori has a built-in network");
+        let built_in = Network::built_in(&Variant::Tori.default_options())
+            .expect("Tori has a built-in network");
         assert_eq!(built_in.buckets(), 1);
         let rules = Options::defaults(tori::spec()).rule_set();
         let position =
@@ -866,7 +867,8 @@ mod tests {
     /// reads the mirror squares' rows.
     #[test]
     fn royal_buckets_start_from_the_plain_network_as_shared_rows() {
-        let built_in = Network::built_in(Variant::Tori).expect("Tori has a built-in network");
+        let built_in = Network::built_in(&Variant::Tori.default_options())
+            .expect("Tori has a built-in network");
         let royal = RoyalBuckets::by_ranks(Variant::Tori, &[1, 1, 1, 4]).unwrap();
         let bucketed = FloatNetwork::from_network(&built_in)
             .with_royal_buckets(royal.clone())
@@ -908,7 +910,8 @@ mod tests {
     /// before.
     #[test]
     fn woken_neurons_learn_but_leave_the_evaluation_alone() {
-        let built_in = Network::built_in(Variant::Tori).expect("Tori has a built-in network");
+        let built_in = Network::built_in(&Variant::Tori.default_options())
+            .expect("Tori has a built-in network");
         let first = HIDDEN / 2;
         let silenced = |values: &[i16]| -> Vec<i16> {
             values

@@ -30,11 +30,13 @@
 
 use std::sync::{Arc, OnceLock};
 use tsubame_rules::{
-    Bitboard, Color, Move, MoveKind, Piece, Position, Role, Square, Tables, Variant,
+    Bitboard, Color, Move, MoveKind, Options, Piece, Position, Role, Square, Tables, Variant,
 };
 
 /// The shipped Tori network's file.
 const TORI_NETWORK: &[u8] = include_bytes!("../../nets/tori.nnue");
+/// The shipped network of Wa without drops.
+const WA_NO_DROPS_NETWORK: &[u8] = include_bytes!("../../nets/wa-nodrops.nnue");
 
 /// Width of the first layer (each perspective's accumulator): 256, or 512 in a build with the
 /// `wide-network` feature, which tries a wider network (the built-in one is 256 wide; such a
@@ -473,7 +475,8 @@ mod tests {
         assert_eq!(through(7), through(100));
         // A network with one output layer keeps the first file form, bytes unchanged, and
         // uses that layer whatever the hands hold.
-        let built_in = Network::built_in(Variant::Tori).expect("Tori has a built-in network");
+        let built_in = Network::built_in(&Variant::Tori.default_options())
+            .expect("Tori has a built-in network");
         assert_eq!(built_in.buckets(), 1);
         assert_eq!(built_in.to_bytes(), TORI_NETWORK);
         assert_eq!(built_in.bucket(20), 0);
@@ -481,9 +484,9 @@ mod tests {
 
     #[test]
     fn the_built_in_tori_network_loads_and_gives_its_documented_evaluations() {
-        let network = Network::built_in(Variant::Tori).expect("Tori has a built-in network");
+        let network = Network::built_in(&Variant::Tori.default_options())
+            .expect("Tori has a built-in network");
         assert_eq!(network.variant(), Variant::Tori);
-        assert!(Network::built_in(Variant::Wa).is_none());
         let rules = Options::defaults(tori::spec()).rule_set();
         let evaluate = |sfen: &str| {
             network.evaluate(&Position::from_sfen(tori::tables(), sfen, rules).unwrap())
@@ -510,6 +513,37 @@ mod tests {
     const START_EVAL: i32 = 113;
     const FALCON_UP_EVAL: i32 = 2770;
     const FALCON_UP_GOTE_EVAL: i32 = -2608;
+
+    #[test]
+    fn the_built_in_wa_network_plays_wa_without_drops_only_and_gives_its_documented_evaluations() {
+        let without_drops = Options::parse(wa::spec(), "drops=off").unwrap();
+        let network = Network::built_in(&without_drops).expect("Wa without drops has a network");
+        assert_eq!(network.variant(), Variant::Wa);
+        assert_eq!(network.to_bytes(), WA_NO_DROPS_NETWORK);
+        // With drops (Wa's default) and in Tenjiku the classical evaluation plays.
+        assert!(Network::built_in(&Variant::Wa.default_options()).is_none());
+        assert!(Network::built_in(&Variant::Tenjiku.default_options()).is_none());
+        let rules = without_drops.rule_set();
+        let evaluate =
+            |sfen: &str| network.evaluate(&Position::from_sfen(wa::tables(), sfen, rules).unwrap());
+        // Gote's flying falcon gone from the start position.
+        let falcon_up =
+            "hmlcvkwgudo/1e3s5/ppprpppxppp/3p3p3/11/11/11/3P3P3/PPPXPPPRPPP/1F3S3E1/ODUGWKVCLMH";
+        let documented = [
+            (wa::spec().start_sfen.to_string(), WA_START_EVAL),
+            (format!("{falcon_up} b - 1"), WA_FALCON_UP_EVAL),
+            (format!("{falcon_up} w - 1"), WA_FALCON_UP_GOTE_EVAL),
+        ];
+        for (sfen, expected) in documented {
+            assert_eq!(evaluate(&sfen), expected, "{sfen}");
+        }
+    }
+
+    /// The built-in Wa network's evaluations of the positions above, as docs/networks.md gives
+    /// them.
+    const WA_START_EVAL: i32 = 22;
+    const WA_FALCON_UP_EVAL: i32 = 1376;
+    const WA_FALCON_UP_GOTE_EVAL: i32 = -1329;
 
     #[test]
     fn the_board_turns_with_the_perspective() {

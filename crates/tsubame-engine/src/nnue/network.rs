@@ -440,13 +440,29 @@ impl Network {
         Network::from_bytes(&bytes)
     }
 
-    /// The network built into this program for a variant, if it has one: Tori's
-    /// (`crates/tsubame-engine/nets/tori.nnue`; docs/networks.md says how it was made).
-    pub fn built_in(variant: Variant) -> Option<Arc<Network>> {
+    /// The network built into this program for a game under its rules, if it has one: Tori's
+    /// (`crates/tsubame-engine/nets/tori.nnue`) and Wa's without drops
+    /// (`crates/tsubame-engine/nets/wa-nodrops.nnue`); docs/networks.md says how each was made.
+    /// Wa with drops has none: Wa's network learnt from games without drops, whose hands are
+    /// always empty, so a hand full of captured pieces is nothing it has seen.
+    ///
+    /// ```
+    /// use tsubame_engine::nnue::Network;
+    /// use tsubame_rules::{Options, Variant, wa};
+    ///
+    /// let without_drops = Options::parse(wa::spec(), "drops=off").unwrap();
+    /// assert!(Network::built_in(&without_drops).is_some());
+    /// assert!(Network::built_in(&Variant::Wa.default_options()).is_none());
+    /// assert!(Network::built_in(&Variant::Tori.default_options()).is_some());
+    /// ```
+    pub fn built_in(options: &Options) -> Option<Arc<Network>> {
         static TORI: OnceLock<Option<Arc<Network>>> = OnceLock::new();
-        match variant {
-            Variant::Tori => TORI
-                .get_or_init(|| Network::from_bytes(TORI_NETWORK).ok().map(Arc::new))
+        static WA_NO_DROPS: OnceLock<Option<Arc<Network>>> = OnceLock::new();
+        let read = |bytes: &[u8]| Network::from_bytes(bytes).ok().map(Arc::new);
+        match Variant::of(options)? {
+            Variant::Tori => TORI.get_or_init(|| read(TORI_NETWORK)).clone(),
+            Variant::Wa if !options.rule_set().drops => WA_NO_DROPS
+                .get_or_init(|| read(WA_NO_DROPS_NETWORK))
                 .clone(),
             Variant::Wa | Variant::Tenjiku => None,
         }
