@@ -311,11 +311,7 @@ pub fn rate_tactic(puzzle: &Puzzle, find_depth: u32) -> Result<Option<u32>, Puzz
         return Ok(None);
     }
     let position = puzzle.position()?;
-    let options = puzzle.rule_options()?;
-    Variant::of(&options).ok_or_else(|| PuzzleError::Setup {
-        id: puzzle.id.clone(),
-        what: "no game".to_string(),
-    })?;
+    let params = puzzle.engine_params()?;
     let first = puzzle.moves.first().ok_or_else(|| PuzzleError::Setup {
         id: puzzle.id.clone(),
         what: "no moves".to_string(),
@@ -325,7 +321,6 @@ pub fn rate_tactic(puzzle: &Puzzle, find_depth: u32) -> Result<Option<u32>, Puzz
         index: 1,
         what: e.to_string(),
     })?;
-    let params = EvalParams::engine_default(&options);
     let depth = depth_to_find(&position, &params, answer, find_depth);
     let rating = rating_of_tactic(depth, puzzle.moves.len(), puzzle.has_theme("defence"));
     Ok(Some(rating.clamp(600, 2600)))
