@@ -1,5 +1,6 @@
 // Builds the web UI into dist/: the TypeScript bundled by esbuild, the engine's Web Worker and
-// its WebAssembly module, the style sheet and the piece font, each under a name that carries the first 12 hex digits of its content's SHA-256, and
+// its WebAssembly module, the network files the module leaves out (fetched only by a page
+// that analyses their game), the style sheet and the piece font, each under a name that carries the first 12 hex digits of its content's SHA-256, and
 // index.html (never cached) naming them. A browser keeps an asset for a year (the server says
 // immutable) and still sees every upgrade at once: changed content is a new name.
 
@@ -40,6 +41,10 @@ rmSync(dist, { recursive: true, force: true });
 mkdirSync(assets, { recursive: true });
 
 const wasm = emit('tsubame-engine.wasm', engineWasm);
+// The networks crates/tsubame-engine leaves out of its WebAssembly build (see its
+// nnue::BuiltInNetwork), from the same files the native engine carries.
+const networks = Object.fromEntries(['wa-nodrops'].map((name) => [name,
+  `/assets/${emit(`${name}.nnue`, readFileSync(join(web, '..', 'crates', 'tsubame-engine', 'nets', `${name}.nnue`)))}`]));
 const workerBundle = await build({
   entryPoints: [join(src, 'engine-worker.ts')],
   bundle: true,
@@ -61,6 +66,7 @@ const bundled = await build({
   define: {
     ENGINE_WORKER_URL: JSON.stringify(`/assets/${worker}`),
     ENGINE_WASM_URL: JSON.stringify(`/assets/${wasm}`),
+    ENGINE_NETWORK_URLS: JSON.stringify(networks),
   },
 });
 const script = emit('app.js', bundled.outputFiles[0].contents);

@@ -7,6 +7,8 @@ import type { EngineReply as ServerEngineReply, MateReply as ServerMateReply } f
 
 declare const ENGINE_WORKER_URL: string;
 declare const ENGINE_WASM_URL: string;
+/** The networks the module leaves out, by name: fetched only when a question needs one. */
+declare const ENGINE_NETWORK_URLS: Record<string, string>;
 
 /** The engine's answer for a position (the server's `EngineReply`; the browser's engine
  * answers the same JSON). */
@@ -75,6 +77,26 @@ function engineModule(): Promise<WebAssembly.Module> {
   return compiled;
 }
 
+const networkFiles = new Map<string, Promise<ArrayBuffer>>();
+
+/** The file of a network the module leaves out, fetched once for the page (and again after a
+ * failed fetch). */
+function networkFile(name: string): Promise<ArrayBuffer> {
+  let file = networkFiles.get(name);
+  if (!file) {
+    file = (async () => {
+      const url = Object.hasOwn(ENGINE_NETWORK_URLS, name) ? ENGINE_NETWORK_URLS[name] : null;
+      if (!url) throw new Error(`the engine asked for a network this site does not have (${name})`);
+      const response = await fetch(url);
+      if (!response.ok) throw new Error(`the engine's ${name} network could not be loaded (HTTP ${response.status})`);
+      return response.arrayBuffer();
+    })();
+    file.catch(() => networkFiles.delete(name));
+    networkFiles.set(name, file);
+  }
+  return file;
+}
+
 /** A worker with the engine started in it. */
 async function startedWorker(): Promise<Worker> {
   const kept = idle.pop();
@@ -123,11 +145,44 @@ async function askWorker<T>(question: object, signal?: AbortSignal, onIteration?
       worker.onmessage = null;
       worker.onerror = null;
     };
+    const text = JSON.stringify(question);
+    let networkGiven = false;
+    const giveNetwork = async (name: string) => {
+      try {
+        const bytes = await networkFile(name);
+        if (!signal?.aborted) worker.postMessage({ network: name, bytes });
+      } catch (e) {
+        finish();
+        if (idle.length < KEPT_WORKERS) idle.push(worker);
+        else worker.terminate();
+        fail(e);
+      }
+    };
     worker.onmessage = (event) => {
       const message = event.data;
       if (message.iteration !== undefined) {
         onIteration?.(JSON.parse(message.iteration));
         return;
+      }
+      if (message.provided !== undefined) {
+        if (message.provided) {
+          worker.postMessage({ question: text });
+          return;
+        }
+        finish();
+        worker.terminate();
+        fail(new Error(`the engine could not take its network: ${refusalText(JSON.parse(message.answer))}`));
+        return;
+      }
+      // A network the module leaves out: fetched (once for the page), given to this worker,
+      // which keeps it, and the question asked again.
+      if (!message.ok && !networkGiven) {
+        const refusal = JSON.parse(message.answer);
+        if (typeof refusal.network === 'string') {
+          networkGiven = true;
+          void giveNetwork(refusal.network);
+          return;
+        }
       }
       finish();
       if (message.broken) worker.terminate();
@@ -142,7 +197,7 @@ async function askWorker<T>(question: object, signal?: AbortSignal, onIteration?
       worker.terminate();
       fail(new Error(`the engine stopped: ${event.message}`));
     };
-    worker.postMessage({ question: JSON.stringify(question) });
+    worker.postMessage({ question: text });
   });
 }
 

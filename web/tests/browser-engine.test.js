@@ -16,12 +16,15 @@ async function enginePage(width = 1366, height = 850) {
   const page = await served.browser.newPage({ viewport: { width, height } });
   const problems = [];
   const serverSearches = [];
+  const networkFetches = [];
   page.on('pageerror', (e) => problems.push(String(e)));
   watchPolicy(page);
   page.on('request', (request) => {
-    if (/\/api\/(analyse|mate)$/.test(new URL(request.url()).pathname)) serverSearches.push(request.url());
+    const path = new URL(request.url()).pathname;
+    if (/\/api\/(analyse|mate)$/.test(path)) serverSearches.push(request.url());
+    if (path.endsWith('.nnue')) networkFetches.push(path);
   });
-  return { page, problems, serverSearches };
+  return { page, problems, serverSearches, networkFetches };
 }
 
 /** The native engine's answer to a question, from the same code (`tsubame analyse --json`). */
@@ -30,7 +33,8 @@ function nativeAnswer(question) {
   return JSON.parse(lines[lines.length - 1]);
 }
 
-/** The URLs of the engine's worker script and module, as the page's bundle names them. */
+/** The URLs of the engine's worker script and module and of the network the module leaves
+ * out, as the page's bundle names them. */
 async function engineAssets() {
   const index = await (await fetch(`${served.base}/`)).text();
   const app = index.match(/\/assets\/app-[0-9a-f]{12}\.js/)[0];
@@ -38,6 +42,7 @@ async function engineAssets() {
   return {
     worker: bundle.match(/\/assets\/engine-worker-[0-9a-f]{12}\.js/)[0],
     wasm: bundle.match(/\/assets\/tsubame-engine-[0-9a-f]{12}\.wasm/)[0],
+    networks: { 'wa-nodrops': bundle.match(/\/assets\/wa-nodrops-[0-9a-f]{12}\.nnue/)[0] },
   };
 }
 
@@ -62,23 +67,32 @@ test('The engine in a Web Worker gives the native engine\'s move, score and line
       const module = await WebAssembly.compile(await (await fetch(assets.wasm)).arrayBuffer());
       const worker = new Worker(assets.worker);
       const iterations = [];
+      const networksGiven = [];
       const answer = await new Promise((done, fail) => {
         worker.onerror = (e) => fail(new Error(e.message));
-        worker.onmessage = (event) => {
+        worker.onmessage = async (event) => {
           const message = event.data;
-          if (message.ready) worker.postMessage({ question: JSON.stringify(asked) });
-          else if (message.failed) fail(new Error(message.failed));
+          if (message.ready || message.provided) worker.postMessage({ question: JSON.stringify(asked) });
+          else if (message.failed || message.provided === false) fail(new Error(message.failed ?? message.answer));
           else if (message.iteration) iterations.push(JSON.parse(message.iteration).depth);
           else if (message.ok) done(JSON.parse(message.answer));
-          else fail(new Error(message.answer));
+          else if (JSON.parse(message.answer).network && networksGiven.length === 0) {
+            // The module leaves this network out: given the file, it takes the question again.
+            const name = JSON.parse(message.answer).network;
+            networksGiven.push(name);
+            worker.postMessage({ network: name, bytes: await (await fetch(assets.networks[name])).arrayBuffer() });
+          } else fail(new Error(message.answer));
         };
         worker.postMessage({ module });
       });
       worker.terminate();
-      return { answer, iterations };
+      return { answer, iterations, networksGiven };
     }, { assets, asked });
     const native = nativeAnswer(asked);
     const { answer } = inBrowser;
+    // Only Wa without drops plays a network the module leaves out.
+    const needed = question.variant === 'wa' && question.options === 'drops=off' ? ['wa-nodrops'] : [];
+    assert.deepEqual(inBrowser.networksGiven, needed, JSON.stringify(question));
     assert.equal(answer.depth, depth, JSON.stringify(question));
     assert.deepEqual(inBrowser.iterations, Array.from({ length: depth }, (_, i) => i + 1));
     assert.equal(answer.best, native.best, JSON.stringify(question));
@@ -103,17 +117,52 @@ test('The engine in a Web Worker gives the native engine\'s move, score and line
   assert.equal(refused.ok, false);
   assert.equal(refused.answer.status, 422);
   assert.match(refused.answer.error, /move 1 \(9z9y\)/);
+  // A network file that is not one, and one the module carries itself, are refused with the
+  // reason; the engine still answers afterwards.
+  const provisions = await page.evaluate(async (assets) => {
+    const module = await WebAssembly.compile(await (await fetch(assets.wasm)).arrayBuffer());
+    const worker = new Worker(assets.worker);
+    const next = () => new Promise((done) => { worker.onmessage = (event) => done(event.data); });
+    let reply = next();
+    worker.postMessage({ module });
+    await reply;
+    const replies = [];
+    for (const [network, bytes] of [['wa-nodrops', new Uint8Array(100).buffer], ['tori', new ArrayBuffer(0)], ['chess', new ArrayBuffer(0)]]) {
+      reply = next();
+      worker.postMessage({ network, bytes });
+      replies.push(await reply);
+    }
+    reply = next();
+    worker.postMessage({ question: JSON.stringify({ type: 'analyse', variant: 'wa', options: 'drops=off', depth: 1 }) });
+    replies.push(await reply);
+    worker.terminate();
+    return replies;
+  }, assets);
+  assert.deepEqual(provisions.slice(0, 3).map((r) => r.provided), [false, false, false]);
+  const reasons = provisions.slice(0, 3).map((r) => JSON.parse(r.answer).error);
+  assert.match(reasons[0], /wa-nodrops network: not a Tsubame network file/);
+  assert.match(reasons[1], /carries the tori network itself/);
+  assert.match(reasons[2], /no built-in network is named "chess"/);
+  assert.equal(provisions[3].ok, false);
+  assert.equal(JSON.parse(provisions[3].answer).network, 'wa-nodrops');
   assert.deepEqual(serverSearches, []);
   assert.deepEqual(problems, []);
   await page.close();
 });
 
 test('The analysis board analyses Tori, Wa and Tenjiku in the browser, deeper and deeper, with no engine on the server', async () => {
-  for (const [game, sfenRows, depth, width, height] of [['tori', 7, 8, 1366, 850], ['wa', 11, 6, 390, 844], ['tenjiku', 16, 2, 1366, 850]]) {
-    const { page, problems, serverSearches } = await enginePage(width, height);
+  const boards = [
+    ['tori', '', 7, 8, 1366, 850],
+    ['wa', '', 11, 6, 390, 844],
+    ['wa', 'drops=off', 11, 6, 1366, 850],
+    ['tenjiku', '', 16, 2, 1366, 850],
+  ];
+  for (const [game, options, sfenRows, depth, width, height] of boards) {
+    const { page, problems, serverSearches, networkFetches } = await enginePage(width, height);
     await page.goto(`${served.base}/analysis`);
     await page.waitForSelector('[data-action="load"]');
     await page.selectOption('select[name="variant"]', game);
+    await page.fill('[name="options"]', options);
     await page.click('[data-action="load"]');
     await page.waitForFunction((rows) => document.querySelector('.board')?.dataset.sfen?.split(' ')[0].split('/').length === rows, sfenRows);
     assert.equal(await page.inputValue('[data-engine-place]'), 'browser');
@@ -125,12 +174,16 @@ test('The analysis board analyses Tori, Wa and Tenjiku in the browser, deeper an
     assert.match(await page.textContent('[data-engine-status]'), /Depth \d+ · \d+ kN\/s/);
     assert.notEqual(await page.locator('[data-eval-bar]').getAttribute('data-sente'), null);
     await page.locator('[data-analysis]').scrollIntoViewIfNeeded();
-    await page.screenshot({ path: join(shots, `engine-in-browser-${game}.png`) });
+    await page.screenshot({ path: join(shots, `engine-in-browser-${game}${options ? '-' + options.replace('=', '-') : ''}.png`) });
     // A move played: the search of the old position ends and the new one's begins.
     await page.click('[data-line="1"]');
     await page.waitForSelector('[data-tree-move]');
     await page.waitForFunction(() => Number(document.querySelector('[data-engine-status]')?.dataset.depth) >= 1, null, { timeout: 60000 });
     assert.deepEqual(serverSearches, [], `${game}: nothing asked of the server's engine`);
+    // Wa's network, left out of the module, is fetched by the page that plays Wa without drops
+    // only, and once, however many workers search.
+    assert.deepEqual(networkFetches.map((path) => path.replace(/-[0-9a-f]{12}/, '')),
+      options === 'drops=off' ? ['/assets/wa-nodrops.nnue'] : [], `${game} ${options}`);
     assert.deepEqual(problems, []);
     await page.close();
   }

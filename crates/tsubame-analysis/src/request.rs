@@ -26,6 +26,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 use tsubame_engine::limits::Limits;
+use tsubame_engine::nnue::BuiltInNetwork;
 use tsubame_engine::strength::Level;
 use tsubame_rules::{AnyGame, AnyPosition, Options, Variant};
 
@@ -144,6 +145,11 @@ pub enum RequestError {
     /// The side to move has no legal move.
     #[error("the side to move has no legal move")]
     NoMove,
+    /// The game's network is one this build leaves out and has not been given yet
+    /// ([`BuiltInNetwork::provide`]): the browser's engine, whose page fetches it and asks
+    /// again. The refusal names it (`"network": "wa-nodrops"`).
+    #[error("the engine needs the {} network, which it has not been given", .0.name())]
+    NetworkNeeded(BuiltInNetwork),
 }
 
 impl RequestError {
@@ -162,6 +168,7 @@ impl RequestError {
             RequestError::Malformed(_) | RequestError::OutOfRange(_) => 400,
             RequestError::Rules(_) => 422,
             RequestError::GameOver | RequestError::NoMove => 409,
+            RequestError::NetworkNeeded(_) => 503,
         }
     }
 
@@ -171,6 +178,9 @@ impl RequestError {
         let mut body = serde_json::json!({ "error": self.to_string(), "status": self.status() });
         if let Some(code) = self.code() {
             body["code"] = code.into();
+        }
+        if let RequestError::NetworkNeeded(network) = self {
+            body["network"] = network.name().into();
         }
         body.to_string()
     }
@@ -210,6 +220,15 @@ impl PositionText {
             return Err(RequestError::GameOver);
         }
         Ok(game)
+    }
+}
+
+/// The game, for a search that evaluates positions: refused while its network is one this
+/// build has not been given. (The mate search evaluates nothing.)
+fn ready_to_evaluate(game: AnyGame) -> Result<AnyGame, RequestError> {
+    match BuiltInNetwork::for_options(game.options()) {
+        Some(network) if !network.is_ready() => Err(RequestError::NetworkNeeded(network)),
+        _ => Ok(game),
     }
 }
 
@@ -266,7 +285,7 @@ pub fn answer_until(
                 lines,
                 ..Limits::default()
             };
-            let game = position.game()?;
+            let game = ready_to_evaluate(position.game()?)?;
             let reply = analyse(&game, &limits, None, stop, &mut |so_far| {
                 on_iteration(&json(so_far));
             })
@@ -285,7 +304,7 @@ pub fn answer_until(
                     Level::MAX
                 )));
             }
-            let game = position.game()?;
+            let game = ready_to_evaluate(position.game()?)?;
             let reply = computer_move(
                 &game,
                 level,
@@ -330,7 +349,7 @@ pub fn answer_until(
             };
             let total = position.moves.len() + 1;
             let positions = analyse_game(
-                position.start()?,
+                ready_to_evaluate(position.start()?)?,
                 &position.moves,
                 &limits,
                 stop,
@@ -834,5 +853,26 @@ mod tests {
         .unwrap_err();
         assert_eq!(error.code(), Some("analysis.game-over"));
         assert_eq!(error.status(), 409);
+    }
+
+    #[test]
+    fn a_network_the_build_carries_is_never_asked_for_and_a_missing_one_is_named() {
+        // A native build carries every network: Wa without drops is answered at once.
+        let text = answer(
+            r#"{"type": "analyse", "variant": "wa", "options": "drops=off", "depth": 2}"#,
+            &mut |_| {},
+        )
+        .unwrap();
+        assert!(text.contains(r#""depth":2"#), "{text}");
+        // The browser's engine, which leaves Wa's network out, refuses until it is given it,
+        // and the refusal names the network for the page to fetch.
+        let refusal = RequestError::NetworkNeeded(BuiltInNetwork::WaNoDrops);
+        let json: serde_json::Value = serde_json::from_str(&refusal.to_json()).unwrap();
+        assert_eq!(json["network"], "wa-nodrops");
+        assert_eq!(json["status"], 503);
+        assert!(json["error"].as_str().unwrap().contains("wa-nodrops"));
+        let game_over =
+            serde_json::from_str::<serde_json::Value>(&RequestError::GameOver.to_json());
+        assert!(game_over.unwrap().get("network").is_none());
     }
 }

@@ -33,11 +33,6 @@ use tsubame_rules::{
     Bitboard, Color, Move, MoveKind, Options, Piece, Position, Role, Square, Tables, Variant,
 };
 
-/// The shipped Tori network's file.
-const TORI_NETWORK: &[u8] = include_bytes!("../../nets/tori.nnue");
-/// The shipped network of Wa without drops.
-const WA_NO_DROPS_NETWORK: &[u8] = include_bytes!("../../nets/wa-nodrops.nnue");
-
 /// Width of the first layer (each perspective's accumulator): 256, or 512 in a build with the
 /// `wide-network` feature, which tries a wider network (the built-in one is 256 wide; such a
 /// build reads it with [`Network::from_bytes_widened`] only, so plays Tori with
@@ -73,6 +68,7 @@ pub const MAX_ROYAL_BUCKETS: usize = 64;
 const MAX_CHANGES: usize = 4;
 
 mod accumulator;
+mod built_in;
 mod changes;
 mod layout;
 mod network;
@@ -80,6 +76,7 @@ mod royal;
 pub mod simd;
 
 pub use accumulator::{Accumulator, AccumulatorStack, refresh_values};
+pub use built_in::{BuiltInNetwork, ProvideError};
 pub use changes::{Changes, Touch};
 pub use layout::{Layout, View};
 pub use network::{
@@ -478,7 +475,10 @@ mod tests {
         let built_in = Network::built_in(&Variant::Tori.default_options())
             .expect("Tori has a built-in network");
         assert_eq!(built_in.buckets(), 1);
-        assert_eq!(built_in.to_bytes(), TORI_NETWORK);
+        assert_eq!(
+            built_in.to_bytes(),
+            include_bytes!("../../nets/tori.nnue").as_slice()
+        );
         assert_eq!(built_in.bucket(20), 0);
     }
 
@@ -519,7 +519,10 @@ mod tests {
         let without_drops = Options::parse(wa::spec(), "drops=off").unwrap();
         let network = Network::built_in(&without_drops).expect("Wa without drops has a network");
         assert_eq!(network.variant(), Variant::Wa);
-        assert_eq!(network.to_bytes(), WA_NO_DROPS_NETWORK);
+        assert_eq!(
+            network.to_bytes(),
+            include_bytes!("../../nets/wa-nodrops.nnue").as_slice()
+        );
         // With drops (Wa's default) and in Tenjiku the classical evaluation plays.
         assert!(Network::built_in(&Variant::Wa.default_options()).is_none());
         assert!(Network::built_in(&Variant::Tenjiku.default_options()).is_none());

@@ -440,11 +440,9 @@ impl Network {
         Network::from_bytes(&bytes)
     }
 
-    /// The network built into this program for a game under its rules, if it has one: Tori's
-    /// (`crates/tsubame-engine/nets/tori.nnue`) and Wa's without drops
-    /// (`crates/tsubame-engine/nets/wa-nodrops.nnue`); docs/networks.md says how each was made.
-    /// Wa with drops has none: Wa's network learnt from games without drops, whose hands are
-    /// always empty, so a hand full of captured pieces is nothing it has seen.
+    /// The network built into this program for a game under its rules, if it has one and
+    /// this build holds it ([`BuiltInNetwork`]): Tori's and Wa's without drops;
+    /// docs/networks.md says how each was made.
     ///
     /// ```
     /// use tsubame_engine::nnue::Network;
@@ -456,16 +454,7 @@ impl Network {
     /// assert!(Network::built_in(&Variant::Tori.default_options()).is_some());
     /// ```
     pub fn built_in(options: &Options) -> Option<Arc<Network>> {
-        static TORI: OnceLock<Option<Arc<Network>>> = OnceLock::new();
-        static WA_NO_DROPS: OnceLock<Option<Arc<Network>>> = OnceLock::new();
-        let read = |bytes: &[u8]| Network::from_bytes(bytes).ok().map(Arc::new);
-        match Variant::of(options)? {
-            Variant::Tori => TORI.get_or_init(|| read(TORI_NETWORK)).clone(),
-            Variant::Wa if !options.rule_set().drops => WA_NO_DROPS
-                .get_or_init(|| read(WA_NO_DROPS_NETWORK))
-                .clone(),
-            Variant::Wa | Variant::Tenjiku => None,
-        }
+        BuiltInNetwork::for_options(options)?.network()
     }
 
     #[inline(always)]
