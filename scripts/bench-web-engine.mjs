@@ -44,8 +44,26 @@ function inWasm(question) {
   const at = instance.exports.tsubame_question(encoded.length);
   new Uint8Array(instance.exports.memory.buffer).set(encoded, at);
   instance.exports.tsubame_ask(encoded.length);
+  // A network the module leaves out (Wa's): given the file the native engine carries, as the
+  // page gives the one it fetches, and the question asked again.
+  if (!answer.ok && answer.network) {
+    provideNetwork(answer.network);
+    return inWasm(question);
+  }
   if (!answer.ok) throw new Error(answer.error);
   return answer;
+}
+
+function provideNetwork(name) {
+  const file = readFileSync(join(root, 'crates/tsubame-engine/nets', `${name}.nnue`));
+  const encodedName = new TextEncoder().encode(name);
+  const nameAt = instance.exports.tsubame_question(encodedName.length);
+  new Uint8Array(instance.exports.memory.buffer).set(encodedName, nameAt);
+  const at = instance.exports.tsubame_network(file.length);
+  new Uint8Array(instance.exports.memory.buffer).set(file, at);
+  if (instance.exports.tsubame_provide_network(encodedName.length, file.length) !== 1) {
+    throw new Error(`the module refused the ${name} network: ${answer.error}`);
+  }
 }
 
 function native(question) {

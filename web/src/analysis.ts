@@ -11,7 +11,7 @@ import { checkMark } from './gameparts';
 import { positionForm } from './import';
 import { app } from './prefs';
 import { t, tn } from './i18n';
-import { analyse, browserCanRun, chooseEnginePlace, enginePlace, findMate } from './engine';
+import { analyse, browserCanRun, chooseEnginePlace, enginePlace, findMate, networkMissing } from './engine';
 import type { PositionQuestion } from './engine';
 import type { EngineReply, MateReply, MateRequest, PositionRequest, ReplayedGame } from './api-types';
 
@@ -298,8 +298,9 @@ export function analysisPage() {
         return;
       } catch (e) {
         if (mine !== generation || isAborted(e)) return;
-        // The engine could not start here: the server answers from now on.
-        if (enginePlace() === 'browser') {
+        // The engine could not start here: the server answers from now on. Without the
+        // network it fetches for this game, the server answers this position.
+        if (enginePlace() === 'browser' && !networkMissing(e)) {
           showEngine({ status: errorText(e) });
           return;
         }

@@ -97,6 +97,18 @@ function networkFile(name: string): Promise<ArrayBuffer> {
   return file;
 }
 
+/** Keeps an idle worker for the next question, up to `KEPT_WORKERS`, or ends it. */
+function keepOrEnd(worker: Worker) {
+  if (idle.length < KEPT_WORKERS) idle.push(worker);
+  else worker.terminate();
+}
+
+/** Whether an error is a network file the page could not fetch: the server, which has every
+ * network, can answer instead. */
+export function networkMissing(e: unknown): boolean {
+  return typeof e === 'object' && e !== null && (e as { networkMissing?: boolean }).networkMissing === true;
+}
+
 /** A worker with the engine started in it. */
 async function startedWorker(): Promise<Worker> {
   const kept = idle.pop();
@@ -131,16 +143,21 @@ async function askWorker<T>(question: object, signal?: AbortSignal, onIteration?
     throw e;
   }
   if (signal?.aborted) {
-    idle.push(worker);
+    keepOrEnd(worker);
     throw calledOff();
   }
   return new Promise<T>((done, fail) => {
+    // Set once the question is answered, refused or called off: the worker is then kept or
+    // ended, and nothing more may touch it for this question.
+    let settled = false;
     const onAbort = () => {
+      settled = true;
       worker.terminate();
       fail(calledOff());
     };
     signal?.addEventListener('abort', onAbort, { once: true });
     const finish = () => {
+      settled = true;
       signal?.removeEventListener('abort', onAbort);
       worker.onmessage = null;
       worker.onerror = null;
@@ -150,12 +167,13 @@ async function askWorker<T>(question: object, signal?: AbortSignal, onIteration?
     const giveNetwork = async (name: string) => {
       try {
         const bytes = await networkFile(name);
-        if (!signal?.aborted) worker.postMessage({ network: name, bytes });
+        if (!settled) worker.postMessage({ network: name, bytes });
       } catch (e) {
+        if (settled) return;
         finish();
-        if (idle.length < KEPT_WORKERS) idle.push(worker);
-        else worker.terminate();
-        fail(e);
+        keepOrEnd(worker);
+        // The server, which has every network, may answer instead.
+        fail(Object.assign(e instanceof Error ? e : new Error(String(e)), { networkMissing: true }));
       }
     };
     worker.onmessage = (event) => {
@@ -186,8 +204,7 @@ async function askWorker<T>(question: object, signal?: AbortSignal, onIteration?
       }
       finish();
       if (message.broken) worker.terminate();
-      else if (idle.length < KEPT_WORKERS) idle.push(worker);
-      else worker.terminate();
+      else keepOrEnd(worker);
       const answer = JSON.parse(message.answer);
       if (message.ok) done(answer);
       else fail(Object.assign(new Error(refusalText(answer)), { code: answer.code, status: answer.status }));
@@ -211,9 +228,10 @@ export async function analyse(question: PositionQuestion & { depth?: number; mov
     try {
       return await askWorker<EngineReply>({ type: 'analyse', ...question }, options.signal, options.onIteration);
     } catch (e) {
-      // An engine that could not start here: the server answers instead, but not an endless
-      // search, which it does not take (the caller asks it depth by depth).
-      if (!broken || isAborted(e) || question.infinite) throw e;
+      // An engine that could not start here, or a network it could not fetch: the server
+      // answers instead, but not an endless search, which it does not take (the caller asks
+      // it depth by depth).
+      if (!(broken || networkMissing(e)) || isAborted(e) || question.infinite) throw e;
     }
   }
   const { infinite: _, ...asked } = question;

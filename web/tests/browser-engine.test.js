@@ -189,6 +189,31 @@ test('The analysis board analyses Tori, Wa and Tenjiku in the browser, deeper an
   }
 });
 
+test('Without Wa\'s network (its fetch failing) the server analyses the position, and the next one fetches it again', async () => {
+  const { page, problems, serverSearches, networkFetches } = await enginePage();
+  await page.route('**/*.nnue', (route) => route.fulfill({ status: 503, body: 'unavailable' }));
+  await page.goto(`${served.base}/analysis`);
+  await page.waitForSelector('[data-action="load"]');
+  await page.selectOption('select[name="variant"]', 'wa');
+  await page.fill('[name="options"]', 'drops=off');
+  await page.click('[data-action="load"]');
+  await page.waitForFunction(() => document.querySelector('.board')?.dataset.sfen?.split(' ')[0].split('/').length === 11);
+  await page.check('[data-engine-toggle]');
+  // The server is asked instead (its engine, which has no worker here, keeps it waiting).
+  await page.waitForSelector('[data-engine-status]:has-text("Thinking to depth")', { timeout: 30000 });
+  assert.ok(serverSearches.length > 0);
+  assert.equal(networkFetches.length, 1);
+  await page.unroute('**/*.nnue');
+  // The next search fetches the network again, and this time the browser analyses.
+  await page.uncheck('[data-engine-toggle]');
+  await page.check('[data-engine-toggle]');
+  await page.waitForFunction(() => Number(document.querySelector('[data-engine-status]')?.dataset.depth) >= 4, null, { timeout: 60000 });
+  assert.match(await page.textContent('[data-engine-status]'), /Depth \d+ · \d+ kN\/s/);
+  assert.equal(networkFetches.length, 2);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('The analysis board finds a mate by checks in the browser, and the server is asked only when the player chooses it', async () => {
   const { page, problems, serverSearches } = await enginePage();
   await page.goto(`${served.base}/analysis`);
