@@ -225,9 +225,12 @@ impl PositionText {
 
 /// The game, for a search that evaluates positions: refused while its network is one this
 /// build has not been given. (The mate search evaluates nothing.)
-fn ready_to_evaluate(game: AnyGame) -> Result<AnyGame, RequestError> {
+fn ready_to_evaluate(
+    game: AnyGame,
+    is_ready: &dyn Fn(BuiltInNetwork) -> bool,
+) -> Result<AnyGame, RequestError> {
     match BuiltInNetwork::for_options(game.options()) {
-        Some(network) if !network.is_ready() => Err(RequestError::NetworkNeeded(network)),
+        Some(network) if !is_ready(network) => Err(RequestError::NetworkNeeded(network)),
         _ => Ok(game),
     }
 }
@@ -250,6 +253,17 @@ pub fn answer_until(
     text: &str,
     on_iteration: &mut dyn FnMut(&str),
     stop: Arc<AtomicBool>,
+) -> Result<String, RequestError> {
+    answer_with_networks(text, on_iteration, stop, &BuiltInNetwork::is_ready)
+}
+
+/// [`answer_until`] with `is_ready` saying which built-in networks this build can use now
+/// ([`BuiltInNetwork::is_ready`]; the tests pretend one is missing, as in the browser).
+fn answer_with_networks(
+    text: &str,
+    on_iteration: &mut dyn FnMut(&str),
+    stop: Arc<AtomicBool>,
+    is_ready: &dyn Fn(BuiltInNetwork) -> bool,
 ) -> Result<String, RequestError> {
     if text.len() > MAX_REQUEST_BYTES {
         return Err(RequestError::Malformed(format!(
@@ -285,7 +299,7 @@ pub fn answer_until(
                 lines,
                 ..Limits::default()
             };
-            let game = ready_to_evaluate(position.game()?)?;
+            let game = ready_to_evaluate(position.game()?, is_ready)?;
             let reply = analyse(&game, &limits, None, stop, &mut |so_far| {
                 on_iteration(&json(so_far));
             })
@@ -304,7 +318,7 @@ pub fn answer_until(
                     Level::MAX
                 )));
             }
-            let game = ready_to_evaluate(position.game()?)?;
+            let game = ready_to_evaluate(position.game()?, is_ready)?;
             let reply = computer_move(
                 &game,
                 level,
@@ -349,7 +363,7 @@ pub fn answer_until(
             };
             let total = position.moves.len() + 1;
             let positions = analyse_game(
-                ready_to_evaluate(position.start()?)?,
+                ready_to_evaluate(position.start()?, is_ready)?,
                 &position.moves,
                 &limits,
                 stop,
@@ -864,8 +878,36 @@ mod tests {
         )
         .unwrap();
         assert!(text.contains(r#""depth":2"#), "{text}");
-        // The browser's engine, which leaves Wa's network out, refuses until it is given it,
-        // and the refusal names the network for the page to fetch.
+        // The browser's engine, which leaves Wa's network out, refuses every question that
+        // evaluates until it is given it, and the refusal names the network for the page to
+        // fetch; the mate search evaluates nothing and is answered.
+        let without_wa = |network| network != BuiltInNetwork::WaNoDrops;
+        let ask = |question: &str| {
+            let stop = Arc::new(AtomicBool::new(false));
+            answer_with_networks(question, &mut |_| {}, stop, &without_wa)
+        };
+        let position = r#""variant": "wa", "options": "drops=off", "moves": ["10i10h"]"#;
+        for kind in [
+            r#""type": "analyse", "depth": 2"#,
+            r#""type": "move", "level": 3"#,
+            r#""type": "game", "depth": 1, "movetime_ms": 50"#,
+        ] {
+            let refused = ask(&format!("{{{kind}, {position}}}")).unwrap_err();
+            assert!(
+                matches!(
+                    refused,
+                    RequestError::NetworkNeeded(BuiltInNetwork::WaNoDrops)
+                ),
+                "{kind}: {refused}"
+            );
+        }
+        let mate = ask(&format!(
+            r#"{{"type": "mate", "max_moves": 1, {position}}}"#
+        ));
+        assert!(mate.is_ok(), "{mate:?}");
+        // Wa with drops and Tori need no missing network.
+        let with_drops = ask(r#"{"type": "analyse", "variant": "wa", "depth": 1}"#);
+        assert!(with_drops.is_ok(), "{with_drops:?}");
         let refusal = RequestError::NetworkNeeded(BuiltInNetwork::WaNoDrops);
         let json: serde_json::Value = serde_json::from_str(&refusal.to_json()).unwrap();
         assert_eq!(json["network"], "wa-nodrops");
