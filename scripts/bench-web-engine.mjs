@@ -39,11 +39,16 @@ instance = new WebAssembly.Instance(module, { env: {
   tsubame_answer: (ok, pointer, length) => { answer = { ok, ...JSON.parse(text(pointer, length)) }; },
 } });
 
+/** Copies `bytes` into the room that `allocate` (one of the module's exports) makes for them,
+ * and gives their length. The room is made first: growing the memory replaces its buffer. */
+function place(allocate, bytes) {
+  const at = allocate(bytes.length);
+  new Uint8Array(instance.exports.memory.buffer).set(bytes, at);
+  return bytes.length;
+}
+
 function inWasm(question) {
-  const encoded = new TextEncoder().encode(JSON.stringify(question));
-  const at = instance.exports.tsubame_question(encoded.length);
-  new Uint8Array(instance.exports.memory.buffer).set(encoded, at);
-  instance.exports.tsubame_ask(encoded.length);
+  instance.exports.tsubame_ask(place(instance.exports.tsubame_question, new TextEncoder().encode(JSON.stringify(question))));
   // A network the module leaves out (Wa's): given the file the native engine carries, as the
   // page gives the one it fetches, and the question asked again.
   if (!answer.ok && answer.network) {
@@ -56,12 +61,9 @@ function inWasm(question) {
 
 function provideNetwork(name) {
   const file = readFileSync(join(root, 'crates/tsubame-engine/nets', `${name}.nnue`));
-  const encodedName = new TextEncoder().encode(name);
-  const nameAt = instance.exports.tsubame_question(encodedName.length);
-  new Uint8Array(instance.exports.memory.buffer).set(encodedName, nameAt);
-  const at = instance.exports.tsubame_network(file.length);
-  new Uint8Array(instance.exports.memory.buffer).set(file, at);
-  if (instance.exports.tsubame_provide_network(encodedName.length, file.length) !== 1) {
+  const nameLength = place(instance.exports.tsubame_question, new TextEncoder().encode(name));
+  const fileLength = place(instance.exports.tsubame_network, file);
+  if (instance.exports.tsubame_provide_network(nameLength, fileLength) !== 1) {
     throw new Error(`the module refused the ${name} network: ${answer.error}`);
   }
 }
