@@ -43,7 +43,7 @@ mkdirSync(assets, { recursive: true });
 const wasm = emit('tsubame-engine.wasm', engineWasm);
 // The networks crates/tsubame-engine leaves out of its WebAssembly build (see its
 // nnue::BuiltInNetwork), from the same files the native engine carries.
-const networks = Object.fromEntries(['wa-nodrops'].map((name) => [name,
+const networks = Object.fromEntries(['wa', 'wa-nodrops'].map((name) => [name,
   `/assets/${emit(`${name}.nnue`, readFileSync(join(web, '..', 'crates', 'tsubame-engine', 'nets', `${name}.nnue`)))}`]));
 const workerBundle = await build({
   entryPoints: [join(src, 'engine-worker.ts')],

@@ -42,7 +42,10 @@ async function engineAssets() {
   return {
     worker: bundle.match(/\/assets\/engine-worker-[0-9a-f]{12}\.js/)[0],
     wasm: bundle.match(/\/assets\/tsubame-engine-[0-9a-f]{12}\.wasm/)[0],
-    networks: { 'wa-nodrops': bundle.match(/\/assets\/wa-nodrops-[0-9a-f]{12}\.nnue/)[0] },
+    networks: {
+      wa: bundle.match(/\/assets\/wa-[0-9a-f]{12}\.nnue/)[0],
+      'wa-nodrops': bundle.match(/\/assets\/wa-nodrops-[0-9a-f]{12}\.nnue/)[0],
+    },
   };
 }
 
@@ -90,8 +93,8 @@ test('The engine in a Web Worker gives the native engine\'s move, score and line
     }, { assets, asked });
     const native = nativeAnswer(asked);
     const { answer } = inBrowser;
-    // Only Wa without drops plays a network the module leaves out.
-    const needed = question.variant === 'wa' && question.options === 'drops=off' ? ['wa-nodrops'] : [];
+    // Only Wa plays networks the module leaves out, one for each rule set.
+    const needed = question.variant !== 'wa' ? [] : question.options === 'drops=off' ? ['wa-nodrops'] : ['wa'];
     assert.deepEqual(inBrowser.networksGiven, needed, JSON.stringify(question));
     assert.equal(answer.depth, depth, JSON.stringify(question));
     assert.deepEqual(inBrowser.iterations, Array.from({ length: depth }, (_, i) => i + 1));
@@ -180,10 +183,10 @@ test('The analysis board analyses Tori, Wa and Tenjiku in the browser, deeper an
     await page.waitForSelector('[data-tree-move]');
     await page.waitForFunction(() => Number(document.querySelector('[data-engine-status]')?.dataset.depth) >= 1, null, { timeout: 60000 });
     assert.deepEqual(serverSearches, [], `${game}: nothing asked of the server's engine`);
-    // Wa's network, left out of the module, is fetched by the page that plays Wa without drops
-    // only, and once, however many workers search.
-    assert.deepEqual(networkFetches.map((path) => path.replace(/-[0-9a-f]{12}/, '')),
-      options === 'drops=off' ? ['/assets/wa-nodrops.nnue'] : [], `${game} ${options}`);
+    // Wa's networks, left out of the module, are fetched only by a page that plays Wa, only
+    // the one for its rules, and once, however many workers search.
+    const fetched = game !== 'wa' ? [] : options === 'drops=off' ? ['/assets/wa-nodrops.nnue'] : ['/assets/wa.nnue'];
+    assert.deepEqual(networkFetches.map((path) => path.replace(/-[0-9a-f]{12}/, '')), fetched, `${game} ${options}`);
     assert.deepEqual(problems, []);
     await page.close();
   }

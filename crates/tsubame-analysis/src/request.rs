@@ -878,10 +878,10 @@ mod tests {
         )
         .unwrap();
         assert!(text.contains(r#""depth":2"#), "{text}");
-        // The browser's engine, which leaves Wa's network out, refuses every question that
-        // evaluates until it is given it, and the refusal names the network for the page to
-        // fetch; the mate search evaluates nothing and is answered.
-        let without_wa = |network| network != BuiltInNetwork::WaNoDrops;
+        // The browser's engine, which leaves Wa's networks out, refuses every question that
+        // evaluates until it is given the one for the rules asked about, and the refusal names
+        // it for the page to fetch; the mate search evaluates nothing and is answered.
+        let without_wa = |network| network == BuiltInNetwork::Tori;
         let ask = |question: &str| {
             let stop = Arc::new(AtomicBool::new(false));
             answer_with_networks(question, &mut |_| {}, stop, &without_wa)
@@ -905,9 +905,21 @@ mod tests {
             r#"{{"type": "mate", "max_moves": 1, {position}}}"#
         ));
         assert!(mate.is_ok(), "{mate:?}");
-        // Wa with drops and Tori need no missing network.
+        // Wa with drops needs its own network; Tori and Tenjiku need no missing one.
         let with_drops = ask(r#"{"type": "analyse", "variant": "wa", "depth": 1}"#);
-        assert!(with_drops.is_ok(), "{with_drops:?}");
+        assert!(
+            matches!(
+                with_drops,
+                Err(RequestError::NetworkNeeded(BuiltInNetwork::Wa))
+            ),
+            "{with_drops:?}"
+        );
+        for game in ["tori", "tenjiku"] {
+            let answered = ask(&format!(
+                r#"{{"type": "analyse", "variant": "{game}", "depth": 1}}"#
+            ));
+            assert!(answered.is_ok(), "{game}: {answered:?}");
+        }
         let refusal = RequestError::NetworkNeeded(BuiltInNetwork::WaNoDrops);
         let json: serde_json::Value = serde_json::from_str(&refusal.to_json()).unwrap();
         assert_eq!(json["network"], "wa-nodrops");

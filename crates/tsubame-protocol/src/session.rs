@@ -813,9 +813,21 @@ mod tests {
         session.set_eval_file(&path).unwrap();
         assert_eq!(session.evaluation(), Evaluation::Network);
         assert_eq!(session.eval_params().network.as_deref(), Some(&network));
-        // Wa with drops (its default) has no network: its classical evaluation plays. Wa
-        // without drops plays its built-in network, the Tori file notwithstanding.
+        // Wa plays its built-in networks, the Tori file notwithstanding: with drops (its
+        // default) one, without drops the other. Tenjiku has none: its classical evaluation
+        // plays.
         session.set_options(Variant::Wa.default_options()).unwrap();
+        let with_drops = session
+            .eval_params()
+            .network
+            .expect("Wa's network with drops");
+        assert_eq!(
+            Some(with_drops),
+            Network::built_in(&Variant::Wa.default_options())
+        );
+        session
+            .set_options(Variant::Tenjiku.default_options())
+            .unwrap();
         assert_eq!(session.eval_params().network, None);
         let without_drops = Options::parse(Variant::Wa.spec(), "drops=off").unwrap();
         session.set_options(without_drops.clone()).unwrap();

@@ -13,8 +13,9 @@
 //! - the host also gives `env.tsubame_now_ms()`, its monotonic clock (see
 //!   `tsubame_engine::clock`);
 //! - `tsubame_network(len) -> ptr` and `tsubame_provide_network(name_len, len) -> ok`: the
-//!   module leaves Wa's network (4 MB) out, so a question about Wa without drops is refused
-//!   with `{"network": "wa-nodrops", ...}` until the host has fetched the file and given it:
+//!   module leaves Wa's two networks (4 MB each) out, so a question about Wa is refused with
+//!   `{"network": "wa", ...}` (with drops) or `{"network": "wa-nodrops", ...}` until the host
+//!   has fetched that file and given it:
 //!   the name written at `tsubame_question(name_len)`'s room, the file's `len` bytes at
 //!   `tsubame_network(len)`'s. It answers 1 once the network is taken, or 0 with the reason
 //!   told to `env.tsubame_answer(0, ...)`.
@@ -29,7 +30,7 @@ mod exports {
     use tsubame_analysis::request::{MAX_REQUEST_BYTES, answer};
     use tsubame_engine::nnue::{BuiltInNetwork, ProvideError};
 
-    /// The largest network file taken: Wa's is 4 MB.
+    /// The largest network file taken: each of Wa's is 4 MB.
     const MAX_NETWORK_BYTES: usize = 16 * 1024 * 1024;
 
     #[link(wasm_import_module = "env")]

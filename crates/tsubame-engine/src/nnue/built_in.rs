@@ -1,11 +1,18 @@
 //! The networks built into this program, and their provision where a build leaves one out: the
-//! browser's engine carries Tori's network (0.6 MB) but not Wa's (4 MB), which the page fetches
-//! only when Wa without drops is analysed, so that nobody else downloads it.
+//! browser's engine carries Tori's network (0.6 MB) but not Wa's two (4 MB each, one with drops
+//! and one without), which the page fetches only when that Wa is analysed, so that nobody else
+//! downloads them.
 
 use super::*;
 
 /// The shipped Tori network's file.
 const TORI_NETWORK: &[u8] = include_bytes!("../../nets/tori.nnue");
+
+/// The shipped network of Wa with drops (its default rules), left out of the browser's module.
+#[cfg(not(target_arch = "wasm32"))]
+const WA_NETWORK: Option<&[u8]> = Some(include_bytes!("../../nets/wa.nnue"));
+#[cfg(target_arch = "wasm32")]
+const WA_NETWORK: Option<&[u8]> = None;
 
 /// The shipped network of Wa without drops, left out of the browser's module.
 #[cfg(not(target_arch = "wasm32"))]
@@ -25,13 +32,18 @@ const WA_NO_DROPS_NETWORK: Option<&[u8]> = None;
 /// assert_eq!(BuiltInNetwork::from_name("wa-nodrops"), Some(network));
 /// // A native build carries every built-in network.
 /// assert!(network.network().is_some());
-/// // Wa with drops (its default) and Tenjiku play the classical evaluation.
-/// assert_eq!(BuiltInNetwork::for_options(&Variant::Wa.default_options()), None);
+/// // Wa with drops (its default) has a network of its own; Tenjiku plays the classical
+/// // evaluation.
+/// let with_drops = BuiltInNetwork::for_options(&Variant::Wa.default_options());
+/// assert_eq!(with_drops, Some(BuiltInNetwork::Wa));
+/// assert_eq!(BuiltInNetwork::for_options(&Variant::Tenjiku.default_options()), None);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BuiltInNetwork {
     /// Tori's (`crates/tsubame-engine/nets/tori.nnue`).
     Tori,
+    /// Wa's with drops, its default rules (`crates/tsubame-engine/nets/wa.nnue`).
+    Wa,
     /// Wa's without drops (`crates/tsubame-engine/nets/wa-nodrops.nnue`).
     WaNoDrops,
 }
@@ -40,7 +52,7 @@ pub enum BuiltInNetwork {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ProvideError {
     /// No built-in network has that name.
-    #[error("no built-in network is named {0:?} (tori, wa-nodrops)")]
+    #[error("no built-in network is named {0:?} (tori, wa, wa-nodrops)")]
     UnknownName(String),
     /// This build carries the network itself.
     #[error("this build carries the {0} network itself")]
@@ -121,20 +133,28 @@ impl Slot {
 }
 
 static TORI: Slot = Slot::new(Some(TORI_NETWORK));
+static WA: Slot = Slot::new(WA_NETWORK);
 static WA_NO_DROPS: Slot = Slot::new(WA_NO_DROPS_NETWORK);
 
 impl BuiltInNetwork {
     /// Every built-in network.
-    pub const ALL: [BuiltInNetwork; 2] = [BuiltInNetwork::Tori, BuiltInNetwork::WaNoDrops];
+    pub const ALL: [BuiltInNetwork; 3] = [
+        BuiltInNetwork::Tori,
+        BuiltInNetwork::Wa,
+        BuiltInNetwork::WaNoDrops,
+    ];
 
-    /// The built-in network that plays a game under its rules, if it has one. Wa with drops has
-    /// none: Wa's network learnt from games without drops, whose hands are always empty, so a
-    /// hand full of captured pieces is nothing it has seen.
+    /// The built-in network that plays a game under its rules, if it has one. Wa has one for
+    /// each rule set: each learnt from its own self-play, because a network from games without
+    /// drops, whose hands are always empty, has never seen a hand full of captured pieces, and
+    /// one from games with drops has seldom seen the long board endings of games without.
+    /// Tenjiku has none.
     pub fn for_options(options: &Options) -> Option<BuiltInNetwork> {
         match Variant::of(options)? {
             Variant::Tori => Some(BuiltInNetwork::Tori),
-            Variant::Wa if !options.rule_set().drops => Some(BuiltInNetwork::WaNoDrops),
-            Variant::Wa | Variant::Tenjiku => None,
+            Variant::Wa if options.rule_set().drops => Some(BuiltInNetwork::Wa),
+            Variant::Wa => Some(BuiltInNetwork::WaNoDrops),
+            Variant::Tenjiku => None,
         }
     }
 
@@ -142,6 +162,7 @@ impl BuiltInNetwork {
     pub fn name(self) -> &'static str {
         match self {
             BuiltInNetwork::Tori => "tori",
+            BuiltInNetwork::Wa => "wa",
             BuiltInNetwork::WaNoDrops => "wa-nodrops",
         }
     }
@@ -157,18 +178,20 @@ impl BuiltInNetwork {
     pub fn variant(self) -> Variant {
         match self {
             BuiltInNetwork::Tori => Variant::Tori,
-            BuiltInNetwork::WaNoDrops => Variant::Wa,
+            BuiltInNetwork::Wa | BuiltInNetwork::WaNoDrops => Variant::Wa,
         }
     }
 
     fn slot(self) -> &'static Slot {
         match self {
             BuiltInNetwork::Tori => &TORI,
+            BuiltInNetwork::Wa => &WA,
             BuiltInNetwork::WaNoDrops => &WA_NO_DROPS,
         }
     }
 
-    /// Whether this build carries its file (every network but Wa's in the browser's engine).
+    /// Whether this build carries its file (every network but Wa's two in the browser's
+    /// engine).
     pub fn is_carried(self) -> bool {
         self.slot().carried.is_some()
     }
@@ -211,7 +234,7 @@ mod tests {
         );
         assert_eq!(
             BuiltInNetwork::for_options(&Variant::Wa.default_options()),
-            None
+            Some(BuiltInNetwork::Wa)
         );
         assert_eq!(
             BuiltInNetwork::for_options(&Variant::Tenjiku.default_options()),
@@ -223,7 +246,12 @@ mod tests {
             let read = network.network().expect("a native build carries it");
             assert_eq!(read.variant(), network.variant());
         }
-        assert_eq!(BuiltInNetwork::from_name("wa"), None);
+        assert_eq!(BuiltInNetwork::from_name("tenjiku"), None);
+        // Wa's two networks are two files.
+        assert_ne!(
+            BuiltInNetwork::Wa.network().unwrap().to_bytes(),
+            BuiltInNetwork::WaNoDrops.network().unwrap().to_bytes()
+        );
     }
 
     #[test]

@@ -523,8 +523,7 @@ mod tests {
             network.to_bytes(),
             include_bytes!("../../nets/wa-nodrops.nnue").as_slice()
         );
-        // With drops (Wa's default) and in Tenjiku the classical evaluation plays.
-        assert!(Network::built_in(&Variant::Wa.default_options()).is_none());
+        // Tenjiku has no network: the classical evaluation plays.
         assert!(Network::built_in(&Variant::Tenjiku.default_options()).is_none());
         let rules = without_drops.rule_set();
         let evaluate =
@@ -547,6 +546,41 @@ mod tests {
     const WA_START_EVAL: i32 = 22;
     const WA_FALCON_UP_EVAL: i32 = 1376;
     const WA_FALCON_UP_GOTE_EVAL: i32 = -1329;
+
+    #[test]
+    fn the_built_in_wa_network_with_drops_counts_the_hands_and_gives_its_documented_evaluations() {
+        let with_drops = Variant::Wa.default_options();
+        let network = Network::built_in(&with_drops).expect("Wa with drops has a network");
+        assert_eq!(network.variant(), Variant::Wa);
+        assert_eq!(
+            network.to_bytes(),
+            include_bytes!("../../nets/wa.nnue").as_slice()
+        );
+        let rules = with_drops.rule_set();
+        let evaluate =
+            |sfen: &str| network.evaluate(&Position::from_sfen(wa::tables(), sfen, rules).unwrap());
+        // Gote's flying falcon taken, in sente's hand: worth more than on the board without
+        // drops, for it can come back anywhere.
+        let falcon_up =
+            "hmlcvkwgudo/1e3s5/ppprpppxppp/3p3p3/11/11/11/3P3P3/PPPXPPPRPPP/1F3S3E1/ODUGWKVCLMH";
+        let documented = [
+            (wa::spec().start_sfen.to_string(), WA_DROPS_START_EVAL),
+            (format!("{falcon_up} b F 1"), WA_DROPS_FALCON_IN_HAND_EVAL),
+            (
+                format!("{falcon_up} w F 1"),
+                WA_DROPS_FALCON_IN_HAND_GOTE_EVAL,
+            ),
+        ];
+        for (sfen, expected) in documented {
+            assert_eq!(evaluate(&sfen), expected, "{sfen}");
+        }
+    }
+
+    /// The built-in network of Wa with drops' evaluations of the positions above, as
+    /// docs/networks.md gives them.
+    const WA_DROPS_START_EVAL: i32 = 30;
+    const WA_DROPS_FALCON_IN_HAND_EVAL: i32 = 2304;
+    const WA_DROPS_FALCON_IN_HAND_GOTE_EVAL: i32 = -2112;
 
     #[test]
     fn the_board_turns_with_the_perspective() {

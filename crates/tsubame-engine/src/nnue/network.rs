@@ -450,7 +450,8 @@ impl Network {
     ///
     /// let without_drops = Options::parse(wa::spec(), "drops=off").unwrap();
     /// assert!(Network::built_in(&without_drops).is_some());
-    /// assert!(Network::built_in(&Variant::Wa.default_options()).is_none());
+    /// assert!(Network::built_in(&Variant::Wa.default_options()).is_some());
+    /// assert!(Network::built_in(&Variant::Tenjiku.default_options()).is_none());
     /// assert!(Network::built_in(&Variant::Tori.default_options()).is_some());
     /// ```
     pub fn built_in(options: &Options) -> Option<Arc<Network>> {
