@@ -1,8 +1,8 @@
 // The engine in a Web Worker: the page sends the compiled WebAssembly module (built from
 // crates/tsubame-wasm) once, then one question at a time; each iteration of an analysis and
 // the answer come back as JSON text. A question runs until its limits: the page stops one by
-// ending the worker. The module leaves Wa's network out: a question that needs it is refused
-// with the network's name, and the page sends the file it fetched (`{ network, bytes }`,
+// ending the worker. The module leaves Wa's two networks out: a question that needs one is
+// refused with that network's name, and the page sends the file it fetched (`{ network, bytes }`,
 // answered `{ provided }`) and asks again.
 
 type Message =

@@ -120,8 +120,8 @@ test('The engine in a Web Worker gives the native engine\'s move, score and line
   assert.equal(refused.ok, false);
   assert.equal(refused.answer.status, 422);
   assert.match(refused.answer.error, /move 1 \(9z9y\)/);
-  // A network file that is not one, and one the module carries itself, are refused with the
-  // reason; the engine still answers afterwards.
+  // A network file that is not one, one the module carries itself and Wa's other network
+  // (the same form and size) are refused with the reason; the engine still answers afterwards.
   const provisions = await page.evaluate(async (assets) => {
     const module = await WebAssembly.compile(await (await fetch(assets.wasm)).arrayBuffer());
     const worker = new Worker(assets.worker);
@@ -130,7 +130,8 @@ test('The engine in a Web Worker gives the native engine\'s move, score and line
     worker.postMessage({ module });
     await reply;
     const replies = [];
-    for (const [network, bytes] of [['wa-nodrops', new Uint8Array(100).buffer], ['tori', new ArrayBuffer(0)], ['chess', new ArrayBuffer(0)]]) {
+    const withoutDrops = await (await fetch(assets.networks['wa-nodrops'])).arrayBuffer();
+    for (const [network, bytes] of [['wa-nodrops', new Uint8Array(100).buffer], ['tori', new ArrayBuffer(0)], ['chess', new ArrayBuffer(0)], ['wa', withoutDrops]]) {
       reply = next();
       worker.postMessage({ network, bytes });
       replies.push(await reply);
@@ -141,13 +142,14 @@ test('The engine in a Web Worker gives the native engine\'s move, score and line
     worker.terminate();
     return replies;
   }, assets);
-  assert.deepEqual(provisions.slice(0, 3).map((r) => r.provided), [false, false, false]);
-  const reasons = provisions.slice(0, 3).map((r) => JSON.parse(r.answer).error);
+  assert.deepEqual(provisions.slice(0, 4).map((r) => r.provided), [false, false, false, false]);
+  const reasons = provisions.slice(0, 4).map((r) => JSON.parse(r.answer).error);
   assert.match(reasons[0], /wa-nodrops network: not a Tsubame network file/);
   assert.match(reasons[1], /carries the tori network itself/);
   assert.match(reasons[2], /no built-in network is named "chess"/);
-  assert.equal(provisions[3].ok, false);
-  assert.equal(JSON.parse(provisions[3].answer).network, 'wa-nodrops');
+  assert.match(reasons[3], /given as the wa network are another network/);
+  assert.equal(provisions[4].ok, false);
+  assert.equal(JSON.parse(provisions[4].answer).network, 'wa-nodrops');
   assert.deepEqual(serverSearches, []);
   assert.deepEqual(problems, []);
   await page.close();

@@ -172,8 +172,8 @@ fn line_of(position: &AnyPosition, info: &Info) -> Option<EngineLine> {
     })
 }
 
-/// Searches the game's current position with the engine as it plays by default (Tori with its
-/// network), the game's earlier positions counting for repetition. `None` when the side to move
+/// Searches the game's current position with the engine as it plays by default (Tori and Wa with
+/// their networks), the game's earlier positions counting for repetition. `None` when the side to move
 /// has no move. Setting `stop` ends the search early (with the best move found so far).
 ///
 /// `on_iteration` hears each completed iteration as the answer so far: its depth, and all its

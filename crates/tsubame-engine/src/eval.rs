@@ -86,7 +86,8 @@ pub enum Evaluation {
     /// The weights of [`EvalParams`]: material, placement, mobility, royal safety.
     Classical,
     /// A network ([`crate::nnue`]) where the game has one; the classical evaluation where not.
-    /// The default: Tori plays with its built-in network, Wa and Tenjiku classically.
+    /// The default: Tori and Wa (with drops and without) play with their built-in networks,
+    /// Tenjiku classically.
     #[default]
     Network,
     /// Piece values only: the baseline strength is measured against.

@@ -832,6 +832,10 @@ mod tests {
         let without_drops = Options::parse(Variant::Wa.spec(), "drops=off").unwrap();
         session.set_options(without_drops.clone()).unwrap();
         let wa_network = session.eval_params().network.expect("Wa's network");
+        assert_ne!(
+            Some(&wa_network),
+            Network::built_in(&Variant::Wa.default_options()).as_ref()
+        );
         assert_eq!(Some(wa_network), Network::built_in(&without_drops));
         session
             .set_options(Variant::Tori.default_options())

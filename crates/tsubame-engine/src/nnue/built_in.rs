@@ -6,19 +6,45 @@
 use super::*;
 
 /// The shipped Tori network's file.
-const TORI_NETWORK: &[u8] = include_bytes!("../../nets/tori.nnue");
+const TORI_FILE: &[u8] = include_bytes!("../../nets/tori.nnue");
+/// The shipped network of Wa with drops (its default rules).
+const WA_FILE: &[u8] = include_bytes!("../../nets/wa.nnue");
+/// The shipped network of Wa without drops.
+const WA_NO_DROPS_FILE: &[u8] = include_bytes!("../../nets/wa-nodrops.nnue");
 
-/// The shipped network of Wa with drops (its default rules), left out of the browser's module.
+/// Wa's files where the build carries them: not in the browser's module. (A file only read by
+/// [`file_checksum`] is evaluated while compiling and leaves nothing in the module.)
 #[cfg(not(target_arch = "wasm32"))]
-const WA_NETWORK: Option<&[u8]> = Some(include_bytes!("../../nets/wa.nnue"));
+const WA_NETWORK: Option<&[u8]> = Some(WA_FILE);
 #[cfg(target_arch = "wasm32")]
 const WA_NETWORK: Option<&[u8]> = None;
-
-/// The shipped network of Wa without drops, left out of the browser's module.
 #[cfg(not(target_arch = "wasm32"))]
-const WA_NO_DROPS_NETWORK: Option<&[u8]> = Some(include_bytes!("../../nets/wa-nodrops.nnue"));
+const WA_NO_DROPS_NETWORK: Option<&[u8]> = Some(WA_NO_DROPS_FILE);
 #[cfg(target_arch = "wasm32")]
 const WA_NO_DROPS_NETWORK: Option<&[u8]> = None;
+
+/// The checksum a network file ends with ([`Network::to_bytes`]): its last eight bytes,
+/// little-endian. For a shipped file, known while compiling.
+const fn file_checksum(file: &[u8]) -> u64 {
+    let end = file.len();
+    u64::from_le_bytes([
+        file[end - 8],
+        file[end - 7],
+        file[end - 6],
+        file[end - 5],
+        file[end - 4],
+        file[end - 3],
+        file[end - 2],
+        file[end - 1],
+    ])
+}
+
+/// The checksum that bytes offered as a network end with, once [`Network::from_bytes`] has
+/// read them (and so checked it against their contents).
+fn offered_checksum(bytes: &[u8]) -> Option<u64> {
+    let tail = bytes.get(bytes.len().checked_sub(8)?..)?;
+    Some(u64::from_le_bytes(tail.try_into().ok()?))
+}
 
 /// A network built into this program: the evaluation its engine plays a game with by default.
 ///
@@ -65,6 +91,19 @@ pub enum ProvideError {
         /// What is wrong with its bytes.
         error: NetworkError,
     },
+    /// The bytes are a network of the right game, but not the file built for this name (Wa's
+    /// two networks have the same form and size).
+    #[error(
+        "the bytes given as the {name} network are another network (checksum {found:016x}, not {expected:016x})"
+    )]
+    NotTheFile {
+        /// The network offered.
+        name: &'static str,
+        /// The checksum of the file the build was made with.
+        expected: u64,
+        /// The checksum the bytes end with.
+        found: u64,
+    },
     /// The network is another game's.
     #[error("the {name} network must be a {expected} network, not a {found} one")]
     Variant {
@@ -81,14 +120,18 @@ pub enum ProvideError {
 struct Slot {
     /// The file, where the build carries it.
     carried: Option<&'static [u8]>,
+    /// The checksum of the file the build was made with: the only bytes a build that leaves
+    /// the file out takes.
+    checksum: u64,
     /// Read from the carried file on first use, or set once by [`Slot::provide`].
     network: OnceLock<Option<Arc<Network>>>,
 }
 
 impl Slot {
-    const fn new(carried: Option<&'static [u8]>) -> Slot {
+    const fn new(carried: Option<&'static [u8]>, checksum: u64) -> Slot {
         Slot {
             carried,
+            checksum,
             network: OnceLock::new(),
         }
     }
@@ -125,16 +168,24 @@ impl Slot {
                 found: network.variant(),
             });
         }
-        // Provided twice (a page that asked again), the first one stays: the bytes come from
-        // the same file.
+        let found = offered_checksum(bytes).unwrap_or_default();
+        if found != self.checksum {
+            return Err(ProvideError::NotTheFile {
+                name,
+                expected: self.checksum,
+                found,
+            });
+        }
+        // Provided twice (a page that asked again), the first one stays: the bytes are the
+        // same file's.
         let _ = self.network.set(Some(Arc::new(network)));
         Ok(())
     }
 }
 
-static TORI: Slot = Slot::new(Some(TORI_NETWORK));
-static WA: Slot = Slot::new(WA_NETWORK);
-static WA_NO_DROPS: Slot = Slot::new(WA_NO_DROPS_NETWORK);
+static TORI: Slot = Slot::new(Some(TORI_FILE), file_checksum(TORI_FILE));
+static WA: Slot = Slot::new(WA_NETWORK, file_checksum(WA_FILE));
+static WA_NO_DROPS: Slot = Slot::new(WA_NO_DROPS_NETWORK, file_checksum(WA_NO_DROPS_FILE));
 
 impl BuiltInNetwork {
     /// Every built-in network.
@@ -208,8 +259,9 @@ impl BuiltInNetwork {
     }
 
     /// Gives a build that leaves this network out the file's bytes (the browser's engine, from
-    /// the page that fetched it). Refused for a carried network, for bytes that are no network
-    /// and for another game's network.
+    /// the page that fetched it). Refused for a carried network, for bytes that are no network,
+    /// for another game's network and for any other file than the one the build was made with
+    /// (by its checksum).
     pub fn provide(self, bytes: &[u8]) -> Result<(), ProvideError> {
         self.slot().provide(self.name(), self.variant(), bytes)
     }
@@ -265,8 +317,9 @@ mod tests {
     }
 
     #[test]
-    fn a_left_out_network_is_used_once_provided_and_only_with_the_games_bytes() {
-        let slot = Slot::new(None);
+    fn a_left_out_network_is_used_once_provided_and_only_with_the_files_bytes() {
+        let wa = Network::uniform(Variant::Wa, 7).unwrap().to_bytes();
+        let slot = Slot::new(None, file_checksum(&wa));
         assert!(slot.network().is_none() && !slot.is_ready());
         let tori = Network::uniform(Variant::Tori, 5).unwrap().to_bytes();
         assert_eq!(
@@ -277,18 +330,50 @@ mod tests {
                 found: Variant::Tori
             })
         );
-        let wa = Network::uniform(Variant::Wa, 7).unwrap().to_bytes();
         assert!(matches!(
             slot.provide("wa-nodrops", Variant::Wa, &wa[..wa.len() - 1]),
             Err(ProvideError::Network { .. })
         ));
+        // Another Wa network of the same form and size is not the file.
+        let other = Network::uniform(Variant::Wa, 9).unwrap().to_bytes();
+        assert_eq!(other.len(), wa.len());
+        assert_eq!(
+            slot.provide("wa-nodrops", Variant::Wa, &other),
+            Err(ProvideError::NotTheFile {
+                name: "wa-nodrops",
+                expected: file_checksum(&wa),
+                found: file_checksum(&other)
+            })
+        );
         assert!(slot.network().is_none() && !slot.is_ready());
         slot.provide("wa-nodrops", Variant::Wa, &wa).unwrap();
         assert!(slot.is_ready());
         assert_eq!(slot.network().unwrap().to_bytes(), wa);
-        // A second provision keeps the first network.
-        let other = Network::uniform(Variant::Wa, 9).unwrap().to_bytes();
-        slot.provide("wa-nodrops", Variant::Wa, &other).unwrap();
+        // Provided again (a page that asked again), it stays the same network.
+        slot.provide("wa-nodrops", Variant::Wa, &wa).unwrap();
         assert_eq!(slot.network().unwrap().to_bytes(), wa);
+    }
+
+    #[test]
+    fn each_of_was_two_files_is_refused_in_the_others_place() {
+        let with_drops = Slot::new(None, file_checksum(WA_FILE));
+        let without_drops = Slot::new(None, file_checksum(WA_NO_DROPS_FILE));
+        assert!(matches!(
+            with_drops.provide("wa", Variant::Wa, WA_NO_DROPS_FILE),
+            Err(ProvideError::NotTheFile { name: "wa", .. })
+        ));
+        assert!(matches!(
+            without_drops.provide("wa-nodrops", Variant::Wa, WA_FILE),
+            Err(ProvideError::NotTheFile { .. })
+        ));
+        with_drops.provide("wa", Variant::Wa, WA_FILE).unwrap();
+        without_drops
+            .provide("wa-nodrops", Variant::Wa, WA_NO_DROPS_FILE)
+            .unwrap();
+        assert_eq!(with_drops.network().unwrap().to_bytes(), WA_FILE);
+        assert_eq!(
+            without_drops.network().unwrap().to_bytes(),
+            WA_NO_DROPS_FILE
+        );
     }
 }

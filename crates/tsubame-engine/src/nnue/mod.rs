@@ -515,7 +515,7 @@ mod tests {
     const FALCON_UP_GOTE_EVAL: i32 = -2608;
 
     #[test]
-    fn the_built_in_wa_network_plays_wa_without_drops_only_and_gives_its_documented_evaluations() {
+    fn the_built_in_wa_network_without_drops_gives_its_documented_evaluations() {
         let without_drops = Options::parse(wa::spec(), "drops=off").unwrap();
         let network = Network::built_in(&without_drops).expect("Wa without drops has a network");
         assert_eq!(network.variant(), Variant::Wa);
@@ -541,8 +541,8 @@ mod tests {
         }
     }
 
-    /// The built-in Wa network's evaluations of the positions above, as docs/networks.md gives
-    /// them.
+    /// The built-in network of Wa without drops' evaluations of the positions above, as
+    /// docs/networks.md gives them.
     const WA_START_EVAL: i32 = 22;
     const WA_FALCON_UP_EVAL: i32 = 1376;
     const WA_FALCON_UP_GOTE_EVAL: i32 = -1329;

@@ -441,7 +441,7 @@ impl Network {
     }
 
     /// The network built into this program for a game under its rules, if it has one and
-    /// this build holds it ([`BuiltInNetwork`]): Tori's and Wa's without drops;
+    /// this build holds it ([`BuiltInNetwork`]): Tori's and Wa's two, with drops and without;
     /// docs/networks.md says how each was made.
     ///
     /// ```
