@@ -25,6 +25,8 @@ test('Every piece is drawn with the bundled font, whatever fonts the machine has
     await page.fill('input[name="sfen"]', variant.start_sfen);
     await page.click('[data-action="load"]');
     await page.waitForFunction((s) => document.querySelector('.board')?.dataset.sfen === s, variant.start_sfen);
+    // The board names its position before its pieces are all drawn: wait for them.
+    await page.waitForFunction(() => document.querySelectorAll('.board piece').length >= 20);
     await page.evaluate(() => document.fonts.ready);
     // Which font Chromium really drew each piece's kanji with: this machine has IPA Mincho too.
     const { root } = await cdp.send('DOM.getDocument', { depth: -1, pierce: true });
