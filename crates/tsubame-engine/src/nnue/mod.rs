@@ -514,31 +514,45 @@ mod tests {
     const FALCON_UP_EVAL: i32 = 2770;
     const FALCON_UP_GOTE_EVAL: i32 = -2608;
 
+    /// Checks that `options` play the built-in Wa network of `file`, and its evaluations of the
+    /// start position and of gote's flying falcon taken (`in_hand`: where it went, `-` for
+    /// off the board), with sente and then gote to move.
+    fn assert_built_in_wa_evaluations(
+        options: &Options,
+        file: &[u8],
+        in_hand: &str,
+        documented: [i32; 3],
+    ) {
+        let network = Network::built_in(options).expect("Wa has a network");
+        assert_eq!(network.variant(), Variant::Wa);
+        assert_eq!(network.to_bytes(), file);
+        let rules = options.rule_set();
+        let evaluate =
+            |sfen: &str| network.evaluate(&Position::from_sfen(wa::tables(), sfen, rules).unwrap());
+        let falcon_up =
+            "hmlcvkwgudo/1e3s5/ppprpppxppp/3p3p3/11/11/11/3P3P3/PPPXPPPRPPP/1F3S3E1/ODUGWKVCLMH";
+        let positions = [
+            wa::spec().start_sfen.to_string(),
+            format!("{falcon_up} b {in_hand} 1"),
+            format!("{falcon_up} w {in_hand} 1"),
+        ];
+        for (sfen, expected) in positions.iter().zip(documented) {
+            assert_eq!(evaluate(sfen), expected, "{sfen}");
+        }
+    }
+
     #[test]
     fn the_built_in_wa_network_without_drops_gives_its_documented_evaluations() {
         let without_drops = Options::parse(wa::spec(), "drops=off").unwrap();
-        let network = Network::built_in(&without_drops).expect("Wa without drops has a network");
-        assert_eq!(network.variant(), Variant::Wa);
-        assert_eq!(
-            network.to_bytes(),
-            include_bytes!("../../nets/wa-nodrops.nnue").as_slice()
+        // Gote's flying falcon gone from the board.
+        assert_built_in_wa_evaluations(
+            &without_drops,
+            include_bytes!("../../nets/wa-nodrops.nnue"),
+            "-",
+            [WA_START_EVAL, WA_FALCON_UP_EVAL, WA_FALCON_UP_GOTE_EVAL],
         );
         // Tenjiku has no network: the classical evaluation plays.
         assert!(Network::built_in(&Variant::Tenjiku.default_options()).is_none());
-        let rules = without_drops.rule_set();
-        let evaluate =
-            |sfen: &str| network.evaluate(&Position::from_sfen(wa::tables(), sfen, rules).unwrap());
-        // Gote's flying falcon gone from the start position.
-        let falcon_up =
-            "hmlcvkwgudo/1e3s5/ppprpppxppp/3p3p3/11/11/11/3P3P3/PPPXPPPRPPP/1F3S3E1/ODUGWKVCLMH";
-        let documented = [
-            (wa::spec().start_sfen.to_string(), WA_START_EVAL),
-            (format!("{falcon_up} b - 1"), WA_FALCON_UP_EVAL),
-            (format!("{falcon_up} w - 1"), WA_FALCON_UP_GOTE_EVAL),
-        ];
-        for (sfen, expected) in documented {
-            assert_eq!(evaluate(&sfen), expected, "{sfen}");
-        }
     }
 
     /// The built-in network of Wa without drops' evaluations of the positions above, as
@@ -549,31 +563,18 @@ mod tests {
 
     #[test]
     fn the_built_in_wa_network_with_drops_counts_the_hands_and_gives_its_documented_evaluations() {
-        let with_drops = Variant::Wa.default_options();
-        let network = Network::built_in(&with_drops).expect("Wa with drops has a network");
-        assert_eq!(network.variant(), Variant::Wa);
-        assert_eq!(
-            network.to_bytes(),
-            include_bytes!("../../nets/wa.nnue").as_slice()
-        );
-        let rules = with_drops.rule_set();
-        let evaluate =
-            |sfen: &str| network.evaluate(&Position::from_sfen(wa::tables(), sfen, rules).unwrap());
-        // Gote's flying falcon taken, in sente's hand: worth more than on the board without
+        // Gote's flying falcon taken, in sente's hand: worth more than off the board without
         // drops, for it can come back anywhere.
-        let falcon_up =
-            "hmlcvkwgudo/1e3s5/ppprpppxppp/3p3p3/11/11/11/3P3P3/PPPXPPPRPPP/1F3S3E1/ODUGWKVCLMH";
-        let documented = [
-            (wa::spec().start_sfen.to_string(), WA_DROPS_START_EVAL),
-            (format!("{falcon_up} b F 1"), WA_DROPS_FALCON_IN_HAND_EVAL),
-            (
-                format!("{falcon_up} w F 1"),
+        assert_built_in_wa_evaluations(
+            &Variant::Wa.default_options(),
+            include_bytes!("../../nets/wa.nnue"),
+            "F",
+            [
+                WA_DROPS_START_EVAL,
+                WA_DROPS_FALCON_IN_HAND_EVAL,
                 WA_DROPS_FALCON_IN_HAND_GOTE_EVAL,
-            ),
-        ];
-        for (sfen, expected) in documented {
-            assert_eq!(evaluate(&sfen), expected, "{sfen}");
-        }
+            ],
+        );
     }
 
     /// The built-in network of Wa with drops' evaluations of the positions above, as
