@@ -435,13 +435,17 @@ fn bench(args: &BenchArgs) -> Result<()> {
     for (i, row) in rows.iter().enumerate() {
         writeln!(
             out,
-            "{:>2} {:<5} {:>10} nodes {:>8.3} s  best {:<8} {}",
+            "{:>2} {:<5} {:>10} nodes {:>8.3} s  best {:<8} {}{}",
             i + 1,
             row.variant,
             row.nodes,
             row.time.as_secs_f64(),
             row.best,
-            row.sfen
+            row.sfen,
+            row.options
+                .iter()
+                .map(|pair| format!("  {pair}"))
+                .collect::<String>()
         )?;
         nodes += row.nodes;
         time += row.time.as_secs_f64();

@@ -31,6 +31,14 @@ pub const WA_POSITIONS: [&str; 4] = [
     "1m1cvkwgu1d/h1l2s5/p1e1pppxpR1/3p3ph2/11/6P4/11/1X1PU2f3/3O1P5/4G2R1ED/S4KVCLM1 b 3Pfwo9p 61",
 ];
 
+/// Wa positions searched without drops, the rules under which Wa plays a network of its own: a
+/// middle game and a won ending, a crane king and a heavenly horse against four pieces (both from
+/// a game against HaChu).
+pub const WA_NO_DROPS_POSITIONS: [&str; 2] = [
+    "h2ek1wg3/2m2vs3o/p1lcp1pX2f/1pp1rp4p/3p2+F4/9p1/11/1P1PGP3PP/P1P1PSP1P2/2U5LMH/OD2WK1CV2 b - 61",
+    "11/10H/2K4+U3/9L1/5+h5/5k5/11/11/2P8/11/11 b - 605",
+];
+
 /// Tenjiku positions: the start, and a middle game with demons, lions and generals in contact.
 pub const TENJIKU_POSITIONS: [&str; 2] = [
     "lnficsgekgscifnl/a1c!c!1txql!ot1c!c!1a/s'v'bhdw!d!q'h!d!w!dhbv's'/mvrf!e!b!r!v!q!r!b!e!f!rvm/pppppppppppppppp/4d'6d'4/16/16/16/16/4D'6D'4/PPPPPPPPPPPPPPPP/MVRF!E!B!R!Q!V!R!B!E!F!RVM/S'V'BHDW!D!H!Q'D!W!DHBV'S'/A1C!C!1TOL!QXT1C!C!1A/LNFICSGKEGSCIFNL b - 1",
@@ -290,6 +298,8 @@ pub const TABLE_MIB: usize = 16;
 pub struct Row {
     /// Game name.
     pub variant: &'static str,
+    /// The rule options that differ from the game's defaults, as NAME=VALUE.
+    pub options: &'static [&'static str],
     /// The position.
     pub sfen: String,
     /// Best move found, as USI text.
@@ -311,20 +321,31 @@ pub struct BenchError {
 }
 
 /// Runs the bench at `depth` (the signature is defined at [`DEPTH`]): Tori at `depth`, Wa two
-/// plies shallower and Tenjiku four, each position with default rule options.
+/// plies shallower and Tenjiku four, each position with default rule options but
+/// [`WA_NO_DROPS_POSITIONS`], which are searched without drops.
 pub fn run(depth: u32) -> Result<Vec<Row>, BenchError> {
-    let games: [(Variant, &[&str], u32); 3] = [
-        (Variant::Tori, &TORI_POSITIONS, depth),
-        (Variant::Wa, &WA_POSITIONS, depth.saturating_sub(2).max(1)),
+    const NO_DROPS: &[&str] = &["drops=off"];
+    let wa_depth = depth.saturating_sub(2).max(1);
+    let games: [(Variant, &'static [&'static str], &[&str], u32); 4] = [
+        (Variant::Tori, &[], &TORI_POSITIONS, depth),
+        (Variant::Wa, &[], &WA_POSITIONS, wa_depth),
+        (Variant::Wa, NO_DROPS, &WA_NO_DROPS_POSITIONS, wa_depth),
         (
             Variant::Tenjiku,
+            &[],
             &TENJIKU_POSITIONS,
             depth.saturating_sub(4).max(1),
         ),
     ];
     let mut rows = Vec::new();
-    for (variant, positions, depth) in games {
-        let options = variant.default_options();
+    for (variant, option_pairs, positions, depth) in games {
+        let mut options = variant.default_options();
+        for pair in option_pairs {
+            options.set_pair(pair).map_err(|error| BenchError {
+                sfen: pair.to_string(),
+                error: error.to_string(),
+            })?;
+        }
         let params = EvalParams::engine_default(&options);
         for sfen in positions {
             let position = AnyPosition::from_sfen(&options, sfen).map_err(|error| BenchError {
@@ -346,6 +367,7 @@ pub fn run(depth: u32) -> Result<Vec<Row>, BenchError> {
             );
             rows.push(Row {
                 variant: variant.name(),
+                options: option_pairs,
                 sfen: sfen.to_string(),
                 best: outcome
                     .best
@@ -356,4 +378,38 @@ pub fn run(depth: u32) -> Result<Vec<Row>, BenchError> {
         }
     }
     Ok(rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_bench_position_is_searched_under_its_own_rules() {
+        let rows = run(1).unwrap();
+        let expected: Vec<(&str, &[&str], &str)> = TORI_POSITIONS
+            .iter()
+            .map(|sfen| ("tori", &[][..], *sfen))
+            .chain(WA_POSITIONS.iter().map(|sfen| ("wa", &[][..], *sfen)))
+            .chain(
+                WA_NO_DROPS_POSITIONS
+                    .iter()
+                    .map(|sfen| ("wa", &["drops=off"][..], *sfen)),
+            )
+            .chain(
+                TENJIKU_POSITIONS
+                    .iter()
+                    .map(|sfen| ("tenjiku", &[][..], *sfen)),
+            )
+            .collect();
+        let searched: Vec<(&str, &[&str], &str)> = rows
+            .iter()
+            .map(|row| (row.variant, row.options, row.sfen.as_str()))
+            .collect();
+        assert_eq!(searched, expected);
+        for row in &rows {
+            assert_ne!(row.best, "none", "no move found in {}", row.sfen);
+            assert!(row.nodes > 0);
+        }
+    }
 }
