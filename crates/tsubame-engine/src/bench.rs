@@ -342,7 +342,7 @@ pub fn run(depth: u32) -> Result<Vec<Row>, BenchError> {
         let mut options = variant.default_options();
         for pair in option_pairs {
             options.set_pair(pair).map_err(|error| BenchError {
-                sfen: pair.to_string(),
+                sfen: format!("(option {pair})"),
                 error: error.to_string(),
             })?;
         }

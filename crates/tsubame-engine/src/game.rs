@@ -44,10 +44,6 @@ pub trait SearchPosition: GamePosition {
     fn mop_up(&self, _params: &EvalParams, _ahead: Color) -> i32 {
         0
     }
-    /// Whether captured pieces go to hand and may be dropped under the rules in force.
-    fn has_drops(&self) -> bool {
-        false
-    }
     /// How many plies of captures quiescence search follows before it stands pat. Games with
     /// few long-range pieces need no limit; on a board full of range jumpers and burns the
     /// capture tree would otherwise explode.
@@ -224,9 +220,6 @@ impl<B: Bitboard> SearchPosition for Position<B> {
     }
     fn mop_up(&self, params: &EvalParams, ahead: Color) -> i32 {
         mop_up(self, params, ahead)
-    }
-    fn has_drops(&self) -> bool {
-        self.rules().drops
     }
     fn network_layout(&self) -> Option<Layout> {
         Some(Layout::of(self))

@@ -274,37 +274,6 @@ struct Worker<'a, P: SearchPosition> {
     /// Whether the mop-up terms are added to the network's evaluation
     /// ([`EvalParams::network_mop_up`]); read only where `network` evaluates.
     network_mop_up: bool,
-    /// Whether a won position's network value is settled for the ending
-    /// ([`settle_won_network_value`]): with the mop-up terms, in games without drops.
-    settle_won: bool,
-}
-
-/// The network value (centipawns) above which a game without drops counts as won and is
-/// played for the mate rather than for the network's score.
-pub const NETWORK_WON_VALUE: i32 = 1500;
-/// How many times less a network value counts above [`NETWORK_WON_VALUE`].
-pub const NETWORK_WON_SHRINK: i32 = 4;
-/// How many times the mop-up terms count above [`NETWORK_WON_VALUE`].
-pub const NETWORK_WON_MOP_UP_SCALE: i32 = 2;
-
-/// A network's value `value` for the side to move, settled for a won ending of a game without
-/// drops, and how many times the mop-up terms count with it.
-///
-/// The networks learn their targets through a sigmoid of scale 1500, so far beyond that they
-/// hardly tell one winning position from another, and their noise there outweighs the mop-up
-/// terms that herd the losing royal. Without drops no piece comes back to mate with: against
-/// HaChu, Wa's network drew 18 of 200 games at the move limit from such positions, twice as many
-/// as the classical evaluation. What lies above [`NETWORK_WON_VALUE`] counts a quarter (the
-/// value stays monotonic and continuous, so a capture still gains), and the mop-up terms count
-/// [`NETWORK_WON_MOP_UP_SCALE`] times. Below it nothing changes: counting the terms twice from
-/// the mop-up margin (500) on steered middle games too, and lost more games than it won.
-pub fn settle_won_network_value(value: i32) -> (i32, i32) {
-    let magnitude = value.abs();
-    if magnitude <= NETWORK_WON_VALUE {
-        return (value, 1);
-    }
-    let settled = NETWORK_WON_VALUE + (magnitude - NETWORK_WON_VALUE) / NETWORK_WON_SHRINK;
-    (settled * value.signum(), NETWORK_WON_MOP_UP_SCALE)
 }
 
 fn lmr_table(search: &SearchParams) -> Vec<Vec<i32>> {
@@ -448,7 +417,6 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
             network,
             accumulators,
             network_mop_up: params.network_mop_up(),
-            settle_won: params.network_mop_up() && !position.has_drops(),
             keys,
             checks,
             nodes: 0,
@@ -699,12 +667,7 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
                 let value = network.output(accumulators.current(network), us, bucket);
                 if self.network_mop_up && value.abs() >= self.params.mop_up_margin {
                     let ahead = if value > 0 { us } else { !us };
-                    let (value, mop_up_scale) = if self.settle_won {
-                        settle_won_network_value(value)
-                    } else {
-                        (value, 1)
-                    };
-                    let bonus = mop_up_scale * self.position.mop_up(self.params, ahead);
+                    let bonus = self.position.mop_up(self.params, ahead);
                     if ahead == us {
                         value + bonus
                     } else {
@@ -2134,8 +2097,7 @@ mod tests {
     #[test]
     fn the_mop_up_terms_join_a_networks_score_only_where_it_shows_a_side_far_ahead() {
         use crate::nnue::Network;
-        // With drops, where the terms count once (without, see the next test).
-        let options = Options::defaults(wa::spec());
+        let options = Options::parse(wa::spec(), "drops=off").unwrap();
         let rules = options.rule_set();
         let shared = shared();
         let params = EvalParams::for_variant(wa::spec());
@@ -2172,81 +2134,6 @@ mod tests {
         );
         tori_params.network = None;
         assert!(!tori_params.network_mop_up());
-    }
-
-    #[test]
-    fn a_won_network_value_is_settled_for_the_mate_only_without_drops() {
-        use crate::nnue::Network;
-        let shared = shared();
-        let params = EvalParams::for_variant(wa::spec());
-        // Two falcons against a bare crane king on the edge, under either rule set.
-        let position = |drops: &str, side: &str| {
-            let rules = Options::parse(wa::spec(), &format!("drops={drops}"))
-                .unwrap()
-                .rule_set();
-            let sfen = format!("5k5/11/11/3FF6/11/11/11/11/11/11/5K5 {side} - 1");
-            Position::from_sfen(wa::tables(), &sfen, rules).unwrap()
-        };
-        let static_eval = |centipawns: i32, drops: &str, side: &str| {
-            let mut with_network = params.clone();
-            with_network.network =
-                Some(Arc::new(Network::uniform(Variant::Wa, centipawns).unwrap()));
-            Worker::new(
-                &shared,
-                &with_network,
-                position(drops, side),
-                &[],
-                &[],
-                true,
-            )
-            .evaluate()
-        };
-        let sente_herds = crate::eval::mop_up(&position("off", "b"), &params, Color::Sente);
-        let gote_herds = crate::eval::mop_up(&position("off", "b"), &params, Color::Gote);
-        assert!(sente_herds > 0 && gote_herds > 0);
-        let settled = NETWORK_WON_VALUE + (3000 - NETWORK_WON_VALUE) / NETWORK_WON_SHRINK;
-        assert!(settled < 3000);
-        // Without drops the value past the won line shrinks and the herding counts more.
-        assert_eq!(
-            static_eval(3000, "off", "b"),
-            settled + NETWORK_WON_MOP_UP_SCALE * sente_herds
-        );
-        assert_eq!(
-            static_eval(-3000, "off", "b"),
-            -settled - NETWORK_WON_MOP_UP_SCALE * gote_herds
-        );
-        // Below the won line the mop-up terms join the network's value as they always did.
-        assert_eq!(static_eval(1000, "off", "b"), 1000 + sente_herds);
-        // Inside the mop-up margin the network's value stands alone.
-        assert_eq!(static_eval(300, "off", "b"), 300);
-        // With drops the network's value and the plain terms are left as they were.
-        assert_eq!(static_eval(3000, "on", "b"), 3000 + sente_herds);
-        assert_eq!(static_eval(1000, "on", "b"), 1000 + sente_herds);
-    }
-
-    #[test]
-    fn a_settled_network_value_keeps_its_sign_order_and_continuity() {
-        let mut previous = i32::MIN;
-        for value in (-20_000..=20_000).step_by(7) {
-            let (settled, scale) = settle_won_network_value(value);
-            assert!(settled >= previous, "{value} settles below a smaller value");
-            assert_eq!(settled.signum(), value.signum());
-            assert!(settled.abs() <= value.abs());
-            if value.abs() <= NETWORK_WON_VALUE {
-                assert_eq!((settled, scale), (value, 1));
-            } else {
-                assert_eq!(scale, NETWORK_WON_MOP_UP_SCALE);
-            }
-            previous = settled;
-        }
-        assert_eq!(
-            settle_won_network_value(NETWORK_WON_VALUE + NETWORK_WON_SHRINK).0,
-            NETWORK_WON_VALUE + 1
-        );
-        assert_eq!(
-            settle_won_network_value(-NETWORK_WON_VALUE - NETWORK_WON_SHRINK).0,
-            -NETWORK_WON_VALUE - 1
-        );
     }
 
     #[test]
