@@ -1242,12 +1242,14 @@ mod tests {
 
     #[test]
     fn the_side_far_ahead_in_tenjiku_wants_its_pieces_near_the_enemy_royals() {
-        use tsubame_rules::tenjiku::TenjikuRules;
+        use tsubame_rules::tenjiku::{ROOK, TenjikuRules};
+        let built_in = EvalParams::for_variant(tenjiku::spec());
+        // A margin two rooks clear and one does not, whatever the fitted rook is worth.
         let params = EvalParams {
-            mop_up_margin: 1000,
+            mop_up_margin: 2 * built_in.value(ROOK),
             mop_up_edge: 10,
             mop_up_tropism: 3,
-            ..EvalParams::for_variant(tenjiku::spec())
+            ..built_in
         };
         let without = EvalParams {
             mop_up_edge: 0,
@@ -1261,7 +1263,7 @@ mod tests {
             let position = position(sfen);
             evaluate_tenjiku(&position, &params) - evaluate_tenjiku(&position, &without)
         };
-        // Two rooks ahead (more than the margin). Gote's king in the centre: no ring out, each
+        // Two rooks ahead (the margin). Gote's king in the centre: no ring out, each
         // rook eight king steps away.
         let rows = |king_row: usize, extra: &str| {
             let mut rows = vec!["16"; 16];
