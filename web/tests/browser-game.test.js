@@ -183,9 +183,10 @@ test('Against the computer the end says "You won" or "You lost" and offers the s
 test('Byo-yomi: after a reload in the middle of a period the clock goes on as the server\'s does', async () => {
   // No main time, ten periods of 3 s (room for a slow page to open and reload before the
   // last); the clocks start once both sides have made a first move.
+  const PERIOD_MS = 3000;
   const grant = await apiGame({
     variant: 'tori', opponent: 'engine', side: 'sente', level: 1,
-    clock: { kind: 'byoyomi', main_ms: 0, periods: 10, period_ms: 3000 },
+    clock: { kind: 'byoyomi', main_ms: 0, periods: 10, period_ms: PERIOD_MS },
   });
   await apiMove(grant, '3d3c');
   await waitForPly(grant.game_id, 2);
@@ -210,7 +211,6 @@ test('Byo-yomi: after a reload in the middle of a period the clock goes on as th
   // arrived and redraws five times a second, so it may trail the server by the report's trip and
   // one redraw: a bounded lag, far less than a period restarted at its full length after the
   // reload (1.5 s or more here) or a period never moved on from (3 s).
-  const PERIOD_MS = 3000;
   const serverLeft = (v) => (v.periods - 1) * PERIOD_MS + v.period_ms;
   const periodsMatch = /^byo-yomi (\d+)×3s$/.exec(shownPeriods);
   assert.ok(periodsMatch, `periods shown as ${JSON.stringify(shownPeriods)}`);
