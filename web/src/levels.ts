@@ -12,7 +12,7 @@ import type { EngineQueue } from './api-types';
 const LEVEL_RATINGS: Record<string, number[]> = {
   tori: [670, 930, 1170, 1500, 1800, 2200, 2440, 3000],
   wa: [1010, 1160, 1285, 1500, 1740, 2010, 2445, 2470],
-  tenjiku: [655, 995, 1330, 1500, 1730, 1855, 1970, 2110],
+  tenjiku: [965, 1155, 1330, 1500, 1730, 1855, 1970, 2110],
 };
 /** Without a game named, Tori's: the lists that name none are Tori's first. */
 const ratingsOf = (variant?: string): number[] | undefined => LEVEL_RATINGS[variant || 'tori'];

@@ -119,17 +119,17 @@ const LEVELS: [LevelSpec; 8] = [
 /// Tenjiku's levels, weakest first. One full ply of Tenjiku with its capture sequences is some
 /// 10,000 to 30,000 nodes, so the budgets of levels 1-5 end the first ply part way, and each
 /// line of several (MultiPV) would cost that whole ply: every level plays one line. Measured
-/// each against the next (docs/engine.md): steps of 100 to 255 Elo from level 1 to 7.
+/// each against the next (docs/engine.md): steps of 117 to 228 Elo from level 1 to 8.
 const TENJIKU_LEVELS: [LevelSpec; 8] = [
     LevelSpec {
-        nodes: Some(1_500),
+        nodes: Some(2_000),
         time_cap: ms(200),
         lines: 1,
         weakness: 0,
         pace: ms(1_200),
     },
     LevelSpec {
-        nodes: Some(2_500),
+        nodes: Some(2_900),
         time_cap: ms(300),
         lines: 1,
         weakness: 0,
@@ -371,7 +371,7 @@ mod tests {
         let tenjiku = |n| shared(n).for_variant(Variant::Tenjiku);
         assert_eq!(tenjiku(3).number(), 3);
         assert_eq!(tenjiku(3).for_variant(Variant::Tori), shared(3));
-        assert_eq!(tenjiku(1).limits(Limits::default()).nodes, Some(1_500));
+        assert_eq!(tenjiku(1).limits(Limits::default()).nodes, Some(2_000));
     }
 
     #[test]
