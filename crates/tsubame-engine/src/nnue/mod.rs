@@ -579,9 +579,9 @@ mod tests {
 
     /// The built-in network of Wa with drops' evaluations of the positions above, as
     /// docs/networks.md gives them.
-    const WA_DROPS_START_EVAL: i32 = -9;
-    const WA_DROPS_FALCON_IN_HAND_EVAL: i32 = 2434;
-    const WA_DROPS_FALCON_IN_HAND_GOTE_EVAL: i32 = -2331;
+    const WA_DROPS_START_EVAL: i32 = 15;
+    const WA_DROPS_FALCON_IN_HAND_EVAL: i32 = 2541;
+    const WA_DROPS_FALCON_IN_HAND_GOTE_EVAL: i32 = -2396;
 
     #[test]
     fn the_board_turns_with_the_perspective() {
