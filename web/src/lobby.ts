@@ -107,7 +107,7 @@ export async function lobbyPage() {
     el('div', { class: 'seek-head' }, el('h2', {}, t('lobby.open-seeks')), stats),
     graphHost, el('table', { class: 'games seeks' }, seeks));
   const lists = el('div', { class: 'panel' },
-    el('h2', {}, t('lobby.games')), el('table', { class: 'games' }, games));
+    el('h2', {}, t('lobby.games')), el('table', { class: 'games home-games' }, games));
   const playing = el('div', { class: 'live-games' });
   const arenas = el('ul', { class: 'arena-list' });
   const arenaPanel = el('section', { class: 'arenas-home', 'data-arenas-home': '' },

@@ -234,11 +234,23 @@ test('The home page: open seeks as a list and a graph beside the day\'s puzzle, 
   await dot.click();
   await page.waitForURL(`**/game/${seek.game_id}`);
   await page.waitForSelector('[data-clock]:has-text("— you")');
-  // On a phone the seeks come right after the games' cards, and nothing is wider than it.
+  // On a phone the seeks come right after the games' cards, and nothing is wider than it: every
+  // part of a seek, its clock, its rating range and its join button, lies inside the panel.
+  const phoneSeek = await apiGame({ variant: 'tenjiku', opponent: 'human', public: true,
+    clock: { kind: 'fischer', main_ms: 3600000, increment_ms: 60000 } });
   const phone = await newPage(390, 844);
   await phone.goto(`${base}/`);
   await phone.waitForSelector('[data-seek-panel] [data-seek-graph]');
+  await phone.waitForSelector(`[data-seek="${phoneSeek.game_id}"] [data-join]`);
   assert.equal(await phone.evaluate(() => document.documentElement.scrollWidth > window.innerWidth), false);
+  const seekBox = await phone.locator('[data-seek-panel]').boundingBox();
+  for (const cell of await phone.locator('[data-seek-panel] [data-seek] td').all()) {
+    const box = await cell.boundingBox();
+    assert.ok(box.x >= seekBox.x && box.x + box.width <= seekBox.x + seekBox.width + 0.5,
+      `a seek's cell "${await cell.innerText()}" spans x=${box.x}..${box.x + box.width}, the panel ${seekBox.x}..${seekBox.x + seekBox.width}`);
+  }
+  const join = await phone.locator(`[data-seek="${phoneSeek.game_id}"] [data-join]`).boundingBox();
+  assert.ok(join.x + join.width <= seekBox.x + seekBox.width, `the join button ends at x=${join.x + join.width}`);
   await phone.locator('[data-seek-panel]').scrollIntoViewIfNeeded();
   await shot(phone, 'home-seeks-phone.png');
   await phone.close();
