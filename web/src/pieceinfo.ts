@@ -44,11 +44,14 @@ export function hasPowers(variant: VariantInfo): boolean {
 
 /** What the marks of a game's diagrams mean (the powers' only where the game has them). */
 export function diagramLegend(variant: VariantInfo): HTMLElement {
-  return el('p', { class: 'legend' }, `${t('rules.legend-seen')} `,
-    el('span', { class: 'cell step' }), ` ${t('rules.legend-step')}  `,
-    el('span', { class: 'cell slide' }), ` ${t('rules.legend-slide')}  `,
-    hasPowers(variant) ? [el('span', { class: 'cell lion' }), ` ${t('rules.legend-lion')}  `, el('span', { class: 'cell area' }), ` ${t('rules.legend-area')}  `,
-      el('span', { class: 'cell jump' }), ` ${t('rules.legend-jump')}  `, el('span', { class: 'cell burn' }), ` ${t('rules.legend-burn')}`] : null);
+  // Each mark and its meaning are one item, so that where the line wraps a mark never ends up
+  // beside the meaning of the next.
+  const item = (kind: MarkKind, label: string) =>
+    el('span', { class: 'legend-item' }, el('span', { class: `cell ${kind}` }), el('span', {}, label));
+  return el('p', { class: 'legend' }, el('span', {}, t('rules.legend-seen')),
+    item('step', t('rules.legend-step')), item('slide', t('rules.legend-slide')),
+    hasPowers(variant) ? [item('lion', t('rules.legend-lion')), item('area', t('rules.legend-area')),
+      item('jump', t('rules.legend-jump')), item('burn', t('rules.legend-burn'))] : null);
 }
 
 /** What reaches a square of a diagram: a step, a slide, or one of the Tenjiku powers. */

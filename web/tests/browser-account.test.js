@@ -311,6 +311,16 @@ test('An arena: an administrator makes it, two players join and are taken to the
   await spectator.waitForSelector('[data-arena-game] >> nth=1');
   assert.equal(await spectator.evaluate(() => document.documentElement.scrollWidth > window.innerWidth), false);
   assert.deepEqual(await accessibilityFaults(spectator), []);
+  // A game's score ("2–0") reads on one line, never broken after its dash.
+  for (const score of await spectator.locator('[data-arena-games] td.num').all()) {
+    if (!(await score.innerText()).trim()) continue;
+    const lines = await score.evaluate((cell) => {
+      const range = document.createRange();
+      range.selectNodeContents(cell);
+      return new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size;
+    });
+    assert.equal(lines, 1, `the score "${await score.innerText()}" on one line`);
+  }
   await shot(spectator, 'arena-phone.png');
   await adminPage.waitForSelector(`[data-standing="${ben}"] [data-points="2"]`);
   await adminPage.waitForSelector(`[data-standing="${ann}"] [data-points="2"]`);

@@ -268,6 +268,12 @@ test('Tenjiku on a phone: zoom in to read the pieces, pan across the board insid
   await area.evaluate((node) => { node.scrollLeft = node.scrollWidth; });
   const corner = await page.locator('.board [data-square="1l"]').boundingBox();
   assert.ok(corner.x >= 0 && corner.x + corner.width <= 390, `1l on screen: ${JSON.stringify(corner)}`);
+  // Panned to the far side, the players' bars (names and clocks) and the board's tools (the way
+  // back to the fitted size) stay on the screen.
+  for (const part of ['[data-bar="top"]', '[data-bar="bottom"]', '[data-action="flip"]', 'input.zoom', '[data-action="fit"]']) {
+    const box = await page.locator(`.board-area ${part}`).boundingBox();
+    assert.ok(box && box.x >= 0 && box.x + box.width <= 390, `${part} on screen when panned: ${JSON.stringify(box)}`);
+  }
   await shot(page, 'tenjiku-phone-zoomed.png');
   // A move by tapping in the zoomed board: sente's pawn on 1l one square forward.
   await page.locator('.board [data-square="1l"]').click({ force: true });

@@ -51,6 +51,15 @@ test('Learn the pieces: each piece explained, then every square it reaches, with
       // First the piece's card: its diagram, and the piece it promotes to.
       await page.waitForSelector('[data-lesson-piece] .diagram');
       assert.equal(await page.locator('[data-lesson-piece] .piece-rule').count(), 2, `${piece} and its promoted form`);
+      // The legend's every mark sits on the line of its own meaning, however the line wraps.
+      const items = await page.locator('[data-lesson-piece] .legend .legend-item').all();
+      assert.ok(items.length >= 2, 'the legend has a mark for a step and for a slide');
+      for (const item of items) {
+        const mark = await item.locator('.cell').boundingBox();
+        const words = await item.locator('span:not(.cell)').boundingBox();
+        assert.ok(mark.x < words.x && mark.y + mark.height / 2 > words.y && mark.y + mark.height / 2 < words.y + words.height,
+          `a legend mark beside its words: ${JSON.stringify({ mark, words })}`);
+      }
       if (piece === 'falcon') await shot(page, `learn-piece-card${suffix}.png`);
       await page.click('[data-lesson-continue]');
       // Then its drills, one after another, until the lesson is done.
