@@ -83,13 +83,15 @@ export function homeNode(beside: HTMLElement | null = null) {
       el('div', { class: 'quick' }, (QUICK_CONTROLS[v.name] || []).map((control) => el('button', {
         type: 'button', 'data-quick': `${v.name} ${control[0]}+${control[1]}`,
         title: t('lobby.quick-title', { minutes: control[0], seconds: control[1] }),
-        onclick: attempt(() => quickPair(v.name, control)) }, t('lobby.quick-label', { minutes: control[0], seconds: control[1] })))),
-      el('div', { class: 'row' },
-        el('button', { type: 'button', class: 'secondary', 'data-computer': v.name,
-          onclick: attempt(() => playComputer(v.name, computerLevel())) }, t('lobby.play-computer')),
-        levelPicker(v.name),
-        el('a', { href: `/rules/${v.name}` }, t('lobby.rules-and-pieces')),
-        el('a', { href: `/learn/${v.name}`, 'data-learn-link': v.name }, t('lobby.learn-to-play'))))));
+        onclick: attempt(() => quickPair(v.name, control)) }, t('lobby.quick-label', { minutes: control[0], seconds: control[1] }))))),
+    // Under the board and the words, across the whole card: the computer's level names itself
+    // and its rating in full, which the words' column is too narrow for.
+    el('div', { class: 'row game-card-foot' },
+      el('button', { type: 'button', class: 'secondary', 'data-computer': v.name,
+        onclick: attempt(() => playComputer(v.name, computerLevel())) }, t('lobby.play-computer')),
+      levelPicker(v.name),
+      el('a', { href: `/rules/${v.name}` }, t('lobby.rules-and-pieces')),
+      el('a', { href: `/learn/${v.name}`, 'data-learn-link': v.name }, t('lobby.learn-to-play')))));
   // The day's puzzle comes when the server answers; without one the page shows none.
   const daily = el('div', { class: 'daily-host' });
   dailyPuzzleNode('tori').then((node) => daily.replaceWith(node), () => daily.remove());

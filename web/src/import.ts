@@ -138,7 +138,9 @@ export function importPage() {
         const known = (v: string | null | undefined) => (v && !/^[?.]+$/.test(v) ? v : null);
         const tags = Object.fromEntries(Object.entries(g.tags || {}).map(([k, v]) => [k, known(v)]));
         const players = tags.sente || tags.gote ? `${tags.sente || '?'} – ${tags.gote || '?'}` : t('import.game-number', { number: i + 1 });
-        return `${i + 1}. ${players}${tags.date ? `, ${tags.date}` : ''} (${tags.result || '*'}, ${t('import.plies', { count: g.usi.length })})`;
+        // PGN's result for a game without one (`*`) reads as words.
+        const result = tags.result && tags.result !== '*' ? tags.result : t('import.no-result');
+        return `${i + 1}. ${players}${tags.date ? `, ${tags.date}` : ''} (${result}, ${t('import.plies', { count: g.usi.length })})`;
       };
       picker.replaceChildren(...imported.map((g, i) => el('option', { value: i }, label(g, i))));
       picker.hidden = imported.length < 2;

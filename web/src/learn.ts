@@ -7,6 +7,7 @@
 
 import LESSONS from './lessons.json';
 import { store, navigate, page } from './state';
+import { title } from './util';
 import { api, errorText } from './api';
 import { el } from './dom';
 import { app } from './prefs';
@@ -303,7 +304,7 @@ function lessonPage(variant: VariantInfo, lesson: Lesson) {
     const next = actions();
     const again = el('button', { type: 'button', class: 'secondary', 'data-learn-again': '', onclick: () => showStep(stepIndex) }, t('learn.again'));
     body.replaceChildren(el('section', { class: 'panel lesson-step lesson-drill' },
-      el('h2', {}, `${pieceName(role)} · ${stageName(stage)}`),
+      el('h2', {}, `${title(pieceName(role))} · ${stageName(stage)}`),
       drillNode(variant, drill, () => next.replaceChildren(continueButton(), again)), next));
   }
 

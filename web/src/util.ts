@@ -24,8 +24,8 @@ export function formatMs(ms: number): string {
 // ---------------------------------------------------------------------------------------------
 // The board
 
-/** A CSS class name for a piece kind: shogiground names pieces by role strings that it also
- * uses as classes, so the variant's SFEN codes (`Q!`, `+D'`) are turned into safe words. */
+/** A name with its first letter in capitals, to begin a heading or a sentence ("falcon" ->
+ * "Falcon"); words without capitals (Japanese) are as they are. */
 export function title(name: string): string {
   return name.charAt(0).toUpperCase() + name.slice(1);
 }

@@ -271,6 +271,21 @@ test('Home: quick pairing joins the next player who picks the same game and cloc
   await first.waitForSelector('[data-quick="tori 3+10"]');
   assert.equal(await first.locator('.game-card').count(), 3);
   await shot(first, 'home.png');
+  // However narrow the cards (three across, two, one), each game's computer level is read whole:
+  // the list is as wide as its longest level's words.
+  for (const width of [1366, 1200, 1100, 760, 390]) {
+    await first.setViewportSize({ width, height: 900 });
+    // A list sized to its words is as wide with no limit as it is on the page.
+    const cut = await first.evaluate(() => [...document.querySelectorAll('[data-computer-level]')].flatMap((select) => {
+      const shown = select.getBoundingClientRect().width;
+      select.style.maxWidth = 'none';
+      const whole = select.getBoundingClientRect().width;
+      select.style.maxWidth = '';
+      return whole > shown + 0.5 ? [`${select.dataset.computerLevel}: ${shown} px of ${whole}`] : [];
+    }));
+    assert.deepEqual(cut, [], `levels cut short at ${width} px`);
+  }
+  await first.setViewportSize({ width: 1366, height: 900 });
   await first.click('[data-quick="tori 3+10"]');
   await first.waitForSelector('.board sq');
   const gameUrl = first.url();
