@@ -486,12 +486,17 @@ export class Board {
   }
 
   /** Whether touching `square` now moves the piece picked up (on the board or in hand) there,
-   * or through it (a lion's first step). */
+   * or through it (a lion's first step), or premoves it there. */
   isMoveTo(square: string): boolean {
     const state = this.ground?.state;
     if (!state) return false;
     const from = state.selected || (state.selectedPiece ? `${this.roleToCode.get(state.selectedPiece.role)}*` : null);
     if (!from) return false;
+    // In the opponent's turn a piece picked up goes to a premove's (or predrop's) square.
+    if (this.premoveFor) {
+      const dests = state.selected ? state.premovable.dests : state.predroppable.dests;
+      return Boolean(dests?.includes(square as Key));
+    }
     return this.legal.some((mv) => (mv.drop ? `${mv.drop}*` : mv.squares[0]) === from
       && (mv.drop ? mv.squares : mv.squares.slice(1)).includes(square as Key));
   }

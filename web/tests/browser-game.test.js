@@ -406,6 +406,9 @@ test('Premove: set during the opponent\'s turn, played when it comes if legal, d
   await page.waitForSelector('.board sq.pre-dest');
   await click(page, '3c');
   await page.waitForSelector('.board sq.current-pre');
+  // The touch that premoves onto gote's swallow is a move, not a look at the swallow: no card
+  // of gote's piece opens over the board and the clock.
+  assert.equal(await page.locator('.inspector[data-color="gote"]:not([hidden])').count(), 0, 'no card of the piece premoved onto');
   await shot(page, 'premove-set.png');
   await apiMove(gote, '7c7d');
   // The premove goes out as soon as gote's move arrives.
