@@ -77,7 +77,10 @@ document.getElementById('menu')?.addEventListener('click', (event) => {
 // On a wide screen the switches (pieces, sound, theme, language) open below their button, so
 // that the bar stays one row whoever is logged in; on a narrow one they stand in the menu.
 const displayButton = document.getElementById('display-button') as HTMLButtonElement;
+const switches = document.getElementById('switches') as HTMLElement;
 function setDisplayOpen(open: boolean) {
+  // Right under the button, whose place depends on the words and the account beside it.
+  if (open) switches.style.right = `${header.getBoundingClientRect().right - displayButton.getBoundingClientRect().right}px`;
   header.classList.toggle('display-open', open);
   displayButton.setAttribute('aria-expanded', String(open));
 }

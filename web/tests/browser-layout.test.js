@@ -112,6 +112,10 @@ test('The top bar is one row once logged in, with games waiting, in English and 
         assert.equal(await page.isVisible('#pieces'), false);
         await page.click('#display-button');
         await page.waitForSelector('#pieces', { state: 'visible' });
+        const button = await page.locator('#display-button').boundingBox();
+        const panel = await page.locator('#switches').boundingBox();
+        assert.ok(Math.abs(panel.x + panel.width - (button.x + button.width)) <= 1 && panel.y >= button.y + button.height,
+          `${lang} ${width}: the switches (${JSON.stringify(panel)}) open right under their button (${JSON.stringify(button)})`);
         await shot(page, `top-bar-display-${lang}-laptop.png`, { clip: { x: 0, y: 0, width, height: 260 } });
         await page.keyboard.press('Escape');
         await page.waitForSelector('#pieces', { state: 'hidden' });
