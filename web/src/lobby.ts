@@ -105,9 +105,9 @@ export async function lobbyPage() {
   const graphHost = el('div', { class: 'seek-graph-host' });
   const seekPanel = el('section', { class: 'panel seek-panel', 'data-seek-panel': '' },
     el('div', { class: 'seek-head' }, el('h2', {}, t('lobby.open-seeks')), stats),
-    graphHost, el('table', { class: 'games seeks' }, seeks));
+    graphHost, el('table', { class: 'games seeks wrap-rows' }, seeks));
   const lists = el('div', { class: 'panel' },
-    el('h2', {}, t('lobby.games')), el('table', { class: 'games home-games' }, games));
+    el('h2', {}, t('lobby.games')), el('table', { class: 'games wrap-rows' }, games));
   const playing = el('div', { class: 'live-games' });
   const arenas = el('ul', { class: 'arena-list' });
   const arenaPanel = el('section', { class: 'arenas-home', 'data-arenas-home': '' },

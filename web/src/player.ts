@@ -159,14 +159,14 @@ export async function playerPage(name: string) {
         : el('p', { class: 'help' }, own ? t('account.no-puzzle-own') : t('account.no-puzzle'))),
     el('section', { class: 'panel' },
       el('h2', {}, t('account.ongoing-games')),
-      ongoing.length ? el('table', { class: 'games player-games' }, ongoing.map(({ g, turn }) => el('tr', { 'data-ongoing': g.id },
+      ongoing.length ? el('table', { class: 'games player-games wrap-rows' }, ongoing.map(({ g, turn }) => el('tr', { 'data-ongoing': g.id },
         el('td', {}, turn ? el('strong', { class: 'your-turn-mark' }, own ? t('account.your-turn') : t('account.to-move'))
           : g.status === 'waiting' ? t('account.seeking') : t('account.opponent-turn')),
         el('td', {}, gameTitle(variantInfo(g.variant), g.variant)), el('td', {}, `${t('account.versus')} `, opponent(g)),
         el('td', {}, clockText(g.time_control)), el('td', {}, el('a', { href: `/game/${g.id}`, 'data-open-game': g.id }, t('account.open'))))))
         : el('p', { class: 'help' }, t('account.none')),
       el('h2', {}, t('account.finished-games')),
-      finished.length ? el('table', { class: 'games player-games', 'data-finished-games': '' }, finished.map((g) => el('tr', { 'data-finished': g.id },
+      finished.length ? el('table', { class: 'games player-games wrap-rows', 'data-finished-games': '' }, finished.map((g) => el('tr', { 'data-finished': g.id },
         el('td', {}, new Date(g.created_at).toLocaleDateString(dateLocale)),
         el('td', {}, gameTitle(variantInfo(g.variant), g.variant), g.rated ? ` · ${t('account.rated')}` : ''),
         el('td', {}, clockText(g.time_control)),

@@ -46,8 +46,8 @@ export const PUZZLE_THEMES: [string, string][] = [
   themed('long', () => t('puzzles.theme-long')),
 ];
 
-/** A puzzle's themes as the visitor reads them: the server's names as words in English ("mate in 2"), the themes'
- * words in Japanese. */
+/** A puzzle's themes as the visitor reads them: the server's names as words in English ("mate
+ * in 2"), the themes' words in Japanese. */
 function themeNames(themes: string[]): string {
   if (lang() === 'en') return themes.map((id) => id.replaceAll('-', ' ')).join(', ');
   return themes.map((id) => PUZZLE_THEMES.find(([value]) => value === id)?.[1] ?? id).join('、');
