@@ -180,7 +180,11 @@ export class Board {
     // Beside on a wide window, or a phone held sideways (the side panel then below).
     const besideSize = sidePanel || window.innerWidth > window.innerHeight
       ? fit(header + 16 + 24 + handsHeight, BESIDE_COLUMN) : 0;
-    const beside = besideSize > stacked;
+    // A page that shows neither bars nor tools (a rules page's start position) has no column
+    // to put beside the board, and would leave its width empty.
+    const column = this.topBar.hasChildNodes() || this.bottomBar.hasChildNodes()
+      || getComputedStyle(this.tools).display !== 'none';
+    const beside = column && besideSize > stacked;
     return { size: this.zoom || (beside ? besideSize : stacked), beside };
   }
 
@@ -554,20 +558,29 @@ export class Board {
     this.ground?.setSquareHighlights([...pass, ...cursor]);
   }
 
-  /** The piece on `from` drawn as it would stand after moving: promoted or as it is. */
   /** The piece on a square (`{ code, color }`), or nothing. */
   cellAt(name: string): SfenCell | null | undefined {
     const { file, rank } = squareOf(name);
     return this.position!.squares[rank]?.[this.position!.files - file];
   }
 
+  /** The name of the piece on `from` as it would stand after moving: promoted or as it is. */
+  pieceNameAfter(from: string, promote: boolean): string {
+    const cell = this.cellAt(from);
+    if (!cell) return '';
+    const info = this.variant?.roles.find((r) => r.sfen === cell.code);
+    const code = promote && info?.promotes_to ? info.promotes_to : cell.code;
+    const role = this.variant?.roles.find((r) => r.sfen === code);
+    return (role && pieceName(role)) || code;
+  }
+
+  /** The piece on `from` drawn as it would stand after moving: promoted or as it is. */
   pieceAfter(from: string, promote: boolean): HTMLElement | null {
     const cell = this.cellAt(from);
     if (!cell) return null;
     const info = this.variant?.roles.find((r) => r.sfen === cell.code);
     const code = promote && info?.promotes_to ? info.promotes_to : cell.code;
-    const role = this.variant?.roles.find((r) => r.sfen === code);
-    const name = (role && pieceName(role)) || code;
+    const name = this.pieceNameAfter(from, promote);
     return el('span', { class: `choice-piece pieces-${this.groundVariant}`,
       title: name, 'data-piece': code },
     el('piece', { class: `${this.roleOf(code)} ${cell.color}` }));
@@ -582,20 +595,30 @@ export class Board {
       return;
     }
     const promotion = candidates.some((c) => c.promote);
+    // The route is named only where candidates differ by it (a lion's ways to one square), so
+    // a plain promotion reads "Promote to the Goose" and a lion's choice "Via 9n".
+    const routes = new Set(candidates.map((c) => c.squares.join(' '))).size > 1;
     const box = el('div', { class: 'box' }, el('strong', {}, promotion ? t('board.promote-question') : t('board.choose-move')));
     const dialog = el('div', { class: 'dialog', 'data-dialog': 'choice' }, box);
-    for (const mv of candidates) {
+    // Promotion first, as the play sites offer it: it is the usual answer.
+    const ordered = [...candidates].sort((a, b) => Number(b.promote) - Number(a.promote));
+    for (const mv of ordered) {
       const [from, ...rest] = mv.squares;
-      let label = t('board.directly');
-      if (mv.promote) label = t('board.promote');
-      else if (promotion) label = t('board.no-promote');
-      else if (rest.length > 1) label = t('board.via', { squares: rest.slice(0, -1).join(', ') });
-      else if (rest[0] === from) label = t('board.pass');
+      const parts: string[] = [];
+      if (routes || !promotion) {
+        if (rest.length > 1) parts.push(t('board.via', { squares: rest.slice(0, -1).join(', ') }));
+        else if (rest[0] === from) parts.push(t('board.pass'));
+        else parts.push(t('board.directly'));
+      }
+      if (promotion) {
+        const name = this.pieceNameAfter(from, mv.promote);
+        parts.push(mv.promote ? t('board.promote-to', { piece: name }) : t('board.stay-as', { piece: name }));
+      }
       // A promotion shows the two pieces the mover may become, as on the play sites.
       const shown = promotion ? this.pieceAfter(from, mv.promote) : null;
-      box.append(el('button', { 'data-choice': mv.promote ? 'promote' : 'stay',
+      box.append(el('button', { 'data-choice': mv.promote ? 'promote' : 'stay', title: mv.text,
         onclick: () => { dialog.remove(); this.onMove(mv.text); } },
-        shown, el('span', {}, t('board.choice', { label, move: mv.text }))));
+        shown, el('span', {}, parts.join(t('board.choice-joiner')))));
     }
     box.append(el('button', { class: 'secondary', onclick: () => { dialog.remove(); this.render(); } }, t('board.cancel')));
     document.body.append(dialog);

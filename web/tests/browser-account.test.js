@@ -273,6 +273,10 @@ test('An arena: an administrator makes it, two players join and are taken to the
   assert.equal(await benPage.isVisible('[data-action="berserk"]'), false);
   assert.equal(await benPage.isVisible('[data-action="abort"]'), false, 'no abort in an arena');
   assert.equal(await benPage.evaluate(() => document.documentElement.scrollWidth > window.innerWidth), false);
+  // Each bar shows its player's name and rating whole on a phone, not cut short.
+  const cut = await benPage.evaluate(() => [...document.querySelectorAll('.player-bar .who')]
+    .filter((who) => who.scrollWidth > who.clientWidth + 1).map((who) => who.textContent));
+  assert.deepEqual(cut, [], 'bars whose words are cut short');
   await shot(benPage, 'arena-game-phone.png');
   const cookies = { [ann]: await cookieOf(annPage), [ben]: await cookieOf(benPage) };
   // The first game: sente's first move clicked, then four moves each (a shorter game is worth

@@ -27,7 +27,10 @@ test('Tenjiku lion on the analysis board: the choice between routes, cancel, and
   await click(page, '9m');
   await page.waitForSelector('[data-dialog="choice"]');
   assert.deepEqual(await page.locator('[data-dialog] button').allInnerTexts(),
-    ['Directly (9o9m)', 'Via 9n (9o9n9m)', 'Cancel']);
+    ['Directly', 'Via 9n', 'Cancel']);
+  // Each choice names its move in USI for those who read it.
+  assert.deepEqual(await page.locator('[data-dialog] button[title]').evaluateAll((bs) => bs.map((b) => b.title)),
+    ['9o9m', '9o9n9m']);
   await shot(page, 'tenjiku-lion-routes.png');
   await page.click('[data-dialog] button:has-text("Cancel")');
   // Cancelled: the lion is back on 9o and nothing was played.
@@ -38,8 +41,8 @@ test('Tenjiku lion on the analysis board: the choice between routes, cancel, and
   await click(page, '9o');
   await page.waitForSelector('[data-dialog="choice"]');
   assert.deepEqual(await page.locator('[data-dialog] button').allInnerTexts(),
-    ['Via 9n (9o9n9o)', 'Pass (9o9o)', 'Cancel']);
-  await page.click('[data-dialog] button:has-text("(9o9n9o)")');
+    ['Via 9n', 'Pass', 'Cancel']);
+  await page.click('[data-dialog] button[title="9o9n9o"]');
   await page.waitForFunction(() => document.querySelector('.board')?.dataset.sfen.startsWith('7k8/16/16/16/16/16/16/16/16/16/16/16/16/16/7L!8/'));
   await page.close();
 });

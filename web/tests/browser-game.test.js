@@ -92,6 +92,9 @@ test('Wa: a move on a phone-sized screen, and the optional promotion choice', as
   const glyph = await wide.evaluate(() => getComputedStyle(
     document.querySelector('[data-choice="promote"] piece'), '::after').content);
   assert.notEqual(glyph, 'none');
+  // The choices name the pieces in words, not the move's USI.
+  assert.deepEqual(await wide.locator('[data-dialog] button').allInnerTexts(),
+    ['Promote to the golden bird', 'Keep the sparrow pawn', 'Cancel']);
   await shot(wide, 'wa-promotion-choice.png');
   await wide.click('[data-choice="promote"]');
   await waitPly(wide, 1);

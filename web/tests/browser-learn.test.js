@@ -60,6 +60,12 @@ test('Learn the pieces: each piece explained, then every square it reaches, with
         assert.ok(mark.x < words.x && mark.y + mark.height / 2 > words.y && mark.y + mark.height / 2 < words.y + words.height,
           `a legend mark beside its words: ${JSON.stringify({ mark, words })}`);
       }
+      // The card's words start at its top edge, as a step's heading does, with no empty band.
+      const lead = await page.evaluate(() => {
+        const card = document.querySelector('[data-lesson-piece]');
+        return card.querySelector('p').getBoundingClientRect().top - card.getBoundingClientRect().top;
+      });
+      assert.ok(lead < 24, `${lead}px above the card's first words`);
       if (piece === 'falcon') await shot(page, `learn-piece-card${suffix}.png`);
       await page.click('[data-lesson-continue]');
       // Then its drills, one after another, until the lesson is done.
@@ -191,7 +197,7 @@ test('The learn path: from the home page, each lesson read then tried on a board
       // The lion's two steps: from, to, then the route through the first pawn.
       await click(page, usi.slice(0, 2));
       await click(page, usi.slice(4, 6));
-      await page.click(`[data-dialog] button:has-text("(${usi})")`);
+      await page.click(`[data-dialog] button[title="${usi}"]`);
     } else {
       await playByClicks(page, usi);
     }

@@ -195,7 +195,7 @@ test('Tenjiku puzzles: one solved by clicks on the 16x16 board, at laptop and ph
     await shot(page, `puzzle-tenjiku${suffix}.png`);
     await click(page, from);
     await click(page, to);
-    if (await page.locator('[data-dialog]').count()) await page.click(`[data-dialog] button:has-text("(${puzzle.moves[0]})")`);
+    if (await page.locator('[data-dialog]').count()) await page.click(`[data-dialog] button[title="${puzzle.moves[0]}"]`);
     await page.waitForSelector('[data-puzzle-status="done"]');
     assert.match(await page.textContent('[data-puzzle-mine]'), /1 solved, 0 failed/);
     await page.close();

@@ -79,6 +79,10 @@ test('Rules pages: every piece\'s diagram marks exactly where the move generator
     await page.waitForSelector(`.rules [data-piece] .diagram`);
     await page.waitForSelector('.rules .board piece');
     await shot(page, `rules-${variant.name}.png`, { fullPage: variant.name === 'tori' });
+    // The start position has no players' column beside it: the text stands next to the board.
+    const gap = await page.evaluate(() => document.querySelector('.rules-top > .panel').getBoundingClientRect().left
+      - document.querySelector('.rules-top .board-wrap').getBoundingClientRect().right);
+    assert.ok(gap >= 0 && gap < 40, `${variant.name}: ${gap}px between the board and the text`);
     const radius = variant.name === 'tenjiku' ? 4 : 3;
     const centreFile = Math.ceil(variant.files / 2);
     const centreRank = Math.floor(variant.ranks / 2);

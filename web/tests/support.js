@@ -107,7 +107,7 @@ export async function playByClicks(page, usi, side = null) {
     await click(page, usi.slice(2, 4));
   }
   // Several moves reach the square: pick the one meant.
-  if (await page.locator('[data-dialog]').count()) await page.click(`[data-dialog] button:has-text("(${usi})")`);
+  if (await page.locator('[data-dialog]').count()) await page.click(`[data-dialog] button[title="${usi}"]`);
 }
 
 /** Two people take turns: sente's page plays the even plies, gote's the odd ones; each waits
