@@ -19,7 +19,7 @@ import type { ChallengeList, SeatGrant } from './api-types';
 export function challengeForm(name: string, open = false) {
   if (!store.me.account) return null;
   const { node: answer, say } = answerLine({ 'data-challenge-answer': '' });
-  const optionBox = el('div');
+  const optionBox = el('div', { class: 'option-fields' });
   const available = store.variants.filter((v) => v.available);
   const variant = el('select', { name: 'variant', onchange: () => optionFields(variant.value, optionBox) },
     available.map((v) => el('option', { value: v.name }, gameTitle(v)))) as HTMLSelectElement;

@@ -187,6 +187,12 @@ test('A named challenge: sent from a player\'s page, shown at once to the player
   await page.selectOption('[data-challenge-form] select[name="side"]', 'sente');
   await page.check('[data-challenge-form] input[name="rated"]');
   assert.deepEqual(await accessibilityFaults(page), []);
+  // The rule options stand a little apart, as the form's other rows do, not select on select.
+  const gaps = await page.evaluate(() => {
+    const fields = [...document.querySelectorAll('[data-challenge-form] .field')].map((f) => f.getBoundingClientRect());
+    return fields.slice(1).map((box, i) => box.top - fields[i].bottom);
+  });
+  assert.ok(gaps.length >= 3 && gaps.every((gap) => gap >= 4), `gaps between the option rows: ${gaps}`);
   await shot(page, 'challenge-form-laptop.png');
   await page.click('[data-action="send-challenge"]');
   await page.waitForURL(/\/game\/[a-z0-9]+$/);

@@ -191,6 +191,12 @@ test('Board editor: a position set up by clicking, every problem named, then ana
   // Files over the board, ranks beside it.
   assert.deepEqual(await page.$$eval('.editor-files span', (spans) => spans.map((s) => s.textContent)), ['7', '6', '5', '4', '3', '2', '1']);
   assert.deepEqual(await page.$$eval('.editor-ranks span', (spans) => spans.map((s) => s.textContent)), ['a', 'b', 'c', 'd', 'e', 'f', 'g']);
+  // The side panels' rows (level and side, clock, buttons) stand apart, not field on field.
+  const rowGaps = await page.evaluate(() => [...document.querySelectorAll('.editor .side-area .panel')].flatMap((panel) => {
+    const rows = [...panel.querySelectorAll(':scope > .row')].filter((r) => r.offsetParent).map((r) => r.getBoundingClientRect());
+    return rows.slice(1).map((box, i) => box.top - rows[i].bottom);
+  }));
+  assert.ok(rowGaps.length >= 3 && rowGaps.every((gap) => gap >= 4), `gaps between the editor's rows: ${rowGaps}`);
   await shot(page, 'editor-playable-laptop.png');
   // A gote swallow checking sente's phoenix: with sente to move that is check; with gote to
   // move it is refused, named.
