@@ -564,26 +564,22 @@ export class Board {
     return this.position!.squares[rank]?.[this.position!.files - file];
   }
 
-  /** The name of the piece on `from` as it would stand after moving: promoted or as it is. */
-  pieceNameAfter(from: string, promote: boolean): string {
-    const cell = this.cellAt(from);
-    if (!cell) return '';
-    const info = this.variant?.roles.find((r) => r.sfen === cell.code);
-    const code = promote && info?.promotes_to ? info.promotes_to : cell.code;
-    const role = this.variant?.roles.find((r) => r.sfen === code);
-    return (role && pieceName(role)) || code;
-  }
-
-  /** The piece on `from` drawn as it would stand after moving: promoted or as it is. */
-  pieceAfter(from: string, promote: boolean): HTMLElement | null {
+  /** The piece on `from` as it would stand after moving, promoted or as it is: its code, its
+   * side and its name. */
+  standingAfter(from: string, promote: boolean): { code: string, color: string, name: string } | null {
     const cell = this.cellAt(from);
     if (!cell) return null;
     const info = this.variant?.roles.find((r) => r.sfen === cell.code);
     const code = promote && info?.promotes_to ? info.promotes_to : cell.code;
-    const name = this.pieceNameAfter(from, promote);
+    const role = this.variant?.roles.find((r) => r.sfen === code);
+    return { code, color: cell.color, name: (role && pieceName(role)) || code };
+  }
+
+  /** A piece drawn as on the board, for a choice between what a mover may become. */
+  choicePiece(piece: { code: string, color: string, name: string }): HTMLElement {
     return el('span', { class: `choice-piece pieces-${this.groundVariant}`,
-      title: name, 'data-piece': code },
-    el('piece', { class: `${this.roleOf(code)} ${cell.color}` }));
+      title: piece.name, 'data-piece': piece.code },
+    el('piece', { class: `${this.roleOf(piece.code)} ${piece.color}` }));
   }
 
   /** Several moves reach the square (promotion or not, a lion's routes): ask which. */
@@ -596,7 +592,7 @@ export class Board {
     }
     const promotion = candidates.some((c) => c.promote);
     // The route is named only where candidates differ by it (a lion's ways to one square), so
-    // a plain promotion reads "Promote to the Goose" and a lion's choice "Via 9n".
+    // a plain promotion reads "Promote to the golden bird" and a lion's choice "Via 9n".
     const routes = new Set(candidates.map((c) => c.squares.join(' '))).size > 1;
     const box = el('div', { class: 'box' }, el('strong', {}, promotion ? t('board.promote-question') : t('board.choose-move')));
     const dialog = el('div', { class: 'dialog', 'data-dialog': 'choice' }, box);
@@ -610,12 +606,13 @@ export class Board {
         else if (rest[0] === from) parts.push(t('board.pass'));
         else parts.push(t('board.directly'));
       }
+      // A promotion names and shows the two pieces the mover may become, as on the play sites.
+      const after = promotion ? this.standingAfter(from, mv.promote) : null;
       if (promotion) {
-        const name = this.pieceNameAfter(from, mv.promote);
-        parts.push(mv.promote ? t('board.promote-to', { piece: name }) : t('board.stay-as', { piece: name }));
+        const piece = after?.name ?? '';
+        parts.push(mv.promote ? t('board.promote-to', { piece }) : t('board.stay-as', { piece }));
       }
-      // A promotion shows the two pieces the mover may become, as on the play sites.
-      const shown = promotion ? this.pieceAfter(from, mv.promote) : null;
+      const shown = after && this.choicePiece(after);
       box.append(el('button', { 'data-choice': mv.promote ? 'promote' : 'stay', title: mv.text,
         onclick: () => { dialog.remove(); this.onMove(mv.text); } },
         shown, el('span', {}, parts.join(t('board.choice-joiner')))));
