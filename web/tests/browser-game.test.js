@@ -27,6 +27,9 @@ test('Tori against the computer from the lobby: click moves, drop from hand', as
   await page.click('[data-action="create"]');
   await page.waitForSelector('.board sq');
   assert.equal(await page.locator('.board sq').count(), 49);
+  // The board takes moves once the game's state has come and it is our turn: a click before
+  // that is a premove selection, cleared when the state comes.
+  await page.waitForFunction(() => document.body.innerText.includes('your move'));
   // Select the swallow on 3d: its destination is shown, then capture on 3c.
   await click(page, '3d');
   // The board draws a selection on its next animation frame.
