@@ -510,9 +510,9 @@ mod tests {
     }
 
     /// The built-in network's evaluations of the positions above, as docs/networks.md gives them.
-    const START_EVAL: i32 = 113;
-    const FALCON_UP_EVAL: i32 = 2770;
-    const FALCON_UP_GOTE_EVAL: i32 = -2608;
+    const START_EVAL: i32 = 149;
+    const FALCON_UP_EVAL: i32 = 2819;
+    const FALCON_UP_GOTE_EVAL: i32 = -2560;
 
     /// Checks that `options` play the built-in Wa network of `file`, and its evaluations of the
     /// start position and of gote's flying falcon taken (`in_hand`: where it went, `-` for
