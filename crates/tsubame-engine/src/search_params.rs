@@ -190,16 +190,17 @@ params! {
 
 impl SearchParams {
     /// What Tori is played with: the defaults with the margins its SPSA runs moved (six
-    /// margins, then the late-move pruning counts and the aspiration window; see
+    /// margins, tuned again with the gen 12 network in round 40, then the late-move pruning
+    /// counts and the aspiration window; see
     /// docs/engine.md, "Search parameters tuned by SPSA"), and the histories kept whole from
     /// move to move.
     pub const TORI: SearchParams = SearchParams {
-        reverse_futility_margin: 156,
-        futility_margin: 117,
-        futility_base: 82,
-        lmr_base: 70,
-        lmr_divisor: 214,
-        delta_margin: 602,
+        reverse_futility_margin: 189,
+        futility_margin: 118,
+        futility_base: 66,
+        lmr_base: 85,
+        lmr_divisor: 202,
+        delta_margin: 783,
         late_move_base: 5,
         late_move_scale: 0,
         aspiration_window: 69,
@@ -218,7 +219,7 @@ impl SearchParams {
     /// assert_eq!(SearchParams::for_variant(Variant::Wa), &SearchParams::DEFAULT);
     /// // The engine's SearchParams option is read over the game's own set.
     /// let tori = SearchParams::TORI.with_pairs("lmr_divisor=200").unwrap();
-    /// assert_eq!((tori.lmr_divisor, tori.delta_margin), (200, 602));
+    /// assert_eq!((tori.lmr_divisor, tori.delta_margin), (200, 783));
     /// ```
     pub fn for_variant(variant: Variant) -> &'static SearchParams {
         match variant {
