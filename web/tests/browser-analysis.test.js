@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import {
   base, work, useServer, newPage, otherPersonPage, playByClicks, apiGame, apiMove, shot, click,
+  TORI_START,
 } from './support.js';
 
 useServer();
@@ -136,7 +137,7 @@ test('Analysis board: the engine\'s best lines deepen by themselves, the bar fol
   await page.click('[data-tree="start"]');
   // The whole position: a first move that leaves the front ranks alone (a crane's) matches any
   // part of it, and a click made before the start is back lands on the old position.
-  await page.waitForFunction(() => document.querySelector('.board')?.dataset.sfen === 'rpckcpl/3f3/sssssss/2s1S2/SSSSSSS/3F3/LPCKCPR b - 1');
+  await page.waitForFunction((start) => document.querySelector('.board')?.dataset.sfen === start, TORI_START);
   const other = played === '3d3c' ? ['5e5d', '5d'] : ['3d3c', '3c'];
   await click(page, other[0].slice(0, 2));
   await click(page, other[1]);

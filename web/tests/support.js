@@ -172,6 +172,9 @@ export async function waitPly(page, ply) {
   await page.waitForFunction((n) => document.querySelector('[data-moves]')?.dataset.moves >= n, ply, { timeout: 20000 });
 }
 
+/** Tori's start position, as the board's `data-sfen` shows it. */
+export const TORI_START = 'rpckcpl/3f3/sssssss/2s1S2/SSSSSSS/3F3/LPCKCPR b - 1';
+
 // A Tori game from the start position that sente mates on the 13th move: a swallow promotes on
 // capturing (3c3b+), falcon and crane are dropped from the hand, the promoted falcon (eagle)
 // makes a two-square jump, and the dropped crane mates.
