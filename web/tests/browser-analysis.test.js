@@ -442,7 +442,8 @@ test('A finished game\'s analysis is made once and kept for everyone; its player
   const watcher = await otherPersonPage(1366, 850);
   await openAs(watcher, null);
   await watcher.waitForSelector('.eval-graph');
-  const marked = (p) => p.$$eval('[data-mistake]', (items) => items.map((li) => `${li.dataset.mistake}${li.dataset.mark}`));
+  // The graph comes first; the list of marked moves follows once their better lines are replayed.
+  const marked = async (p) => (await p.waitForSelector('ol.mistakes, [data-no-mistakes]'), p.$$eval('[data-mistake]', (items) => items.map((li) => `${li.dataset.mistake}${li.dataset.mark}`)));
   assert.deepEqual(await marked(watcher), await marked(page));
   assert.ok((await marked(page)).some((m) => m.startsWith('3')), 'the falcon given away is marked');
   assert.equal(await watcher.locator('[data-action="learn-mistakes"]').count(), 0, 'only a player learns from their mistakes');
