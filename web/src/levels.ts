@@ -11,7 +11,7 @@ import type { EngineQueue } from './api-types';
  * Tenjiku's levels have budgets of their own, and their own ladder. */
 const LEVEL_RATINGS: Record<string, number[]> = {
   tori: [670, 930, 1170, 1500, 1800, 2200, 2440, 3000],
-  wa: [965, 1070, 1375, 1500, 1705, 2040, 2340, 2555],
+  wa: [825, 950, 1330, 1500, 1670, 2005, 2245, 2720],
   tenjiku: [965, 1155, 1330, 1500, 1730, 1855, 1970, 2110],
 };
 /** Without a game named, Tori's: the lists that name none are Tori's first. */

@@ -594,11 +594,11 @@ test('Accounts: two players sign up, play a rated game by clicking, chat, see th
   assert.equal(await guest.locator('[data-computer-level="tori"] option').count(), 8);
   assert.equal(await guest.inputValue('[data-computer-level="tori"]'), '1');
   assert.match(await guest.locator('[data-computer-level="tori"] option').nth(0).innerText(), /^Level 1: first game \(about \d+\)$/);
-  // Each game's own ladder: Tori's first level is rated about 670, Wa's about 965 and its full
-  // strength about 2555, where Tori's is 3000 and Tenjiku's 2110.
+  // Each game's own ladder: Tori's first level is rated about 670, Wa's about 825 and its full
+  // strength about 2720, where Tori's is 3000 and Tenjiku's 2110.
   assert.equal(await guest.locator('[data-computer-level="tori"] option').nth(0).innerText(), 'Level 1: first game (about 670)');
-  assert.equal(await guest.locator('[data-computer-level="wa"] option').nth(0).innerText(), 'Level 1: first game (about 965)');
-  assert.match(await guest.locator('[data-computer-level="wa"] option').nth(7).innerText(), /^Level 8: .* \(about 2555\)$/);
+  assert.equal(await guest.locator('[data-computer-level="wa"] option').nth(0).innerText(), 'Level 1: first game (about 825)');
+  assert.match(await guest.locator('[data-computer-level="wa"] option').nth(7).innerText(), /^Level 8: .* \(about 2720\)$/);
   assert.match(await guest.locator('[data-computer-level="tori"] option').nth(7).innerText(), /^Level 8: .* \(about 3000\)$/);
   assert.equal(await guest.locator('[data-computer-level="tenjiku"] option').nth(0).innerText(), 'Level 1: first game (about 965)');
   await guest.selectOption('[data-computer-level="tori"]', '3');
