@@ -442,10 +442,14 @@ test('A finished game\'s analysis is made once and kept for everyone; its player
   const watcher = await otherPersonPage(1366, 850);
   await openAs(watcher, null);
   await watcher.waitForSelector('.eval-graph');
-  // The graph comes first; the list of marked moves follows once their better lines are replayed.
-  const marked = async (p) => (await p.waitForSelector('ol.mistakes, [data-no-mistakes]'), p.$$eval('[data-mistake]', (items) => items.map((li) => `${li.dataset.mistake}${li.dataset.mark}`)));
-  assert.deepEqual(await marked(watcher), await marked(page));
-  assert.ok((await marked(page)).some((m) => m.startsWith('3')), 'the falcon given away is marked');
+  const marked = async (p) => {
+    // The graph comes first; the list of marked moves follows once their better lines are replayed.
+    await p.waitForSelector('ol.mistakes, [data-no-mistakes]');
+    return p.$$eval('[data-mistake]', (items) => items.map((li) => `${li.dataset.mistake}${li.dataset.mark}`));
+  };
+  const playersMarks = await marked(page);
+  assert.deepEqual(await marked(watcher), playersMarks);
+  assert.ok(playersMarks.some((m) => m.startsWith('3')), 'the falcon given away is marked');
   assert.equal(await watcher.locator('[data-action="learn-mistakes"]').count(), 0, 'only a player learns from their mistakes');
   await watcher.close();
   /** The ply of the position the board shows, in the game's record. */
