@@ -947,7 +947,8 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
                         && static_eval + search.futility_margin * depth + search.futility_base
                             <= alpha;
                     late || futile
-                };
+                }
+                || self.shallow_prunable(mv, quiet, depth, index, pv_node, in_check, best);
             // A move's check is read without playing it, so a pruned move is never made.
             let known_check = if prunable {
                 self.position.check_before_move(mv)
@@ -1053,6 +1054,42 @@ impl<'a, P: SearchPosition> Worker<'a, P> {
             .tt
             .store(key, best_move, score_to_tt(best, ply), depth, bound);
         best
+    }
+
+    /// Whether a move at shallow depth is not worth searching (unless it gives check): it
+    /// loses the exchange by more than a margin that grows with depth, or, quiet, its move and
+    /// continuation histories say such moves have kept failing here. Both are off while their
+    /// depth parameter is 0.
+    #[allow(clippy::too_many_arguments)]
+    fn shallow_prunable(
+        &self,
+        mv: Move,
+        quiet: bool,
+        depth: i32,
+        index: usize,
+        pv_node: bool,
+        in_check: bool,
+        best: i32,
+    ) -> bool {
+        let search = self.shared.search;
+        if index == 0 || pv_node || in_check || best <= -MATE_BOUND {
+            return false;
+        }
+        if quiet
+            && depth <= search.history_prune_depth
+            && self.quiet_score(self.history_index(mv)) < -search.history_prune_margin * depth
+        {
+            return true;
+        }
+        if depth <= search.exchange_prune_depth {
+            let threshold = if quiet {
+                -search.exchange_quiet_margin * depth * depth
+            } else {
+                -search.exchange_capture_margin * depth
+            };
+            return !self.position.exchange_at_least(mv, threshold, self.params);
+        }
+        false
     }
 
     fn quiescence(

@@ -75,6 +75,20 @@ pub struct SearchParams {
     /// The others must stay this far per ply of depth below the table's score for the table's
     /// move to count as the only good one.
     pub singular_margin: i32,
+    /// Deepest remaining depth at which a move that loses the exchange by more than its
+    /// margin is not searched unless it gives check (exchange pruning); 0 turns it off.
+    pub exchange_prune_depth: i32,
+    /// A quiet move's exchange margin per square of the remaining depth...
+    pub exchange_quiet_margin: i32,
+    /// ...and a capture's per ply of it.
+    pub exchange_capture_margin: i32,
+    /// Deepest remaining depth at which a quiet move whose move and continuation histories
+    /// sum below minus the margin times the depth is not searched unless it gives check
+    /// (history pruning); 0 turns it off.
+    pub history_prune_depth: i32,
+    /// History pruning's margin per ply of remaining depth, in history units (each of the
+    /// three tables within ±16,384).
+    pub history_prune_margin: i32,
     /// Quiescence leaves out a capture whose gain leaves the score this far below alpha (delta
     /// pruning).
     pub delta_margin: i32,
@@ -174,6 +188,11 @@ params! {
     lmr_first_move: 3, 1, 32;
     singular_depth: 128, 1, 128;
     singular_margin: 4, 0, 100;
+    exchange_prune_depth: 0, 0, 12;
+    exchange_quiet_margin: 30, 0, 1000;
+    exchange_capture_margin: 100, 0, 2000;
+    history_prune_depth: 0, 0, 12;
+    history_prune_margin: 4000, 0, 49152;
     delta_margin: 250, 0, 2000;
     aspiration_window: 30, 5, 400;
     aspiration_depth: 5, 1, 64;

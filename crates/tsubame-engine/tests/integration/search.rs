@@ -137,6 +137,45 @@ fn the_singular_extension_changes_the_search_but_not_its_mates() {
 }
 
 #[test]
+fn shallow_exchange_and_history_pruning_keep_mates() {
+    // Applied at every depth, neither pruning may lose a forced mate (checks are never pruned,
+    // so mating drops that hand a piece over still count); at a usual depth each must take
+    // part in an ordinary search, and by default both are off.
+    let default = SearchParams::DEFAULT;
+    assert_eq!(
+        (default.exchange_prune_depth, default.history_prune_depth),
+        (0, 0)
+    );
+    for everywhere in ["exchange_prune_depth=12", "history_prune_depth=12"] {
+        let pruning: SearchParams = everywhere.parse().unwrap();
+        for (sfen, depth_limit) in [
+            ("5sk/5s1/6C/7/7/7/K6 b F 1", 6),
+            ("5sk/7/6C/7/7/7/K6 b FC 1", 7),
+        ] {
+            let position = tori_position(sfen, "");
+            let with = think_with(&position, depth(depth_limit), &pruning);
+            let without = think_with(&position, depth(depth_limit), &default);
+            assert_eq!(with.info.score, without.info.score, "{everywhere} {sfen}");
+            assert!(
+                matches!(with.info.score, Score::Mate(n) if n > 0),
+                "{everywhere} {sfen}"
+            );
+        }
+    }
+    let start = tori::start(&Options::defaults(tori::spec())).unwrap();
+    let without = think_with(&start, depth(9), &default);
+    for usual in [
+        "exchange_prune_depth=3",
+        "history_prune_depth=3 history_prune_margin=0",
+    ] {
+        let pruning: SearchParams = usual.parse().unwrap();
+        let with = think_with(&start, depth(9), &pruning);
+        assert_ne!(with.info.nodes, without.info.nodes, "{usual}");
+        assert!(start.legal_moves().contains(&with.best.unwrap()), "{usual}");
+    }
+}
+
+#[test]
 fn the_side_without_moves_reports_none() {
     // Gote to move and mated already.
     let position = tori_position("5sk/5sF/6C/7/7/7/K6 w - 1", "");
