@@ -1,9 +1,9 @@
 //! Alpha-beta search: iterative deepening with aspiration windows, principal variation search,
-//! a shared transposition table, quiescence on captures, null-move, futility and late-move
-//! pruning, late-move reductions, internal iterative reduction, check and singular extensions,
-//! move ordering by the exchange, killers, history and continuation history, and each game's
-//! own rules for mates, stalemates, mating drops and repetitions. Several threads share the
-//! table (lazy SMP).
+//! a shared transposition table, quiescence on captures, null-move, futility, late-move and
+//! exchange pruning, late-move reductions, internal iterative reduction, check and singular
+//! extensions, move ordering by the exchange, killers, history and continuation history, and
+//! each game's own rules for mates, stalemates, mating drops and repetitions. Several threads
+//! share the table (lazy SMP).
 
 use crate::clock::Instant;
 use crate::eval::EvalParams;
