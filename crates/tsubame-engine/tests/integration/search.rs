@@ -107,6 +107,24 @@ fn finds_a_mate_in_three_plies() {
     );
 }
 
+/// Searched with `params` (named `label` in a failure), the two short Tori mates must keep the
+/// default set's scores, and both must still be mates for the side to move.
+fn assert_mates_kept(params: &SearchParams, label: &str) {
+    for (sfen, depth_limit) in [
+        ("5sk/5s1/6C/7/7/7/K6 b F 1", 6),
+        ("5sk/7/6C/7/7/7/K6 b FC 1", 7),
+    ] {
+        let position = tori_position(sfen, "");
+        let with = think_with(&position, depth(depth_limit), params);
+        let without = think_with(&position, depth(depth_limit), &SearchParams::DEFAULT);
+        assert_eq!(with.info.score, without.info.score, "{label} {sfen}");
+        assert!(
+            matches!(with.info.score, Score::Mate(n) if n > 0),
+            "{label} {sfen}"
+        );
+    }
+}
+
 #[test]
 fn the_singular_extension_changes_the_search_but_not_its_mates() {
     // Tested at every node it may apply to, the extension and its searches without the table's
@@ -116,16 +134,7 @@ fn the_singular_extension_changes_the_search_but_not_its_mates() {
     let usual: SearchParams = "singular_depth=7".parse().unwrap();
     let never: SearchParams = "singular_depth=128".parse().unwrap();
     assert_eq!(SearchParams::DEFAULT, never);
-    for (sfen, depth_limit) in [
-        ("5sk/5s1/6C/7/7/7/K6 b F 1", 6),
-        ("5sk/7/6C/7/7/7/K6 b FC 1", 7),
-    ] {
-        let position = tori_position(sfen, "");
-        let with = think_with(&position, depth(depth_limit), &everywhere);
-        let without = think_with(&position, depth(depth_limit), &never);
-        assert_eq!(with.info.score, without.info.score, "{sfen}");
-        assert!(matches!(with.info.score, Score::Mate(n) if n > 0), "{sfen}");
-    }
+    assert_mates_kept(&everywhere, "singular_depth=1");
     let start = tori::start(&Options::defaults(tori::spec())).unwrap();
     let with = think_with(&start, depth(9), &usual);
     let without = think_with(&start, depth(9), &never);
@@ -147,20 +156,7 @@ fn shallow_exchange_and_history_pruning_keep_mates() {
         (0, 0)
     );
     for everywhere in ["exchange_prune_depth=12", "history_prune_depth=12"] {
-        let pruning: SearchParams = everywhere.parse().unwrap();
-        for (sfen, depth_limit) in [
-            ("5sk/5s1/6C/7/7/7/K6 b F 1", 6),
-            ("5sk/7/6C/7/7/7/K6 b FC 1", 7),
-        ] {
-            let position = tori_position(sfen, "");
-            let with = think_with(&position, depth(depth_limit), &pruning);
-            let without = think_with(&position, depth(depth_limit), &default);
-            assert_eq!(with.info.score, without.info.score, "{everywhere} {sfen}");
-            assert!(
-                matches!(with.info.score, Score::Mate(n) if n > 0),
-                "{everywhere} {sfen}"
-            );
-        }
+        assert_mates_kept(&everywhere.parse().unwrap(), everywhere);
     }
     let start = tori::start(&Options::defaults(tori::spec())).unwrap();
     let without = think_with(&start, depth(9), &default);
