@@ -231,15 +231,24 @@ impl SearchParams {
         ..SearchParams::DEFAULT
     };
 
-    /// The set a game is played with when nothing is set: Tori's tuned set, and for Wa and
-    /// Tenjiku, whose games were not tuned, [`SearchParams::DEFAULT`].
+    /// What Wa is played with, with drops or without: the defaults with exchange pruning in the
+    /// last three plies, measured for both rule sets (docs/engine.md, "Search changes tried");
+    /// Wa's margins were never tuned.
+    pub const WA: SearchParams = SearchParams {
+        exchange_prune_depth: 3,
+        ..SearchParams::DEFAULT
+    };
+
+    /// The set a game is played with when nothing is set: Tori's tuned set, Wa's set, and for
+    /// Tenjiku, whose search was not measured apart, [`SearchParams::DEFAULT`].
     ///
     /// ```
     /// use tsubame_engine::search_params::SearchParams;
     /// use tsubame_rules::Variant;
     ///
     /// assert_eq!(SearchParams::for_variant(Variant::Tori), &SearchParams::TORI);
-    /// assert_eq!(SearchParams::for_variant(Variant::Wa), &SearchParams::DEFAULT);
+    /// assert_eq!(SearchParams::for_variant(Variant::Wa), &SearchParams::WA);
+    /// assert_eq!(SearchParams::for_variant(Variant::Tenjiku), &SearchParams::DEFAULT);
     /// // The engine's SearchParams option is read over the game's own set.
     /// let tori = SearchParams::TORI.with_pairs("lmr_divisor=200").unwrap();
     /// assert_eq!((tori.lmr_divisor, tori.delta_margin), (200, 783));
@@ -247,7 +256,8 @@ impl SearchParams {
     pub fn for_variant(variant: Variant) -> &'static SearchParams {
         match variant {
             Variant::Tori => &SearchParams::TORI,
-            Variant::Wa | Variant::Tenjiku => &SearchParams::DEFAULT,
+            Variant::Wa => &SearchParams::WA,
+            Variant::Tenjiku => &SearchParams::DEFAULT,
         }
     }
 

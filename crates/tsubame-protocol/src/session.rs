@@ -866,12 +866,12 @@ mod tests {
         session.set_options(Variant::Wa.default_options()).unwrap();
         let wa = session.search_params();
         assert_eq!(wa.lmr_divisor, 200);
-        assert_eq!(wa.delta_margin, SearchParams::DEFAULT.delta_margin);
+        assert_eq!(wa.delta_margin, SearchParams::WA.delta_margin);
         assert!(session.set_search_params("lmr_divisor=1").is_err());
         assert!(session.set_search_params("no_such=3").is_err());
         assert_eq!(session.search_params().lmr_divisor, 200);
         session.set_search_params("<empty>").unwrap();
-        assert_eq!(session.search_params(), SearchParams::DEFAULT);
+        assert_eq!(session.search_params(), SearchParams::WA);
     }
 
     /// Every form of network file loads: with output buckets and with royal buckets too.
