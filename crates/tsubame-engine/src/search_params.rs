@@ -107,7 +107,7 @@ pub struct SearchParams {
     /// search of a game hands on to the next search of the same game (through the request's
     /// [`crate::search::SearchMemory`]); 0 starts every search with empty tables. Tori keeps
     /// them whole (100: +31 and +45 Elo over two 400-game self-play matches at 20,000
-    /// nodes); Wa and Tenjiku start afresh (in Wa it gained at 10,000 nodes a move but
+    /// nodes, and +31 +/- 34 over 400 at 10+0.1); Wa and Tenjiku start afresh (in Wa it gained at 10,000 nodes a move but
     /// measured -16 +/- 33 at 5+0.05; Tenjiku is not measured).
     pub history_carry: i32,
     /// Under a clock, a move's share of the main time left is one part in this many...
