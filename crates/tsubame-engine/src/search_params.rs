@@ -77,8 +77,9 @@ pub struct SearchParams {
     pub singular_margin: i32,
     /// Deepest remaining depth at which a move that loses the exchange by more than its
     /// margin is not searched unless it gives check (exchange pruning); 0 turns it off. Tori
-    /// and Wa play with 3 (in self-play, Tori +50 +/- 44 over 250 games at 10+0.1, Wa with
-    /// drops +44 +/- 42 over 261 at 5+0.05); Tenjiku with 0 (level there, 0 +/- 47 at 20,000 nodes).
+    /// and Wa play with 3 (in self-play, Tori +45 +/- 39 over 314 games at 10+0.1, Wa with
+    /// drops +56 +/- 34 over 400 at 5+0.05); Tenjiku with 0 (level there, 0 +/- 47 over 200
+    /// games at 20,000 nodes a move).
     pub exchange_prune_depth: i32,
     /// A quiet move's exchange margin per square of the remaining depth...
     pub exchange_quiet_margin: i32,
@@ -107,8 +108,9 @@ pub struct SearchParams {
     /// search of a game hands on to the next search of the same game (through the request's
     /// [`crate::search::SearchMemory`]); 0 starts every search with empty tables. Tori keeps
     /// them whole (100: +31 and +45 Elo over two 400-game self-play matches at 20,000
-    /// nodes, and +31 +/- 34 over 400 at 10+0.1); Wa and Tenjiku start afresh (in Wa it gained at 10,000 nodes a move but
-    /// measured -16 +/- 33 at 5+0.05; Tenjiku is not measured).
+    /// nodes, and +31 +/- 34 over 400 at 10+0.1); Wa and Tenjiku start afresh (in Wa it
+    /// gained at 10,000 nodes a move but measured -16 +/- 33 at 5+0.05; Tenjiku is not
+    /// measured).
     pub history_carry: i32,
     /// Under a clock, a move's share of the main time left is one part in this many...
     pub time_slice_divisor: i32,
