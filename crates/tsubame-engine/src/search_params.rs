@@ -77,7 +77,7 @@ pub struct SearchParams {
     pub singular_margin: i32,
     /// Deepest remaining depth at which a move that loses the exchange by more than its
     /// margin is not searched unless it gives check (exchange pruning); 0 turns it off. Tori
-    /// and Wa play with 3 (in self-play, Tori +45 +/- 39 over 314 games at 10+0.1, Wa with
+    /// and Wa play with 3 (in self-play, Tori +42 +/- 34 over 400 games at 10+0.1, Wa with
     /// drops +56 +/- 34 over 400 at 5+0.05); Tenjiku with 0 (level there, 0 +/- 47 over 200
     /// games at 20,000 nodes a move).
     pub exchange_prune_depth: i32,
