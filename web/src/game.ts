@@ -17,6 +17,7 @@ import { t } from './i18n';
 import { MistakeTrainer, mistakesOf } from './mistakes';
 import { app, sound } from './prefs';
 import { navigate, page } from './state';
+import type { Side } from './types';
 import { tokenFor } from './util';
 import { patch } from './view';
 import type { VNode } from './view';
@@ -40,6 +41,11 @@ export async function gamePage(id: string) {
   const sideArea = el('div', { class: 'side-area' }, panelHost, moveBox, chat.root, extra);
   app.replaceChildren(el('div', { class: 'play' }, board.root, sideArea));
   const learnBox = el('div', { class: 'learn-offer' });
+  // The finished game's judged moves, and the seat the learning offer was made for: a stored
+  // analysis can be judged before the socket's answer to the token names this page's seat,
+  // so the offer is made again once the seat is known.
+  let judgedGame: Judged | null = null;
+  let offeredFor: Side | null = null;
 
   const ctrl: GameCtrl = new GameCtrl(id, token, {
     show: () => show(),
@@ -104,6 +110,8 @@ export async function gamePage(id: string) {
 
   /** Offers the player of the game to learn from their own marked moves. */
   function offerLearning(judged: Judged) {
+    judgedGame = judged;
+    offeredFor = ctrl.seat;
     const record = ctrl.record;
     if (!ctrl.seat || !record) return;
     const items = mistakesOf(record, judged.reviews, ctrl.seat);
@@ -143,6 +151,7 @@ export async function gamePage(id: string) {
   function show() {
     const game = ctrl.game;
     if (!game) return;
+    if (judgedGame && ctrl.seat !== offeredFor) offerLearning(judgedGame);
     const record = ctrl.record;
     const seat = ctrl.seat;
     const moves = game.moves ?? [];
